@@ -1,0 +1,99 @@
+/**
+ * Every numeric limit of the octet wire, named once. Other modules import from here; the Python
+ * SDK's copy is generated from this file. Units are in the names or the comments: KiB = 1024 bytes,
+ * MiB = 1,048,576 bytes, and "bytes" means UTF-8 encoded bytes.
+ */
+
+/** One JSONL frame: the JSON text of one message, not counting its terminating LF (FRAME-09). */
+export const MAX_FRAME_BYTES = 1_048_576;
+
+/** Manifest text read by product discovery through the resource resolver (MAN-08). */
+export const MAX_MANIFEST_BYTES = 262_144;
+
+/** Commands one initialize response may define (INIT-10). */
+export const MAX_COMMANDS = 256;
+/** Tools one initialize response may define (mirrors the 256 catalog bound of tools/register). */
+export const MAX_TOOLS = 256;
+/** Tool name length in bytes; the grammar is ^[A-Za-z0-9_-]{1,128}$ (TDEF-08). */
+export const MAX_TOOL_NAME_BYTES = 128;
+/** Schema nesting for parameters and output_schema (TDEF-05, TDEF-07). */
+export const MAX_SCHEMA_DEPTH = 32;
+/** Property names inside schemas (TDEF-05). */
+export const MAX_SCHEMA_PROPERTY_NAME_BYTES = 256;
+
+/** Extension-originated request id strings (REV-02). */
+export const MAX_CHILD_ID_BYTES = 256;
+/** Child requests outstanding at once per generation (REV-04). */
+export const MAX_OUTSTANDING_CHILD_REQUESTS = 128;
+/** Distinct child request ids per generation (REV-05). */
+export const MAX_CHILD_IDS_PER_GENERATION = 65_536;
+
+/** Largest integer JSON can carry exactly (2^53 - 1); ids above it are refused, never aliased. */
+export const MAX_SAFE_JSON_INTEGER = Number.MAX_SAFE_INTEGER;
+
+/** Content parts in one API 0.2+ tool result (CALL-15). */
+export const MAX_CONTENT_PARTS = 256;
+/** structured_content of one result (CALL-21). */
+export const MAX_STRUCTURED_CONTENT_BYTES = 262_144;
+/** metadata of one result (CALL-21). */
+export const MAX_METADATA_BYTES = 65_536;
+/** Nesting of structured_content and metadata (CALL-21). */
+export const MAX_VALUE_DEPTH = 32;
+/** Nodes of structured_content and metadata (CALL-21). */
+export const MAX_VALUE_NODES = 16_384;
+/** metadata object keys (CALL-21). */
+export const MAX_METADATA_KEY_BYTES = 256;
+
+/** Context contribution label, content and count per response (CTX-06). */
+export const MAX_CONTEXT_LABEL_BYTES = 256;
+export const MAX_CONTEXT_CONTENT_BYTES = 65_536;
+export const MAX_CONTEXT_ENTRIES = 32;
+
+/** Notification title and message (NOTIF-03). */
+export const MAX_NOTIFICATION_TITLE_BYTES = 256;
+export const MAX_NOTIFICATION_MESSAGE_BYTES = 4_096;
+/** Notifications accepted per second per generation; excess dropped with one diagnostic (NOTIF-03). */
+export const MAX_NOTIFICATIONS_PER_SECOND = 10;
+
+/** One diagnostic event's text (FRAME-05). */
+export const MAX_DIAGNOSTIC_BYTES = 4_096;
+/** The per-generation ring of retained stderr (FRAME-05). */
+export const MAX_STDERR_TAIL_BYTES = 65_536;
+/** The bounded "last error" shown in status (FRAME-05, LIFE-02). */
+export const MAX_LAST_ERROR_BYTES = 1_024;
+/** Bytes of an offending line quoted in a diagnostic. */
+export const MAX_QUOTED_LINE_BYTES = 256;
+
+/** Bytes queued on a child's stdin before the host calls it stalled (the child is not reading). */
+export const MAX_WRITER_QUEUE_BYTES = 8 * 1_048_576;
+
+/** Per-stage shutdown wait: for the ack, then for the exit (SHUT-03, SHUT-04). */
+export const SHUTDOWN_STAGE_TIMEOUT_MS = 2_000;
+/** Aggregate deadline of a normal shutdown of every extension (SHUT-06). */
+export const SHUTDOWN_AGGREGATE_TIMEOUT_MS = 3_000;
+/** Aggregate cap of interactive and signal-coordinated exits (SHUT-07). */
+export const SHUTDOWN_FAST_TIMEOUT_MS = 1_400;
+/** Wait for the OS to report the exit after SIGKILL to the group. */
+export const KILL_REAP_TIMEOUT_MS = 1_000;
+
+/** initialize deadline (INIT-48). */
+export const INITIALIZE_TIMEOUT_MS = 15_000;
+/** tool/call and command/execute deadline (CALL-24). */
+export const CALL_TIMEOUT_MS = 60_000;
+/** hook/run, context/collect, status/collect and tool/render deadline (CALL-24). */
+export const COLLECT_TIMEOUT_MS = 10_000;
+/** Cooperative cancellation grace before the generation is degraded and terminated (CANCEL). */
+export const CANCEL_GRACE_MS = 2_000;
+
+/** Host cap on max_concurrent_requests offered in initialize (INIT-16). */
+export const MAX_CONCURRENT_REQUESTS = 64;
+
+/** Segments of one tool/render result, and bytes of the whole rendered text. */
+export const MAX_RENDER_SEGMENTS = 1_024;
+export const MAX_RENDER_TEXT_BYTES = 65_536;
+/** Text of one status contribution. */
+export const MAX_STATUS_TEXT_BYTES = 4_096;
+/** Text of one command result. */
+export const MAX_COMMAND_TEXT_BYTES = 262_144;
+/** Descriptions and usage strings of tools and commands. */
+export const MAX_DESCRIPTION_BYTES = 16_384;

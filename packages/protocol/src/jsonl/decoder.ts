@@ -1,0 +1,166 @@
+/**
+ * The strict JSONL frame decoder: one JSON value per LF-terminated line, bounded before parsing.
+ *
+ * Contract:
+ * - LF (0x0A) is the only separator. A raw CR anywhere in a line, a blank line, invalid UTF-8 or
+ *   invalid JSON yields a FrameError for that line; the decoder then goes on with the next line.
+ * - A line longer than maxFrameBytes yields one fatal "frame_too_large" error as soon as the byte
+ *   past the bound arrives, without waiting for its LF; the decoder then discards all further input.
+ * - Bytes are kept as a list of chunks and only new bytes are scanned, so a line dripped in small
+ *   chunks costs linear time. UTF-8 split across chunks is reassembled, since only whole lines are
+ *   decoded. U+2028/U+2029 inside strings are ordinary characters.
+ * It does not validate envelopes (see jsonrpc.ts) and never truncates or skips a line silently.
+ */
+import { MAX_FRAME_BYTES, MAX_QUOTED_LINE_BYTES } from "../bounds.js";
+import { decodeUtf8 } from "./utf8.js";
+
+export type FrameErrorCode = "frame_too_large" | "blank_line" | "carriage_return" | "invalid_utf8" | "invalid_json" | "truncated_frame";
+
+export interface FrameError {
+  code: FrameErrorCode;
+  message: string;
+  /** True when the stream can no longer be read (oversize, or end of input inside a frame). */
+  fatal: boolean;
+  /** The first bytes of the offending line, escaped to printable ASCII. */
+  quoted: string;
+}
+
+export type DecodedFrame = { ok: true; value: unknown; bytes: number } | { ok: false; error: FrameError };
+
+const LF = 0x0a;
+const CR = 0x0d;
+
+export class JsonlDecoder {
+  readonly #max: number;
+  #parts: Uint8Array[] = [];
+  #length = 0;
+  #failed = false;
+
+  constructor(options: { maxFrameBytes?: number } = {}) {
+    this.#max = options.maxFrameBytes ?? MAX_FRAME_BYTES;
+  }
+
+  /** True once a fatal error was reported; all later input is ignored. */
+  get failed(): boolean {
+    return this.#failed;
+  }
+
+  /** Bytes held for the current unfinished line (never more than maxFrameBytes). */
+  get buffered(): number {
+    return this.#length;
+  }
+
+  push(chunk: Uint8Array): DecodedFrame[] {
+    const out: DecodedFrame[] = [];
+    if (this.#failed) return out;
+    let start = 0;
+    while (start <= chunk.length) {
+      const nl = chunk.indexOf(LF, start);
+      if (nl === -1) {
+        const rest = chunk.length - start;
+        if (rest === 0) break;
+        if (this.#length + rest > this.#max) {
+          out.push(this.#fail(chunk.subarray(start, start + Math.min(rest, MAX_QUOTED_LINE_BYTES))));
+          return out;
+        }
+        // Copy: the caller may reuse its chunk buffer.
+        this.#parts.push(chunk.slice(start));
+        this.#length += rest;
+        break;
+      }
+      const pieceLength = nl - start;
+      if (this.#length + pieceLength > this.#max) {
+        out.push(this.#fail(chunk.subarray(start, start + Math.min(pieceLength, MAX_QUOTED_LINE_BYTES))));
+        return out;
+      }
+      const piece = chunk.subarray(start, nl);
+      const line = this.#length === 0 ? piece : this.#join(piece);
+      out.push(decodeLine(line));
+      start = nl + 1;
+    }
+    return out;
+  }
+
+  /** Call at end of input: a partial line left over is a truncated frame (fatal). */
+  end(): DecodedFrame[] {
+    if (this.#failed || this.#length === 0) return [];
+    const head = this.#join(new Uint8Array(0)).subarray(0, MAX_QUOTED_LINE_BYTES);
+    this.#failed = true;
+    return [
+      {
+        ok: false,
+        error: {
+          code: "truncated_frame",
+          message: "input ended inside a frame (no terminating LF)",
+          fatal: true,
+          quoted: quoteBytes(head),
+        },
+      },
+    ];
+  }
+
+  #join(last: Uint8Array): Uint8Array {
+    const line = new Uint8Array(this.#length + last.length);
+    let at = 0;
+    for (const p of this.#parts) {
+      line.set(p, at);
+      at += p.length;
+    }
+    line.set(last, at);
+    this.#parts = [];
+    this.#length = 0;
+    return line;
+  }
+
+  #fail(tail: Uint8Array): DecodedFrame {
+    const head = this.#parts.length > 0 ? this.#join(new Uint8Array(0)).subarray(0, MAX_QUOTED_LINE_BYTES) : tail;
+    this.#parts = [];
+    this.#length = 0;
+    this.#failed = true;
+    return {
+      ok: false,
+      error: {
+        code: "frame_too_large",
+        message: `frame exceeds the ${this.#max}-byte limit`,
+        fatal: true,
+        quoted: quoteBytes(head),
+      },
+    };
+  }
+}
+
+function lineError(code: FrameErrorCode, message: string, line: Uint8Array): DecodedFrame {
+  return { ok: false, error: { code, message, fatal: false, quoted: quoteBytes(line.subarray(0, MAX_QUOTED_LINE_BYTES)) } };
+}
+
+/** Decodes one complete line (without its LF). Exported for tests and single-line callers. */
+export function decodeLine(line: Uint8Array): DecodedFrame {
+  if (line.length === 0) return lineError("blank_line", "blank line (an empty frame is not allowed)", line);
+  const cr = line.indexOf(CR);
+  if (cr !== -1) return lineError("carriage_return", `raw carriage return at byte ${cr} (CRLF and CR are not allowed; frames end with LF only)`, line);
+  let text: string;
+  try {
+    text = decodeUtf8(line);
+  } catch {
+    return lineError("invalid_utf8", "frame is not valid UTF-8", line);
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    const detail = err instanceof Error ? err.message : String(err);
+    return lineError("invalid_json", `frame is not valid JSON (${detail.slice(0, 120)})`, line);
+  }
+  return { ok: true, value, bytes: line.length };
+}
+
+/** Printable-ASCII rendering of bytes for diagnostics: anything else becomes \xNN. */
+export function quoteBytes(bytes: Uint8Array): string {
+  let s = "";
+  for (const b of bytes) {
+    if (b >= 0x20 && b < 0x7f && b !== 0x5c) s += String.fromCharCode(b);
+    else if (b === 0x5c) s += "\\\\";
+    else s += "\\x" + b.toString(16).padStart(2, "0");
+  }
+  return s;
+}

@@ -1,0 +1,20 @@
+/**
+ * Frame encoding: one JSON object on one line, LF-terminated, within the frame bound. The bound
+ * is checked here so an oversized message fails before any byte is written (FRAME-09: oversized
+ * values fail rather than being truncated).
+ */
+import { MAX_FRAME_BYTES } from "../bounds.js";
+import { OctetError } from "../errors.js";
+import { utf8ByteLength } from "../validate/kit.js";
+
+/** Serializes a message to its frame text including the trailing LF. Throws frame_too_large. */
+export function encodeFrame(message: unknown, maxFrameBytes: number = MAX_FRAME_BYTES): string {
+  const text = JSON.stringify(message);
+  if (typeof text !== "string") throw new OctetError("frame_invalid", "message is not serializable as JSON");
+  // Cheap pre-check: a UTF-16 length within max/3 cannot exceed max bytes.
+  if (text.length * 3 > maxFrameBytes) {
+    const n = utf8ByteLength(text);
+    if (n > maxFrameBytes) throw new OctetError("frame_too_large", `outbound frame is ${n} bytes, over the ${maxFrameBytes}-byte limit`);
+  }
+  return text + "\n";
+}

@@ -1,0 +1,48 @@
+/**
+ * A tiny validation kit for wire shapes: byte lengths without TextEncoder, and path-qualified
+ * problems so a message can say which member broke which rule.
+ */
+
+/** UTF-8 byte length of a JS string (lone surrogates count as the 3-byte U+FFFD they encode to). */
+export function utf8ByteLength(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x80) n += 1;
+    else if (c < 0x800) n += 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) {
+        n += 4;
+        i++;
+      } else n += 3;
+    } else n += 3;
+  }
+  return n;
+}
+
+export function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === "object" && v !== null && !Array.isArray(v);
+}
+
+/** Collects problems as "path: rule" strings; validators return the first few, never throw. */
+export class Problems {
+  readonly list: string[] = [];
+  add(path: string, rule: string): void {
+    if (this.list.length < 16) this.list.push(path === "" ? rule : `${path}: ${rule}`);
+  }
+  get ok(): boolean {
+    return this.list.length === 0;
+  }
+  toString(): string {
+    return this.list.join("; ");
+  }
+}
+
+export type Checked<T> = { ok: true; value: T } | { ok: false; problems: string[] };
+
+export function describe(v: unknown): string {
+  if (v === null) return "null";
+  if (Array.isArray(v)) return "array";
+  return typeof v;
+}
