@@ -97,3 +97,21 @@ export const MAX_STATUS_TEXT_BYTES = 4_096;
 export const MAX_COMMAND_TEXT_BYTES = 262_144;
 /** Descriptions and usage strings of tools and commands. */
 export const MAX_DESCRIPTION_BYTES = 16_384;
+
+/** Extension name in extension.toml; the grammar is ^[a-z0-9][a-z0-9_-]{0,63}$ (MAN-03). */
+export const MAX_EXTENSION_NAME_BYTES = 64;
+/** Extension version and requires_octet strings in extension.toml (MAN-03). */
+export const MAX_MANIFEST_VERSION_BYTES = 64;
+/** One [capabilities].secrets name, ASCII only (MAN-13). */
+export const MAX_SECRET_NAME_BYTES = 64;
+/** Problems reported for one manifest; the rest are summarized in one final error. */
+export const MAX_MANIFEST_ERRORS = 32;
+
+/** prompt_guidelines entries of one tool definition (TDEF-10). */
+export const MAX_PROMPT_GUIDELINES = 16;
+/** One prompt_snippet or prompt_guidelines string (TDEF-10). */
+export const MAX_PROMPT_METADATA_BYTES = 1_024;
+/** Characters of an offending string quoted in a validation problem, so a message stays short. */
+export const MAX_QUOTED_VALUE_CHARS = 64;
+/** Names listed in one validation problem (missing or extra catalog names); the rest are counted. */
+export const MAX_QUOTED_NAMES = 8;

@@ -1,2 +1,44 @@
 export { OCTET_VERSION, API_VERSIONS, isApiVersion, isNegotiated } from "./version.js";
 export type { ApiVersion } from "./version.js";
+export { MAX_FRAME_BYTES } from "./bounds.js";
+export * as bounds from "./bounds.js";
+export { ErrorCode, WireError, OctetError, toWireError, isServerErrorCode, SERVER_ERROR_MIN, SERVER_ERROR_MAX } from "./errors.js";
+export type { ErrorCodeValue, WireErrorObject, OctetErrorCode } from "./errors.js";
+export { parseEnvelope, checkId, isErrorResponse } from "./jsonrpc.js";
+export type { JsonRpcId, Message, RequestMessage, NotificationMessage, ResponseMessage, SuccessResponse, ErrorResponse, Envelope, EnvelopeResult } from "./jsonrpc.js";
+export { JsonlDecoder, decodeLine, quoteBytes } from "./jsonl/decoder.js";
+export type { DecodedFrame, FrameError, FrameErrorCode } from "./jsonl/decoder.js";
+export { encodeFrame } from "./jsonl/encode.js";
+export { decodeUtf8, encodeUtf8 } from "./jsonl/utf8.js";
+export { RpcPeer } from "./rpc/peer.js";
+export type { PeerTransport, SendTicket, PeerDiagnostic, PeerOptions, RequestOptions, OutgoingRequest } from "./rpc/peer.js";
+export { EnvelopeReader } from "./rpc/envelope-reader.js";
+export type { ReadEvent } from "./rpc/envelope-reader.js";
+export { utf8ByteLength, isPlainObject } from "./validate/kit.js";
+export type { Checked } from "./validate/kit.js";
+export type {
+  ManifestSource, FilesystemCapability, HookName, UiSurface, Placement, NotificationLevel, HostState,
+  InitializeCapabilities, InitializeContributes, ProtocolOffer, InitializeParams, ToolDefinition, CommandDefinition,
+  ProtocolSelection, InitializeResult, ResourceOwner, ExecutionContext, ToolCallParams, ToolResultV01, ContentPart,
+  ToolResultV02, ExtensionNotification, ContextContribution, CommandExecuteParams, CommandResult, HookPayload,
+  HookRunParams, HookDisposition, HookResult, ContextCollectParams, StatusCollectParams, StatusContribution,
+  ToolRenderParams, RenderSegment, ToolRenderResult, ConfirmationRequestParams, ConfirmationResult,
+} from "./api/types.js";
+export { REQUIRED_FEATURES, BASE_OPTIONAL_FEATURES, KNOWN_FEATURES, FEATURE_DEPENDENCIES, LIFECYCLE_EVENTS, isKnownFeature } from "./features.js";
+export type { FeatureName, LifecycleEvent } from "./features.js";
+export { measureJson, stringTokenBytes } from "./validate/json-bounds.js";
+export type { JsonLimits, JsonMeasure, JsonMeasureResult, JsonRule } from "./validate/json-bounds.js";
+export { OUTPUT_SCHEMA_KEYWORDS } from "./api/validate-schema.js";
+export { TOOL_NAME_PATTERN, isValidToolName, validateToolDefinition, validateCommandDefinition } from "./api/validate-tool.js";
+export { validateInitializeResult } from "./api/validate-initialize.js";
+export type { InitializeExpectation, AcceptedInitialize } from "./api/validate-initialize.js";
+export { VETO_HOOKS, validateToolResult, validateCommandResult, validateHookResult, validateRenderResult } from "./api/validate-results.js";
+export type { NormalizedToolResult } from "./api/validate-results.js";
+export {
+  PLACEMENTS, UI_SURFACES, NOTIFICATION_LEVELS, validateContextContributions, validateContextContribution,
+  validateStatusResult, validateStatusContribution, validateNotification, validateConfirmationParams,
+} from "./api/validate-contributions.js";
+export {
+  HOOK_NAMES, validateToolCallParams, validateCommandExecuteParams, validateHookRunParams,
+  validateContextCollectParams, validateStatusCollectParams, validateToolRenderParams,
+} from "./api/validate-params.js";

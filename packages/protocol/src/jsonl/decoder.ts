@@ -63,8 +63,11 @@ export class JsonlDecoder {
           out.push(this.#fail(chunk.subarray(start, start + Math.min(rest, MAX_QUOTED_LINE_BYTES))));
           return out;
         }
-        // Copy: the caller may reuse its chunk buffer.
-        this.#parts.push(chunk.slice(start));
+        // Copy: the caller may reuse its chunk buffer. Not chunk.slice(): on a Node Buffer (a
+        // Uint8Array subclass) slice() returns a view of the same memory, not a copy.
+        const kept = new Uint8Array(rest);
+        kept.set(chunk.subarray(start));
+        this.#parts.push(kept);
         this.#length += rest;
         break;
       }

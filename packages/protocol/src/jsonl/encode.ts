@@ -7,9 +7,18 @@ import { MAX_FRAME_BYTES } from "../bounds.js";
 import { OctetError } from "../errors.js";
 import { utf8ByteLength } from "../validate/kit.js";
 
-/** Serializes a message to its frame text including the trailing LF. Throws frame_too_large. */
+/**
+ * Serializes a message to its frame text including the trailing LF. Throws OctetError:
+ * frame_too_large over the bound, frame_invalid when the value has no JSON text (undefined, a
+ * function, a BigInt, a cycle, a throwing toJSON), so callers see one local error family.
+ */
 export function encodeFrame(message: unknown, maxFrameBytes: number = MAX_FRAME_BYTES): string {
-  const text = JSON.stringify(message);
+  let text: string | undefined;
+  try {
+    text = JSON.stringify(message);
+  } catch (err) {
+    throw new OctetError("frame_invalid", `message is not serializable as JSON: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`, { cause: err });
+  }
   if (typeof text !== "string") throw new OctetError("frame_invalid", "message is not serializable as JSON");
   // Cheap pre-check: a UTF-16 length within max/3 cannot exceed max bytes.
   if (text.length * 3 > maxFrameBytes) {

@@ -28,8 +28,14 @@ export function isPlainObject(v: unknown): v is Record<string, unknown> {
 /** Collects problems as "path: rule" strings; validators return the first few, never throw. */
 export class Problems {
   readonly list: string[] = [];
+  #count = 0;
   add(path: string, rule: string): void {
+    this.#count++;
     if (this.list.length < 16) this.list.push(path === "" ? rule : `${path}: ${rule}`);
+  }
+  /** Problems added so far, counting those past the 16 kept: compare before and after a sub-check. */
+  get count(): number {
+    return this.#count;
   }
   get ok(): boolean {
     return this.list.length === 0;

@@ -1,0 +1,71 @@
+/**
+ * Command-line parsing: the global flags and the command words, with usage errors that say
+ * what was wrong and what to type instead. No host logic here.
+ */
+import { parseArgs } from "node:util";
+
+export interface GlobalOptions {
+  extensionDirs: string[];
+  enable: string[];
+  trust: string[];
+  safeMode: boolean;
+  workspace: string;
+  json: boolean;
+  verbose: boolean;
+  help: boolean;
+  version: boolean;
+}
+
+export interface ParsedArgs {
+  options: GlobalOptions;
+  /** The command words and their arguments, e.g. ["call", "hello_world", "{}"]. */
+  positionals: string[];
+}
+
+export class UsageError extends Error {
+  override readonly name = "UsageError";
+}
+
+export function parseCommandLine(argv: string[]): ParsedArgs {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      strict: true,
+      options: {
+        "extension-dir": { type: "string", multiple: true },
+        "enable-extension": { type: "string", multiple: true },
+        "trust-extension": { type: "string", multiple: true },
+        "safe-mode": { type: "boolean" },
+        workspace: { type: "string" },
+        json: { type: "boolean" },
+        verbose: { type: "boolean", short: "v" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean" },
+      },
+    });
+  } catch (err) {
+    const message = err instanceof Error ? err.message : String(err);
+    throw new UsageError(`${message.replace(/\. To specify a positional argument.*$/s, "")}\n(put "--" before arguments that start with "-")`);
+  }
+  const v = parsed.values;
+  for (const [flag, list] of [["--enable-extension", v["enable-extension"]], ["--trust-extension", v["trust-extension"]], ["--extension-dir", v["extension-dir"]]] as const) {
+    for (const item of list ?? []) if (item.trim() === "") throw new UsageError(`${flag} needs a non-empty value`);
+  }
+  if (v.workspace !== undefined && v.workspace.trim() === "") throw new UsageError("--workspace needs a directory");
+  return {
+    options: {
+      extensionDirs: v["extension-dir"] ?? [],
+      enable: v["enable-extension"] ?? [],
+      trust: v["trust-extension"] ?? [],
+      safeMode: v["safe-mode"] ?? false,
+      workspace: v.workspace ?? process.cwd(),
+      json: v.json ?? false,
+      verbose: v.verbose ?? false,
+      help: v.help ?? false,
+      version: v.version ?? false,
+    },
+    positionals: parsed.positionals,
+  };
+}

@@ -1,0 +1,104 @@
+/**
+ * The one-shot commands: extensions list/status, call and command. Each maps arguments to the
+ * host API and its outcome to output and an exit status (see exit-codes.ts).
+ */
+import { ExtensionHost, type ToolCallOutcome } from "@octet/host";
+import { OctetError } from "@octet/protocol";
+import { UsageError, type GlobalOptions } from "./args.js";
+import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE } from "./exit-codes.js";
+import { listTable, statusTable } from "./output.js";
+import { hostOptions, terminalConfirm, withHost } from "./session.js";
+
+export async function extensionsList(options: GlobalOptions): Promise<number> {
+  const list = await ExtensionHost.discover(hostOptions(options));
+  process.stdout.write(options.json ? JSON.stringify(list.map(listJson), null, 2) + "\n" : listTable(list));
+  return EXIT_OK;
+}
+
+function listJson(s: Awaited<ReturnType<typeof ExtensionHost.discover>>[number]): Record<string, unknown> {
+  return {
+    name: s.name,
+    version: s.version,
+    api_version: s.apiVersion,
+    source: s.source,
+    manifest_path: s.manifestPath,
+    enabled: s.enabled,
+    trusted: s.trusted,
+    errors: s.errors,
+    reason: s.reason,
+  };
+}
+
+export async function extensionsStatus(options: GlobalOptions): Promise<number> {
+  const host = await ExtensionHost.start(hostOptions(options));
+  const list = host.status();
+  await host.shutdown();
+  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list));
+  const failed = list.some((s) => s.enabled && s.trusted && s.state !== "ready");
+  return failed ? EXIT_UNAVAILABLE : EXIT_OK;
+}
+
+export function parseToolArgs(text: string | undefined): Record<string, unknown> {
+  if (text === undefined) return {};
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`ARGS_JSON is not valid JSON (${err instanceof Error ? err.message : String(err)}): ${text.slice(0, 200)}`);
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new UsageError(`ARGS_JSON must be a JSON object such as '{"name":"x"}', got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`);
+  }
+  return value as Record<string, unknown>;
+}
+
+export async function call(options: GlobalOptions, positionals: string[]): Promise<number> {
+  const [tool, argsText, ...rest] = positionals;
+  if (tool === undefined) throw new UsageError("call needs a TOOL name: octet call TOOL [ARGS_JSON]");
+  if (rest.length > 0) throw new UsageError(`call takes one ARGS_JSON argument; got extra arguments: ${rest.join(" ")} (quote the JSON)`);
+  const args = parseToolArgs(argsText);
+  const host = await ExtensionHost.start(hostOptions(options, optionalConfirm()));
+  const outcome = await withHost(host, (signal) => host.callTool(tool, args, { signal }));
+  if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
+  const result = outcome.value as ToolCallOutcome;
+  if (options.json) process.stdout.write(JSON.stringify(resultJson(tool, result), null, 2) + "\n");
+  else process.stdout.write(result.text.endsWith("\n") || result.text === "" ? result.text : `${result.text}\n`);
+  return result.is_error ? EXIT_TOOL_ERROR : EXIT_OK;
+}
+
+function resultJson(tool: string, r: ToolCallOutcome): Record<string, unknown> {
+  const out: Record<string, unknown> = { extension: r.extension, tool, is_error: r.is_error, content: r.parts, text: r.text };
+  if (r.structured_content !== undefined) out["structured_content"] = r.structured_content;
+  if (r.metadata !== undefined) out["metadata"] = r.metadata;
+  return out;
+}
+
+export async function command(options: GlobalOptions, positionals: string[]): Promise<number> {
+  const [name, ...args] = positionals;
+  if (name === undefined) throw new UsageError("command needs a NAME: octet command NAME [ARG...]");
+  const host = await ExtensionHost.start(hostOptions(options, optionalConfirm()));
+  const outcome = await withHost(host, (signal) => host.runCommand(name.replace(/^\//, ""), args, { signal }));
+  if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
+  const r = outcome.value!;
+  if (options.json) {
+    process.stdout.write(JSON.stringify({ extension: r.extension, command: name, text: r.text, notifications: r.notifications, context: r.context }, null, 2) + "\n");
+  } else {
+    process.stdout.write(r.text.endsWith("\n") || r.text === "" ? r.text : `${r.text}\n`);
+    for (const n of r.notifications) process.stderr.write(`[${r.extension}] ${n.level}: ${n.title}${n.message ? ` — ${n.message}` : ""}\n`);
+  }
+  return EXIT_OK;
+}
+
+function optionalConfirm(): { services?: { confirm: NonNullable<ReturnType<typeof terminalConfirm>> } } {
+  const confirm = terminalConfirm();
+  return confirm ? { services: { confirm } } : {};
+}
+
+/** Prints why a call could not be made, and picks the exit status. */
+export function reportFailure(options: GlobalOptions, error: unknown, interrupted: boolean): number {
+  const code = error instanceof OctetError ? error.code : "error";
+  const message = error instanceof Error ? error.message : String(error);
+  if (options.json) process.stdout.write(JSON.stringify({ error: { code, message } }, null, 2) + "\n");
+  else process.stderr.write(`octet: ${message}\n`);
+  return interrupted ? EXIT_INTERRUPTED : EXIT_UNAVAILABLE;
+}

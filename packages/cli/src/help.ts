@@ -1,0 +1,82 @@
+/** Help texts: each teaches the command with a working example. */
+import { OCTET_VERSION } from "@octet/protocol";
+
+export const MAIN_HELP = `octet ${OCTET_VERSION}: run, inspect, call and check octet extensions
+
+Usage:
+  octet [FLAGS]                          interactive session (type /help inside)
+  octet [FLAGS] extensions list          every discovered extension and whether it can start
+  octet [FLAGS] extensions status        start the enabled extensions and show their state
+  octet [FLAGS] call TOOL [ARGS_JSON]    call a tool and print its result
+  octet [FLAGS] command NAME [ARG...]    run an extension's slash command
+  octet COMMAND --help                   help for one command
+
+Flags:
+  --extension-dir DIR      also look for extensions in DIR (DIR/*/extension.toml or
+                           DIR/extension.toml); repeatable; these are trusted
+  --enable-extension NAME  start extension NAME (nothing starts unless enabled); repeatable
+  --trust-extension NAME   trust extension NAME (needed for project extensions); repeatable
+  --safe-mode              start only extensions with an explicit trust grant
+  --workspace DIR          the workspace: the extensions' working directory (default: .)
+  --json                   machine-readable JSON on stdout, nothing else on stdout
+  -v, --verbose            also show extension stderr and informational diagnostics
+  -h, --help               this help
+  --version                print the octet version
+
+Extensions are found in three places: DIR given by --extension-dir (source "explicit"),
+<workspace>/.octet/extensions/*/ (source "project") and $OCTET_HOME/extensions/*/
+(default ~/.octet/extensions, source "global").
+
+Example:
+  octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'
+
+Exit status: 0 success, 1 the tool or command reported an error, 2 usage error,
+3 an extension, tool or command could not be started or reached.
+`;
+
+export const COMMAND_HELP: Record<string, string> = {
+  extensions: `Usage:
+  octet [FLAGS] extensions list     list discovered extensions: name, version, api_version,
+                                    source, manifest path, enabled, trusted, validation errors
+  octet [FLAGS] extensions status   start the enabled extensions, then show per extension its
+                                    state, process generation, pid, negotiated features, pending
+                                    requests, health and last error; then stop them
+
+Add --json for a JSON array on stdout. Example:
+  octet --extension-dir examples --enable-extension hello-world extensions status
+`,
+  call: `Usage:
+  octet [FLAGS] call TOOL [ARGS_JSON]
+
+Starts the enabled extensions, calls TOOL with ARGS_JSON (a JSON object; default {}), prints
+the result text, and stops the extensions. With --json, prints the whole result object.
+Ctrl-C cancels the call.
+
+Exit status: 0 success, 1 the tool returned an error result, 2 usage error (for example
+ARGS_JSON is not a JSON object), 3 the tool or its extension could not be started or reached.
+
+Example:
+  octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'
+`,
+  command: `Usage:
+  octet [FLAGS] command NAME [ARG...]
+
+Runs the extension slash command /NAME with the given arguments and prints its text and
+notifications. Put "--" before arguments that start with "-".
+
+Example:
+  octet --extension-dir examples --enable-extension hello-world command hello you
+`,
+};
+
+export const SHELL_HELP = `Commands:
+  /extensions status       state, generation, features, pending requests, health, last error
+  /extensions list         discovered extensions
+  /tools                   tools of the running extensions
+  /commands                slash commands of the running extensions
+  /call TOOL {json}        call a tool, e.g. /call hello_world {"name":"you"}
+  /NAME [args]             run an extension's slash command, e.g. /hello you
+  /help                    this list
+  /quit                    stop the extensions and leave (also Ctrl-D)
+Ctrl-C cancels a running call; pressed again at the prompt, it leaves.
+`;

@@ -1,0 +1,63 @@
+#!/usr/bin/env node
+/**
+ * The `octet` binary: parses the command line and hands it to one command. Usage errors exit 2
+ * with a hint; everything else is the commands' business.
+ */
+import { OCTET_VERSION } from "@octet/protocol";
+import { UsageError, parseCommandLine } from "./args.js";
+import { call, command, extensionsList, extensionsStatus } from "./commands.js";
+import { EXIT_USAGE } from "./exit-codes.js";
+import { COMMAND_HELP, MAIN_HELP } from "./help.js";
+import { runShell } from "./shell.js";
+
+async function main(argv: string[]): Promise<number> {
+  const { options, positionals } = parseCommandLine(argv);
+  const [verb, ...rest] = positionals;
+  if (options.version) {
+    process.stdout.write(`${OCTET_VERSION}\n`);
+    return 0;
+  }
+  if (options.help) {
+    process.stdout.write(helpFor(verb));
+    return 0;
+  }
+  switch (verb) {
+    case undefined:
+      return runShell(options);
+    case "help":
+      process.stdout.write(helpFor(rest[0]));
+      return 0;
+    case "extensions": {
+      const [sub, ...extra] = rest;
+      if (extra.length > 0) throw new UsageError(`extensions ${sub ?? ""} takes no further arguments; got: ${extra.join(" ")}`);
+      if (sub === "list") return extensionsList(options);
+      if (sub === "status") return extensionsStatus(options);
+      throw new UsageError(sub === undefined ? "extensions needs a subcommand: list or status" : `unknown subcommand "extensions ${sub}"; expected list or status`);
+    }
+    case "call":
+      return call(options, rest);
+    case "command":
+      return command(options, rest);
+    default:
+      throw new UsageError(`unknown command "${verb}"; expected extensions, call or command (see octet --help)`);
+  }
+}
+
+function helpFor(verb: string | undefined): string {
+  return (verb !== undefined ? COMMAND_HELP[verb] : undefined) ?? MAIN_HELP;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (err: unknown) => {
+    if (err instanceof UsageError) {
+      process.stderr.write(`octet: ${err.message}\nRun "octet --help" for usage.\n`);
+      process.exitCode = EXIT_USAGE;
+      return;
+    }
+    process.stderr.write(`octet: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 70;
+  },
+);

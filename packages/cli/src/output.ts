@@ -1,0 +1,50 @@
+/** Terminal output helpers: colour only on a TTY (and never with NO_COLOR), simple tables. */
+import type { ExtensionStatus } from "@octet/host";
+
+const COLORS = { red: 31, green: 32, yellow: 33, cyan: 36, dim: 2, bold: 1 } as const;
+type Color = keyof typeof COLORS;
+
+export function paint(color: Color, text: string, stream: NodeJS.WriteStream = process.stderr): string {
+  if (!stream.isTTY || process.env["NO_COLOR"] !== undefined) return text;
+  return `\u001b[${COLORS[color]}m${text}\u001b[0m`;
+}
+
+/** A left-aligned text table; the last column is not padded. */
+export function table(header: string[], rows: string[][]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i] ?? 0)))
+      .join("  ")
+      .trimEnd();
+  return [line(header), ...rows.map(line)].join("\n") + "\n";
+}
+
+export function listTable(list: ExtensionStatus[]): string {
+  if (list.length === 0) return "No extensions found. Put one under ./.octet/extensions/, ~/.octet/extensions/ or pass --extension-dir DIR.\n";
+  const rows = list.map((s) => [s.name, s.version ?? "-", s.apiVersion ?? "-", s.source, yes(s.enabled), yes(s.trusted), s.manifestPath]);
+  let out = table(["NAME", "VERSION", "API", "SOURCE", "ENABLED", "TRUSTED", "MANIFEST"], rows);
+  for (const s of list) for (const e of s.errors) out += `  ${s.name}: ${e}\n`;
+  const idle = list.filter((s) => s.errors.length === 0 && (!s.enabled || !s.trusted));
+  for (const s of idle) out += `  ${s.name}: ${s.reason}\n`;
+  return out;
+}
+
+export function statusTable(list: ExtensionStatus[]): string {
+  if (list.length === 0) return "No extensions found.\n";
+  const rows = list.map((s) => [
+    s.name,
+    s.state,
+    String(s.generation),
+    s.pid === null ? "-" : String(s.pid),
+    s.features.length > 0 ? s.features.join(",") : "-",
+    String(s.pendingRequests),
+    s.health,
+    s.lastError ?? (s.state === "not_enabled" || s.state === "not_trusted" ? s.reason : "-"),
+  ]);
+  return table(["NAME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "LAST ERROR"], rows);
+}
+
+function yes(b: boolean): string {
+  return b ? "yes" : "no";
+}

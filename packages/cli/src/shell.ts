@@ -1,0 +1,152 @@
+/**
+ * The interactive session: starts the enabled extensions once and reads slash commands until
+ * /quit or end of input. Ctrl-C cancels a running call; at the prompt it leaves. Works on a
+ * terminal and on piped input (one command per line), which is how the tests drive it.
+ */
+import { createInterface } from "node:readline";
+import { ExtensionHost } from "@octet/host";
+import type { GlobalOptions } from "./args.js";
+import { UsageError } from "./args.js";
+import { parseToolArgs } from "./commands.js";
+import { EXIT_OK } from "./exit-codes.js";
+import { SHELL_HELP } from "./help.js";
+import { listTable, statusTable, table } from "./output.js";
+import { hostOptions } from "./session.js";
+
+export async function runShell(options: GlobalOptions): Promise<number> {
+  // A confirmation waiting for the next input line (set from the confirm service below).
+  const pending: { answer: ((line: string) => void) | null } = { answer: null };
+  const host = await ExtensionHost.start(
+    hostOptions(options, {
+      services: {
+        confirm: async (request) => {
+          if (!process.stdin.isTTY) return false;
+          process.stdout.write(`[${request.extension}] ${request.prompt}${request.detail ? `\n  ${request.detail}` : ""}\n${request.default ? "[Y/n]" : "[y/N]"} `);
+          const answer = (await new Promise<string>((resolve) => (pending.answer = resolve))).trim().toLowerCase();
+          return answer === "" ? request.default : answer === "y" || answer === "yes";
+        },
+      },
+    }),
+  );
+  // Created after start-up: stdin stays paused (and buffers piped input) until readline reads it.
+  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: "octet> " });
+  const ready = host.status().filter((s) => s.state === "ready").map((s) => s.name);
+  process.stdout.write(`octet shell: ${ready.length > 0 ? `running ${ready.join(", ")}` : "no extension running (enable one with --enable-extension NAME)"}. Type /help.\n`);
+
+  let running: AbortController | null = null;
+  let closing = false;
+  // Lines are queued and run one at a time; while a confirmation waits, the next line answers it.
+  const queue: string[] = [];
+  let busy = false;
+  let inputEnded = false;
+  let finish: () => void = () => {};
+  const finished = new Promise<void>((resolve) => (finish = resolve));
+
+  const leave = async (): Promise<void> => {
+    if (closing) return;
+    closing = true;
+    queue.length = 0;
+    rl.close();
+    maybeFinish();
+  };
+  rl.on("SIGINT", () => {
+    if (running) {
+      process.stdout.write("\ncancelling the running call\n");
+      running.abort(new Error("interrupted"));
+    } else void leave();
+  });
+  process.on("SIGTERM", () => void leave());
+  process.on("SIGHUP", () => void leave());
+
+  const pump = async (): Promise<void> => {
+    if (busy) return;
+    busy = true;
+    while (queue.length > 0 && !closing) {
+      const line = queue.shift()!;
+      if (line === "/quit" || line === "/exit") {
+        await leave();
+        break;
+      }
+      if (line !== "") {
+        running = new AbortController();
+        try {
+          await handle(host, line, running.signal);
+        } catch (err) {
+          process.stdout.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+        } finally {
+          running = null;
+        }
+      }
+      if (!closing) rl.prompt();
+    }
+    busy = false;
+    maybeFinish();
+  };
+  // Leave once nothing runs and either /quit or Ctrl-C asked for it, or the input ended.
+  const maybeFinish = (): void => {
+    if (!busy && (closing || (inputEnded && queue.length === 0))) finish();
+  };
+  rl.on("line", (raw) => {
+    const line = raw.trim();
+    if (pending.answer) {
+      const answer = pending.answer;
+      pending.answer = null;
+      answer(line);
+      return;
+    }
+    queue.push(line);
+    void pump();
+  });
+  rl.on("close", () => {
+    inputEnded = true;
+    maybeFinish();
+  });
+  rl.prompt();
+  await finished;
+  rl.close();
+  await host.shutdown({ fast: true });
+  return EXIT_OK;
+}
+
+async function handle(host: ExtensionHost, line: string, signal: AbortSignal): Promise<void> {
+  if (!line.startsWith("/")) throw new UsageError(`commands start with "/"; type /help`);
+  const [head = "", ...restWords] = line.slice(1).split(/\s+/);
+  const restText = line.slice(1 + head.length).trim();
+  switch (head) {
+    case "help":
+      process.stdout.write(SHELL_HELP);
+      return;
+    case "extensions": {
+      const sub = restWords[0];
+      if (sub === "status") process.stdout.write(statusTable(host.status()));
+      else if (sub === "list") process.stdout.write(listTable(host.status()));
+      else throw new UsageError("usage: /extensions status | /extensions list");
+      return;
+    }
+    case "tools": {
+      const tools = host.tools();
+      process.stdout.write(tools.length === 0 ? "No tools.\n" : table(["TOOL", "EXTENSION", "DESCRIPTION"], tools.map((t) => [t.name, t.extension, t.description])));
+      return;
+    }
+    case "commands": {
+      const commands = host.commands();
+      process.stdout.write(commands.length === 0 ? "No commands.\n" : table(["COMMAND", "EXTENSION", "USAGE", "DESCRIPTION"], commands.map((c) => [`/${c.name}`, c.extension, c.usage, c.description])));
+      return;
+    }
+    case "call": {
+      const tool = restWords[0];
+      if (!tool) throw new UsageError('usage: /call TOOL {json}, e.g. /call hello_world {"name":"you"}');
+      const argsText = restText.slice(tool.length).trim();
+      const result = await host.callTool(tool, parseToolArgs(argsText === "" ? undefined : argsText), { signal });
+      process.stdout.write(`${result.is_error ? "[tool error] " : ""}${result.text}\n`);
+      return;
+    }
+    default: {
+      const known = host.commands().find((c) => c.name === head);
+      if (!known) throw new UsageError(`unknown command /${head}; type /help (extension commands: ${host.commands().map((c) => `/${c.name}`).join(", ") || "none"})`);
+      const result = await host.runCommand(head, restWords.filter((w) => w !== ""), { signal });
+      process.stdout.write(`${result.text}\n`);
+      for (const n of result.notifications) process.stdout.write(`[${result.extension}] ${n.level}: ${n.title}${n.message ? ` — ${n.message}` : ""}\n`);
+    }
+  }
+}

@@ -1,0 +1,19 @@
+/**
+ * What the host tells its embedder, as it happens. Every event names the extension; text in
+ * events is bounded (diagnostics 4 KiB) and never carries secret values.
+ */
+import type { ContextContribution, ExtensionNotification, StatusContribution } from "@octet/protocol";
+
+export type GenerationState = "starting" | "initializing" | "ready" | "draining" | "stopped" | "degraded" | "crashed";
+
+export type DiagnosticLevel = "info" | "warning" | "error";
+
+export type HostEvent =
+  | { type: "state"; extension: string; generation: number; state: GenerationState; reason?: string }
+  | { type: "diagnostic"; extension: string; generation: number; level: DiagnosticLevel; message: string }
+  | { type: "stderr"; extension: string; generation: number; line: string }
+  | { type: "notification"; extension: string; generation: number; notification: ExtensionNotification }
+  | { type: "context"; extension: string; generation: number; contribution: ContextContribution }
+  | { type: "status"; extension: string; generation: number; contribution: StatusContribution };
+
+export type HostEventListener = (event: HostEvent) => void;

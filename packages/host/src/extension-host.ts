@@ -1,0 +1,450 @@
+/**
+ * The embedding API: discovery, the trust and enablement gate, one generation per started
+ * extension, the host catalog of tools and commands, routing of calls, hooks and collection
+ * requests, status, and shutdown within the aggregate deadline.
+ *
+ * Contract: start() never throws because an extension failed; failures are recorded per
+ * extension (status, events) and the others keep working. Calls name tools and commands from the
+ * accepted catalogs only (INIT-49). Restarts after a crash belong to the supervisor (a later
+ * layer); here a crashed extension stays down with its error.
+ */
+import { randomUUID } from "node:crypto";
+import { resolve } from "node:path";
+import {
+  OctetError, WireError, bounds,
+  validateToolResult, validateCommandResult, validateHookResult, validateContextContributions,
+  validateStatusResult, validateRenderResult,
+  type CommandResult, type ContextContribution, type ExtensionNotification, type HookName, type HostState,
+  type NormalizedToolResult, type RenderSegment, type StatusContribution, type ToolDefinition, type UiSurface,
+  type CommandDefinition,
+} from "@octet/protocol";
+import type { HostEvent, HostEventListener, GenerationState } from "./events.js";
+import { Generation } from "./generation.js";
+import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
+import { resolveStartDecision } from "./manifest/trust.js";
+import { truncateBytes } from "./transport/stderr-sink.js";
+
+export type ConfirmService = (request: { extension: string; prompt: string; detail?: string; destructive: boolean; default: boolean }) => Promise<boolean>;
+
+export interface ExtensionHostOptions {
+  /** The workspace: every child's cwd. Default: process.cwd(). */
+  workspace?: string;
+  /** Explicit extension directories (--extension-dir). */
+  extensionDirs?: string[];
+  /** Extensions to start; enablement is explicit (MAN-18). */
+  enable?: string[];
+  /** Explicit trust grants (--trust-extension). */
+  trust?: string[];
+  /** Removes the implicit authority of full access (MAN-20). */
+  safeMode?: boolean;
+  /** "full-access" (default) trusts enabled global extensions; "controlled" trusts only explicit grants. */
+  policy?: "full-access" | "controlled";
+  /** Where global extensions live: <octetHome>/extensions. Default $OCTET_HOME or ~/.octet. */
+  octetHome?: string;
+  services?: { confirm?: ConfirmService };
+  session?: Partial<HostState>;
+  onEvent?: HostEventListener;
+  /** The environment the child allowlist is taken from. Default: process.env. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Tool names the embedder owns; extensions cannot take them. */
+  reservedToolNames?: string[];
+  timeouts?: { initializeMs?: number; callMs?: number; collectMs?: number };
+}
+
+export interface CallOptions {
+  signal?: AbortSignal;
+  timeoutMs?: number;
+}
+
+export type ExtensionState = GenerationState | "not_enabled" | "not_trusted" | "invalid" | "parked";
+export type Health = "ok" | "degraded" | "failed" | "stopped" | "inactive";
+
+export interface ExtensionStatus {
+  name: string;
+  version: string | null;
+  apiVersion: string | null;
+  source: string;
+  manifestPath: string;
+  enabled: boolean;
+  trusted: boolean;
+  state: ExtensionState;
+  generation: number;
+  pid: number | null;
+  features: string[];
+  pendingRequests: number;
+  health: Health;
+  lastError: string | null;
+  reason: string;
+  errors: string[];
+  tools: string[];
+  commands: string[];
+}
+
+export interface HostTool extends ToolDefinition {
+  extension: string;
+}
+export interface HostCommand extends CommandDefinition {
+  extension: string;
+}
+
+export interface ToolCallOutcome extends NormalizedToolResult {
+  extension: string;
+}
+
+export interface HookOutcome {
+  /** Set when a before_prompt / before_tool_call hook denied the operation (HOOK-06). */
+  denied: { extension: string; reason: string } | null;
+  context: (ContextContribution & { extension: string })[];
+  notifications: (ExtensionNotification & { extension: string })[];
+}
+
+interface Entry {
+  discovered: DiscoveredExtension;
+  enabled: boolean;
+  trusted: boolean;
+  reason: string;
+  generation: Generation | null;
+  parkedError: string | null;
+}
+
+const DENY_HOOKS: readonly string[] = ["before_prompt", "before_tool_call"];
+
+export class ExtensionHost {
+  readonly workspace: string;
+  readonly instanceId = randomUUID();
+  readonly #options: ExtensionHostOptions;
+  readonly #entries: Entry[] = [];
+  readonly #listeners: HostEventListener[] = [];
+  #nextGeneration = 1;
+  #shutdown: Promise<void> | null = null;
+
+  private constructor(options: ExtensionHostOptions) {
+    this.#options = options;
+    this.workspace = resolve(options.workspace ?? process.cwd());
+    if (options.onEvent) this.#listeners.push(options.onEvent);
+  }
+
+  /** Discovers extensions without starting any (for `octet extensions list`). */
+  static async discover(options: ExtensionHostOptions = {}): Promise<ExtensionStatus[]> {
+    const host = new ExtensionHost(options);
+    await host.#discover();
+    return host.status();
+  }
+
+  /** Discovers, gates and starts the enabled, trusted extensions concurrently. */
+  static async start(options: ExtensionHostOptions = {}): Promise<ExtensionHost> {
+    const host = new ExtensionHost(options);
+    await host.#discover();
+    await host.#startAll();
+    return host;
+  }
+
+  onEvent(listener: HostEventListener): () => void {
+    this.#listeners.push(listener);
+    return () => {
+      const i = this.#listeners.indexOf(listener);
+      if (i !== -1) this.#listeners.splice(i, 1);
+    };
+  }
+
+  /** Model-visible tool definitions of every ready extension. */
+  tools(): HostTool[] {
+    return this.#ready().flatMap(({ g }) => (g.accepted?.result.tools ?? []).map((t) => ({ ...t, extension: g.name })));
+  }
+
+  commands(): HostCommand[] {
+    return this.#ready().flatMap(({ g }) => (g.accepted?.result.commands ?? []).map((c) => ({ ...c, extension: g.name })));
+  }
+
+  /**
+   * Calls a tool. A tool error, a JSON-RPC error reply or an invalid result come back as a
+   * result with is_error true (CALL-13, CALL-23); an extension that cannot be reached (not
+   * ready, crashed, timed out, cancelled) throws an OctetError.
+   */
+  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<ToolCallOutcome> {
+    const found = this.#ready().find(({ g }) => g.accepted?.result.tools.some((t) => t.name === name));
+    if (!found) throw new OctetError("unknown_tool", this.#unknown("tool", name, this.tools().map((t) => t.name)));
+    const { g } = found;
+    const definition = g.accepted!.result.tools.find((t) => t.name === name)!;
+    const params = { name, arguments: args, context: g.context(true) };
+    let raw: unknown;
+    try {
+      raw = await g.request("tool/call", params, { timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS, signal: options.signal });
+    } catch (err) {
+      if (err instanceof WireError) {
+        const text = `Tool ${name} failed: ${err.message} (code ${err.code})`;
+        return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
+      }
+      throw err;
+    }
+    const checked = validateToolResult(raw, g.api, definition);
+    if (!checked.ok) {
+      const problem = truncateBytes(checked.problems.join("; "), 1024);
+      this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: `invalid tool/call result for ${name}: ${problem}` });
+      const text = `Tool ${name} returned an invalid result: ${problem}`;
+      return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
+    }
+    return { ...checked.value, extension: g.name };
+  }
+
+  /** Runs a slash command (CMD-01). */
+  async runCommand(name: string, args: string[] = [], options: CallOptions = {}): Promise<CommandResult & { extension: string }> {
+    const found = this.#ready().find(({ g }) => g.accepted?.result.commands.some((c) => c.name === name));
+    if (!found) throw new OctetError("unknown_command", this.#unknown("command", name, this.commands().map((c) => c.name)));
+    const { g } = found;
+    const raw = await g.request("command/execute", { name, arguments: args, context: g.context(true) }, {
+      timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS,
+      signal: options.signal,
+    });
+    const checked = validateCommandResult(raw);
+    if (!checked.ok) throw new OctetError("invalid_result", `extension "${g.name}" returned an invalid command/execute result: ${checked.problems.join("; ")}`);
+    return { ...checked.value, extension: g.name };
+  }
+
+  /**
+   * Runs a hook on every ready extension that declared it, in discovery order. A failing or
+   * timed-out hook counts as continue and is diagnosed (HOOK-10). Deny is honoured only for
+   * before_prompt and before_tool_call (HOOK-06); the first deny stops the chain.
+   */
+  async runHook(hook: HookName, payload: Record<string, unknown>, options: CallOptions = {}): Promise<HookOutcome> {
+    const outcome: HookOutcome = { denied: null, context: [], notifications: [] };
+    for (const { g } of this.#ready()) {
+      if (!g.spec.manifest.contributes.hooks.includes(hook)) continue;
+      const withOwner = hook === "before_prompt" || hook === "after_response" || hook === "before_tool_call" || hook === "after_tool_call";
+      let raw: unknown;
+      try {
+        raw = await g.request("hook/run", { hook, payload, context: g.context(withOwner) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
+      } catch (err) {
+        this.#diagnoseFailure(g, `hook ${hook}`, err);
+        continue;
+      }
+      const checked = validateHookResult(raw, hook);
+      if (!checked.ok) {
+        this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "warning", message: `invalid hook/run result for ${hook}, treated as continue: ${checked.problems.join("; ")}` });
+        continue;
+      }
+      const r = checked.value;
+      outcome.context.push(...r.context.map((c) => ({ ...c, extension: g.name })));
+      outcome.notifications.push(...r.notifications.map((n) => ({ ...n, extension: g.name })));
+      if (r.disposition.action === "deny" && DENY_HOOKS.includes(hook)) {
+        outcome.denied = { extension: g.name, reason: r.disposition.reason };
+        break;
+      }
+    }
+    return outcome;
+  }
+
+  /** context/collect from every ready extension that declared contributes.context (CTX-03). */
+  async collectContext(input: { prompt: string | null }, options: CallOptions = {}): Promise<(ContextContribution & { extension: string })[]> {
+    const out: (ContextContribution & { extension: string })[] = [];
+    const jobs = this.#ready()
+      .filter(({ g }) => g.spec.manifest.contributes.context)
+      .map(async ({ g }) => {
+        try {
+          const raw = await g.request("context/collect", { prompt: input.prompt, context: g.context(true) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
+          const checked = validateContextContributions(raw);
+          if (!checked.ok) throw new OctetError("invalid_result", `invalid context/collect result: ${checked.problems.join("; ")}`);
+          return checked.value.map((c) => ({ ...c, extension: g.name }));
+        } catch (err) {
+          this.#diagnoseFailure(g, "context/collect", err);
+          return [];
+        }
+      });
+    for (const list of await Promise.all(jobs)) out.push(...list);
+    return out;
+  }
+
+  /** status/collect from every ready extension that declared the surface in contributes.ui. */
+  async collectStatus(surface: UiSurface = "status", options: CallOptions = {}): Promise<(StatusContribution & { extension: string })[]> {
+    const jobs = this.#ready()
+      .filter(({ g }) => g.spec.manifest.contributes.ui.includes(surface))
+      .map(async ({ g }) => {
+        try {
+          const raw = await g.request("status/collect", { surface, context: g.context(false) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
+          const checked = validateStatusResult(raw, surface);
+          if (!checked.ok) throw new OctetError("invalid_result", `invalid status/collect result: ${checked.problems.join("; ")}`);
+          return checked.value ? [{ ...checked.value, extension: g.name }] : [];
+        } catch (err) {
+          this.#diagnoseFailure(g, "status/collect", err);
+          return [];
+        }
+      });
+    return (await Promise.all(jobs)).flat();
+  }
+
+  /**
+   * tool/render for a tool whose extension declared a renderer (REND-02). Returns null when no
+   * renderer applies or it failed (the caller falls back to plain output, REND-03).
+   */
+  async renderTool(input: { name: string; arguments: Record<string, unknown>; output: string; isError: boolean }, options: CallOptions = {}): Promise<RenderSegment[] | null> {
+    const found = this.#ready().find(({ g }) => g.spec.manifest.contributes.tool_renderers.includes(input.name) && g.accepted?.result.tools.some((t) => t.name === input.name));
+    if (!found) return null;
+    const { g } = found;
+    try {
+      const raw = await g.request("tool/render", { name: input.name, arguments: input.arguments, output: input.output, is_error: input.isError, context: g.context(false) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
+      const checked = validateRenderResult(raw);
+      if (!checked.ok) throw new OctetError("invalid_result", `invalid tool/render result: ${checked.problems.join("; ")}`);
+      return checked.value.segments;
+    } catch (err) {
+      this.#diagnoseFailure(g, "tool/render", err);
+      return null;
+    }
+  }
+
+  status(): ExtensionStatus[] {
+    return this.#entries.map((e) => statusOf(e));
+  }
+
+  /**
+   * Stops every extension concurrently: each runs its stop ladder within `budgetMs` (3 s for a
+   * normal shutdown, SHUT-06; 1.4 s with fast, SHUT-07), and then every group still alive is killed.
+   */
+  shutdown(options: { fast?: boolean } = {}): Promise<void> {
+    this.#shutdown ??= (async () => {
+      const budget = options.fast ? bounds.SHUTDOWN_FAST_TIMEOUT_MS : bounds.SHUTDOWN_AGGREGATE_TIMEOUT_MS;
+      const gens = this.#entries.flatMap((e) => (e.generation ? [e.generation] : []));
+      await Promise.all(gens.map((g) => g.stop(budget)));
+    })();
+    return this.#shutdown;
+  }
+
+  async #discover(): Promise<void> {
+    const found = await discoverExtensions({
+      workspace: this.workspace,
+      extensionDirs: this.#options.extensionDirs ?? [],
+      octetHome: this.#options.octetHome ?? (this.#options.env ?? process.env)["OCTET_HOME"],
+    });
+    const enabled = new Set(this.#options.enable ?? []);
+    const trusted = new Set(this.#options.trust ?? []);
+    for (const d of found) {
+      const decision = resolveStartDecision(d, { enabled, trusted, safeMode: this.#options.safeMode ?? false, fullAccess: (this.#options.policy ?? "full-access") === "full-access" });
+      this.#entries.push({ discovered: d, enabled: decision.enabled, trusted: decision.trusted, reason: decision.reason, generation: null, parkedError: null });
+    }
+    for (const name of enabled) {
+      if (!found.some((d) => d.name === name)) {
+        this.#emit({ type: "diagnostic", extension: name, generation: 0, level: "error", message: `--enable-extension ${name}: no extension of that name was discovered` });
+      }
+    }
+  }
+
+  async #startAll(): Promise<void> {
+    const claimed = new Map<string, string>();
+    for (const name of this.#options.reservedToolNames ?? []) claimed.set(name, "the host");
+    const toStart: Entry[] = [];
+    for (const e of this.#entries) {
+      const m = e.discovered.manifest;
+      if (!m || e.discovered.errors.length > 0 || e.discovered.shadowedBy || !e.enabled || !e.trusted) continue;
+      // Tool names are reserved from the manifests before any process starts, in discovery order.
+      const conflict = m.contributes.tools.find((t) => claimed.has(t));
+      if (conflict !== undefined) {
+        e.parkedError = `tool "${conflict}" is already provided by ${claimed.get(conflict) === "the host" ? "the host" : `extension "${claimed.get(conflict)}"`}; not started`;
+        this.#emit({ type: "diagnostic", extension: m.name, generation: 0, level: "error", message: e.parkedError });
+        continue;
+      }
+      for (const t of m.contributes.tools) claimed.set(t, m.name);
+      toStart.push(e);
+    }
+    await Promise.all(toStart.map((e) => this.#startEntry(e)));
+  }
+
+  async #startEntry(e: Entry): Promise<void> {
+    const m = e.discovered.manifest!;
+    const session = this.#options.session ?? {};
+    const g = new Generation({
+      manifest: m,
+      manifestPath: e.discovered.manifestPath,
+      extensionDir: e.discovered.dir,
+      source: e.discovered.source,
+      workspace: this.workspace,
+      number: this.#nextGeneration++,
+      instanceId: this.instanceId,
+      host: {
+        session_id: session.session_id ?? null,
+        session_name: session.session_name ?? null,
+        model: session.model ?? null,
+        reasoning: session.reasoning ?? null,
+        active_skills: session.active_skills ?? [],
+      },
+      parentEnv: this.#options.env ?? process.env,
+      emit: (event) => this.#emit(event),
+      confirm: this.#options.services?.confirm,
+      ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
+    });
+    e.generation = g;
+    try {
+      await g.start();
+    } catch (err) {
+      // Initial spawn/initialize failures are parked generation-0 entries, not retried (SUP-10).
+      e.parkedError = err instanceof Error ? err.message : String(err);
+      this.#emit({ type: "diagnostic", extension: m.name, generation: g.number, level: "error", message: `could not start: ${e.parkedError}` });
+    }
+  }
+
+  #ready(): { e: Entry; g: Generation }[] {
+    return this.#entries.flatMap((e) => (e.generation && e.generation.state === "ready" ? [{ e, g: e.generation }] : []));
+  }
+
+  #collectMs(): number {
+    return this.#options.timeouts?.collectMs ?? bounds.COLLECT_TIMEOUT_MS;
+  }
+
+  #unknown(kind: string, name: string, known: string[]): string {
+    const entry = this.#entries.find((e) => e.discovered.manifest?.contributes[kind === "tool" ? "tools" : "commands"].includes(name));
+    if (entry) {
+      const s = statusOf(entry);
+      return `${kind} "${name}" belongs to extension "${s.name}", which is ${s.state}: ${s.lastError ?? s.reason}`;
+    }
+    return `no ready extension provides ${kind} "${name}"${known.length > 0 ? ` (available: ${known.join(", ")})` : " (no extension is running; enable one with --enable-extension NAME)"}`;
+  }
+
+  #diagnoseFailure(g: Generation, what: string, err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "warning", message: `${what} failed: ${truncateBytes(message, 1024)}` });
+  }
+
+  #emit(event: HostEvent): void {
+    for (const l of this.#listeners) {
+      try {
+        l(event);
+      } catch {
+        // A listener's failure must not break the host.
+      }
+    }
+  }
+}
+
+function statusOf(e: Entry): ExtensionStatus {
+  const d = e.discovered;
+  const m = d.manifest;
+  const g = e.generation;
+  let state: ExtensionState;
+  if (!m || d.errors.length > 0 || d.shadowedBy) state = "invalid";
+  else if (!e.enabled) state = "not_enabled";
+  else if (!e.trusted) state = "not_trusted";
+  else if (e.parkedError !== null) state = "parked";
+  else state = g ? g.state : "stopped";
+  const health: Health =
+    state === "ready" ? "ok" : state === "degraded" ? "degraded" : state === "crashed" || state === "parked" || state === "invalid" ? "failed" : state === "stopped" ? "stopped" : "inactive";
+  const accepted = g?.accepted;
+  return {
+    name: d.name,
+    version: m?.version ?? null,
+    apiVersion: m?.api_version ?? null,
+    source: d.source,
+    manifestPath: d.manifestPath,
+    enabled: e.enabled,
+    trusted: e.trusted,
+    state,
+    generation: state === "parked" ? 0 : g?.number ?? 0,
+    pid: g && (g.state === "ready" || g.state === "initializing") ? g.pid : null,
+    features: g?.features ?? [],
+    pendingRequests: g?.pendingRequests ?? 0,
+    health,
+    lastError: e.parkedError ?? g?.lastError ?? (d.errors[0]?.message ?? null),
+    reason: e.reason,
+    errors: d.errors.map((x) => x.message),
+    tools: accepted ? accepted.result.tools.map((t) => t.name) : m?.contributes.tools ?? [],
+    commands: accepted ? accepted.result.commands.map((c) => c.name) : m?.contributes.commands ?? [],
+  };
+}
+

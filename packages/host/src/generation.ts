@@ -1,0 +1,500 @@
+/**
+ * One process generation of one extension: spawn, initialize, the requests routed to it, the
+ * messages it sends, and the stop ladder. Everything issued to a generation dies with it.
+ *
+ * States: starting -> initializing -> ready -> (draining) -> stopped, or degraded/crashed on
+ * failure (LIFE-01). Requests are admitted only when ready (INIT-01). A framing or envelope
+ * violation from the child is never skipped: it is diagnosed (with at most 256 quoted bytes) and
+ * the generation is terminated. The stop ladder is: shutdown request, 2 s for the ack, 2 s for
+ * the exit, SIGKILL to the group, pipes destroyed; every wait is bounded (SHUT-01..06).
+ * Supervision (restarts) is not this module's concern.
+ */
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated, OCTET_VERSION,
+  validateInitializeResult, validateConfirmationParams, validateNotification, validateContextContribution,
+  validateStatusContribution, REQUIRED_FEATURES,
+  type AcceptedInitialize, type ApiVersion, type HostState, type InitializeParams, type NotificationMessage,
+  type PeerDiagnostic, type RequestMessage, type ResourceOwner, type ExecutionContext,
+} from "@octet/protocol";
+import type { ExtensionManifest } from "./manifest/manifest.js";
+import type { ManifestSource } from "@octet/protocol";
+import type { DiagnosticLevel, GenerationState, HostEvent } from "./events.js";
+import { buildChildEnvironment } from "./process/environment.js";
+import { groupMembers, signalGroup } from "./process/process-group.js";
+import { spawnChild } from "./process/spawn-child.js";
+import { resolveEntrypoint } from "./process/entrypoint.js";
+import { ChildWriter } from "./transport/child-writer.js";
+import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
+import { deadline } from "./util/deadline.js";
+
+export interface GenerationSpec {
+  manifest: ExtensionManifest;
+  manifestPath: string;
+  extensionDir: string;
+  source: ManifestSource;
+  workspace: string;
+  number: number;
+  instanceId: string;
+  host: HostState;
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  emit: (event: HostEvent) => void;
+  /** Answers confirmation/request; absent means no interactive frontend, which denies (CONF-04). */
+  confirm?: ((request: { extension: string; prompt: string; detail?: string; destructive: boolean; default: boolean }) => Promise<boolean>) | undefined;
+  initializeTimeoutMs?: number;
+  /** Called once when the generation ends for any reason other than a requested stop. */
+  onUnexpectedEnd?: (error: OctetError) => void;
+}
+
+export interface RequestOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+}
+
+export class Generation {
+  readonly spec: GenerationSpec;
+  readonly name: string;
+  readonly api: ApiVersion;
+  #state: GenerationState = "starting";
+  #child: ChildProcessWithoutNullStreams | null = null;
+  #pgid = 0;
+  #peer: RpcPeer | null = null;
+  #writer: ChildWriter | null = null;
+  #stderr: StderrSink;
+  #accepted: AcceptedInitialize | null = null;
+  #lastError: string | null = null;
+  #scratch: string | null = null;
+  #exited: Promise<void> = Promise.resolve();
+  #hasExited = false;
+  #stopping: Promise<void> | null = null;
+  #terminating: Promise<void> | null = null;
+  #ended = false;
+  #notificationWindow = { start: 0, count: 0, dropped: 0 };
+
+  constructor(spec: GenerationSpec) {
+    this.spec = spec;
+    this.name = spec.manifest.name;
+    this.api = spec.manifest.api_version;
+    this.#stderr = new StderrSink((line) => spec.emit({ type: "stderr", extension: this.name, generation: spec.number, line }));
+  }
+
+  get state(): GenerationState {
+    return this.#state;
+  }
+  get number(): number {
+    return this.spec.number;
+  }
+  get pid(): number | null {
+    return this.#child?.pid ?? null;
+  }
+  get pgid(): number {
+    return this.#pgid;
+  }
+  get accepted(): AcceptedInitialize | null {
+    return this.#accepted;
+  }
+  get features(): string[] {
+    return this.#accepted?.features ?? [];
+  }
+  get pendingRequests(): number {
+    return this.#peer?.pendingCount ?? 0;
+  }
+  get lastError(): string | null {
+    return this.#lastError;
+  }
+  get scratchDir(): string | null {
+    return this.#scratch;
+  }
+  stderrTail(maxBytes?: number): string {
+    return this.#stderr.tail(maxBytes);
+  }
+
+  /** The host-issued owner triple of this generation (API 0.2+ contexts). */
+  owner(): ResourceOwner {
+    return { session_id: this.spec.host.session_id ?? this.spec.instanceId, extension_instance_id: this.spec.instanceId, process_generation: this.spec.number };
+  }
+
+  /** The execution context sent with a request; resource_owner only where API 0.2+ puts it. */
+  context(withOwner: boolean): ExecutionContext {
+    const ctx: ExecutionContext = { workspace: this.spec.workspace, execution_scope: null, host: this.spec.host };
+    if (withOwner && isNegotiated(this.api)) ctx.resource_owner = this.owner();
+    return ctx;
+  }
+
+  /** Spawns the process and runs initialize; rejects (after killing the group) on any failure. */
+  async start(): Promise<void> {
+    try {
+      await this.#spawn();
+      await this.#initialize();
+    } catch (err) {
+      const error = err instanceof OctetError ? err : new OctetError("initialize_failed", String(err instanceof Error ? err.message : err));
+      this.#recordError(error.message);
+      await this.#terminate("crashed", error.message);
+      throw error;
+    }
+  }
+
+  /**
+   * Sends a request to a ready generation. Rejects with OctetError (not_ready, request_timeout,
+   * transport_closed, request_cancelled) or WireError (the extension answered with an error).
+   */
+  async request(method: string, params: unknown, options: RequestOptions): Promise<unknown> {
+    const peer = this.#peer;
+    if (this.#state !== "ready" || !peer) throw new OctetError("not_ready", `extension "${this.name}" is ${this.#state}, not ready`);
+    if (options.signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
+    const outgoing = peer.request(method, params, { timeoutMs: options.timeoutMs });
+    const signal = options.signal;
+    if (!signal) return outgoing.result;
+    const onAbort = (): void => {
+      peer.abandon(outgoing.id, "cancelled", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await outgoing.result;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
+  }
+
+  /**
+   * The stop ladder (SHUT-01..05): shutdown request, bounded wait for the ack, bounded wait for
+   * the exit, then SIGKILL to the whole group and destroyed pipes. `budgetMs` caps the whole
+   * sequence (the aggregate deadline of SHUT-06/07 cuts a stage short).
+   */
+  stop(budgetMs: number = 2 * bounds.SHUTDOWN_STAGE_TIMEOUT_MS): Promise<void> {
+    if (!this.#stopping) this.#stopping = this.#stopLadder(budgetMs);
+    return this.#stopping;
+  }
+
+  async #stopLadder(budgetMs: number): Promise<void> {
+    const until = Date.now() + budgetMs;
+    const left = (): number => Math.max(0, until - Date.now());
+    const peer = this.#peer;
+    if (peer && !peer.closed && !this.#hasExited && (this.#state === "ready" || this.#state === "initializing")) {
+      this.#setState("draining");
+      const ack = peer.request("shutdown", {}, { timeoutMs: Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left()) }).result;
+      await ack.then(
+        () => undefined,
+        (err: unknown) => this.#diagnose("warning", `no shutdown acknowledgement: ${err instanceof Error ? err.message : String(err)}`),
+      );
+      await deadline(this.#exited, Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left()));
+      if (!this.#hasExited) this.#diagnose("warning", `did not exit within ${bounds.SHUTDOWN_STAGE_TIMEOUT_MS} ms of shutdown; killing its process group`);
+    }
+    await this.#terminate("stopped", "stopped by the host");
+  }
+
+  /** Kills the group, destroys the pipes, waits (bounded) for the exit, removes the scratch dir. */
+  #terminate(finalState: GenerationState, reason: string): Promise<void> {
+    this.#terminating ??= this.#teardown(finalState, reason);
+    return this.#terminating;
+  }
+
+  async #teardown(finalState: GenerationState, reason: string): Promise<void> {
+    this.#peer?.close(new OctetError("transport_closed", `extension "${this.name}" ${finalState === "stopped" ? "was stopped" : "ended"}: ${reason}`));
+    this.#killGroup();
+    const child = this.#child;
+    if (child) {
+      child.stdin.destroy();
+      await deadline(this.#exited, bounds.KILL_REAP_TIMEOUT_MS);
+      // A grandchild may hold stdout/stderr open; never wait on 'close' without a bound (P14).
+      child.stdout.destroy();
+      child.stderr.destroy();
+      this.#stderr.end();
+    }
+    if (this.#scratch) {
+      const dir = this.#scratch;
+      this.#scratch = null;
+      await rm(dir, { recursive: true, force: true }).catch(() => undefined);
+    }
+    this.#ended = true;
+    if (this.#state !== "crashed" || finalState === "crashed") this.#setState(finalState, reason);
+  }
+
+  #killGroup(): void {
+    if (this.#pgid <= 1) return;
+    try {
+      signalGroup(this.#pgid, "SIGKILL");
+    } catch (err) {
+      this.#diagnose("error", `could not kill process group ${this.#pgid}: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  /** Live processes still in this generation's group (for status and tests). */
+  liveGroupMembers(): number[] {
+    return this.#pgid > 1 ? groupMembers(this.#pgid) : [];
+  }
+
+  async #spawn(): Promise<void> {
+    const { manifest } = this.spec;
+    this.#scratch = await mkdtemp(join(tmpdir(), `octet-scratch-${manifest.name}-${this.spec.number}-`));
+    const env = buildChildEnvironment(
+      this.spec.parentEnv,
+      {
+        OCTET_VERSION,
+        OCTET_API_VERSION: manifest.api_version,
+        OCTET_EXTENSION_NAME: manifest.name,
+        OCTET_EXTENSION_DIR: this.spec.extensionDir,
+        OCTET_WORKSPACE: this.spec.workspace,
+        OCTET_EXTENSION_SCRATCH: this.#scratch,
+        OCTET_PROCESS_GENERATION: String(this.spec.number),
+      },
+      isNegotiated(manifest.api_version) ? manifest.capabilities.environment : [],
+    );
+    const entry = resolveEntrypoint(manifest.entrypoint, this.spec.extensionDir);
+    const child = await spawnChild({ command: entry.command, args: entry.args, cwd: this.spec.workspace, env });
+    this.#child = child;
+    this.#pgid = child.pid ?? 0;
+    this.#exited = new Promise<void>((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.#hasExited = true;
+        resolve();
+        this.#onExit(code, signal);
+      });
+    });
+    const writer = new ChildWriter(child.stdin, (error) => this.#violation(error.message));
+    this.#writer = writer;
+    this.#peer = new RpcPeer({
+      transport: writer,
+      onRequest: (request) => this.#onChildRequest(request),
+      onNotification: (n) => this.#onChildNotification(n),
+      onDiagnostic: (d) => this.#onPeerDiagnostic(d),
+    });
+    const reader = new EnvelopeReader();
+    child.stdout.on("data", (chunk: Buffer) => {
+      for (const event of reader.push(chunk)) {
+        if (this.#ended) return;
+        if (event.kind === "envelope") this.#peer?.receive(event.envelope);
+        else if (event.kind === "invalid_envelope") this.#violation(`sent an invalid JSON-RPC message: ${event.reason}`);
+        else {
+          if (event.error.code === "invalid_json") this.#peer?.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
+          this.#violation(`${describeFrameError(event.error.code)}: ${event.error.message}; the line began: "${event.error.quoted}"`);
+        }
+      }
+    });
+    child.stdout.on("end", () => {
+      for (const event of reader.end()) {
+        if (event.kind === "frame_error" && !this.#ended) this.#diagnose("error", `${event.error.message}; the line began: "${event.error.quoted}"`);
+      }
+    });
+    child.stderr.on("data", (chunk: Buffer) => this.#stderr.write(chunk));
+    this.#setState("initializing");
+  }
+
+  async #initialize(): Promise<void> {
+    const peer = this.#peer!;
+    const { manifest } = this.spec;
+    const params: InitializeParams = {
+      api_version: manifest.api_version,
+      octet_version: OCTET_VERSION,
+      extension: { name: manifest.name, version: manifest.version, manifest_path: this.spec.manifestPath, source: this.spec.source },
+      workspace: this.spec.workspace,
+      capabilities: initializeCapabilities(manifest),
+      contributes: initializeContributes(manifest),
+      host: this.spec.host,
+    };
+    const offered = isNegotiated(manifest.api_version)
+      ? { required: [...REQUIRED_FEATURES], optional: [] as string[], maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS }
+      : undefined;
+    if (offered) {
+      params.protocol = {
+        version: manifest.api_version,
+        required_features: offered.required,
+        optional_features: offered.optional,
+        limits: { max_concurrent_requests: offered.maxConcurrentRequests },
+      };
+    }
+    const timeoutMs = this.spec.initializeTimeoutMs ?? bounds.INITIALIZE_TIMEOUT_MS;
+    let raw: unknown;
+    try {
+      raw = await peer.request("initialize", params, { timeoutMs }).result;
+    } catch (err) {
+      if (err instanceof WireError) throw new OctetError("initialize_failed", `initialize was refused by the extension: ${err.message} (code ${err.code})`);
+      if (err instanceof OctetError && err.code === "request_timeout") throw new OctetError("initialize_timeout", `no initialize response within ${timeoutMs} ms`);
+      throw err;
+    }
+    const expect = { api: manifest.api_version, contributes: { tools: manifest.contributes.tools, commands: manifest.contributes.commands }, ...(offered ? { offered } : {}) };
+    const checked = validateInitializeResult(raw, expect);
+    if (!checked.ok) throw new OctetError("initialize_failed", `initialize response rejected: ${checked.problems.join("; ")}`);
+    this.#accepted = checked.value;
+    this.#setState("ready");
+  }
+
+  #onExit(code: number | null, signal: NodeJS.Signals | null): void {
+    if (this.#stopping || this.#terminating) return;
+    const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+    const tail = this.#stderr.tail(512).trim();
+    const message = `process ${how}${tail ? `; stderr ended with: ${truncateBytes(tail.split("\n").slice(-3).join(" | "), 300)}` : ""}`;
+    this.#recordError(message);
+    void this.#terminate("crashed", message).then(() => {
+      this.spec.onUnexpectedEnd?.(new OctetError("transport_closed", `extension "${this.name}" ${message}`));
+    });
+  }
+
+  /** A protocol violation: diagnosed once, then the generation is terminated (never skipped). */
+  #violation(message: string): void {
+    if (this.#terminating || this.#stopping) return;
+    const full = `protocol violation: ${message}`;
+    this.#recordError(full);
+    this.#diagnose("error", `${full}. Extensions must write only JSON-RPC frames to stdout and log to stderr; terminating it`);
+    this.#setState("degraded", full);
+    this.#stopping = this.#terminate("crashed", full).then(() => {
+      this.spec.onUnexpectedEnd?.(new OctetError("protocol_violation", `extension "${this.name}": ${full}`));
+    });
+  }
+
+  #onPeerDiagnostic(d: PeerDiagnostic): void {
+    switch (d.kind) {
+      case "late_response":
+        this.#diagnose("warning", `ignored a late response to request ${String(d.id)} (${d.reason})`);
+        return;
+      case "unknown_response":
+        this.#diagnose("warning", `ignored a response to unknown request id ${JSON.stringify(d.id)}`);
+        return;
+      case "error_response_without_id":
+        this.#diagnose("warning", `extension reported an error without an id: ${truncateBytes(d.message, 512)}`);
+        return;
+      default:
+        this.#diagnose("warning", `${d.kind}: ${truncateBytes(d.message, 512)}`);
+    }
+  }
+
+  async #onChildRequest(request: RequestMessage): Promise<unknown> {
+    if (this.#state !== "ready") throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize completed`);
+    if (request.method === "confirmation/request") return this.#confirmation(request);
+    throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} is not offered by this host`);
+  }
+
+  async #confirmation(request: RequestMessage): Promise<unknown> {
+    const checked = validateConfirmationParams(request.params, this.api);
+    if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid confirmation/request: ${checked.problems.join("; ")}`);
+    if (!this.spec.manifest.contributes.confirmations) {
+      this.#diagnose("warning", "confirmation/request denied: the manifest does not declare contributes.confirmations");
+      return { confirmed: false };
+    }
+    const confirm = this.spec.confirm;
+    if (!confirm) return { confirmed: false };
+    const p = checked.value;
+    try {
+      const confirmed = await confirm({ extension: this.name, prompt: p.prompt, ...(p.detail !== undefined ? { detail: p.detail } : {}), destructive: p.destructive, default: p.default });
+      return { confirmed: confirmed === true };
+    } catch {
+      return { confirmed: false };
+    }
+  }
+
+  #onChildNotification(n: NotificationMessage): void {
+    if (this.#state !== "ready") {
+      this.#diagnose("warning", `ignored ${n.method} sent before initialize completed`);
+      return;
+    }
+    const gen = this.spec.number;
+    switch (n.method) {
+      case "notification": {
+        if (!this.spec.manifest.contributes.notifications) {
+          this.#diagnose("warning", "dropped a notification: the manifest does not declare contributes.notifications");
+          return;
+        }
+        const checked = validateNotification(n.params);
+        if (!checked.ok) return this.#diagnose("warning", `dropped an invalid notification: ${checked.problems.join("; ")}`);
+        if (!this.#admitNotification()) return;
+        this.spec.emit({ type: "notification", extension: this.name, generation: gen, notification: checked.value });
+        return;
+      }
+      case "context/contribution": {
+        const checked = validateContextContribution(n.params);
+        if (!checked.ok) return this.#diagnose("warning", `dropped an invalid context/contribution: ${checked.problems.join("; ")}`);
+        this.spec.emit({ type: "context", extension: this.name, generation: gen, contribution: checked.value });
+        return;
+      }
+      case "status/contribution": {
+        const checked = validateStatusContribution(n.params);
+        if (!checked.ok) return this.#diagnose("warning", `dropped an invalid status/contribution: ${checked.problems.join("; ")}`);
+        this.spec.emit({ type: "status", extension: this.name, generation: gen, contribution: checked.value });
+        return;
+      }
+      default:
+        this.#diagnose("warning", `ignored unknown notification ${JSON.stringify(n.method.slice(0, 64))}`);
+    }
+  }
+
+  /** At most 10 notifications per second per generation; one diagnostic per window for the rest (NOTIF-03). */
+  #admitNotification(): boolean {
+    const now = Date.now();
+    const w = this.#notificationWindow;
+    if (now - w.start >= 1000) {
+      if (w.dropped > 0) this.#diagnose("warning", `dropped ${w.dropped} notifications over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second`);
+      w.start = now;
+      w.count = 0;
+      w.dropped = 0;
+    }
+    if (w.count >= bounds.MAX_NOTIFICATIONS_PER_SECOND) {
+      if (w.dropped === 0) this.#diagnose("warning", `notification rate over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second; dropping the excess for this second`);
+      w.dropped++;
+      return false;
+    }
+    w.count++;
+    return true;
+  }
+
+  #recordError(message: string): void {
+    this.#lastError = truncateBytes(message, bounds.MAX_LAST_ERROR_BYTES);
+  }
+
+  #diagnose(level: DiagnosticLevel, message: string): void {
+    this.spec.emit({ type: "diagnostic", extension: this.name, generation: this.spec.number, level, message: truncateBytes(message, bounds.MAX_DIAGNOSTIC_BYTES) });
+  }
+
+  #setState(state: GenerationState, reason?: string): void {
+    if (this.#state === state) return;
+    this.#state = state;
+    this.spec.emit({ type: "state", extension: this.name, generation: this.spec.number, state, ...(reason !== undefined ? { reason } : {}) });
+  }
+}
+
+function describeFrameError(code: string): string {
+  switch (code) {
+    case "frame_too_large":
+      return "oversized frame";
+    case "invalid_json":
+      return "stdout is not JSON";
+    case "carriage_return":
+      return "CR in a frame";
+    case "blank_line":
+      return "blank line on stdout";
+    case "invalid_utf8":
+      return "invalid UTF-8 on stdout";
+    default:
+      return "unreadable stdout";
+  }
+}
+
+function initializeCapabilities(m: ExtensionManifest): InitializeParams["capabilities"] {
+  const caps: InitializeParams["capabilities"] = { filesystem: m.capabilities.filesystem, process: m.capabilities.process, network: m.capabilities.network };
+  // The frozen 0.1 shape has only these three members (INIT-12).
+  if (isNegotiated(m.api_version) && m.capabilities.secrets.length > 0) caps.secrets = [...m.capabilities.secrets];
+  if (isNegotiated(m.api_version) && m.capabilities.provider_credentials) caps.provider_credentials = true;
+  return caps;
+}
+
+function initializeContributes(m: ExtensionManifest): InitializeParams["contributes"] {
+  const c = m.contributes;
+  const out: InitializeParams["contributes"] = {
+    tools: [...c.tools],
+    commands: [...c.commands],
+    hooks: [...c.hooks],
+    ui: [...c.ui],
+    context: c.context,
+    tool_renderers: [...c.tool_renderers],
+    notifications: c.notifications,
+    confirmations: c.confirmations,
+  };
+  if (isNegotiated(m.api_version)) {
+    out.presentation = c.presentation;
+    out.menu = c.menu;
+  }
+  return out;
+}
+

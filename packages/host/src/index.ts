@@ -1,0 +1,10 @@
+export { ExtensionHost } from "./extension-host.js";
+export type {
+  ExtensionHostOptions, CallOptions, ExtensionStatus, ExtensionState, Health, HostTool, HostCommand, ToolCallOutcome,
+  HookOutcome, ConfirmService,
+} from "./extension-host.js";
+export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
+export { parseManifest } from "./manifest/manifest.js";
+export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";
+export { discoverExtensions } from "./manifest/discovery.js";
+export type { DiscoveredExtension } from "./manifest/discovery.js";

@@ -1,0 +1,65 @@
+/**
+ * Process-group signalling and liveness, read from /proc. A child is started as the leader of
+ * its own group (detached), so signalling -pgid reaches its descendants that stayed in the group.
+ * Liveness never uses kill(pid, 0): a zombie answers it.
+ */
+import { readFileSync, readdirSync } from "node:fs";
+
+/** Sends `signal` to the whole group. Refuses pgid <= 1, which would hit our group or everyone. */
+export function signalGroup(pgid: number, signal: NodeJS.Signals): "sent" | "gone" {
+  if (!Number.isSafeInteger(pgid) || pgid <= 1) throw new RangeError(`refusing to signal process group ${pgid}`);
+  try {
+    process.kill(-pgid, signal);
+    return "sent";
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ESRCH") return "gone";
+    throw err;
+  }
+}
+
+interface ProcStat {
+  pid: number;
+  state: string;
+  ppid: number;
+  pgid: number;
+}
+
+/** Parses /proc/<pid>/stat; the command name may contain spaces and parentheses. */
+export function readProcStat(pid: number): ProcStat | null {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/stat`, "utf8");
+  } catch {
+    return null;
+  }
+  const close = text.lastIndexOf(")");
+  if (close === -1) return null;
+  const fields = text.slice(close + 2).split(" ");
+  const [state, ppid, pgid] = [fields[0], Number(fields[1]), Number(fields[2])];
+  if (state === undefined) return null;
+  return { pid, state, ppid, pgid };
+}
+
+/** True when the process exists and is not a zombie or dead. */
+export function isAlive(pid: number): boolean {
+  const stat = readProcStat(pid);
+  return stat !== null && stat.state !== "Z" && stat.state !== "X";
+}
+
+/** Live (non-zombie) members of a process group. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  let entries: string[];
+  try {
+    entries = readdirSync("/proc");
+  } catch {
+    return out;
+  }
+  for (const name of entries) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    const stat = readProcStat(pid);
+    if (stat && stat.pgid === pgid && stat.state !== "Z" && stat.state !== "X") out.push(pid);
+  }
+  return out;
+}

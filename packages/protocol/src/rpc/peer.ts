@@ -1,0 +1,250 @@
+/**
+ * The JSON-RPC engine shared by the host and the SDKs: correlation of outgoing requests,
+ * deadlines, tombstones for requests given up on, dispatch of incoming requests and
+ * notifications, and the single place where handler outcomes become wire responses.
+ *
+ * It owns no I/O: frames go out through a PeerTransport (which must write each frame whole and
+ * never interleave two) and decoded envelopes come in through receive(). Concurrency limits,
+ * cancellation policy and generation fencing belong to the layers above.
+ */
+import { MAX_CHILD_IDS_PER_GENERATION } from "../bounds.js";
+import { ErrorCode, OctetError, WireError, toWireError } from "../errors.js";
+import type { Envelope, JsonRpcId, Message, RequestMessage, NotificationMessage } from "../jsonrpc.js";
+import { isErrorResponse } from "../jsonrpc.js";
+import { encodeFrame } from "../jsonl/encode.js";
+import { platformTimers, type TimerApi } from "../platform.js";
+
+/** A queued frame; withdraw() removes it if no byte of it was written yet and says so. */
+export interface SendTicket {
+  withdraw(): boolean;
+}
+
+export interface PeerTransport {
+  send(frame: string): SendTicket;
+}
+
+export type PeerDiagnostic =
+  | { kind: "late_response"; id: JsonRpcId; reason: "timeout" | "cancelled" }
+  | { kind: "unknown_response"; id: JsonRpcId | null }
+  | { kind: "error_response_without_id"; message: string }
+  | { kind: "handler_failed"; method: string; message: string }
+  | { kind: "response_too_large"; method: string; message: string };
+
+export interface PeerOptions {
+  transport: PeerTransport;
+  /** Answers one incoming request; its value is the result, a thrown WireError the error. */
+  onRequest?: (request: RequestMessage) => unknown;
+  onNotification?: (notification: NotificationMessage) => void;
+  onDiagnostic?: (diagnostic: PeerDiagnostic) => void;
+  timers?: TimerApi;
+}
+
+export interface RequestOptions {
+  /** Reject with request_timeout after this many milliseconds; none when absent. */
+  timeoutMs?: number;
+}
+
+export interface OutgoingRequest {
+  readonly id: number;
+  readonly result: Promise<unknown>;
+}
+
+interface Pending {
+  method: string;
+  resolve: (value: unknown) => void;
+  reject: (reason: unknown) => void;
+  timer: unknown;
+  ticket: SendTicket;
+}
+
+export class RpcPeer {
+  readonly #transport: PeerTransport;
+  readonly #onRequest: ((request: RequestMessage) => unknown) | undefined;
+  readonly #onNotification: ((n: NotificationMessage) => void) | undefined;
+  readonly #onDiagnostic: (d: PeerDiagnostic) => void;
+  readonly #timers: TimerApi;
+  readonly #pending = new Map<number, Pending>();
+  /** Ids given up on (timeout, cancel): late replies are diagnosed, never delivered. Bounded FIFO. */
+  readonly #tombstones = new Map<number, "timeout" | "cancelled">();
+  #nextId = 1;
+  #closed: Error | null = null;
+
+  constructor(options: PeerOptions) {
+    this.#transport = options.transport;
+    this.#onRequest = options.onRequest;
+    this.#onNotification = options.onNotification;
+    this.#onDiagnostic = options.onDiagnostic ?? (() => {});
+    const timers = options.timers ?? platformTimers();
+    if (!timers) throw new OctetError("protocol_violation", "RpcPeer needs timers on a platform without setTimeout");
+    this.#timers = timers;
+  }
+
+  /** Requests awaiting a response. */
+  get pendingCount(): number {
+    return this.#pending.size;
+  }
+
+  get closed(): boolean {
+    return this.#closed !== null;
+  }
+
+  /** Sends a request with the next numeric id (host ids are u64 numbers, FRAME-11). */
+  request(method: string, params: unknown, options: RequestOptions = {}): OutgoingRequest {
+    const id = this.#nextId++;
+    const result = new Promise<unknown>((resolve, reject) => {
+      if (this.#closed) {
+        reject(this.#closed);
+        return;
+      }
+      let frame: string;
+      try {
+        frame = encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message);
+      } catch (err) {
+        reject(err);
+        return;
+      }
+      const entry: Pending = { method, resolve, reject, timer: undefined, ticket: { withdraw: () => false } };
+      this.#pending.set(id, entry);
+      if (options.timeoutMs !== undefined) {
+        entry.timer = this.#timers.setTimeout(() => {
+          this.abandon(id, "timeout", new OctetError("request_timeout", `${method} (id ${id}) got no response within ${options.timeoutMs} ms`));
+        }, options.timeoutMs);
+      }
+      entry.ticket = this.#transport.send(frame);
+    });
+    return { id, result };
+  }
+
+  /**
+   * Gives up on an outgoing request: its waiter is rejected with `error` and the id tombstoned, so
+   * a late response is diagnosed and dropped. Returns whether the frame was withdrawn before any
+   * byte of it was written (then the peer never saw it), or null when the id was not pending.
+   */
+  abandon(id: number, reason: "timeout" | "cancelled", error: Error): { withdrawn: boolean } | null {
+    const entry = this.#pending.get(id);
+    if (!entry) return null;
+    this.#pending.delete(id);
+    if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
+    const withdrawn = entry.ticket.withdraw();
+    if (!withdrawn) this.#tombstone(id, reason);
+    entry.reject(error);
+    return { withdrawn };
+  }
+
+  notify(method: string, params: unknown): void {
+    if (this.#closed) throw this.#closed;
+    this.#transport.send(encodeFrame({ jsonrpc: "2.0", method, params } satisfies Message));
+  }
+
+  /** Feeds one decoded, validated envelope from the other side. */
+  receive(envelope: Envelope): void {
+    if (this.#closed) return;
+    switch (envelope.kind) {
+      case "response":
+        this.#settle(envelope.message);
+        return;
+      case "notification":
+        this.#onNotification?.(envelope.message);
+        return;
+      case "request":
+        this.#dispatch(envelope.message);
+        return;
+    }
+  }
+
+  /** Answers a request that could not be parsed into an envelope (id may be null). */
+  replyError(id: JsonRpcId | null, code: number, message: string): void {
+    if (this.#closed) return;
+    this.#transport.send(encodeFrame({ jsonrpc: "2.0", id, error: { code, message } }));
+  }
+
+  /** Ends the peer: every pending request is rejected with `error`; later input is ignored. */
+  close(error: Error): void {
+    if (this.#closed) return;
+    this.#closed = error;
+    const entries = [...this.#pending.values()];
+    this.#pending.clear();
+    for (const entry of entries) {
+      if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
+      entry.reject(error);
+    }
+  }
+
+  #tombstone(id: number, reason: "timeout" | "cancelled"): void {
+    this.#tombstones.set(id, reason);
+    if (this.#tombstones.size > MAX_CHILD_IDS_PER_GENERATION) {
+      const oldest = this.#tombstones.keys().next();
+      if (!oldest.done) this.#tombstones.delete(oldest.value);
+    }
+  }
+
+  #settle(message: Envelope["message"] & { id: JsonRpcId | null }): void {
+    const response = message as Extract<Envelope, { kind: "response" }>["message"];
+    const id = response.id;
+    if (id === null) {
+      const text = isErrorResponse(response) ? response.error.message : "";
+      this.#onDiagnostic({ kind: "error_response_without_id", message: text });
+      return;
+    }
+    const entry = typeof id === "number" ? this.#pending.get(id) : undefined;
+    if (!entry || typeof id !== "number") {
+      const tomb = typeof id === "number" ? this.#tombstones.get(id) : undefined;
+      if (tomb !== undefined) this.#onDiagnostic({ kind: "late_response", id, reason: tomb });
+      else this.#onDiagnostic({ kind: "unknown_response", id });
+      return;
+    }
+    this.#pending.delete(id);
+    if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
+    if (isErrorResponse(response)) entry.reject(new WireError(response.error.code, response.error.message, response.error.data));
+    else entry.resolve(response.result);
+  }
+
+  #dispatch(request: RequestMessage): void {
+    const handler = this.#onRequest;
+    if (!handler) {
+      this.replyError(request.id, ErrorCode.MethodNotFound, `method not found: ${request.method}`);
+      return;
+    }
+    let outcome: unknown;
+    try {
+      outcome = handler(request);
+    } catch (err) {
+      this.#replyFailure(request, err);
+      return;
+    }
+    Promise.resolve(outcome).then(
+      (result) => this.#replyResult(request, result),
+      (err: unknown) => this.#replyFailure(request, err),
+    );
+  }
+
+  #replyResult(request: RequestMessage, result: unknown): void {
+    if (this.#closed) return;
+    let frame: string;
+    try {
+      frame = encodeFrame({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.#onDiagnostic({ kind: "response_too_large", method: request.method, message });
+      this.replyError(request.id, ErrorCode.InternalError, `result of ${request.method} could not be sent: ${message}`);
+      return;
+    }
+    this.#transport.send(frame);
+  }
+
+  #replyFailure(request: RequestMessage, err: unknown): void {
+    if (this.#closed) return;
+    if (!(err instanceof WireError)) {
+      this.#onDiagnostic({ kind: "handler_failed", method: request.method, message: err instanceof Error ? err.message : String(err) });
+    }
+    const error = toWireError(err);
+    let frame: string;
+    try {
+      frame = encodeFrame({ jsonrpc: "2.0", id: request.id, error });
+    } catch {
+      // The error's data could not be sent (too large or not JSON): send the code and message only.
+      frame = encodeFrame({ jsonrpc: "2.0", id: request.id, error: { code: error.code, message: error.message.slice(0, 4096) } });
+    }
+    this.#transport.send(frame);
+  }
+}

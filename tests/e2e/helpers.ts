@@ -1,0 +1,129 @@
+/**
+ * Shared pieces of the end-to-end tests: temporary extension folders around the fault fixture,
+ * running the real CLI, and checks that no process of an extension is left alive.
+ */
+import { spawn } from "node:child_process";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { readFileSync, readdirSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(new URL("../../..", import.meta.url).pathname);
+export const FAKE_EXT = join(ROOT, "tests", "fixtures", "fake-ext.mjs");
+export const CLI = join(ROOT, "packages", "cli", "dist", "src", "main.js");
+export const EXAMPLES = join(ROOT, "examples");
+
+export interface FakeSpec {
+  name: string;
+  behaviour: string;
+  api?: "0.1" | "0.2" | "0.4";
+  tools?: string[];
+  extraToml?: string;
+}
+
+/** Creates a folder with one extension.toml per spec (each running fake-ext.mjs). */
+export async function makeExtensions(specs: FakeSpec[]): Promise<{ dir: string; cleanup: () => Promise<void> }> {
+  const dir = await mkdtemp(join(tmpdir(), "octet-e2e-"));
+  for (const s of specs) {
+    const extDir = join(dir, s.name);
+    await mkdir(extDir);
+    const api = s.api ?? "0.1";
+    const tools = s.tools ?? ["echo", "slow"];
+    await writeFile(
+      join(extDir, "extension.toml"),
+      `name = "${s.name}"
+version = "0.0.1"
+api_version = "${api}"
+
+[entrypoint]
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(FAKE_EXT)}, "${s.behaviour}", "${api}", "${tools.join(",")}"]
+
+[capabilities]
+filesystem = "none"
+process = false
+network = false
+
+[contributes]
+tools = [${tools.map((t) => JSON.stringify(t)).join(", ")}]
+${s.extraToml ?? ""}
+`,
+    );
+  }
+  return { dir, cleanup: () => rm(dir, { recursive: true, force: true }) };
+}
+
+/** Live, non-zombie members of a process group, read from /proc. */
+export function groupMembers(pgid: number): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid)) continue;
+    let text: string;
+    try {
+      text = readFileSync(`/proc/${pid}/stat`, "utf8");
+    } catch {
+      continue;
+    }
+    const fields = text.slice(text.lastIndexOf(")") + 2).split(" ");
+    if (Number(fields[2]) === pgid && fields[0] !== "Z" && fields[0] !== "X") out.push(pid);
+  }
+  return out;
+}
+
+/** Processes whose command line mentions `needle` (to find fixture processes by their folder). */
+export function processesMentioning(needle: string): number[] {
+  const out: number[] = [];
+  for (const name of readdirSync("/proc")) {
+    const pid = Number(name);
+    if (!Number.isInteger(pid) || pid === process.pid) continue;
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
+      if (cmd.includes(needle) && state !== "Z") out.push(pid);
+    } catch {
+      // The process ended while we looked.
+    }
+  }
+  return out;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs the real `octet` binary with a deadline; stdin is closed unless `input` is given. */
+export function runCli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: options.cwd ?? ROOT,
+      env: { ...process.env, NO_COLOR: "1", OCTET_HOME: join(tmpdir(), "octet-e2e-no-home"), ...options.env },
+      stdio: ["pipe", "pipe", "pipe"],
+    });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`octet ${args.join(" ")} did not finish within ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+    }, options.timeoutMs ?? 20_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolvePromise({ code, stdout, stderr });
+    });
+    child.stdin.end(options.input ?? "");
+  });
+}
+
+/** Polls `check` until it returns true or the deadline passes. */
+export async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const until = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}
