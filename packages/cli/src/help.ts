@@ -72,6 +72,7 @@ Example:
 export const SHELL_HELP = `Commands:
   /extensions status       state, generation, features, pending requests, health, last error
   /extensions list         discovered extensions
+  /extensions reload [N]   restart extension N (default: all) as a new generation
   /tools                   tools of the running extensions
   /commands                slash commands of the running extensions
   /call TOOL {json}        call a tool, e.g. /call hello_world {"name":"you"}

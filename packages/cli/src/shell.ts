@@ -120,7 +120,13 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal): P
       const sub = restWords[0];
       if (sub === "status") process.stdout.write(statusTable(host.status()));
       else if (sub === "list") process.stdout.write(listTable(host.status()));
-      else throw new UsageError("usage: /extensions status | /extensions list");
+      else if (sub === "reload") {
+        const names = restWords[1] !== undefined ? [restWords[1]] : host.status().filter((x) => x.enabled && x.trusted && x.errors.length === 0).map((x) => x.name);
+        for (const name of names) {
+          const status = await host.reload(name);
+          process.stdout.write(`reloaded ${name}: generation ${status.generation}, ${status.state}\n`);
+        }
+      } else throw new UsageError("usage: /extensions status | /extensions list | /extensions reload [NAME]");
       return;
     }
     case "tools": {

@@ -105,6 +105,8 @@ interface Entry {
   reason: string;
   generation: Generation | null;
   parkedError: string | null;
+  /** The reload in progress, so reloads of one extension never race (SUP-08). */
+  reloading?: Promise<void>;
 }
 
 const DENY_HOOKS: readonly string[] = ["before_prompt", "before_tool_call"];
@@ -348,9 +350,21 @@ export class ExtensionHost {
   }
 
   async #startEntry(e: Entry): Promise<void> {
+    const g = this.#newGeneration(e);
+    e.generation = g;
+    try {
+      await g.start();
+    } catch (err) {
+      // Initial spawn/initialize failures are parked generation-0 entries, not retried (SUP-10).
+      e.parkedError = err instanceof Error ? err.message : String(err);
+      this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: `could not start: ${e.parkedError}` });
+    }
+  }
+
+  #newGeneration(e: Entry): Generation {
     const m = e.discovered.manifest!;
     const session = this.#options.session ?? {};
-    const g = new Generation({
+    return new Generation({
       manifest: m,
       manifestPath: e.discovered.manifestPath,
       extensionDir: e.discovered.dir,
@@ -370,14 +384,44 @@ export class ExtensionHost {
       confirm: this.#options.services?.confirm,
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
     });
-    e.generation = g;
-    try {
-      await g.start();
-    } catch (err) {
-      // Initial spawn/initialize failures are parked generation-0 entries, not retried (SUP-10).
-      e.parkedError = err instanceof Error ? err.message : String(err);
-      this.#emit({ type: "diagnostic", extension: m.name, generation: g.number, level: "error", message: `could not start: ${e.parkedError}` });
-    }
+  }
+
+  /**
+   * Replaces an extension's process with a new generation (SUP-22): the candidate is started and
+   * initialized while the current one keeps serving; only when it is ready are new calls routed
+   * to it, and the old generation then drains (bounded) and stops. A candidate that fails, or
+   * whose catalog differs ("re-registration required", SUP-15), leaves the current one active
+   * (SUP-18). Reloads of one extension are serialized (SUP-08). Revives a parked extension.
+   */
+  reload(name: string): Promise<ExtensionStatus> {
+    const e = this.#entries.find((x) => x.discovered.name === name && !x.discovered.shadowedBy);
+    if (!e) return Promise.reject(new OctetError("not_enabled", `no extension named "${name}" was discovered`));
+    if (!e.discovered.manifest || e.discovered.errors.length > 0) return Promise.reject(new OctetError("manifest_invalid", `extension "${name}" has an invalid manifest: ${e.discovered.errors[0]?.message ?? "unknown error"}`));
+    if (!e.enabled || !e.trusted) return Promise.reject(new OctetError(e.enabled ? "not_trusted" : "not_enabled", `extension "${name}" cannot start: ${e.reason}`));
+    if (this.#shutdown) return Promise.reject(new OctetError("shutdown", "the host is shutting down"));
+    const run = async (): Promise<ExtensionStatus> => {
+      const old = e.generation;
+      const candidate = this.#newGeneration(e);
+      try {
+        await candidate.start();
+      } catch (err) {
+        throw new OctetError("initialize_failed", `reload of "${name}" failed; ${old?.state === "ready" ? `generation ${old.number} stays active` : "the extension stays down"}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (old && old.state === "ready" && !sameCatalog(old, candidate)) {
+        await candidate.stop();
+        throw new OctetError("initialize_failed", `reload of "${name}" refused: re-registration required (its tools or commands changed); generation ${old.number} stays active`);
+      }
+      e.generation = candidate;
+      e.parkedError = null;
+      if (old) await old.drainAndStop(bounds.SHUTDOWN_STAGE_TIMEOUT_MS);
+      return statusOf(e);
+    };
+    const next = (e.reloading ?? Promise.resolve()).then(run, run);
+    e.reloading = next.then(
+      () => undefined,
+      () => undefined,
+    );
+    return next;
   }
 
   #ready(): { e: Entry; g: Generation }[] {
@@ -411,6 +455,13 @@ export class ExtensionHost {
       }
     }
   }
+}
+
+/** API 0.1 and 0.2 without dynamic tools require an identical catalog across a reload (SUP-15, SUP-16). */
+function sameCatalog(a: Generation, b: Generation): boolean {
+  const ra = a.accepted?.result;
+  const rb = b.accepted?.result;
+  return JSON.stringify([ra?.tools, ra?.commands]) === JSON.stringify([rb?.tools, rb?.commands]);
 }
 
 function statusOf(e: Entry): ExtensionStatus {

@@ -71,6 +71,8 @@ export class Generation {
   #hasExited = false;
   #stopping: Promise<void> | null = null;
   #terminating: Promise<void> | null = null;
+  /** False once the generation is being replaced or stopped: no new requests are admitted. */
+  #admitting = true;
   #ended = false;
   #notificationWindow = { start: 0, count: 0, dropped: 0 };
 
@@ -143,7 +145,9 @@ export class Generation {
    */
   async request(method: string, params: unknown, options: RequestOptions): Promise<unknown> {
     const peer = this.#peer;
-    if (this.#state !== "ready" || !peer) throw new OctetError("not_ready", `extension "${this.name}" is ${this.#state}, not ready`);
+    if (this.#state !== "ready" || !peer || !this.#admitting || this.#stopping) {
+      throw new OctetError("not_ready", `extension "${this.name}" is ${this.#admitting && !this.#stopping ? this.#state : "stopping"}, not ready`);
+    }
     if (options.signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
     const outgoing = peer.request(method, params, { timeoutMs: options.timeoutMs });
     const signal = options.signal;
@@ -169,12 +173,28 @@ export class Generation {
     return this.#stopping;
   }
 
+  /**
+   * Stops admitting new work, waits up to `drainMs` for requests in flight to settle, then runs
+   * the stop ladder (used by reload, SUP-22/SUP-17).
+   */
+  async drainAndStop(drainMs: number): Promise<void> {
+    if (this.#state === "ready") {
+      this.#admitting = false;
+      if (isNegotiated(this.api)) this.#setState("draining");
+      const until = Date.now() + drainMs;
+      while (this.pendingRequests > 0 && Date.now() < until && !this.#terminating) await new Promise((r) => setTimeout(r, 10));
+    }
+    await this.stop();
+  }
+
   async #stopLadder(budgetMs: number): Promise<void> {
     const until = Date.now() + budgetMs;
     const left = (): number => Math.max(0, until - Date.now());
     const peer = this.#peer;
-    if (peer && !peer.closed && !this.#hasExited && (this.#state === "ready" || this.#state === "initializing")) {
-      this.#setState("draining");
+    if (peer && !peer.closed && !this.#hasExited && (this.#state === "ready" || this.#state === "initializing" || this.#state === "draining")) {
+      // API 0.1 keeps the legacy resident behaviour: no draining phase (SHUT-09); admission
+      // stops anyway because request() refuses once #stopping is set.
+      if (isNegotiated(this.api)) this.#setState("draining");
       const ack = peer.request("shutdown", {}, { timeoutMs: Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left()) }).result;
       await ack.then(
         () => undefined,
