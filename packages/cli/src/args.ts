@@ -2,6 +2,7 @@
  * Command-line parsing: the global flags and the command words, with usage errors that say
  * what was wrong and what to type instead. No host logic here.
  */
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 
 export interface GlobalOptions {
@@ -56,11 +57,12 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   if (v.workspace !== undefined && v.workspace.trim() === "") throw new UsageError("--workspace needs a directory");
   return {
     options: {
-      extensionDirs: v["extension-dir"] ?? [],
+      // Paths on the command line are relative to where the user typed them, not to --workspace.
+      extensionDirs: (v["extension-dir"] ?? []).map((d) => resolve(d)),
       enable: v["enable-extension"] ?? [],
       trust: v["trust-extension"] ?? [],
       safeMode: v["safe-mode"] ?? false,
-      workspace: v.workspace ?? process.cwd(),
+      workspace: resolve(v.workspace ?? "."),
       json: v.json ?? false,
       verbose: v.verbose ?? false,
       help: v.help ?? false,
