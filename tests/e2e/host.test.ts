@@ -225,3 +225,19 @@ test("FRAME-04, FRAME-05: 16 MiB of stderr never blocks the extension; the embed
     assert.ok(lines.every((l) => Buffer.byteLength(l) <= 4096));
   });
 });
+
+test("HOOK-07: the host never sends after_response by itself: not on a cancelled or timed-out call", async () => {
+  await withHost([{ name: "obs", behaviour: "good", extraToml: 'hooks = ["after_response"]' }], {}, async (host) => {
+    const controller = new AbortController();
+    const slow = host.callTool("slow", {}, { signal: controller.signal });
+    controller.abort();
+    await assert.rejects(slow, /cancelled/);
+    await assert.rejects(host.callTool("slow", {}, { timeoutMs: 50 }), /no response within 50 ms/);
+    const methods = (await show(host, "echo", "methods")) as string[];
+    assert.ok(!methods.includes("hook/run"), `no hook/run was sent: ${methods.join(",")}`);
+    // Only the embedder, after a successful, complete response, runs it.
+    const outcome = await host.runHook("after_response", { response: "done" });
+    assert.equal(outcome.denied, null);
+    assert.ok(((await show(host, "echo", "methods")) as string[]).includes("hook/run"));
+  });
+});
