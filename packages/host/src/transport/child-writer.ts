@@ -21,6 +21,7 @@ export class ChildWriter implements PeerTransport {
   #queuedBytes = 0;
   #waitingDrain = false;
   #failed = false;
+  #ending = false;
 
   constructor(stream: Writable, onFailure: (error: OctetError) => void) {
     this.#stream = stream;
@@ -56,7 +57,14 @@ export class ChildWriter implements PeerTransport {
 
   /** Closes stdin after the queue: only as the last-resort teardown, never as the shutdown signal. */
   end(): void {
-    if (!this.#failed && !this.#stream.destroyed) this.#stream.end();
+    this.#ending = true;
+    this.#endIfIdle();
+  }
+
+  /** Ends the stream once end() was asked for and every queued frame has been handed to it. */
+  #endIfIdle(): void {
+    if (!this.#ending || this.#failed || this.#waitingDrain || this.#queue.length > 0) return;
+    if (!this.#stream.destroyed && this.#stream.writable) this.#stream.end();
   }
 
   #pump(): void {
@@ -76,6 +84,7 @@ export class ChildWriter implements PeerTransport {
         });
       }
     }
+    this.#endIfIdle();
   }
 
   #fail(error: OctetError): void {

@@ -14,6 +14,8 @@ export class StderrSink {
   #tail: Buffer[] = [];
   #tailBytes = 0;
   #partial = "";
+  /** True while dropping the rest of an over-long line already reported. */
+  #skipping = false;
   #windowStart = 0;
   #windowCount = 0;
   #suppressed = 0;
@@ -29,18 +31,27 @@ export class StderrSink {
     const text = this.#partial + this.#decoder.decode(chunk, { stream: true });
     const lines = text.split("\n");
     this.#partial = lines.pop() ?? "";
+    for (const line of lines) {
+      // The end of an over-long line whose head was already reported: not a line of its own.
+      if (this.#skipping) this.#skipping = false;
+      else this.#line(line);
+    }
+    if (this.#skipping) this.#partial = ""; // no LF yet: still inside the over-long line
+    // An unterminated line past the cap is reported now (truncated), after the lines before it,
+    // and the rest of it is dropped up to its LF, so memory stays bounded and chunking is invisible.
     if (this.#partial.length > bounds.MAX_DIAGNOSTIC_BYTES) {
       this.#line(this.#partial);
       this.#partial = "";
+      this.#skipping = true;
     }
-    for (const line of lines) this.#line(line);
   }
 
   /** Flushes a final unterminated line and the suppression summary. */
   end(): void {
     const rest = this.#partial + this.#decoder.decode();
     this.#partial = "";
-    if (rest !== "") this.#line(rest);
+    if (rest !== "" && !this.#skipping) this.#line(rest);
+    this.#skipping = false;
     this.#summarize();
   }
 

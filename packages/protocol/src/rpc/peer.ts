@@ -110,7 +110,14 @@ export class RpcPeer {
           this.abandon(id, "timeout", new OctetError("request_timeout", `${method} (id ${id}) got no response within ${options.timeoutMs} ms`));
         }, options.timeoutMs);
       }
-      entry.ticket = this.#transport.send(frame);
+      try {
+        entry.ticket = this.#transport.send(frame);
+      } catch (err) {
+        // Nothing was queued: drop the entry and its deadline, or it would stay pending forever.
+        if (this.#pending.get(id) === entry) this.#pending.delete(id);
+        if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
+        reject(err);
+      }
     });
     return { id, result };
   }

@@ -1,0 +1,132 @@
+/**
+ * EnvelopeReader: bytes in, three kinds of event out, in input order. Framing problems are
+ * frame_error (fatal only for an over-limit line or input ending inside a frame), well-framed JSON
+ * that is not a JSON-RPC envelope is invalid_envelope (with the id salvaged when usable for a
+ * reply), and everything else is an envelope. The decoder and validator have their own suites;
+ * this one checks the composition.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { EnvelopeReader, type ReadEvent } from "../../src/rpc/envelope-reader.js";
+import { MAX_FRAME_BYTES } from "../../src/bounds.js";
+
+const te = new TextEncoder();
+const line = (v: unknown): string => JSON.stringify(v) + "\n";
+
+function read(...chunks: (string | Uint8Array)[]): { events: ReadEvent[]; reader: EnvelopeReader } {
+  const reader = new EnvelopeReader();
+  const events = chunks.flatMap((c) => reader.push(typeof c === "string" ? te.encode(c) : c));
+  return { events, reader };
+}
+
+function kinds(events: ReadEvent[]): string[] {
+  return events.map((e) => (e.kind === "envelope" ? `envelope:${e.envelope.kind}` : e.kind === "frame_error" ? `frame_error:${e.error.code}` : "invalid_envelope"));
+}
+
+test("requests, notifications and responses come out as envelopes, in order", () => {
+  const msgs = [
+    { jsonrpc: "2.0", id: 1, method: "tool/call", params: { name: "x" } },
+    { jsonrpc: "2.0", method: "$/progress", params: { request_id: 1 } },
+    { jsonrpc: "2.0", id: 1, result: { ok: true } },
+    { jsonrpc: "2.0", id: "c-1", error: { code: -32601, message: "nope" } },
+    { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } },
+  ];
+  const { events } = read(msgs.map(line).join(""));
+  assert.deepEqual(kinds(events), ["envelope:request", "envelope:notification", "envelope:response", "envelope:response", "envelope:response"]);
+  assert.deepEqual(events.map((e) => (e.kind === "envelope" ? e.envelope.message : null)), msgs);
+});
+
+test("a frame split at every byte, including inside a multibyte character, is reassembled", () => {
+  const text = line({ jsonrpc: "2.0", method: "note", params: { s: "héllo 😀 wörld" } });
+  const bytes = te.encode(text);
+  const { events } = read(...Array.from(bytes, (b) => Uint8Array.of(b)));
+  assert.equal(events.length, 1);
+  const e = events[0]!;
+  assert.ok(e.kind === "envelope" && e.envelope.kind === "notification");
+  assert.deepEqual(e.envelope.message.params, { s: "héllo 😀 wörld" });
+});
+
+test("framing problems are frame errors and the stream goes on (non-fatal)", () => {
+  const good = line({ jsonrpc: "2.0", method: "n" });
+  const { events, reader } = read("\n", `{"jsonrpc":"2.0","method":"n"}\r\n`, Uint8Array.of(0x22, 0xff, 0x22, 0x0a), "{not json}\n", good);
+  assert.deepEqual(kinds(events), ["frame_error:blank_line", "frame_error:carriage_return", "frame_error:invalid_utf8", "frame_error:invalid_json", "envelope:notification"]);
+  for (const e of events.slice(0, 4)) assert.ok(e.kind === "frame_error" && !e.error.fatal);
+  assert.equal(reader.failed, false);
+  const quoted = events[3]!;
+  assert.ok(quoted.kind === "frame_error" && quoted.error.quoted === "{not json}");
+});
+
+test("FRAME-01: well-framed JSON that is not a JSON-RPC 2.0 envelope is an invalid envelope", () => {
+  const cases: [unknown, RegExp, string | number | null][] = [
+    [[{ jsonrpc: "2.0", method: "n" }], /batch/, null],
+    [42, /must be a JSON object, got number/, null],
+    [null, /got null/, null],
+    [{ jsonrpc: "1.0", id: 3, method: "m" }, /"jsonrpc" must be "2.0"/, 3],
+    [{ id: 4, method: "m" }, /"jsonrpc" must be "2.0"/, 4],
+    [{ jsonrpc: "2.0", id: 5, method: "m", extra: 1 }, /unknown envelope member "extra"/, 5],
+    [{ jsonrpc: "2.0", id: 6, result: 1, error: { code: 1, message: "x" } }, /exactly one of result or error/, 6],
+    [{ jsonrpc: "2.0", id: 7 }, /exactly one of result or error/, 7],
+    [{ jsonrpc: "2.0", result: 1 }, /must carry an id/, null],
+    [{ jsonrpc: "2.0", id: -1, method: "m" }, /not an unsigned integer/, null],
+    [{ jsonrpc: "2.0", id: "s", method: "m", params: 3 }, /"params" must be an object or an array/, "s"],
+    [{ jsonrpc: "2.0", id: 8, error: { code: "x", message: "m" } }, /"error.code" must be an integer/, 8],
+  ];
+  const { events, reader } = read(cases.map(([v]) => line(v)).join(""));
+  assert.equal(events.length, cases.length);
+  for (const [i, [value, reason, id]] of cases.entries()) {
+    const e = events[i]!;
+    assert.ok(e.kind === "invalid_envelope", `${JSON.stringify(value)} should be an invalid envelope, got ${e.kind}`);
+    assert.match(e.reason, reason);
+    assert.equal(e.id, id, `salvaged id of ${JSON.stringify(value)}`);
+  }
+  assert.equal(reader.failed, false, "an invalid envelope does not stop the stream");
+});
+
+test("FRAME-09: a frame of exactly the bound is read; one byte more is a fatal frame_too_large", () => {
+  const max = 64;
+  const exact = `{"jsonrpc":"2.0","method":"${"m".repeat(max - 29)}"}`;
+  assert.equal(exact.length, max);
+  const atLimit = new EnvelopeReader({ maxFrameBytes: max });
+  assert.deepEqual(kinds(atLimit.push(te.encode(exact + "\n"))), ["envelope:notification"]);
+
+  const past = new EnvelopeReader({ maxFrameBytes: max });
+  const over = `{"jsonrpc":"2.0","method":"${"m".repeat(max - 28)}"}`;
+  // The refusal comes at the byte past the bound, before any LF.
+  const events = past.push(te.encode(over.slice(0, max + 1)));
+  assert.deepEqual(kinds(events), ["frame_error:frame_too_large"]);
+  const e = events[0]!;
+  assert.ok(e.kind === "frame_error" && e.error.fatal);
+  assert.match(e.error.message, /64-byte limit/);
+  assert.equal(past.failed, true);
+  assert.deepEqual(past.push(te.encode("\n" + line({ jsonrpc: "2.0", method: "n" }))), [], "later input is ignored");
+  assert.deepEqual(past.end(), []);
+});
+
+test("FRAME-09: the default bound is MAX_FRAME_BYTES (1 MiB)", () => {
+  const head = `{"jsonrpc":"2.0","method":"n","params":{"s":"`;
+  const tail = `"}}`;
+  const exact = head + "x".repeat(MAX_FRAME_BYTES - head.length - tail.length) + tail;
+  assert.deepEqual(kinds(read(exact + "\n").events), ["envelope:notification"]);
+  const over = head + "x".repeat(MAX_FRAME_BYTES - head.length - tail.length + 1) + tail;
+  const { events, reader } = read(over + "\n");
+  assert.deepEqual(kinds(events), ["frame_error:frame_too_large"]);
+  assert.ok(reader.failed);
+});
+
+test("input that ends inside a frame is a fatal truncated_frame at end()", () => {
+  const { events, reader } = read(line({ jsonrpc: "2.0", method: "a" }), `{"jsonrpc":"2.0","met`);
+  assert.deepEqual(kinds(events), ["envelope:notification"]);
+  const end = reader.end();
+  assert.deepEqual(kinds(end), ["frame_error:truncated_frame"]);
+  assert.ok(end[0]!.kind === "frame_error" && end[0]!.error.fatal && end[0]!.error.quoted === `{"jsonrpc":"2.0","met`);
+  assert.ok(reader.failed);
+  assert.deepEqual(new EnvelopeReader().end(), [], "a clean end reports nothing");
+});
+
+test("a __proto__ member is refused as an unknown member, never merged into a prototype", () => {
+  const { events } = read(`{"jsonrpc":"2.0","id":1,"method":"m","__proto__":{"polluted":true}}\n`);
+  const e = events[0]!;
+  assert.ok(e.kind === "invalid_envelope");
+  assert.match(e.reason, /unknown envelope member "__proto__"/);
+  assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+});
