@@ -18,11 +18,12 @@ import {
   type NormalizedToolResult, type RenderSegment, type StatusContribution, type ToolDefinition, type UiSurface,
   type CommandDefinition,
 } from "@octet/protocol";
-import type { HostEvent, HostEventListener, GenerationState } from "./events.js";
+import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
 import { resolveStartDecision } from "./manifest/trust.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
+import { sameCatalog, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 
 export type ConfirmService = (request: { extension: string; prompt: string; detail?: string; destructive: boolean; default: boolean }) => Promise<boolean>;
 
@@ -56,30 +57,6 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-export type ExtensionState = GenerationState | "not_enabled" | "not_trusted" | "invalid" | "parked";
-export type Health = "ok" | "degraded" | "failed" | "stopped" | "inactive";
-
-export interface ExtensionStatus {
-  name: string;
-  version: string | null;
-  apiVersion: string | null;
-  source: string;
-  manifestPath: string;
-  enabled: boolean;
-  trusted: boolean;
-  state: ExtensionState;
-  generation: number;
-  pid: number | null;
-  features: string[];
-  pendingRequests: number;
-  health: Health;
-  lastError: string | null;
-  reason: string;
-  errors: string[];
-  tools: string[];
-  commands: string[];
-}
-
 export interface HostTool extends ToolDefinition {
   extension: string;
 }
@@ -96,17 +73,6 @@ export interface HookOutcome {
   denied: { extension: string; reason: string } | null;
   context: (ContextContribution & { extension: string })[];
   notifications: (ExtensionNotification & { extension: string })[];
-}
-
-interface Entry {
-  discovered: DiscoveredExtension;
-  enabled: boolean;
-  trusted: boolean;
-  reason: string;
-  generation: Generation | null;
-  parkedError: string | null;
-  /** The reload in progress, so reloads of one extension never race (SUP-08). */
-  reloading?: Promise<void>;
 }
 
 const DENY_HOOKS: readonly string[] = ["before_prompt", "before_tool_call"];
@@ -456,46 +422,3 @@ export class ExtensionHost {
     }
   }
 }
-
-/** API 0.1 and 0.2 without dynamic tools require an identical catalog across a reload (SUP-15, SUP-16). */
-function sameCatalog(a: Generation, b: Generation): boolean {
-  const ra = a.accepted?.result;
-  const rb = b.accepted?.result;
-  return JSON.stringify([ra?.tools, ra?.commands]) === JSON.stringify([rb?.tools, rb?.commands]);
-}
-
-function statusOf(e: Entry): ExtensionStatus {
-  const d = e.discovered;
-  const m = d.manifest;
-  const g = e.generation;
-  let state: ExtensionState;
-  if (!m || d.errors.length > 0 || d.shadowedBy) state = "invalid";
-  else if (!e.enabled) state = "not_enabled";
-  else if (!e.trusted) state = "not_trusted";
-  else if (e.parkedError !== null) state = "parked";
-  else state = g ? g.state : "stopped";
-  const health: Health =
-    state === "ready" ? "ok" : state === "degraded" ? "degraded" : state === "crashed" || state === "parked" || state === "invalid" ? "failed" : state === "stopped" ? "stopped" : "inactive";
-  const accepted = g?.accepted;
-  return {
-    name: d.name,
-    version: m?.version ?? null,
-    apiVersion: m?.api_version ?? null,
-    source: d.source,
-    manifestPath: d.manifestPath,
-    enabled: e.enabled,
-    trusted: e.trusted,
-    state,
-    generation: state === "parked" ? 0 : g?.number ?? 0,
-    pid: g && (g.state === "ready" || g.state === "initializing") ? g.pid : null,
-    features: g?.features ?? [],
-    pendingRequests: g?.pendingRequests ?? 0,
-    health,
-    lastError: e.parkedError ?? g?.lastError ?? (d.errors[0]?.message ?? null),
-    reason: e.reason,
-    errors: d.errors.map((x) => x.message),
-    tools: accepted ? accepted.result.tools.map((t) => t.name) : m?.contributes.tools ?? [],
-    commands: accepted ? accepted.result.commands.map((c) => c.name) : m?.contributes.commands ?? [],
-  };
-}
-

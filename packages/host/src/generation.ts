@@ -16,8 +16,8 @@ import { join } from "node:path";
 import {
   EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated, OCTET_VERSION,
   validateInitializeResult, validateConfirmationParams, validateNotification, validateContextContribution,
-  validateStatusContribution, REQUIRED_FEATURES,
-  type AcceptedInitialize, type ApiVersion, type HostState, type InitializeParams, type NotificationMessage,
+  validateStatusContribution,
+  type AcceptedInitialize, type ApiVersion, type HostState, type NotificationMessage,
   type PeerDiagnostic, type RequestMessage, type ResourceOwner, type ExecutionContext,
 } from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
@@ -27,6 +27,7 @@ import { buildChildEnvironment } from "./process/environment.js";
 import { groupMembers, signalGroup } from "./process/process-group.js";
 import { spawnChild } from "./process/spawn-child.js";
 import { resolveEntrypoint } from "./process/entrypoint.js";
+import { buildInitializeRequest } from "./initialize-request.js";
 import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
 import { deadline } from "./util/deadline.js";
@@ -306,26 +307,12 @@ export class Generation {
   async #initialize(): Promise<void> {
     const peer = this.#peer!;
     const { manifest } = this.spec;
-    const params: InitializeParams = {
-      api_version: manifest.api_version,
-      octet_version: OCTET_VERSION,
-      extension: { name: manifest.name, version: manifest.version, manifest_path: this.spec.manifestPath, source: this.spec.source },
+    const { params, offered } = buildInitializeRequest(manifest, {
+      manifestPath: this.spec.manifestPath,
+      source: this.spec.source,
       workspace: this.spec.workspace,
-      capabilities: initializeCapabilities(manifest),
-      contributes: initializeContributes(manifest),
       host: this.spec.host,
-    };
-    const offered = isNegotiated(manifest.api_version)
-      ? { required: [...REQUIRED_FEATURES], optional: [] as string[], maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS }
-      : undefined;
-    if (offered) {
-      params.protocol = {
-        version: manifest.api_version,
-        required_features: offered.required,
-        optional_features: offered.optional,
-        limits: { max_concurrent_requests: offered.maxConcurrentRequests },
-      };
-    }
+    });
     const timeoutMs = this.spec.initializeTimeoutMs ?? bounds.INITIALIZE_TIMEOUT_MS;
     let raw: unknown;
     try {
@@ -490,31 +477,3 @@ function describeFrameError(code: string): string {
       return "unreadable stdout";
   }
 }
-
-function initializeCapabilities(m: ExtensionManifest): InitializeParams["capabilities"] {
-  const caps: InitializeParams["capabilities"] = { filesystem: m.capabilities.filesystem, process: m.capabilities.process, network: m.capabilities.network };
-  // The frozen 0.1 shape has only these three members (INIT-12).
-  if (isNegotiated(m.api_version) && m.capabilities.secrets.length > 0) caps.secrets = [...m.capabilities.secrets];
-  if (isNegotiated(m.api_version) && m.capabilities.provider_credentials) caps.provider_credentials = true;
-  return caps;
-}
-
-function initializeContributes(m: ExtensionManifest): InitializeParams["contributes"] {
-  const c = m.contributes;
-  const out: InitializeParams["contributes"] = {
-    tools: [...c.tools],
-    commands: [...c.commands],
-    hooks: [...c.hooks],
-    ui: [...c.ui],
-    context: c.context,
-    tool_renderers: [...c.tool_renderers],
-    notifications: c.notifications,
-    confirmations: c.confirmations,
-  };
-  if (isNegotiated(m.api_version)) {
-    out.presentation = c.presentation;
-    out.menu = c.menu;
-  }
-  return out;
-}
-

@@ -1,8 +1,8 @@
 export { ExtensionHost } from "./extension-host.js";
 export type {
-  ExtensionHostOptions, CallOptions, ExtensionStatus, ExtensionState, Health, HostTool, HostCommand, ToolCallOutcome,
-  HookOutcome, ConfirmService,
+  ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService,
 } from "./extension-host.js";
+export type { ExtensionStatus, ExtensionState, Health } from "./extension-status.js";
 export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
 export { parseManifest } from "./manifest/manifest.js";
 export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";

@@ -8,7 +8,7 @@
  * A handler that throws produces a tool error result (tool/call) or a JSON-RPC error (others).
  */
 import {
-  ErrorCode, EnvelopeReader, RpcPeer, WireError, isPlainObject, isNegotiated,
+  ErrorCode, EnvelopeReader, RpcPeer, WireError, isPlainObject, isNegotiated, isServerErrorCode,
   validateToolCallParams, validateCommandExecuteParams, validateHookRunParams, validateContextCollectParams,
   validateStatusCollectParams, validateToolRenderParams, isValidToolName, REQUIRED_FEATURES,
   type ApiVersion, type CommandDefinition, type ExecutionContext, type JsonRpcId, type RequestMessage,
@@ -41,7 +41,7 @@ export class Extension {
   #statusHandler: StatusHandler | null = null;
   readonly #active = new Map<JsonRpcId, ActiveRequest>();
   #peer: RpcPeer | null = null;
-  #writer: StdoutWriter | null = null;
+  readonly #writer: StdoutWriter;
   #initialized = false;
   #features = new Set<string>();
   #semaphore: Semaphore;
@@ -56,6 +56,9 @@ export class Extension {
     this.apiVersion = options.apiVersion;
     this.#maxConcurrent = max;
     this.#semaphore = new Semaphore(max);
+    // Take stdout over now, not in run(): a "loading..." log between the two must not reach the
+    // host as a non-frame (FRAME-03).
+    this.#writer = new StdoutWriter();
   }
 
   tool(spec: ToolSpec, handler: ToolHandler): this {
@@ -120,8 +123,7 @@ export class Extension {
    */
   run(): Promise<void> {
     if (this.#peer) throw new Error("run() was called twice");
-    const writer = new StdoutWriter();
-    this.#writer = writer;
+    const writer = this.#writer;
     const peer = new RpcPeer({
       transport: writer,
       onRequest: (request) => this.#onRequest(request),
@@ -155,7 +157,7 @@ export class Extension {
     if (this.#exiting) return;
     this.#exiting = true;
     for (const a of this.#active.values()) a.controller.abort(new Error("extension is shutting down"));
-    await this.#writer?.flushed();
+    await this.#writer.flushed();
     process.exit(code);
   }
 
@@ -179,6 +181,9 @@ export class Extension {
     this.#active.set(request.id, entry);
     await this.#semaphore.acquire();
     try {
+      // Cancelled while waiting for a slot: answer without running the handler, so no work (and
+      // no side effect) starts after the host gave up on it.
+      if (controller.signal.aborted) throw controller.signal.reason;
       return await this.#route(request, controller.signal);
     } catch (err) {
       if (controller.signal.aborted && isNegotiated(this.apiVersion)) throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
@@ -220,11 +225,16 @@ export class Extension {
       method,
       context,
       notify: (n) => this.notify(n),
-      confirm: (options) => this.#confirm(id, method, options),
+      confirm: (options) => this.#confirm(id, method, signal, options),
     };
   }
 
-  async #confirm(parent: JsonRpcId, method: string, options: ConfirmOptions): Promise<boolean> {
+  /**
+   * confirmation/request parented to the running request. Resolves false when the host refuses
+   * (no frontend, undeclared); rejects when the request is cancelled meanwhile, so a handler never
+   * waits on an answer nobody will give.
+   */
+  async #confirm(parent: JsonRpcId, method: string, signal: AbortSignal, options: ConfirmOptions): Promise<boolean> {
     const peer = this.#requirePeer("confirm");
     const params: Record<string, unknown> = {
       prompt: options.prompt,
@@ -238,8 +248,21 @@ export class Extension {
       }
       params["parent_request_id"] = parent;
     }
-    const answer = await peer.request("confirmation/request", params).result;
-    return isPlainObject(answer) && answer["confirmed"] === true;
+    signal.throwIfAborted();
+    const outgoing = peer.request("confirmation/request", params);
+    const onAbort = (): void => {
+      peer.abandon(outgoing.id, "cancelled", signal.reason instanceof Error ? signal.reason : new Error("cancelled"));
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+    try {
+      const answer = await outgoing.result;
+      return isPlainObject(answer) && answer["confirmed"] === true;
+    } catch (err) {
+      if (err instanceof WireError) return false;
+      throw err;
+    } finally {
+      signal.removeEventListener("abort", onAbort);
+    }
   }
 
   async #route(request: RequestMessage, signal: AbortSignal): Promise<unknown> {
@@ -253,7 +276,7 @@ export class Extension {
           const value = await tool.handler(p.arguments, this.#context(id, request.method, signal, p.context));
           return toToolResult(value, this.apiVersion);
         } catch (err) {
-          if (err instanceof WireError || signal.aborted) throw err;
+          if (err instanceof WireError || signal.aborted) throw authorError(err);
           const message = err instanceof Error ? err.message : String(err);
           return toToolResult({ content: `Error: ${message}`, isError: true }, this.apiVersion);
         }
@@ -262,34 +285,56 @@ export class Extension {
         const p = params(validateCommandExecuteParams(request.params));
         const command = this.#commands.get(p.name);
         if (!command) throw new WireError(ErrorCode.InvalidParams, `unknown command "${p.name}"`);
-        return toCommandResult(await command.handler(p.arguments, this.#context(id, request.method, signal, p.context)));
+        return toCommandResult(await author(() => command.handler(p.arguments, this.#context(id, request.method, signal, p.context))));
       }
       case "hook/run": {
         const p = params(validateHookRunParams(request.params));
         const hook = this.#hooks.get(p.hook);
         if (!hook) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${p.hook}"`);
-        return toHookResult(await hook(p.payload as Record<string, unknown>, this.#context(id, request.method, signal, p.context)));
+        return toHookResult(await author(() => hook(p.payload as Record<string, unknown>, this.#context(id, request.method, signal, p.context))));
       }
       case "context/collect": {
         const p = params(validateContextCollectParams(request.params));
         if (!this.#contextHandler) return [];
-        return (await this.#contextHandler(p.prompt, this.#context(id, request.method, signal, p.context))).map(toContext);
+        const handler = this.#contextHandler;
+        return (await author(() => handler(p.prompt, this.#context(id, request.method, signal, p.context)))).map(toContext);
       }
       case "status/collect": {
         const p = params(validateStatusCollectParams(request.params));
         if (!this.#statusHandler) return null;
-        return toStatusResult(await this.#statusHandler(p.surface, this.#context(id, request.method, signal, p.context)), p.surface);
+        const handler = this.#statusHandler;
+        return toStatusResult(await author(() => handler(p.surface, this.#context(id, request.method, signal, p.context))), p.surface);
       }
       case "tool/render": {
         const p = params(validateToolRenderParams(request.params));
         const renderer = this.#renderers.get(p.name);
         if (!renderer) throw new WireError(ErrorCode.InvalidParams, `no renderer for tool "${p.name}"`);
         const input = { name: p.name, arguments: p.arguments, output: p.output, isError: p.is_error };
-        return toRenderResult(await renderer(input, this.#context(id, request.method, signal, p.context)));
+        return toRenderResult(await author(() => renderer(input, this.#context(id, request.method, signal, p.context))));
       }
       default:
         throw new WireError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);
     }
+  }
+}
+
+/**
+ * Author handlers may throw WireError with a server code (-32000..-32099, ERR-03) or the standard
+ * -32602 / -32603 / -32800; any other code would impersonate the protocol (-32601 means "unknown
+ * method") and becomes -32603, keeping the message.
+ */
+export function authorError(err: unknown): unknown {
+  if (!(err instanceof WireError)) return err;
+  const allowed = isServerErrorCode(err.code) || err.code === ErrorCode.InvalidParams || err.code === ErrorCode.InternalError || err.code === ErrorCode.RequestCancelled;
+  return allowed ? err : new WireError(ErrorCode.InternalError, `${err.message} (the extension used code ${err.code}, outside the -32000..-32099 server range)`, err.data);
+}
+
+/** Runs an author handler, mapping what it throws through authorError. */
+async function author<T>(run: () => T | Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (err) {
+    throw authorError(err);
   }
 }
 

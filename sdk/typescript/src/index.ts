@@ -1,4 +1,5 @@
 export { Extension } from "./extension.js";
+export { WireError, ErrorCode } from "@octet/protocol";
 export type {
   ExtensionOptions, ToolSpec, ToolResultObject, ToolReturn, CommandSpec, CommandResultObject, CommandReturn,
   NotificationInput, ContextInput, HookReturnObject, HookReturn, StatusReturn, RenderReturn, ConfirmOptions,

@@ -27,8 +27,14 @@ export class StdoutWriter implements PeerTransport {
       return process.stderr.write(chunk as string, callback as (err?: Error | null) => void);
     }) as typeof stream.write;
     stream.write = toStderr;
+    // A broken stdout (the host closed its end: EPIPE) never drains again. Stop waiting for it and
+    // drop the frames not yet started (nobody can read them), so flushed() settles and the process
+    // can exit on shutdown or EOF instead of waiting forever (FRAME-12).
     stream.on("error", (err: Error) => {
       this.#broken = err;
+      this.#waitingDrain = false;
+      this.#queue.length = 0;
+      this.#settleIdle();
     });
   }
 
@@ -48,9 +54,9 @@ export class StdoutWriter implements PeerTransport {
     };
   }
 
-  /** Resolves once every queued frame has been handed to the OS. */
+  /** Resolves once every queued frame has been handed to the OS, or at once if the stream broke. */
   flushed(): Promise<void> {
-    if (this.#inflight === 0 && !this.#waitingDrain && this.#queue.length === 0) return Promise.resolve();
+    if (this.#broken || (this.#inflight === 0 && !this.#waitingDrain && this.#queue.length === 0)) return Promise.resolve();
     return new Promise((resolve) => this.#idleWaiters.push(resolve));
   }
 
@@ -76,7 +82,8 @@ export class StdoutWriter implements PeerTransport {
   }
 
   #settleIdle(): void {
-    if (this.#inflight > 0 || this.#waitingDrain || (this.#queue.length > 0 && !this.#broken)) return;
+    // Once broken nothing more will be written, so nothing is left to wait for.
+    if (!this.#broken && (this.#inflight > 0 || this.#waitingDrain || this.#queue.length > 0)) return;
     const waiters = this.#idleWaiters;
     this.#idleWaiters = [];
     for (const w of waiters) w();

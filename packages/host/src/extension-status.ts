@@ -1,0 +1,87 @@
+/**
+ * What status() reports per extension, derived from its discovery entry and current generation:
+ * state, generation, pid, features, pending requests, health and a bounded last error (LIFE-01,
+ * LIFE-02). Pure: reads, never changes an entry.
+ */
+import type { DiscoveredExtension } from "./manifest/discovery.js";
+import type { GenerationState } from "./events.js";
+import type { Generation } from "./generation.js";
+
+export type ExtensionState = GenerationState | "not_enabled" | "not_trusted" | "invalid" | "parked";
+export type Health = "ok" | "degraded" | "failed" | "stopped" | "inactive";
+
+export interface ExtensionStatus {
+  name: string;
+  version: string | null;
+  apiVersion: string | null;
+  source: string;
+  manifestPath: string;
+  enabled: boolean;
+  trusted: boolean;
+  state: ExtensionState;
+  generation: number;
+  pid: number | null;
+  features: string[];
+  pendingRequests: number;
+  health: Health;
+  lastError: string | null;
+  reason: string;
+  errors: string[];
+  tools: string[];
+  commands: string[];
+}
+
+/** One discovered extension as the host tracks it. */
+export interface Entry {
+  discovered: DiscoveredExtension;
+  enabled: boolean;
+  trusted: boolean;
+  reason: string;
+  generation: Generation | null;
+  parkedError: string | null;
+  /** The reload in progress, so reloads of one extension never race (SUP-08). */
+  reloading?: Promise<void>;
+}
+
+/** API 0.1 and 0.2 without dynamic tools require an identical catalog across a reload (SUP-15, SUP-16). */
+export function sameCatalog(a: Generation, b: Generation): boolean {
+  const ra = a.accepted?.result;
+  const rb = b.accepted?.result;
+  return JSON.stringify([ra?.tools, ra?.commands]) === JSON.stringify([rb?.tools, rb?.commands]);
+}
+
+export function statusOf(e: Entry): ExtensionStatus {
+  const d = e.discovered;
+  const m = d.manifest;
+  const g = e.generation;
+  let state: ExtensionState;
+  if (!m || d.errors.length > 0 || d.shadowedBy) state = "invalid";
+  else if (!e.enabled) state = "not_enabled";
+  else if (!e.trusted) state = "not_trusted";
+  else if (e.parkedError !== null) state = "parked";
+  else state = g ? g.state : "stopped";
+  const health: Health =
+    state === "ready" ? "ok" : state === "degraded" ? "degraded" : state === "crashed" || state === "parked" || state === "invalid" ? "failed" : state === "stopped" ? "stopped" : "inactive";
+  const accepted = g?.accepted;
+  return {
+    name: d.name,
+    version: m?.version ?? null,
+    apiVersion: m?.api_version ?? null,
+    source: d.source,
+    manifestPath: d.manifestPath,
+    enabled: e.enabled,
+    trusted: e.trusted,
+    state,
+    generation: state === "parked" ? 0 : g?.number ?? 0,
+    pid: g && (g.state === "ready" || g.state === "initializing") ? g.pid : null,
+    features: g?.features ?? [],
+    pendingRequests: g?.pendingRequests ?? 0,
+    health,
+    lastError: e.parkedError ?? g?.lastError ?? (d.errors[0]?.message ?? null),
+    reason: e.reason,
+    errors: d.errors.map((x) => x.message),
+    tools: accepted ? accepted.result.tools.map((t) => t.name) : m?.contributes.tools ?? [],
+    commands: accepted ? accepted.result.commands.map((c) => c.name) : m?.contributes.commands ?? [],
+  };
+}
+

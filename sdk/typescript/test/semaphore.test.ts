@@ -1,0 +1,39 @@
+/**
+ * The SDK's concurrency bound (PY-04, mirrored by the TS SDK per PY-58): at most `permits` holders,
+ * waiters admitted in arrival order, a release handing its permit straight to the next waiter.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { Semaphore } from "../src/semaphore.js";
+
+/** Lets every already-resolved promise continuation run. */
+const settle = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+test("PY-04: a semaphore of 2 admits two holders and queues the rest in FIFO order", async () => {
+  const sem = new Semaphore(2);
+  const admitted: number[] = [];
+  for (let n = 0; n < 5; n++) void sem.acquire().then(() => admitted.push(n));
+  await settle();
+  assert.deepEqual(admitted, [0, 1]);
+  sem.release();
+  await settle();
+  assert.deepEqual(admitted, [0, 1, 2], "one release admits exactly one waiter, the oldest");
+  sem.release();
+  sem.release();
+  await settle();
+  assert.deepEqual(admitted, [0, 1, 2, 3, 4]);
+});
+
+test("PY-04: a release with no waiter returns the permit for the next acquire", async () => {
+  const sem = new Semaphore(1);
+  await sem.acquire();
+  sem.release();
+  let got = false;
+  void sem.acquire().then(() => (got = true));
+  await settle();
+  assert.equal(got, true);
+  let second = false;
+  void sem.acquire().then(() => (second = true));
+  await settle();
+  assert.equal(second, false, "the single permit is held");
+});
