@@ -4,7 +4,7 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { EXAMPLES, makeExtensions, processesMentioning, runCli } from "./helpers.js";
+import { CLI, EXAMPLES, makeExtensions, processesMentioning, runCli, waitUntil } from "./helpers.js";
 
 const HELLO = ["--extension-dir", EXAMPLES, "--enable-extension", "hello-world"];
 
@@ -128,6 +128,29 @@ test("CALL-13, CALL-15: a tool error result exits 1; an API 0.2 text result exit
     const ok = await runCli([...base, "--json", "call", "echo2", '{"v":2}']);
     assert.equal(ok.code, 0, ok.stderr);
     assert.deepEqual(JSON.parse(ok.stdout)["content"], [{ type: "text", text: '{"v":2}' }]);
+  } finally {
+    await cleanup();
+  }
+});
+
+test("Ctrl-C during octet call cancels the call, exits 130 and leaves no extension process", async () => {
+  const { dir, cleanup } = await makeExtensions([{ name: "sleepy", behaviour: "good" }]);
+  try {
+    const { spawn } = await import("node:child_process");
+    const child = spawn(process.execPath, [CLI, "--verbose", "--extension-dir", dir, "--workspace", dir, "--enable-extension", "sleepy", "call", "slow", "{}"], {
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let stderr = "";
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await waitUntil(() => /generation 1: ready/.test(stderr), 10_000, "the extension to be ready");
+    child.kill("SIGINT");
+    const code = await exited;
+    assert.equal(code, 130, stderr);
+    assert.match(stderr, /cancelling/);
+    assert.match(stderr, /octet: tool "slow" of extension "sleepy": tool\/call \(id \d+\) was cancelled/);
+    assert.deepEqual(processesMentioning(dir), []);
   } finally {
     await cleanup();
   }

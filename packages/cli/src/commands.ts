@@ -30,9 +30,9 @@ function listJson(s: Awaited<ReturnType<typeof ExtensionHost.discover>>[number])
 }
 
 export async function extensionsStatus(options: GlobalOptions): Promise<number> {
-  const host = await ExtensionHost.start(hostOptions(options));
-  const list = host.status();
-  await host.shutdown();
+  const outcome = await withHost(() => ExtensionHost.start(hostOptions(options)), async (host) => host.status());
+  if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
+  const list = outcome.value!;
   process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list));
   const failed = list.some((s) => s.enabled && s.trusted && s.state !== "ready");
   return failed ? EXIT_UNAVAILABLE : EXIT_OK;
@@ -57,8 +57,7 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
   if (tool === undefined) throw new UsageError("call needs a TOOL name: octet call TOOL [ARGS_JSON]");
   if (rest.length > 0) throw new UsageError(`call takes one ARGS_JSON argument; got extra arguments: ${rest.join(" ")} (quote the JSON)`);
   const args = parseToolArgs(argsText);
-  const host = await ExtensionHost.start(hostOptions(options, optionalConfirm()));
-  const outcome = await withHost(host, (signal) => host.callTool(tool, args, { signal }));
+  const outcome = await withHost(() => ExtensionHost.start(hostOptions(options, optionalConfirm())), (host, signal) => host.callTool(tool, args, { signal }));
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const result = outcome.value as ToolCallOutcome;
   if (options.json) process.stdout.write(JSON.stringify(resultJson(tool, result), null, 2) + "\n");
@@ -76,8 +75,7 @@ function resultJson(tool: string, r: ToolCallOutcome): Record<string, unknown> {
 export async function command(options: GlobalOptions, positionals: string[]): Promise<number> {
   const [name, ...args] = positionals;
   if (name === undefined) throw new UsageError("command needs a NAME: octet command NAME [ARG...]");
-  const host = await ExtensionHost.start(hostOptions(options, optionalConfirm()));
-  const outcome = await withHost(host, (signal) => host.runCommand(name.replace(/^\//, ""), args, { signal }));
+  const outcome = await withHost(() => ExtensionHost.start(hostOptions(options, optionalConfirm())), (host, signal) => host.runCommand(name.replace(/^\//, ""), args, { signal }));
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const r = outcome.value!;
   if (options.json) {

@@ -69,11 +69,14 @@ export function terminalConfirm(): ConfirmService | undefined {
 }
 
 /**
- * Runs `work` with the host, cancelling on the first Ctrl-C (or SIGTERM/SIGHUP) and leaving on
- * the second; the extensions are always stopped before returning.
+ * Starts the host and runs `work` with it. Signal handling is installed before the extensions
+ * start, so a Ctrl-C at any moment is handled: the first one (or SIGTERM/SIGHUP) cancels the work
+ * (or the start-up), a second one stops the extensions at once and leaves. The extensions are
+ * always stopped before this returns.
  */
-export async function withHost<T>(host: ExtensionHost, work: (signal: AbortSignal) => Promise<T>): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
+export async function withHost<T>(start: () => Promise<ExtensionHost>, work: (host: ExtensionHost, signal: AbortSignal) => Promise<T>): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
   const controller = new AbortController();
+  let host: ExtensionHost | null = null;
   let interrupts = 0;
   const onSignal = (): void => {
     interrupts++;
@@ -81,18 +84,20 @@ export async function withHost<T>(host: ExtensionHost, work: (signal: AbortSigna
       process.stderr.write("\ncancelling (press Ctrl-C again to leave now)\n");
       controller.abort(new Error("interrupted"));
     } else {
-      void host.shutdown({ fast: true }).finally(() => process.exit(130));
+      void (host?.shutdown({ fast: true }) ?? Promise.resolve()).finally(() => process.exit(130));
     }
   };
   const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const s of signals) process.on(s, onSignal);
   try {
-    const value = await work(controller.signal);
+    host = await start();
+    if (controller.signal.aborted) throw new Error("interrupted while the extensions were starting");
+    const value = await work(host, controller.signal);
     return { value, interrupted: controller.signal.aborted };
   } catch (error) {
     return { error, interrupted: controller.signal.aborted };
   } finally {
-    await host.shutdown({ fast: controller.signal.aborted });
+    await host?.shutdown({ fast: controller.signal.aborted });
     for (const s of signals) process.off(s, onSignal);
   }
 }

@@ -143,7 +143,7 @@ export class ExtensionHost {
         const text = `Tool ${name} failed: ${err.message} (code ${err.code})`;
         return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
       }
-      throw err;
+      throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
     const checked = validateToolResult(raw, g.api, definition);
     if (!checked.ok) {
@@ -160,10 +160,15 @@ export class ExtensionHost {
     const found = this.#ready().find(({ g }) => g.accepted?.result.commands.some((c) => c.name === name));
     if (!found) throw new OctetError("unknown_command", this.#unknown("command", name, this.commands().map((c) => c.name)));
     const { g } = found;
-    const raw = await g.request("command/execute", { name, arguments: args, context: g.context(true) }, {
-      timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS,
-      signal: options.signal,
-    });
+    let raw: unknown;
+    try {
+      raw = await g.request("command/execute", { name, arguments: args, context: g.context(true) }, {
+        timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS,
+        signal: options.signal,
+      });
+    } catch (err) {
+      throw withSubject(err, `command /${name} of extension "${g.name}"`);
+    }
     const checked = validateCommandResult(raw);
     if (!checked.ok) throw new OctetError("invalid_result", `extension "${g.name}" returned an invalid command/execute result: ${checked.problems.join("; ")}`);
     return { ...checked.value, extension: g.name };
@@ -421,4 +426,11 @@ export class ExtensionHost {
       }
     }
   }
+}
+
+/** Prefixes a local error with what was being done, keeping its code ("tool "x" of extension "y": ..."). */
+function withSubject(err: unknown, subject: string): unknown {
+  if (err instanceof OctetError) return new OctetError(err.code, `${subject}: ${err.message}`, { cause: err });
+  if (err instanceof WireError) return new WireError(err.code, `${subject}: ${err.message}`, err.data);
+  return err;
 }
