@@ -23,9 +23,9 @@ Flags:
   -h, --help               this help
   --version                print the octet version
 
-Extensions are found in three places: DIR given by --extension-dir (source "explicit"),
-<workspace>/.octet/extensions/*/ (source "project") and $OCTET_HOME/extensions/*/
-(default ~/.octet/extensions, source "global").
+Extensions are found in three places, the first of a name winning: DIR given by
+--extension-dir (source "explicit"), $OCTET_HOME/extensions/*/ (default ~/.octet/extensions,
+source "global") and <workspace>/.octet/extensions/*/ (source "project").
 
 Example:
   octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'

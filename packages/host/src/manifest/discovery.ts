@@ -48,7 +48,7 @@ interface Candidate {
   manifestPath: string;
 }
 
-const PRECEDENCE = "explicit beats project beats global; within a source the first directory in sorted order wins";
+const PRECEDENCE = "explicit beats global beats project; within a source the first directory in sorted order wins";
 
 function errnoCode(err: unknown): string {
   return (err as NodeJS.ErrnoException | undefined)?.code ?? "error";
@@ -144,7 +144,7 @@ export function resolveOctetHome(options: Pick<DiscoverOptions, "octetHome" | "h
 
 /**
  * Discovers every extension of the three sources. Order of the result: directory error entries
- * (name ""), then explicit (dirs in the order given), project, global; within one directory,
+ * (name ""), then explicit (dirs in the order given), global, project; within one directory,
  * children sorted by name. Every found
  * manifest is listed, including invalid and shadowed ones, so a CLI can show why it will not run.
  */
@@ -159,10 +159,12 @@ export async function discoverExtensions(options: DiscoverOptions): Promise<Disc
   const projectRoot = path.join(workspace, ".octet", "extensions");
   const globalRoot = path.join(resolveOctetHome(options), "extensions");
   // When the workspace is the home directory both roots are one directory: it is global, not project.
+  // Global before project: a repository must not be able to replace an extension the user
+  // installed (and granted trust by name) with one of its own of the same name.
+  await scanRoot(globalRoot, "global", "global extensions directory", candidates, dirErrors);
   if ((await realOrSelf(projectRoot)) !== (await realOrSelf(globalRoot))) {
     await scanRoot(projectRoot, "project", "project extensions directory", candidates, dirErrors);
   }
-  await scanRoot(globalRoot, "global", "global extensions directory", candidates, dirErrors);
 
   const found: DiscoveredExtension[] = [];
   const seenFiles = new Set<string>();

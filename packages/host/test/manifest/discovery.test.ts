@@ -63,8 +63,8 @@ test("MAN-10: each discovered manifest has source explicit, project or global", 
       list.map((x) => [x.name, x.source, x.manifestPath, x.dir, x.errors, x.shadowedBy]),
       [
         ["hello-tools", "explicit", e, path.dirname(e), [], null],
-        ["proj", "project", p, path.dirname(p), [], null],
         ["glob", "global", g, path.dirname(g), [], null],
+        ["proj", "project", p, path.dirname(p), [], null],
       ],
     );
     for (const x of list) {
@@ -75,7 +75,7 @@ test("MAN-10: each discovered manifest has source explicit, project or global", 
   });
 });
 
-test("MAN-10: duplicate names resolve explicit over project over global; losers stay listed as shadowed", async () => {
+test("MAN-10, MAN-22: duplicate names resolve explicit over global over project (a repository cannot replace a global extension); losers stay listed as shadowed", async () => {
   await withLayout(async (l) => {
     const explicitDir = path.join(l.root, "mine");
     const e = await put(explicitDir, "dup", manifestText("dup"));
@@ -87,11 +87,11 @@ test("MAN-10: duplicate names resolve explicit over project over global; losers 
     const list = await discoverExtensions({ workspace: l.workspace, extensionDirs: [explicitDir], octetHome: l.home });
     assert.deepEqual(summary(list), [
       ["dup", "explicit", true, null],
-      ["dup", "project", true, e],
-      ["pg", "project", true, null],
       ["dup", "global", true, e],
-      ["pg", "global", true, pg],
+      ["pg", "global", true, null],
       ["solo", "global", true, null],
+      ["dup", "project", true, e],
+      ["pg", "project", true, gp],
     ]);
     const loser = list.find((x) => x.manifestPath === p)!;
     assert.equal(loser.errors.length, 1);
@@ -100,9 +100,9 @@ test("MAN-10: duplicate names resolve explicit over project over global; losers 
     assert.equal(err.file, p);
     assert.equal(err.key, "name");
     assert.ok(err.message.startsWith(`${p}: key "name": project extension "dup" is shadowed by explicit extension ${e}`), err.message);
-    assert.match(err.message, /explicit beats project beats global/);
+    assert.match(err.message, /explicit beats global beats project/);
     assert.equal(list.find((x) => x.manifestPath === g)!.errors[0]!.rule, "shadowed");
-    assert.equal(list.find((x) => x.manifestPath === gp)!.shadowedBy, pg);
+    assert.equal(list.find((x) => x.manifestPath === pg)!.shadowedBy, gp, "the project pg does not replace the global pg");
     assert.deepEqual(list.find((x) => x.manifestPath === gOnly)!.errors, []);
   });
 });
@@ -252,12 +252,12 @@ test("MAN-03: an invalid manifest is listed with its errors, named by its manife
 
 test("MAN-03: a broken higher-precedence manifest still shadows a valid lower one", async () => {
   await withLayout(async (l) => {
-    const p = await put(l.project, "x", manifestText("x", "bogus = 1"));
-    await put(l.global, "x", manifestText("x"));
+    const g = await put(l.global, "x", manifestText("x", "bogus = 1"));
+    await put(l.project, "x", manifestText("x"));
     const list = await discoverExtensions({ workspace: l.workspace, octetHome: l.home });
     assert.deepEqual(summary(list), [
-      ["x", "project", false, null],
-      ["x", "global", true, p],
+      ["x", "global", false, null],
+      ["x", "project", true, g],
     ]);
   });
 });
