@@ -71,17 +71,28 @@ export function groupMembers(pgid: number): number[] {
   return out;
 }
 
-/** Processes whose command line mentions `needle` (to find fixture processes by their folder). */
+/**
+ * Live processes whose command line or environment mentions `needle`. Extension processes carry
+ * OCTET_EXTENSION_DIR=<their folder> (and their children inherit it), so passing an extension's
+ * folder finds every process it started, grandchildren included.
+ */
 export function processesMentioning(needle: string): number[] {
   const out: number[] = [];
   for (const name of readdirSync("/proc")) {
     const pid = Number(name);
     if (!Number.isInteger(pid) || pid === process.pid) continue;
     try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
       const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
       const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-      if (cmd.includes(needle) && state !== "Z") out.push(pid);
+      if (state === "Z" || state === "X") continue;
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8");
+      let environ = "";
+      try {
+        environ = readFileSync(`/proc/${pid}/environ`, "utf8");
+      } catch {
+        // Another user's process: its environment is not ours to read.
+      }
+      if (cmd.includes(needle) || environ.includes(needle)) out.push(pid);
     } catch {
       // The process ended while we looked.
     }

@@ -3,7 +3,7 @@
  * host API and its outcome to output and an exit status (see exit-codes.ts).
  */
 import { ExtensionHost, type ToolCallOutcome } from "@octet/host";
-import { OctetError } from "@octet/protocol";
+import { OctetError, WireError } from "@octet/protocol";
 import { UsageError, type GlobalOptions } from "./args.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE } from "./exit-codes.js";
 import { listTable, statusTable } from "./output.js";
@@ -30,7 +30,7 @@ function listJson(s: Awaited<ReturnType<typeof ExtensionHost.discover>>[number])
 }
 
 export async function extensionsStatus(options: GlobalOptions): Promise<number> {
-  const outcome = await withHost(() => ExtensionHost.start(hostOptions(options)), async (host) => host.status());
+  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { signal })), async (host) => host.status());
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const list = outcome.value!;
   process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list));
@@ -57,7 +57,7 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
   if (tool === undefined) throw new UsageError("call needs a TOOL name: octet call TOOL [ARGS_JSON]");
   if (rest.length > 0) throw new UsageError(`call takes one ARGS_JSON argument; got extra arguments: ${rest.join(" ")} (quote the JSON)`);
   const args = parseToolArgs(argsText);
-  const outcome = await withHost(() => ExtensionHost.start(hostOptions(options, optionalConfirm())), (host, signal) => host.callTool(tool, args, { signal }));
+  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { ...optionalConfirm(), signal })), (host, signal) => host.callTool(tool, args, { signal }));
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const result = outcome.value as ToolCallOutcome;
   if (options.json) process.stdout.write(JSON.stringify(resultJson(tool, result), null, 2) + "\n");
@@ -75,7 +75,7 @@ function resultJson(tool: string, r: ToolCallOutcome): Record<string, unknown> {
 export async function command(options: GlobalOptions, positionals: string[]): Promise<number> {
   const [name, ...args] = positionals;
   if (name === undefined) throw new UsageError("command needs a NAME: octet command NAME [ARG...]");
-  const outcome = await withHost(() => ExtensionHost.start(hostOptions(options, optionalConfirm())), (host, signal) => host.runCommand(name.replace(/^\//, ""), args, { signal }));
+  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { ...optionalConfirm(), signal })), (host, signal) => host.runCommand(name.replace(/^\//, ""), args, { signal }));
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const r = outcome.value!;
   if (options.json) {
@@ -92,11 +92,16 @@ function optionalConfirm(): { services?: { confirm: NonNullable<ReturnType<typeo
   return confirm ? { services: { confirm } } : {};
 }
 
-/** Prints why a call could not be made, and picks the exit status. */
+/**
+ * Prints why a call failed, and picks the exit status: an error the extension itself answered
+ * (a JSON-RPC error reply) is the command's error result (1); anything else means the extension
+ * could not be started or reached (3), or the user interrupted (130).
+ */
 export function reportFailure(options: GlobalOptions, error: unknown, interrupted: boolean): number {
-  const code = error instanceof OctetError ? error.code : "error";
+  const code = error instanceof OctetError ? error.code : error instanceof WireError ? error.code : "error";
   const message = error instanceof Error ? error.message : String(error);
   if (options.json) process.stdout.write(JSON.stringify({ error: { code, message } }, null, 2) + "\n");
   else process.stderr.write(`octet: ${message}\n`);
-  return interrupted ? EXIT_INTERRUPTED : EXIT_UNAVAILABLE;
+  if (interrupted) return EXIT_INTERRUPTED;
+  return error instanceof WireError ? EXIT_TOOL_ERROR : EXIT_UNAVAILABLE;
 }

@@ -53,6 +53,8 @@ main(process.argv.slice(2)).then(
   },
   (err: unknown) => {
     if (err instanceof UsageError) {
+      // --json promises one JSON document on stdout, also when the command line is wrong.
+      if (process.argv.includes("--json")) process.stdout.write(JSON.stringify({ error: { code: "usage", message: err.message } }, null, 2) + "\n");
       process.stderr.write(`octet: ${err.message}\nRun "octet --help" for usage.\n`);
       process.exitCode = EXIT_USAGE;
       return;

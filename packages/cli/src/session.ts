@@ -55,13 +55,18 @@ export function terminalConfirm(): ConfirmService | undefined {
   if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
   return async (request) => {
     const rl = createInterface({ input: process.stdin, output: process.stderr });
+    // In raw mode Ctrl-C is a key, not a signal: turn it back into SIGINT so it cancels the call.
+    rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
     try {
       const hint = request.default ? "[Y/n]" : "[y/N]";
       const detail = request.detail ? `\n  ${request.detail}` : "";
       const warn = request.destructive ? paint("red", " (destructive)") : "";
-      const answer = (await rl.question(`[${request.extension}] ${request.prompt}${warn}${detail}\n${hint} `)).trim().toLowerCase();
+      const answer = (await rl.question(`[${request.extension}] ${request.prompt}${warn}${detail}\n${hint} `, { signal: request.signal })).trim().toLowerCase();
       if (answer === "") return request.default;
       return answer === "y" || answer === "yes";
+    } catch {
+      // Aborted: the call was cancelled or the extension went away; nobody needs the answer.
+      return false;
     } finally {
       rl.close();
     }
@@ -74,7 +79,7 @@ export function terminalConfirm(): ConfirmService | undefined {
  * (or the start-up), a second one stops the extensions at once and leaves. The extensions are
  * always stopped before this returns.
  */
-export async function withHost<T>(start: () => Promise<ExtensionHost>, work: (host: ExtensionHost, signal: AbortSignal) => Promise<T>): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
+export async function withHost<T>(start: (signal: AbortSignal) => Promise<ExtensionHost>, work: (host: ExtensionHost, signal: AbortSignal) => Promise<T>): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
   const controller = new AbortController();
   let host: ExtensionHost | null = null;
   let interrupts = 0;
@@ -84,13 +89,14 @@ export async function withHost<T>(start: () => Promise<ExtensionHost>, work: (ho
       process.stderr.write("\ncancelling (press Ctrl-C again to leave now)\n");
       controller.abort(new Error("interrupted"));
     } else {
-      void (host?.shutdown({ fast: true }) ?? Promise.resolve()).finally(() => process.exit(130));
+      // Leave now: the host's exit hook SIGKILLs every extension process group still registered.
+      process.exit(130);
     }
   };
   const signals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const s of signals) process.on(s, onSignal);
   try {
-    host = await start();
+    host = await start(controller.signal);
     if (controller.signal.aborted) throw new Error("interrupted while the extensions were starting");
     const value = await work(host, controller.signal);
     return { value, interrupted: controller.signal.aborted };

@@ -8,28 +8,49 @@ import { ExtensionHost } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./args.js";
 import { parseToolArgs } from "./commands.js";
-import { EXIT_OK } from "./exit-codes.js";
+import { EXIT_INTERRUPTED, EXIT_OK } from "./exit-codes.js";
 import { SHELL_HELP } from "./help.js";
 import { listTable, statusTable, table } from "./output.js";
 import { hostOptions } from "./session.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // A confirmation waiting for the next input line (set from the confirm service below).
-  const pending: { answer: ((line: string) => void) | null } = { answer: null };
+  const pending: { answer: ((line: string | null) => void) | null } = { answer: null };
+  // Until the session is up, Ctrl-C (or SIGTERM/SIGHUP) abandons the start-up and stops what started.
+  const starting = new AbortController();
+  const abandon = (): void => starting.abort(new Error("interrupted"));
+  const startSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
+  for (const sig of startSignals) process.on(sig, abandon);
   const host = await ExtensionHost.start(
     hostOptions(options, {
+      signal: starting.signal,
       services: {
         confirm: async (request) => {
           if (!process.stdin.isTTY) return false;
           process.stdout.write(`[${request.extension}] ${request.prompt}${request.detail ? `\n  ${request.detail}` : ""}\n${request.default ? "[Y/n]" : "[y/N]"} `);
-          const answer = (await new Promise<string>((resolve) => (pending.answer = resolve))).trim().toLowerCase();
-          return answer === "" ? request.default : answer === "y" || answer === "yes";
+          const answer = await new Promise<string | null>((resolve) => {
+            pending.answer = resolve;
+            // Cancelled meanwhile: the next line must not be taken as an answer to a dead question.
+            request.signal.addEventListener("abort", () => {
+              if (pending.answer === resolve) pending.answer = null;
+              resolve(null);
+            }, { once: true });
+          });
+          if (answer === null) return false;
+          const a = answer.trim().toLowerCase();
+          return a === "" ? request.default : a === "y" || a === "yes";
         },
       },
     }),
   );
   // Created after start-up: stdin stays paused (and buffers piped input) until readline reads it.
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: "octet> " });
+  for (const sig of startSignals) process.off(sig, abandon);
+  if (starting.signal.aborted) {
+    await host.shutdown({ fast: true });
+    process.stderr.write("octet: interrupted while the extensions were starting\n");
+    return EXIT_INTERRUPTED;
+  }
   const ready = host.status().filter((s) => s.state === "ready").map((s) => s.name);
   process.stdout.write(`octet shell: ${ready.length > 0 ? `running ${ready.join(", ")}` : "no extension running (enable one with --enable-extension NAME)"}. Type /help.\n`);
 
@@ -46,15 +67,20 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     if (closing) return;
     closing = true;
     queue.length = 0;
+    running?.abort(new Error("leaving"));
     rl.close();
     maybeFinish();
   };
-  rl.on("SIGINT", () => {
+  // Ctrl-C: cancel the running call, or leave when idle. On a terminal readline reports it as a
+  // key; on piped input it arrives as a real SIGINT. SIGTERM/SIGHUP always leave.
+  const interrupt = (): void => {
     if (running) {
       process.stdout.write("\ncancelling the running call\n");
       running.abort(new Error("interrupted"));
     } else void leave();
-  });
+  };
+  rl.on("SIGINT", interrupt);
+  process.on("SIGINT", interrupt);
   process.on("SIGTERM", () => void leave());
   process.on("SIGHUP", () => void leave());
 

@@ -20,12 +20,13 @@ import {
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
+import type { ConfirmService } from "./child-inbox.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
 import { resolveStartDecision } from "./manifest/trust.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
 import { sameCatalog, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 
-export type ConfirmService = (request: { extension: string; prompt: string; detail?: string; destructive: boolean; default: boolean }) => Promise<boolean>;
+export type { ConfirmService };
 
 export interface ExtensionHostOptions {
   /** The workspace: every child's cwd. Default: process.cwd(). */
@@ -50,6 +51,8 @@ export interface ExtensionHostOptions {
   /** Tool names the embedder owns; extensions cannot take them. */
   reservedToolNames?: string[];
   timeouts?: { initializeMs?: number; callMs?: number; collectMs?: number };
+  /** Aborting it during start() stops every extension started so far (fast shutdown). */
+  signal?: AbortSignal;
 }
 
 export interface CallOptions {
@@ -84,6 +87,8 @@ export class ExtensionHost {
   readonly #entries: Entry[] = [];
   readonly #listeners: HostEventListener[] = [];
   #nextGeneration = 1;
+  /** Every generation not yet known to be over, reload candidates included, so shutdown reaches all. */
+  readonly #live = new Set<Generation>();
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ExtensionHostOptions) {
@@ -102,8 +107,15 @@ export class ExtensionHost {
   /** Discovers, gates and starts the enabled, trusted extensions concurrently. */
   static async start(options: ExtensionHostOptions = {}): Promise<ExtensionHost> {
     const host = new ExtensionHost(options);
-    await host.#discover();
-    await host.#startAll();
+    const onAbort = (): void => void host.shutdown({ fast: true });
+    options.signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      if (options.signal?.aborted) onAbort();
+      await host.#discover();
+      if (!host.#shutdown) await host.#startAll();
+    } finally {
+      options.signal?.removeEventListener("abort", onAbort);
+    }
     return host;
   }
 
@@ -275,8 +287,7 @@ export class ExtensionHost {
   shutdown(options: { fast?: boolean } = {}): Promise<void> {
     this.#shutdown ??= (async () => {
       const budget = options.fast ? bounds.SHUTDOWN_FAST_TIMEOUT_MS : bounds.SHUTDOWN_AGGREGATE_TIMEOUT_MS;
-      const gens = this.#entries.flatMap((e) => (e.generation ? [e.generation] : []));
-      await Promise.all(gens.map((g) => g.stop(budget)));
+      await Promise.all([...this.#live].map((g) => g.stop(budget)));
     })();
     return this.#shutdown;
   }
@@ -335,7 +346,8 @@ export class ExtensionHost {
   #newGeneration(e: Entry): Generation {
     const m = e.discovered.manifest!;
     const session = this.#options.session ?? {};
-    return new Generation({
+    for (const g of this.#live) if (g.state === "stopped" || g.state === "crashed") this.#live.delete(g);
+    const g = new Generation({
       manifest: m,
       manifestPath: e.discovered.manifestPath,
       extensionDir: e.discovered.dir,
@@ -355,6 +367,8 @@ export class ExtensionHost {
       confirm: this.#options.services?.confirm,
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
     });
+    this.#live.add(g);
+    return g;
   }
 
   /**
@@ -371,12 +385,21 @@ export class ExtensionHost {
     if (!e.enabled || !e.trusted) return Promise.reject(new OctetError(e.enabled ? "not_trusted" : "not_enabled", `extension "${name}" cannot start: ${e.reason}`));
     if (this.#shutdown) return Promise.reject(new OctetError("shutdown", "the host is shutting down"));
     const run = async (): Promise<ExtensionStatus> => {
+      if (this.#shutdown) throw new OctetError("shutdown", "the host is shutting down");
+      // The tool names must still be free: a reload never brings back an extension that was
+      // refused for a conflict, nor lets two extensions publish one name.
+      const conflict = this.#toolConflict(e);
+      if (conflict) throw new OctetError("tool_conflict", `reload of "${name}" refused: ${conflict}`);
       const old = e.generation;
       const candidate = this.#newGeneration(e);
       try {
         await candidate.start();
       } catch (err) {
         throw new OctetError("initialize_failed", `reload of "${name}" failed; ${old?.state === "ready" ? `generation ${old.number} stays active` : "the extension stays down"}: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      if (this.#shutdown) {
+        await candidate.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
+        throw new OctetError("shutdown", `reload of "${name}" abandoned: the host is shutting down`);
       }
       if (old && old.state === "ready" && !sameCatalog(old, candidate)) {
         await candidate.stop();
@@ -393,6 +416,22 @@ export class ExtensionHost {
       () => undefined,
     );
     return next;
+  }
+
+  /** Why `e` may not publish its tools now (a reserved name or one another live extension has), or null. */
+  #toolConflict(e: Entry): string | null {
+    const tools = e.discovered.manifest?.contributes.tools ?? [];
+    const reserved = new Set(this.#options.reservedToolNames ?? []);
+    for (const t of tools) {
+      if (reserved.has(t)) return `tool "${t}" is reserved by the host`;
+      for (const other of this.#entries) {
+        if (other === e || !other.generation || other.generation.state === "stopped" || other.generation.state === "crashed") continue;
+        if (other.parkedError !== null) continue;
+        const theirs = other.generation.accepted?.result.tools.map((x) => x.name) ?? other.discovered.manifest?.contributes.tools ?? [];
+        if (theirs.includes(t)) return `tool "${t}" is already provided by extension "${other.discovered.name}"`;
+      }
+    }
+    return null;
   }
 
   #ready(): { e: Entry; g: Generation }[] {

@@ -15,10 +15,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import {
   EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated, OCTET_VERSION,
-  validateInitializeResult, validateConfirmationParams, validateNotification, validateContextContribution,
-  validateStatusContribution,
-  type AcceptedInitialize, type ApiVersion, type HostState, type NotificationMessage,
-  type PeerDiagnostic, type RequestMessage, type ResourceOwner, type ExecutionContext,
+  validateInitializeResult,
+  type AcceptedInitialize, type ApiVersion, type HostState, type PeerDiagnostic, type ResourceOwner, type ExecutionContext,
 } from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 import type { ManifestSource } from "@octet/protocol";
@@ -31,6 +29,12 @@ import { buildInitializeRequest } from "./initialize-request.js";
 import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
 import { deadline } from "./util/deadline.js";
+import { RateWindow } from "./util/rate-window.js";
+import { ChildInbox, type ConfirmService } from "./child-inbox.js";
+import { registerGroup, unregisterGroup } from "./process/registry.js";
+
+/** Diagnostics one generation may cause per second; the rest are counted in one summary. */
+const DIAGNOSTICS_PER_SECOND = 20;
 
 export interface GenerationSpec {
   manifest: ExtensionManifest;
@@ -44,7 +48,7 @@ export interface GenerationSpec {
   parentEnv: Readonly<Record<string, string | undefined>>;
   emit: (event: HostEvent) => void;
   /** Answers confirmation/request; absent means no interactive frontend, which denies (CONF-04). */
-  confirm?: ((request: { extension: string; prompt: string; detail?: string; destructive: boolean; default: boolean }) => Promise<boolean>) | undefined;
+  confirm?: ConfirmService | undefined;
   initializeTimeoutMs?: number;
   /** Called once when the generation ends for any reason other than a requested stop. */
   onUnexpectedEnd?: (error: OctetError) => void;
@@ -75,13 +79,34 @@ export class Generation {
   /** False once the generation is being replaced or stopped: no new requests are admitted. */
   #admitting = true;
   #ended = false;
-  #notificationWindow = { start: 0, count: 0, dropped: 0 };
+  #inbox: ChildInbox;
+  /** Host requests in flight: their method, and a controller aborted when they settle. */
+  readonly #active = new Map<number, { method: string; controller: AbortController }>();
+  /** Aborted when the generation ends: everything waiting on it lets go. */
+  readonly #ended$ = new AbortController();
+  /** Diagnostics per second; an extension must not be able to flood the embedder through us. */
+  readonly #diagnostics = new RateWindow(DIAGNOSTICS_PER_SECOND);
 
   constructor(spec: GenerationSpec) {
     this.spec = spec;
     this.name = spec.manifest.name;
     this.api = spec.manifest.api_version;
     this.#stderr = new StderrSink((line) => spec.emit({ type: "stderr", extension: this.name, generation: spec.number, line }));
+    this.#inbox = new ChildInbox({
+      name: this.name,
+      api: this.api,
+      generation: spec.number,
+      manifest: spec.manifest,
+      confirm: spec.confirm,
+      accepting: () => this.#state === "ready" || this.#state === "draining",
+      activeRequest: (id) => {
+        const entry = this.#active.get(id);
+        return entry ? { method: entry.method, signal: entry.controller.signal } : undefined;
+      },
+      generationSignal: this.#ended$.signal,
+      emit: (event) => spec.emit(event),
+      diagnose: (level, message) => this.#diagnose(level, message),
+    });
   }
 
   get state(): GenerationState {
@@ -151,25 +176,30 @@ export class Generation {
     }
     if (options.signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
     const outgoing = peer.request(method, params, { timeoutMs: options.timeoutMs });
+    const controller = new AbortController();
+    this.#active.set(outgoing.id, { method, controller });
     const signal = options.signal;
-    if (!signal) return outgoing.result;
     const onAbort = (): void => {
       peer.abandon(outgoing.id, "cancelled", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
     };
-    signal.addEventListener("abort", onAbort, { once: true });
+    signal?.addEventListener("abort", onAbort, { once: true });
     try {
       return await outgoing.result;
     } finally {
-      signal.removeEventListener("abort", onAbort);
+      signal?.removeEventListener("abort", onAbort);
+      this.#active.delete(outgoing.id);
+      // The parent settled: whatever its reverse requests still wait for is no longer needed.
+      controller.abort();
     }
   }
 
   /**
    * The stop ladder (SHUT-01..05): shutdown request, bounded wait for the ack, bounded wait for
    * the exit, then SIGKILL to the whole group and destroyed pipes. `budgetMs` caps the whole
-   * sequence (the aggregate deadline of SHUT-06/07 cuts a stage short).
+   * sequence (the aggregate deadline of SHUT-06/07 cuts a stage short); without one each stage
+   * gets its full timeout.
    */
-  stop(budgetMs: number = 2 * bounds.SHUTDOWN_STAGE_TIMEOUT_MS): Promise<void> {
+  stop(budgetMs: number = Number.POSITIVE_INFINITY): Promise<void> {
     if (!this.#stopping) this.#stopping = this.#stopLadder(budgetMs);
     return this.#stopping;
   }
@@ -201,8 +231,9 @@ export class Generation {
         () => undefined,
         (err: unknown) => this.#diagnose("warning", `no shutdown acknowledgement: ${err instanceof Error ? err.message : String(err)}`),
       );
-      await deadline(this.#exited, Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left()));
-      if (!this.#hasExited) this.#diagnose("warning", `did not exit within ${bounds.SHUTDOWN_STAGE_TIMEOUT_MS} ms of shutdown; killing its process group`);
+      const exitWait = Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left());
+      await deadline(this.#exited, exitWait);
+      if (!this.#hasExited) this.#diagnose("warning", `did not exit within ${exitWait} ms of the shutdown request; killing its process group`);
     }
     await this.#terminate("stopped", "stopped by the host");
   }
@@ -225,6 +256,11 @@ export class Generation {
       child.stderr.destroy();
       this.#stderr.end();
     }
+    if (this.#pgid > 1 && this.#hasExited) unregisterGroup(this.#pgid);
+    if (this.#diagnostics.dropped > 0) {
+      this.spec.emit({ type: "diagnostic", extension: this.name, generation: this.spec.number, level: "warning", message: `(${this.#diagnostics.dropped} more diagnostics suppressed; over ${DIAGNOSTICS_PER_SECOND} per second)` });
+    }
+    this.#ended$.abort();
     if (this.#scratch) {
       const dir = this.#scratch;
       this.#scratch = null;
@@ -268,6 +304,7 @@ export class Generation {
     const child = await spawnChild({ command: entry.command, args: entry.args, cwd: this.spec.workspace, env });
     this.#child = child;
     this.#pgid = child.pid ?? 0;
+    if (this.#pgid > 1) registerGroup(this.#pgid);
     this.#exited = new Promise<void>((resolve) => {
       child.once("exit", (code, signal) => {
         this.#hasExited = true;
@@ -279,8 +316,8 @@ export class Generation {
     this.#writer = writer;
     this.#peer = new RpcPeer({
       transport: writer,
-      onRequest: (request) => this.#onChildRequest(request),
-      onNotification: (n) => this.#onChildNotification(n),
+      onRequest: (request) => this.#inbox.request(request),
+      onNotification: (n) => this.#inbox.notification(n),
       onDiagnostic: (d) => this.#onPeerDiagnostic(d),
     });
     const reader = new EnvelopeReader();
@@ -368,90 +405,15 @@ export class Generation {
     }
   }
 
-  async #onChildRequest(request: RequestMessage): Promise<unknown> {
-    if (this.#state !== "ready") throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize completed`);
-    if (request.method === "confirmation/request") return this.#confirmation(request);
-    throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} is not offered by this host`);
-  }
-
-  async #confirmation(request: RequestMessage): Promise<unknown> {
-    const checked = validateConfirmationParams(request.params, this.api);
-    if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid confirmation/request: ${checked.problems.join("; ")}`);
-    if (!this.spec.manifest.contributes.confirmations) {
-      this.#diagnose("warning", "confirmation/request denied: the manifest does not declare contributes.confirmations");
-      return { confirmed: false };
-    }
-    const confirm = this.spec.confirm;
-    if (!confirm) return { confirmed: false };
-    const p = checked.value;
-    try {
-      const confirmed = await confirm({ extension: this.name, prompt: p.prompt, ...(p.detail !== undefined ? { detail: p.detail } : {}), destructive: p.destructive, default: p.default });
-      return { confirmed: confirmed === true };
-    } catch {
-      return { confirmed: false };
-    }
-  }
-
-  #onChildNotification(n: NotificationMessage): void {
-    if (this.#state !== "ready") {
-      this.#diagnose("warning", `ignored ${n.method} sent before initialize completed`);
-      return;
-    }
-    const gen = this.spec.number;
-    switch (n.method) {
-      case "notification": {
-        if (!this.spec.manifest.contributes.notifications) {
-          this.#diagnose("warning", "dropped a notification: the manifest does not declare contributes.notifications");
-          return;
-        }
-        const checked = validateNotification(n.params);
-        if (!checked.ok) return this.#diagnose("warning", `dropped an invalid notification: ${checked.problems.join("; ")}`);
-        if (!this.#admitNotification()) return;
-        this.spec.emit({ type: "notification", extension: this.name, generation: gen, notification: checked.value });
-        return;
-      }
-      case "context/contribution": {
-        const checked = validateContextContribution(n.params);
-        if (!checked.ok) return this.#diagnose("warning", `dropped an invalid context/contribution: ${checked.problems.join("; ")}`);
-        this.spec.emit({ type: "context", extension: this.name, generation: gen, contribution: checked.value });
-        return;
-      }
-      case "status/contribution": {
-        const checked = validateStatusContribution(n.params);
-        if (!checked.ok) return this.#diagnose("warning", `dropped an invalid status/contribution: ${checked.problems.join("; ")}`);
-        this.spec.emit({ type: "status", extension: this.name, generation: gen, contribution: checked.value });
-        return;
-      }
-      default:
-        this.#diagnose("warning", `ignored unknown notification ${JSON.stringify(n.method.slice(0, 64))}`);
-    }
-  }
-
-  /** At most 10 notifications per second per generation; one diagnostic per window for the rest (NOTIF-03). */
-  #admitNotification(): boolean {
-    const now = Date.now();
-    const w = this.#notificationWindow;
-    if (now - w.start >= 1000) {
-      if (w.dropped > 0) this.#diagnose("warning", `dropped ${w.dropped} notifications over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second`);
-      w.start = now;
-      w.count = 0;
-      w.dropped = 0;
-    }
-    if (w.count >= bounds.MAX_NOTIFICATIONS_PER_SECOND) {
-      if (w.dropped === 0) this.#diagnose("warning", `notification rate over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second; dropping the excess for this second`);
-      w.dropped++;
-      return false;
-    }
-    w.count++;
-    return true;
-  }
-
   #recordError(message: string): void {
     this.#lastError = truncateBytes(message, bounds.MAX_LAST_ERROR_BYTES);
   }
 
   #diagnose(level: DiagnosticLevel, message: string): void {
-    this.spec.emit({ type: "diagnostic", extension: this.name, generation: this.spec.number, level, message: truncateBytes(message, bounds.MAX_DIAGNOSTIC_BYTES) });
+    const { admitted, droppedBefore } = this.#diagnostics.admit();
+    const base = { type: "diagnostic", extension: this.name, generation: this.spec.number } as const;
+    if (droppedBefore > 0) this.spec.emit({ ...base, level: "warning", message: `(${droppedBefore} more diagnostics suppressed; over ${DIAGNOSTICS_PER_SECOND} per second)` });
+    if (admitted) this.spec.emit({ ...base, level, message: truncateBytes(message, bounds.MAX_DIAGNOSTIC_BYTES) });
   }
 
   #setState(state: GenerationState, reason?: string): void {

@@ -115,3 +115,9 @@ export const MAX_PROMPT_METADATA_BYTES = 1_024;
 export const MAX_QUOTED_VALUE_CHARS = 64;
 /** Names listed in one validation problem (missing or extra catalog names); the rest are counted. */
 export const MAX_QUOTED_NAMES = 8;
+
+/**
+ * confirmation/request prompt and detail (GAP: the text gives none; the 16 KiB of input/request's
+ * prompt, INPUT-03, so a person is never shown an unbounded question).
+ */
+export const MAX_CONFIRMATION_TEXT_BYTES = 16_384;

@@ -6,6 +6,7 @@
  * the host's.
  */
 import {
+  MAX_CONFIRMATION_TEXT_BYTES,
   MAX_CONTEXT_CONTENT_BYTES,
   MAX_CONTEXT_ENTRIES,
   MAX_CONTEXT_LABEL_BYTES,
@@ -151,8 +152,8 @@ export function validateConfirmationParams(value: unknown, api: ApiVersion): Che
   const obj = readObject(p, "", value);
   if (obj === undefined) return refuse(p);
   const parent = api === "0.1" ? undefined : readInteger(p, "parent_request_id", member(obj, "parent_request_id"), 0);
-  const prompt = readString(p, "prompt", member(obj, "prompt"), { nonBlank: true });
-  const detail = readOptionalString(p, "detail", member(obj, "detail"));
+  const prompt = readString(p, "prompt", member(obj, "prompt"), { nonBlank: true, maxBytes: MAX_CONFIRMATION_TEXT_BYTES });
+  const detail = readOptionalString(p, "detail", member(obj, "detail"), { maxBytes: MAX_CONFIRMATION_TEXT_BYTES });
   const destructive = readBoolean(p, "destructive", member(obj, "destructive"), false);
   const dflt = readBoolean(p, "default", member(obj, "default"), false);
   if (!p.ok || prompt === undefined || destructive === undefined || dflt === undefined) return refuse(p);

@@ -179,3 +179,13 @@ test("contribution validators never throw, whatever the input", () => {
     { numRuns: 300 },
   );
 });
+
+test("bound MAX_CONFIRMATION_TEXT_BYTES: a 16 KiB confirmation prompt and detail are accepted, one byte more is refused", () => {
+  const ok = validateConfirmationParams({ prompt: "é".repeat(8192), detail: "d".repeat(16_384) }, "0.1");
+  assert.equal(ok.ok, true);
+  const longPrompt = validateConfirmationParams({ prompt: "é".repeat(8192) + "x" }, "0.1");
+  assert.equal(longPrompt.ok, false);
+  assert.match(longPrompt.ok ? "" : longPrompt.problems.join(";"), /prompt.*16385 bytes.*16384/);
+  const longDetail = validateConfirmationParams({ prompt: "p", detail: "d".repeat(16_385) }, "0.1");
+  assert.equal(longDetail.ok, false);
+});

@@ -1,0 +1,148 @@
+/**
+ * What an extension may send the host, and how each message is admitted: the reverse requests
+ * (confirmation/request today) with the child id rules of REV-02..06 and the parent rules of
+ * REV-07/08, and the notifications (notification, context/contribution, status/contribution)
+ * gated by the manifest's declarations and bounded in rate. Every refusal names the rule; every
+ * diagnostic goes through the generation's rate-limited channel.
+ */
+import {
+  ErrorCode, WireError, bounds, isNegotiated,
+  validateConfirmationParams, validateContextContribution, validateNotification, validateStatusContribution,
+  type ApiVersion, type JsonRpcId, type NotificationMessage, type RequestMessage,
+} from "@octet/protocol";
+import type { DiagnosticLevel, HostEvent } from "./events.js";
+import type { ExtensionManifest } from "./manifest/manifest.js";
+import { RateWindow } from "./util/rate-window.js";
+
+/** The embedder's answer to a confirmation; `signal` aborts when nobody needs the answer any more. */
+export type ConfirmService = (request: {
+  extension: string;
+  prompt: string;
+  detail?: string;
+  destructive: boolean;
+  default: boolean;
+  signal: AbortSignal;
+}) => Promise<boolean>;
+
+/** Host requests that may parent reverse requests (CALL-11). */
+const PARENT_METHODS: readonly string[] = ["tool/call", "command/execute"];
+
+export interface InboxContext {
+  readonly name: string;
+  readonly api: ApiVersion;
+  readonly generation: number;
+  readonly manifest: ExtensionManifest;
+  readonly confirm: ConfirmService | undefined;
+  /** True while the generation may exchange messages: ready, or draining with work in flight. */
+  accepting(): boolean;
+  /** The active host request with this id: its method and a signal aborted when it settles. */
+  activeRequest(id: number): { method: string; signal: AbortSignal } | undefined;
+  /** Aborted when the generation ends. */
+  readonly generationSignal: AbortSignal;
+  emit(event: HostEvent): void;
+  diagnose(level: DiagnosticLevel, message: string): void;
+}
+
+export class ChildInbox {
+  readonly #ctx: InboxContext;
+  readonly #outstanding = new Set<JsonRpcId>();
+  readonly #used = new Set<JsonRpcId>();
+  readonly #notifications = new RateWindow(bounds.MAX_NOTIFICATIONS_PER_SECOND);
+
+  constructor(ctx: InboxContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Child requests awaiting the host's answer. */
+  get outstanding(): number {
+    return this.#outstanding.size;
+  }
+
+  async request(request: RequestMessage): Promise<unknown> {
+    const ctx = this.#ctx;
+    if (!ctx.accepting()) throw new WireError(ErrorCode.Unavailable, `${request.method} refused: the extension is not ready`);
+    const id = request.id;
+    // Child ids are unique among outstanding requests and never reused in a generation (REV-03).
+    if (this.#outstanding.has(id)) throw new WireError(ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already used by an outstanding request`);
+    if (this.#used.has(id)) throw new WireError(ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} was already used in this generation; ids are never reused`);
+    if (this.#outstanding.size >= bounds.MAX_OUTSTANDING_CHILD_REQUESTS) {
+      throw new WireError(ErrorCode.Unavailable, `too many outstanding requests: ${this.#outstanding.size}, the limit is ${bounds.MAX_OUTSTANDING_CHILD_REQUESTS}`);
+    }
+    if (this.#used.size >= bounds.MAX_CHILD_IDS_PER_GENERATION) {
+      throw new WireError(ErrorCode.Unavailable, `request id budget exhausted: ${bounds.MAX_CHILD_IDS_PER_GENERATION} distinct ids per generation`);
+    }
+    this.#used.add(id);
+    this.#outstanding.add(id);
+    try {
+      if (request.method === "confirmation/request") return await this.#confirmation(request);
+      throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} is not offered by this host`);
+    } finally {
+      this.#outstanding.delete(id);
+    }
+  }
+
+  async #confirmation(request: RequestMessage): Promise<unknown> {
+    const ctx = this.#ctx;
+    const checked = validateConfirmationParams(request.params, ctx.api);
+    if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid confirmation/request: ${checked.problems.join("; ")}`);
+    const p = checked.value;
+    let signal = ctx.generationSignal;
+    if (isNegotiated(ctx.api)) {
+      // The parent must be an active tool/call or command/execute of this generation (CONF-02, REV-08).
+      const parent = p.parent_request_id === undefined ? undefined : ctx.activeRequest(p.parent_request_id);
+      if (!parent || !PARENT_METHODS.includes(parent.method)) {
+        throw new WireError(ErrorCode.Unavailable, `confirmation/request refused: parent_request_id ${String(p.parent_request_id)} is not an active tool/call or command/execute`);
+      }
+      signal = parent.signal;
+    }
+    if (!ctx.manifest.contributes.confirmations) {
+      ctx.diagnose("warning", "confirmation/request denied: the manifest does not declare contributes.confirmations");
+      return { confirmed: false };
+    }
+    // No interactive frontend: a denial, never a guess (CONF-04).
+    if (!ctx.confirm || signal.aborted) return { confirmed: false };
+    try {
+      const confirmed = await ctx.confirm({ extension: ctx.name, prompt: p.prompt, ...(p.detail !== undefined ? { detail: p.detail } : {}), destructive: p.destructive, default: p.default, signal });
+      return { confirmed: confirmed === true && !signal.aborted };
+    } catch {
+      return { confirmed: false };
+    }
+  }
+
+  notification(n: NotificationMessage): void {
+    const ctx = this.#ctx;
+    if (!ctx.accepting()) {
+      ctx.diagnose("warning", `ignored ${n.method.slice(0, 64)} sent while the extension was not ready`);
+      return;
+    }
+    const c = ctx.manifest.contributes;
+    const base = { extension: ctx.name, generation: ctx.generation };
+    switch (n.method) {
+      case "notification": {
+        if (!c.notifications) return ctx.diagnose("warning", "dropped a notification: the manifest does not declare contributes.notifications");
+        const checked = validateNotification(n.params);
+        if (!checked.ok) return ctx.diagnose("warning", `dropped an invalid notification: ${checked.problems.join("; ")}`);
+        const { admitted, droppedBefore } = this.#notifications.admit();
+        if (droppedBefore > 0) ctx.diagnose("warning", `dropped ${droppedBefore} notifications over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second`);
+        if (admitted) ctx.emit({ type: "notification", ...base, notification: checked.value });
+        return;
+      }
+      case "context/contribution": {
+        if (!c.context) return ctx.diagnose("warning", "dropped a context/contribution: the manifest does not declare contributes.context");
+        const checked = validateContextContribution(n.params);
+        if (!checked.ok) return ctx.diagnose("warning", `dropped an invalid context/contribution: ${checked.problems.join("; ")}`);
+        ctx.emit({ type: "context", ...base, contribution: checked.value });
+        return;
+      }
+      case "status/contribution": {
+        const checked = validateStatusContribution(n.params);
+        if (!checked.ok) return ctx.diagnose("warning", `dropped an invalid status/contribution: ${checked.problems.join("; ")}`);
+        if (!c.ui.includes(checked.value.surface)) return ctx.diagnose("warning", `dropped a status/contribution: the manifest does not declare "${checked.value.surface}" in contributes.ui`);
+        ctx.emit({ type: "status", ...base, contribution: checked.value });
+        return;
+      }
+      default:
+        ctx.diagnose("warning", `ignored unknown notification ${JSON.stringify(n.method.slice(0, 64))}`);
+    }
+  }
+}
