@@ -42,3 +42,5 @@ export {
   HOOK_NAMES, validateToolCallParams, validateCommandExecuteParams, validateHookRunParams,
   validateContextCollectParams, validateStatusCollectParams, validateToolRenderParams,
 } from "./api/validate-params.js";
+export { FrameQueue } from "./rpc/frame-queue.js";
+export type { FrameSink } from "./rpc/frame-queue.js";
