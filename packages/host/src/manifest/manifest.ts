@@ -6,7 +6,7 @@
  */
 import { parse as parseToml, TomlError } from "smol-toml";
 import { OCTET_VERSION, bounds, isApiVersion, utf8ByteLength } from "@octet/protocol";
-import type { ApiVersion, FilesystemCapability } from "@octet/protocol";
+import type { ApiVersion, FilesystemCapability, InitializeContributes } from "@octet/protocol";
 import { Collector, bool, isTable, noNul, quote, showValue, stringList } from "./manifest-values.js";
 import type { Table } from "./manifest-values.js";
 
@@ -42,18 +42,8 @@ export interface ExtensionManifest {
     environment: string[];
     provider_credentials: boolean;
   };
-  contributes: {
-    tools: string[];
-    commands: string[];
-    hooks: string[];
-    ui: string[];
-    context: boolean;
-    tool_renderers: string[];
-    notifications: boolean;
-    confirmations: boolean;
-    presentation: boolean;
-    menu: boolean;
-  };
+  /** What initialize echoes as `contributes`, with every optional member filled in. */
+  contributes: Required<InitializeContributes>;
 }
 
 export type ManifestResult = { ok: true; manifest: ExtensionManifest } | { ok: false; errors: ManifestError[] };
