@@ -8,6 +8,7 @@
 import {
   ErrorCode, WireError, bounds, isNegotiated,
   validateConfirmationParams, validateContextContribution, validateNotification, validateStatusContribution,
+  validateInputParams, utf8ByteLength,
   type ApiVersion, type JsonRpcId, type NotificationMessage, type RequestMessage,
 } from "@octet/protocol";
 import type { DiagnosticLevel, HostEvent } from "./events.js";
@@ -24,6 +25,13 @@ export type ConfirmService = (request: {
   signal: AbortSignal;
 }) => Promise<boolean>;
 
+/**
+ * The embedder's text input for input/request (API 0.2+). Resolve null when the person cancels
+ * or nobody can answer; `signal` aborts when the answer is no longer needed. A secret answer must
+ * never be logged: the host passes it only on the private reply.
+ */
+export type InputService = (request: { extension: string; prompt: string; secret: boolean; signal: AbortSignal }) => Promise<string | null>;
+
 /** Host requests that may parent reverse requests (CALL-11). */
 const PARENT_METHODS: readonly string[] = ["tool/call", "command/execute"];
 
@@ -33,6 +41,7 @@ export interface InboxContext {
   readonly generation: number;
   readonly manifest: ExtensionManifest;
   readonly confirm: ConfirmService | undefined;
+  readonly input: InputService | undefined;
   /** True while the generation may exchange messages: ready, or draining with work in flight. */
   accepting(): boolean;
   /** The active host request with this id: its method and a signal aborted when it settles. */
@@ -48,6 +57,8 @@ export class ChildInbox {
   readonly #outstanding = new Set<JsonRpcId>();
   readonly #used = new Set<JsonRpcId>();
   readonly #notifications = new RateWindow(bounds.MAX_NOTIFICATIONS_PER_SECOND);
+  /** Outstanding child requests the extension may itself cancel (CANCEL-09). */
+  readonly #cancellers = new Map<JsonRpcId, AbortController>();
 
   constructor(ctx: InboxContext) {
     this.#ctx = ctx;
@@ -73,40 +84,86 @@ export class ChildInbox {
     }
     this.#used.add(id);
     this.#outstanding.add(id);
+    const own = new AbortController();
+    this.#cancellers.set(id, own);
     try {
-      if (request.method === "confirmation/request") return await this.#confirmation(request);
+      if (request.method === "confirmation/request") return await this.#confirmation(request, own.signal);
+      if (request.method === "input/request" && isNegotiated(ctx.api)) return await this.#input(request, own.signal);
       throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} is not offered by this host`);
     } finally {
       this.#outstanding.delete(id);
+      this.#cancellers.delete(id);
     }
   }
 
-  async #confirmation(request: RequestMessage): Promise<unknown> {
+  /** $/cancelRequest from the extension for one of its own outstanding requests (CANCEL-09). */
+  cancel(id: unknown): void {
+    if (typeof id !== "number" && typeof id !== "string") return;
+    this.#cancellers.get(id)?.abort();
+  }
+
+  /**
+   * The parent's signal for an operation-scoped request on API 0.2+ (REV-07, REV-08), combined
+   * with the request's own cancellation; on API 0.1 the generation's signal.
+   */
+  #scope(method: string, parentId: number | undefined, own: AbortSignal): AbortSignal {
+    const ctx = this.#ctx;
+    let parentSignal = ctx.generationSignal;
+    if (isNegotiated(ctx.api)) {
+      const parent = parentId === undefined ? undefined : ctx.activeRequest(parentId);
+      if (!parent || !PARENT_METHODS.includes(parent.method)) {
+        throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id ${String(parentId)} is not an active tool/call or command/execute`);
+      }
+      parentSignal = parent.signal;
+    }
+    return anySignal(parentSignal, own);
+  }
+
+  async #input(request: RequestMessage, own: AbortSignal): Promise<unknown> {
+    const ctx = this.#ctx;
+    const checked = validateInputParams(request.params);
+    if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid input/request: ${checked.problems.join("; ")}`);
+    const p = checked.value;
+    const signal = this.#scope("input/request", p.parent_request_id, own);
+    // Headless or unavailable: cancelled, never guessed (INPUT-06).
+    if (!ctx.input) return { value: null };
+    let value: string | null;
+    try {
+      value = await ctx.input({ extension: ctx.name, prompt: p.prompt, secret: p.secret, signal });
+    } catch {
+      value = null;
+    }
+    if (signal.aborted) throw new WireError(ErrorCode.RequestCancelled, "input/request cancelled: its parent settled or it was cancelled");
+    if (value !== null && utf8ByteLength(value) > bounds.MAX_INPUT_VALUE_BYTES) {
+      // The value itself is never put in a diagnostic: it may be secret (INPUT-05).
+      ctx.diagnose("warning", `input/request answer dropped: ${utf8ByteLength(value)} bytes, over the ${bounds.MAX_INPUT_VALUE_BYTES}-byte limit`);
+      value = null;
+    }
+    return { value };
+  }
+
+  async #confirmation(request: RequestMessage, own: AbortSignal): Promise<unknown> {
     const ctx = this.#ctx;
     const checked = validateConfirmationParams(request.params, ctx.api);
     if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid confirmation/request: ${checked.problems.join("; ")}`);
     const p = checked.value;
-    let signal = ctx.generationSignal;
-    if (isNegotiated(ctx.api)) {
-      // The parent must be an active tool/call or command/execute of this generation (CONF-02, REV-08).
-      const parent = p.parent_request_id === undefined ? undefined : ctx.activeRequest(p.parent_request_id);
-      if (!parent || !PARENT_METHODS.includes(parent.method)) {
-        throw new WireError(ErrorCode.Unavailable, `confirmation/request refused: parent_request_id ${String(p.parent_request_id)} is not an active tool/call or command/execute`);
-      }
-      signal = parent.signal;
-    }
+    // The parent must be an active tool/call or command/execute of this generation (CONF-02, REV-08).
+    const signal = this.#scope("confirmation/request", p.parent_request_id, own);
     if (!ctx.manifest.contributes.confirmations) {
       ctx.diagnose("warning", "confirmation/request denied: the manifest does not declare contributes.confirmations");
       return { confirmed: false };
     }
     // No interactive frontend: a denial, never a guess (CONF-04).
-    if (!ctx.confirm || signal.aborted) return { confirmed: false };
+    if (!ctx.confirm) return { confirmed: false };
+    let confirmed = false;
     try {
-      const confirmed = await ctx.confirm({ extension: ctx.name, prompt: p.prompt, ...(p.detail !== undefined ? { detail: p.detail } : {}), destructive: p.destructive, default: p.default, signal });
-      return { confirmed: confirmed === true && !signal.aborted };
+      confirmed = (await ctx.confirm({ extension: ctx.name, prompt: p.prompt, ...(p.detail !== undefined ? { detail: p.detail } : {}), destructive: p.destructive, default: p.default, signal })) === true;
     } catch {
-      return { confirmed: false };
+      confirmed = false;
     }
+    // A cancelled child request is answered -32800 (FRAME-14); on API 0.1 there is no parent.
+    if (signal.aborted && isNegotiated(ctx.api)) throw new WireError(ErrorCode.RequestCancelled, "confirmation/request cancelled: its parent settled or it was cancelled");
+    return { confirmed: confirmed && !signal.aborted };
   }
 
   notification(n: NotificationMessage): void {
@@ -145,4 +202,22 @@ export class ChildInbox {
         ctx.diagnose("warning", `ignored unknown notification ${JSON.stringify(n.method.slice(0, 64))}`);
     }
   }
+}
+
+/** A signal aborted when either input aborts (no AbortSignal.any: it leaks on Node 20). */
+function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
+  if (a.aborted) return a;
+  if (b.aborted) return b;
+  const c = new AbortController();
+  const onA = (): void => {
+    b.removeEventListener("abort", onB);
+    c.abort(a.reason);
+  };
+  const onB = (): void => {
+    a.removeEventListener("abort", onA);
+    c.abort(b.reason);
+  };
+  a.addEventListener("abort", onA, { once: true });
+  b.addEventListener("abort", onB, { once: true });
+  return c.signal;
 }

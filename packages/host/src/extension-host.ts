@@ -12,21 +12,22 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import {
   OctetError, WireError, bounds,
-  validateToolResult, validateCommandResult, validateHookResult, validateContextContributions,
-  validateStatusResult, validateRenderResult,
-  type CommandResult, type ContextContribution, type ExtensionNotification, type HookName, type HostState,
+  validateToolResult, validateCommandResult,
+  type CommandResult, type ContextContribution, type HookName, type HostState,
   type NormalizedToolResult, type RenderSegment, type StatusContribution, type ToolDefinition, type UiSurface,
-  type CommandDefinition,
+  type CommandDefinition, type ProgressEvent,
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
-import type { ConfirmService } from "./child-inbox.js";
+import { collectContext, collectStatus, renderTool, runHook, type CallOptions as CollectOptions, type CollectEnv, type HookOutcome, type RenderInput } from "./collect.js";
+import { LifecycleHub, type LifecycleMethod } from "./lifecycle.js";
+import type { ConfirmService, InputService } from "./child-inbox.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
 import { resolveStartDecision } from "./manifest/trust.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
 import { sameCatalog, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 
-export type { ConfirmService };
+export type { ConfirmService, InputService, HookOutcome, RenderInput };
 
 export interface ExtensionHostOptions {
   /** The workspace: every child's cwd. Default: process.cwd(). */
@@ -43,7 +44,8 @@ export interface ExtensionHostOptions {
   policy?: "full-access" | "controlled";
   /** Where global extensions live: <octetHome>/extensions. Default $OCTET_HOME or ~/.octet. */
   octetHome?: string;
-  services?: { confirm?: ConfirmService };
+  /** The embedder's services; one left out is not offered, and its requests are refused or answered empty. */
+  services?: { confirm?: ConfirmService; input?: InputService };
   session?: Partial<HostState>;
   onEvent?: HostEventListener;
   /** The environment the child allowlist is taken from. Default: process.env. */
@@ -55,9 +57,9 @@ export interface ExtensionHostOptions {
   signal?: AbortSignal;
 }
 
-export interface CallOptions {
-  signal?: AbortSignal;
-  timeoutMs?: number;
+export interface CallOptions extends CollectOptions {
+  /** Receives the call's $/progress events (API 0.2+), output cut into chunks of at most 8 KiB. */
+  onProgress?: (event: ProgressEvent) => void;
 }
 
 export interface HostTool extends ToolDefinition {
@@ -71,14 +73,7 @@ export interface ToolCallOutcome extends NormalizedToolResult {
   extension: string;
 }
 
-export interface HookOutcome {
-  /** Set when a before_prompt / before_tool_call hook denied the operation (HOOK-06). */
-  denied: { extension: string; reason: string } | null;
-  context: (ContextContribution & { extension: string })[];
-  notifications: (ExtensionNotification & { extension: string })[];
-}
 
-const DENY_HOOKS: readonly string[] = ["before_prompt", "before_tool_call"];
 
 export class ExtensionHost {
   readonly workspace: string;
@@ -89,6 +84,7 @@ export class ExtensionHost {
   #nextGeneration = 1;
   /** Every generation not yet known to be over, reload candidates included, so shutdown reaches all. */
   readonly #live = new Set<Generation>();
+  readonly #lifecycle = new LifecycleHub();
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ExtensionHostOptions) {
@@ -149,7 +145,7 @@ export class ExtensionHost {
     const params = { name, arguments: args, context: g.context(true) };
     let raw: unknown;
     try {
-      raw = await g.request("tool/call", params, { timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS, signal: options.signal });
+      raw = await g.request("tool/call", params, { timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS, signal: options.signal, onProgress: options.onProgress });
     } catch (err) {
       if (err instanceof WireError) {
         const text = `Tool ${name} failed: ${err.message} (code ${err.code})`;
@@ -157,7 +153,9 @@ export class ExtensionHost {
       }
       throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
-    const checked = validateToolResult(raw, g.api, definition);
+    const validated = validateToolResult(raw, g.api, definition);
+    const schemaProblem = validated.ok && validated.value.structured_content !== undefined ? g.checkStructured(name, validated.value.structured_content) : null;
+    const checked = schemaProblem === null ? validated : { ok: false as const, problems: [schemaProblem] };
     if (!checked.ok) {
       const problem = truncateBytes(checked.problems.join("; "), 1024);
       this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: `invalid tool/call result for ${name}: ${problem}` });
@@ -177,6 +175,7 @@ export class ExtensionHost {
       raw = await g.request("command/execute", { name, arguments: args, context: g.context(true) }, {
         timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS,
         signal: options.signal,
+        onProgress: options.onProgress,
       });
     } catch (err) {
       throw withSubject(err, `command /${name} of extension "${g.name}"`);
@@ -191,89 +190,36 @@ export class ExtensionHost {
    * timed-out hook counts as continue and is diagnosed (HOOK-10). Deny is honoured only for
    * before_prompt and before_tool_call (HOOK-06); the first deny stops the chain.
    */
-  async runHook(hook: HookName, payload: Record<string, unknown>, options: CallOptions = {}): Promise<HookOutcome> {
-    const outcome: HookOutcome = { denied: null, context: [], notifications: [] };
-    for (const { g } of this.#ready()) {
-      if (!g.spec.manifest.contributes.hooks.includes(hook)) continue;
-      const withOwner = hook === "before_prompt" || hook === "after_response" || hook === "before_tool_call" || hook === "after_tool_call";
-      let raw: unknown;
-      try {
-        raw = await g.request("hook/run", { hook, payload, context: g.context(withOwner) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
-      } catch (err) {
-        this.#diagnoseFailure(g, `hook ${hook}`, err);
-        continue;
-      }
-      const checked = validateHookResult(raw, hook);
-      if (!checked.ok) {
-        this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "warning", message: `invalid hook/run result for ${hook}, treated as continue: ${checked.problems.join("; ")}` });
-        continue;
-      }
-      const r = checked.value;
-      outcome.context.push(...r.context.map((c) => ({ ...c, extension: g.name })));
-      outcome.notifications.push(...r.notifications.map((n) => ({ ...n, extension: g.name })));
-      if (r.disposition.action === "deny" && DENY_HOOKS.includes(hook)) {
-        outcome.denied = { extension: g.name, reason: r.disposition.reason };
-        break;
-      }
-    }
-    return outcome;
+  runHook(hook: HookName, payload: Record<string, unknown>, options: CallOptions = {}): Promise<HookOutcome> {
+    return runHook(this.#readyGenerations(), hook, payload, options, this.#collectEnv());
   }
 
   /** context/collect from every ready extension that declared contributes.context (CTX-03). */
-  async collectContext(input: { prompt: string | null }, options: CallOptions = {}): Promise<(ContextContribution & { extension: string })[]> {
-    const out: (ContextContribution & { extension: string })[] = [];
-    const jobs = this.#ready()
-      .filter(({ g }) => g.spec.manifest.contributes.context)
-      .map(async ({ g }) => {
-        try {
-          const raw = await g.request("context/collect", { prompt: input.prompt, context: g.context(true) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
-          const checked = validateContextContributions(raw);
-          if (!checked.ok) throw new OctetError("invalid_result", `invalid context/collect result: ${checked.problems.join("; ")}`);
-          return checked.value.map((c) => ({ ...c, extension: g.name }));
-        } catch (err) {
-          this.#diagnoseFailure(g, "context/collect", err);
-          return [];
-        }
-      });
-    for (const list of await Promise.all(jobs)) out.push(...list);
-    return out;
+  collectContext(input: { prompt: string | null }, options: CallOptions = {}): Promise<(ContextContribution & { extension: string })[]> {
+    return collectContext(this.#readyGenerations(), input, options, this.#collectEnv());
   }
 
   /** status/collect from every ready extension that declared the surface in contributes.ui. */
-  async collectStatus(surface: UiSurface = "status", options: CallOptions = {}): Promise<(StatusContribution & { extension: string })[]> {
-    const jobs = this.#ready()
-      .filter(({ g }) => g.spec.manifest.contributes.ui.includes(surface))
-      .map(async ({ g }) => {
-        try {
-          const raw = await g.request("status/collect", { surface, context: g.context(false) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
-          const checked = validateStatusResult(raw, surface);
-          if (!checked.ok) throw new OctetError("invalid_result", `invalid status/collect result: ${checked.problems.join("; ")}`);
-          return checked.value ? [{ ...checked.value, extension: g.name }] : [];
-        } catch (err) {
-          this.#diagnoseFailure(g, "status/collect", err);
-          return [];
-        }
-      });
-    return (await Promise.all(jobs)).flat();
+  collectStatus(surface: UiSurface = "status", options: CallOptions = {}): Promise<(StatusContribution & { extension: string })[]> {
+    return collectStatus(this.#readyGenerations(), surface, options, this.#collectEnv());
   }
 
   /**
    * tool/render for a tool whose extension declared a renderer (REND-02). Returns null when no
    * renderer applies or it failed (the caller falls back to plain output, REND-03).
    */
-  async renderTool(input: { name: string; arguments: Record<string, unknown>; output: string; isError: boolean }, options: CallOptions = {}): Promise<RenderSegment[] | null> {
-    const found = this.#ready().find(({ g }) => g.spec.manifest.contributes.tool_renderers.includes(input.name) && g.accepted?.result.tools.some((t) => t.name === input.name));
-    if (!found) return null;
-    const { g } = found;
-    try {
-      const raw = await g.request("tool/render", { name: input.name, arguments: input.arguments, output: input.output, is_error: input.isError, context: g.context(false) }, { timeoutMs: options.timeoutMs ?? this.#collectMs(), signal: options.signal });
-      const checked = validateRenderResult(raw);
-      if (!checked.ok) throw new OctetError("invalid_result", `invalid tool/render result: ${checked.problems.join("; ")}`);
-      return checked.value.segments;
-    } catch (err) {
-      this.#diagnoseFailure(g, "tool/render", err);
-      return null;
-    }
+  renderTool(input: RenderInput, options: CallOptions = {}): Promise<RenderSegment[] | null> {
+    return renderTool(this.#readyGenerations(), input, options, this.#collectEnv());
+  }
+
+  /**
+   * Reports a session, turn or tool start or settlement (LIFE-04..10). Every ready extension that
+   * negotiated lifecycle_events and subscribed to the method is notified; delivery is best-effort
+   * and never blocks. after_response is not implied: run it with runHook after a successful,
+   * complete response only (HOOK-07). Throws OctetError when the event is malformed.
+   */
+  emitLifecycle(method: LifecycleMethod, params: Record<string, unknown>): void {
+    this.#lifecycle.emit(method, params, this.#ready().map(({ g }) => g));
   }
 
   status(): ExtensionStatus[] {
@@ -287,6 +233,8 @@ export class ExtensionHost {
   shutdown(options: { fast?: boolean } = {}): Promise<void> {
     this.#shutdown ??= (async () => {
       const budget = options.fast ? bounds.SHUTDOWN_FAST_TIMEOUT_MS : bounds.SHUTDOWN_AGGREGATE_TIMEOUT_MS;
+      // Open sessions, turns and tools are settled for each extension before it stops (LIFE-12).
+      for (const g of this.#live) this.#lifecycle.settleOpen(g, "shutdown");
       await Promise.all([...this.#live].map((g) => g.stop(budget)));
     })();
     return this.#shutdown;
@@ -365,6 +313,7 @@ export class ExtensionHost {
       parentEnv: this.#options.env ?? process.env,
       emit: (event) => this.#emit(event),
       confirm: this.#options.services?.confirm,
+      input: this.#options.services?.input,
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
     });
     this.#live.add(g);
@@ -407,7 +356,10 @@ export class ExtensionHost {
       }
       e.generation = candidate;
       e.parkedError = null;
-      if (old) await old.drainAndStop(bounds.SHUTDOWN_STAGE_TIMEOUT_MS);
+      if (old) {
+        this.#lifecycle.settleOpen(old, "reload");
+        await old.drainAndStop(bounds.SHUTDOWN_STAGE_TIMEOUT_MS);
+      }
       return statusOf(e);
     };
     const next = (e.reloading ?? Promise.resolve()).then(run, run);
@@ -438,8 +390,16 @@ export class ExtensionHost {
     return this.#entries.flatMap((e) => (e.generation && e.generation.state === "ready" ? [{ e, g: e.generation }] : []));
   }
 
-  #collectMs(): number {
-    return this.#options.timeouts?.collectMs ?? bounds.COLLECT_TIMEOUT_MS;
+  #readyGenerations(): Generation[] {
+    return this.#ready().map(({ g }) => g);
+  }
+
+  #collectEnv(): CollectEnv {
+    return {
+      collectMs: this.#options.timeouts?.collectMs ?? bounds.COLLECT_TIMEOUT_MS,
+      emit: (event) => this.#emit(event),
+      diagnoseFailure: (g, what, err) => this.#diagnoseFailure(g, what, err),
+    };
   }
 
   #unknown(kind: string, name: string, known: string[]): string {

@@ -26,11 +26,14 @@ import { groupMembers, signalGroup } from "./process/process-group.js";
 import { spawnChild } from "./process/spawn-child.js";
 import { resolveEntrypoint } from "./process/entrypoint.js";
 import { buildInitializeRequest } from "./initialize-request.js";
+import { HostRequests, type HostRequestOptions } from "./host-requests.js";
+import { compileOutputSchemas, type OutputCheck } from "./output-schemas.js";
+import type { LifecycleMethod } from "./lifecycle.js";
 import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
 import { deadline } from "./util/deadline.js";
 import { RateWindow } from "./util/rate-window.js";
-import { ChildInbox, type ConfirmService } from "./child-inbox.js";
+import { ChildInbox, type ConfirmService, type InputService } from "./child-inbox.js";
 import { registerGroup, unregisterGroup } from "./process/registry.js";
 
 /** Diagnostics one generation may cause per second; the rest are counted in one summary. */
@@ -49,15 +52,13 @@ export interface GenerationSpec {
   emit: (event: HostEvent) => void;
   /** Answers confirmation/request; absent means no interactive frontend, which denies (CONF-04). */
   confirm?: ConfirmService | undefined;
+  /** Answers input/request (API 0.2+); absent means headless, which cancels (INPUT-06). */
+  input?: InputService | undefined;
   initializeTimeoutMs?: number;
   /** Called once when the generation ends for any reason other than a requested stop. */
   onUnexpectedEnd?: (error: OctetError) => void;
 }
 
-export interface RequestOptions {
-  timeoutMs: number;
-  signal?: AbortSignal | undefined;
-}
 
 export class Generation {
   readonly spec: GenerationSpec;
@@ -80,8 +81,9 @@ export class Generation {
   #admitting = true;
   #ended = false;
   #inbox: ChildInbox;
-  /** Host requests in flight: their method, and a controller aborted when they settle. */
-  readonly #active = new Map<number, { method: string; controller: AbortController }>();
+  /** The host's requests once ready: admission, cancellation, progress (see host-requests.ts). */
+  #requests: HostRequests | null = null;
+  #outputChecks = new Map<string, OutputCheck>();
   /** Aborted when the generation ends: everything waiting on it lets go. */
   readonly #ended$ = new AbortController();
   /** Diagnostics per second; an extension must not be able to flood the embedder through us. */
@@ -98,11 +100,9 @@ export class Generation {
       generation: spec.number,
       manifest: spec.manifest,
       confirm: spec.confirm,
+      input: spec.input,
       accepting: () => this.#state === "ready" || this.#state === "draining",
-      activeRequest: (id) => {
-        const entry = this.#active.get(id);
-        return entry ? { method: entry.method, signal: entry.controller.signal } : undefined;
-      },
+      activeRequest: (id) => this.#requests?.active(id),
       generationSignal: this.#ended$.signal,
       emit: (event) => spec.emit(event),
       diagnose: (level, message) => this.#diagnose(level, message),
@@ -128,8 +128,25 @@ export class Generation {
     return this.#accepted?.features ?? [];
   }
   get pendingRequests(): number {
-    return this.#peer?.pendingCount ?? 0;
+    return this.#requests?.inFlight ?? this.#peer?.pendingCount ?? 0;
   }
+  /** Whether this generation gets `method` lifecycle notifications (LIFE-04). */
+  subscribes(method: LifecycleMethod): boolean {
+    const a = this.#accepted;
+    return (this.#state === "ready" || this.#state === "draining") && a !== null && a.features.includes("lifecycle_events") && a.lifecycleEvents.includes(method);
+  }
+
+  /** A best-effort notification to the extension (lifecycle events); dropped once the peer closed. */
+  notify(method: string, params: Record<string, unknown>): void {
+    const peer = this.#peer;
+    if (peer && !peer.closed) peer.notify(method, params);
+  }
+
+  /** Validates a tool's structured_content against its output_schema; null when valid or none. */
+  checkStructured(tool: string, structured: unknown): string | null {
+    return this.#outputChecks.get(tool)?.(structured) ?? null;
+  }
+
   get lastError(): string | null {
     return this.#lastError;
   }
@@ -169,28 +186,12 @@ export class Generation {
    * Sends a request to a ready generation. Rejects with OctetError (not_ready, request_timeout,
    * transport_closed, request_cancelled) or WireError (the extension answered with an error).
    */
-  async request(method: string, params: unknown, options: RequestOptions): Promise<unknown> {
-    const peer = this.#peer;
-    if (this.#state !== "ready" || !peer || !this.#admitting || this.#stopping) {
+  async request(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
+    const requests = this.#requests;
+    if (this.#state !== "ready" || !requests || !this.#admitting || this.#stopping) {
       throw new OctetError("not_ready", `extension "${this.name}" is ${this.#admitting && !this.#stopping ? this.#state : "stopping"}, not ready`);
     }
-    if (options.signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
-    const outgoing = peer.request(method, params, { timeoutMs: options.timeoutMs });
-    const controller = new AbortController();
-    this.#active.set(outgoing.id, { method, controller });
-    const signal = options.signal;
-    const onAbort = (): void => {
-      peer.abandon(outgoing.id, "cancelled", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
-    };
-    signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      return await outgoing.result;
-    } finally {
-      signal?.removeEventListener("abort", onAbort);
-      this.#active.delete(outgoing.id);
-      // The parent settled: whatever its reverse requests still wait for is no longer needed.
-      controller.abort();
-    }
+    return requests.send(method, params, options);
   }
 
   /**
@@ -212,8 +213,8 @@ export class Generation {
     if (this.#state === "ready") {
       this.#admitting = false;
       if (isNegotiated(this.api)) this.#setState("draining");
-      const until = Date.now() + drainMs;
-      while (this.pendingRequests > 0 && Date.now() < until && !this.#terminating) await new Promise((r) => setTimeout(r, 10));
+      await this.#requests?.idle(drainMs);
+      this.#requests?.cancelAll("reload");
     }
     await this.stop();
   }
@@ -223,9 +224,14 @@ export class Generation {
     const left = (): number => Math.max(0, until - Date.now());
     const peer = this.#peer;
     if (peer && !peer.closed && !this.#hasExited && (this.#state === "ready" || this.#state === "initializing" || this.#state === "draining")) {
-      // API 0.1 keeps the legacy resident behaviour: no draining phase (SHUT-09); admission
-      // stops anyway because request() refuses once #stopping is set.
-      if (isNegotiated(this.api)) this.#setState("draining");
+      // API 0.2+ drains first: no new work, a bounded wait for what runs, then the rest is
+      // cancelled (SHUT-08). API 0.1 keeps the legacy resident behaviour: no draining phase
+      // (SHUT-09); admission stops anyway because request() refuses once #stopping is set.
+      if (isNegotiated(this.api) && this.#state === "ready") {
+        this.#setState("draining");
+        await this.#requests?.idle(Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left() / 2));
+        this.#requests?.cancelAll("shutdown");
+      }
       const ack = peer.request("shutdown", {}, { timeoutMs: Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left()) }).result;
       await ack.then(
         () => undefined,
@@ -245,7 +251,9 @@ export class Generation {
   }
 
   async #teardown(finalState: GenerationState, reason: string): Promise<void> {
-    this.#peer?.close(new OctetError("transport_closed", `extension "${this.name}" ${finalState === "stopped" ? "was stopped" : "ended"}: ${reason}`));
+    const closed = new OctetError("transport_closed", `extension "${this.name}" ${finalState === "stopped" ? "was stopped" : "ended"}: ${reason}`);
+    this.#peer?.close(closed);
+    this.#requests?.close(closed);
     this.#killGroup();
     const child = this.#child;
     if (child) {
@@ -317,7 +325,11 @@ export class Generation {
     this.#peer = new RpcPeer({
       transport: writer,
       onRequest: (request) => this.#inbox.request(request),
-      onNotification: (n) => this.#inbox.notification(n),
+      onNotification: (n) => {
+        if (n.method === "$/progress" && this.#requests) this.#requests.progress(n.params);
+        else if (n.method === "$/cancelRequest" && isNegotiated(this.api)) this.#inbox.cancel((n.params as { id?: unknown } | undefined)?.id);
+        else this.#inbox.notification(n);
+      },
       onDiagnostic: (d) => this.#onPeerDiagnostic(d),
     });
     const reader = new EnvelopeReader();
@@ -362,7 +374,26 @@ export class Generation {
     const expect = { api: manifest.api_version, contributes: { tools: manifest.contributes.tools, commands: manifest.contributes.commands }, ...(offered ? { offered } : {}) };
     const checked = validateInitializeResult(raw, expect);
     if (!checked.ok) throw new OctetError("initialize_failed", `initialize response rejected: ${checked.problems.join("; ")}`);
+    try {
+      this.#outputChecks = compileOutputSchemas(checked.value.result.tools);
+    } catch (err) {
+      throw new OctetError("initialize_failed", `initialize response rejected: ${err instanceof Error ? err.message : String(err)}`);
+    }
     this.#accepted = checked.value;
+    const features = new Set(checked.value.features);
+    this.#requests = new HostRequests({
+      peer,
+      cancellation: features.has("request_cancellation"),
+      maxConcurrent: isNegotiated(this.api) ? checked.value.maxConcurrentRequests : null,
+      progress: {
+        enabled: features.has("request_progress"),
+        decoration: features.has("progress_decoration"),
+        partialResult: this.api === "0.4" && features.has("request_progress") && features.has("content_parts"),
+        api: this.api,
+      },
+      onGraceExpired: (id, method) => this.#unsettledCancel(id, method),
+      diagnose: (level, message) => this.#diagnose(level, message),
+    });
     this.#setState("ready");
   }
 
@@ -374,6 +405,21 @@ export class Generation {
     this.#recordError(message);
     void this.#terminate("crashed", message).then(() => {
       this.spec.onUnexpectedEnd?.(new OctetError("transport_closed", `extension "${this.name}" ${message}`));
+    });
+  }
+
+  /**
+   * A cancelled request was not settled within the grace period (CANCEL-07): the generation is
+   * degraded and terminated; restarting it is the supervisor's decision.
+   */
+  #unsettledCancel(id: number, method: string): void {
+    if (this.#terminating || this.#stopping) return;
+    const message = `did not settle cancelled ${method} request ${id} within ${bounds.CANCEL_GRACE_MS} ms`;
+    this.#recordError(message);
+    this.#diagnose("error", `${message}; terminating the extension`);
+    this.#setState("degraded", message);
+    this.#stopping = this.#terminate("crashed", message).then(() => {
+      this.spec.onUnexpectedEnd?.(new OctetError("request_cancelled", `extension "${this.name}" ${message}`));
     });
   }
 
@@ -392,6 +438,7 @@ export class Generation {
   #onPeerDiagnostic(d: PeerDiagnostic): void {
     switch (d.kind) {
       case "late_response":
+        if (typeof d.id === "number") this.#requests?.lateResponse(d.id);
         this.#diagnose("warning", `ignored a late response to request ${String(d.id)} (${d.reason})`);
         return;
       case "unknown_response":

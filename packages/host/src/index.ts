@@ -1,6 +1,6 @@
 export { ExtensionHost } from "./extension-host.js";
 export type {
-  ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService,
+  ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService, InputService,
 } from "./extension-host.js";
 export type { ExtensionStatus, ExtensionState, Health } from "./extension-status.js";
 export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
@@ -8,3 +8,4 @@ export { parseManifest } from "./manifest/manifest.js";
 export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";
 export { discoverExtensions } from "./manifest/discovery.js";
 export type { DiscoveredExtension } from "./manifest/discovery.js";
+export type { LifecycleMethod } from "./lifecycle.js";

@@ -3,7 +3,7 @@
  * shape, and for API 0.2/0.4 the protocol offer of the features this host binds. Pure: builds
  * data from the manifest, sends nothing.
  */
-import { OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type HostState, type InitializeParams, type ManifestSource } from "@octet/protocol";
+import { OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type ApiVersion, type HostState, type InitializeParams, type ManifestSource } from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 
 export interface InitializeOffer {
@@ -26,8 +26,7 @@ export function buildInitializeRequest(
     host: where.host,
   };
   if (!isNegotiated(manifest.api_version)) return { params, offered: undefined };
-  // Only features whose service this host binds are offered (INIT-29); more come with their issues.
-  const offered: InitializeOffer = { required: [...REQUIRED_FEATURES], optional: [], maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS };
+  const offered: InitializeOffer = { required: [...REQUIRED_FEATURES], optional: offeredOptionalFeatures(manifest.api_version), maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS };
   params.protocol = {
     version: manifest.api_version,
     required_features: offered.required,
@@ -35,6 +34,18 @@ export function buildInitializeRequest(
     limits: { max_concurrent_requests: offered.maxConcurrentRequests },
   };
   return { params, offered };
+}
+
+/**
+ * The optional features this host binds a service behind (INIT-29): progress (with decoration,
+ * whose bounds are defined, INIT-47), lifecycle events (emitLifecycle), runtime_commands (a fixed
+ * per-generation command list), and on API 0.4 prompt metadata. Artifacts, policy, dynamic tools,
+ * secrets, agent sessions and the Wave-1 features are not offered until their services exist.
+ */
+export function offeredOptionalFeatures(api: ApiVersion): string[] {
+  const features = ["request_progress", "progress_decoration", "lifecycle_events", "runtime_commands"];
+  if (api === "0.4") features.push("tool_prompt_metadata_v1");
+  return features;
 }
 
 function initializeCapabilities(m: ExtensionManifest): InitializeParams["capabilities"] {

@@ -121,3 +121,38 @@ export const MAX_QUOTED_NAMES = 8;
  * prompt, INPUT-03, so a person is never shown an unbounded question).
  */
 export const MAX_CONFIRMATION_TEXT_BYTES = 16_384;
+
+/** Accepted output progress is delivered in chunks of at most 8 KiB of data (PROG-07). */
+export const PROGRESS_OUTPUT_CHUNK_BYTES = 8_192;
+
+/**
+ * The encoded tool catalog: all tool definitions of one initialize response (TDEF-13, GAP
+ * default: the aggregate catalog schema budget is never quantified; 1 MiB so it fits one frame).
+ * Prompt metadata counts against it (TDEF-12).
+ */
+export const MAX_TOOL_CATALOG_BYTES = 1_048_576;
+
+/** $/cancelRequest reason, a free-form string (CANCEL-11, GAP default). */
+export const MAX_CANCEL_REASON_BYTES = 256;
+
+/** $/progress status message and decoration detail (PROG-10, GAP default). */
+export const MAX_PROGRESS_TEXT_BYTES = 4_096;
+/** $/progress decoration label (PROG-10, GAP default) and status unit (same short-label bound). */
+export const MAX_PROGRESS_LABEL_BYTES = 256;
+
+/** input/request prompt (INPUT-03). */
+export const MAX_INPUT_PROMPT_BYTES = 16_384;
+/** A non-null input/request answer (INPUT-04); the frame bound applies as well. */
+export const MAX_INPUT_VALUE_BYTES = 262_144;
+
+/** menu/collect: items across all levels, nesting levels, and the encoded menu (MENU-07, MENU-10). */
+export const MAX_MENU_ITEMS = 256;
+export const MAX_MENU_LEVELS = 4;
+export const MAX_MENU_BYTES = 262_144;
+/** menu/collect deadline; on timeout the host shows the generated menu (MENU-03). */
+export const MENU_TIMEOUT_MS = 5_000;
+/** Deadline of a person-started menu action, instead of CALL_TIMEOUT_MS (MENU-12). */
+export const MENU_ACTION_TIMEOUT_MS = 30 * 60_000;
+
+/** The optional reason of a settled lifecycle event (session, turn or tool; LIFE-07). */
+export const MAX_LIFECYCLE_REASON_BYTES = 4_096;

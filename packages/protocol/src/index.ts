@@ -44,3 +44,17 @@ export {
 } from "./api/validate-params.js";
 export { FrameQueue } from "./rpc/frame-queue.js";
 export type { FrameSink } from "./rpc/frame-queue.js";
+export { PROMPT_METADATA_FEATURE } from "./api/validate-tool.js";
+export type {
+  ProgressParams, ProgressEvent, ProgressEventType, StatusProgressEvent, ProgressStream, ProgressEncoding,
+  OutputProgressEvent, DecorationProgressEvent, PartialResultProgressEvent, InputRequestParams, InputResult,
+  ExtensionMenu, MenuStatus, MenuItem, MenuAction, MenuSubmenu, CancelReason, CancelRequestParams, LifecycleOutcome,
+  SessionEventParams, TurnEventParams, ToolEventParams, SettledFields, SessionSettledParams, TurnSettledParams,
+  ToolSettledParams, LifecycleNotification,
+} from "./api/types-v02.js";
+export { PROGRESS_EVENT_TYPES, PROGRESS_STREAMS, PROGRESS_ENCODINGS, validateProgressParams, base64Problem } from "./api/validate-progress.js";
+export type { ProgressOptions } from "./api/validate-progress.js";
+export { validateInputParams, validateInputResult } from "./api/validate-input.js";
+export { validateMenu, generatedMenu } from "./api/validate-menu.js";
+export { CANCEL_REASONS, validateCancelParams } from "./api/validate-cancel.js";
+export { LIFECYCLE_OUTCOMES, validateLifecycleEvent } from "./api/validate-lifecycle.js";

@@ -11,7 +11,6 @@ import { FEATURE_DEPENDENCIES, LIFECYCLE_EVENTS, REQUIRED_FEATURES, isKnownFeatu
 import {
   checkCount,
   duplicates,
-  finish,
   index,
   isAbsent,
   member,
@@ -28,7 +27,7 @@ import {
 import { Problems, type Checked } from "../validate/kit.js";
 import type { ApiVersion } from "../version.js";
 import type { CommandDefinition, InitializeResult, ProtocolSelection, ToolDefinition } from "./types.js";
-import { checkCommandDefinition, checkToolDefinition } from "./validate-tool.js";
+import { checkCommandDefinition, checkToolCatalogBytes, checkToolDefinition } from "./validate-tool.js";
 
 export interface InitializeExpectation {
   /** The manifest-selected version; the response must name exactly this one (INIT-06). */
@@ -60,7 +59,7 @@ interface Negotiation {
   lifecycleEvents: string[];
 }
 
-/** Validates an initialize result (INIT-06..11, INIT-17..28, TDEF via the definitions). */
+/** Validates an initialize result (INIT-06..11, INIT-17..28, TDEF-13/14 and TDEF via the definitions). */
 export function validateInitializeResult(value: unknown, expect: InitializeExpectation): Checked<AcceptedInitialize> {
   const p = new Problems();
   const obj = readObject(p, "", value);
@@ -90,7 +89,9 @@ export function validateInitializeResult(value: unknown, expect: InitializeExpec
     declared: expect.contributes.tools,
     declaredAt: "contributes.tools",
     free: selected.includes("dynamic_tools"), // INIT-28
-    check: (path, v) => checkToolDefinition(p, path, v, expect.api),
+    // Prompt metadata needs tool_prompt_metadata_v1 selected in this same response (TDEF-14).
+    check: (path, v) => checkToolDefinition(p, path, v, expect.api, selected),
+    checkList: (path, list) => checkToolCatalogBytes(p, path, list), // TDEF-13
   });
   const commands = checkCatalog<CommandDefinition>(p, "commands", member(obj, "commands"), {
     max: MAX_COMMANDS,
@@ -198,12 +199,15 @@ interface CatalogRule<T> {
   /** True when a negotiated feature makes the response authoritative over the manifest. */
   free: boolean;
   check: (path: string, v: unknown) => T | undefined;
+  /** A whole-list bound checked before any entry is walked (the encoded tool catalog). */
+  checkList?: (path: string, list: unknown[]) => boolean;
 }
 
 /** A definition list: count bound first (so an oversized list is not walked), then each entry. */
 function checkCatalog<T extends { name: string }>(p: Problems, path: string, raw: unknown, rule: CatalogRule<T>): T[] | undefined {
   const list = readArray(p, path, raw);
   if (list === undefined || !checkCount(p, path, list.length, rule.max, "definition")) return undefined;
+  if (rule.checkList !== undefined && !rule.checkList(path, list)) return undefined;
   const before = p.count;
   const defs = list.map((item, i) => rule.check(index(path, i), item));
   // Names are taken from every entry that has one, so duplicates show even beside other problems.

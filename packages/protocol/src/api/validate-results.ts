@@ -82,45 +82,61 @@ const PART_MEMBERS: Record<ContentPart["type"], ReadonlySet<string>> = {
  */
 export function validateToolResult(value: unknown, api: ApiVersion, tool?: ToolDefinition): Checked<NormalizedToolResult> {
   const p = new Problems();
-  const obj = readObject(p, "", value);
-  if (obj === undefined) return refuse(p);
-  const isError = readBoolean(p, "is_error", member(obj, "is_error"), false);
+  return finish(p, checkToolResult(p, "", value, api, tool));
+}
+
+/**
+ * As validateToolResult, adding problems under `path`; used for the API 0.4 partial_result
+ * progress event (PROG-12), which reuses these limits without a `tool` (no output_schema rule).
+ */
+export function checkToolResult(
+  p: Problems,
+  path: string,
+  value: unknown,
+  api: ApiVersion,
+  tool?: ToolDefinition,
+): NormalizedToolResult | undefined {
+  const obj = readObject(p, path, value);
+  if (obj === undefined) return undefined;
+  const before = p.count;
+  const isError = readBoolean(p, at(path, "is_error"), member(obj, "is_error"), false);
   if (api === "0.1") {
-    const content = readString(p, "content", member(obj, "content"));
-    if (content === undefined || isError === undefined) return refuse(p);
-    return { ok: true, value: { parts: [{ type: "text", text: content }], text: content, is_error: isError } };
+    const content = readString(p, at(path, "content"), member(obj, "content"));
+    if (content === undefined || isError === undefined) return undefined;
+    return { parts: [{ type: "text", text: content }], text: content, is_error: isError };
   }
 
-  const parts = checkParts(p, member(obj, "content"));
+  const parts = checkParts(p, at(path, "content"), member(obj, "content"));
   const structured = member(obj, "structured_content");
   const metadata = member(obj, "metadata");
-  if (!isAbsent(structured)) checkJson(p, "structured_content", structured, STRUCTURED_LIMITS);
-  if (!isAbsent(metadata)) checkJson(p, "metadata", metadata, METADATA_LIMITS);
+  if (!isAbsent(structured)) checkJson(p, at(path, "structured_content"), structured, STRUCTURED_LIMITS);
+  if (!isAbsent(metadata)) checkJson(p, at(path, "metadata"), metadata, METADATA_LIMITS);
   if (tool !== undefined) {
     const declares = isPlainObject(tool.output_schema);
-    if (declares && isAbsent(structured)) p.add("structured_content", `missing; tool ${quote(tool.name)} declares an output_schema`);
-    if (!declares && !isAbsent(structured)) p.add("structured_content", `not allowed; tool ${quote(tool.name)} declares no output_schema`);
+    const where = at(path, "structured_content");
+    if (declares && isAbsent(structured)) p.add(where, `missing; tool ${quote(tool.name)} declares an output_schema`);
+    if (!declares && !isAbsent(structured)) p.add(where, `not allowed; tool ${quote(tool.name)} declares no output_schema`);
   }
-  if (!p.ok || parts === undefined || isError === undefined) return refuse(p);
+  if (p.count !== before || parts === undefined || isError === undefined) return undefined;
   const text = parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
   const result: NormalizedToolResult = { parts, text, is_error: isError };
   if (!isAbsent(structured)) result.structured_content = structured;
   if (!isAbsent(metadata)) result.metadata = metadata;
-  return { ok: true, value: result };
+  return result;
 }
 
-function checkParts(p: Problems, raw: unknown): ContentPart[] | undefined {
-  const list = readArray(p, "content", raw);
-  if (list === undefined || !checkCount(p, "content", list.length, MAX_CONTENT_PARTS, "part")) return undefined;
+function checkParts(p: Problems, path: string, raw: unknown): ContentPart[] | undefined {
+  const list = readArray(p, path, raw);
+  if (list === undefined || !checkCount(p, path, list.length, MAX_CONTENT_PARTS, "part")) return undefined;
   if (list.length === 0) {
-    p.add("content", "must not be empty");
+    p.add(path, "must not be empty");
     return undefined;
   }
   const before = p.count;
-  const parts = list.map((item, i) => checkPart(p, index("content", i), item));
+  const parts = list.map((item, i) => checkPart(p, index(path, i), item));
   if (p.count !== before) return undefined;
   if (!parts.some((part) => part?.type === "text")) {
-    p.add("content", 'no text part; at least one {"type":"text"} part is required');
+    p.add(path, 'no text part; at least one {"type":"text"} part is required');
     return undefined;
   }
   return parts as ContentPart[];

@@ -1,13 +1,15 @@
 /**
  * Tool and command definitions as an extension declares them in initialize (and, for tools,
  * tools/register): the name grammar, the closed member set per API version, descriptions, the two
- * schemas (delegated to validate-schema.ts) and API 0.4 prompt metadata. Catalog-level rules
- * (duplicates, counts, equality with the manifest) belong to validate-initialize.ts.
+ * schemas (delegated to validate-schema.ts), API 0.4 prompt metadata gated by its feature, and
+ * the encoded size of a whole tool catalog. Other catalog-level rules (duplicates, counts,
+ * equality with the manifest) belong to validate-initialize.ts.
  */
 import {
   MAX_DESCRIPTION_BYTES,
   MAX_PROMPT_GUIDELINES,
   MAX_PROMPT_METADATA_BYTES,
+  MAX_TOOL_CATALOG_BYTES,
   MAX_TOOL_NAME_BYTES,
 } from "../bounds.js";
 import {
@@ -22,8 +24,8 @@ import {
   readObject,
   readOptionalString,
   readString,
-  rejectUnknown,
 } from "../validate/fields.js";
+import { measureJson } from "../validate/json-bounds.js";
 import { describe, Problems, type Checked } from "../validate/kit.js";
 import type { ApiVersion } from "../version.js";
 import type { CommandDefinition, ToolDefinition } from "./types.js";
@@ -48,32 +50,50 @@ const TOOL_MEMBERS: Record<ApiVersion, ReadonlySet<string>> = {
   "0.4": new Set(["name", "description", "parameters", "output_schema", "prompt_snippet", "prompt_guidelines"]),
 };
 
+/** The feature that admits prompt_snippet and prompt_guidelines (TDEF-09). */
+export const PROMPT_METADATA_FEATURE = "tool_prompt_metadata_v1";
+
+function isPromptMetadata(key: string): boolean {
+  return key === "prompt_snippet" || key === "prompt_guidelines";
+}
+
 /** Where the text says a member is not allowed, say so instead of "unknown member". */
 function versionRule(key: string, api: ApiVersion): string | undefined {
   if (key === "output_schema" && api === "0.1") return "not allowed on API 0.1 (output_schema needs API 0.2+)";
-  if ((key === "prompt_snippet" || key === "prompt_guidelines") && api !== "0.4") {
-    return `not allowed on API ${api} (prompt metadata needs API 0.4)`;
-  }
+  if (isPromptMetadata(key) && api !== "0.4") return `not allowed on API ${api} (prompt metadata needs API 0.4)`;
   return undefined;
 }
 
 /**
- * One tool definition (TDEF-01..11). On API 0.4 prompt metadata is accepted with its bounds;
- * whether tool_prompt_metadata_v1 was negotiated (TDEF-14) is checked by the caller that knows.
+ * One tool definition (TDEF-01..11, TDEF-14). `negotiated` is the feature list accepted for this
+ * generation (for initialize: the one the same response selects). Prompt metadata is accepted only
+ * on API 0.4 with tool_prompt_metadata_v1 in it; declaring it otherwise refuses the definition
+ * (TDEF-14), so an extension learns at once that its metadata would not reach the model. On API
+ * 0.4 a null member still reads as absent, as everywhere (SDKs serialize unset optionals as null).
  */
-export function validateToolDefinition(value: unknown, api: ApiVersion): Checked<ToolDefinition> {
+export function validateToolDefinition(value: unknown, api: ApiVersion, negotiated: readonly string[] = []): Checked<ToolDefinition> {
   const p = new Problems();
-  return finish(p, checkToolDefinition(p, "", value, api));
+  return finish(p, checkToolDefinition(p, "", value, api, negotiated));
 }
 
 /** As validateToolDefinition, adding problems under `path` (used for `tools[i]`). */
-export function checkToolDefinition(p: Problems, path: string, value: unknown, api: ApiVersion): ToolDefinition | undefined {
+export function checkToolDefinition(
+  p: Problems,
+  path: string,
+  value: unknown,
+  api: ApiVersion,
+  negotiated: readonly string[] = [],
+): ToolDefinition | undefined {
   const obj = readObject(p, path, value);
   if (obj === undefined) return undefined;
   const before = p.count;
   const allowed = TOOL_MEMBERS[api];
+  const promptMetadata = api === "0.4" && negotiated.includes(PROMPT_METADATA_FEATURE);
   for (const key of Object.keys(obj)) {
-    if (allowed.has(key)) continue;
+    if (allowed.has(key)) {
+      if (isPromptMetadata(key) && !promptMetadata && !isAbsent(obj[key])) p.add(at(path, key), `not allowed without ${PROMPT_METADATA_FEATURE} negotiated`);
+      continue;
+    }
     p.add(at(path, key), versionRule(key, api) ?? "unknown member");
   }
   const name = checkName(p, at(path, "name"), member(obj, "name"));
@@ -93,7 +113,7 @@ export function checkToolDefinition(p: Problems, path: string, value: unknown, a
       if (schema !== undefined) extra.output_schema = schema;
     }
   }
-  if (api === "0.4") {
+  if (promptMetadata) {
     const snippet = member(obj, "prompt_snippet");
     if (!isAbsent(snippet)) {
       const s = checkPromptText(p, at(path, "prompt_snippet"), snippet);
@@ -108,6 +128,18 @@ export function checkToolDefinition(p: Problems, path: string, value: unknown, a
   if (name === undefined || description === undefined || parameters === undefined) return undefined;
   const def: ToolDefinition = { name, description, parameters, ...extra };
   return p.count === before ? def : undefined;
+}
+
+/**
+ * The encoded size of a tool catalog (TDEF-12, TDEF-13): the definitions as sent, prompt metadata
+ * included, at most 1 MiB of compact JSON. Initialize and dynamic registration share this check.
+ * The walk stops at the bound, so an oversized catalog costs no more than the bound to refuse.
+ */
+export function checkToolCatalogBytes(p: Problems, path: string, tools: readonly unknown[]): boolean {
+  const r = measureJson(tools, { maxBytes: MAX_TOOL_CATALOG_BYTES, maxDepth: Infinity, maxNodes: Infinity }, path);
+  if (r.ok) return true;
+  p.add(r.path, r.rule === "bytes" ? `tool catalog of ${r.message}` : r.message);
+  return false;
 }
 
 /**
@@ -159,20 +191,7 @@ function checkGuidelines(p: Problems, path: string, v: unknown): string[] | unde
   return out.length === list.length ? out : undefined;
 }
 
-/**
- * Prompt metadata text (TDEF-10, TDEF-11): at most 1,024 bytes, and no control character but LF
- * and TAB. "Control character" is read as Unicode Cc (C0, DEL and C1), so CR is refused too.
- */
+/** Prompt metadata text (TDEF-10, TDEF-11): at most 1,024 bytes, and no control character but LF and TAB. */
 function checkPromptText(p: Problems, path: string, v: unknown): string | undefined {
-  const s = readString(p, path, v, { maxBytes: MAX_PROMPT_METADATA_BYTES });
-  if (s === undefined) return undefined;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    if (c === 0x0a || c === 0x09) continue;
-    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-      p.add(path, `control character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; only LF and TAB are allowed`);
-      return undefined;
-    }
-  }
-  return s;
+  return readString(p, path, v, { maxBytes: MAX_PROMPT_METADATA_BYTES, plainText: true });
 }

@@ -86,6 +86,8 @@ export interface StringRule {
   nonBlank?: boolean;
   /** UTF-8 byte bound. */
   maxBytes?: number;
+  /** Refuse control characters other than LF and TAB (display text a person or a model reads). */
+  plainText?: boolean;
 }
 
 /** A required string member. */
@@ -99,7 +101,24 @@ export function readString(p: Problems, path: string, v: unknown, rule: StringRu
     return undefined;
   }
   if (rule.maxBytes !== undefined && !checkBytes(p, path, v, rule.maxBytes)) return undefined;
+  if (rule.plainText === true && !checkPlainText(p, path, v)) return undefined;
   return v;
+}
+
+/**
+ * Refuses control characters but LF and TAB (TDEF-11, PROG-10). "Control character" is read as
+ * Unicode Cc (C0, DEL and C1), so CR is refused too: a bare CR can overwrite a line on a terminal.
+ */
+export function checkPlainText(p: Problems, path: string, s: string): boolean {
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    if (c === 0x0a || c === 0x09) continue;
+    if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
+      p.add(path, `control character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; only LF and TAB are allowed`);
+      return false;
+    }
+  }
+  return true;
 }
 
 /** An optional string member: absent or null reads as undefined. */
@@ -144,6 +163,20 @@ export function readInteger(p: Problems, path: string, v: unknown, min: number, 
   }
   if (v > MAX_SAFE_JSON_INTEGER) {
     p.add(path, `${v} is above 2^53-1 and cannot be represented exactly`);
+    return undefined;
+  }
+  return v;
+}
+
+/** A finite number at least `min` (not necessarily an integer); absent or null yields `fallback` when there is one. */
+export function readNumber(p: Problems, path: string, v: unknown, min: number, fallback?: number): number | undefined {
+  if (isAbsent(v) && fallback !== undefined) return fallback;
+  if (typeof v !== "number" || !Number.isFinite(v)) {
+    p.add(path, v === undefined ? "missing; expected a number" : `expected a finite number, got ${show(v)}`);
+    return undefined;
+  }
+  if (v < min) {
+    p.add(path, `${v} is below the minimum ${min}`);
     return undefined;
   }
   return v;

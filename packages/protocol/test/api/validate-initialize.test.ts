@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { validateInitializeResult, type InitializeExpectation } from "../../src/api/validate-initialize.js";
 import { BASE_OPTIONAL_FEATURES, KNOWN_FEATURES, LIFECYCLE_EVENTS, REQUIRED_FEATURES } from "../../src/features.js";
-import { MAX_COMMANDS, MAX_TOOLS } from "../../src/bounds.js";
+import { MAX_COMMANDS, MAX_TOOL_CATALOG_BYTES, MAX_TOOLS } from "../../src/bounds.js";
 import type { ApiVersion } from "../../src/version.js";
 import { accepted, clone, refused } from "../helpers/checked.js";
 import { CONTRIBUTES, INIT_RESULT_V01, PROTOCOL_OFFER_V02, PROTOCOL_SELECTION_V02 } from "../helpers/spec-fixtures.js";
@@ -262,10 +262,72 @@ for (const [id, feature, requires] of DEPENDENCIES) {
   });
 }
 
-test("TDEF-09: API 0.4 initialize accepts tools with prompt metadata", () => {
-  const tool = { ...INIT_RESULT_V01.tools[0], prompt_snippet: "Greets.", prompt_guidelines: ["Be brief."] };
-  const init = accepted(validateInitializeResult({ ...responseV02({}, "0.4"), tools: [tool] }, expectV02(undefined, "0.4")));
+const PM = "tool_prompt_metadata_v1";
+const OFFER_04 = [...BASE_OPTIONAL_FEATURES, PM];
+const WITH_METADATA = { ...INIT_RESULT_V01.tools[0], prompt_snippet: "Greets.", prompt_guidelines: ["Be brief."] };
+
+test("TDEF-09: API 0.4 initialize accepts prompt metadata when the same response selects tool_prompt_metadata_v1", () => {
+  const init = accepted(validateInitializeResult({ ...selecting([PM], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.4")));
   assert.equal(init.result.tools[0]?.prompt_snippet, "Greets.");
+  assert.deepEqual(init.result.tools[0]?.prompt_guidelines, ["Be brief."]);
+  assert.ok(init.features.includes(PM));
+});
+
+test("TDEF-14: prompt metadata without tool_prompt_metadata_v1 selected rejects initialization, even when it was offered", () => {
+  refused(
+    validateInitializeResult({ ...selecting([], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.4")),
+    "tools[0].prompt_snippet: not allowed without tool_prompt_metadata_v1 negotiated",
+  );
+  // Selected but not offered: the feature is refused, and it admits no metadata either.
+  const problems = refused(validateInitializeResult({ ...selecting([PM], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(undefined, "0.4")), '"tool_prompt_metadata_v1" was not offered');
+  assert.ok(problems.some((p) => p.startsWith("tools[0].prompt_snippet: not allowed without")), problems.join("\n"));
+  // A selection with other problems still lets the offered feature decide, so only those are reported.
+  const other = refused(
+    validateInitializeResult({ ...selecting([PM], { limits: { max_concurrent_requests: 0 } }, "0.4"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.4")),
+    "max_concurrent_requests",
+  );
+  assert.equal(other.some((p) => p.startsWith("tools")), false, other.join("\n"));
+});
+
+test("TDEF-14: API 0.2 tools cannot declare prompt metadata, whatever is selected", () => {
+  refused(validateInitializeResult({ ...selecting([PM], {}, "0.2"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.2")), "tools[0].prompt_snippet: not allowed on API 0.2");
+});
+
+/** 70 tools named t0..t69 (each within the description bound) whose compact JSON encoding is exactly `size` bytes. */
+function catalogOf(size: number, extra: Record<string, unknown> = {}): Array<Record<string, unknown>> {
+  const make = (n: number): Array<Record<string, unknown>> =>
+    Array.from({ length: 70 }, (_, i) => ({ name: `t${i}`, description: "d".repeat(n), parameters: { type: "object" }, ...extra }));
+  // Spread the difference over every description, then settle the remainder on the last one.
+  const base = 15_000 + Math.floor((size - JSON.stringify(make(15_000)).length) / 70);
+  const list = make(base);
+  const last = list[list.length - 1]!;
+  last["description"] = "d".repeat(base + size - JSON.stringify(list).length);
+  assert.equal(JSON.stringify(list).length, size);
+  return list;
+}
+
+function expectCatalog(list: Array<Record<string, unknown>>, api: ApiVersion = "0.1", optional: readonly string[] = []): InitializeExpectation {
+  const contributes = { tools: list.map((t) => t["name"] as string), commands: ["hello"] };
+  return api === "0.1" ? { ...V01, contributes } : { ...expectV02(optional, api), contributes };
+}
+
+test("TDEF-13: an encoded tool catalog of exactly 1 MiB is accepted, one byte more is refused naming size and limit", () => {
+  const ok = catalogOf(MAX_TOOL_CATALOG_BYTES);
+  assert.equal(accepted(validateInitializeResult({ ...INIT_RESULT_V01, tools: ok }, expectCatalog(ok))).result.tools.length, 70);
+  const over = catalogOf(MAX_TOOL_CATALOG_BYTES + 1);
+  refused(validateInitializeResult({ ...INIT_RESULT_V01, tools: over }, expectCatalog(over)), "tools: tool catalog of at least", "bytes encoded, over the 1048576-byte limit");
+  // The bound holds when dynamic_tools frees the catalog from the manifest too.
+  refused(validateInitializeResult({ ...selecting(["dynamic_tools"]), tools: over }, expectV02()), "tools: tool catalog of at least", "over the 1048576-byte limit");
+});
+
+test("TDEF-12: prompt metadata counts against the encoded catalog bound", () => {
+  const guidelines = { prompt_guidelines: ["g".repeat(1_000)] };
+  const ok = catalogOf(MAX_TOOL_CATALOG_BYTES, guidelines);
+  const response = (tools: unknown[]): Record<string, unknown> => ({ ...selecting([PM], {}, "0.4"), tools });
+  accepted(validateInitializeResult(response(ok), expectCatalog(ok, "0.4", OFFER_04)));
+  const over = clone(ok);
+  over[0]!["prompt_guidelines"] = ["g".repeat(1_001)];
+  refused(validateInitializeResult(response(over), expectCatalog(over, "0.4", OFFER_04)), "tools: tool catalog of at least", "over the 1048576-byte limit");
 });
 
 test("validateInitializeResult never throws, whatever the input", () => {

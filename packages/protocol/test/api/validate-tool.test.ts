@@ -22,6 +22,8 @@ import { INIT_RESULT_V01 } from "../helpers/spec-fixtures.js";
 const SPEC_TOOL = INIT_RESULT_V01.tools[0] as Record<string, unknown>;
 const SPEC_COMMAND = INIT_RESULT_V01.commands[0] as Record<string, unknown>;
 const PARAMS = { type: "object", properties: {} };
+/** The negotiated features that admit prompt metadata (TDEF-09). */
+const PM = ["tool_prompt_metadata_v1"];
 
 function tool(extra: Record<string, unknown> = {}): Record<string, unknown> {
   return { name: "t", description: "A tool", parameters: clone(PARAMS), ...extra };
@@ -219,15 +221,15 @@ test("TDEF-06: subset keywords must carry values of their kind", () => {
   refused(validateToolDefinition(tool({ output_schema: { uniqueItems: "yes" } }), "0.2"), "output_schema.uniqueItems: expected a boolean, got string");
 });
 
-test("TDEF-09: on API 0.4 a tool may declare prompt_snippet and prompt_guidelines", () => {
-  const def = accepted(validateToolDefinition(tool({ prompt_snippet: "Use t for x.", prompt_guidelines: ["One", "Two"] }), "0.4"));
+test("TDEF-09: on API 0.4 with tool_prompt_metadata_v1 negotiated a tool may declare prompt_snippet and prompt_guidelines", () => {
+  const def = accepted(validateToolDefinition(tool({ prompt_snippet: "Use t for x.", prompt_guidelines: ["One", "Two"] }), "0.4", PM));
   assert.equal(def.prompt_snippet, "Use t for x.");
   assert.deepEqual(def.prompt_guidelines, ["One", "Two"]);
-  assert.deepEqual(accepted(validateToolDefinition(tool({ prompt_guidelines: [] }), "0.4")).prompt_guidelines, []);
+  assert.deepEqual(accepted(validateToolDefinition(tool({ prompt_guidelines: [] }), "0.4", PM)).prompt_guidelines, []);
   // Guidelines need no snippet; and both are optional.
-  assert.equal("prompt_snippet" in accepted(validateToolDefinition(tool({ prompt_guidelines: ["g"] }), "0.4")), false);
-  refused(validateToolDefinition(tool({ prompt_guidelines: "g" }), "0.4"), "prompt_guidelines: expected an array, got string");
-  refused(validateToolDefinition(tool({ prompt_guidelines: [1] }), "0.4"), "prompt_guidelines[0]: expected a string, got number");
+  assert.equal("prompt_snippet" in accepted(validateToolDefinition(tool({ prompt_guidelines: ["g"] }), "0.4", PM)), false);
+  refused(validateToolDefinition(tool({ prompt_guidelines: "g" }), "0.4", PM), "prompt_guidelines: expected an array, got string");
+  refused(validateToolDefinition(tool({ prompt_guidelines: [1] }), "0.4", PM), "prompt_guidelines[0]: expected a string, got number");
 });
 
 test("TDEF-09: prompt metadata is not allowed before API 0.4", () => {
@@ -239,21 +241,41 @@ test("TDEF-09: prompt metadata is not allowed before API 0.4", () => {
 
 test("TDEF-10: 16 guidelines are accepted, 17 are refused naming count and limit", () => {
   const list = (n: number): string[] => Array.from({ length: n }, (_, i) => `g${i}`);
-  accepted(validateToolDefinition(tool({ prompt_guidelines: list(MAX_PROMPT_GUIDELINES) }), "0.4"));
-  refused(validateToolDefinition(tool({ prompt_guidelines: list(MAX_PROMPT_GUIDELINES + 1) }), "0.4"), "prompt_guidelines: 17 guidelines, over the 16-guideline limit");
+  accepted(validateToolDefinition(tool({ prompt_guidelines: list(MAX_PROMPT_GUIDELINES) }), "0.4", PM));
+  refused(validateToolDefinition(tool({ prompt_guidelines: list(MAX_PROMPT_GUIDELINES + 1) }), "0.4", PM), "prompt_guidelines: 17 guidelines, over the 16-guideline limit");
 });
 
 test("TDEF-10: snippet and guideline strings of 1,024 bytes are accepted, 1,025 are refused naming size and limit", () => {
-  accepted(validateToolDefinition(tool({ prompt_snippet: "é".repeat(512), prompt_guidelines: [bytes(MAX_PROMPT_METADATA_BYTES)] }), "0.4"));
-  refused(validateToolDefinition(tool({ prompt_snippet: bytes(MAX_PROMPT_METADATA_BYTES + 1) }), "0.4"), "prompt_snippet: 1025 bytes, over the 1024-byte limit");
-  refused(validateToolDefinition(tool({ prompt_guidelines: ["ok", "é".repeat(512) + "x"] }), "0.4"), "prompt_guidelines[1]: 1025 bytes, over the 1024-byte limit");
+  accepted(validateToolDefinition(tool({ prompt_snippet: "é".repeat(512), prompt_guidelines: [bytes(MAX_PROMPT_METADATA_BYTES)] }), "0.4", PM));
+  refused(validateToolDefinition(tool({ prompt_snippet: bytes(MAX_PROMPT_METADATA_BYTES + 1) }), "0.4", PM), "prompt_snippet: 1025 bytes, over the 1024-byte limit");
+  refused(validateToolDefinition(tool({ prompt_guidelines: ["ok", "é".repeat(512) + "x"] }), "0.4", PM), "prompt_guidelines[1]: 1025 bytes, over the 1024-byte limit");
 });
 
 test("TDEF-11: prompt metadata allows LF and TAB but no other control character", () => {
-  accepted(validateToolDefinition(tool({ prompt_snippet: "a\n\tb", prompt_guidelines: ["x\ty\n"] }), "0.4"));
+  accepted(validateToolDefinition(tool({ prompt_snippet: "a\n\tb", prompt_guidelines: ["x\ty\n"] }), "0.4", PM));
   for (const [ch, code] of [["\r", "U+000D"], ["\u0000", "U+0000"], ["\u001b", "U+001B"], ["\u007f", "U+007F"], ["\u0085", "U+0085"]] as const) {
-    refused(validateToolDefinition(tool({ prompt_snippet: `a${ch}` }), "0.4"), "prompt_snippet: control character", code, "only LF and TAB");
-    refused(validateToolDefinition(tool({ prompt_guidelines: [`b${ch}`] }), "0.4"), "prompt_guidelines[0]: control character", code);
+    refused(validateToolDefinition(tool({ prompt_snippet: `a${ch}` }), "0.4", PM), "prompt_snippet: control character", code, "only LF and TAB");
+    refused(validateToolDefinition(tool({ prompt_guidelines: [`b${ch}`] }), "0.4", PM), "prompt_guidelines[0]: control character", code);
+  }
+});
+
+test("TDEF-14: on API 0.4 without tool_prompt_metadata_v1 negotiated, declaring prompt metadata is refused", () => {
+  for (const negotiated of [[], ["request_cancellation", "content_parts"], ["tool_composition_v1"]]) {
+    refused(validateToolDefinition(tool({ prompt_snippet: "s" }), "0.4", negotiated), "prompt_snippet: not allowed without tool_prompt_metadata_v1 negotiated");
+    refused(validateToolDefinition(tool({ prompt_guidelines: [] }), "0.4", negotiated), "prompt_guidelines: not allowed without tool_prompt_metadata_v1 negotiated");
+  }
+  // The default is "nothing negotiated": a caller that forgets the features fails closed.
+  refused(validateToolDefinition(tool({ prompt_snippet: "s" }), "0.4"), "prompt_snippet: not allowed without tool_prompt_metadata_v1");
+  // Null still reads as absent (SDKs serialize unset optionals as null), and nothing is carried over.
+  const def = accepted(validateToolDefinition(tool({ prompt_snippet: null, prompt_guidelines: null }), "0.4"));
+  assert.equal("prompt_snippet" in def || "prompt_guidelines" in def, false);
+  // Without metadata, a 0.4 tool needs no feature.
+  accepted(validateToolDefinition(tool(), "0.4"));
+});
+
+test("TDEF-14: the feature does not open prompt metadata before API 0.4", () => {
+  for (const api of ["0.1", "0.2"] as const) {
+    refused(validateToolDefinition(tool({ prompt_snippet: "s" }), api, PM), "prompt_snippet: not allowed on API", "needs API 0.4");
   }
 });
 
@@ -300,6 +322,7 @@ test("validators never throw, whatever the input", () => {
   fc.assert(
     fc.property(fc.anything(), fc.constantFrom("0.1", "0.2", "0.4" as const), (v, api) => {
       validateToolDefinition(v, api);
+      validateToolDefinition({ name: "t", description: "d", parameters: {}, prompt_snippet: v, prompt_guidelines: v }, api, PM);
       validateToolDefinition({ name: "t", description: "d", parameters: { type: "object", properties: v }, output_schema: v }, api);
       validateCommandDefinition(v);
       return true;

@@ -1,5 +1,5 @@
 /**
- * The examples of the wire reference (000_04c7c868c77fa035.txt, sections 1.1-1.7 and 2.1-2.4),
+ * The examples of the wire reference (000_04c7c868c77fa035.txt, sections 1.1-1.10 and 2.1-2.7),
  * copied verbatim as the params or result member. They are normative (FRAME-15), so every
  * validator must accept them.
  */
@@ -138,3 +138,48 @@ export const CONFIRMATION_PARAMS = {
 };
 export const CONTEXT_CONTRIBUTION = { label: "file-watcher", content: "src/main.rs was modified at 14:32.", placement: "system_suffix" };
 export const STATUS_CONTRIBUTION = { surface: "status", text: "watching src/", style_role: "extension.watcher.status", priority: 10 };
+
+/** 1.6b: the menu/collect result. */
+export const MENU_RESULT = {
+  title: "Computer use",
+  status: { state: "pending", label: "Not set up" },
+  detail: "Set up installs Cua Driver and checks what your desktop needs.",
+  items: [
+    {
+      id: "setup",
+      label: "Set up computer use",
+      command: "computer-use",
+      arguments: ["setup"],
+      recommended: true,
+      description: "Install the driver, then check permissions",
+    },
+    {
+      id: "jev",
+      label: "Jev (optional)",
+      items: [{ id: "forget", label: "Forget stored API key", command: "computer-use", arguments: ["jev", "forget"], destructive: true }],
+    },
+  ],
+};
+
+/** 1.9: $/cancelRequest params. */
+export const CANCEL_PARAMS = { id: 42, reason: "user" };
+
+/** 1.10: turn/settled params. */
+export const TURN_SETTLED_PARAMS = {
+  session_id: "abc123",
+  run_id: "extension-run-7",
+  turn_id: "extension-turn-7",
+  outcome: "completed",
+  duration_ms: 942,
+  reason: null,
+};
+
+/** 2.6: $/progress params. */
+export const PROGRESS_PARAMS = {
+  request_id: 2,
+  sequence: 7,
+  event: { type: "status", message: "Fetched 3 of 10 results", current: 3, total: 10, unit: "results" },
+};
+
+/** 2.7: input/request params. */
+export const INPUT_PARAMS = { parent_request_id: 2, prompt: "Password:", secret: true };

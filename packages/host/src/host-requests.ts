@@ -1,0 +1,199 @@
+/**
+ * The host's requests to one generation: admission through the negotiated semaphore
+ * (FRAME-13), deadlines, cancellation (CANCEL-01..08), the table of active requests that
+ * parents reverse requests and progress (REV-07, PROG-02), and what a parent's settlement means
+ * for its children (CANCEL-10).
+ *
+ * Cancellation, on API 0.2+: a frame not yet written is withdrawn and nothing is sent; a written
+ * one is followed by exactly one $/cancelRequest, the waiter is dropped, the id tombstoned, and
+ * the extension has the grace period to settle it (a late reply releases its slot); if it does
+ * not, onGraceExpired() lets the generation terminate itself. API 0.1 gets no $/cancelRequest: the
+ * waiter is dropped and a late reply ignored. Nothing is ever replayed (CANCEL-08).
+ */
+import {
+  OctetError, bounds, validateProgressParams,
+  type ProgressEvent, type RpcPeer,
+} from "@octet/protocol";
+import type { DiagnosticLevel } from "./events.js";
+import { Slots } from "./util/slots.js";
+
+export type CancelReason = "user" | "timeout" | "parent_settled" | "shutdown" | "reload";
+
+export interface HostRequestOptions {
+  timeoutMs: number;
+  signal?: AbortSignal | undefined;
+  /** Receives this request's accepted $/progress events, output already cut to 8 KiB chunks. */
+  onProgress?: ((event: ProgressEvent) => void) | undefined;
+}
+
+export interface HostRequestsOptions {
+  peer: RpcPeer;
+  /** API 0.2+ with request_cancellation negotiated: cancellation is announced. */
+  cancellation: boolean;
+  /** The negotiated max_concurrent_requests, or null for API 0.1 (no limit on the wire). */
+  maxConcurrent: number | null;
+  progress: { enabled: boolean; decoration: boolean; partialResult: boolean; api: "0.1" | "0.2" | "0.4" };
+  graceMs?: number;
+  /** The extension did not settle a cancelled request within the grace period. */
+  onGraceExpired: (id: number, method: string) => void;
+  diagnose: (level: DiagnosticLevel, message: string) => void;
+}
+
+interface Active {
+  method: string;
+  controller: AbortController;
+  onProgress: ((event: ProgressEvent) => void) | undefined;
+  lastSequence: number;
+}
+
+export class HostRequests {
+  readonly #o: HostRequestsOptions;
+  readonly #slots: Slots | null;
+  readonly #active = new Map<number, Active>();
+  /** Cancelled requests whose frame was written: their slot is held until they settle. */
+  readonly #graces = new Map<number, { timer: ReturnType<typeof setTimeout>; method: string }>();
+  #closed: Error | null = null;
+
+  constructor(options: HostRequestsOptions) {
+    this.#o = options;
+    this.#slots = options.maxConcurrent === null ? null : new Slots(options.maxConcurrent);
+  }
+
+  /** Requests in flight, including cancelled ones the extension has not settled yet. */
+  get inFlight(): number {
+    return this.#active.size + this.#graces.size;
+  }
+
+  active(id: number): { method: string; signal: AbortSignal } | undefined {
+    const a = this.#active.get(id);
+    return a ? { method: a.method, signal: a.controller.signal } : undefined;
+  }
+
+  async send(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
+    if (this.#closed) throw this.#closed;
+    const signal = options.signal;
+    if (signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
+    if (this.#slots) {
+      try {
+        await this.#slots.acquire(signal);
+      } catch {
+        if (this.#closed) throw this.#closed;
+        throw new OctetError("request_cancelled", `${method} was cancelled while waiting for a free request slot; nothing was sent`);
+      }
+    }
+    const peer = this.#o.peer;
+    const outgoing = peer.request(method, params);
+    const entry: Active = { method, controller: new AbortController(), onProgress: options.onProgress, lastSequence: -1 };
+    this.#active.set(outgoing.id, entry);
+    let cancelled = false;
+    const cancel = (reason: CancelReason, error: OctetError): void => {
+      if (cancelled) return;
+      cancelled = true;
+      const r = peer.abandon(outgoing.id, "cancelled", error);
+      if (!r) return;
+      if (r.withdrawn) return; // never written: the extension never saw it (CANCEL-02)
+      if (this.#o.cancellation) {
+        // Exactly one notification after the complete frame (CANCEL-03), then the grace period.
+        peer.notify("$/cancelRequest", { id: outgoing.id, reason });
+        const timer = setTimeout(() => this.#graceExpired(outgoing.id), this.#o.graceMs ?? bounds.CANCEL_GRACE_MS);
+        this.#graces.set(outgoing.id, { timer, method });
+      }
+    };
+    const timer = setTimeout(() => cancel("timeout", new OctetError("request_timeout", `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const onAbort = (): void => cancel("user", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      return await outgoing.result;
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
+      this.#active.delete(outgoing.id);
+      // The parent settled: its unresolved reverse requests are cancelled (CANCEL-10).
+      entry.controller.abort(new OctetError("request_cancelled", "parent_settled"));
+      if (!this.#graces.has(outgoing.id)) this.#slots?.release();
+    }
+  }
+
+  /** Cancels every active request (draining deadline, reload, shutdown). */
+  cancelAll(reason: CancelReason): void {
+    for (const id of [...this.#active.keys()]) {
+      const a = this.#active.get(id);
+      if (!a) continue;
+      const r = this.#o.peer.abandon(id, "cancelled", new OctetError("request_cancelled", `${a.method} (id ${id}) was cancelled: ${reason}`));
+      if (r && !r.withdrawn && this.#o.cancellation && !this.#o.peer.closed) {
+        this.#o.peer.notify("$/cancelRequest", { id, reason });
+      }
+    }
+  }
+
+  /** Resolves when nothing is in flight, or after `ms`. */
+  async idle(ms: number): Promise<void> {
+    const until = Date.now() + ms;
+    while (this.inFlight > 0 && Date.now() < until && !this.#closed) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /** A reply arrived for a tombstoned id: the cancelled request is settled after all. */
+  lateResponse(id: number): void {
+    const g = this.#graces.get(id);
+    if (!g) return;
+    clearTimeout(g.timer);
+    this.#graces.delete(id);
+    this.#slots?.release();
+  }
+
+  /** A $/progress notification from the extension (PROG-01..12). */
+  progress(params: unknown): void {
+    const p = this.#o.progress;
+    if (!p.enabled) return this.#o.diagnose("warning", "ignored $/progress: request_progress was not negotiated");
+    const checked = validateProgressParams(params, { decoration: p.decoration, partialResult: p.partialResult, api: p.api });
+    if (!checked.ok) return this.#o.diagnose("warning", `ignored invalid $/progress: ${checked.problems.join("; ")}`);
+    const { request_id: id, sequence, event } = checked.value;
+    const a = this.#active.get(id);
+    if (!a) return this.#o.diagnose("warning", `ignored $/progress for inactive request ${id}`);
+    if (sequence <= a.lastSequence) return this.#o.diagnose("warning", `ignored $/progress for request ${id}: sequence ${sequence} does not increase (last ${a.lastSequence})`);
+    if (event.type === "partial_result" && a.method !== "tool/call") return this.#o.diagnose("warning", `ignored partial_result for ${a.method} request ${id}: only tool/call has partial results`);
+    a.lastSequence = sequence;
+    if (!a.onProgress) return;
+    for (const piece of chunkOutput(event)) {
+      try {
+        a.onProgress(piece);
+      } catch {
+        // The embedder's progress sink must not break the request.
+      }
+    }
+  }
+
+  close(error: Error): void {
+    this.#closed = error;
+    for (const g of this.#graces.values()) clearTimeout(g.timer);
+    this.#graces.clear();
+    this.#slots?.rejectAll(error);
+    for (const a of this.#active.values()) a.controller.abort(error);
+  }
+
+  #graceExpired(id: number): void {
+    const g = this.#graces.get(id);
+    if (!g) return;
+    this.#graces.delete(id);
+    this.#o.onGraceExpired(id, g.method);
+  }
+}
+
+/** Output progress is delivered in chunks of at most 8 KiB of data (PROG-07). */
+export function chunkOutput(event: ProgressEvent): ProgressEvent[] {
+  if (event.type !== "output") return [event];
+  const max = bounds.PROGRESS_OUTPUT_CHUNK_BYTES;
+  const bytes = event.encoding === "base64" ? Buffer.from(event.data, "base64") : Buffer.from(event.data, "utf8");
+  if (bytes.length <= max) return [event];
+  const out: ProgressEvent[] = [];
+  let at = 0;
+  while (at < bytes.length) {
+    let end = Math.min(at + max, bytes.length);
+    // Never split a UTF-8 character: back up to a lead byte.
+    if (event.encoding === "utf8") while (end < bytes.length && end > at && (bytes[end]! & 0xc0) === 0x80) end--;
+    const piece = bytes.subarray(at, end);
+    out.push({ ...event, data: event.encoding === "base64" ? piece.toString("base64") : piece.toString("utf8") });
+    at = end;
+  }
+  return out;
+}
