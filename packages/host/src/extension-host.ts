@@ -15,19 +15,20 @@ import {
   validateToolResult, validateCommandResult,
   type CommandResult, type ContextContribution, type HookName, type HostState,
   type NormalizedToolResult, type RenderSegment, type StatusContribution, type ToolDefinition, type UiSurface,
-  type CommandDefinition, type ProgressEvent,
+  type CommandDefinition, type ProgressEvent, type ExtensionMenu,
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
 import { collectContext, collectStatus, renderTool, runHook, type CallOptions as CollectOptions, type CollectEnv, type HookOutcome, type RenderInput } from "./collect.js";
 import { LifecycleHub, type LifecycleMethod } from "./lifecycle.js";
+import { collectMenu, offersMenu, requireAction, type MenuOutcome } from "./menus.js";
 import type { ConfirmService, InputService } from "./child-inbox.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
 import { resolveStartDecision } from "./manifest/trust.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
 import { sameCatalog, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 
-export type { ConfirmService, InputService, HookOutcome, RenderInput };
+export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome };
 
 export interface ExtensionHostOptions {
   /** The workspace: every child's cwd. Default: process.cwd(). */
@@ -85,6 +86,8 @@ export class ExtensionHost {
   /** Every generation not yet known to be over, reload candidates included, so shutdown reaches all. */
   readonly #live = new Set<Generation>();
   readonly #lifecycle = new LifecycleHub();
+  /** The menu last collected per extension: actions run only from a menu the host validated. */
+  readonly #menus = new Map<string, ExtensionMenu>();
   #shutdown: Promise<void> | null = null;
 
   private constructor(options: ExtensionHostOptions) {
@@ -210,6 +213,37 @@ export class ExtensionHost {
    */
   renderTool(input: RenderInput, options: CallOptions = {}): Promise<RenderSegment[] | null> {
     return renderTool(this.#readyGenerations(), input, options, this.#collectEnv());
+  }
+
+  /**
+   * The menu of an API 0.2+ extension that declares one (MENU-01..10), pulled fresh; on timeout
+   * (5 s), error or a rejected bound, one generated entry per declared command instead.
+   */
+  async collectMenu(extension: string, options: CollectOptions = {}): Promise<MenuOutcome> {
+    const g = this.#readyGeneration(extension);
+    const outcome = await collectMenu(g, options);
+    if (outcome.generated && offersMenu(g)) this.#emit({ type: "diagnostic", extension, generation: g.number, level: "warning", message: `showing generated menu: ${outcome.reason ?? ""}` });
+    this.#menus.set(extension, outcome.menu);
+    return outcome;
+  }
+
+  /**
+   * Runs the menu action at `path` ("setup" or "submenu/item") of the menu last collected for
+   * `extension`: command/execute of a declared command with the literal arguments (MENU-11), for
+   * up to 30 minutes (MENU-12). A destructive action is confirmed with the embedder first and
+   * refused without a confirmation service (MENU-13).
+   */
+  async runMenuAction(extension: string, path: string, options: CallOptions = {}): Promise<CommandResult & { extension: string }> {
+    const menu = this.#menus.get(extension);
+    if (!menu) throw new OctetError("unknown_command", `collect the menu of "${extension}" first (collectMenu)`);
+    const action = requireAction(menu, path, extension);
+    if (action.destructive === true) {
+      const confirm = this.#options.services?.confirm;
+      const controller = new AbortController();
+      const ok = confirm ? await confirm({ extension, prompt: `Run "${action.label}"?`, detail: "This action is marked destructive.", destructive: true, default: false, signal: options.signal ?? controller.signal }) : false;
+      if (!ok) throw new OctetError("request_cancelled", `menu action "${action.label}" of "${extension}" was not confirmed`);
+    }
+    return this.runCommand(action.command, [...action.arguments], { timeoutMs: options.timeoutMs ?? bounds.MENU_ACTION_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
   }
 
   /**
@@ -388,6 +422,12 @@ export class ExtensionHost {
 
   #ready(): { e: Entry; g: Generation }[] {
     return this.#entries.flatMap((e) => (e.generation && e.generation.state === "ready" ? [{ e, g: e.generation }] : []));
+  }
+
+  #readyGeneration(extension: string): Generation {
+    const found = this.#ready().find(({ g }) => g.name === extension);
+    if (!found) throw new OctetError("not_ready", `extension "${extension}" is not running`);
+    return found.g;
   }
 
   #readyGenerations(): Generation[] {

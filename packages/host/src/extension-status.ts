@@ -22,6 +22,10 @@ export interface ExtensionStatus {
   generation: number;
   pid: number | null;
   features: string[];
+  /** The negotiated max_concurrent_requests after the host's cap (API 0.2+), else null. */
+  maxConcurrentRequests: number | null;
+  /** Declared hooks this host accepts but never dispatches (HOOK-09: their payloads are unspecified). */
+  unsupportedHooks: string[];
   pendingRequests: number;
   health: Health;
   lastError: string | null;
@@ -30,6 +34,9 @@ export interface ExtensionStatus {
   tools: string[];
   commands: string[];
 }
+
+/** The hooks runHook dispatches; others may be declared but are shown as unsupported. */
+const DISPATCHED_HOOKS: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
 
 /** One discovered extension as the host tracks it. */
 export interface Entry {
@@ -75,6 +82,8 @@ export function statusOf(e: Entry): ExtensionStatus {
     generation: state === "parked" ? 0 : g?.number ?? 0,
     pid: g && (g.state === "ready" || g.state === "initializing") ? g.pid : null,
     features: g?.features ?? [],
+    maxConcurrentRequests: accepted && m && m.api_version !== "0.1" ? accepted.maxConcurrentRequests : null,
+    unsupportedHooks: (m?.contributes.hooks ?? []).filter((h) => !DISPATCHED_HOOKS.includes(h)),
     pendingRequests: g?.pendingRequests ?? 0,
     health,
     lastError: e.parkedError ?? g?.lastError ?? (d.errors[0]?.message ?? null),
