@@ -1,7 +1,9 @@
 export { Extension } from "./extension.js";
-export { WireError, ErrorCode } from "@octet/protocol";
+export { WireError, ErrorCode, LIFECYCLE_EVENTS } from "@octet/protocol";
+export type { LifecycleEvent } from "@octet/protocol";
 export type {
   ExtensionOptions, ToolSpec, ToolResultObject, ToolReturn, CommandSpec, CommandResultObject, CommandReturn,
-  NotificationInput, ContextInput, HookReturnObject, HookReturn, StatusReturn, RenderReturn, ConfirmOptions,
-  HandlerContext, ToolHandler, CommandHandler, HookHandler, ContextHandler, StatusHandler, RenderInput, RenderHandler,
+  NotificationInput, ContextInput, StatusInput, HookReturnObject, HookReturn, StatusReturn, RenderReturn, ConfirmOptions,
+  InputOptions, HandlerContext, ToolHandler, CommandHandler, HookHandler, ContextHandler, StatusHandler, RenderInput,
+  RenderHandler, Progress, ProgressStatusOptions, ProgressOutputOptions, Cancellation, LifecycleParams, LifecycleHandler,
 } from "./types.js";

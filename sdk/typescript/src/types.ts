@@ -21,6 +21,14 @@ export interface ToolSpec {
   parameters?: Record<string, unknown>;
   /** API 0.2+: JSON Schema that structuredContent must match. */
   outputSchema?: Record<string, unknown>;
+  /**
+   * API 0.4 only (refused at registration on 0.1/0.2): a short line the host may put in the
+   * model's prompt about this tool. Sent only when the host offers tool_prompt_metadata_v1;
+   * otherwise it is left out of the catalog (presentation only, never needed for a call).
+   */
+  promptSnippet?: string;
+  /** API 0.4 only, as promptSnippet: at most 16 guidelines of at most 1,024 bytes each. */
+  promptGuidelines?: string[];
 }
 
 export interface ToolResultObject {
@@ -69,6 +77,81 @@ export type HookReturn = void | undefined | HookReturnObject;
 export type StatusReturn = null | undefined | string | { text: string; styleRole?: string | null; priority?: number };
 export type RenderReturn = string | RenderSegment[];
 
+export interface InputOptions {
+  /** The question; must contain non-whitespace text, at most 16 KiB. */
+  prompt: string;
+  /** Suppress echo in the frontend; the SDK never writes the answer anywhere. */
+  secret?: boolean;
+}
+
+export interface StatusInput {
+  surface: UiSurface;
+  text: string;
+  styleRole?: string | null;
+  priority?: number;
+}
+
+export interface ProgressStatusOptions {
+  current?: number;
+  total?: number;
+  unit?: string;
+}
+export interface ProgressOutputOptions {
+  /** Default "stdout". */
+  stream?: "stdout" | "stderr";
+  /** Default "utf8"; "base64" for bytes. */
+  encoding?: "utf8" | "base64";
+}
+
+/**
+ * $/progress for the running request (API 0.2+). Every call is a silent no-op when the host did
+ * not negotiate request_progress (always on API 0.1), once the request has been answered, and,
+ * for decoration(), without progress_decoration: progress is ephemeral and optional, so code that
+ * reports it runs unchanged against any host. Arguments are checked either way.
+ */
+export interface Progress {
+  /** True when request_progress was negotiated, i.e. progress reaches the host at all. */
+  readonly enabled: boolean;
+  /** True when progress_decoration was negotiated too. */
+  readonly decorationEnabled: boolean;
+  status(message: string, options?: ProgressStatusOptions): void;
+  output(data: string, options?: ProgressOutputOptions): void;
+  decoration(label: string, detail?: string): void;
+  /** API 0.4 tool/call only (throws elsewhere): a provisional result shown before the final one. */
+  partialResult(result: ToolReturn): void;
+}
+
+/** The ambient cancellation token of the request whose handler is running (ext.cancellation). */
+export interface Cancellation {
+  /** True when the current request was cancelled; false outside any request. */
+  readonly cancelled: boolean;
+  /** The current request's signal; undefined outside any request. */
+  readonly signal: AbortSignal | undefined;
+  /**
+   * Throws when the current request was cancelled; the SDK then answers it -32800 (API 0.2+).
+   * Outside any request it does nothing: there is nothing to cancel.
+   */
+  throwIfCancelled(): void;
+}
+
+/**
+ * Params of a lifecycle notification as the host sent them (LIFE-06, LIFE-07): start events carry
+ * session_id, run_id, turn_id (tool events also tool_call_id, tool_name); settled events add
+ * outcome, duration_ms and reason.
+ */
+export interface LifecycleParams {
+  session_id?: string;
+  run_id?: string;
+  turn_id?: string;
+  tool_call_id?: string;
+  tool_name?: string;
+  outcome?: string;
+  duration_ms?: number;
+  reason?: string | null;
+  [key: string]: unknown;
+}
+export type LifecycleHandler = (params: LifecycleParams) => void | Promise<void>;
+
 export interface ConfirmOptions {
   prompt: string;
   detail?: string;
@@ -85,8 +168,21 @@ export interface HandlerContext {
   /** The execution context the host sent (workspace, host state, resource owner on 0.2+). */
   readonly context: ExecutionContext | null;
   notify(notification: NotificationInput): void;
-  /** Asks the user a yes/no question and waits for the answer; false when nobody can answer. */
+  /**
+   * Asks the user a yes/no question and waits for the answer; false when nobody can answer.
+   * API 0.2+: only from a tool/call or command/execute handler, while its request is active.
+   */
   confirm(options: ConfirmOptions): Promise<boolean>;
+  /**
+   * API 0.2+ input/request, parented to this request (tool/call or command/execute only): the
+   * text the user typed, or null when the frontend cancelled or cannot answer. Rejects when this
+   * request is cancelled meanwhile.
+   */
+  input(options: InputOptions): Promise<string | null>;
+  /** Throws when this request was cancelled; the SDK then answers it -32800 (API 0.2+). */
+  throwIfCancelled(): void;
+  /** $/progress for this request; see Progress for when it is a silent no-op. */
+  readonly progress: Progress;
 }
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: HandlerContext) => ToolReturn | Promise<ToolReturn>;

@@ -219,8 +219,11 @@ export class WireHost {
     }
   }
 
-  /** Sends initialize for `api` (with the protocol offer on 0.2+) and returns the response frame. */
-  initialize(api: string, options: { maxConcurrent?: number; protocol?: unknown } = {}): Promise<Frame> {
+  /**
+   * Sends initialize for `api` and returns the response frame. On 0.2+ the protocol offer is
+   * `protocol` as given, or offer(api, optional ?? ["request_progress"], maxConcurrent ?? 64).
+   */
+  initialize(api: string, options: { maxConcurrent?: number; protocol?: unknown; optional?: readonly string[] } = {}): Promise<Frame> {
     const params: Record<string, unknown> = {
       api_version: api,
       octet_version: "0.1.0",
@@ -231,14 +234,7 @@ export class WireHost {
       host: { session_id: null, session_name: null, model: "test-model", reasoning: null, active_skills: [] },
     };
     if (options.protocol !== undefined) params["protocol"] = options.protocol;
-    else if (api !== "0.1") {
-      params["protocol"] = {
-        version: api,
-        required_features: ["request_cancellation", "content_parts"],
-        optional_features: ["request_progress"],
-        limits: { max_concurrent_requests: options.maxConcurrent ?? 64 },
-      };
-    }
+    else if (api !== "0.1") params["protocol"] = offer(api, options.optional ?? ["request_progress"], options.maxConcurrent ?? 64);
     return this.request("initialize", params);
   }
 
@@ -266,6 +262,16 @@ export class WireHost {
     const tail = this.frames.slice(-3).map((f) => JSON.stringify(f).slice(0, 300));
     return new Error(`${message}\nlast frames:\n  ${tail.join("\n  ")}\nstderr tail:\n${this.stderr.slice(-2000)}`);
   }
+}
+
+/** The protocol member of an API 0.2/0.4 initialize request offering the `optional` features. */
+export function offer(api: string, optional: readonly string[], maxConcurrent = 64): Record<string, unknown> {
+  return {
+    version: api,
+    required_features: ["request_cancellation", "content_parts"],
+    optional_features: [...optional],
+    limits: { max_concurrent_requests: maxConcurrent },
+  };
 }
 
 /** Kills every child still running (afterEach), so no test leaves a process behind. */

@@ -1,0 +1,77 @@
+/**
+ * The extension's side of API 0.2/0.4 feature negotiation (W 1.1, INIT-13..28, TDEF-09..14):
+ * given the host's offer and what the author registered, the protocol member of the initialize
+ * result and the catalog as it may be sent. Pure, so every rule is testable without a process.
+ *
+ * Rules: the required features always; an optional feature only when the host offered it and
+ * the SDK can use it (never one that was not offered, INIT-19/20); lifecycle_events only with a
+ * registered handler, subscribing exactly the handled events; tool_prompt_metadata_v1 only on API
+ * 0.4 with a tool that declares prompt metadata. Without that feature the metadata is left out of
+ * the catalog (it is presentation only, TDEF-14 forbids it there), rather than failing the start.
+ */
+import { REQUIRED_FEATURES, isPlainObject, type ApiVersion, type LifecycleEvent, type ToolDefinition } from "@octet/protocol";
+
+export interface NegotiationInput {
+  api: ApiVersion;
+  /** The extension's own limit (maxConcurrentRequests). */
+  maxConcurrent: number;
+  /** Events with at least one registered handler, in LIFECYCLE_EVENTS order. */
+  lifecycleEvents: readonly LifecycleEvent[];
+  tools: readonly ToolDefinition[];
+}
+
+export interface Negotiated {
+  /** initialize.result.protocol. */
+  protocol: Record<string, unknown>;
+  features: ReadonlySet<string>;
+  maxConcurrent: number;
+  /** The tool definitions to send (prompt metadata removed unless negotiated). */
+  tools: ToolDefinition[];
+  /** Tools whose prompt metadata was left out because the host did not offer the feature. */
+  strippedPromptMetadata: string[];
+}
+
+export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
+  const protocol = isPlainObject(offer) ? offer : {};
+  const offered = new Set([...strings(protocol["required_features"]), ...strings(protocol["optional_features"])]);
+  const features: string[] = [...REQUIRED_FEATURES];
+  const select = (name: string, wanted: boolean): boolean => {
+    const take = wanted && offered.has(name);
+    if (take) features.push(name);
+    return take;
+  };
+  const progress = select("request_progress", true);
+  select("progress_decoration", progress);
+  const lifecycle = select("lifecycle_events", input.lifecycleEvents.length > 0);
+  const withMetadata = input.tools.filter(hasPromptMetadata);
+  const promptMetadata = select("tool_prompt_metadata_v1", input.api === "0.4" && withMetadata.length > 0);
+
+  const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
+  const cap = limits["max_concurrent_requests"];
+  const hostCap = typeof cap === "number" && Number.isFinite(cap) && cap >= 1 ? Math.floor(cap) : input.maxConcurrent;
+  const maxConcurrent = Math.max(1, Math.min(input.maxConcurrent, hostCap));
+
+  const result: Record<string, unknown> = { version: input.api, features, limits: { max_concurrent_requests: maxConcurrent } };
+  if (lifecycle) result["lifecycle_events"] = [...input.lifecycleEvents];
+  return {
+    protocol: result,
+    features: new Set(features),
+    maxConcurrent,
+    tools: promptMetadata ? [...input.tools] : input.tools.map(withoutPromptMetadata),
+    strippedPromptMetadata: promptMetadata ? [] : withMetadata.map((t) => t.name),
+  };
+}
+
+export function hasPromptMetadata(tool: ToolDefinition): boolean {
+  return tool.prompt_snippet !== undefined || tool.prompt_guidelines !== undefined;
+}
+
+function withoutPromptMetadata(tool: ToolDefinition): ToolDefinition {
+  if (!hasPromptMetadata(tool)) return tool;
+  const { prompt_snippet: _snippet, prompt_guidelines: _guidelines, ...rest } = tool;
+  return rest;
+}
+
+function strings(value: unknown): string[] {
+  return Array.isArray(value) ? value.filter((v): v is string => typeof v === "string") : [];
+}

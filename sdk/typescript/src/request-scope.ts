@@ -1,0 +1,74 @@
+/**
+ * One host request while the SDK serves it: its id and method, the cancellation token, the
+ * $/progress sequence, and whether it is still active (not yet answered). The scope is also what
+ * the ambient helpers (ext.cancellation, ext.progress) find through AsyncLocalStorage, so code deep
+ * inside a handler can reach its request without threading ctx through every call.
+ *
+ * What the scope does not own: sending (Link), the reverse requests (reverse-requests.ts) and
+ * the meaning of the progress events (progress.ts).
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { ApiVersion, JsonRpcId, RpcPeer } from "@octet/protocol";
+import { RequestProgress } from "./progress.js";
+import type { Cancellation } from "./types.js";
+
+/** What a request needs of the negotiated connection. Exists only after initialize. */
+export interface Link {
+  readonly api: ApiVersion;
+  /** The features this connection negotiated (empty on API 0.1). */
+  readonly features: ReadonlySet<string>;
+  readonly peer: RpcPeer;
+}
+
+export class RequestScope {
+  readonly id: JsonRpcId;
+  readonly method: string;
+  readonly controller = new AbortController();
+  readonly progress: RequestProgress;
+  #sequence = 0;
+  #active = true;
+
+  constructor(id: JsonRpcId, method: string, link: Link) {
+    this.id = id;
+    this.method = method;
+    this.progress = new RequestProgress(this, link);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** False once the SDK has decided the response: nothing may be sent for the request after it. */
+  get active(): boolean {
+    return this.#active;
+  }
+
+  settle(): void {
+    this.#active = false;
+  }
+
+  /** The next $/progress sequence: 1, 2, 3... strictly increasing per request (PROG-03). */
+  nextSequence(): number {
+    return ++this.#sequence;
+  }
+
+  throwIfCancelled(): void {
+    this.controller.signal.throwIfAborted();
+  }
+}
+
+/** The request whose handler (or anything it started) is running. */
+export const requestStorage = new AsyncLocalStorage<RequestScope>();
+
+/** ext.cancellation: the current request's token, found through AsyncLocalStorage. */
+export const ambientCancellation: Cancellation = {
+  get cancelled(): boolean {
+    return requestStorage.getStore()?.signal.aborted ?? false;
+  },
+  get signal(): AbortSignal | undefined {
+    return requestStorage.getStore()?.signal;
+  },
+  throwIfCancelled(): void {
+    requestStorage.getStore()?.throwIfCancelled();
+  },
+};
