@@ -12,15 +12,17 @@ import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import {
   OctetError, WireError, bounds,
-  validateToolResult, validateCommandResult,
+  validateCommandResult,
   type CommandResult, type ContextContribution, type HookName, type HostState,
-  type NormalizedToolResult, type RenderSegment, type StatusContribution, type ToolDefinition, type UiSurface,
+  type RenderSegment, type StatusContribution, type ToolDefinition, type UiSurface,
   type CommandDefinition, type ProgressEvent, type ExtensionMenu,
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
 import { collectContext, collectStatus, renderTool, runHook, type CallOptions as CollectOptions, type CollectEnv, type HookOutcome, type RenderInput } from "./collect.js";
 import { LifecycleHub, type LifecycleMethod } from "./lifecycle.js";
+import { ContributionStore, type Contributions } from "./contributions.js";
+import { toolError, toolOutcome, type ToolCallOutcome } from "./tool-outcome.js";
 import { collectMenu, offersMenu, requireAction, type MenuOutcome } from "./menus.js";
 import type { ConfirmService, InputService } from "./child-inbox.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
@@ -28,7 +30,7 @@ import { resolveStartDecision } from "./manifest/trust.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
 import { sameCatalog, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 
-export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome };
+export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
 export interface ExtensionHostOptions {
   /** The workspace: every child's cwd. Default: process.cwd(). */
@@ -70,9 +72,6 @@ export interface HostCommand extends CommandDefinition {
   extension: string;
 }
 
-export interface ToolCallOutcome extends NormalizedToolResult {
-  extension: string;
-}
 
 
 
@@ -86,6 +85,7 @@ export class ExtensionHost {
   /** Every generation not yet known to be over, reload candidates included, so shutdown reaches all. */
   readonly #live = new Set<Generation>();
   readonly #lifecycle = new LifecycleHub();
+  readonly #contributions = new ContributionStore();
   /** The menu last collected per extension: actions run only from a menu the host validated. */
   readonly #menus = new Map<string, ExtensionMenu>();
   #shutdown: Promise<void> | null = null;
@@ -150,22 +150,10 @@ export class ExtensionHost {
     try {
       raw = await g.request("tool/call", params, { timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS, signal: options.signal, onProgress: options.onProgress });
     } catch (err) {
-      if (err instanceof WireError) {
-        const text = `Tool ${name} failed: ${err.message} (code ${err.code})`;
-        return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
-      }
+      if (err instanceof WireError) return toolError(g, `Tool ${name} failed: ${err.message} (code ${err.code})`);
       throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
-    const validated = validateToolResult(raw, g.api, definition);
-    const schemaProblem = validated.ok && validated.value.structured_content !== undefined ? g.checkStructured(name, validated.value.structured_content) : null;
-    const checked = schemaProblem === null ? validated : { ok: false as const, problems: [schemaProblem] };
-    if (!checked.ok) {
-      const problem = truncateBytes(checked.problems.join("; "), 1024);
-      this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: `invalid tool/call result for ${name}: ${problem}` });
-      const text = `Tool ${name} returned an invalid result: ${problem}`;
-      return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
-    }
-    return { ...checked.value, extension: g.name };
+    return toolOutcome(g, definition, raw, (event) => this.#emit(event));
   }
 
   /** Runs a slash command (CMD-01). */
@@ -254,6 +242,11 @@ export class ExtensionHost {
    */
   emitLifecycle(method: LifecycleMethod, params: Record<string, unknown>): void {
     this.#lifecycle.emit(method, params, this.#ready().map(({ g }) => g));
+  }
+
+  /** The latest unsolicited context and status contributions of the running generations (CTX-07). */
+  contributions(): Contributions {
+    return this.#contributions.snapshot();
   }
 
   status(): ExtensionStatus[] {
@@ -457,6 +450,7 @@ export class ExtensionHost {
   }
 
   #emit(event: HostEvent): void {
+    this.#contributions.observe(event);
     for (const l of this.#listeners) {
       try {
         l(event);

@@ -1,6 +1,6 @@
 export { ExtensionHost } from "./extension-host.js";
 export type {
-  ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService, InputService, MenuOutcome, RenderInput,
+  ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService, InputService, MenuOutcome, RenderInput, Contributions,
 } from "./extension-host.js";
 export type { ExtensionStatus, ExtensionState, Health } from "./extension-status.js";
 export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
