@@ -13,6 +13,10 @@ export interface GlobalOptions {
   workspace: string;
   json: boolean;
   verbose: boolean;
+  /** Accept every confirmation without asking (still noted on stderr). */
+  yes: boolean;
+  /** Never ask: confirmations denied, input requests cancelled. */
+  noInput: boolean;
   help: boolean;
   version: boolean;
 }
@@ -42,6 +46,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
         workspace: { type: "string" },
         json: { type: "boolean" },
         verbose: { type: "boolean", short: "v" },
+        yes: { type: "boolean", short: "y" },
+        "no-input": { type: "boolean" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -65,6 +71,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       workspace: resolve(v.workspace ?? "."),
       json: v.json ?? false,
       verbose: v.verbose ?? false,
+      yes: v.yes ?? false,
+      noInput: v["no-input"] ?? false,
       help: v.help ?? false,
       version: v.version ?? false,
     },

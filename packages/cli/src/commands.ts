@@ -7,7 +7,8 @@ import { OctetError, WireError } from "@octet/protocol";
 import { UsageError, type GlobalOptions } from "./args.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE } from "./exit-codes.js";
 import { listTable, statusTable } from "./output.js";
-import { hostOptions, terminalConfirm, withHost } from "./session.js";
+import type { ProgressView } from "./progress-view.js";
+import { createUi, hostOptions, withHost, type CliUi } from "./session.js";
 
 export async function extensionsList(options: GlobalOptions): Promise<number> {
   const list = await ExtensionHost.discover(hostOptions(options));
@@ -57,7 +58,12 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
   if (tool === undefined) throw new UsageError("call needs a TOOL name: octet call TOOL [ARGS_JSON]");
   if (rest.length > 0) throw new UsageError(`call takes one ARGS_JSON argument; got extra arguments: ${rest.join(" ")} (quote the JSON)`);
   const args = parseToolArgs(argsText);
-  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { ...optionalConfirm(), signal })), (host, signal) => host.callTool(tool, args, { signal }));
+  const ui = createUi(options);
+  const outcome = await withHost(
+    (signal) => ExtensionHost.start(hostOptions(options, { signal }, ui)),
+    (host, signal) => withProgress(ui, tool, (onProgress) => host.callTool(tool, args, { signal, onProgress })),
+    ui.line,
+  );
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const result = outcome.value as ToolCallOutcome;
   if (options.json) process.stdout.write(JSON.stringify(resultJson(tool, result), null, 2) + "\n");
@@ -75,7 +81,12 @@ function resultJson(tool: string, r: ToolCallOutcome): Record<string, unknown> {
 export async function command(options: GlobalOptions, positionals: string[]): Promise<number> {
   const [name, ...args] = positionals;
   if (name === undefined) throw new UsageError("command needs a NAME: octet command NAME [ARG...]");
-  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { ...optionalConfirm(), signal })), (host, signal) => host.runCommand(name.replace(/^\//, ""), args, { signal }));
+  const ui = createUi(options);
+  const outcome = await withHost(
+    (signal) => ExtensionHost.start(hostOptions(options, { signal }, ui)),
+    (host, signal) => withProgress(ui, `/${name.replace(/^\//, "")}`, (onProgress) => host.runCommand(name.replace(/^\//, ""), args, { signal, onProgress })),
+    ui.line,
+  );
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const r = outcome.value!;
   if (options.json) {
@@ -87,9 +98,14 @@ export async function command(options: GlobalOptions, positionals: string[]): Pr
   return EXIT_OK;
 }
 
-function optionalConfirm(): { services?: { confirm: NonNullable<ReturnType<typeof terminalConfirm>> } } {
-  const confirm = terminalConfirm();
-  return confirm ? { services: { confirm } } : {};
+/** Runs one call with a progress view on stderr, finished (line cleared, output flushed) however it ends. */
+export async function withProgress<T>(ui: CliUi, label: string, run: (onProgress: ProgressView["handle"]) => Promise<T>): Promise<T> {
+  const view = ui.progress(label);
+  try {
+    return await run(view.handle);
+  } finally {
+    view.finish();
+  }
 }
 
 /**

@@ -20,6 +20,9 @@ Flags:
   --workspace DIR          the workspace: the extensions' working directory (default: .)
   --json                   machine-readable JSON on stdout, nothing else on stdout
   -v, --verbose            also show extension stderr and informational diagnostics
+  -y, --yes                accept every confirmation without asking (for scripts); each one
+                           is still noted on stderr
+  --no-input               never ask: confirmations are denied, input requests cancelled
   -h, --help               this help
   --version                print the octet version
 
@@ -30,8 +33,13 @@ source "global") and <workspace>/.octet/extensions/*/ (source "project").
 Example:
   octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'
 
+Confirmations and input requests are asked on the terminal (stdin and stderr TTYs; a secret
+answer is not echoed, Ctrl-C cancels the call); without a terminal they are denied and
+cancelled unless --yes. Progress of a call is drawn on stderr when it is a terminal; a tool's
+own output (progress "output" events) always goes to stderr, prefixed [TOOL stdout|stderr].
+
 Exit status: 0 success, 1 the tool or command reported an error, 2 usage error,
-3 an extension, tool or command could not be started or reached.
+3 an extension, tool or command could not be started or reached, 130 interrupted.
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
@@ -49,8 +57,10 @@ Add --json for a JSON array on stdout. Example:
   octet [FLAGS] call TOOL [ARGS_JSON]
 
 Starts the enabled extensions, calls TOOL with ARGS_JSON (a JSON object; default {}), prints
-the result text, and stops the extensions. With --json, prints the whole result object.
-Ctrl-C cancels the call.
+the result text, and stops the extensions. With --json, prints the whole result object (and
+nothing else on stdout). Ctrl-C cancels the call. Progress goes to stderr: a bar or spinner
+on a terminal, and the tool's own output lines prefixed [TOOL stdout] / [TOOL stderr].
+Confirmations: --yes accepts them, --no-input denies them (and cancels input requests).
 
 Exit status: 0 success, 1 the tool returned an error result, 2 usage error (for example
 ARGS_JSON is not a JSON object), 3 the tool or its extension could not be started or reached.
@@ -75,7 +85,11 @@ export const SHELL_HELP = `Commands:
   /extensions reload [N]   restart extension N (default: all) as a new generation
   /tools                   tools of the running extensions
   /commands                slash commands of the running extensions
-  /call TOOL {json}        call a tool, e.g. /call hello_world {"name":"you"}
+  /call TOOL {json}        call a tool, e.g. /call hello_world {"name":"you"}; the result is
+                           shown through the extension's renderer when it has one
+  /menu NAME               the menu of extension NAME: a tree of actions with their paths
+  /menu NAME PATH          run the menu action at PATH, e.g. /menu my-ext setup or
+                           /menu my-ext tools/clean (destructive actions are confirmed first)
   /NAME [args]             run an extension's slash command, e.g. /hello you
   /help                    this list
   /quit                    stop the extensions and leave (also Ctrl-D)

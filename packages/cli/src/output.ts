@@ -2,11 +2,34 @@
 import type { ExtensionStatus } from "@octet/host";
 
 const COLORS = { red: 31, green: 32, yellow: 33, cyan: 36, dim: 2, bold: 1 } as const;
-type Color = keyof typeof COLORS;
+export type Color = keyof typeof COLORS;
 
 export function paint(color: Color, text: string, stream: NodeJS.WriteStream = process.stderr): string {
-  if (!stream.isTTY || process.env["NO_COLOR"] !== undefined) return text;
+  if (!colorsOn(stream)) return text;
   return `\u001b[${COLORS[color]}m${text}\u001b[0m`;
+}
+
+/**
+ * Text from an extension made safe for a terminal: escape sequences and control characters other
+ * than LF and TAB are removed (an extension must not move the cursor, clear the screen or retitle the window). With
+ * `keepColors`, SGR colour sequences (ESC [ ... m) survive, and a reset is appended after them.
+ */
+export function terminalSafe(text: string, keepColors = false): string {
+  let colored = false;
+  // Whole escape sequences go (CSI, OSC up to BEL or ST, two-byte ESC x), then lone controls.
+  const out = text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (m) => {
+    if (keepColors && /^\u001b\[[0-9;]*m$/.test(m)) {
+      colored = true;
+      return m;
+    }
+    return "";
+  });
+  return colored ? `${out}\u001b[0m` : out;
+}
+
+/** Whether colour may be written to `stream`: a TTY, and NO_COLOR unset. */
+export function colorsOn(stream: NodeJS.WriteStream = process.stderr): boolean {
+  return stream.isTTY === true && process.env["NO_COLOR"] === undefined;
 }
 
 /** A left-aligned text table; the last column is not padded. */

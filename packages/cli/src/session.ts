@@ -1,41 +1,66 @@
 /**
- * What every CLI command shares: host options from the flags, how host events are shown on
- * stderr, the confirmation prompt, and signal handling that always stops the extensions.
+ * What every CLI command shares: host options from the flags, the terminal (its live progress
+ * line and the confirm and input services), how host events are shown on stderr, and signal
+ * handling that always stops the extensions.
  */
-import { createInterface } from "node:readline/promises";
-import type { ConfirmService, ExtensionHost, ExtensionHostOptions, HostEvent } from "@octet/host";
+import type { ExtensionHost, ExtensionHostOptions, HostEvent } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
-import { paint } from "./output.js";
+import { paint, terminalSafe } from "./output.js";
+import { LiveLine, ProgressView } from "./progress-view.js";
+import { promptServices, type CliServices } from "./prompts.js";
 
-export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHostOptions> = {}): ExtensionHostOptions {
+/** The terminal side of one CLI run: stderr's live line and the services that ask the person. */
+export interface CliUi {
+  line: LiveLine;
+  services: CliServices;
+  /** A progress view for one call; finish() it when the call settles. */
+  progress(label: string): ProgressView;
+}
+
+export function createUi(options: GlobalOptions): CliUi {
+  const line = new LiveLine();
+  const services = promptServices({
+    yes: options.yes,
+    noInput: options.noInput,
+    interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
+    line,
+    // In raw mode Ctrl-C is a key, not a signal: turn it back into SIGINT so it cancels the call.
+    onInterrupt: () => process.kill(process.pid, "SIGINT"),
+  });
+  return { line, services, progress: (label) => new ProgressView(line, label) };
+}
+
+export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHostOptions> = {}, ui?: CliUi): ExtensionHostOptions {
   return {
     workspace: options.workspace,
     extensionDirs: options.extensionDirs,
     enable: options.enable,
     trust: options.trust,
     safeMode: options.safeMode,
-    onEvent: eventPrinter(options),
+    onEvent: eventPrinter(options, ui?.line),
+    ...(ui ? { services: ui.services } : {}),
     ...extra,
   };
 }
 
 /** Shows events on stderr: notifications and warnings always, stderr lines and info with --verbose. */
-export function eventPrinter(options: GlobalOptions): (event: HostEvent) => void {
+export function eventPrinter(options: GlobalOptions, line?: LiveLine): (event: HostEvent) => void {
+  const print = (text: string): void => (line ? line.print(`${text}\n`) : void process.stderr.write(`${text}\n`));
   return (event) => {
     switch (event.type) {
       case "notification": {
         const n = event.notification;
-        process.stderr.write(`${paint(levelColor(n.level), `[${event.extension}] ${n.level}`)}: ${n.title}${n.message ? ` — ${n.message}` : ""}\n`);
+        print(`${paint(levelColor(n.level), `[${event.extension}] ${n.level}`)}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}`);
         return;
       }
       case "diagnostic":
-        if (event.level !== "info" || options.verbose) process.stderr.write(`${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ${event.message}\n`);
+        if (event.level !== "info" || options.verbose) print(`${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ${event.message}`);
         return;
       case "stderr":
-        if (options.verbose) process.stderr.write(`${paint("dim", `[${event.extension} stderr]`)} ${event.line}\n`);
+        if (options.verbose) print(`${paint("dim", `[${event.extension} stderr]`)} ${terminalSafe(event.line)}`);
         return;
       case "state":
-        if (options.verbose) process.stderr.write(`${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${event.reason})` : ""}`)}\n`);
+        if (options.verbose) print(`${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${event.reason})` : ""}`)}`);
         return;
       default:
         return;
@@ -48,45 +73,21 @@ function levelColor(level: string): "red" | "yellow" | "green" | "cyan" {
 }
 
 /**
- * Confirmations: asked on the terminal when there is one; without a terminal nobody can answer,
- * so the request is denied (CONF-04).
- */
-export function terminalConfirm(): ConfirmService | undefined {
-  if (!process.stdin.isTTY || !process.stderr.isTTY) return undefined;
-  return async (request) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr });
-    // In raw mode Ctrl-C is a key, not a signal: turn it back into SIGINT so it cancels the call.
-    rl.on("SIGINT", () => process.kill(process.pid, "SIGINT"));
-    try {
-      const hint = request.default ? "[Y/n]" : "[y/N]";
-      const detail = request.detail ? `\n  ${request.detail}` : "";
-      const warn = request.destructive ? paint("red", " (destructive)") : "";
-      const answer = (await rl.question(`[${request.extension}] ${request.prompt}${warn}${detail}\n${hint} `, { signal: request.signal })).trim().toLowerCase();
-      if (answer === "") return request.default;
-      return answer === "y" || answer === "yes";
-    } catch {
-      // Aborted: the call was cancelled or the extension went away; nobody needs the answer.
-      return false;
-    } finally {
-      rl.close();
-    }
-  };
-}
-
-/**
  * Starts the host and runs `work` with it. Signal handling is installed before the extensions
  * start, so a Ctrl-C at any moment is handled: the first one (or SIGTERM/SIGHUP) cancels the work
  * (or the start-up), a second one stops the extensions at once and leaves. The extensions are
  * always stopped before this returns.
  */
-export async function withHost<T>(start: (signal: AbortSignal) => Promise<ExtensionHost>, work: (host: ExtensionHost, signal: AbortSignal) => Promise<T>): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
+export async function withHost<T>(start: (signal: AbortSignal) => Promise<ExtensionHost>, work: (host: ExtensionHost, signal: AbortSignal) => Promise<T>, line?: LiveLine): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
   const controller = new AbortController();
   let host: ExtensionHost | null = null;
   let interrupts = 0;
   const onSignal = (): void => {
     interrupts++;
     if (interrupts === 1) {
-      process.stderr.write("\ncancelling (press Ctrl-C again to leave now)\n");
+      const text = "\ncancelling (press Ctrl-C again to leave now)\n";
+      if (line) line.print(text);
+      else process.stderr.write(text);
       controller.abort(new Error("interrupted"));
     } else {
       // Leave now: the host's exit hook SIGKILLs every extension process group still registered.

@@ -1,48 +1,31 @@
 /**
  * The interactive session: starts the enabled extensions once and reads slash commands until
  * /quit or end of input. Ctrl-C cancels a running call; at the prompt it leaves. Works on a
- * terminal and on piped input (one command per line), which is how the tests drive it.
+ * terminal and on piped input (one command per line). Calls show their progress on stderr
+ * (progress-view.ts), results go through the extension's renderer when it has one
+ * (render-view.ts), and /menu shows and runs extension menus (shell-menu.ts).
  */
 import { createInterface } from "node:readline";
 import { ExtensionHost } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./args.js";
-import { parseToolArgs } from "./commands.js";
+import { parseToolArgs, withProgress } from "./commands.js";
 import { EXIT_INTERRUPTED, EXIT_OK } from "./exit-codes.js";
 import { SHELL_HELP } from "./help.js";
 import { listTable, statusTable, table } from "./output.js";
-import { hostOptions } from "./session.js";
+import { resultText } from "./render-view.js";
+import { createUi, hostOptions, type CliUi } from "./session.js";
+import { menuCommand } from "./shell-menu.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
-  // A confirmation waiting for the next input line (set from the confirm service below).
-  const pending: { answer: ((line: string | null) => void) | null } = { answer: null };
+  // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
+  const ui = createUi(options);
   // Until the session is up, Ctrl-C (or SIGTERM/SIGHUP) abandons the start-up and stops what started.
   const starting = new AbortController();
   const abandon = (): void => starting.abort(new Error("interrupted"));
   const startSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const sig of startSignals) process.on(sig, abandon);
-  const host = await ExtensionHost.start(
-    hostOptions(options, {
-      signal: starting.signal,
-      services: {
-        confirm: async (request) => {
-          if (!process.stdin.isTTY) return false;
-          process.stdout.write(`[${request.extension}] ${request.prompt}${request.detail ? `\n  ${request.detail}` : ""}\n${request.default ? "[Y/n]" : "[y/N]"} `);
-          const answer = await new Promise<string | null>((resolve) => {
-            pending.answer = resolve;
-            // Cancelled meanwhile: the next line must not be taken as an answer to a dead question.
-            request.signal.addEventListener("abort", () => {
-              if (pending.answer === resolve) pending.answer = null;
-              resolve(null);
-            }, { once: true });
-          });
-          if (answer === null) return false;
-          const a = answer.trim().toLowerCase();
-          return a === "" ? request.default : a === "y" || a === "yes";
-        },
-      },
-    }),
-  );
+  const host = await ExtensionHost.start(hostOptions(options, { signal: starting.signal }, ui));
   // Created after start-up: stdin stays paused (and buffers piped input) until readline reads it.
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: "octet> " });
   for (const sig of startSignals) process.off(sig, abandon);
@@ -56,7 +39,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
 
   let running: AbortController | null = null;
   let closing = false;
-  // Lines are queued and run one at a time; while a confirmation waits, the next line answers it.
+  // Lines are queued and run one at a time (a question of a running call reads the keys itself).
   const queue: string[] = [];
   let busy = false;
   let inputEnded = false;
@@ -96,7 +79,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
       if (line !== "") {
         running = new AbortController();
         try {
-          await handle(host, line, running.signal);
+          await handle(host, line, running.signal, ui);
         } catch (err) {
           process.stdout.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
         } finally {
@@ -113,14 +96,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     if (!busy && (closing || (inputEnded && queue.length === 0))) finish();
   };
   rl.on("line", (raw) => {
-    const line = raw.trim();
-    if (pending.answer) {
-      const answer = pending.answer;
-      pending.answer = null;
-      answer(line);
-      return;
-    }
-    queue.push(line);
+    queue.push(raw.trim());
     void pump();
   });
   rl.on("close", () => {
@@ -134,7 +110,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   return EXIT_OK;
 }
 
-async function handle(host: ExtensionHost, line: string, signal: AbortSignal): Promise<void> {
+async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui: CliUi): Promise<void> {
   if (!line.startsWith("/")) throw new UsageError(`commands start with "/"; type /help`);
   const [head = "", ...restWords] = line.slice(1).split(/\s+/);
   const restText = line.slice(1 + head.length).trim();
@@ -169,14 +145,17 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal): P
       const tool = restWords[0];
       if (!tool) throw new UsageError('usage: /call TOOL {json}, e.g. /call hello_world {"name":"you"}');
       const argsText = restText.slice(tool.length).trim();
-      const result = await host.callTool(tool, parseToolArgs(argsText === "" ? undefined : argsText), { signal });
-      process.stdout.write(`${result.is_error ? "[tool error] " : ""}${result.text}\n`);
+      const args = parseToolArgs(argsText === "" ? undefined : argsText);
+      const result = await withProgress(ui, tool, (onProgress) => host.callTool(tool, args, { signal, onProgress }));
+      process.stdout.write(await resultText(host, tool, args, result, signal));
       return;
     }
+    case "menu":
+      return menuCommand(host, restWords, signal, (label, run) => withProgress(ui, label, run));
     default: {
       const known = host.commands().find((c) => c.name === head);
       if (!known) throw new UsageError(`unknown command /${head}; type /help (extension commands: ${host.commands().map((c) => `/${c.name}`).join(", ") || "none"})`);
-      const result = await host.runCommand(head, restWords.filter((w) => w !== ""), { signal });
+      const result = await withProgress(ui, `/${head}`, (onProgress) => host.runCommand(head, restWords.filter((w) => w !== ""), { signal, onProgress }));
       process.stdout.write(`${result.text}\n`);
       for (const n of result.notifications) process.stdout.write(`[${result.extension}] ${n.level}: ${n.title}${n.message ? ` — ${n.message}` : ""}\n`);
     }

@@ -121,6 +121,7 @@ export class ChildInbox {
 
   async #input(request: RequestMessage, own: AbortSignal): Promise<unknown> {
     const ctx = this.#ctx;
+    requireParent("input/request", request.params);
     const checked = validateInputParams(request.params);
     if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid input/request: ${checked.problems.join("; ")}`);
     const p = checked.value;
@@ -129,7 +130,7 @@ export class ChildInbox {
     if (!ctx.input) return { value: null };
     let value: string | null;
     try {
-      value = await ctx.input({ extension: ctx.name, prompt: p.prompt, secret: p.secret, signal });
+      value = (await settleBy(ctx.input({ extension: ctx.name, prompt: p.prompt, secret: p.secret, signal }), signal)) ?? null;
     } catch {
       value = null;
     }
@@ -144,6 +145,7 @@ export class ChildInbox {
 
   async #confirmation(request: RequestMessage, own: AbortSignal): Promise<unknown> {
     const ctx = this.#ctx;
+    if (isNegotiated(ctx.api)) requireParent("confirmation/request", request.params);
     const checked = validateConfirmationParams(request.params, ctx.api);
     if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid confirmation/request: ${checked.problems.join("; ")}`);
     const p = checked.value;
@@ -157,7 +159,8 @@ export class ChildInbox {
     if (!ctx.confirm) return { confirmed: false };
     let confirmed = false;
     try {
-      confirmed = (await ctx.confirm({ extension: ctx.name, prompt: p.prompt, ...(p.detail !== undefined ? { detail: p.detail } : {}), destructive: p.destructive, default: p.default, signal })) === true;
+      const answer = ctx.confirm({ extension: ctx.name, prompt: p.prompt, ...(p.detail !== undefined ? { detail: p.detail } : {}), destructive: p.destructive, default: p.default, signal });
+      confirmed = (await settleBy(answer, signal)) === true;
     } catch {
       confirmed = false;
     }
@@ -202,6 +205,40 @@ export class ChildInbox {
         ctx.diagnose("warning", `ignored unknown notification ${JSON.stringify(n.method.slice(0, 64))}`);
     }
   }
+}
+
+/**
+ * A missing parent_request_id is refused like an inactive one, -32002 (REV-08), before the params
+ * are validated; a present but malformed one is an invalid param (-32602).
+ */
+function requireParent(method: string, params: unknown): void {
+  const parent = typeof params === "object" && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>)["parent_request_id"] : undefined;
+  if (parent === undefined || parent === null) {
+    throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id is missing; it must name an active tool/call or command/execute`);
+  }
+}
+
+/**
+ * The embedder's answer, or undefined as soon as `signal` aborts: a pending child request is
+ * answered when its parent settles or it is cancelled, whether or not the embedder's prompt
+ * honours its signal (CANCEL-10, INPUT-07). A later answer or failure of the prompt is dropped.
+ */
+function settleBy<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | undefined> {
+  return new Promise<T | undefined>((resolve, reject) => {
+    const onAbort = (): void => resolve(undefined);
+    if (signal.aborted) onAbort();
+    else signal.addEventListener("abort", onAbort, { once: true });
+    answer.then(
+      (value) => {
+        signal.removeEventListener("abort", onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener("abort", onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 /** A signal aborted when either input aborts (no AbortSignal.any: it leaks on Node 20). */

@@ -336,7 +336,11 @@ export class Generation {
     child.stdout.on("data", (chunk: Buffer) => {
       for (const event of reader.push(chunk)) {
         if (this.#ended) return;
-        if (event.kind === "envelope") this.#peer?.receive(event.envelope);
+        if (event.kind === "envelope") {
+          // The request is settled the moment its response is read (PROG-04, REV-08).
+          if (event.envelope.kind === "response" && typeof event.envelope.message.id === "number") this.#requests?.responded(event.envelope.message.id);
+          this.#peer?.receive(event.envelope);
+        }
         else if (event.kind === "invalid_envelope") this.#violation(`sent an invalid JSON-RPC message: ${event.reason}`);
         else {
           if (event.error.code === "invalid_json") this.#peer?.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
@@ -392,6 +396,7 @@ export class Generation {
         api: this.api,
       },
       onGraceExpired: (id, method) => this.#unsettledCancel(id, method),
+      artifacts: features.has("artifacts"),
       diagnose: (level, message) => this.#diagnose(level, message),
     });
     this.#setState("ready");

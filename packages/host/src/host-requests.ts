@@ -36,6 +36,8 @@ export interface HostRequestsOptions {
   graceMs?: number;
   /** The extension did not settle a cancelled request within the grace period. */
   onGraceExpired: (id: number, method: string) => void;
+  /** The artifacts feature was negotiated: without it a partial result's media parts are refused (PROG-12, CALL-18). */
+  artifacts?: boolean;
   diagnose: (level: DiagnosticLevel, message: string) => void;
 }
 
@@ -73,13 +75,13 @@ export class HostRequests {
     if (this.#closed) throw this.#closed;
     const signal = options.signal;
     if (signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
-    if (this.#slots) {
-      try {
-        await this.#slots.acquire(signal);
-      } catch {
-        if (this.#closed) throw this.#closed;
-        throw new OctetError("request_cancelled", `${method} was cancelled while waiting for a free request slot; nothing was sent`);
-      }
+    // The deadline covers the wait for a slot too (CALL-24): a caller's timeout is the whole call.
+    const until = Date.now() + options.timeoutMs;
+    if (this.#slots) await this.#admit(this.#slots, method, options.timeoutMs, signal);
+    const left = until - Date.now();
+    if (left <= 0) {
+      this.#slots?.release();
+      throw new OctetError("request_timeout", `${method} got no free request slot within ${options.timeoutMs} ms; nothing was sent`);
     }
     const peer = this.#o.peer;
     const outgoing = peer.request(method, params);
@@ -99,7 +101,7 @@ export class HostRequests {
         this.#graces.set(outgoing.id, { timer, method });
       }
     };
-    const timer = setTimeout(() => cancel("timeout", new OctetError("request_timeout", `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`)), options.timeoutMs);
+    const timer = setTimeout(() => cancel("timeout", new OctetError("request_timeout", `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`)), left);
     const onAbort = (): void => cancel("user", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
@@ -111,6 +113,31 @@ export class HostRequests {
       // The parent settled: its unresolved reverse requests are cancelled (CANCEL-10).
       entry.controller.abort(new OctetError("request_cancelled", "parent_settled"));
       if (!this.#graces.has(outgoing.id)) this.#slots?.release();
+    }
+  }
+
+  /**
+   * Waits for a slot of the semaphore (FRAME-13) until the caller cancels or its deadline passes;
+   * a request that gives up here was never written, so nothing at all is sent (CANCEL-02).
+   */
+  async #admit(slots: Slots, method: string, timeoutMs: number, signal: AbortSignal | undefined): Promise<void> {
+    const gate = new AbortController();
+    let expired = false;
+    const timer = setTimeout(() => {
+      expired = true;
+      gate.abort();
+    }, timeoutMs);
+    const onAbort = (): void => gate.abort();
+    signal?.addEventListener("abort", onAbort, { once: true });
+    try {
+      await slots.acquire(gate.signal);
+    } catch {
+      if (this.#closed) throw this.#closed;
+      if (expired) throw new OctetError("request_timeout", `${method} got no free request slot within ${timeoutMs} ms (max_concurrent_requests ${this.#o.maxConcurrent}); nothing was sent`);
+      throw new OctetError("request_cancelled", `${method} was cancelled while waiting for a free request slot; nothing was sent`);
+    } finally {
+      clearTimeout(timer);
+      signal?.removeEventListener("abort", onAbort);
     }
   }
 
@@ -130,6 +157,18 @@ export class HostRequests {
   async idle(ms: number): Promise<void> {
     const until = Date.now() + ms;
     while (this.inFlight > 0 && Date.now() < until && !this.#closed) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  /**
+   * A response to `id` arrived. Called as the frame is read, before the waiter runs, so a
+   * $/progress or reverse request that follows the response in the same read already finds the
+   * request settled (PROG-04, REV-08) and its pending children are cancelled at once (CANCEL-10).
+   */
+  responded(id: number): void {
+    const a = this.#active.get(id);
+    if (!a) return;
+    this.#active.delete(id);
+    a.controller.abort(new OctetError("request_cancelled", "parent_settled"));
   }
 
   /** A reply arrived for a tombstoned id: the cancelled request is settled after all. */
@@ -152,6 +191,11 @@ export class HostRequests {
     if (!a) return this.#o.diagnose("warning", `ignored $/progress for inactive request ${id}`);
     if (sequence <= a.lastSequence) return this.#o.diagnose("warning", `ignored $/progress for request ${id}: sequence ${sequence} does not increase (last ${a.lastSequence})`);
     if (event.type === "partial_result" && a.method !== "tool/call") return this.#o.diagnose("warning", `ignored partial_result for ${a.method} request ${id}: only tool/call has partial results`);
+    if (event.type === "partial_result" && this.#o.artifacts !== true) {
+      // No artifact can be verified without the feature (the final result's rule, PROG-12).
+      const media = event.result.content.find((part) => part.type !== "text");
+      if (media) return this.#o.diagnose("warning", `ignored partial_result for request ${id}: content part of type "${media.type}" needs the artifacts feature, which was not negotiated`);
+    }
     a.lastSequence = sequence;
     if (!a.onProgress) return;
     for (const piece of chunkOutput(event)) {

@@ -29,11 +29,13 @@ export class LifecycleHub {
   emit(method: LifecycleMethod, params: Record<string, unknown>, targets: Iterable<LifecycleTarget>): void {
     const checked = validateLifecycleEvent(method, params);
     if (!checked.ok) throw new OctetError("invalid_result", `invalid ${method} event: ${checked.problems.join("; ")}`);
-    this.#track(method, params);
+    // Exactly the validated shape goes out (LIFE-09): reason null when absent, no other members.
+    const event = checked.value.params as unknown as Record<string, unknown>;
+    this.#track(method, event);
     for (const t of targets) {
       if (!t.subscribes(method)) continue;
       try {
-        t.notify(method, params);
+        t.notify(method, event);
       } catch {
         // Best effort: a generation that cannot take it does not hold up the others (LIFE-10).
       }

@@ -1,0 +1,231 @@
+/**
+ * One implementation's conformance extension as a real child process, read the way a strict host
+ * reads it: stdout split on LF only, and every line must be one UTF-8 JSON object of at most
+ * 1 MiB without CR (FRAME-02, FRAME-03), a valid JSON-RPC 2.0 envelope (FRAME-01), and a response
+ * must answer a request the transcript sent, once. Anything else is a violation, which fails the
+ * transcript at its next wait: these checks hold for every transcript, not just the FRAME ones.
+ *
+ * The child runs in its own process group with a small explicit environment; kill() reaps the
+ * whole group. Waits are event-driven with deadlines; nothing here sleeps.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { tmpdir } from "node:os";
+import { MAX_FRAME_BYTES } from "@octet/protocol";
+import { show } from "./pattern.js";
+
+export type Frame = Record<string, unknown>;
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+/** A frame as received, with its arrival number (1-based) for reports. */
+export interface Received {
+  n: number;
+  frame: Frame;
+}
+
+const STDERR_TAIL = 8 * 1024;
+
+export class ExtensionProcess {
+  readonly child: ChildProcessWithoutNullStreams;
+  /** Frames not yet consumed by an expect step, in arrival order. */
+  readonly queue: Received[] = [];
+  readonly violations: string[] = [];
+  #received = 0;
+  #stderr = "";
+  #pending: Buffer[] = [];
+  #exit: Exit | null = null;
+  readonly #closed: Promise<Exit>;
+  readonly #listeners = new Set<() => void>();
+  /** Ids of requests the transcript sent, and those already answered. */
+  readonly #sent = new Set<number | string>();
+  readonly #answered = new Set<number | string>();
+
+  constructor(command: readonly string[], env: Record<string, string>) {
+    const [file, ...args] = command;
+    if (file === undefined) throw new Error("an implementation needs a command");
+    this.child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], env, cwd: tmpdir(), detached: true });
+    this.child.stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+    this.child.stderr.setEncoding("utf8").on("data", (s: string) => {
+      this.#stderr = (this.#stderr + s).slice(-STDERR_TAIL);
+    });
+    // Writing to a child that exited is an outcome the transcript reports, not a runner crash.
+    this.child.stdin.on("error", () => {});
+    this.#closed = new Promise((resolve) => {
+      // "close" comes after stdout and stderr are drained: frames and violations are final then.
+      this.child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
+        if (this.#pending.length > 0) this.#violation(`stdout ended inside a frame (${this.#pending.reduce((n, b) => n + b.length, 0)} bytes after the last LF)`);
+        this.#exit = { code, signal };
+        resolve(this.#exit);
+        this.#changed();
+      });
+      this.child.on("error", (err) => {
+        this.#violation(`could not start ${show(command)}: ${err.message}`);
+        this.#exit = { code: null, signal: null };
+        resolve(this.#exit);
+        this.#changed();
+      });
+    });
+  }
+
+  get exit(): Exit | null {
+    return this.#exit;
+  }
+
+  get stderrTail(): string {
+    return this.#stderr;
+  }
+
+  /** Writes one frame (a JSON value) as one line; records a request's id for response checks. */
+  sendFrame(frame: unknown): void {
+    this.sendRaw(JSON.stringify(frame) + "\n");
+  }
+
+  /** Writes text as is. Every id of a non-response frame in it may be answered (once). */
+  sendRaw(text: string): void {
+    for (const line of text.split("\n")) {
+      let f: unknown;
+      try {
+        f = JSON.parse(line);
+      } catch {
+        continue;
+      }
+      if (typeof f !== "object" || f === null || Array.isArray(f) || "result" in f || "error" in f) continue;
+      const id = (f as Frame)["id"];
+      if (typeof id === "number" || typeof id === "string") this.#sent.add(id);
+    }
+    this.child.stdin.write(text);
+  }
+
+  closeStdin(): void {
+    this.child.stdin.end();
+  }
+
+  /**
+   * Resolves with check()'s first non-undefined value, re-evaluated whenever a frame, a violation
+   * or the exit arrives. Rejects at the deadline, on a violation, or when the child has exited
+   * and check() still has nothing (unless `afterExit` allows waiting on the exit itself).
+   */
+  waitFor<T>(check: () => T | undefined, timeoutMs: number, what: string, afterExit = false): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const evaluate = (): void => {
+        if (this.violations.length > 0) return finish(() => reject(new Error(`protocol violation on stdout: ${this.violations[0]}`)));
+        let value: T | undefined;
+        try {
+          value = check();
+        } catch (err) {
+          return finish(() => reject(err));
+        }
+        if (value !== undefined) return finish(() => resolve(value));
+        if (this.#exit && !afterExit) return finish(() => reject(new Error(`the extension exited (${describeExit(this.#exit)}) before ${what}`)));
+      };
+      const timer = setTimeout(() => finish(() => reject(new Error(`no ${what} within ${timeoutMs} ms`))), timeoutMs);
+      const finish = (settle: () => void): void => {
+        clearTimeout(timer);
+        this.#listeners.delete(evaluate);
+        settle();
+      };
+      this.#listeners.add(evaluate);
+      evaluate();
+    });
+  }
+
+  /** Kills the whole process group (if anything of it is left) and waits for the child to close. */
+  async kill(timeoutMs = 5_000): Promise<void> {
+    const pid = this.child.pid;
+    if (pid !== undefined) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        // ESRCH: the group is already gone.
+      }
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the extension (pid ${String(pid)}) did not close within ${timeoutMs} ms of SIGKILL`)), timeoutMs);
+    });
+    try {
+      await Promise.race([this.#closed, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #changed(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
+
+  #violation(text: string): void {
+    this.violations.push(text);
+    this.#changed();
+  }
+
+  #onStdout(chunk: Buffer): void {
+    let start = 0;
+    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
+      this.#pending.push(chunk.subarray(start, nl));
+      this.#line(Buffer.concat(this.#pending));
+      this.#pending = [];
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.#pending.push(Buffer.from(chunk.subarray(start)));
+    const pendingBytes = this.#pending.reduce((n, b) => n + b.length, 0);
+    if (pendingBytes > MAX_FRAME_BYTES) {
+      this.#violation(`a line of more than ${pendingBytes} bytes without LF, over the ${MAX_FRAME_BYTES}-byte frame bound`);
+      this.#pending = [];
+    }
+  }
+
+  #line(bytes: Buffer): void {
+    const head = bytes.subarray(0, 160).toString("latin1");
+    if (bytes.length === 0) return this.#violation("a blank line on stdout");
+    if (bytes.length > MAX_FRAME_BYTES) return this.#violation(`a line of ${bytes.length} bytes, over the ${MAX_FRAME_BYTES}-byte frame bound`);
+    if (bytes.includes(0x0d)) return this.#violation(`a CR in a line on stdout: ${head}`);
+    let value: unknown;
+    try {
+      value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
+    } catch (err) {
+      return this.#violation(`a line on stdout that is not UTF-8 JSON (${(err as Error).message.slice(0, 80)}): ${head}`);
+    }
+    if (typeof value !== "object" || value === null || Array.isArray(value)) return this.#violation(`a line on stdout that is not a JSON object: ${head}`);
+    const frame = value as Frame;
+    const problem = this.#envelopeProblem(frame);
+    if (problem) return this.#violation(`${problem}: ${show(frame, 300)}`);
+    this.queue.push({ n: ++this.#received, frame });
+    this.#changed();
+  }
+
+  /** FRAME-01: the JSON-RPC 2.0 envelope, and one response per request the transcript sent. */
+  #envelopeProblem(f: Frame): string | null {
+    if (f["jsonrpc"] !== "2.0") return `a frame without "jsonrpc":"2.0"`;
+    const id = f["id"];
+    const idOk = typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
+    if ("method" in f) {
+      if (typeof f["method"] !== "string") return "a frame whose method is not a string";
+      if ("result" in f || "error" in f) return "a request or notification that also carries result or error";
+      if ("id" in f && !idOk) return "a request whose id is neither a string nor an integer";
+      if ("params" in f && (typeof f["params"] !== "object" || f["params"] === null)) return "a frame whose params is neither an object nor an array";
+      return null;
+    }
+    if (!("id" in f)) return "a frame with neither method nor id";
+    if ("result" in f === "error" in f) return "a response that does not carry exactly one of result and error";
+    if ("error" in f) {
+      const e = f["error"];
+      if (typeof e !== "object" || e === null || !Number.isInteger((e as Frame)["code"]) || typeof (e as Frame)["message"] !== "string") {
+        return "an error response whose error is not {code: integer, message: string}";
+      }
+    }
+    if (id === null) return "error" in f ? null : "a result response with id null";
+    if (!idOk) return "a response whose id is neither a string nor an integer";
+    const key = id as number | string;
+    if (!this.#sent.has(key)) return `a response to id ${show(id)}, which names no request the host sent`;
+    if (this.#answered.has(key)) return `a second response to request ${show(id)}`;
+    this.#answered.add(key);
+    return null;
+  }
+}
+
+export function describeExit(exit: Exit | null): string {
+  if (!exit) return "still running";
+  return exit.signal ? `signal ${exit.signal}` : `code ${String(exit.code)}`;
+}

@@ -1,0 +1,26 @@
+/**
+ * The registry of implementations the conformance transcripts run against (hono's runTest
+ * pattern): one entry per SDK or runtime, each starting its own conformance extension
+ * (CONTRACT.md). A new implementation plugs in by adding one entry; a transcript it does not pass
+ * yet is listed in `skip` with the reason, which the test run prints.
+ */
+import { fileURLToPath } from "node:url";
+import type { Implementation } from "./runner.js";
+
+/** The repository root, from tests/dist/conformance/ (compiled) or tests/conformance/. */
+export const ROOT = fileURLToPath(new URL(import.meta.url.includes("/tests/dist/") ? "../../../" : "../../", import.meta.url));
+
+export const IMPLEMENTATIONS: readonly Implementation[] = [
+  {
+    name: "typescript",
+    command: [process.execPath, fileURLToPath(new URL("./ts/conformance-extension.js", import.meta.url))],
+  },
+  // The Python SDK (sdk/python, standard library only) plugs in with its own conformance
+  // extension, written against the same CONTRACT.md:
+  // {
+  //   name: "python",
+  //   command: ["python3", join(ROOT, "tests", "conformance", "python", "conformance_extension.py")],
+  //   env: { PYTHONPATH: join(ROOT, "sdk", "python", "src") },
+  //   skip: { "PROG-03": "example: the reason this transcript does not pass yet, printed on every run" },
+  // },
+];
