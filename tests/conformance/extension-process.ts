@@ -1,8 +1,9 @@
 /**
  * One implementation's conformance extension as a real child process, read the way a strict host
  * reads it: stdout split on LF only, and every line must be one UTF-8 JSON object of at most
- * 1 MiB without CR (FRAME-02, FRAME-03), a valid JSON-RPC 2.0 envelope (FRAME-01), and a response
- * must answer a request the transcript sent, once. Anything else is a violation, which fails the
+ * 1 MiB without CR (FRAME-02, FRAME-03), a valid JSON-RPC 2.0 envelope (FRAME-01); a response
+ * must answer a request the transcript sent, once; $/progress and a parent_request_id must name a
+ * request still unanswered (PROG-02, REV-07). Anything else is a violation, which fails the
  * transcript at its next wait: these checks hold for every transcript, not just the FRAME ones.
  *
  * The child runs in its own process group with a small explicit environment; kill() reaps the
@@ -205,7 +206,7 @@ export class ExtensionProcess {
       if ("result" in f || "error" in f) return "a request or notification that also carries result or error";
       if ("id" in f && !idOk) return "a request whose id is neither a string nor an integer";
       if ("params" in f && (typeof f["params"] !== "object" || f["params"] === null)) return "a frame whose params is neither an object nor an array";
-      return null;
+      return this.#correlationProblem(f);
     }
     if (!("id" in f)) return "a frame with neither method nor id";
     if ("result" in f === "error" in f) return "a response that does not carry exactly one of result and error";
@@ -221,6 +222,20 @@ export class ExtensionProcess {
     if (!this.#sent.has(key)) return `a response to id ${show(id)}, which names no request the host sent`;
     if (this.#answered.has(key)) return `a second response to request ${show(id)}`;
     this.#answered.add(key);
+    return null;
+  }
+
+  /**
+   * PROG-02, REV-07: progress and parented requests name a host request that is still active
+   * (sent and not yet answered); the wire order is the order the extension wrote them in.
+   */
+  #correlationProblem(f: Frame): string | null {
+    const params = f["params"];
+    if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
+    const p = params as Frame;
+    const active = (id: unknown): boolean => (typeof id === "number" || typeof id === "string") && this.#sent.has(id) && !this.#answered.has(id);
+    if (f["method"] === "$/progress" && !active(p["request_id"])) return `$/progress for request ${show(p["request_id"])}, which is not an active host request`;
+    if ("parent_request_id" in p && !active(p["parent_request_id"])) return `parent_request_id ${show(p["parent_request_id"])} names no active host request`;
     return null;
   }
 }

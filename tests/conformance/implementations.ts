@@ -16,11 +16,12 @@ export const IMPLEMENTATIONS: readonly Implementation[] = [
     command: [process.execPath, fileURLToPath(new URL("./ts/conformance-extension.js", import.meta.url))],
   },
   // The Python SDK (sdk/python, standard library only) plugs in with its own conformance
-  // extension, written against the same CONTRACT.md:
+  // extension, written against the same CONTRACT.md (join from node:path):
   // {
   //   name: "python",
   //   command: ["python3", join(ROOT, "tests", "conformance", "python", "conformance_extension.py")],
   //   env: { PYTHONPATH: join(ROOT, "sdk", "python", "src") },
+  //   apis: ["0.1", "0.2", "0.4"],
   //   skip: { "PROG-03": "example: the reason this transcript does not pass yet, printed on every run" },
   // },
 ];
