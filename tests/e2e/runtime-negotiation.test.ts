@@ -34,7 +34,7 @@ test("INIT-13, INIT-14, INIT-15, INIT-16, INIT-29, INIT-30: the offer lists exac
   });
 });
 
-test("INIT-19, INIT-20, INIT-28, INIT-29, INIT-30: a response selecting a feature that was not offered rejects initialization and kills the child", async () => {
+test("INIT-19, INIT-20, INIT-29, INIT-30: a response selecting a feature that was not offered rejects initialization and kills the child", async () => {
   const bad: [string, "0.2" | "0.4", string[], RegExp][] = [
     ["artifacts", "0.2", [...REQUIRED, "artifacts"], /"artifacts" was not offered/],
     ["approvals", "0.2", [...REQUIRED, "approvals"], /"approvals" was not offered/],
@@ -76,7 +76,7 @@ test("INIT-18, INIT-21, INIT-23, INIT-25, INIT-26: missing required features, ze
   });
 });
 
-test("INIT-17, INIT-21, INIT-22, LIFE-02: a max_concurrent_requests above the cap is clamped to 64 and status shows the effective value", async () => {
+test("INIT-21, INIT-22, LIFE-02: a max_concurrent_requests above the cap is clamped to 64 and status shows the effective value", async () => {
   await withRuntime([{ name: "greedy", tools: ["echo"], config: { max: 10_000, features: [...REQUIRED, "request_progress", "progress_decoration"] } }], {}, async ({ host }) => {
     const s = host.status()[0]!;
     assert.equal(s.state, "ready");

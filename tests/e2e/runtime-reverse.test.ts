@@ -97,6 +97,15 @@ test("INPUT-07, CANCEL-10: cancelling the parent cancels its pending input/reque
   });
 });
 
+test("INPUT-07, CANCEL-10: a parent that completes while its input/request is pending cancels it (-32800) and withdraws the prompt", async () => {
+  const seen = { aborted: 0 };
+  await withRuntime([{ name: "inp" }], { services: { input: untilAborted<string | null>("too late", seen) } }, async ({ host, waitReceived }) => {
+    assert.equal((await host.callTool("input", { prompt: "Still there?", noWait: true })).text, "answered before the host replied");
+    assert.equal((await waitReceived("inp", (m) => m.id === "input-1", "the answer to the input request")).error?.code, -32800);
+    assert.equal(seen.aborted, 1);
+  });
+});
+
 test("REV-07, REV-08: input/request without a parent or with an inactive one is refused -32002 and never reaches the embedder", async () => {
   let asked = 0;
   const input: InputService = async () => (asked++, "x");

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { processesMentioning, waitUntil } from "./helpers.js";
-import { json, withRuntime, type Frame } from "./runtime-helpers.js";
+import { json, untilAborted, withRuntime, type Frame } from "./runtime-helpers.js";
 
 function statesOf(events: { type: string; extension?: string; state?: string }[], name: string): string[] {
   return events.flatMap((e) => (e.type === "state" && e.extension === name ? [e.state!] : []));
@@ -67,7 +67,7 @@ test("SHUT-07, SHUT-08: a fast shutdown with a request that ignores cancellation
   });
 });
 
-test("SHUT-08, CANCEL-11, SUP-22: a reload drains the old generation and cancels what is left with reason reload; the new one serves", async () => {
+test("SHUT-08, CANCEL-11, CALL-09, SUP-22: a reload drains the old generation and cancels what is left with reason reload; the new one serves", async () => {
   await withRuntime([{ name: "busy" }], {}, async ({ host, events, frames, waitReceived }) => {
     const call = assert.rejects(host.callTool("cancellable", {}), /cancelled|reload/);
     const sent = await waitReceived("busy", (m) => m.method === "tool/call", "the call");
@@ -79,6 +79,25 @@ test("SHUT-08, CANCEL-11, SUP-22: a reload drains the old generation and cancels
     assert.equal(old.at(-1)?.method, "shutdown");
     assert.ok(statesOf(events, "busy").includes("draining"));
     assert.deepEqual(json(await host.callTool("echo", { gen: 2 })), { gen: 2 });
-    assert.deepEqual(inbound(frames("busy").filter((f) => f.g === 2)).map((m) => m.method), ["initialize", "tool/call"]);
+    const fresh = inbound(frames("busy").filter((f) => f.g === 2));
+    assert.deepEqual(fresh.map((m) => m.method), ["initialize", "tool/call"]);
+    assert.equal(sent.params.context.resource_owner.process_generation, 1);
+    assert.equal(fresh[1]!.params.context.resource_owner.process_generation, 2, "the owner names the new generation");
+  });
+});
+
+test("CONF-05, CANCEL-10: a confirmation pending across a reload is withdrawn with its generation; the replacement never gets its answer", async () => {
+  const seen = { aborted: 0 };
+  let asked = 0;
+  const confirm = (r: { signal: AbortSignal }): Promise<boolean> => (asked++ === 0 ? untilAborted(true, seen)(r) : Promise.resolve(true));
+  await withRuntime([{ name: "asker", contributes: "confirmations = true" }], { services: { confirm } }, async ({ host, frames }) => {
+    const call = assert.rejects(host.callTool("confirm", {}), /cancelled|reload/);
+    await waitUntil(() => asked === 1, 5_000, "the embedder to be asked");
+    await host.reload("asker");
+    await call;
+    assert.equal(seen.aborted, 1, "the prompt was withdrawn");
+    const answers = frames("asker").filter((f) => f.dir === "in" && f.msg.id === "confirmation-1");
+    assert.ok(answers.every((f) => f.g === 1 && f.msg.error?.code === -32800), `only the old generation heard of it, as cancelled: ${JSON.stringify(answers)}`);
+    assert.equal(json(await host.callTool("confirm", {})).result.confirmed, true, "the new generation asks afresh");
   });
 });
