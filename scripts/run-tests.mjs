@@ -27,5 +27,6 @@ if (files.length === 0) {
   console.error("run-tests: no test files found (did tsc -b run?)");
   process.exit(1);
 }
-const r = spawnSync(process.execPath, ["--test", ...files], { stdio: "inherit", cwd: root });
+// A hung test fails after 2 minutes instead of holding CI until its own limit.
+const r = spawnSync(process.execPath, ["--test", "--test-timeout=120000", ...files], { stdio: "inherit", cwd: root });
 process.exit(r.status ?? 1);
