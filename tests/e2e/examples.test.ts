@@ -37,7 +37,7 @@ test("PROG-05, CONF-01, INPUT-01, CALL-20: long-task asks, reports strictly incr
   );
 });
 
-test("CANCEL-04: cancelling long-task mid-run stops it with -32800 and the extension keeps serving", async () => {
+test("CANCEL-04, SHUT-11: the authoring smoke test: cancelling long-task mid-run stops it with -32800, it keeps serving, and it shuts down cleanly", async () => {
   await withLongTask({ confirm: async () => true, input: async () => null }, async (host, events) => {
     const controller = new AbortController();
     const call = host.callTool("long_task", { steps: 200, step_ms: 50 }, { signal: controller.signal, onProgress: (e) => { if (e.type === "status" && e.current === 2) controller.abort(); } });

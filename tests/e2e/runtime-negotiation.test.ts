@@ -115,7 +115,7 @@ test("INIT-30: on API 0.4 with tool_prompt_metadata_v1 a tool's prompt metadata 
   });
 });
 
-test("CALL-03, CALL-05, CALL-06, CALL-07: tools, commands, hooks and context/collect carry the host-derived owner; status and render are process-scoped", async () => {
+test("CALL-03, CALL-05, CALL-06, CALL-07, CALL-10: tools, commands, hooks and context/collect carry the host-derived owner (session_id is the host's session); status and render are process-scoped", async () => {
   const spec: V2Spec = {
     name: "ctx",
     tools: ["echo"],
@@ -158,4 +158,34 @@ test("FRAME-13: outstanding requests to a generation never exceed the negotiated
       assert.ok(peak <= max, `the host counted at most ${max} in flight (saw ${peak})`);
     });
   }
+});
+
+test("CALL-08: a complete host rebuild issues a new extension_instance_id, even though generation numbering restarts", async () => {
+  const spec = { name: "inst", tools: ["echo"] };
+  let first: { extension_instance_id: string; process_generation: number } | undefined;
+  await withRuntime([spec], { session: { session_id: "s-1" } }, async ({ host, received }) => {
+    await host.callTool("echo", {});
+    first = received("inst", "tool/call")[0]!.params.context.resource_owner;
+    assert.equal(first?.extension_instance_id, host.instanceId);
+  });
+  await withRuntime([spec], { session: { session_id: "s-1" } }, async ({ host, received }) => {
+    await host.callTool("echo", {});
+    const second = received("inst", "tool/call")[0]!.params.context.resource_owner;
+    assert.equal(second.process_generation, first?.process_generation, "numbering restarts with the rebuild");
+    assert.notEqual(second.extension_instance_id, first?.extension_instance_id, "but the instance fence changes");
+  });
+});
+
+test("INIT-47, REV-10: an unknown or unspecified feature name (editor_handoff, remote_ui) is never offered and is refused; parent correlation needs no feature string", async () => {
+  await withRuntime([{ name: "odd", tools: ["echo"], config: { features: [...REQUIRED, "editor_handoff"] } }], {}, async ({ host }) => {
+    const s = host.status()[0]!;
+    assert.equal(s.state, "parked");
+    assert.match(s.lastError ?? "", /editor_handoff/);
+  });
+  // Only the two required features: input/request, parented to the call, still works (base 0.2).
+  await withRuntime([{ name: "base", tools: ["input"], config: { features: REQUIRED } }], { services: { input: async () => "typed" } }, async ({ host }) => {
+    assert.deepEqual(host.status()[0]!.features, REQUIRED);
+    const r = await host.callTool("input", { prompt: "Name?" });
+    assert.match(r.text, /typed/);
+  });
 });

@@ -331,3 +331,21 @@ test("a transport that throws on send rejects the request and leaves nothing pen
   await assert.rejects(call.result, { code: "transport_closed" });
   assert.deepEqual([peer.pendingCount, timers.active], [0, 0]);
 });
+
+test("CANCEL-12: tombstones are bounded per generation; the oldest is forgotten first", async () => {
+  const { RpcPeer } = await import("../../src/rpc/peer.js");
+  const { MAX_CHILD_IDS_PER_GENERATION } = await import("../../src/bounds.js");
+  const { OctetError } = await import("../../src/errors.js");
+  const diagnostics: { kind: string; id?: unknown }[] = [];
+  const peer = new RpcPeer({ transport: { send: () => ({ withdraw: () => false }) }, onDiagnostic: (d) => void diagnostics.push(d as { kind: string }) });
+  const ids: number[] = [];
+  for (let i = 0; i <= MAX_CHILD_IDS_PER_GENERATION; i++) {
+    const r = peer.request("tool/call", {});
+    r.result.catch(() => {});
+    ids.push(r.id);
+    peer.abandon(r.id, "cancelled", new OctetError("request_cancelled", "x"));
+  }
+  peer.receive({ kind: "response", message: { jsonrpc: "2.0", id: ids[0]!, result: null } });
+  peer.receive({ kind: "response", message: { jsonrpc: "2.0", id: ids[ids.length - 1]!, result: null } });
+  assert.deepEqual(diagnostics.map((d) => d.kind), ["unknown_response", "late_response"], "65,536 kept: the first was dropped, the newest is still a tombstone");
+});
