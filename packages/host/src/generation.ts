@@ -444,7 +444,9 @@ export class Generation {
     switch (d.kind) {
       case "late_response":
         if (typeof d.id === "number") this.#requests?.lateResponse(d.id);
-        this.#diagnose("warning", `ignored a late response to request ${String(d.id)} (${d.reason})`);
+        // -32800 after a cancel is the cooperative answer the host asked for: worth a note, not a warning.
+        if (d.errorCode === ErrorCode.RequestCancelled) this.#diagnose("info", `cancelled request ${String(d.id)} settled with -32800`);
+        else this.#diagnose("warning", `ignored a late response to request ${String(d.id)} (${d.reason})`);
         return;
       case "unknown_response":
         this.#diagnose("warning", `ignored a response to unknown request id ${JSON.stringify(d.id)}`);

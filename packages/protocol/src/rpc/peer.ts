@@ -24,7 +24,8 @@ export interface PeerTransport {
 }
 
 export type PeerDiagnostic =
-  | { kind: "late_response"; id: JsonRpcId; reason: "timeout" | "cancelled" }
+  /** A reply to a request given up on; `errorCode` is set when the reply was an error. */
+  | { kind: "late_response"; id: JsonRpcId; reason: "timeout" | "cancelled"; errorCode?: number }
   | { kind: "unknown_response"; id: JsonRpcId | null }
   | { kind: "error_response_without_id"; message: string }
   | { kind: "handler_failed"; method: string; message: string }
@@ -196,7 +197,9 @@ export class RpcPeer {
     const entry = typeof id === "number" ? this.#pending.get(id) : undefined;
     if (!entry || typeof id !== "number") {
       const tomb = typeof id === "number" ? this.#tombstones.get(id) : undefined;
-      if (tomb !== undefined) this.#onDiagnostic({ kind: "late_response", id, reason: tomb });
+      if (tomb !== undefined) {
+        this.#onDiagnostic(isErrorResponse(response) ? { kind: "late_response", id, reason: tomb, errorCode: response.error.code } : { kind: "late_response", id, reason: tomb });
+      }
       else this.#onDiagnostic({ kind: "unknown_response", id });
       return;
     }
