@@ -61,7 +61,10 @@ async function run(cmds: Cmd[]): Promise<void> {
     if (m?.pending) {
       m.pending = false;
       m.expected = "error" in message ? { kind: "wire", n: (message["error"] as { data: number }).data } : { kind: "value", n: (message["result"] as { n: number }).n };
-    } else if (m?.tomb) expectedDiagnostics.push({ kind: "late_response", id, reason: m.tomb });
+    } else if (m?.tomb) {
+      const code = "error" in message ? (message["error"] as { code: number }).code : undefined;
+      expectedDiagnostics.push(code === undefined ? { kind: "late_response", id, reason: m.tomb } : { kind: "late_response", id, reason: m.tomb, errorCode: code });
+    }
     else expectedDiagnostics.push({ kind: "unknown_response", id });
     peer.receive(envelope(message));
   };

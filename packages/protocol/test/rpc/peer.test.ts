@@ -106,7 +106,7 @@ test("CANCEL-06: abandon() of a written frame tombstones its id; the late reply 
   peer.receive(envelope({ jsonrpc: "2.0", id: call.id, error: { code: -32800, message: "cancelled" } }));
   assert.deepEqual(diagnostics, [
     { kind: "late_response", id: call.id, reason: "cancelled" },
-    { kind: "late_response", id: call.id, reason: "cancelled" },
+    { kind: "late_response", id: call.id, reason: "cancelled", errorCode: -32800 },
   ]);
   await turn();
   assert.deepEqual([other.settled, peer.pendingCount, peer.closed], [0, 1, false], "the other call is still pending");
