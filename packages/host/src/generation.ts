@@ -10,21 +10,17 @@
  * Supervision (restarts) is not this module's concern.
  */
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { rm } from "node:fs/promises";
 import {
-  EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated, OCTET_VERSION,
+  EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated,
   validateInitializeResult,
   type AcceptedInitialize, type ApiVersion, type HostState, type PeerDiagnostic, type ResourceOwner, type ExecutionContext,
 } from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 import type { ManifestSource } from "@octet/protocol";
 import type { DiagnosticLevel, GenerationState, HostEvent } from "./events.js";
-import { buildChildEnvironment } from "./process/environment.js";
 import { groupMembers, signalGroup } from "./process/process-group.js";
 import { spawnChild } from "./process/spawn-child.js";
-import { resolveEntrypoint } from "./process/entrypoint.js";
 import { buildInitializeRequest } from "./initialize-request.js";
 import { HostRequests, type HostRequestOptions } from "./host-requests.js";
 import { compileOutputSchemas, type OutputCheck } from "./output-schemas.js";
@@ -32,6 +28,8 @@ import type { LifecycleMethod } from "./lifecycle.js";
 import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
 import { deadline } from "./util/deadline.js";
+import { createScratch, launchSpec } from "./process/launch.js";
+import { describeFrameError } from "./transport/frame-errors.js";
 import { RateWindow } from "./util/rate-window.js";
 import { ChildInbox, type ConfirmService, type InputService } from "./child-inbox.js";
 import { registerGroup, unregisterGroup } from "./process/registry.js";
@@ -293,23 +291,8 @@ export class Generation {
   }
 
   async #spawn(): Promise<void> {
-    const { manifest } = this.spec;
-    this.#scratch = await mkdtemp(join(tmpdir(), `octet-scratch-${manifest.name}-${this.spec.number}-`));
-    const env = buildChildEnvironment(
-      this.spec.parentEnv,
-      {
-        OCTET_VERSION,
-        OCTET_API_VERSION: manifest.api_version,
-        OCTET_EXTENSION_NAME: manifest.name,
-        OCTET_EXTENSION_DIR: this.spec.extensionDir,
-        OCTET_WORKSPACE: this.spec.workspace,
-        OCTET_EXTENSION_SCRATCH: this.#scratch,
-        OCTET_PROCESS_GENERATION: String(this.spec.number),
-      },
-      isNegotiated(manifest.api_version) ? manifest.capabilities.environment : [],
-    );
-    const entry = resolveEntrypoint(manifest.entrypoint, this.spec.extensionDir);
-    const child = await spawnChild({ command: entry.command, args: entry.args, cwd: this.spec.workspace, env });
+    this.#scratch = await createScratch(this.spec.manifest.name, this.spec.number);
+    const child = await spawnChild(launchSpec(this.spec, this.#scratch));
     this.#child = child;
     this.#pgid = child.pid ?? 0;
     if (this.#pgid > 1) registerGroup(this.#pgid);
@@ -474,22 +457,5 @@ export class Generation {
     if (this.#state === state) return;
     this.#state = state;
     this.spec.emit({ type: "state", extension: this.name, generation: this.spec.number, state, ...(reason !== undefined ? { reason } : {}) });
-  }
-}
-
-function describeFrameError(code: string): string {
-  switch (code) {
-    case "frame_too_large":
-      return "oversized frame";
-    case "invalid_json":
-      return "stdout is not JSON";
-    case "carriage_return":
-      return "CR in a frame";
-    case "blank_line":
-      return "blank line on stdout";
-    case "invalid_utf8":
-      return "invalid UTF-8 on stdout";
-    default:
-      return "unreadable stdout";
   }
 }
