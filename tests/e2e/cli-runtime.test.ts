@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { processesMentioning, runCli } from "./helpers.js";
+import { makeExtensions, processesMentioning, runCli } from "./helpers.js";
 import { makeCliExt, plain, runOnPty } from "./pty.js";
 
 const sha = (s: string): string => createHash("sha256").update(s).digest("hex");
@@ -222,4 +222,16 @@ test("--yes and --no-input are documented in --help, and the shell help lists /m
   assert.match(help.stdout, /--no-input +never ask/);
   const shell = await runCli([], { input: "/help\n/quit\n" });
   assert.match(shell.stdout, /\/menu NAME PATH +run the menu action at PATH/);
+});
+
+test("terminal safety: escape sequences in an extension's command text, notifications and errors never reach the terminal", async () => {
+  const { dir, cleanup } = await makeExtensions([{ name: "esc", behaviour: "command-error", extraToml: 'commands = ["boom"]' }]);
+  try {
+    const r = await runCli(["--extension-dir", dir, "--workspace", dir, "--enable-extension", "esc", "command", "boom"]);
+    assert.equal(r.code, 1);
+    assert.match(r.stderr, /boom: the command failed as asked/);
+    assert.ok(!/\u001b|PWNED\u0007/.test(r.stderr), `no escape sequence on stderr: ${JSON.stringify(r.stderr)}`);
+  } finally {
+    await cleanup();
+  }
 });

@@ -156,3 +156,21 @@ test("MENU-12: a menu action outlives the ordinary request deadline and the pers
     assert.equal(host.status()[0]!.state, "ready");
   });
 });
+
+test("MENU-13: a confirmed destructive action pre-approves only its own first confirmation/request", async () => {
+  const asked: string[] = [];
+  const confirm = async (r: { prompt: string }): Promise<boolean> => (asked.push(r.prompt), true);
+  const menu = { title: "Danger", items: [{ id: "wipe", label: "Wipe", command: "twice", arguments: [], destructive: true }, { id: "safe", label: "Safe", command: "twice", arguments: [] }] };
+  const spec: V2Spec = { name: "menu", tools: ["echo", "set_menu"], commands: ["twice"], contributes: "menu = true\nconfirmations = true", config: { menu } };
+  await withRuntime([spec], { services: { confirm } }, async ({ host }) => {
+    await host.collectMenu("menu");
+    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "wipe")).text), [true, true]);
+    assert.deepEqual(asked, ['Run "Wipe"?', "second?"], "the person was asked for the action and the second question, not the first");
+    asked.length = 0;
+    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "safe")).text), [true, true]);
+    assert.deepEqual(asked, ["first?", "second?"], "a non-destructive action pre-approves nothing");
+    asked.length = 0;
+    assert.deepEqual(JSON.parse((await host.runCommand("twice", [])).text), [true, true]);
+    assert.deepEqual(asked, ["first?", "second?"], "the same command outside the menu pre-approves nothing");
+  });
+});

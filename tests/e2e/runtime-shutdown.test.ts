@@ -101,3 +101,28 @@ test("CONF-05, CANCEL-10: a confirmation pending across a reload is withdrawn wi
     assert.equal(json(await host.callTool("confirm", {})).result.confirmed, true, "the new generation asks afresh");
   });
 });
+
+test("SHUT-08, FRAME-13: a call waiting for a slot when draining starts is never written; on reload it goes to the new generation", async () => {
+  await withRuntime([{ name: "queue", config: { max: 1 } }], {}, async ({ host, frames, waitReceived }) => {
+    const running = host.callTool("cancellable", {});
+    const runningDone = running.catch(() => undefined);
+    await waitReceived("queue", (m) => m.method === "tool/call", "the running call");
+    const waiting = host.callTool("echo", { queued: "shutdown" });
+    await host.shutdown();
+    await assert.rejects(waiting, /not sent/);
+    await runningDone;
+    const echoes = inbound(frames("queue")).filter((m) => m.method === "tool/call" && m.params?.arguments?.queued === "shutdown");
+    assert.deepEqual(echoes, [], "the waiting call was never written, so nothing ambiguous happened");
+  });
+  await withRuntime([{ name: "queue", config: { max: 1 } }], {}, async ({ host, frames, waitReceived }) => {
+    const running = host.callTool("cancellable", {});
+    const runningDone = running.catch(() => undefined);
+    await waitReceived("queue", (m) => m.method === "tool/call", "the running call");
+    const waiting = host.callTool("echo", { queued: "reload" });
+    await host.reload("queue");
+    assert.deepEqual(json(await waiting), { queued: "reload" }, "served by the replacement");
+    await runningDone;
+    const byGen = frames("queue").filter((f) => f.dir === "in" && f.msg.method === "tool/call" && f.msg.params?.arguments?.queued === "reload").map((f) => f.g);
+    assert.deepEqual(byGen, [2], "written once, to generation 2 only");
+  });
+});

@@ -6,7 +6,7 @@ import { ExtensionHost, type ToolCallOutcome } from "@octet/host";
 import { OctetError, WireError } from "@octet/protocol";
 import { UsageError, type GlobalOptions } from "./args.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE } from "./exit-codes.js";
-import { listTable, statusTable } from "./output.js";
+import { listTable, statusTable, terminalSafe } from "./output.js";
 import type { ProgressView } from "./progress-view.js";
 import { createUi, hostOptions, withHost, type CliUi } from "./session.js";
 
@@ -67,7 +67,11 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const result = outcome.value as ToolCallOutcome;
   if (options.json) process.stdout.write(JSON.stringify(resultJson(tool, result), null, 2) + "\n");
-  else process.stdout.write(result.text.endsWith("\n") || result.text === "" ? result.text : `${result.text}\n`);
+  else {
+    // On a terminal the text is made safe; piped, it is data and passes unchanged.
+    const text = process.stdout.isTTY ? terminalSafe(result.text) : result.text;
+    process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+  }
   return result.is_error ? EXIT_TOOL_ERROR : EXIT_OK;
 }
 
@@ -92,8 +96,9 @@ export async function command(options: GlobalOptions, positionals: string[]): Pr
   if (options.json) {
     process.stdout.write(JSON.stringify({ extension: r.extension, command: name, text: r.text, notifications: r.notifications, context: r.context }, null, 2) + "\n");
   } else {
-    process.stdout.write(r.text.endsWith("\n") || r.text === "" ? r.text : `${r.text}\n`);
-    for (const n of r.notifications) process.stderr.write(`[${r.extension}] ${n.level}: ${n.title}${n.message ? ` — ${n.message}` : ""}\n`);
+    const text = process.stdout.isTTY ? terminalSafe(r.text) : r.text;
+    process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
+    for (const n of r.notifications) process.stderr.write(`[${r.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`);
   }
   return EXIT_OK;
 }
@@ -117,7 +122,7 @@ export function reportFailure(options: GlobalOptions, error: unknown, interrupte
   const code = error instanceof OctetError ? error.code : error instanceof WireError ? error.code : "error";
   const message = error instanceof Error ? error.message : String(error);
   if (options.json) process.stdout.write(JSON.stringify({ error: { code, message } }, null, 2) + "\n");
-  else process.stderr.write(`octet: ${message}\n`);
+  else process.stderr.write(`octet: ${terminalSafe(message)}\n`);
   if (interrupted) return EXIT_INTERRUPTED;
   return error instanceof WireError ? EXIT_TOOL_ERROR : EXIT_UNAVAILABLE;
 }

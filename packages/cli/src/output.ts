@@ -34,6 +34,8 @@ export function colorsOn(stream: NodeJS.WriteStream = process.stderr): boolean {
 
 /** A left-aligned text table; the last column is not padded. */
 export function table(header: string[], rows: string[][]): string {
+  // Cells often hold extension text (descriptions, errors with stderr tails): never raw escapes.
+  rows = rows.map((r) => r.map((c) => terminalSafe(c)));
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
   const line = (cells: string[]): string =>
     cells
@@ -47,7 +49,7 @@ export function listTable(list: ExtensionStatus[]): string {
   if (list.length === 0) return "No extensions found. Put one under ./.octet/extensions/, ~/.octet/extensions/ or pass --extension-dir DIR.\n";
   const rows = list.map((s) => [s.name, s.version ?? "-", s.apiVersion ?? "-", s.source, yes(s.enabled), yes(s.trusted), s.manifestPath]);
   let out = table(["NAME", "VERSION", "API", "SOURCE", "ENABLED", "TRUSTED", "MANIFEST"], rows);
-  for (const s of list) for (const e of s.errors) out += `  ${s.name}: ${e}\n`;
+  for (const s of list) for (const e of s.errors) out += `  ${s.name}: ${terminalSafe(e)}\n`;
   const idle = list.filter((s) => s.errors.length === 0 && (!s.enabled || !s.trusted));
   for (const s of idle) out += `  ${s.name}: ${s.reason}\n`;
   return out;

@@ -54,13 +54,13 @@ export function eventPrinter(options: GlobalOptions, line?: LiveLine): (event: H
         return;
       }
       case "diagnostic":
-        if (event.level !== "info" || options.verbose) print(`${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ${event.message}`);
+        if (event.level !== "info" || options.verbose) print(`${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ${terminalSafe(event.message)}`);
         return;
       case "stderr":
         if (options.verbose) print(`${paint("dim", `[${event.extension} stderr]`)} ${terminalSafe(event.line)}`);
         return;
       case "state":
-        if (options.verbose) print(`${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${event.reason})` : ""}`)}`);
+        if (options.verbose) print(`${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${terminalSafe(event.reason)})` : ""}`)}`);
         return;
       default:
         return;

@@ -12,7 +12,7 @@ import { UsageError } from "./args.js";
 import { parseToolArgs, withProgress } from "./commands.js";
 import { EXIT_INTERRUPTED, EXIT_OK } from "./exit-codes.js";
 import { SHELL_HELP } from "./help.js";
-import { listTable, statusTable, table } from "./output.js";
+import { listTable, statusTable, table, terminalSafe } from "./output.js";
 import { resultText } from "./render-view.js";
 import { createUi, hostOptions, type CliUi } from "./session.js";
 import { menuCommand } from "./shell-menu.js";
@@ -81,7 +81,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
         try {
           await handle(host, line, running.signal, ui);
         } catch (err) {
-          process.stdout.write(`error: ${err instanceof Error ? err.message : String(err)}\n`);
+          process.stdout.write(`error: ${terminalSafe(err instanceof Error ? err.message : String(err))}\n`);
         } finally {
           running = null;
         }
@@ -156,8 +156,8 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui
       const known = host.commands().find((c) => c.name === head);
       if (!known) throw new UsageError(`unknown command /${head}; type /help (extension commands: ${host.commands().map((c) => `/${c.name}`).join(", ") || "none"})`);
       const result = await withProgress(ui, `/${head}`, (onProgress) => host.runCommand(head, restWords.filter((w) => w !== ""), { signal, onProgress }));
-      process.stdout.write(`${result.text}\n`);
-      for (const n of result.notifications) process.stdout.write(`[${result.extension}] ${n.level}: ${n.title}${n.message ? ` — ${n.message}` : ""}\n`);
+      process.stdout.write(`${terminalSafe(result.text)}\n`);
+      for (const n of result.notifications) process.stdout.write(`[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`);
     }
   }
 }

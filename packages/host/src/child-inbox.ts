@@ -35,6 +35,15 @@ export type InputService = (request: { extension: string; prompt: string; secret
 /** Host requests that may parent reverse requests (CALL-11). */
 const PARENT_METHODS: readonly string[] = ["tool/call", "command/execute"];
 
+/** An active host request as a parent of reverse requests. */
+export interface ActiveParent {
+  method: string;
+  /** Aborted when the request settles. */
+  signal: AbortSignal;
+  /** True once if the embedder pre-approved this request's first confirmation (MENU-13). */
+  takeApproval(): boolean;
+}
+
 export interface InboxContext {
   readonly name: string;
   readonly api: ApiVersion;
@@ -45,23 +54,30 @@ export interface InboxContext {
   /** True while the generation may exchange messages: ready, or draining with work in flight. */
   accepting(): boolean;
   /** The active host request with this id: its method and a signal aborted when it settles. */
-  activeRequest(id: number): { method: string; signal: AbortSignal } | undefined;
+  activeRequest(id: number): ActiveParent | undefined;
   /** Aborted when the generation ends. */
   readonly generationSignal: AbortSignal;
   emit(event: HostEvent): void;
   diagnose(level: DiagnosticLevel, message: string): void;
+  /** The clock of the rate windows (tests inject one). */
+  now?: () => number;
 }
 
 export class ChildInbox {
   readonly #ctx: InboxContext;
   readonly #outstanding = new Set<JsonRpcId>();
   readonly #used = new Set<JsonRpcId>();
-  readonly #notifications = new RateWindow(bounds.MAX_NOTIFICATIONS_PER_SECOND);
+  readonly #notifications: RateWindow;
+  readonly #contributionRate: RateWindow;
+  /** Distinct context labels this generation used: the host keeps one entry per label (CTX-06/07). */
+  readonly #labels = new Set<string>();
   /** Outstanding child requests the extension may itself cancel (CANCEL-09). */
   readonly #cancellers = new Map<JsonRpcId, AbortController>();
 
   constructor(ctx: InboxContext) {
     this.#ctx = ctx;
+    this.#notifications = new RateWindow(bounds.MAX_NOTIFICATIONS_PER_SECOND, ctx.now);
+    this.#contributionRate = new RateWindow(bounds.MAX_CONTRIBUTIONS_PER_SECOND, ctx.now);
   }
 
   /** Child requests awaiting the host's answer. */
@@ -86,13 +102,15 @@ export class ChildInbox {
     this.#outstanding.add(id);
     const own = new AbortController();
     this.#cancellers.set(id, own);
+    const cleanup: (() => void)[] = [];
     try {
-      if (request.method === "confirmation/request") return await this.#confirmation(request, own.signal);
-      if (request.method === "input/request" && isNegotiated(ctx.api)) return await this.#input(request, own.signal);
+      if (request.method === "confirmation/request") return await this.#confirmation(request, own.signal, cleanup);
+      if (request.method === "input/request" && isNegotiated(ctx.api)) return await this.#input(request, own.signal, cleanup);
       throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} is not offered by this host`);
     } finally {
       this.#outstanding.delete(id);
       this.#cancellers.delete(id);
+      for (const f of cleanup) f();
     }
   }
 
@@ -106,26 +124,29 @@ export class ChildInbox {
    * The parent's signal for an operation-scoped request on API 0.2+ (REV-07, REV-08), combined
    * with the request's own cancellation; on API 0.1 the generation's signal.
    */
-  #scope(method: string, parentId: number | undefined, own: AbortSignal): AbortSignal {
+  #scope(method: string, parentId: number | undefined, own: AbortSignal, cleanup: (() => void)[]): { signal: AbortSignal; parent: ActiveParent | undefined } {
     const ctx = this.#ctx;
     let parentSignal = ctx.generationSignal;
+    let parent: ActiveParent | undefined;
     if (isNegotiated(ctx.api)) {
-      const parent = parentId === undefined ? undefined : ctx.activeRequest(parentId);
+      parent = parentId === undefined ? undefined : ctx.activeRequest(parentId);
       if (!parent || !PARENT_METHODS.includes(parent.method)) {
         throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id ${String(parentId)} is not an active tool/call or command/execute`);
       }
       parentSignal = parent.signal;
     }
-    return anySignal(parentSignal, own);
+    const combined = anySignal(parentSignal, own);
+    cleanup.push(combined.dispose);
+    return { signal: combined.signal, parent };
   }
 
-  async #input(request: RequestMessage, own: AbortSignal): Promise<unknown> {
+  async #input(request: RequestMessage, own: AbortSignal, cleanup: (() => void)[]): Promise<unknown> {
     const ctx = this.#ctx;
     requireParent("input/request", request.params);
     const checked = validateInputParams(request.params);
     if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid input/request: ${checked.problems.join("; ")}`);
     const p = checked.value;
-    const signal = this.#scope("input/request", p.parent_request_id, own);
+    const { signal } = this.#scope("input/request", p.parent_request_id, own, cleanup);
     // Headless or unavailable: cancelled, never guessed (INPUT-06).
     if (!ctx.input) return { value: null };
     let value: string | null;
@@ -143,18 +164,20 @@ export class ChildInbox {
     return { value };
   }
 
-  async #confirmation(request: RequestMessage, own: AbortSignal): Promise<unknown> {
+  async #confirmation(request: RequestMessage, own: AbortSignal, cleanup: (() => void)[]): Promise<unknown> {
     const ctx = this.#ctx;
     if (isNegotiated(ctx.api)) requireParent("confirmation/request", request.params);
     const checked = validateConfirmationParams(request.params, ctx.api);
     if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid confirmation/request: ${checked.problems.join("; ")}`);
     const p = checked.value;
     // The parent must be an active tool/call or command/execute of this generation (CONF-02, REV-08).
-    const signal = this.#scope("confirmation/request", p.parent_request_id, own);
+    const { signal, parent } = this.#scope("confirmation/request", p.parent_request_id, own, cleanup);
     if (!ctx.manifest.contributes.confirmations) {
       ctx.diagnose("warning", "confirmation/request denied: the manifest does not declare contributes.confirmations");
       return { confirmed: false };
     }
+    // A destructive menu action the person already confirmed: its own first question is answered (MENU-13).
+    if (parent?.takeApproval()) return { confirmed: true };
     // No interactive frontend: a denial, never a guess (CONF-04).
     if (!ctx.confirm) return { confirmed: false };
     let confirmed = false;
@@ -167,6 +190,14 @@ export class ChildInbox {
     // A cancelled child request is answered -32800 (FRAME-14); on API 0.1 there is no parent.
     if (signal.aborted && isNegotiated(ctx.api)) throw new WireError(ErrorCode.RequestCancelled, "confirmation/request cancelled: its parent settled or it was cancelled");
     return { confirmed: confirmed && !signal.aborted };
+  }
+
+  /** Contributions are rate-limited like notifications: a flood reaches the embedder as one diagnostic per window. */
+  #admitContribution(method: string): boolean {
+    const { admitted, droppedBefore } = this.#contributionRate.admit();
+    if (droppedBefore > 0) this.#ctx.diagnose("warning", `dropped ${droppedBefore} contributions over ${bounds.MAX_CONTRIBUTIONS_PER_SECOND} per second`);
+    if (!admitted && this.#contributionRate.dropped === 1) this.#ctx.diagnose("warning", `${method} rate over ${bounds.MAX_CONTRIBUTIONS_PER_SECOND} per second; dropping the excess for this second`);
+    return admitted;
   }
 
   notification(n: NotificationMessage): void {
@@ -191,6 +222,12 @@ export class ChildInbox {
         if (!c.context) return ctx.diagnose("warning", "dropped a context/contribution: the manifest does not declare contributes.context");
         const checked = validateContextContribution(n.params);
         if (!checked.ok) return ctx.diagnose("warning", `dropped an invalid context/contribution: ${checked.problems.join("; ")}`);
+        if (!this.#admitContribution("context/contribution")) return;
+        const label = checked.value.label;
+        if (!this.#labels.has(label) && this.#labels.size >= bounds.MAX_CONTEXT_ENTRIES) {
+          return ctx.diagnose("warning", `dropped a context/contribution with a new label: this generation already uses ${this.#labels.size} labels, the limit is ${bounds.MAX_CONTEXT_ENTRIES}`);
+        }
+        this.#labels.add(label);
         ctx.emit({ type: "context", ...base, contribution: checked.value });
         return;
       }
@@ -198,6 +235,7 @@ export class ChildInbox {
         const checked = validateStatusContribution(n.params);
         if (!checked.ok) return ctx.diagnose("warning", `dropped an invalid status/contribution: ${checked.problems.join("; ")}`);
         if (!c.ui.includes(checked.value.surface)) return ctx.diagnose("warning", `dropped a status/contribution: the manifest does not declare "${checked.value.surface}" in contributes.ui`);
+        if (!this.#admitContribution("status/contribution")) return;
         ctx.emit({ type: "status", ...base, contribution: checked.value });
         return;
       }
@@ -241,20 +279,27 @@ function settleBy<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | undef
   });
 }
 
-/** A signal aborted when either input aborts (no AbortSignal.any: it leaks on Node 20). */
-function anySignal(a: AbortSignal, b: AbortSignal): AbortSignal {
-  if (a.aborted) return a;
-  if (b.aborted) return b;
+/**
+ * A signal aborted when either input aborts, and a dispose() that removes its listeners (no
+ * AbortSignal.any: on Node 20 it keeps every dependant alive as long as the inputs live).
+ */
+function anySignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose: () => void } {
+  if (a.aborted) return { signal: a, dispose: () => {} };
+  if (b.aborted) return { signal: b, dispose: () => {} };
   const c = new AbortController();
-  const onA = (): void => {
+  const dispose = (): void => {
+    a.removeEventListener("abort", onA);
     b.removeEventListener("abort", onB);
+  };
+  const onA = (): void => {
+    dispose();
     c.abort(a.reason);
   };
   const onB = (): void => {
-    a.removeEventListener("abort", onA);
+    dispose();
     c.abort(b.reason);
   };
   a.addEventListener("abort", onA, { once: true });
   b.addEventListener("abort", onB, { once: true });
-  return c.signal;
+  return { signal: c.signal, dispose };
 }

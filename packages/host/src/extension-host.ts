@@ -140,8 +140,12 @@ export class ExtensionHost {
    * result with is_error true (CALL-13, CALL-23); an extension that cannot be reached (not
    * ready, crashed, timed out, cancelled) throws an OctetError.
    */
-  async callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<ToolCallOutcome> {
-    const found = this.#ready().find(({ g }) => g.accepted?.result.tools.some((t) => t.name === name));
+  callTool(name: string, args: Record<string, unknown> = {}, options: CallOptions = {}): Promise<ToolCallOutcome> {
+    return this.#callTool(name, args, options, null);
+  }
+
+  async #callTool(name: string, args: Record<string, unknown>, options: CallOptions, refusedBy: Generation | null): Promise<ToolCallOutcome> {
+    const found = this.#ready().find(({ g }) => g !== refusedBy && g.accepted?.result.tools.some((t) => t.name === name));
     if (!found) throw new OctetError("unknown_tool", this.#unknown("tool", name, this.tools().map((t) => t.name)));
     const { g } = found;
     const definition = g.accepted!.result.tools.find((t) => t.name === name)!;
@@ -151,14 +155,23 @@ export class ExtensionHost {
       raw = await g.request("tool/call", params, { timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS, signal: options.signal, onProgress: options.onProgress });
     } catch (err) {
       if (err instanceof WireError) return toolError(g, `Tool ${name} failed: ${err.message} (code ${err.code})`);
+      // Refused before a byte was written (the generation began draining while the call waited
+      // for a slot): send it to the replacement if one serves the tool now. Not a replay.
+      if (err instanceof OctetError && err.code === "not_sent" && refusedBy === null && this.#ready().some(({ g: other }) => other !== g && other.name === g.name)) {
+        return this.#callTool(name, args, options, g);
+      }
       throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
     return toolOutcome(g, definition, raw, (event) => this.#emit(event));
   }
 
   /** Runs a slash command (CMD-01). */
-  async runCommand(name: string, args: string[] = [], options: CallOptions = {}): Promise<CommandResult & { extension: string }> {
-    const found = this.#ready().find(({ g }) => g.accepted?.result.commands.some((c) => c.name === name));
+  runCommand(name: string, args: string[] = [], options: CallOptions = {}): Promise<CommandResult & { extension: string }> {
+    return this.#runCommand(name, args, options, null, false);
+  }
+
+  async #runCommand(name: string, args: string[], options: CallOptions, only: string | null, preApproved: boolean): Promise<CommandResult & { extension: string }> {
+    const found = this.#ready().find(({ g }) => (only === null || g.name === only) && g.accepted?.result.commands.some((c) => c.name === name));
     if (!found) throw new OctetError("unknown_command", this.#unknown("command", name, this.commands().map((c) => c.name)));
     const { g } = found;
     let raw: unknown;
@@ -167,6 +180,7 @@ export class ExtensionHost {
         timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS,
         signal: options.signal,
         onProgress: options.onProgress,
+        preApproveFirstConfirmation: preApproved,
       });
     } catch (err) {
       throw withSubject(err, `command /${name} of extension "${g.name}"`);
@@ -231,7 +245,8 @@ export class ExtensionHost {
       const ok = confirm ? await confirm({ extension, prompt: `Run "${action.label}"?`, detail: "This action is marked destructive.", destructive: true, default: false, signal: options.signal ?? controller.signal }) : false;
       if (!ok) throw new OctetError("request_cancelled", `menu action "${action.label}" of "${extension}" was not confirmed`);
     }
-    return this.runCommand(action.command, [...action.arguments], { timeoutMs: options.timeoutMs ?? bounds.MENU_ACTION_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) });
+    // The action runs on this extension only, and a destructive one confirmed here needs no second yes (MENU-13).
+    return this.#runCommand(action.command, [...action.arguments], { timeoutMs: options.timeoutMs ?? bounds.MENU_ACTION_TIMEOUT_MS, ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, extension, action.destructive === true);
   }
 
   /**
@@ -260,8 +275,6 @@ export class ExtensionHost {
   shutdown(options: { fast?: boolean } = {}): Promise<void> {
     this.#shutdown ??= (async () => {
       const budget = options.fast ? bounds.SHUTDOWN_FAST_TIMEOUT_MS : bounds.SHUTDOWN_AGGREGATE_TIMEOUT_MS;
-      // Open sessions, turns and tools are settled for each extension before it stops (LIFE-12).
-      for (const g of this.#live) this.#lifecycle.settleOpen(g, "shutdown");
       await Promise.all([...this.#live].map((g) => g.stop(budget)));
     })();
     return this.#shutdown;
@@ -343,6 +356,9 @@ export class ExtensionHost {
       input: this.#options.services?.input,
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
     });
+    // Open sessions, turns and tools are settled for a generation after its drain, before its
+    // shutdown request (LIFE-12).
+    g.spec.onDrained = (reason) => this.#lifecycle.settleOpen(g, reason);
     this.#live.add(g);
     return g;
   }
@@ -384,7 +400,6 @@ export class ExtensionHost {
       e.generation = candidate;
       e.parkedError = null;
       if (old) {
-        this.#lifecycle.settleOpen(old, "reload");
         await old.drainAndStop(bounds.SHUTDOWN_STAGE_TIMEOUT_MS);
       }
       return statusOf(e);

@@ -53,6 +53,11 @@ export interface GenerationSpec {
   /** Answers input/request (API 0.2+); absent means headless, which cancels (INPUT-06). */
   input?: InputService | undefined;
   initializeTimeoutMs?: number;
+  /**
+   * Called in the stop sequence after the drain and before the shutdown request: the moment to
+   * send the remaining lifecycle terminal events (LIFE-12). `reason` says why it stops.
+   */
+  onDrained?: ((reason: "shutdown" | "reload") => void) | undefined;
   /** Called once when the generation ends for any reason other than a requested stop. */
   onUnexpectedEnd?: (error: OctetError) => void;
 }
@@ -77,6 +82,7 @@ export class Generation {
   #terminating: Promise<void> | null = null;
   /** False once the generation is being replaced or stopped: no new requests are admitted. */
   #admitting = true;
+  #stopReason: "shutdown" | "reload" = "shutdown";
   #ended = false;
   #inbox: ChildInbox;
   /** The host's requests once ready: admission, cancellation, progress (see host-requests.ts). */
@@ -208,8 +214,10 @@ export class Generation {
    * the stop ladder (used by reload, SUP-22/SUP-17).
    */
   async drainAndStop(drainMs: number): Promise<void> {
+    this.#stopReason = "reload";
     if (this.#state === "ready") {
       this.#admitting = false;
+      this.#requests?.stopAdmitting(`extension "${this.name}" generation ${this.spec.number} is being replaced`);
       if (isNegotiated(this.api)) this.#setState("draining");
       await this.#requests?.idle(drainMs);
       this.#requests?.cancelAll("reload");
@@ -225,10 +233,16 @@ export class Generation {
       // API 0.2+ drains first: no new work, a bounded wait for what runs, then the rest is
       // cancelled (SHUT-08). API 0.1 keeps the legacy resident behaviour: no draining phase
       // (SHUT-09); admission stops anyway because request() refuses once #stopping is set.
+      this.#requests?.stopAdmitting(`extension "${this.name}" is shutting down`);
       if (isNegotiated(this.api) && this.#state === "ready") {
         this.#setState("draining");
         await this.#requests?.idle(Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left() / 2));
         this.#requests?.cancelAll("shutdown");
+      }
+      try {
+        this.spec.onDrained?.(this.#stopReason);
+      } catch {
+        // Best effort: terminal observations never hold up the stop.
       }
       const ack = peer.request("shutdown", {}, { timeoutMs: Math.min(bounds.SHUTDOWN_STAGE_TIMEOUT_MS, left()) }).result;
       await ack.then(

@@ -16,6 +16,7 @@ import {
 } from "@octet/protocol";
 import type { DiagnosticLevel } from "./events.js";
 import { Slots } from "./util/slots.js";
+import type { ActiveParent } from "./child-inbox.js";
 
 export type CancelReason = "user" | "timeout" | "parent_settled" | "shutdown" | "reload";
 
@@ -24,6 +25,8 @@ export interface HostRequestOptions {
   signal?: AbortSignal | undefined;
   /** Receives this request's accepted $/progress events, output already cut to 8 KiB chunks. */
   onProgress?: ((event: ProgressEvent) => void) | undefined;
+  /** The embedder confirmed this request already: its first confirmation/request is answered yes (MENU-13). */
+  preApproveFirstConfirmation?: boolean | undefined;
 }
 
 export interface HostRequestsOptions {
@@ -46,6 +49,8 @@ interface Active {
   controller: AbortController;
   onProgress: ((event: ProgressEvent) => void) | undefined;
   lastSequence: number;
+  /** One confirmation the embedder already answered yes for (MENU-13). */
+  preApproved: boolean;
 }
 
 export class HostRequests {
@@ -55,6 +60,8 @@ export class HostRequests {
   /** Cancelled requests whose frame was written: their slot is held until they settle. */
   readonly #graces = new Map<number, { timer: ReturnType<typeof setTimeout>; method: string }>();
   #closed: Error | null = null;
+  /** Set when draining starts: no new request may be written, also not one waiting for a slot. */
+  #refusing: OctetError | null = null;
 
   constructor(options: HostRequestsOptions) {
     this.#o = options;
@@ -66,18 +73,42 @@ export class HostRequests {
     return this.#active.size + this.#graces.size;
   }
 
-  active(id: number): { method: string; signal: AbortSignal } | undefined {
+  active(id: number): ActiveParent | undefined {
     const a = this.#active.get(id);
-    return a ? { method: a.method, signal: a.controller.signal } : undefined;
+    if (!a) return undefined;
+    return {
+      method: a.method,
+      signal: a.controller.signal,
+      takeApproval: () => {
+        const approved = a.preApproved;
+        a.preApproved = false;
+        return approved;
+      },
+    };
+  }
+
+  /**
+   * Draining: from now on nothing new is written (SHUT-08). Requests still waiting for a slot are
+   * refused with code not_sent ("nothing was sent"), so the caller may safely try elsewhere.
+   */
+  stopAdmitting(reason: string): void {
+    if (this.#refusing) return;
+    this.#refusing = new OctetError("not_sent", `not sent: ${reason}`);
+    this.#slots?.rejectAll(this.#refusing);
   }
 
   async send(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
     if (this.#closed) throw this.#closed;
+    if (this.#refusing) throw this.#refusing;
     const signal = options.signal;
     if (signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
     // The deadline covers the wait for a slot too (CALL-24): a caller's timeout is the whole call.
     const until = Date.now() + options.timeoutMs;
     if (this.#slots) await this.#admit(this.#slots, method, options.timeoutMs, signal);
+    if (this.#refusing) {
+      this.#slots?.release();
+      throw this.#refusing;
+    }
     const left = until - Date.now();
     if (left <= 0) {
       this.#slots?.release();
@@ -85,7 +116,7 @@ export class HostRequests {
     }
     const peer = this.#o.peer;
     const outgoing = peer.request(method, params);
-    const entry: Active = { method, controller: new AbortController(), onProgress: options.onProgress, lastSequence: -1 };
+    const entry: Active = { method, controller: new AbortController(), onProgress: options.onProgress, lastSequence: -1, preApproved: options.preApproveFirstConfirmation === true };
     this.#active.set(outgoing.id, entry);
     let cancelled = false;
     const cancel = (reason: CancelReason, error: OctetError): void => {
@@ -133,6 +164,7 @@ export class HostRequests {
       await slots.acquire(gate.signal);
     } catch {
       if (this.#closed) throw this.#closed;
+      if (this.#refusing) throw this.#refusing;
       if (expired) throw new OctetError("request_timeout", `${method} got no free request slot within ${timeoutMs} ms (max_concurrent_requests ${this.#o.maxConcurrent}); nothing was sent`);
       throw new OctetError("request_cancelled", `${method} was cancelled while waiting for a free request slot; nothing was sent`);
     } finally {

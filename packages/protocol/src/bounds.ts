@@ -156,3 +156,6 @@ export const MENU_ACTION_TIMEOUT_MS = 30 * 60_000;
 
 /** The optional reason of a settled lifecycle event (session, turn or tool; LIFE-07). */
 export const MAX_LIFECYCLE_REASON_BYTES = 4_096;
+
+/** Unsolicited context/status contributions accepted per second per generation (GAP: as NOTIF-03). */
+export const MAX_CONTRIBUTIONS_PER_SECOND = 10;

@@ -65,6 +65,8 @@ export type OctetErrorCode =
   | "request_timeout"
   | "request_cancelled"
   | "not_ready"
+  /** Refused before any byte was written: safe to send again elsewhere. */
+  | "not_sent"
   | "unknown_tool"
   | "unknown_command"
   | "tool_conflict"

@@ -136,6 +136,8 @@ function checkItem(p: Problems, path: string, raw: unknown, declared: ReadonlySe
   if (obj === undefined) return undefined;
   const before = p.count;
   const id = readString(p, at(path, "id"), member(obj, "id"), { nonBlank: true });
+  // Hosts address an action by its id path ("submenu/item"), so an id cannot contain "/".
+  if (id !== undefined && id.includes("/")) p.add(at(path, "id"), `${JSON.stringify(id.slice(0, 64))} contains "/", which separates the levels of an item path`);
   const label = readString(p, at(path, "label"), member(obj, "label"), { nonBlank: true });
   if (!isAbsent(member(obj, "items"))) {
     for (const key of ACTION_ONLY) {

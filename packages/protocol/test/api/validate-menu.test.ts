@@ -213,3 +213,9 @@ test("validateMenu never throws, whatever the input", () => {
     { numRuns: 300 },
   );
 });
+
+test("MENU-08: an item id containing \"/\" is refused, since hosts address actions by id path", () => {
+  const r = validateMenu({ title: "t", items: [{ id: "a/b", label: "A", command: "setup", arguments: [] }] }, ["setup"]);
+  assert.equal(r.ok, false);
+  assert.match(r.ok ? "" : r.problems.join(";"), /"a\/b" contains "\/"/);
+});
