@@ -107,9 +107,9 @@ test("SHUT-08, FRAME-13: a call waiting for a slot when draining starts is never
     const running = host.callTool("cancellable", {});
     const runningDone = running.catch(() => undefined);
     await waitReceived("queue", (m) => m.method === "tool/call", "the running call");
-    const waiting = host.callTool("echo", { queued: "shutdown" });
+    const waiting = assert.rejects(host.callTool("echo", { queued: "shutdown" }), /not sent/);
     await host.shutdown();
-    await assert.rejects(waiting, /not sent/);
+    await waiting;
     await runningDone;
     const echoes = inbound(frames("queue")).filter((m) => m.method === "tool/call" && m.params?.arguments?.queued === "shutdown");
     assert.deepEqual(echoes, [], "the waiting call was never written, so nothing ambiguous happened");
