@@ -1,0 +1,25 @@
+// Candidate (c): the MCP TypeScript SDK, Client + StdioClientTransport against mcp-server.mjs.
+import { fileURLToPath } from "node:url";
+import { Client } from "@modelcontextprotocol/sdk/client/index.js";
+import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
+
+const SERVER = fileURLToPath(new URL("./mcp-server.mjs", import.meta.url));
+
+export const name = "mcp";
+export const description = "MCP TypeScript SDK client + server over stdio";
+
+export async function connect({ childCpu }) {
+  const transport = new StdioClientTransport({ command: "taskset", args: ["-c", String(childCpu), process.execPath, SERVER], stderr: "inherit" });
+  const client = new Client({ name: "octet-bench", version: "0.1.0" });
+  await client.connect(transport);
+  return {
+    async call(args) {
+      const out = await client.callTool({ name: "echo", arguments: args });
+      if (out.isError) throw new Error(`echo failed: ${JSON.stringify(out.content)}`);
+      return out;
+    },
+    async close() {
+      await client.close();
+    },
+  };
+}

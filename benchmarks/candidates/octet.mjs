@@ -1,0 +1,47 @@
+// Candidate (b): the octet host library embedding the bench-echo extension (TS SDK, API 0.4).
+// The committed manifest runs `node ./ext.mjs`; to pin the child, the runner writes a copy of it
+// into a temporary extension folder whose entrypoint is `taskset -c <cpu> node <abs>/ext.mjs`.
+import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ExtensionHost } from "../../packages/host/dist/src/index.js";
+
+const EXT_DIR = fileURLToPath(new URL("../extensions/bench-echo/", import.meta.url));
+
+export const name = "octet";
+export const description = "octet host + TS SDK extension (API 0.4)";
+
+function pinnedManifest(childCpu) {
+  const toml = readFileSync(join(EXT_DIR, "extension.toml"), "utf8");
+  const args = JSON.stringify(["-c", String(childCpu), process.execPath, join(EXT_DIR, "ext.mjs")]);
+  return toml.replace(/^command = .*$/m, 'command = "taskset"').replace(/^args = .*$/m, `args = ${args}`);
+}
+
+export async function connect({ childCpu }) {
+  const root = mkdtempSync(join(tmpdir(), "octet-bench-"));
+  const extRoot = join(root, "extensions");
+  mkdirSync(join(extRoot, "bench-echo"), { recursive: true });
+  writeFileSync(join(extRoot, "bench-echo", "extension.toml"), pinnedManifest(childCpu));
+  const host = await ExtensionHost.start({
+    workspace: root,
+    extensionDirs: [extRoot],
+    enable: ["bench-echo"],
+    octetHome: join(root, "home"),
+  });
+  const status = host.status().find((s) => s.name === "bench-echo");
+  if (!host.tools().some((t) => t.name === "echo")) {
+    throw new Error(`bench-echo did not become ready: ${JSON.stringify(status)}`);
+  }
+  return {
+    async call(args) {
+      const out = await host.callTool("echo", args);
+      if (out.is_error) throw new Error(`echo failed: ${out.text}`);
+      return out;
+    },
+    async close() {
+      await host.shutdown();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}

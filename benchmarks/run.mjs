@@ -1,0 +1,177 @@
+#!/usr/bin/env node
+// npm run bench [-- --quick] [--rounds N] [--scenario a,b] [--candidate a,b] [--placement split,shared]
+//
+// Runs every candidate once per round, several rounds, interleaved and rotated (A B C, B C A, ...),
+// each run in a fresh process pinned with taskset; prints medians with min-max and each candidate's
+// ratio to the raw floor paired per round, and writes the numbers to benchmarks/results/<date>.json.
+// Figures are reported, never asserted.
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus, totalmem, release } from "node:os";
+import { fileURLToPath } from "node:url";
+import { median } from "./lib/stats.mjs";
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const WORKER = fileURLToPath(new URL("./lib/worker.mjs", import.meta.url));
+const RUN_TIMEOUT_MS = 180_000;
+
+const CANDIDATES = ["raw", "octet", "mcp"];
+const SCENARIOS = ["latency", "throughput", "cold-start"];
+const PLACEMENTS = {
+  split: { hostCpu: 0, childCpu: 1, label: "split: host on CPU 0, extension on CPU 1" },
+  shared: { hostCpu: 0, childCpu: 0, label: "shared: host and extension both on CPU 0" },
+};
+
+function parseArgs(argv) {
+  const opts = { quick: false, rounds: null, scenarios: SCENARIOS, candidates: CANDIDATES, placements: Object.keys(PLACEMENTS) };
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    const list = () => String(argv[++i] ?? "").split(",").filter(Boolean);
+    if (a === "--quick") opts.quick = true;
+    else if (a === "--rounds") opts.rounds = Number(argv[++i]);
+    else if (a === "--scenario") opts.scenarios = list();
+    else if (a === "--candidate") opts.candidates = list();
+    else if (a === "--placement") opts.placements = list();
+    else if (a === "--help" || a === "-h") {
+      console.log("usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario latency,throughput,cold-start] [--candidate raw,octet,mcp] [--placement split,shared]");
+      process.exit(0);
+    } else throw new Error(`unknown argument ${a}`);
+  }
+  opts.rounds ??= opts.quick ? 3 : 5;
+  if (!Number.isInteger(opts.rounds) || opts.rounds < 1) throw new Error(`--rounds must be a positive integer`);
+  for (const s of opts.scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(", ")}`);
+  for (const c of opts.candidates) if (!CANDIDATES.includes(c)) throw new Error(`unknown candidate ${c}; known: ${CANDIDATES.join(", ")}`);
+  for (const p of opts.placements) if (!(p in PLACEMENTS)) throw new Error(`unknown placement ${p}; known: ${Object.keys(PLACEMENTS).join(", ")}`);
+  // The raw floor is always measured: every ratio is paired against it.
+  if (!opts.candidates.includes("raw")) opts.candidates = ["raw", ...opts.candidates];
+  return opts;
+}
+
+/** Runs one candidate x scenario in a fresh process pinned to the placement's host CPU. */
+function runOnce(spec, hostCpu) {
+  return new Promise((resolve) => {
+    const child = spawn("taskset", ["-c", String(hostCpu), process.execPath, WORKER, JSON.stringify(spec)], { stdio: ["ignore", "pipe", "pipe"] });
+    let out = "";
+    let err = "";
+    child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
+    child.stderr.setEncoding("utf8").on("data", (d) => (err = (err + d).slice(-4000)));
+    const timer = setTimeout(() => child.kill("SIGKILL"), RUN_TIMEOUT_MS);
+    child.on("close", (code, signal) => {
+      clearTimeout(timer);
+      const last = out.trim().split("\n").pop() ?? "";
+      try {
+        const parsed = JSON.parse(last);
+        if (code === 0 && parsed.ok) return resolve({ ok: true, metrics: parsed.metrics });
+      } catch {}
+      resolve({ ok: false, error: `exit ${code ?? signal}: ${err.trim().split("\n").slice(-3).join(" | ") || "no output"}` });
+    });
+  });
+}
+
+function rotate(list, k) {
+  const n = k % list.length;
+  return [...list.slice(n), ...list.slice(0, n)];
+}
+
+function fmt(x) {
+  if (!Number.isFinite(x)) return "-";
+  const a = Math.abs(x);
+  if (a >= 10_000) return Math.round(x).toLocaleString("en-US");
+  if (a >= 100) return x.toFixed(0);
+  if (a >= 10) return x.toFixed(1);
+  return x.toFixed(2);
+}
+
+function range(values) {
+  const f = values.filter(Number.isFinite);
+  return f.length ? `${fmt(Math.min(...f))}-${fmt(Math.max(...f))}` : "-";
+}
+
+function table(rows) {
+  const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
+  const right = (c) => c >= 2;
+  return rows.map((r, i) => {
+    const line = r.map((cell, c) => (right(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join("  ").trimEnd();
+    return i === 0 ? `${line}\n${"-".repeat(line.length)}` : line;
+  }).join("\n");
+}
+
+/** Medians, min-max and ratios to raw paired per round for one scenario x placement block. */
+function summarize(scenario, runs, candidates, rounds) {
+  const byRound = (cand, key) => Array.from({ length: rounds }, (_, r) => {
+    const run = runs.find((x) => x.candidate === cand && x.round === r);
+    return run?.ok ? run.metrics[key] : NaN;
+  });
+  const out = [];
+  for (const cand of candidates) {
+    for (const m of scenario.metrics) {
+      const vals = byRound(cand, m.key);
+      const raw = byRound("raw", m.key);
+      const ratios = vals.map((v, r) => v / raw[r]).filter(Number.isFinite);
+      const ok = vals.filter(Number.isFinite);
+      out.push({
+        candidate: cand, metric: m.key, label: m.label, unit: m.unit, better: m.better,
+        values: vals, median: median(ok), min: ok.length ? Math.min(...ok) : NaN, max: ok.length ? Math.max(...ok) : NaN,
+        ratios, ratio_median: median(ratios), ratio_min: ratios.length ? Math.min(...ratios) : NaN, ratio_max: ratios.length ? Math.max(...ratios) : NaN,
+        failures: runs.filter((x) => x.candidate === cand && !x.ok).map((x) => x.error),
+      });
+    }
+  }
+  return out;
+}
+
+async function main() {
+  const opts = parseArgs(process.argv.slice(2));
+  const mode = opts.quick ? "quick" : "full";
+  const scenarios = [];
+  for (const s of opts.scenarios) scenarios.push(await import(new URL(`./scenarios/${s}.mjs`, import.meta.url).href));
+  const started = new Date();
+  const machine = { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, memory_gib: +(totalmem() / 2 ** 30).toFixed(1), kernel: release(), node: process.version };
+  console.log(`octet bench (${mode}): ${opts.rounds} rounds, candidates ${opts.candidates.join(", ")}; ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+
+  const blocks = [];
+  let failed = 0;
+  for (const placementName of opts.placements) {
+    const placement = PLACEMENTS[placementName];
+    for (const scenario of scenarios) {
+      const params = scenario.params[mode];
+      const runs = [];
+      for (let round = 0; round < opts.rounds; round++) {
+        for (const candidate of rotate(opts.candidates, round)) {
+          const spec = { candidate, scenario: scenario.name, params, childCpu: placement.childCpu };
+          const res = await runOnce(spec, placement.hostCpu);
+          if (!res.ok) {
+            failed++;
+            console.error(`  ${placementName} ${scenario.name} ${candidate} round ${round + 1} failed: ${res.error}`);
+          }
+          runs.push({ candidate, round, ...res });
+        }
+      }
+      const summary = summarize(scenario, runs, opts.candidates, opts.rounds);
+      blocks.push({ scenario: scenario.name, title: scenario.title(params), placement: placementName, params, runs, summary });
+      const rows = [["candidate", "metric", "median", "min-max", "x raw (median)", "x raw min-max"]];
+      for (const s of summary) {
+        rows.push([s.candidate, `${s.label} (${s.unit}, ${s.better} is better)`, fmt(s.median), range(s.values),
+          s.candidate === "raw" ? "1.00" : fmt(s.ratio_median), s.candidate === "raw" ? "" : range(s.ratios)]);
+      }
+      console.log(`\n${scenario.title(params)}\n[${placement.label}]\n${table(rows)}`);
+    }
+  }
+
+  const finished = new Date();
+  const seconds = (finished - started) / 1000;
+  const stamp = started.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
+  const file = `${HERE}results/${stamp}${opts.quick ? "-quick" : ""}.json`;
+  mkdirSync(`${HERE}results`, { recursive: true });
+  writeFileSync(file, JSON.stringify({
+    started: started.toISOString(), seconds, mode, rounds: opts.rounds, machine,
+    candidates: opts.candidates, placements: Object.fromEntries(opts.placements.map((p) => [p, PLACEMENTS[p]])), blocks,
+  }, null, 2) + "\n");
+  console.log(`\n${failed ? `${failed} run(s) failed; ` : ""}done in ${seconds.toFixed(1)} s; results in ${file.replace(process.cwd() + "/", "")}`);
+  if (failed) process.exitCode = 1;
+}
+
+main().catch((e) => {
+  console.error(e instanceof Error ? e.message : e);
+  process.exit(2);
+});
