@@ -18,6 +18,9 @@ import type { DiagnosticLevel } from "./events.js";
 import { Slots } from "./util/slots.js";
 import type { ActiveParent } from "./child-inbox.js";
 
+/** The abort reason of a settled parent; one shared instance, since building an Error per call is costly. */
+const PARENT_SETTLED = new OctetError("request_cancelled", "parent_settled");
+
 export type CancelReason = "user" | "timeout" | "parent_settled" | "shutdown" | "reload";
 
 export interface HostRequestOptions {
@@ -46,7 +49,8 @@ export interface HostRequestsOptions {
 
 interface Active {
   method: string;
-  controller: AbortController;
+  /** Created only when a reverse request asks for this parent's signal: most calls never need one. */
+  controller: AbortController | null;
   onProgress: ((event: ProgressEvent) => void) | undefined;
   lastSequence: number;
   /** One confirmation the embedder already answered yes for (MENU-13). */
@@ -78,7 +82,7 @@ export class HostRequests {
     if (!a) return undefined;
     return {
       method: a.method,
-      signal: a.controller.signal,
+      signal: (a.controller ??= new AbortController()).signal,
       takeApproval: () => {
         const approved = a.preApproved;
         a.preApproved = false;
@@ -104,7 +108,8 @@ export class HostRequests {
     if (signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
     // The deadline covers the wait for a slot too (CALL-24): a caller's timeout is the whole call.
     const until = Date.now() + options.timeoutMs;
-    if (this.#slots) await this.#admit(this.#slots, method, options.timeoutMs, signal);
+    // A free slot is taken at once; only a caller that must wait pays for the abortable wait.
+    if (this.#slots && !this.#slots.tryAcquire()) await this.#admit(this.#slots, method, options.timeoutMs, signal);
     if (this.#refusing) {
       this.#slots?.release();
       throw this.#refusing;
@@ -116,7 +121,7 @@ export class HostRequests {
     }
     const peer = this.#o.peer;
     const outgoing = peer.request(method, params);
-    const entry: Active = { method, controller: new AbortController(), onProgress: options.onProgress, lastSequence: -1, preApproved: options.preApproveFirstConfirmation === true };
+    const entry: Active = { method, controller: null, onProgress: options.onProgress, lastSequence: -1, preApproved: options.preApproveFirstConfirmation === true };
     this.#active.set(outgoing.id, entry);
     let cancelled = false;
     const cancel = (reason: CancelReason, error: OctetError): void => {
@@ -142,7 +147,7 @@ export class HostRequests {
       signal?.removeEventListener("abort", onAbort);
       this.#active.delete(outgoing.id);
       // The parent settled: its unresolved reverse requests are cancelled (CANCEL-10).
-      entry.controller.abort(new OctetError("request_cancelled", "parent_settled"));
+      entry.controller?.abort(PARENT_SETTLED);
       if (!this.#graces.has(outgoing.id)) this.#slots?.release();
     }
   }
@@ -200,7 +205,7 @@ export class HostRequests {
     const a = this.#active.get(id);
     if (!a) return;
     this.#active.delete(id);
-    a.controller.abort(new OctetError("request_cancelled", "parent_settled"));
+    a.controller?.abort(PARENT_SETTLED);
   }
 
   /** A reply arrived for a tombstoned id: the cancelled request is settled after all. */
@@ -244,7 +249,7 @@ export class HostRequests {
     for (const g of this.#graces.values()) clearTimeout(g.timer);
     this.#graces.clear();
     this.#slots?.rejectAll(error);
-    for (const a of this.#active.values()) a.controller.abort(error);
+    for (const a of this.#active.values()) a.controller?.abort(error);
   }
 
   #graceExpired(id: number): void {

@@ -28,7 +28,7 @@ export interface Registry {
 /** Builds the ctx of the running request from the execution context its params carried. */
 export type ContextFactory = (context: ExecutionContext | null) => HandlerContext;
 
-export async function route(request: RequestMessage, registry: Registry, api: ApiVersion, signal: AbortSignal, ctx: ContextFactory): Promise<unknown> {
+export async function route(request: RequestMessage, registry: Registry, api: ApiVersion, signal: { readonly aborted: boolean }, ctx: ContextFactory): Promise<unknown> {
   switch (request.method) {
     case "tool/call": {
       const p = params(validateToolCallParams(request.params));

@@ -199,7 +199,7 @@ export class Extension {
   async #exit(code: number): Promise<void> {
     if (this.#exiting) return;
     this.#exiting = true;
-    for (const scope of this.#active.values()) scope.controller.abort(new Error("extension is shutting down"));
+    for (const scope of this.#active.values()) scope.abort(new Error("extension is shutting down"));
     await this.#writer.flushed();
     process.exit(code);
   }
@@ -209,7 +209,7 @@ export class Extension {
     if (n.method === "$/cancelRequest" && isNegotiated(this.apiVersion) && isPlainObject(n.params)) {
       const id = n.params["id"];
       const reason = typeof n.params["reason"] === "string" ? ` (${n.params["reason"].slice(0, 256)})` : "";
-      if (typeof id === "number" || typeof id === "string") this.#active.get(id)?.controller.abort(new Error(`cancelled by the host${reason}`));
+      if (typeof id === "number" || typeof id === "string") this.#active.get(id)?.abort(new Error(`cancelled by the host${reason}`));
       return;
     }
     this.#lifecycle.deliver(n.method, n.params);
@@ -224,16 +224,15 @@ export class Extension {
     const link = this.#link;
     if (!link) throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize`);
     const scope = new RequestScope(request.id, request.method, link);
-    const signal = scope.signal;
     this.#active.set(request.id, scope);
     await this.#semaphore.acquire();
     try {
       // Cancelled while waiting for a slot: answer without running the handler, so no work (and
       // no side effect) starts after the host gave up on it.
-      if (signal.aborted) throw signal.reason;
-      return await requestStorage.run(scope, () => route(request, this.#registry, this.apiVersion, signal, (context) => this.#context(scope, link, context)));
+      if (scope.aborted) throw scope.abortReason;
+      return await requestStorage.run(scope, () => route(request, this.#registry, this.apiVersion, scope, (context) => this.#context(scope, link, context)));
     } catch (err) {
-      if (signal.aborted && isNegotiated(this.apiVersion)) throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
+      if (scope.aborted && isNegotiated(this.apiVersion)) throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
       throw err;
     } finally {
       // The response is decided: nothing more may be sent for this request (progress, children).
@@ -273,7 +272,9 @@ export class Extension {
 
   #context(scope: RequestScope, link: Link, context: HandlerContext["context"]): HandlerContext {
     return {
-      signal: scope.signal,
+      get signal() {
+        return scope.signal;
+      },
       requestId: scope.id,
       method: scope.method,
       context,

@@ -23,8 +23,11 @@ export interface Link {
 export class RequestScope {
   readonly id: JsonRpcId;
   readonly method: string;
-  readonly controller = new AbortController();
   readonly progress: RequestProgress;
+  /** Created on first use of `signal`: most handlers never look at it, and each costs an allocation. */
+  #controller: AbortController | null = null;
+  #aborted = false;
+  #reason: unknown = undefined;
   #sequence = 0;
   #active = true;
 
@@ -35,7 +38,27 @@ export class RequestScope {
   }
 
   get signal(): AbortSignal {
-    return this.controller.signal;
+    if (!this.#controller) {
+      this.#controller = new AbortController();
+      if (this.#aborted) this.#controller.abort(this.#reason);
+    }
+    return this.#controller.signal;
+  }
+
+  get aborted(): boolean {
+    return this.#aborted;
+  }
+
+  get abortReason(): unknown {
+    return this.#reason;
+  }
+
+  /** Cancels the request: its signal (if anyone holds it) aborts with `reason`. */
+  abort(reason: unknown): void {
+    if (this.#aborted) return;
+    this.#aborted = true;
+    this.#reason = reason;
+    this.#controller?.abort(reason);
   }
 
   /** False once the SDK has decided the response: nothing may be sent for the request after it. */
@@ -53,7 +76,7 @@ export class RequestScope {
   }
 
   throwIfCancelled(): void {
-    this.controller.signal.throwIfAborted();
+    if (this.#aborted) throw this.#reason;
   }
 }
 
@@ -63,7 +86,7 @@ export const requestStorage = new AsyncLocalStorage<RequestScope>();
 /** ext.cancellation: the current request's token, found through AsyncLocalStorage. */
 export const ambientCancellation: Cancellation = {
   get cancelled(): boolean {
-    return requestStorage.getStore()?.signal.aborted ?? false;
+    return requestStorage.getStore()?.aborted ?? false;
   },
   get signal(): AbortSignal | undefined {
     return requestStorage.getStore()?.signal;

@@ -15,9 +15,12 @@ export class StdoutWriter implements PeerTransport {
   #inflight = 0;
   #idleWaiters: (() => void)[] = [];
   #broken: Error | null = null;
+  #corked = false;
+  readonly #batches: boolean;
 
   constructor(stream: NodeJS.WriteStream = process.stdout) {
     const original = stream.write.bind(stream) as WriteFn;
+    this.#batches = typeof (stream as unknown as { _writev?: unknown })._writev === "function";
     const toStderr = ((chunk: unknown, encoding?: unknown, cb?: unknown): boolean => {
       const callback = typeof encoding === "function" ? encoding : cb;
       return process.stderr.write(chunk as string, callback as (err?: Error | null) => void);
@@ -26,6 +29,16 @@ export class StdoutWriter implements PeerTransport {
     this.#queue = new FrameQueue({
       write: (frame) => {
         this.#inflight++;
+        // Frames written in one tick leave in one writev: cork now, uncork on the next tick. Only
+        // where the stream has a writev (pipes and sockets do), else corking would only delay.
+        if (!this.#corked && this.#batches) {
+          this.#corked = true;
+          stream.cork();
+          process.nextTick(() => {
+            this.#corked = false;
+            stream.uncork();
+          });
+        }
         return original(frame, (err) => {
           this.#inflight--;
           if (err) this.#broken = err;

@@ -12,16 +12,29 @@ export class ChildWriter implements PeerTransport {
   readonly #onFailure: (error: OctetError) => void;
   readonly #queue: FrameQueue;
   #failed = false;
+  #corked = false;
+  readonly #batches: boolean;
 
   constructor(stream: Writable, onFailure: (error: OctetError) => void) {
     this.#stream = stream;
     this.#onFailure = onFailure;
+    this.#batches = typeof (stream as unknown as { _writev?: unknown })._writev === "function";
     this.#queue = new FrameQueue(
       {
         write: (frame) => {
           if (stream.destroyed || !stream.writable) {
             this.#fail(new OctetError("transport_closed", "the extension's stdin is closed"));
             return true;
+          }
+          // Frames written in one tick leave in one writev: cork now, uncork on the next tick. Only
+          // where the stream has a writev (pipes and sockets do), else corking would only delay.
+          if (!this.#corked && this.#batches) {
+            this.#corked = true;
+            stream.cork();
+            process.nextTick(() => {
+              this.#corked = false;
+              stream.uncork();
+            });
           }
           return stream.write(frame);
         },

@@ -14,6 +14,13 @@ export class Slots {
     return this.#free;
   }
 
+  /** Takes a slot if one is free right now. */
+  tryAcquire(): boolean {
+    if (this.#free <= 0) return false;
+    this.#free--;
+    return true;
+  }
+
   acquire(signal?: AbortSignal): Promise<void> {
     if (signal?.aborted) return Promise.reject(signal.reason);
     if (this.#free > 0) {
