@@ -64,6 +64,7 @@ export class HostRequests {
   /** Cancelled requests whose frame was written: their slot is held until they settle. */
   readonly #graces = new Map<number, { timer: ReturnType<typeof setTimeout>; method: string }>();
   #closed: Error | null = null;
+  readonly #idleWaiters: (() => void)[] = [];
   /** Set when draining starts: no new request may be written, also not one waiting for a slot. */
   #refusing: OctetError | null = null;
 
@@ -146,6 +147,7 @@ export class HostRequests {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
       this.#active.delete(outgoing.id);
+      queueMicrotask(() => this.#checkIdle());
       // The parent settled: its unresolved reverse requests are cancelled (CANCEL-10).
       entry.controller?.abort(PARENT_SETTLED);
       if (!this.#graces.has(outgoing.id)) this.#slots?.release();
@@ -191,9 +193,24 @@ export class HostRequests {
   }
 
   /** Resolves when nothing is in flight, or after `ms`. */
-  async idle(ms: number): Promise<void> {
-    const until = Date.now() + ms;
-    while (this.inFlight > 0 && Date.now() < until && !this.#closed) await new Promise((r) => setTimeout(r, 10));
+  idle(ms: number): Promise<void> {
+    if (this.inFlight === 0 || this.#closed) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        clearTimeout(timer);
+        const i = this.#idleWaiters.indexOf(done);
+        if (i !== -1) this.#idleWaiters.splice(i, 1);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.#idleWaiters.push(done);
+    });
+  }
+
+  /** Wakes idle() waiters once nothing is in flight (or the generation closed). */
+  #checkIdle(): void {
+    if ((this.inFlight > 0 && !this.#closed) || this.#idleWaiters.length === 0) return;
+    for (const w of [...this.#idleWaiters]) w();
   }
 
   /**
@@ -205,6 +222,7 @@ export class HostRequests {
     const a = this.#active.get(id);
     if (!a) return;
     this.#active.delete(id);
+    this.#checkIdle();
     a.controller?.abort(PARENT_SETTLED);
   }
 
@@ -214,6 +232,7 @@ export class HostRequests {
     if (!g) return;
     clearTimeout(g.timer);
     this.#graces.delete(id);
+    this.#checkIdle();
     this.#slots?.release();
   }
 
@@ -248,6 +267,7 @@ export class HostRequests {
     this.#closed = error;
     for (const g of this.#graces.values()) clearTimeout(g.timer);
     this.#graces.clear();
+    this.#checkIdle();
     this.#slots?.rejectAll(error);
     for (const a of this.#active.values()) a.controller?.abort(error);
   }
@@ -256,6 +276,7 @@ export class HostRequests {
     const g = this.#graces.get(id);
     if (!g) return;
     this.#graces.delete(id);
+    this.#checkIdle();
     this.#o.onGraceExpired(id, g.method);
   }
 }
