@@ -16,7 +16,7 @@ const WORKER = fileURLToPath(new URL("./lib/worker.mjs", import.meta.url));
 const RUN_TIMEOUT_MS = 180_000;
 
 const CANDIDATES = ["raw", "octet", "mcp"];
-const SCENARIOS = ["latency", "throughput", "cold-start"];
+const SCENARIOS = ["latency", "throughput", "cold-start", "large-result", "peak-rss", "import-time"];
 const PLACEMENTS = {
   split: { hostCpu: 0, childCpu: 1, label: "split: host on CPU 0, extension on CPU 1" },
   shared: { hostCpu: 0, childCpu: 0, label: "shared: host and extension both on CPU 0" },
@@ -33,7 +33,7 @@ function parseArgs(argv) {
     else if (a === "--candidate") opts.candidates = list();
     else if (a === "--placement") opts.placements = list();
     else if (a === "--help" || a === "-h") {
-      console.log("usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario latency,throughput,cold-start] [--candidate raw,octet,mcp] [--placement split,shared]");
+      console.log(`usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario ${SCENARIOS.join(",")}] [--candidate raw,octet,mcp] [--placement split,shared]`);
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
@@ -61,6 +61,7 @@ function runOnce(spec, hostCpu) {
       const last = out.trim().split("\n").pop() ?? "";
       try {
         const parsed = JSON.parse(last);
+        if (code === 0 && parsed.ok && parsed.unsupported) return resolve({ ok: true, unsupported: parsed.unsupported });
         if (code === 0 && parsed.ok) return resolve({ ok: true, metrics: parsed.metrics });
       } catch {}
       resolve({ ok: false, error: `exit ${code ?? signal}: ${err.trim().split("\n").slice(-3).join(" | ") || "no output"}` });
@@ -100,7 +101,7 @@ function table(rows) {
 function summarize(scenario, runs, candidates, rounds) {
   const byRound = (cand, key) => Array.from({ length: rounds }, (_, r) => {
     const run = runs.find((x) => x.candidate === cand && x.round === r);
-    return run?.ok ? run.metrics[key] : NaN;
+    return run?.ok && run.metrics ? run.metrics[key] : NaN;
   });
   const out = [];
   for (const cand of candidates) {
@@ -114,6 +115,7 @@ function summarize(scenario, runs, candidates, rounds) {
         values: vals, median: median(ok), min: ok.length ? Math.min(...ok) : NaN, max: ok.length ? Math.max(...ok) : NaN,
         ratios, ratio_median: median(ratios), ratio_min: ratios.length ? Math.min(...ratios) : NaN, ratio_max: ratios.length ? Math.max(...ratios) : NaN,
         failures: runs.filter((x) => x.candidate === cand && !x.ok).map((x) => x.error),
+        unsupported: runs.find((x) => x.candidate === cand && x.unsupported)?.unsupported ?? null,
       });
     }
   }
@@ -134,6 +136,8 @@ async function main() {
   for (const placementName of opts.placements) {
     const placement = PLACEMENTS[placementName];
     for (const scenario of scenarios) {
+      // A scenario with no extension process (import time) is the same in every placement: run once.
+      if (scenario.placementIndependent && placementName !== opts.placements[0]) continue;
       const params = scenario.params[mode];
       const runs = [];
       for (let round = 0; round < opts.rounds; round++) {
@@ -152,9 +156,10 @@ async function main() {
       const rows = [["candidate", "metric", "median", "min-max", "x raw (median)", "x raw min-max"]];
       for (const s of summary) {
         rows.push([s.candidate, `${s.label} (${s.unit}, ${s.better} is better)`, fmt(s.median), range(s.values),
-          s.candidate === "raw" ? "1.00" : fmt(s.ratio_median), s.candidate === "raw" ? "" : range(s.ratios)]);
+          s.candidate === "raw" ? (Number.isFinite(s.median) ? "1.00" : "-") : fmt(s.ratio_median), s.candidate === "raw" ? "" : range(s.ratios)]);
       }
-      console.log(`\n${scenario.title(params)}\n[${placement.label}]\n${table(rows)}`);
+      const notes = [...new Set(summary.filter((s) => s.unsupported).map((s) => `${s.candidate}: not supported (${s.unsupported})`))];
+      console.log(`\n${scenario.title(params)}\n[${scenario.placementIndependent ? `any placement: host on CPU ${placement.hostCpu}, no extension process` : placement.label}]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`);
     }
   }
 

@@ -9,4 +9,14 @@ server.registerTool(
   { description: "Return the text argument unchanged", inputSchema: { text: z.string() } },
   async ({ text }) => ({ content: [{ type: "text", text }] }),
 );
+const blobs = new Map();
+server.registerTool(
+  "blob",
+  { description: "Return a text of the requested number of bytes", inputSchema: { bytes: z.number().int().min(0) } },
+  async ({ bytes }) => {
+    let text = blobs.get(bytes);
+    if (text === undefined) blobs.set(bytes, (text = "x".repeat(bytes)));
+    return { content: [{ type: "text", text }] };
+  },
+);
 await server.connect(new StdioServerTransport());

@@ -7,6 +7,11 @@ const SERVER = fileURLToPath(new URL("./mcp-server.mjs", import.meta.url));
 
 export const name = "mcp";
 export const description = "MCP TypeScript SDK client + server over stdio";
+/** What the import-time scenario imports in a fresh process: the client and its stdio transport. */
+export const importModules = [
+  import.meta.resolve("@modelcontextprotocol/sdk/client/index.js"),
+  import.meta.resolve("@modelcontextprotocol/sdk/client/stdio.js"),
+];
 
 export async function connect({ childCpu }) {
   const transport = new StdioClientTransport({ command: "taskset", args: ["-c", String(childCpu), process.execPath, SERVER], stderr: "inherit" });
@@ -17,6 +22,16 @@ export async function connect({ childCpu }) {
       const out = await client.callTool({ name: "echo", arguments: args });
       if (out.isError) throw new Error(`echo failed: ${JSON.stringify(out.content)}`);
       return out;
+    },
+    /** Calls any tool of the server; resolves with the first text part. */
+    async callTool(name, args) {
+      const out = await client.callTool({ name, arguments: args });
+      if (out.isError) throw new Error(`${name} failed: ${JSON.stringify(out.content).slice(0, 200)}`);
+      return out.content[0]?.text;
+    },
+    /** taskset execs node, so the transport's child pid is the server's own. */
+    pids() {
+      return { host: process.pid, extension: transport.pid };
     },
     async close() {
       await client.close();

@@ -11,6 +11,8 @@ const EXT_DIR = fileURLToPath(new URL("../extensions/bench-echo/", import.meta.u
 
 export const name = "octet";
 export const description = "octet host + TS SDK extension (API 0.4)";
+/** What the import-time scenario imports in a fresh process: the host library's entry point. */
+export const importModules = [new URL("../../packages/host/dist/src/index.js", import.meta.url).href];
 
 function pinnedManifest(childCpu) {
   const toml = readFileSync(join(EXT_DIR, "extension.toml"), "utf8");
@@ -38,6 +40,17 @@ export async function connect({ childCpu }) {
       const out = await host.callTool("echo", args);
       if (out.is_error) throw new Error(`echo failed: ${out.text}`);
       return out;
+    },
+    /** Calls any tool of bench-echo; resolves with the result text. */
+    async callTool(name, args) {
+      const out = await host.callTool(name, args);
+      if (out.is_error) throw new Error(`${name} failed: ${out.text.slice(0, 200)}`);
+      return out.text;
+    },
+    /** The extension's pid from host.status() (taskset execs node, so it is node's own). */
+    pids() {
+      const pid = host.status().find((s) => s.name === "bench-echo")?.pid ?? null;
+      return { host: process.pid, extension: pid };
     },
     async close() {
       await host.shutdown();

@@ -11,7 +11,8 @@ export const params = {
   quick: { calls: 5_000, warmup: 2_000, inFlight: 64 },
 };
 
-async function pump(conn, total, inFlight) {
+/** Runs `total` calls with `inFlight` lanes; shared with the peak-RSS scenario. */
+export async function pump(conn, total, inFlight) {
   let started = 0;
   const lane = async () => {
     while (started < total) {

@@ -18,4 +18,26 @@ ext.tool(
   (args) => String(args["text"]),
 );
 
+// blob: returns a text of `bytes` ASCII bytes (the large-result scenario); cached per size so the
+// figure measures the wire, not string building. The raw child and the MCP server do the same.
+const blobs = new Map();
+ext.tool(
+  {
+    name: "blob",
+    description: "Return a text of the requested number of bytes",
+    parameters: {
+      type: "object",
+      properties: { bytes: { type: "integer", minimum: 0 } },
+      required: ["bytes"],
+      additionalProperties: false,
+    },
+  },
+  (args) => {
+    const n = Number(args["bytes"]);
+    let text = blobs.get(n);
+    if (text === undefined) blobs.set(n, (text = "x".repeat(n)));
+    return text;
+  },
+);
+
 ext.run();
