@@ -5,21 +5,33 @@
  * nothing here can reach the network or the filesystem ($ref to external documents is outside
  * the subset).
  */
-import { Ajv, type ValidateFunction } from "ajv";
+import { createRequire } from "node:module";
+import type { Ajv as AjvClass, ValidateFunction } from "ajv";
 import type { ToolDefinition } from "@octet/protocol";
+
+/**
+ * Ajv is loaded on first use, not at import: it is a third of the host library's import time,
+ * and a catalog without output schemas never needs it.
+ */
+let AjvCtor: typeof AjvClass | null = null;
+function newAjv(): AjvClass {
+  AjvCtor ??= (createRequire(import.meta.url)("ajv") as { Ajv: typeof AjvClass }).Ajv;
+  return new AjvCtor({ allErrors: false, strict: false, validateSchema: true });
+}
 
 export type OutputCheck = (structured: unknown) => string | null;
 
 /** Compiles the output schema of every tool that declares one. Throws with the tool's name if a schema does not compile. */
 export function compileOutputSchemas(tools: readonly ToolDefinition[]): Map<string, OutputCheck> {
   // One Ajv per catalog: schemas of different generations never share state.
-  const ajv = new Ajv({ allErrors: false, strict: false, validateSchema: true });
+  let ajv: AjvClass | null = null;
   const out = new Map<string, OutputCheck>();
   for (const tool of tools) {
     const schema = tool.output_schema;
     if (schema === undefined || schema === null) continue;
     let validate: ValidateFunction;
     try {
+      ajv ??= newAjv();
       validate = ajv.compile(schema);
     } catch (err) {
       throw new Error(`tool "${tool.name}": output_schema does not compile: ${err instanceof Error ? err.message : String(err)}`);
