@@ -16,7 +16,7 @@ const WORKER = fileURLToPath(new URL("./lib/worker.mjs", import.meta.url));
 const RUN_TIMEOUT_MS = 180_000;
 
 const CANDIDATES = ["raw", "octet", "mcp"];
-const SCENARIOS = ["latency", "throughput", "cold-start", "large-result", "peak-rss", "import-time"];
+const SCENARIOS = ["latency", "throughput", "cold-start", "large-result", "peak-rss", "import-time", "cancel-storm", "scale"];
 const PLACEMENTS = {
   split: { hostCpu: 0, childCpu: 1, label: "split: host on CPU 0, extension on CPU 1" },
   shared: { hostCpu: 0, childCpu: 0, label: "shared: host and extension both on CPU 0" },

@@ -19,4 +19,27 @@ server.registerTool(
     return { content: [{ type: "text", text }] };
   },
 );
+// wait: polls its request's abort signal every 1 ms until cancelled (the cancellation storm);
+// live: the number of wait handlers still running.
+let live = 0;
+server.registerTool(
+  "wait",
+  { description: "Wait until cancelled", inputSchema: { max_ms: z.number().int().min(0).optional() } },
+  async ({ max_ms }, extra) => {
+    live++;
+    try {
+      const until = Date.now() + (max_ms ?? 30_000);
+      while (Date.now() < until) {
+        if (extra.signal.aborted) throw new Error("cancelled");
+        await new Promise((r) => setTimeout(r, 1));
+      }
+      return { content: [{ type: "text", text: "not cancelled" }] };
+    } finally {
+      live--;
+    }
+  },
+);
+server.registerTool("live", { description: "The number of wait handlers still running" }, async () => ({
+  content: [{ type: "text", text: String(live) }],
+}));
 await server.connect(new StdioServerTransport());

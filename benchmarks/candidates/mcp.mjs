@@ -23,9 +23,9 @@ export async function connect({ childCpu }) {
       if (out.isError) throw new Error(`echo failed: ${JSON.stringify(out.content)}`);
       return out;
     },
-    /** Calls any tool of the server; resolves with the first text part. */
-    async callTool(name, args) {
-      const out = await client.callTool({ name, arguments: args });
+    /** Calls any tool of the server; resolves with the first text part. `signal` cancels the call. */
+    async callTool(name, args, { signal } = {}) {
+      const out = await client.callTool({ name, arguments: args }, undefined, signal ? { signal } : undefined);
       if (out.isError) throw new Error(`${name} failed: ${JSON.stringify(out.content).slice(0, 200)}`);
       return out.content[0]?.text;
     },
@@ -37,4 +37,10 @@ export async function connect({ childCpu }) {
       await client.close();
     },
   };
+}
+
+/** The scale scenario: `count` servers spawned and initialized at once. */
+export async function startMany({ childCpu }, count) {
+  const conns = await Promise.all(Array.from({ length: count }, () => connect({ childCpu })));
+  return { ready: conns.length, close: () => Promise.all(conns.map((c) => c.close())) };
 }

@@ -14,10 +14,16 @@ export const description = "octet host + TS SDK extension (API 0.4)";
 /** What the import-time scenario imports in a fresh process: the host library's entry point. */
 export const importModules = [new URL("../../packages/host/dist/src/index.js", import.meta.url).href];
 
-function pinnedManifest(childCpu) {
+/** The committed manifest, pinned; with `suffix`, a copy named bench-echo<suffix> whose tools are too. */
+function pinnedManifest(childCpu, suffix = "") {
   const toml = readFileSync(join(EXT_DIR, "extension.toml"), "utf8");
-  const args = JSON.stringify(["-c", String(childCpu), process.execPath, join(EXT_DIR, "ext.mjs")]);
-  return toml.replace(/^command = .*$/m, 'command = "taskset"').replace(/^args = .*$/m, `args = ${args}`);
+  const args = JSON.stringify(["-c", String(childCpu), process.execPath, join(EXT_DIR, "ext.mjs"), ...(suffix ? ["--suffix", suffix] : [])]);
+  let out = toml.replace(/^command = .*$/m, 'command = "taskset"').replace(/^args = .*$/m, `args = ${args}`);
+  if (suffix) {
+    out = out.replace(/^name = "bench-echo"$/m, `name = "bench-echo${suffix}"`)
+      .replace(/^tools = \[(.*)\]$/m, (_, list) => `tools = [${list.split(",").map((t) => `"${JSON.parse(t.trim())}${suffix}"`).join(", ")}]`);
+  }
+  return out;
 }
 
 export async function connect({ childCpu }) {
@@ -41,9 +47,9 @@ export async function connect({ childCpu }) {
       if (out.is_error) throw new Error(`echo failed: ${out.text}`);
       return out;
     },
-    /** Calls any tool of bench-echo; resolves with the result text. */
-    async callTool(name, args) {
-      const out = await host.callTool(name, args);
+    /** Calls any tool of bench-echo; resolves with the result text. `signal` cancels the call. */
+    async callTool(name, args, { signal } = {}) {
+      const out = await host.callTool(name, args, signal ? { signal } : {});
       if (out.is_error) throw new Error(`${name} failed: ${out.text.slice(0, 200)}`);
       return out.text;
     },
@@ -52,6 +58,37 @@ export async function connect({ childCpu }) {
       const pid = host.status().find((s) => s.name === "bench-echo")?.pid ?? null;
       return { host: process.pid, extension: pid };
     },
+    async close() {
+      await host.shutdown();
+      rmSync(root, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * The scale scenario: `count` copies of bench-echo (bench-echo_1..N, tools echo_1..N, ...) in one
+ * temporary extensions folder, all enabled in one ExtensionHost.start(); ready when each copy is.
+ */
+export async function startMany({ childCpu }, count) {
+  const root = mkdtempSync(join(tmpdir(), "octet-bench-"));
+  const extRoot = join(root, "extensions");
+  const names = [];
+  for (let i = 1; i <= count; i++) {
+    const name = `bench-echo_${i}`;
+    names.push(name);
+    mkdirSync(join(extRoot, name), { recursive: true });
+    writeFileSync(join(extRoot, name, "extension.toml"), pinnedManifest(childCpu, `_${i}`));
+  }
+  const host = await ExtensionHost.start({ workspace: root, extensionDirs: [extRoot], enable: names, octetHome: join(root, "home") });
+  const ready = host.status().filter((s) => names.includes(s.name) && s.state === "ready").length;
+  if (ready !== count) {
+    const bad = host.status().find((s) => names.includes(s.name) && s.state !== "ready");
+    await host.shutdown();
+    rmSync(root, { recursive: true, force: true });
+    throw new Error(`${ready} of ${count} copies ready; e.g. ${JSON.stringify(bad).slice(0, 300)}`);
+  }
+  return {
+    ready,
     async close() {
       await host.shutdown();
       rmSync(root, { recursive: true, force: true });

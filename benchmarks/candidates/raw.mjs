@@ -35,20 +35,26 @@ export async function connect({ childCpu }) {
     if (start < chunk.length) parts.push(start === 0 ? chunk : chunk.slice(start));
   });
   const exited = new Promise((r) => child.once("exit", r));
-  const request = (name, args) => {
+  const request = (name, args, signal) => {
     const id = nextId++;
-    return new Promise((resolve) => {
+    return new Promise((resolve, reject) => {
       pending.set(id, resolve);
       child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args } }) + "\n");
+      // Cancelling settles the caller at once and tells the child; its late reply finds no pending id.
+      signal?.addEventListener("abort", () => {
+        if (!pending.delete(id)) return;
+        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }) + "\n");
+        reject(signal.reason);
+      }, { once: true });
     });
   };
   return {
     call(args) {
       return request("echo", args);
     },
-    /** Calls any tool of the child; resolves with the result text. */
-    async callTool(name, args) {
-      return (await request(name, args)).text;
+    /** Calls any tool of the child; resolves with the result text. `signal` cancels the call. */
+    async callTool(name, args, { signal } = {}) {
+      return (await request(name, args, signal)).text;
     },
     /** taskset execs node, so the spawned pid is the extension's own. */
     pids() {
@@ -59,4 +65,14 @@ export async function connect({ childCpu }) {
       await exited;
     },
   };
+}
+
+/** The scale scenario: `count` children spawned at once, each ready after its first echo reply. */
+export async function startMany({ childCpu }, count) {
+  const conns = await Promise.all(Array.from({ length: count }, async () => {
+    const conn = await connect({ childCpu });
+    await conn.call({ text: "ready" });
+    return conn;
+  }));
+  return { ready: conns.length, close: () => Promise.all(conns.map((c) => c.close())) };
 }

@@ -1,0 +1,40 @@
+// Scale: `extensions` extensions started at once (octet: that many copies of the bench-echo
+// manifest in one temporary extensions folder, one ExtensionHost.start enabling all; raw and MCP:
+// that many children spawned and handshaken concurrently, raw's handshake being a first echo
+// reply). Reports the time until all are ready and the host's resident memory per extension:
+// VmRSS of the host (worker) process after the start minus its VmRSS just before, over the count.
+import { readFileSync } from "node:fs";
+import { nowNs } from "../lib/stats.mjs";
+
+export const name = "scale";
+export const title = (p) => `scale (${p.extensions} extensions started at once)`;
+export const metrics = [
+  { key: "ready_ms", label: "all ready", unit: "ms", better: "lower" },
+  { key: "host_rss_per_ext_mib", label: "host RSS per extension", unit: "MiB", better: "lower" },
+];
+export const params = {
+  full: { extensions: 50 },
+  quick: { extensions: 10 },
+};
+/** The candidate module must export startMany(ctx, count) -> { ready, close() }. */
+export const requires = ["startMany"];
+
+function vmRssMiB() {
+  const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync("/proc/self/status", "utf8"));
+  if (!m) throw new Error("no VmRSS in /proc/self/status");
+  return Number(m[1]) / 1024;
+}
+
+export async function run(candidate, p, ctx) {
+  const before = vmRssMiB();
+  const t0 = nowNs();
+  const group = await candidate.startMany(ctx, p.extensions);
+  const ready_ms = Number(nowNs() - t0) / 1e6;
+  const after = vmRssMiB();
+  try {
+    if (group.ready !== p.extensions) throw new Error(`${group.ready} of ${p.extensions} ready`);
+    return { ready_ms, host_rss_per_ext_mib: (after - before) / p.extensions };
+  } finally {
+    await group.close();
+  }
+}
