@@ -10,6 +10,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, totalmem, release } from "node:os";
 import { fileURLToPath } from "node:url";
 import { median } from "./lib/stats.mjs";
+import { checkTargets } from "./targets.mjs";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const WORKER = fileURLToPath(new URL("./lib/worker.mjs", import.meta.url));
@@ -137,10 +138,12 @@ async function main() {
     const placement = PLACEMENTS[placementName];
     for (const scenario of scenarios) {
       // A scenario with no extension process (import time) is the same in every placement: run once.
-      if (scenario.placementIndependent && placementName !== opts.placements[0]) continue;
+      if ((scenario.placementIndependent || scenario.firstPlacementOnly) && placementName !== opts.placements[0]) continue;
       const params = scenario.params[mode];
       const runs = [];
-      for (let round = 0; round < opts.rounds; round++) {
+      const rounds = Math.min(opts.rounds, scenario.maxRounds ?? Infinity);
+      const blockStarted = Date.now();
+      for (let round = 0; round < rounds; round++) {
         for (const candidate of rotate(opts.candidates, round)) {
           const spec = { candidate, scenario: scenario.name, params, childCpu: placement.childCpu };
           const res = await runOnce(spec, placement.hostCpu);
@@ -151,16 +154,29 @@ async function main() {
           runs.push({ candidate, round, ...res });
         }
       }
-      const summary = summarize(scenario, runs, opts.candidates, opts.rounds);
-      blocks.push({ scenario: scenario.name, title: scenario.title(params), placement: placementName, params, runs, summary });
+      const summary = summarize(scenario, runs, opts.candidates, rounds);
+      const blockSeconds = (Date.now() - blockStarted) / 1000;
+      blocks.push({ scenario: scenario.name, title: scenario.title(params), placement: placementName, params, rounds, seconds: blockSeconds, runs, summary });
       const rows = [["candidate", "metric", "median", "min-max", "x raw (median)", "x raw min-max"]];
       for (const s of summary) {
         rows.push([s.candidate, `${s.label} (${s.unit}, ${s.better} is better)`, fmt(s.median), range(s.values),
           s.candidate === "raw" ? (Number.isFinite(s.median) ? "1.00" : "-") : fmt(s.ratio_median), s.candidate === "raw" ? "" : range(s.ratios)]);
       }
       const notes = [...new Set(summary.filter((s) => s.unsupported).map((s) => `${s.candidate}: not supported (${s.unsupported})`))];
-      console.log(`\n${scenario.title(params)}\n[${scenario.placementIndependent ? `any placement: host on CPU ${placement.hostCpu}, no extension process` : placement.label}]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`);
+      const where = scenario.placementIndependent ? `any placement: host on CPU ${placement.hostCpu}, no extension process` : `${placement.label}${scenario.firstPlacementOnly ? " (this placement only)" : ""}`;
+      console.log(`\n${scenario.title(params)}\n[${where}; ${rounds} rounds, ${blockSeconds.toFixed(0)} s]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`);
     }
+  }
+
+  const targets = checkTargets(blocks);
+  if (targets.length > 0) {
+    const rows = [["target (octet)", "placement", "goal", "median", "verdict"]];
+    for (const t of targets) {
+      rows.push([`${t.scenario} ${t.metric}`, t.placement, t.target, `${fmt(t.value)}${t.kind === "ratio" ? "x" : " ms"}`,
+        t.met ? "met" : `missed by ${(t.off_by * 100).toFixed(0)}%`]);
+    }
+    const missed = targets.filter((t) => !t.met).length;
+    console.log(`\nTargets (issue 4): ${targets.length - missed} of ${targets.length} met; why each miss happens is in the results file\n${table(rows)}`);
   }
 
   const finished = new Date();
@@ -170,7 +186,7 @@ async function main() {
   mkdirSync(`${HERE}results`, { recursive: true });
   writeFileSync(file, JSON.stringify({
     started: started.toISOString(), seconds, mode, rounds: opts.rounds, machine,
-    candidates: opts.candidates, placements: Object.fromEntries(opts.placements.map((p) => [p, PLACEMENTS[p]])), blocks,
+    candidates: opts.candidates, placements: Object.fromEntries(opts.placements.map((p) => [p, PLACEMENTS[p]])), targets, blocks,
   }, null, 2) + "\n");
   console.log(`\n${failed ? `${failed} run(s) failed; ` : ""}done in ${seconds.toFixed(1)} s; results in ${file.replace(process.cwd() + "/", "")}`);
   if (failed) process.exitCode = 1;

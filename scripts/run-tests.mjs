@@ -27,6 +27,10 @@ if (files.length === 0) {
   console.error("run-tests: no test files found (did tsc -b run?)");
   process.exit(1);
 }
+// The packages export their bundles (scripts/bundle.mjs): rebuild them so a test never runs
+// against a bundle older than the tsc output it was run after.
+const bundled = spawnSync(process.execPath, [join(root, "scripts", "bundle.mjs")], { stdio: "inherit", cwd: root });
+if (bundled.status !== 0) process.exit(bundled.status ?? 1);
 // A hung test fails after 2 minutes instead of holding CI until its own limit.
 const r = spawnSync(process.execPath, ["--test", "--test-timeout=120000", ...files], { stdio: "inherit", cwd: root });
 process.exit(r.status ?? 1);

@@ -5,14 +5,14 @@ import { mkdtempSync, mkdirSync, readFileSync, writeFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ExtensionHost } from "../../packages/host/dist/src/index.js";
+import { ExtensionHost } from "@octet/host";
 
 const EXT_DIR = fileURLToPath(new URL("../extensions/bench-echo/", import.meta.url));
 
 export const name = "octet";
 export const description = "octet host + TS SDK extension (API 0.4)";
 /** What the import-time scenario imports in a fresh process: the host library's entry point. */
-export const importModules = [new URL("../../packages/host/dist/src/index.js", import.meta.url).href];
+export const importModules = [import.meta.resolve("@octet/host")];
 
 /** The committed manifest, pinned; with `suffix`, a copy named bench-echo<suffix> whose tools are too. */
 function pinnedManifest(childCpu, suffix = "") {

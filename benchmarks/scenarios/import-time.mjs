@@ -1,5 +1,5 @@
 // Import time: how long a fresh Node process takes to import the candidate's host-side library
-// (the candidate's `importModules`: octet's packages/host/dist/src/index.js, the MCP SDK's Client
+// (the candidate's `importModules`: octet's @octet/host (its bundle), the MCP SDK's Client
 // and StdioClientTransport modules, node:child_process for the raw floor). Each run starts
 // `samples` fresh processes one after another (pinned like the worker, whose CPU affinity they
 // inherit); each times its own dynamic imports with performance.now(); the run reports the median.

@@ -65,9 +65,26 @@ export function statusTable(list: ExtensionStatus[]): string {
     s.features.length > 0 ? s.features.join(",") : "-",
     String(s.pendingRequests),
     s.health,
+    restartsCell(s),
     s.lastError ?? (s.state === "not_enabled" || s.state === "not_trusted" ? s.reason : "-"),
   ]);
-  return table(["NAME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "LAST ERROR"], rows);
+  let out = table(["NAME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "RESTARTS", "LAST ERROR"], rows);
+  // What a failed extension last wrote to stderr is usually the answer to "why": show its tail.
+  for (const s of list) {
+    if (s.health !== "failed" && s.health !== "degraded" && s.supervision !== "backoff") continue;
+    const tail = s.stderrTail.slice(-5);
+    if (tail.length > 0) out += `  ${s.name} stderr (last ${tail.length} lines):\n${tail.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
+  }
+  return out;
+}
+
+/** "2", "2, restart in 1.2 s", "8, parked": restarts so far and what the supervisor does now. */
+function restartsCell(s: ExtensionStatus): string {
+  const n = String(s.restarts);
+  if (s.supervision === "backoff" && s.nextRestartInMs !== null) return `${n}, next in ${(s.nextRestartInMs / 1000).toFixed(1)} s`;
+  if (s.supervision === "restarting") return `${n}, restarting`;
+  if (s.supervision === "parked") return `${n}, parked`;
+  return n;
 }
 
 function yes(b: boolean): string {

@@ -59,6 +59,11 @@ export function eventPrinter(options: GlobalOptions, line?: LiveLine): (event: H
       case "stderr":
         if (options.verbose) print(`${paint("dim", `[${event.extension} stderr]`)} ${terminalSafe(event.line)}`);
         return;
+      case "supervision":
+        // Scheduled restarts and parking arrive as diagnostics too; say when it is back.
+        if (event.action === "restarted") print(`${paint("green", `[${event.extension}] restarted`)}: generation ${event.generation} is ready`);
+        else if (options.verbose && event.action === "restart_failed") print(`${paint("dim", `[${event.extension}] restart ${event.attempt + 1} failed: ${terminalSafe(event.reason)}`)}`);
+        return;
       case "state":
         if (options.verbose) print(`${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${terminalSafe(event.reason)})` : ""}`)}`);
         return;

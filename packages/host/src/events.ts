@@ -3,6 +3,7 @@
  * events is bounded (diagnostics 4 KiB) and never carries secret values.
  */
 import type { ContextContribution, ExtensionNotification, StatusContribution } from "@octet/protocol";
+import type { SupervisorEvent } from "./supervision/supervisor.js";
 
 export type GenerationState = "starting" | "initializing" | "ready" | "draining" | "stopped" | "degraded" | "crashed";
 
@@ -14,6 +15,8 @@ export type HostEvent =
   | { type: "stderr"; extension: string; generation: number; line: string }
   | { type: "notification"; extension: string; generation: number; notification: ExtensionNotification }
   | { type: "context"; extension: string; generation: number; contribution: ContextContribution }
-  | { type: "status"; extension: string; generation: number; contribution: StatusContribution };
+  | { type: "status"; extension: string; generation: number; contribution: StatusContribution }
+  /** The supervisor's decisions: a restart scheduled (with its delay), started, done or failed; parked; revived. */
+  | ({ type: "supervision"; extension: string; generation: number } & SupervisorEvent);
 
 export type HostEventListener = (event: HostEvent) => void;

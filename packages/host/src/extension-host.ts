@@ -5,8 +5,9 @@
  *
  * Contract: start() never throws because an extension failed; failures are recorded per
  * extension (status, events) and the others keep working. Calls name tools and commands from the
- * accepted catalogs only (INIT-49). Restarts after a crash belong to the supervisor (a later
- * layer); here a crashed extension stays down with its error.
+ * accepted catalogs only (INIT-49). After an extension's first successful start, a supervisor
+ * per extension restarts it when it ends unexpectedly (supervision/), through the same
+ * candidate-first, serialized replacement as reload().
  */
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
@@ -28,7 +29,9 @@ import type { ConfirmService, InputService } from "./child-inbox.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
 import { resolveStartDecision } from "./manifest/trust.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
-import { sameCatalog, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
+import { catalogOf, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
+import { Supervisor, isPermanentRestartError, type SupervisorClock } from "./supervision/supervisor.js";
+import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restart-policy.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
@@ -58,6 +61,12 @@ export interface ExtensionHostOptions {
   timeouts?: { initializeMs?: number; callMs?: number; collectMs?: number };
   /** Aborting it during start() stops every extension started so far (fast shutdown). */
   signal?: AbortSignal;
+  /**
+   * Automatic restarts after an unexpected end (SUP-01..11). On by default; `enabled: false`
+   * leaves a crashed extension down until reload(). `clock` and `policy` are for tests and for
+   * embedders with their own limits.
+   */
+  supervision?: { enabled?: boolean; clock?: SupervisorClock; policy?: Partial<RestartPolicy> };
 }
 
 export interface CallOptions extends CollectOptions {
@@ -274,6 +283,8 @@ export class ExtensionHost {
    */
   shutdown(options: { fast?: boolean } = {}): Promise<void> {
     this.#shutdown ??= (async () => {
+      // No restart follows an explicit shutdown (SUP-07).
+      for (const e of this.#entries) e.supervisor?.stop();
       const budget = options.fast ? bounds.SHUTDOWN_FAST_TIMEOUT_MS : bounds.SHUTDOWN_AGGREGATE_TIMEOUT_MS;
       await Promise.all([...this.#live].map((g) => g.stop(budget)));
     })();
@@ -290,7 +301,7 @@ export class ExtensionHost {
     const trusted = new Set(this.#options.trust ?? []);
     for (const d of found) {
       const decision = resolveStartDecision(d, { enabled, trusted, safeMode: this.#options.safeMode ?? false, fullAccess: (this.#options.policy ?? "full-access") === "full-access" });
-      this.#entries.push({ discovered: d, enabled: decision.enabled, trusted: decision.trusted, reason: decision.reason, generation: null, parkedError: null });
+      this.#entries.push({ discovered: d, enabled: decision.enabled, trusted: decision.trusted, reason: decision.reason, generation: null, parkedError: null, supervisor: null, catalog: null });
     }
     for (const name of enabled) {
       if (!found.some((d) => d.name === name)) {
@@ -328,7 +339,35 @@ export class ExtensionHost {
       // Initial spawn/initialize failures are parked generation-0 entries, not retried (SUP-10).
       e.parkedError = err instanceof Error ? err.message : String(err);
       this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: `could not start: ${e.parkedError}` });
+      return;
     }
+    e.catalog = catalogOf(g);
+    // Supervision starts only after one successful initialization (SUP-01).
+    if (this.#options.supervision?.enabled !== false && !this.#shutdown) {
+      e.supervisor = this.#newSupervisor(e);
+      e.supervisor.ready();
+    }
+  }
+
+  #newSupervisor(e: Entry): Supervisor {
+    const name = e.discovered.name;
+    const supervisor = new Supervisor({
+      ...(this.#options.supervision?.clock ? { clock: this.#options.supervision.clock } : {}),
+      policy: { ...DEFAULT_RESTART_POLICY, ...this.#options.supervision?.policy },
+      restart: () => this.#enqueueReplace(e, "restart").then(() => undefined),
+      isPermanent: isPermanentRestartError,
+      emit: (event) => {
+        if (event.action === "parked") e.parkedError = event.reason;
+        if (event.action === "revived") e.parkedError = null;
+        const generation = e.generation?.number ?? 0;
+        this.#emit({ type: "supervision", extension: name, generation, ...event });
+        if (event.action === "restart_scheduled" || event.action === "parked") {
+          this.#emit({ type: "diagnostic", extension: name, generation, level: event.action === "parked" ? "error" : "warning",
+            message: event.action === "parked" ? `parked, no more automatic restarts: ${event.reason}; reload it to try again` : `ended unexpectedly (${event.reason}); restart ${event.attempt + 1} in ${event.delayMs} ms` });
+        }
+      },
+    });
+    return supervisor;
   }
 
   #newGeneration(e: Entry): Generation {
@@ -359,16 +398,22 @@ export class ExtensionHost {
     // Open sessions, turns and tools are settled for a generation after its drain, before its
     // shutdown request (LIFE-12).
     g.spec.onDrained = (reason) => this.#lifecycle.settleOpen(g, reason);
+    // Only the end of the active generation concerns the supervisor: a failed candidate is the
+    // replacement's business, and an old generation being replaced is already on its way out.
+    g.spec.onUnexpectedEnd = (error) => {
+      if (e.generation === g) e.supervisor?.ended(error.message);
+    };
     this.#live.add(g);
     return g;
   }
 
   /**
-   * Replaces an extension's process with a new generation (SUP-22): the candidate is started and
-   * initialized while the current one keeps serving; only when it is ready are new calls routed
-   * to it, and the old generation then drains (bounded) and stops. A candidate that fails, or
-   * whose catalog differs ("re-registration required", SUP-15), leaves the current one active
-   * (SUP-18). Reloads of one extension are serialized (SUP-08). Revives a parked extension.
+   * Replaces an extension's process with a new generation (SUP-22, SUP-14, SUP-17): the
+   * candidate is started and fully negotiated while the current one keeps serving; only when it
+   * is ready are new calls routed to it, and the old generation then drains (bounded, SUP-23) and
+   * stops. A candidate that fails, or whose catalog differs ("re-registration required",
+   * SUP-15), leaves the current one active (SUP-18). Manual reloads and automatic restarts of one
+   * extension are serialized (SUP-08). Revives a parked extension (SUP-09).
    */
   reload(name: string): Promise<ExtensionStatus> {
     const e = this.#entries.find((x) => x.discovered.name === name && !x.discovered.shadowedBy);
@@ -376,40 +421,70 @@ export class ExtensionHost {
     if (!e.discovered.manifest || e.discovered.errors.length > 0) return Promise.reject(new OctetError("manifest_invalid", `extension "${name}" has an invalid manifest: ${e.discovered.errors[0]?.message ?? "unknown error"}`));
     if (!e.enabled || !e.trusted) return Promise.reject(new OctetError(e.enabled ? "not_trusted" : "not_enabled", `extension "${name}" cannot start: ${e.reason}`));
     if (this.#shutdown) return Promise.reject(new OctetError("shutdown", "the host is shutting down"));
-    const run = async (): Promise<ExtensionStatus> => {
-      if (this.#shutdown) throw new OctetError("shutdown", "the host is shutting down");
-      // The tool names must still be free: a reload never brings back an extension that was
-      // refused for a conflict, nor lets two extensions publish one name.
-      const conflict = this.#toolConflict(e);
-      if (conflict) throw new OctetError("tool_conflict", `reload of "${name}" refused: ${conflict}`);
-      const old = e.generation;
-      const candidate = this.#newGeneration(e);
-      try {
-        await candidate.start();
-      } catch (err) {
-        throw new OctetError("initialize_failed", `reload of "${name}" failed; ${old?.state === "ready" ? `generation ${old.number} stays active` : "the extension stays down"}: ${err instanceof Error ? err.message : String(err)}`);
-      }
-      if (this.#shutdown) {
-        await candidate.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
-        throw new OctetError("shutdown", `reload of "${name}" abandoned: the host is shutting down`);
-      }
-      if (old && old.state === "ready" && !sameCatalog(old, candidate)) {
-        await candidate.stop();
-        throw new OctetError("initialize_failed", `reload of "${name}" refused: re-registration required (its tools or commands changed); generation ${old.number} stays active`);
-      }
-      e.generation = candidate;
-      e.parkedError = null;
-      if (old) {
-        await old.drainAndStop(bounds.SHUTDOWN_STAGE_TIMEOUT_MS);
-      }
-      return statusOf(e);
-    };
+    // A scheduled automatic restart is dropped: this reload takes its place.
+    e.supervisor?.preempt();
+    return this.#enqueueReplace(e, "manual");
+  }
+
+  /** Runs a replacement of `e` after any in progress (the reload lock, SUP-08). */
+  #enqueueReplace(e: Entry, mode: "manual" | "restart"): Promise<ExtensionStatus> {
+    const run = (): Promise<ExtensionStatus> => this.#replace(e, mode);
     const next = (e.reloading ?? Promise.resolve()).then(run, run);
     e.reloading = next.then(
       () => undefined,
       () => undefined,
     );
     return next;
+  }
+
+  async #replace(e: Entry, mode: "manual" | "restart"): Promise<ExtensionStatus> {
+    const name = e.discovered.name;
+    if (this.#shutdown) throw new OctetError("shutdown", "the host is shutting down");
+    const old = e.generation;
+    const oldServing = old !== null && old.state === "ready";
+    // The tool names must still be free: a reload never brings back an extension that was
+    // refused for a conflict, nor lets two extensions publish one name.
+    const conflict = this.#toolConflict(e);
+    if (conflict) throw this.#replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", `reload of "${name}" refused: ${conflict}`));
+    const candidate = this.#newGeneration(e);
+    try {
+      await candidate.start();
+    } catch (err) {
+      const what = mode === "restart" ? "restart" : "reload";
+      throw this.#replaceFailed(e, mode, oldServing, new OctetError("initialize_failed", `${what} of "${name}" failed; ${oldServing ? `generation ${old!.number} stays active` : "the extension stays down"}: ${err instanceof Error ? err.message : String(err)}`));
+    }
+    if (this.#shutdown) {
+      await candidate.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
+      throw new OctetError("shutdown", `reload of "${name}" abandoned: the host is shutting down`);
+    }
+    // The product boundary was built with the first catalog: without dynamic tools a changed
+    // one needs a full rebuild (SUP-15, SUP-16), whether the old generation still runs or not.
+    if (e.catalog !== null && catalogOf(candidate) !== e.catalog) {
+      await candidate.stop();
+      throw this.#replaceFailed(e, mode, oldServing, new OctetError("reregistration_required", `reload of "${name}" refused: re-registration required (its tools or commands changed; restart the host to accept them); ${oldServing ? `generation ${old!.number} stays active` : "the extension stays down"}`));
+    }
+    // The swap: from here new calls route to the candidate (SUP-17's last step, made first so
+    // no call waits for the old generation's drain).
+    e.generation = candidate;
+    e.parkedError = null;
+    e.catalog ??= catalogOf(candidate);
+    if (mode === "manual") e.supervisor?.revived();
+    else e.supervisor?.ready();
+    if (!e.supervisor && this.#options.supervision?.enabled !== false) {
+      e.supervisor = this.#newSupervisor(e);
+      e.supervisor.ready();
+    }
+    if (old) await old.drainAndStop(bounds.SHUTDOWN_STAGE_TIMEOUT_MS);
+    return statusOf(e);
+  }
+
+  /** A failed manual reload of an extension that is not running parks it (it said why). */
+  #replaceFailed(e: Entry, mode: "manual" | "restart", oldServing: boolean, error: OctetError): OctetError {
+    if (mode === "manual" && !oldServing) {
+      if (e.supervisor) e.supervisor.park(error.message);
+      else e.parkedError = error.message;
+    }
+    return error;
   }
 
   /** Why `e` may not publish its tools now (a reserved name or one another live extension has), or null. */

@@ -6,6 +6,7 @@
 import type { DiscoveredExtension } from "./manifest/discovery.js";
 import type { GenerationState } from "./events.js";
 import type { Generation } from "./generation.js";
+import type { Supervisor, SupervisionState } from "./supervision/supervisor.js";
 
 export type ExtensionState = GenerationState | "not_enabled" | "not_trusted" | "invalid" | "parked";
 export type Health = "ok" | "degraded" | "failed" | "stopped" | "inactive";
@@ -33,6 +34,21 @@ export interface ExtensionStatus {
   errors: string[];
   tools: string[];
   commands: string[];
+  /**
+   * The supervisor's view: "off" before a first successful start (and with supervision
+   * disabled), else watching, backoff, restarting, parked or stopped.
+   */
+  supervision: SupervisionState | "off";
+  /** Automatic restarts that produced a ready generation. */
+  restarts: number;
+  /** Failed attempts counted against the current restart budget (parks at 8). */
+  restartAttempts: number;
+  /** While in backoff: how long until the next restart attempt. */
+  nextRestartInMs: number | null;
+  /** Why the extension is parked (initial start failure, restart budget, permanent error), else null. */
+  parkedReason: string | null;
+  /** The last lines of the current (or last) generation's stderr, at most 2 KiB. */
+  stderrTail: string[];
 }
 
 /** The hooks runHook dispatches; others may be declared but are shown as unsupported. */
@@ -46,18 +62,27 @@ export interface Entry {
   reason: string;
   generation: Generation | null;
   parkedError: string | null;
-  /** The reload in progress, so reloads of one extension never race (SUP-08). */
+  /** The reload in progress, so reloads and restarts of one extension never race (SUP-08). */
   reloading?: Promise<void>;
+  /** Created after the first successful start (SUP-01); null before, and with supervision off. */
+  supervisor: Supervisor | null;
+  /** The catalog accepted at the first successful start: later generations must match it (SUP-15). */
+  catalog: string | null;
 }
 
-/** API 0.1 and 0.2 without dynamic tools require an identical catalog across a reload (SUP-15, SUP-16). */
-export function sameCatalog(a: Generation, b: Generation): boolean {
-  const ra = a.accepted?.result;
-  const rb = b.accepted?.result;
-  return JSON.stringify([ra?.tools, ra?.commands]) === JSON.stringify([rb?.tools, rb?.commands]);
+/**
+ * The catalog a reload must keep (API 0.1 and 0.2 without dynamic tools, SUP-15, SUP-16): the
+ * accepted tools and commands, as one comparable string.
+ */
+export function catalogOf(g: Generation): string {
+  const r = g.accepted?.result;
+  return JSON.stringify([r?.tools ?? [], r?.commands ?? []]);
 }
 
-export function statusOf(e: Entry): ExtensionStatus {
+/** Bytes of stderr shown in status: enough for a stack trace's head, bounded for tables. */
+const STATUS_STDERR_TAIL_BYTES = 2048;
+
+export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
   const d = e.discovered;
   const m = d.manifest;
   const g = e.generation;
@@ -70,6 +95,7 @@ export function statusOf(e: Entry): ExtensionStatus {
   const health: Health =
     state === "ready" ? "ok" : state === "degraded" ? "degraded" : state === "crashed" || state === "parked" || state === "invalid" ? "failed" : state === "stopped" ? "stopped" : "inactive";
   const accepted = g?.accepted;
+  const sv = e.supervisor?.snapshot;
   return {
     name: d.name,
     version: m?.version ?? null,
@@ -79,7 +105,9 @@ export function statusOf(e: Entry): ExtensionStatus {
     enabled: e.enabled,
     trusted: e.trusted,
     state,
-    generation: state === "parked" ? 0 : g?.number ?? 0,
+    // Initial start failures are generation-0 parked entries (SUP-10); a supervisor-parked
+    // extension keeps the number of its last generation.
+    generation: state === "parked" && !e.supervisor ? 0 : g?.number ?? 0,
     pid: g && (g.state === "ready" || g.state === "initializing") ? g.pid : null,
     features: g?.features ?? [],
     maxConcurrentRequests: accepted && m && m.api_version !== "0.1" ? accepted.maxConcurrentRequests : null,
@@ -91,6 +119,12 @@ export function statusOf(e: Entry): ExtensionStatus {
     errors: d.errors.map((x) => x.message),
     tools: accepted ? accepted.result.tools.map((t) => t.name) : m?.contributes.tools ?? [],
     commands: accepted ? accepted.result.commands.map((c) => c.name) : m?.contributes.commands ?? [],
+    supervision: sv?.state ?? "off",
+    restarts: sv?.restarts ?? 0,
+    restartAttempts: sv?.attempts ?? 0,
+    nextRestartInMs: sv?.nextRestartAt != null ? Math.max(0, sv.nextRestartAt - now) : null,
+    parkedReason: state === "parked" ? e.parkedError : null,
+    stderrTail: g ? g.stderrTail(STATUS_STDERR_TAIL_BYTES).split("\n").filter((line) => line.trim() !== "") : [],
   };
 }
 

@@ -9,3 +9,6 @@ export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";
 export { discoverExtensions } from "./manifest/discovery.js";
 export type { DiscoveredExtension } from "./manifest/discovery.js";
 export type { LifecycleMethod } from "./lifecycle.js";
+export type { SupervisionState, SupervisorClock, SupervisorEvent } from "./supervision/supervisor.js";
+export { decideRestart, backoffCeiling, DEFAULT_RESTART_POLICY } from "./supervision/restart-policy.js";
+export type { RestartPolicy, RestartDecision, RestartBudget } from "./supervision/restart-policy.js";

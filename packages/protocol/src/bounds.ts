@@ -76,6 +76,14 @@ export const SHUTDOWN_FAST_TIMEOUT_MS = 1_400;
 /** Wait for the OS to report the exit after SIGKILL to the group. */
 export const KILL_REAP_TIMEOUT_MS = 1_000;
 
+/** Restart backoff: full jitter, uniform in [0, min(cap, base * 2^attempt)] (SUP-03). */
+export const RESTART_BACKOFF_BASE_MS = 250;
+export const RESTART_BACKOFF_CAP_MS = 30_000;
+/** Failed restart attempts before the extension is parked (SUP-04). */
+export const MAX_RESTART_ATTEMPTS = 8;
+/** Continuously ready this long resets the restart budget (SUP-05). */
+export const RESTART_BUDGET_RESET_MS = 30_000;
+
 /** initialize deadline (INIT-48). */
 export const INITIALIZE_TIMEOUT_MS = 15_000;
 /** tool/call and command/execute deadline (CALL-24). */

@@ -74,6 +74,7 @@ export type OctetErrorCode =
   | "not_enabled"
   | "not_trusted"
   | "writer_stalled"
+  | "reregistration_required"
   | "shutdown";
 
 export class OctetError extends Error {
