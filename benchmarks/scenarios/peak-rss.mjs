@@ -12,7 +12,7 @@ export const metrics = [
   { key: "extension_mib", label: "extension peak RSS", unit: "MiB", better: "lower" },
 ];
 export const params = {
-  full: { calls: 50_000, warmup: 5_000, inFlight: 64 },
+  full: { calls: 30_000, warmup: 5_000, inFlight: 64 },
   quick: { calls: 5_000, warmup: 2_000, inFlight: 64 },
 };
 

@@ -55,7 +55,7 @@ for (const [behaviour, pattern] of [
   test(`FRAME-10, FRAME-09: a ${behaviour} line from the extension terminates it with a clear, bounded diagnostic`, async () => {
     await withPair(behaviour, async (host, events, dir) => {
       assert.equal(faultyStatus(host).state, "ready");
-      const pid = faultyStatus(host).pid!;
+      const pid = faultyStatus(host).pgid!;
       await assert.rejects(host.callTool("echo_faulty", { x: 1 }), /closed|ended|violation/);
       await waitUntil(() => faultyStatus(host).state === "crashed", 5_000, "the faulty generation to be terminated");
       const diag = events.find((e) => e.type === "diagnostic" && e.extension === "faulty" && pattern.test(e.message));
@@ -82,7 +82,7 @@ test("FRAME-03: banner text on stdout before initialize is a protocol violation,
 
 test("SHUT-03, SHUT-04, SHUT-05, SHUT-06: an extension that ignores shutdown gets 2 s for the ack, 2 s to exit, then its group is killed", async () => {
   await withPair("hang-shutdown", async (host, events, dir) => {
-    const first = faultyStatus(host).pid!;
+    const first = faultyStatus(host).pgid!;
     const firstGen = faultyStatus(host).generation;
     // A reload stops the old generation with the full per-stage timeouts.
     await host.reload("faulty");
@@ -91,7 +91,7 @@ test("SHUT-03, SHUT-04, SHUT-05, SHUT-06: an extension that ignores shutdown get
     assert.match(stages[1] ?? "", /did not exit within 2000 ms of the shutdown request; killing its process group/);
     assert.deepEqual(groupMembers(first), [], "the old group is gone");
     // The product shutdown runs inside the 3 s aggregate: the exit stage gets what is left.
-    const second = faultyStatus(host).pid!;
+    const second = faultyStatus(host).pgid!;
     const secondGen = faultyStatus(host).generation;
     await host.shutdown();
     const last = events.flatMap((e) => (e.type === "diagnostic" && e.extension === "faulty" && e.generation === secondGen ? [e.message] : []));
@@ -105,7 +105,7 @@ test("SHUT-03, SHUT-04, SHUT-05, SHUT-06: an extension that ignores shutdown get
 
 test("ENV-09, SHUT-05: a grandchild in the extension's process group that ignores SIGTERM is killed too", async () => {
   await withPair("grandchild", async (host, _events, dir) => {
-    const pid = faultyStatus(host).pid!;
+    const pid = faultyStatus(host).pgid!;
     await waitUntil(() => groupMembers(pid).length >= 2, 5_000, "the grandchild to start");
     await host.shutdown();
     await waitUntil(() => groupMembers(pid).length === 0, 3_000, "the whole group to be gone");

@@ -58,7 +58,8 @@ export interface ExtensionHostOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Tool names the embedder owns; extensions cannot take them. */
   reservedToolNames?: string[];
-  timeouts?: { initializeMs?: number; callMs?: number; collectMs?: number };
+  /** Deadlines; frameAssemblyMs: how long a frame may stay unfinished on stdout (default 10 s). */
+  timeouts?: { initializeMs?: number; callMs?: number; collectMs?: number; frameAssemblyMs?: number };
   /** Aborting it during start() stops every extension started so far (fast shutdown). */
   signal?: AbortSignal;
   /**
@@ -394,6 +395,7 @@ export class ExtensionHost {
       confirm: this.#options.services?.confirm,
       input: this.#options.services?.input,
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
+      ...(this.#options.timeouts?.frameAssemblyMs !== undefined ? { frameAssemblyTimeoutMs: this.#options.timeouts.frameAssemblyMs } : {}),
     });
     // Open sessions, turns and tools are settled for a generation after its drain, before its
     // shutdown request (LIFE-12).
@@ -442,6 +444,11 @@ export class ExtensionHost {
     if (this.#shutdown) throw new OctetError("shutdown", "the host is shutting down");
     const old = e.generation;
     const oldServing = old !== null && old.state === "ready";
+    // A restart queued behind a reload that already brought a ready generation has nothing to do.
+    if (mode === "restart" && oldServing) {
+      e.supervisor?.ready();
+      return statusOf(e);
+    }
     // The tool names must still be free: a reload never brings back an extension that was
     // refused for a conflict, nor lets two extensions publish one name.
     const conflict = this.#toolConflict(e);

@@ -22,6 +22,10 @@ export interface ExtensionStatus {
   state: ExtensionState;
   generation: number;
   pid: number | null;
+  /** The process group the stop ladder kills (the launcher's, under a PID namespace). */
+  pgid: number | null;
+  /** "pid-namespace" (setsid escapees and a SIGKILLed host contained) or "process-group". */
+  containment: "pid-namespace" | "process-group" | null;
   features: string[];
   /** The negotiated max_concurrent_requests after the host's cap (API 0.2+), else null. */
   maxConcurrentRequests: number | null;
@@ -109,6 +113,8 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
     // extension keeps the number of its last generation.
     generation: state === "parked" && !e.supervisor ? 0 : g?.number ?? 0,
     pid: g && (g.state === "ready" || g.state === "initializing") ? g.pid : null,
+    pgid: g && (g.state === "ready" || g.state === "initializing") && g.pgid > 1 ? g.pgid : null,
+    containment: g ? g.containment : null,
     features: g?.features ?? [],
     maxConcurrentRequests: accepted && m && m.api_version !== "0.1" ? accepted.maxConcurrentRequests : null,
     unsupportedHooks: (m?.contributes.hooks ?? []).filter((h) => !DISPATCHED_HOOKS.includes(h)),

@@ -29,6 +29,7 @@ import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
 import { deadline } from "./util/deadline.js";
 import { createScratch, launchSpec } from "./process/launch.js";
+import { containment, extensionPid, type ContainmentTier } from "./process/containment.js";
 import { describeFrameError } from "./transport/frame-errors.js";
 import { RateWindow } from "./util/rate-window.js";
 import { ChildInbox, type ConfirmService, type InputService } from "./child-inbox.js";
@@ -53,6 +54,8 @@ export interface GenerationSpec {
   /** Answers input/request (API 0.2+); absent means headless, which cancels (INPUT-06). */
   input?: InputService | undefined;
   initializeTimeoutMs?: number;
+  /** How long a frame may stay unfinished on stdout (default FRAME_ASSEMBLY_TIMEOUT_MS). */
+  frameAssemblyTimeoutMs?: number;
   /**
    * Called in the stop sequence after the drain and before the shutdown request: the moment to
    * send the remaining lifecycle terminal events (LIFE-12). `reason` says why it stops.
@@ -70,6 +73,7 @@ export class Generation {
   #state: GenerationState = "starting";
   #child: ChildProcessWithoutNullStreams | null = null;
   #pgid = 0;
+  #tier: ContainmentTier = "process-group";
   #peer: RpcPeer | null = null;
   #writer: ChildWriter | null = null;
   #stderr: StderrSink;
@@ -119,8 +123,14 @@ export class Generation {
   get number(): number {
     return this.spec.number;
   }
+  /** The extension's own process (behind a namespace launcher, the launcher's child). */
   get pid(): number | null {
-    return this.#child?.pid ?? null;
+    const pid = this.#child?.pid;
+    return pid === undefined ? null : extensionPid(pid, this.#tier);
+  }
+  /** How this generation's processes are contained (see process/containment.ts). */
+  get containment(): ContainmentTier {
+    return this.#tier;
   }
   get pgid(): number {
     return this.#pgid;
@@ -306,7 +316,19 @@ export class Generation {
 
   async #spawn(): Promise<void> {
     this.#scratch = await createScratch(this.spec.manifest.name, this.spec.number);
-    const child = await spawnChild(launchSpec(this.spec, this.#scratch));
+    const contained = containment(this.spec.parentEnv);
+    this.#tier = contained.tier;
+    const child = await spawnChild(contained.wrap(launchSpec(this.spec, this.#scratch)));
+    if (this.#stopping || this.#terminating) {
+      // Stopped while the process was being spawned: the teardown that ran found no child, so
+      // this one is killed here, before anything else can keep it.
+      if ((child.pid ?? 0) > 1) signalGroup(child.pid!, "SIGKILL");
+      for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
+      const scratch = this.#scratch;
+      this.#scratch = null;
+      if (scratch) await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
+      throw new OctetError("shutdown", `extension "${this.name}" was stopped while it was being started`);
+    }
     this.#child = child;
     this.#pgid = child.pid ?? 0;
     if (this.#pgid > 1) registerGroup(this.#pgid);
@@ -330,20 +352,23 @@ export class Generation {
       onDiagnostic: (d) => this.#onPeerDiagnostic(d),
     });
     const reader = new EnvelopeReader();
-    child.stdout.on("data", (chunk: Buffer) => {
-      for (const event of reader.push(chunk)) {
-        if (this.#ended) return;
-        if (event.kind === "envelope") {
-          // The request is settled the moment its response is read (PROG-04, REV-08).
-          if (event.envelope.kind === "response" && typeof event.envelope.message.id === "number") this.#requests?.responded(event.envelope.message.id);
-          this.#peer?.receive(event.envelope);
-        }
-        else if (event.kind === "invalid_envelope") this.#violation(`sent an invalid JSON-RPC message: ${event.reason}`);
-        else {
-          if (event.error.code === "invalid_json") this.#peer?.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
-          this.#violation(`${describeFrameError(event.error.code)}: ${event.error.message}; the line began: "${event.error.quoted}"`);
-        }
+    // Half a frame followed by silence would hold the reader forever: a frame begun must end
+    // within the assembly deadline, measured from the chunk that left it unfinished first.
+    const assemblyMs = this.spec.frameAssemblyTimeoutMs ?? bounds.FRAME_ASSEMBLY_TIMEOUT_MS;
+    let partial: ReturnType<typeof setTimeout> | null = null;
+    const watchPartial = (): void => {
+      if (reader.buffered === 0 || this.#ended) {
+        if (partial) clearTimeout(partial);
+        partial = null;
+      } else if (!partial) {
+        partial = setTimeout(() => this.#violation(`a frame was left unfinished for ${assemblyMs} ms (${reader.buffered} bytes without a newline)`), assemblyMs);
+        partial.unref();
       }
+    };
+    this.#ended$.signal.addEventListener("abort", () => partial && clearTimeout(partial), { once: true });
+    child.stdout.on("data", (chunk: Buffer) => {
+      this.#readChunk(reader, chunk);
+      watchPartial();
     });
     child.stdout.on("end", () => {
       for (const event of reader.end()) {
@@ -352,6 +377,22 @@ export class Generation {
     });
     child.stderr.on("data", (chunk: Buffer) => this.#stderr.write(chunk));
     this.#setState("initializing");
+  }
+
+  /** One stdout chunk: every envelope to the peer; anything refused is a violation (never skipped). */
+  #readChunk(reader: EnvelopeReader, chunk: Buffer): void {
+    for (const event of reader.push(chunk)) {
+      if (this.#ended) return;
+      if (event.kind === "envelope") {
+        // The request is settled the moment its response is read (PROG-04, REV-08).
+        if (event.envelope.kind === "response" && typeof event.envelope.message.id === "number") this.#requests?.responded(event.envelope.message.id);
+        this.#peer?.receive(event.envelope);
+      } else if (event.kind === "invalid_envelope") this.#violation(`sent an invalid JSON-RPC message: ${event.reason}`);
+      else {
+        if (event.error.code === "invalid_json") this.#peer?.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
+        this.#violation(`${describeFrameError(event.error.code)}: ${event.error.message}; the line began: "${event.error.quoted}"`);
+      }
+    }
   }
 
   async #initialize(): Promise<void> {

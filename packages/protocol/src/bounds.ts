@@ -76,6 +76,9 @@ export const SHUTDOWN_FAST_TIMEOUT_MS = 1_400;
 /** Wait for the OS to report the exit after SIGKILL to the group. */
 export const KILL_REAP_TIMEOUT_MS = 1_000;
 
+/** A frame begun must end (its LF) within this time, else the stream is stalled (reliability F8). */
+export const FRAME_ASSEMBLY_TIMEOUT_MS = 10_000;
+
 /** Restart backoff: full jitter, uniform in [0, min(cap, base * 2^attempt)] (SUP-03). */
 export const RESTART_BACKOFF_BASE_MS = 250;
 export const RESTART_BACKOFF_CAP_MS = 30_000;

@@ -124,3 +124,52 @@ export function parseEnvelope(value: unknown): EnvelopeResult {
 export function isErrorResponse(m: ResponseMessage): m is ErrorResponse {
   return Object.hasOwn(m, "error");
 }
+
+/** Names whose repetition matters; only they are searched on the fast path. */
+const ENVELOPE_MEMBERS = ['"jsonrpc"', '"id"', '"method"', '"params"', '"result"', '"error"'];
+
+/**
+ * The first top-level member name that occurs twice in an object's JSON text, or null
+ * (reliability F12). JSON.parse keeps the last of duplicates silently, so {"id":1,...,"id":2}
+ * would answer a different request than a reader of the first "id" expects; such a frame is
+ * refused instead. Fast path: when no envelope member's quoted name occurs twice anywhere in the
+ * text, there is nothing to find (unknown members are refused by parseEnvelope anyway). Only
+ * then is the text scanned, tracking strings and nesting depth.
+ */
+export function duplicateTopLevelMember(text: string): string | null {
+  let suspect = false;
+  for (const quoted of ENVELOPE_MEMBERS) {
+    const first = text.indexOf(quoted);
+    if (first !== -1 && text.indexOf(quoted, first + quoted.length) !== -1) {
+      suspect = true;
+      break;
+    }
+  }
+  if (!suspect) return null;
+  const seen = new Set<string>();
+  let depth = 0;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x22) {
+      let end = i + 1;
+      while (end < text.length) {
+        const d = text.charCodeAt(end);
+        if (d === 0x5c) end += 2;
+        else if (d === 0x22) break;
+        else end++;
+      }
+      if (depth === 1) {
+        let k = end + 1;
+        while (k < text.length && (text[k] === " " || text[k] === "\t" || text[k] === "\n" || text[k] === "\r")) k++;
+        if (text[k] === ":") {
+          const name = JSON.parse(text.slice(i, end + 1)) as string;
+          if (seen.has(name)) return name;
+          seen.add(name);
+        }
+      }
+      i = end;
+    } else if (c === 0x7b || c === 0x5b) depth++;
+    else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return null;
+}

@@ -96,6 +96,8 @@ export class Supervisor {
       this.#o.emit({ action: "restarted", attempt: this.#running });
     }
     this.#running = null;
+    // A ready generation needs no restart: drop one still scheduled (a manual reload won a race).
+    this.#clearTimer();
     this.#readySince = this.#clock.now();
     this.#state = "watching";
   }
@@ -116,9 +118,10 @@ export class Supervisor {
    * a parked watcher will be revived if the reload succeeds (SUP-09).
    */
   preempt(): void {
-    if (this.#state === "stopped") return;
+    if (this.#state !== "backoff") return;
+    // A restart already under way is left to finish: the reload queues behind it (SUP-08).
     this.#clearTimer();
-    this.#running = null;
+    this.#state = "restarting";
   }
 
   /** A manual reload produced a ready generation: a fresh budget, watching again (SUP-09). */

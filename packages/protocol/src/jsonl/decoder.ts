@@ -25,7 +25,8 @@ export interface FrameError {
   quoted: string;
 }
 
-export type DecodedFrame = { ok: true; value: unknown; bytes: number } | { ok: false; error: FrameError };
+/** `text` is the line as decoded (kept for checks JSON.parse cannot make, such as duplicate keys). */
+export type DecodedFrame = { ok: true; value: unknown; bytes: number; text: string } | { ok: false; error: FrameError };
 
 const LF = 0x0a;
 const CR = 0x0d;
@@ -154,7 +155,7 @@ export function decodeLine(line: Uint8Array): DecodedFrame {
     const detail = err instanceof Error ? err.message : String(err);
     return lineError("invalid_json", `frame is not valid JSON (${detail.slice(0, 120)})`, line);
   }
-  return { ok: true, value, bytes: line.length };
+  return { ok: true, value, bytes: line.length, text };
 }
 
 /** Printable-ASCII rendering of bytes for diagnostics: anything else becomes \xNN. */

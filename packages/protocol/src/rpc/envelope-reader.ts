@@ -4,7 +4,7 @@
  * It reports every refused line; what a refusal means (reply, diagnose, terminate) is the caller's.
  */
 import { JsonlDecoder, type FrameError } from "../jsonl/decoder.js";
-import { parseEnvelope, type Envelope, type JsonRpcId } from "../jsonrpc.js";
+import { duplicateTopLevelMember, parseEnvelope, type Envelope, type JsonRpcId } from "../jsonrpc.js";
 
 export type ReadEvent =
   | { kind: "envelope"; envelope: Envelope }
@@ -22,6 +22,11 @@ export class EnvelopeReader {
     return this.#decoder.failed;
   }
 
+  /** Bytes of an unfinished frame held since its first byte arrived (0 between frames). */
+  get buffered(): number {
+    return this.#decoder.buffered;
+  }
+
   push(chunk: Uint8Array): ReadEvent[] {
     return this.#decoder.push(chunk).map(toEvent);
   }
@@ -34,5 +39,10 @@ export class EnvelopeReader {
 function toEvent(frame: ReturnType<JsonlDecoder["push"]>[number]): ReadEvent {
   if (!frame.ok) return { kind: "frame_error", error: frame.error };
   const parsed = parseEnvelope(frame.value);
+  if (parsed.ok) {
+    const duplicate = duplicateTopLevelMember(frame.text);
+    // No id is reported: which of the duplicates is "the" id is exactly what cannot be trusted.
+    if (duplicate !== null) return { kind: "invalid_envelope", reason: `member ${JSON.stringify(duplicate)} appears more than once`, id: null };
+  }
   return parsed.ok ? { kind: "envelope", envelope: parsed.envelope } : { kind: "invalid_envelope", reason: parsed.reason, id: parsed.id };
 }

@@ -165,7 +165,7 @@ test("FRAME-02: a frame is returned only when its LF arrives, with its byte coun
   assert.equal(d.buffered, 10);
   const frames = d.push(bytes("\n"));
   assert.equal(frames.length, 1);
-  assert.deepEqual(frames[0], { ok: true, value: { a: "é" }, bytes: 10 });
+  assert.deepEqual(frames[0], { ok: true, value: { a: "é" }, bytes: 10, text: '{"a":"é"}' });
   assert.equal(d.buffered, 0);
 });
 
@@ -489,7 +489,7 @@ test("FRAME-02: a __proto__ key stays an own data property and never changes the
 
 test("FRAME-10 (F8): end of input with residue is a fatal truncated_frame quoting the residue", () => {
   const d = new JsonlDecoder();
-  assert.deepEqual(d.push(bytes('{"a":1}\n{"b":')), [{ ok: true, value: { a: 1 }, bytes: 7 }]);
+  assert.deepEqual(d.push(bytes('{"a":1}\n{"b":')), [{ ok: true, value: { a: 1 }, bytes: 7, text: '{"a":1}' }]);
   const frames = d.end();
   assert.equal(frames.length, 1);
   const err = errorOf(frames[0], "truncated_frame");

@@ -9,6 +9,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { EnvelopeReader, type ReadEvent } from "../../src/rpc/envelope-reader.js";
 import { MAX_FRAME_BYTES } from "../../src/bounds.js";
+import fc from "fast-check";
+import { duplicateTopLevelMember } from "../../src/jsonrpc.js";
 
 const te = new TextEncoder();
 const line = (v: unknown): string => JSON.stringify(v) + "\n";
@@ -129,4 +131,39 @@ test("a __proto__ member is refused as an unknown member, never merged into a pr
   assert.ok(e.kind === "invalid_envelope");
   assert.match(e.reason, /unknown envelope member "__proto__"/);
   assert.equal(({} as Record<string, unknown>)["polluted"], undefined);
+});
+
+test("FRAME-01: an envelope member that appears twice is refused without trusting either id (reliability F12)", () => {
+  const reader = new EnvelopeReader();
+  const enc = new TextEncoder();
+  const [dup] = reader.push(enc.encode('{"jsonrpc":"2.0","id":1,"result":{"a":1},"id":2}\n'));
+  assert.deepEqual(dup, { kind: "invalid_envelope", reason: 'member "id" appears more than once', id: null });
+  // Nested and escaped occurrences of a member name are not duplicates.
+  const legal = [
+    '{"jsonrpc":"2.0","id":3,"result":{"id":4,"items":[{"id":5}],"text":"\\"id\\": 6"}}',
+    '{"jsonrpc":"2.0","method":"m","params":{"method":"x","params":{"id":1}}}',
+    '{ "jsonrpc" : "2.0" , "id" : 7 , "result" : { "result" : "\\"result\\"" } }',
+  ];
+  for (const line of legal) {
+    const [event] = reader.push(enc.encode(line + "\n"));
+    assert.equal(event?.kind, "envelope", line);
+  }
+  // Whitespace before the colon and unusual spacing do not hide a duplicate.
+  const [spaced] = reader.push(enc.encode('{"jsonrpc":"2.0", "method" :"a", "method"\t: "b"}\n'));
+  assert.equal(spaced?.kind === "invalid_envelope" && spaced.reason, 'member "method" appears more than once');
+});
+
+test("FRAME-01: duplicateTopLevelMember finds every duplicated envelope member in generated objects, and never invents one", () => {
+  fc.assert(
+    fc.property(fc.array(fc.tuple(fc.constantFrom("jsonrpc", "id", "method", "params", "result", "error", "x"), fc.jsonValue()), { maxLength: 8 }), (members) => {
+      const text = `{${members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
+      const names = members.map(([k]) => k);
+      const duplicated = new Set<string>(names.filter((n, i) => names.indexOf(n) !== i));
+      const found = duplicateTopLevelMember(text);
+      // Duplicates of envelope members are always found; "x" (refused as unknown anyway) may be.
+      const memberDuplicated = [...duplicated].some((n) => n !== "x");
+      if (memberDuplicated) return found !== null && duplicated.has(found);
+      return found === null || duplicated.has(found);
+    }),
+  );
 });

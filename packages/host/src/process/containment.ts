@@ -1,0 +1,126 @@
+/**
+ * How far an extension's processes are contained, decided once per host process (reliability
+ * 4.6). Every extension runs as the leader of its own process group, and the stop ladder kills
+ * the group; but a grandchild that calls setsid() leaves the group, and a host killed with
+ * SIGKILL runs no cleanup. Where the machine allows it, each extension is therefore launched as
+ *
+ *   setpriv --pdeathsig KILL -- unshare --user --map-current-user --pid --fork --kill-child
+ *     --mount-proc -- COMMAND ARGS...
+ *
+ * The extension is PID 1 of its own PID namespace: when it (or the launcher) dies, the kernel
+ * kills every process in the namespace, setsid escapees included; and the launcher dies with the
+ * host (parent-death signal). --map-current-user keeps the extension's uid as it is.
+ *
+ * Tiers, strongest first, detected with a real trial launch at first use:
+ *   "pid-namespace"  as above (needs setpriv and unprivileged user namespaces);
+ *   "process-group"  the group only; setsid escapees can outlive a stop, and a SIGKILLed host
+ *                    leaves its extensions to the SDK's exit on stdin EOF.
+ * OCTET_CONTAINMENT=process-group in the host's environment forces the weaker tier (for
+ * machines where namespaces misbehave); the tier in use is shown in status.
+ */
+import { spawnSync } from "node:child_process";
+import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { delimiter, isAbsolute, join } from "node:path";
+import { OctetError } from "@octet/protocol";
+import type { SpawnSpec } from "./spawn-child.js";
+
+export type ContainmentTier = "pid-namespace" | "process-group";
+
+export interface Containment {
+  tier: ContainmentTier;
+  /** Why the stronger tier is not used (null when it is). */
+  fallbackReason: string | null;
+  /** The launch wrapped for this tier; the command is resolved on PATH first (clear ENOENT). */
+  wrap(spec: SpawnSpec): SpawnSpec;
+}
+
+const SETPRIV = ["/usr/bin/setpriv", "/bin/setpriv"];
+const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"];
+const NAMESPACE_FLAGS = ["--user", "--map-current-user", "--pid", "--fork", "--kill-child", "--mount-proc"];
+
+let detected: Containment | null = null;
+
+/** The containment of this host process; detected on first use, then cached. */
+export function containment(env: Readonly<Record<string, string | undefined>> = process.env): Containment {
+  detected ??= detect(env);
+  return detected;
+}
+
+function detect(env: Readonly<Record<string, string | undefined>>): Containment {
+  if (env["OCTET_CONTAINMENT"] === "process-group") return groupOnly("OCTET_CONTAINMENT=process-group");
+  if (process.platform !== "linux") return groupOnly(`namespaces are Linux-only (this is ${process.platform})`);
+  const setpriv = SETPRIV.find(executable);
+  const unshare = UNSHARE.find(executable);
+  if (!setpriv || !unshare) return groupOnly(`${!setpriv ? "setpriv" : "unshare"} (util-linux) is not installed`);
+  // A real trial: some kernels and containers refuse unprivileged user namespaces.
+  const trial = spawnSync(setpriv, ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", "/bin/sh", "-c", "exit 0"], { timeout: 5_000, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+  if (trial.error || trial.status !== 0) {
+    const why = trial.error?.message ?? (trial.stderr.trim().split("\n").pop() || `exit ${trial.status ?? trial.signal}`);
+    return groupOnly(`a PID namespace could not be created: ${why}`);
+  }
+  return {
+    tier: "pid-namespace",
+    fallbackReason: null,
+    wrap: (spec) => {
+      const command = resolveCommand(spec);
+      return { ...spec, command: setpriv, args: ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", command, ...spec.args] };
+    },
+  };
+}
+
+function groupOnly(reason: string): Containment {
+  return { tier: "process-group", fallbackReason: reason, wrap: (spec) => spec };
+}
+
+function executable(path: string): boolean {
+  try {
+    accessSync(path, constants.X_OK);
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The command as the child's PATH finds it. Behind the launcher a missing command would only
+ * show as the launcher's exit status, so it is resolved here, with the same clear error a
+ * direct spawn gives.
+ */
+export function resolveCommand(spec: SpawnSpec): string {
+  const { command } = spec;
+  if (command.includes("/")) {
+    const path = isAbsolute(command) ? command : join(spec.cwd, command);
+    if (!executable(path)) throw new OctetError("spawn_failed", `command "${command}" ${existsAsFile(path) ? "is not executable (permission denied)" : "was not found"}`);
+    return path;
+  }
+  const dirs = (spec.env["PATH"] ?? "").split(delimiter).filter((d) => d !== "");
+  for (const dir of dirs) {
+    const path = join(dir, command);
+    if (executable(path)) return path;
+  }
+  throw new OctetError("spawn_failed", `command "${command}" was not found (PATH=${spec.env["PATH"] ?? ""})`);
+}
+
+function existsAsFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The extension's own pid: behind the namespace launcher, the launcher's only child (read from
+ * /proc/<pid>/task/<pid>/children); else, or while the launcher has not forked yet, the spawned pid.
+ */
+export function extensionPid(spawnedPid: number, tier: ContainmentTier): number {
+  if (tier !== "pid-namespace") return spawnedPid;
+  let text = "";
+  try {
+    text = readFileSync(`/proc/${spawnedPid}/task/${spawnedPid}/children`, "utf8");
+  } catch {
+    return spawnedPid;
+  }
+  const first = Number(text.trim().split(/\s+/)[0]);
+  return Number.isInteger(first) && first > 1 ? first : spawnedPid;
+}
