@@ -236,3 +236,21 @@ test("--json usage errors print one JSON document on stdout; a command's error r
     await cleanup();
   }
 });
+
+test("SUP-21, SUP-22: octet extensions reload NAME replaces the running generation with a new one and shows the status", async () => {
+  const r = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-world", "--json", "extensions", "reload", "hello-world"]);
+  assert.equal(r.code, 0, r.stderr);
+  const list = JSON.parse(r.stdout) as { name: string; state: string; generation: number; restarts: number; supervision: string }[];
+  const hello = list.find((s) => s.name === "hello-world")!;
+  assert.equal(hello.state, "ready");
+  assert.equal(hello.generation, 2, "generation 1 was replaced by 2");
+  assert.equal(hello.restarts, 0, "a manual reload is not an automatic restart");
+  assert.equal(hello.supervision, "watching");
+  const human = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-world", "extensions", "reload"]);
+  assert.equal(human.code, 0, human.stderr);
+  assert.match(human.stderr, /reloaded hello-world/);
+  assert.match(human.stdout, /RESTARTS/);
+  const unknown = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-world", "extensions", "reload", "nope"]);
+  assert.equal(unknown.code, 2);
+  assert.match(unknown.stderr, /no extension named "nope" was discovered \(known: .*hello-world/);
+});

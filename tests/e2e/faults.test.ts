@@ -14,7 +14,9 @@ async function withPair(behaviour: string, body: (host: ExtensionHost, events: H
     { name: "faulty", behaviour, tools: ["echo_faulty", "slow_faulty"] },
   ]);
   const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["good", "faulty"], onEvent: (e) => events.push(e), timeouts: { initializeMs: 5_000 } });
+  // Supervision off: each test looks at one fault, not at the restart that would follow it
+  // (tests/e2e/supervision.test.ts and fault-suite.test.ts cover restarts).
+  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["good", "faulty"], onEvent: (e) => events.push(e), timeouts: { initializeMs: 5_000 }, supervision: { enabled: false } });
   try {
     await body(host, events, dir);
   } finally {

@@ -96,7 +96,7 @@ async function withSupervised(specs: FakeSpec[], clock: SupervisorClock, body: (
 const supervision = (events: HostEvent[], name: string): string[] =>
   events.flatMap((e) => (e.type === "supervision" && e.extension === name ? [e.action] : []));
 
-test("SUP-01, SUP-02, SUP-13, SUP-20, LIFE-01: a crash mid-call fails that call, removes the tools, and a restart brings generation 2 (the unsafe call is not replayed)", async () => {
+test("SUP-01, SUP-02, SUP-13, SUP-20, CANCEL-08, LIFE-01: a crash mid-call fails that call, removes the tools, and a restart brings generation 2 (the unsafe call is not replayed)", async () => {
   const timers = new HandTimers();
   await withSupervised([{ name: "crashy", behaviour: "good", tools: ["c_echo", "c_slow"] }, { name: "bystander", behaviour: "good" }], timers, async ({ host, events, status, log }) => {
     const first = status();

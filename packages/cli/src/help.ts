@@ -7,6 +7,7 @@ Usage:
   octet [FLAGS]                          interactive session (type /help inside)
   octet [FLAGS] extensions list          every discovered extension and whether it can start
   octet [FLAGS] extensions status        start the enabled extensions and show their state
+  octet [FLAGS] extensions reload [NAME] start them, replace NAME (default: all) with a new generation
   octet [FLAGS] call TOOL [ARGS_JSON]    call a tool and print its result
   octet [FLAGS] command NAME [ARG...]    run an extension's slash command
   octet COMMAND --help                   help for one command
@@ -48,10 +49,19 @@ export const COMMAND_HELP: Record<string, string> = {
                                     source, manifest path, enabled, trusted, validation errors
   octet [FLAGS] extensions status   start the enabled extensions, then show per extension its
                                     state, process generation, pid, negotiated features, pending
-                                    requests, health and last error; then stop them
+                                    requests, health, restarts and last error (and the tail of
+                                    the stderr of one that failed); then stop them
+  octet [FLAGS] extensions reload [NAME]
+                                    start them, then replace NAME (default: every running one)
+                                    with a new generation as a long-running host would: the new
+                                    one is started and negotiated first, then the old one drains
+                                    (2 s at most) and stops; a changed catalog is refused
+                                    ("re-registration required"); then show the status
 
-Add --json for a JSON array on stdout. Example:
+A crashed extension is restarted automatically (after 0-250 ms, doubling to at most 30 s); after
+eight failed restarts it is parked until reloaded. Add --json for a JSON array on stdout. Examples:
   octet --extension-dir examples --enable-extension hello-world extensions status
+  octet --extension-dir examples --enable-extension hello-world extensions reload hello-world
 `,
   call: `Usage:
   octet [FLAGS] call TOOL [ARGS_JSON]

@@ -5,7 +5,7 @@
  */
 import { OCTET_VERSION } from "@octet/protocol";
 import { UsageError, parseCommandLine } from "./args.js";
-import { call, command, extensionsList, extensionsStatus } from "./commands.js";
+import { call, command, extensionsList, extensionsReload, extensionsStatus } from "./commands.js";
 import { EXIT_USAGE } from "./exit-codes.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
@@ -29,10 +29,14 @@ async function main(argv: string[]): Promise<number> {
       return 0;
     case "extensions": {
       const [sub, ...extra] = rest;
+      if (sub === "reload") {
+        if (extra.length > 1) throw new UsageError(`extensions reload takes at most one NAME; got: ${extra.join(" ")}`);
+        return extensionsReload(options, extra[0]);
+      }
       if (extra.length > 0) throw new UsageError(`extensions ${sub ?? ""} takes no further arguments; got: ${extra.join(" ")}`);
       if (sub === "list") return extensionsList(options);
       if (sub === "status") return extensionsStatus(options);
-      throw new UsageError(sub === undefined ? "extensions needs a subcommand: list or status" : `unknown subcommand "extensions ${sub}"; expected list or status`);
+      throw new UsageError(sub === undefined ? "extensions needs a subcommand: list, status or reload" : `unknown subcommand "extensions ${sub}"; expected list, status or reload`);
     }
     case "call":
       return call(options, rest);
