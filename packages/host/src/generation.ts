@@ -14,7 +14,7 @@ import { rm } from "node:fs/promises";
 import {
   EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated,
   validateInitializeResult,
-  type AcceptedInitialize, type ApiVersion, type HostState, type PeerDiagnostic, type ResourceOwner, type ExecutionContext,
+  type AcceptedInitialize, type ApiVersion, type HostState, type PeerDiagnostic, type ResourceOwner, type ExecutionContext, type SendTicket,
 } from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 import type { ManifestSource } from "@octet/protocol";
@@ -151,9 +151,14 @@ export class Generation {
   }
 
   /** A best-effort notification to the extension (lifecycle events); dropped once the peer closed. */
-  notify(method: string, params: Record<string, unknown>): void {
+  notify(method: string, params: Record<string, unknown>): SendTicket | undefined {
     const peer = this.#peer;
-    if (peer && !peer.closed) peer.notify(method, params);
+    return peer && !peer.closed ? peer.notify(method, params) : undefined;
+  }
+
+  /** A lifecycle event was dropped undelivered (LIFE-10): said once, bounded like every diagnostic. */
+  lifecycleDropped(method: string, afterMs: number): void {
+    this.#diagnose("warning", `${method} was not delivered within ${afterMs} ms (the extension is not reading its stdin fast enough); dropped`);
   }
 
   /** Validates a tool's structured_content against its output_schema; null when valid or none. */
@@ -280,7 +285,14 @@ export class Generation {
     const child = this.#child;
     if (child) {
       child.stdin.destroy();
+      const until = Date.now() + bounds.KILL_REAP_TIMEOUT_MS;
       await deadline(this.#exited, bounds.KILL_REAP_TIMEOUT_MS);
+      // The direct child (a launcher, under a namespace) can be reaped before the rest of its
+      // group has finished dying: a stop is over when the group is empty, read from /proc, within
+      // the same bound. Killed processes do not come back, so polling is enough.
+      while (this.#pgid > 1 && groupMembers(this.#pgid).length > 0 && Date.now() < until) {
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      }
       // A grandchild may hold stdout/stderr open; never wait on 'close' without a bound (P14).
       child.stdout.destroy();
       child.stderr.destroy();

@@ -2,18 +2,33 @@
  * Lifecycle observations for API 0.2+ extensions (LIFE-04..12): the embedder reports session,
  * turn and tool starts and settlements; each ready generation that negotiated lifecycle_events
  * and subscribed to that method gets a best-effort notification through its writer (delivery
- * never blocks the host, LIFE-10). Scopes started and not settled are remembered, so a
- * generation being stopped or replaced first receives their terminal events (LIFE-12).
+ * never blocks the host, LIFE-10). Session and turn events have a 250 ms delivery deadline: one
+ * still queued behind an extension that is not reading is withdrawn and reported, not delivered
+ * late; tool events wait in the bounded writer queue. Scopes started and not settled are
+ * remembered, so a generation being stopped or replaced first receives their terminal events
+ * (LIFE-12).
  */
-import { OctetError, validateLifecycleEvent } from "@octet/protocol";
+import { OctetError, bounds, validateLifecycleEvent, type SendTicket } from "@octet/protocol";
 
 export type LifecycleMethod = "session/started" | "session/settled" | "turn/started" | "turn/settled" | "tool/started" | "tool/settled";
 
 export interface LifecycleTarget {
   /** True if the generation negotiated lifecycle_events and subscribed to `method`. */
   subscribes(method: LifecycleMethod): boolean;
-  notify(method: LifecycleMethod, params: Record<string, unknown>): void;
+  /** Queues the notification; the ticket (when there is one) can withdraw it before it is written. */
+  notify(method: LifecycleMethod, params: Record<string, unknown>): SendTicket | undefined | void;
+  /** Told when a session/turn event was withdrawn at its deadline. */
+  lifecycleDropped?(method: LifecycleMethod, afterMs: number): void;
 }
+
+/** Injectable timers, so the deadline is tested without waiting. */
+export interface DeliveryTimers {
+  setTimer(fn: () => void, ms: number): void;
+}
+
+const realTimers: DeliveryTimers = {
+  setTimer: (fn, ms) => void setTimeout(fn, ms).unref(),
+};
 
 interface OpenScope {
   settled: LifecycleMethod;
@@ -24,6 +39,11 @@ interface OpenScope {
 export class LifecycleHub {
   /** Started scopes not yet settled, keyed by kind and ids, oldest first. */
   readonly #open = new Map<string, OpenScope>();
+  readonly #timers: DeliveryTimers;
+
+  constructor(timers: DeliveryTimers = realTimers) {
+    this.#timers = timers;
+  }
 
   /** Validates and fans out one observation; throws OctetError on a malformed event (an embedder bug). */
   emit(method: LifecycleMethod, params: Record<string, unknown>, targets: Iterable<LifecycleTarget>): void {
@@ -35,7 +55,7 @@ export class LifecycleHub {
     for (const t of targets) {
       if (!t.subscribes(method)) continue;
       try {
-        t.notify(method, event);
+        this.#deliver(t, method, event);
       } catch {
         // Best effort: a generation that cannot take it does not hold up the others (LIFE-10).
       }
@@ -52,11 +72,21 @@ export class LifecycleHub {
     for (const s of scopes) {
       if (!target.subscribes(s.settled)) continue;
       try {
-        target.notify(s.settled, { ...s.ids, outcome: "shutdown", duration_ms: Math.max(0, Date.now() - s.startedAt), reason });
+        this.#deliver(target, s.settled, { ...s.ids, outcome: "shutdown", duration_ms: Math.max(0, Date.now() - s.startedAt), reason });
       } catch {
         // Best effort.
       }
     }
+  }
+
+  /** Session and turn events not written within the deadline are withdrawn (LIFE-10). */
+  #deliver(target: LifecycleTarget, method: LifecycleMethod, params: Record<string, unknown>): void {
+    const ticket = target.notify(method, params);
+    if (!ticket || method.startsWith("tool/")) return;
+    const ms = bounds.LIFECYCLE_DELIVERY_TIMEOUT_MS;
+    this.#timers.setTimer(() => {
+      if (ticket.withdraw()) target.lifecycleDropped?.(method, ms);
+    }, ms);
   }
 
   #track(method: LifecycleMethod, params: Record<string, unknown>): void {

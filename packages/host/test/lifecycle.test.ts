@@ -47,3 +47,22 @@ test("LIFE-11, LIFE-12: open scopes are settled for a stopping generation, inner
   ]);
   assert.equal(a.got[0]![1]["turn_id"], "t1");
 });
+
+test("LIFE-10: session and turn events not written within 250 ms are withdrawn and reported; tool events wait in the writer queue", () => {
+  const timers: { fn: () => void; ms: number }[] = [];
+  const hub = new LifecycleHub({ setTimer: (fn, ms) => void timers.push({ fn, ms }) });
+  const dropped: [string, number][] = [];
+  // A target whose writer is stuck: nothing it was given has started to be written.
+  const stuck: LifecycleTarget = {
+    subscribes: () => true,
+    notify: () => ({ withdraw: () => true }),
+    lifecycleDropped: (m, ms) => void dropped.push([m, ms]),
+  };
+  // A target whose frames were already written: withdraw() is refused.
+  const flowing: LifecycleTarget = { subscribes: () => true, notify: () => ({ withdraw: () => false }), lifecycleDropped: (m) => void dropped.push([`flowing ${m}`, 0]) };
+  hub.emit("turn/started", turn, [stuck, flowing]);
+  hub.emit("tool/started", { ...turn, tool_call_id: "c1", tool_name: "x" }, [stuck, flowing]);
+  assert.deepEqual(timers.map((t) => t.ms), [250, 250], "one deadline per turn event and target; none for tool events");
+  for (const t of timers) t.fn();
+  assert.deepEqual(dropped, [["turn/started", 250]], "only the undelivered one is dropped and reported");
+});

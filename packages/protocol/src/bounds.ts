@@ -76,6 +76,9 @@ export const SHUTDOWN_FAST_TIMEOUT_MS = 1_400;
 /** Wait for the OS to report the exit after SIGKILL to the group. */
 export const KILL_REAP_TIMEOUT_MS = 1_000;
 
+/** A session/* or turn/* lifecycle notification not on the wire within this time is dropped (LIFE-10). */
+export const LIFECYCLE_DELIVERY_TIMEOUT_MS = 250;
+
 /** A frame begun must end (its LF) within this time, else the stream is stalled (reliability F8). */
 export const FRAME_ASSEMBLY_TIMEOUT_MS = 10_000;
 

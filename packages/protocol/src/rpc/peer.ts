@@ -139,9 +139,10 @@ export class RpcPeer {
     return { withdrawn };
   }
 
-  notify(method: string, params: unknown): void {
+  /** Queues a notification; the ticket withdraws it while no byte of it was written. */
+  notify(method: string, params: unknown): SendTicket {
     if (this.#closed) throw this.#closed;
-    this.#transport.send(encodeFrame({ jsonrpc: "2.0", method, params } satisfies Message));
+    return this.#transport.send(encodeFrame({ jsonrpc: "2.0", method, params } satisfies Message));
   }
 
   /** Feeds one decoded, validated envelope from the other side. */
