@@ -10,7 +10,9 @@ import { EXAMPLES, groupMembers, makeExtensions, processesMentioning, waitUntil,
 async function withHost(specs: FakeSpec[], options: Partial<Parameters<typeof ExtensionHost.start>[0]>, body: (host: ExtensionHost, events: HostEvent[], dir: string) => Promise<void>): Promise<void> {
   const { dir, cleanup } = await makeExtensions(specs);
   const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e), ...options });
+  // Restarts held (scheduled, never fired) unless a test brings its own supervision.
+  const held = { now: () => Date.now(), random: () => 0.5, setTimer: () => () => undefined };
+  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e), supervision: { clock: held }, ...options });
   try {
     await body(host, events, dir);
   } finally {

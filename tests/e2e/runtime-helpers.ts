@@ -107,7 +107,10 @@ export async function withRuntime(specs: V2Spec[], options: Partial<ExtensionHos
       return found!;
     },
   };
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e), ...options });
+  // Restarts are scheduled but never fired unless a test brings its own supervision: these tests
+  // look at one generation's end, not at the supervisor (tests/e2e/supervision.test.ts).
+  const held = { now: () => Date.now(), random: () => 0.5, setTimer: () => () => undefined };
+  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e), supervision: { clock: held }, ...options });
   rt.host = host;
   try {
     await body(rt);
