@@ -11,14 +11,12 @@
 //      which leaves its process group with setsid; the host is killed with SIGKILL. Orphans:
 //      processes of that run still alive 5 s later.
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { ExtensionHost } from "@octet/host";
+// The end-to-end tests' helpers (compiled by npm run build): fake-ext manifests and /proc scans.
+import { ROOT, makeExtensions, processesMentioning } from "../tests/dist/e2e/helpers.js";
 
-const ROOT = fileURLToPath(new URL("..", import.meta.url));
-const FAKE_EXT = join(ROOT, "tests", "fixtures", "fake-ext.mjs");
 const RUNNER = join(ROOT, "tests", "fixtures", "host-runner.mjs");
 
 function args() {
@@ -30,45 +28,6 @@ function args() {
     const n = Number(argv[++i]);
     if (!Number.isInteger(n) || n < 0) throw new Error(`--${key} needs a non-negative integer, got ${argv[i]}`);
     out[key] = n;
-  }
-  return out;
-}
-
-function writeExtension(dir, name, behaviour, tools) {
-  mkdirSync(join(dir, name), { recursive: true });
-  writeFileSync(join(dir, name, "extension.toml"), `name = "${name}"
-version = "0.0.1"
-api_version = "0.1"
-
-[entrypoint]
-command = ${JSON.stringify(process.execPath)}
-args = [${JSON.stringify(FAKE_EXT)}, "${behaviour}", "0.1", "${tools.join(",")}"]
-
-[capabilities]
-filesystem = "none"
-process = false
-network = false
-
-[contributes]
-tools = [${tools.map((t) => JSON.stringify(t)).join(", ")}]
-`);
-}
-
-/** Live (non-zombie) processes whose environment or command line mentions `needle`. */
-function processesMentioning(needle) {
-  const out = [];
-  for (const name of readdirSync("/proc")) {
-    const pid = Number(name);
-    if (!Number.isInteger(pid) || pid === process.pid) continue;
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-      const state = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[0];
-      if (state === "Z" || state === "X") continue;
-      const text = readFileSync(`/proc/${pid}/cmdline`, "utf8") + readFileSync(`/proc/${pid}/environ`, "utf8");
-      if (text.includes(needle)) out.push(pid);
-    } catch {
-      // gone meanwhile
-    }
   }
   return out;
 }
@@ -91,8 +50,7 @@ async function waitFor(check, ms) {
 }
 
 async function crashLoop(n) {
-  const dir = mkdtempSync(join(tmpdir(), "octet-stress-crash-"));
-  writeExtension(dir, "crasher", "good", ["echo", "slow"]);
+  const { dir, cleanup } = await makeExtensions([{ name: "crasher", behaviour: "good" }]);
   const instant = { now: () => Date.now(), random: () => 0, setTimer: (fn, ms) => { const t = setTimeout(fn, ms); return () => clearTimeout(t); } };
   const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["crasher"], supervision: { clock: instant, policy: { maxAttempts: Number.MAX_SAFE_INTEGER } } });
   let orphans = 0;
@@ -120,7 +78,7 @@ async function crashLoop(n) {
   await waitFor(() => processesMentioning(dir).length === 0, 2_000);
   const left = processesMentioning(dir);
   for (const pid of left) process.kill(pid, "SIGKILL");
-  rmSync(dir, { recursive: true, force: true });
+  await cleanup();
   return { orphans: orphans + left.length, failures, restarts: host.status()[0].restarts };
 }
 
@@ -129,9 +87,10 @@ async function killLoop(n) {
   let containment = "unknown";
   const started = Date.now();
   for (let i = 1; i <= n; i++) {
-    const dir = mkdtempSync(join(tmpdir(), "octet-stress-kill-"));
-    writeExtension(dir, "plain", "good", ["echo", "slow"]);
-    writeExtension(dir, "escaper", "setsid-grandchild", ["e_echo", "e_slow"]);
+    const { dir, cleanup } = await makeExtensions([
+      { name: "plain", behaviour: "good" },
+      { name: "escaper", behaviour: "setsid-grandchild", tools: ["e_echo", "e_slow"] },
+    ]);
     const runner = spawn(process.execPath, [RUNNER, dir], { stdio: ["ignore", "pipe", "inherit"] });
     const line = await new Promise((resolve) => {
       let out = "";
@@ -147,7 +106,7 @@ async function killLoop(n) {
     const left = processesMentioning(dir);
     orphans += left.length;
     for (const pid of left) process.kill(pid, "SIGKILL");
-    rmSync(dir, { recursive: true, force: true });
+    await cleanup();
     if (i % 10 === 0) process.stdout.write(`  ${i} host kill -9 cycles, ${orphans} orphans so far (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
   }
   return { orphans, containment };

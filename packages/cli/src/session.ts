@@ -24,8 +24,13 @@ export function createUi(options: GlobalOptions): CliUi {
     noInput: options.noInput,
     interactive: process.stdin.isTTY === true && process.stderr.isTTY === true,
     line,
-    // In raw mode Ctrl-C is a key, not a signal: turn it back into SIGINT so it cancels the call.
-    onInterrupt: () => process.kill(process.pid, "SIGINT"),
+    // In raw mode Ctrl-C is a key, not a signal: hand it to the SIGINT handlers synchronously, so
+    // the call is cancelled before the prompt's cancelled answer can let the tool finish (a
+    // real kill() is delivered a loop turn later, after which the tool may already have answered).
+    onInterrupt: () => {
+      if (process.listenerCount("SIGINT") > 0) process.emit("SIGINT", "SIGINT");
+      else process.kill(process.pid, "SIGINT");
+    },
   });
   return { line, services, progress: (label) => new ProgressView(line, label) };
 }
