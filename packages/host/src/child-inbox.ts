@@ -14,6 +14,7 @@ import {
 import type { DiagnosticLevel, HostEvent } from "./events.js";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 import { RateWindow } from "./util/rate-window.js";
+import type { GenerationServices } from "./services/child-service.js";
 
 /** The embedder's answer to a confirmation; `signal` aborts when nobody needs the answer any more. */
 export type ConfirmService = (request: {
@@ -61,6 +62,8 @@ export interface InboxContext {
   diagnose(level: DiagnosticLevel, message: string): void;
   /** The clock of the rate windows (tests inject one). */
   now?: () => number;
+  /** The host services bound for this generation (artifacts, presentation, policy, ...). */
+  readonly services?: GenerationServices;
 }
 
 export class ChildInbox {
@@ -106,6 +109,23 @@ export class ChildInbox {
     try {
       if (request.method === "confirmation/request") return await this.#confirmation(request, own.signal, cleanup);
       if (request.method === "input/request" && isNegotiated(ctx.api)) return await this.#input(request, own.signal, cleanup);
+      const service = isNegotiated(ctx.api) ? ctx.services?.request(request.method) : undefined;
+      if (service) {
+        const ownSignal = anySignal(ctx.generationSignal, own.signal);
+        cleanup.push(ownSignal.dispose);
+        return await service({
+          method: request.method,
+          id,
+          params: request.params,
+          signal: ownSignal.signal,
+          parent: (parentId) => {
+            if (parentId === undefined || parentId === null) throw new WireError(ErrorCode.Unavailable, `${request.method} refused: parent_request_id is missing; it must name an active tool/call or command/execute`);
+            if (typeof parentId !== "number" || !Number.isSafeInteger(parentId)) throw new WireError(ErrorCode.InvalidParams, `${request.method}: parent_request_id must be the integer id of an active host request`);
+            const scoped = this.#scope(request.method, parentId, own.signal, cleanup);
+            return { signal: scoped.signal, parent: scoped.parent!, parentId };
+          },
+        });
+      }
       throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} is not offered by this host`);
     } finally {
       this.#outstanding.delete(id);
@@ -239,8 +259,11 @@ export class ChildInbox {
         ctx.emit({ type: "status", ...base, contribution: checked.value });
         return;
       }
-      default:
+      default: {
+        const service = isNegotiated(ctx.api) ? ctx.services?.notification(n.method) : undefined;
+        if (service) return service(n.params);
         ctx.diagnose("warning", `ignored unknown notification ${JSON.stringify(n.method.slice(0, 64))}`);
+      }
     }
   }
 }

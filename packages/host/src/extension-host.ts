@@ -32,6 +32,8 @@ import { truncateBytes } from "./transport/stderr-sink.js";
 import { catalogOf, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 import { Supervisor, isPermanentRestartError, type SupervisorClock } from "./supervision/supervisor.js";
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restart-policy.js";
+import { bindServices, type HostServiceOptions } from "./services/index.js";
+import type { ServiceFactory } from "./services/child-service.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
@@ -51,7 +53,7 @@ export interface ExtensionHostOptions {
   /** Where global extensions live: <octetHome>/extensions. Default $OCTET_HOME or ~/.octet. */
   octetHome?: string;
   /** The embedder's services; one left out is not offered, and its requests are refused or answered empty. */
-  services?: { confirm?: ConfirmService; input?: InputService };
+  services?: { confirm?: ConfirmService; input?: InputService } & HostServiceOptions;
   session?: Partial<HostState>;
   onEvent?: HostEventListener;
   /** The environment the child allowlist is taken from. Default: process.env. */
@@ -99,9 +101,12 @@ export class ExtensionHost {
   /** The menu last collected per extension: actions run only from a menu the host validated. */
   readonly #menus = new Map<string, ExtensionMenu>();
   #shutdown: Promise<void> | null = null;
+  /** Per-generation factories of the API 0.2 services the embedder bound (services/). */
+  readonly #serviceFactories: ServiceFactory[];
 
   private constructor(options: ExtensionHostOptions) {
     this.#options = options;
+    this.#serviceFactories = bindServices(options.services ?? {});
     this.workspace = resolve(options.workspace ?? process.cwd());
     if (options.onEvent) this.#listeners.push(options.onEvent);
   }
@@ -394,6 +399,7 @@ export class ExtensionHost {
       emit: (event) => this.#emit(event),
       confirm: this.#options.services?.confirm,
       input: this.#options.services?.input,
+      services: this.#serviceFactories,
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
       ...(this.#options.timeouts?.frameAssemblyMs !== undefined ? { frameAssemblyTimeoutMs: this.#options.timeouts.frameAssemblyMs } : {}),
     });

@@ -34,6 +34,7 @@ import { describeFrameError } from "./transport/frame-errors.js";
 import { RateWindow } from "./util/rate-window.js";
 import { ChildInbox, type ConfirmService, type InputService } from "./child-inbox.js";
 import { registerGroup, unregisterGroup } from "./process/registry.js";
+import { GenerationServices, type ServiceFactory } from "./services/child-service.js";
 
 /** Diagnostics one generation may cause per second; the rest are counted in one summary. */
 const DIAGNOSTICS_PER_SECOND = 20;
@@ -63,6 +64,8 @@ export interface GenerationSpec {
   onDrained?: ((reason: "shutdown" | "reload") => void) | undefined;
   /** Called once when the generation ends for any reason other than a requested stop. */
   onUnexpectedEnd?: (error: OctetError) => void;
+  /** The host services the embedder bound; each builds this generation's instance (services/). */
+  services?: readonly ServiceFactory[];
 }
 
 
@@ -96,13 +99,32 @@ export class Generation {
   readonly #ended$ = new AbortController();
   /** Diagnostics per second; an extension must not be able to flood the embedder through us. */
   readonly #diagnostics = new RateWindow(DIAGNOSTICS_PER_SECOND);
+  /** This generation's instances of the bound host services. */
+  readonly #services: GenerationServices;
 
   constructor(spec: GenerationSpec) {
     this.spec = spec;
     this.name = spec.manifest.name;
     this.api = spec.manifest.api_version;
     this.#stderr = new StderrSink((line) => spec.emit({ type: "stderr", extension: this.name, generation: spec.number, line }));
+    this.#services = isNegotiated(this.api) && spec.services?.length
+      ? new GenerationServices(spec.services.flatMap((factory) => {
+        const service = factory({
+          name: this.name,
+          api: this.api,
+          number: spec.number,
+          manifest: spec.manifest,
+          scratchDir: () => this.#scratch,
+          owner: () => this.owner(),
+          ended: this.#ended$.signal,
+          diagnose: (level, message) => this.#diagnose(level, message),
+          emit: (event) => spec.emit(event),
+        });
+        return service ? [service] : [];
+      }))
+      : GenerationServices.none();
     this.#inbox = new ChildInbox({
+      services: this.#services,
       name: this.name,
       api: this.api,
       generation: spec.number,
@@ -303,6 +325,7 @@ export class Generation {
       this.spec.emit({ type: "diagnostic", extension: this.name, generation: this.spec.number, level: "warning", message: `(${this.#diagnostics.dropped} more diagnostics suppressed; over ${DIAGNOSTICS_PER_SECOND} per second)` });
     }
     this.#ended$.abort();
+    this.#services.dispose();
     if (this.#scratch) {
       const dir = this.#scratch;
       this.#scratch = null;
@@ -415,6 +438,7 @@ export class Generation {
       source: this.spec.source,
       workspace: this.spec.workspace,
       host: this.spec.host,
+      serviceFeatures: this.#services.features,
     });
     const timeoutMs = this.spec.initializeTimeoutMs ?? bounds.INITIALIZE_TIMEOUT_MS;
     let raw: unknown;
@@ -434,6 +458,7 @@ export class Generation {
       throw new OctetError("initialize_failed", `initialize response rejected: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.#accepted = checked.value;
+    this.#services.negotiated(checked.value.features);
     const features = new Set(checked.value.features);
     this.#requests = new HostRequests({
       peer,

@@ -14,7 +14,7 @@ export interface InitializeOffer {
 
 export function buildInitializeRequest(
   manifest: ExtensionManifest,
-  where: { manifestPath: string; source: ManifestSource; workspace: string; host: HostState },
+  where: { manifestPath: string; source: ManifestSource; workspace: string; host: HostState; serviceFeatures?: readonly string[] },
 ): { params: InitializeParams; offered: InitializeOffer | undefined } {
   const params: InitializeParams = {
     api_version: manifest.api_version,
@@ -26,7 +26,9 @@ export function buildInitializeRequest(
     host: where.host,
   };
   if (!isNegotiated(manifest.api_version)) return { params, offered: undefined };
-  const offered: InitializeOffer = { required: [...REQUIRED_FEATURES], optional: offeredOptionalFeatures(manifest.api_version), maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS };
+  const optional = offeredOptionalFeatures(manifest.api_version);
+  for (const f of where.serviceFeatures ?? []) if (!optional.includes(f)) optional.push(f);
+  const offered: InitializeOffer = { required: [...REQUIRED_FEATURES], optional, maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS };
   params.protocol = {
     version: manifest.api_version,
     required_features: offered.required,
@@ -39,8 +41,9 @@ export function buildInitializeRequest(
 /**
  * The optional features this host binds a service behind (INIT-29): progress (with decoration,
  * whose bounds are defined, INIT-47), lifecycle events (emitLifecycle), runtime_commands (a fixed
- * per-generation command list), and on API 0.4 prompt metadata. Artifacts, policy, dynamic tools,
- * secrets, agent sessions and the Wave-1 features are not offered until their services exist.
+ * per-generation command list), and on API 0.4 prompt metadata. The host services the embedder
+ * binds (artifacts, presentation, policy, secrets, dynamic tools: services/) add theirs through
+ * `serviceFeatures`; agent sessions and the Wave-1 features are not offered.
  */
 export function offeredOptionalFeatures(api: ApiVersion): string[] {
   const features = ["request_progress", "progress_decoration", "lifecycle_events", "runtime_commands"];
