@@ -43,7 +43,8 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
     trust: options.trust,
     safeMode: options.safeMode,
     onEvent: eventPrinter(options, ui?.line),
-    ...(ui ? { services: ui.services } : {}),
+    // The CLI binds dynamic tools: every /call in the shell uses the catalog published at that moment.
+    services: { ...(ui ? ui.services : {}), dynamicTools: true },
     ...extra,
   };
 }

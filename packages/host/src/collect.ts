@@ -113,7 +113,7 @@ export async function collectStatus(gens: readonly Generation[], surface: UiSurf
  * renderer applies or it failed (the caller falls back to plain output, REND-03).
  */
 export async function renderTool(gens: readonly Generation[], input: RenderInput, options: CallOptions, env: CollectEnv): Promise<RenderSegment[] | null> {
-  const found = gens.find((g) => g.spec.manifest.contributes.tool_renderers.includes(input.name) && g.accepted?.result.tools.some((t) => t.name === input.name));
+  const found = gens.find((g) => g.spec.manifest.contributes.tool_renderers.includes(input.name) && g.tools.some((t) => t.name === input.name));
   if (!found) return null;
   const g = found;
   try {

@@ -34,6 +34,7 @@ import { Supervisor, isPermanentRestartError, type SupervisorClock } from "./sup
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restart-policy.js";
 import { bindServices, type HostServiceOptions } from "./services/index.js";
 import type { ServiceFactory } from "./services/child-service.js";
+import { CatalogSnapshot } from "./catalog-snapshot.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
@@ -75,6 +76,12 @@ export interface ExtensionHostOptions {
 export interface CallOptions extends CollectOptions {
   /** Receives the call's $/progress events (API 0.2+), output cut into chunks of at most 8 KiB. */
   onProgress?: (event: ProgressEvent) => void;
+  /**
+   * The catalog snapshot the model request that produced this call was built from
+   * (host.catalog()): the call then uses the definition and catalog epoch the model saw
+   * (CALL-04, CAT-15). Without it, the catalog published now.
+   */
+  catalog?: CatalogSnapshot;
 }
 
 export interface HostTool extends ToolDefinition {
@@ -106,7 +113,7 @@ export class ExtensionHost {
 
   private constructor(options: ExtensionHostOptions) {
     this.#options = options;
-    this.#serviceFactories = bindServices(options.services ?? {});
+    this.#serviceFactories = bindServices(options.services ?? {}, { nameOwners: (extension) => this.#nameOwners(extension) });
     this.workspace = resolve(options.workspace ?? process.cwd());
     if (options.onEvent) this.#listeners.push(options.onEvent);
   }
@@ -143,7 +150,16 @@ export class ExtensionHost {
 
   /** Model-visible tool definitions of every ready extension. */
   tools(): HostTool[] {
-    return this.#ready().flatMap(({ g }) => (g.accepted?.result.tools ?? []).map((t) => ({ ...t, extension: g.name })));
+    return this.#ready().flatMap(({ g }) => g.tools.map((t) => ({ ...t, extension: g.name })));
+  }
+
+  /**
+   * The catalog for one model request (CAT-14): take it when building the request, give the
+   * model its tools(), and pass it with every call of that request (CallOptions.catalog).
+   * Mutations published later appear in the next snapshot, never in this one.
+   */
+  catalog(): CatalogSnapshot {
+    return new CatalogSnapshot(this.#ready().flatMap(({ g }) => g.tools.map((definition) => ({ extension: g.name, generation: g.number, revision: g.catalogRevision, definition }))));
   }
 
   commands(): HostCommand[] {
@@ -159,12 +175,30 @@ export class ExtensionHost {
     return this.#callTool(name, args, options, null);
   }
 
+  /** The generation, definition and epoch a call goes out with (CALL-03, CALL-04, CAT-15). */
+  #resolveTool(name: string, options: CallOptions, refusedBy: Generation | null): { g: Generation; definition: ToolDefinition; revision: number | null } {
+    const seen = options.catalog?.entry(name);
+    if (options.catalog && !seen) throw new OctetError("unknown_tool", `tool "${name}" is not in the catalog snapshot this call was made from (available: ${options.catalog.tools().map((t) => t.name).join(", ") || "none"})`);
+    const g = seen
+      ? this.#ready().find(({ g: x }) => x !== refusedBy && x.name === seen.extension)?.g
+      : this.#ready().find(({ g: x }) => x !== refusedBy && x.tools.some((t) => t.name === name))?.g;
+    if (!g) throw new OctetError("unknown_tool", this.#unknown("tool", name, this.tools().map((t) => t.name)));
+    if (!seen) return { g, definition: g.tools.find((t) => t.name === name)!, revision: g.catalogRevision };
+    if (seen.generation === g.number) return { g, definition: seen.definition, revision: seen.revision };
+    // The snapshot's generation was replaced. Without dynamic tools the catalog is the same by
+    // construction (SUP-15); with them, the epoch the model saw belongs to a process that is gone.
+    const current = g.tools.find((t) => t.name === name);
+    if (seen.revision !== null || g.catalogRevision !== null || !current) {
+      throw new OctetError("stale_catalog", `tool "${name}" was planned against generation ${seen.generation} of extension "${seen.extension}", which was replaced by generation ${g.number}; take a new catalog snapshot`);
+    }
+    return { g, definition: current, revision: null };
+  }
+
   async #callTool(name: string, args: Record<string, unknown>, options: CallOptions, refusedBy: Generation | null): Promise<ToolCallOutcome> {
-    const found = this.#ready().find(({ g }) => g !== refusedBy && g.accepted?.result.tools.some((t) => t.name === name));
-    if (!found) throw new OctetError("unknown_tool", this.#unknown("tool", name, this.tools().map((t) => t.name)));
-    const { g } = found;
-    const definition = g.accepted!.result.tools.find((t) => t.name === name)!;
-    const params = { name, arguments: args, context: g.context(true) };
+    const { g, definition, revision } = this.#resolveTool(name, options, refusedBy);
+    const params: Record<string, unknown> = { name, arguments: args, context: g.context(true) };
+    // Only for a generation that negotiated dynamic_tools (CALL-03).
+    if (revision !== null) params["catalog_revision"] = revision;
     let raw: unknown;
     try {
       raw = await g.request("tool/call", params, { timeoutMs: options.timeoutMs ?? this.#options.timeouts?.callMs ?? bounds.CALL_TIMEOUT_MS, signal: options.signal, onProgress: options.onProgress });
@@ -509,11 +543,24 @@ export class ExtensionHost {
       for (const other of this.#entries) {
         if (other === e || !other.generation || other.generation.state === "stopped" || other.generation.state === "crashed") continue;
         if (other.parkedError !== null) continue;
-        const theirs = other.generation.accepted?.result.tools.map((x) => x.name) ?? other.discovered.manifest?.contributes.tools ?? [];
+        const theirs = other.generation.accepted ? other.generation.tools.map((x) => x.name) : other.discovered.manifest?.contributes.tools ?? [];
         if (theirs.includes(t)) return `tool "${t}" is already provided by extension "${other.discovered.name}"`;
       }
     }
     return null;
+  }
+
+  /** Every tool name held by the host or by a live extension other than `extension` (CAT-06). */
+  #nameOwners(extension: string): Map<string, string> {
+    const owners = new Map<string, string>();
+    for (const name of this.#options.reservedToolNames ?? []) owners.set(name, "the host");
+    for (const other of this.#entries) {
+      if (other.discovered.name === extension || other.parkedError !== null) continue;
+      const g = other.generation;
+      const names = g && g.accepted && g.state !== "stopped" && g.state !== "crashed" ? g.tools.map((t) => t.name) : other.enabled && other.trusted ? other.discovered.manifest?.contributes.tools ?? [] : [];
+      for (const name of names) owners.set(name, `extension "${other.discovered.name}"`);
+    }
+    return owners;
   }
 
   #ready(): { e: Entry; g: Generation }[] {

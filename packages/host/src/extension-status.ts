@@ -37,6 +37,8 @@ export interface ExtensionStatus {
   reason: string;
   errors: string[];
   tools: string[];
+  /** The published catalog epoch with dynamic_tools negotiated (0 = initialize), else null. */
+  catalogRevision: number | null;
   commands: string[];
   /**
    * The supervisor's view: "off" before a first successful start (and with supervision
@@ -80,7 +82,10 @@ export interface Entry {
  */
 export function catalogOf(g: Generation): string {
   const r = g.accepted?.result;
-  return JSON.stringify([r?.tools ?? [], r?.commands ?? []]);
+  // With dynamic_tools the tool catalog may change at any time, reload included (SUP-15); the
+  // commands must still match, runtime_commands or not (SUP-16).
+  const tools = g.features.includes("dynamic_tools") ? "dynamic" : r?.tools ?? [];
+  return JSON.stringify([tools, r?.commands ?? []]);
 }
 
 /** Bytes of stderr shown in status: enough for a stack trace's head, bounded for tables. */
@@ -123,7 +128,8 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
     lastError: e.parkedError ?? g?.lastError ?? (d.errors[0]?.message ?? null),
     reason: e.reason,
     errors: d.errors.map((x) => x.message),
-    tools: accepted ? accepted.result.tools.map((t) => t.name) : m?.contributes.tools ?? [],
+    tools: accepted && g ? g.tools.map((t) => t.name) : m?.contributes.tools ?? [],
+    catalogRevision: g?.catalogRevision ?? null,
     commands: accepted ? accepted.result.commands.map((c) => c.name) : m?.contributes.commands ?? [],
     supervision: sv?.state ?? "off",
     restarts: sv?.restarts ?? 0,

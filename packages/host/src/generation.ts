@@ -14,7 +14,7 @@ import { rm } from "node:fs/promises";
 import {
   EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated,
   validateInitializeResult,
-  type AcceptedInitialize, type ApiVersion, type HostState, type PeerDiagnostic, type ResourceOwner, type ExecutionContext, type SendTicket,
+  type AcceptedInitialize, type ApiVersion, type HostState, type PeerDiagnostic, type ResourceOwner, type ExecutionContext, type SendTicket, type ToolDefinition,
 } from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 import type { ManifestSource } from "@octet/protocol";
@@ -95,6 +95,8 @@ export class Generation {
   /** The host's requests once ready: admission, cancellation, progress (see host-requests.ts). */
   #requests: HostRequests | null = null;
   #outputChecks = new Map<string, OutputCheck>();
+  /** The dynamic catalog after the first accepted mutation; null while the initialize catalog stands. */
+  #published: { revision: number; tools: ToolDefinition[] } | null = null;
   /** Aborted when the generation ends: everything waiting on it lets go. */
   readonly #ended$ = new AbortController();
   /** Diagnostics per second; an extension must not be able to flood the embedder through us. */
@@ -115,6 +117,7 @@ export class Generation {
           number: spec.number,
           manifest: spec.manifest,
           scratchDir: () => this.#scratch,
+          catalog: { tools: () => this.tools, publish: (next) => this.publishTools(next), features: () => this.features },
           owner: () => this.owner(),
           ended: this.#ended$.signal,
           diagnose: (level, message) => this.#diagnose(level, message),
@@ -181,6 +184,32 @@ export class Generation {
   /** A lifecycle event was dropped undelivered (LIFE-10): said once, bounded like every diagnostic. */
   lifecycleDropped(method: string, afterMs: number): void {
     this.#diagnose("warning", `${method} was not delivered within ${afterMs} ms (the extension is not reading its stdin fast enough); dropped`);
+  }
+
+  /**
+   * The tools this generation publishes now: the initialize catalog (epoch 0), or with
+   * dynamic_tools the latest accepted mutation (CAT-09).
+   */
+  get tools(): readonly ToolDefinition[] {
+    return this.#published?.tools ?? this.#accepted?.result.tools ?? [];
+  }
+
+  /** The catalog epoch with dynamic_tools negotiated (0 = initialize), else null (CALL-03). */
+  get catalogRevision(): number | null {
+    return this.features.includes("dynamic_tools") ? (this.#published?.revision ?? 0) : null;
+  }
+
+  /**
+   * Publishes a complete new tool list as the next epoch, atomically (CAT-07, CAT-08): the
+   * output schemas are compiled first, so a schema that does not compile throws and nothing
+   * changes. Returns the new revision.
+   */
+  publishTools(next: readonly ToolDefinition[]): number {
+    const checks = compileOutputSchemas(next);
+    const revision = (this.#published?.revision ?? 0) + 1;
+    this.#outputChecks = checks;
+    this.#published = { revision, tools: [...next] };
+    return revision;
   }
 
   /** Validates a tool's structured_content against its output_schema; null when valid or none. */

@@ -12,3 +12,6 @@ export type { LifecycleMethod } from "./lifecycle.js";
 export type { SupervisionState, SupervisorClock, SupervisorEvent } from "./supervision/supervisor.js";
 export { decideRestart, backoffCeiling, DEFAULT_RESTART_POLICY } from "./supervision/restart-policy.js";
 export type { RestartPolicy, RestartDecision, RestartBudget } from "./supervision/restart-policy.js";
+export { CatalogSnapshot } from "./catalog-snapshot.js";
+export type { CatalogEntry } from "./catalog-snapshot.js";
+export type { DynamicToolsOptions } from "./services/dynamic-tools.js";

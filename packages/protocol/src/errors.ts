@@ -75,6 +75,8 @@ export type OctetErrorCode =
   | "not_trusted"
   | "writer_stalled"
   | "reregistration_required"
+  /** A call planned against a catalog epoch of a generation that was replaced. */
+  | "stale_catalog"
   | "shutdown";
 
 export class OctetError extends Error {

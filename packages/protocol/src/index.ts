@@ -58,3 +58,5 @@ export { validateInputParams, validateInputResult } from "./api/validate-input.j
 export { validateMenu, generatedMenu } from "./api/validate-menu.js";
 export { CANCEL_REASONS, validateCancelParams } from "./api/validate-cancel.js";
 export { LIFECYCLE_OUTCOMES, validateLifecycleEvent } from "./api/validate-lifecycle.js";
+export { validateToolsRegisterParams, validateToolsUnregisterParams, validateCatalogMutationResult } from "./api/validate-catalog.js";
+export type { ToolsRegisterParams, ToolsUnregisterParams, CatalogMutationResult } from "./api/validate-catalog.js";

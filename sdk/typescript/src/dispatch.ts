@@ -18,6 +18,8 @@ import type {
 /** What the author registered. */
 export interface Registry {
   readonly tools: ReadonlyMap<string, { definition: ToolDefinition; handler: ToolHandler }>;
+  /** With dynamic_tools negotiated: the tools of a catalog epoch (throws -32602 for one not kept). */
+  readonly toolsAt?: ((revision: number | undefined) => ReadonlyMap<string, { definition: ToolDefinition; handler: ToolHandler }>) | undefined;
   readonly commands: ReadonlyMap<string, { definition: CommandDefinition; handler: CommandHandler }>;
   readonly hooks: ReadonlyMap<string, HookHandler>;
   readonly renderers: ReadonlyMap<string, RenderHandler>;
@@ -32,7 +34,7 @@ export async function route(request: RequestMessage, registry: Registry, api: Ap
   switch (request.method) {
     case "tool/call": {
       const p = params(validateToolCallParams(request.params));
-      const tool = registry.tools.get(p.name);
+      const tool = (registry.toolsAt ? registry.toolsAt(p.catalog_revision) : registry.tools).get(p.name);
       if (!tool) throw new WireError(ErrorCode.InvalidParams, `unknown tool "${p.name}"`);
       try {
         return toToolResult(await tool.handler(p.arguments, ctx(p.context)), api);

@@ -21,6 +21,7 @@ import { toContext, toNotification } from "./results.js";
 import type {
   Cancellation, CommandHandler, CommandSpec, ContextHandler, ExtensionOptions, HandlerContext, HookHandler, LifecycleHandler,
   NotificationInput, Progress, RenderHandler, StatusHandler, StatusInput, ToolHandler, ToolSpec, ContextInput,
+  CatalogChange, DynamicTool,
 } from "./types.js";
 import { Semaphore } from "./semaphore.js";
 import { route, type Registry } from "./dispatch.js";
@@ -29,6 +30,7 @@ import { LifecycleHandlers } from "./lifecycle.js";
 import { AmbientProgress } from "./progress.js";
 import { RequestScope, ambientCancellation, requestStorage, type Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
+import { ToolCatalog, type CatalogTool } from "./catalog.js";
 
 const DEFAULT_MAX_CONCURRENT = 16;
 const HOOK_NAMES: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
@@ -42,6 +44,7 @@ export class Extension {
   readonly #maxConcurrent: number;
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),
+    toolsAt: undefined as ((revision: number | undefined) => ReadonlyMap<string, CatalogTool>) | undefined,
     commands: new Map<string, { definition: CommandDefinition; handler: CommandHandler }>(),
     hooks: new Map<string, HookHandler>(),
     renderers: new Map<string, RenderHandler>(),
@@ -56,6 +59,9 @@ export class Extension {
   readonly #writer: StdoutWriter;
   #semaphore: Semaphore;
   #exiting = false;
+  readonly #dynamicTools: boolean;
+  /** The catalog epochs, once dynamic_tools is negotiated. */
+  #catalog: ToolCatalog | null = null;
 
   constructor(options: ExtensionOptions) {
     if (!["0.1", "0.2", "0.4"].includes(options.apiVersion)) {
@@ -65,6 +71,8 @@ export class Extension {
     if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxConcurrentRequests must be a positive integer, got ${max}`);
     this.apiVersion = options.apiVersion;
     this.#maxConcurrent = max;
+    if (options.dynamicTools === true && options.apiVersion === "0.1") throw new TypeError("dynamicTools needs API 0.2 or later");
+    this.#dynamicTools = options.dynamicTools === true;
     this.#semaphore = new Semaphore(max);
     this.progress = new AmbientProgress(() => requestStorage.getStore()?.progress, () => this.#link?.features ?? new Set());
     // Take stdout over now, not in run(): a "loading..." log between the two must not reach the
@@ -78,9 +86,71 @@ export class Extension {
   }
 
   tool(spec: ToolSpec, handler: ToolHandler): this {
+    if (this.#registry.tools.has(spec.name)) throw new TypeError(`tool "${spec.name}" is registered twice`);
+    this.#registry.tools.set(spec.name, { definition: this.#definitionOf(spec), handler });
+    return this;
+  }
+
+  /**
+   * Adds tools, or replaces the definitions and handlers of ones this extension has, at run time
+   * (tools/register; needs dynamicTools and a host that offers it). Resolves with the new epoch
+   * and every tool published now: the host's tool policy may have left some out (CAT-08).
+   */
+  registerTools(tools: readonly DynamicTool[]): Promise<CatalogChange> {
+    const catalog = this.#dynamicCatalog("registerTools");
+    if (!Array.isArray(tools) || tools.length === 0) throw new TypeError("registerTools() needs at least one tool: an empty change is not sent (it would only move the epoch)");
+    const entries = tools.map((t) => {
+      if (typeof t?.handler !== "function") throw new TypeError(`registerTools(): tool ${JSON.stringify(t?.spec?.name)} needs a handler function`);
+      return { definition: this.#definitionOf(t.spec), handler: t.handler };
+    });
+    const names = entries.map((e) => e.definition.name);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new TypeError(`registerTools(): tool "${dup}" appears twice; names in one change must be unique`);
+    const peer = this.#link!.peer;
+    return catalog.mutate(
+      (current) => {
+        const next = new Map(current);
+        for (const e of entries) next.set(e.definition.name, e);
+        return next;
+      },
+      () => peer.request("tools/register", { tools: entries.map((e) => e.definition) }).result,
+    );
+  }
+
+  /** Removes tools of this extension at run time (tools/unregister); names it does not have are ignored by the host. */
+  unregisterTools(names: readonly string[]): Promise<CatalogChange> {
+    const catalog = this.#dynamicCatalog("unregisterTools");
+    if (!Array.isArray(names) || names.length === 0) throw new TypeError("unregisterTools() needs at least one name: an empty change is not sent (it would only move the epoch)");
+    for (const n of names) if (!isValidToolName(n)) throw new TypeError(`unregisterTools(): ${JSON.stringify(n)} is not a tool name (^[A-Za-z0-9_-]{1,128}$)`);
+    const dup = names.find((n, i) => names.indexOf(n) !== i);
+    if (dup !== undefined) throw new TypeError(`unregisterTools(): "${dup}" appears twice; names in one change must be unique`);
+    const peer = this.#link!.peer;
+    return catalog.mutate(
+      (current) => {
+        const next = new Map(current);
+        for (const n of names) next.delete(n);
+        return next;
+      },
+      () => peer.request("tools/unregister", { names: [...names] }).result,
+    );
+  }
+
+  /** The current catalog epoch (0 = initialize), or null without dynamic_tools negotiated. */
+  get catalogRevision(): number | null {
+    return this.#catalog?.revision ?? null;
+  }
+
+  #dynamicCatalog(what: string): ToolCatalog {
+    if (!this.#dynamicTools) throw new Error(`${what}() needs new Extension({ dynamicTools: true, ... })`);
+    if (!this.#link) throw new Error(`${what}() can be used only after initialize (from a handler, or after the extension is running)`);
+    if (!this.#catalog) throw new Error(`${what}(): the host did not offer dynamic_tools, so the tool catalog is fixed for this process`);
+    return this.#catalog;
+  }
+
+  /** A ToolSpec as a wire definition, checked with the host's own rules now rather than as a refusal later. */
+  #definitionOf(spec: ToolSpec): ToolDefinition {
     const name = spec.name;
     if (!isValidToolName(name)) throw new TypeError(`tool name ${JSON.stringify(name)} does not match ^[A-Za-z0-9_-]{1,128}$`);
-    if (this.#registry.tools.has(name)) throw new TypeError(`tool "${name}" is registered twice`);
     if (typeof spec.description !== "string" || spec.description.trim() === "") throw new TypeError(`tool "${name}" needs a non-empty description`);
     if (spec.outputSchema !== undefined && this.apiVersion === "0.1") throw new TypeError(`tool "${name}": outputSchema needs API 0.2 or later`);
     if ((spec.promptSnippet !== undefined || spec.promptGuidelines !== undefined) && this.apiVersion !== "0.4") {
@@ -94,8 +164,7 @@ export class Extension {
     // checked as if negotiated: initialize leaves it out when the host does not offer the feature.
     const checked = validateToolDefinition(definition, this.apiVersion, this.apiVersion === "0.4" ? ["tool_prompt_metadata_v1"] : []);
     if (!checked.ok) throw new TypeError(`tool "${name}" is invalid: ${checked.problems.join("; ")}`);
-    this.#registry.tools.set(name, { definition, handler });
-    return this;
+    return definition;
   }
 
   command(spec: CommandSpec, handler: CommandHandler): this {
@@ -256,7 +325,7 @@ export class Extension {
       this.#link = { api: this.apiVersion, features: new Set(), peer };
       return { api_version: this.apiVersion, tools, commands };
     }
-    const n = negotiate(params["protocol"], { api: this.apiVersion, maxConcurrent: this.#maxConcurrent, lifecycleEvents: this.#lifecycle.events, tools });
+    const n = negotiate(params["protocol"], { api: this.apiVersion, maxConcurrent: this.#maxConcurrent, lifecycleEvents: this.#lifecycle.events, tools, dynamicTools: this.#dynamicTools });
     if (n.strippedPromptMetadata.length > 0) {
       process.stderr.write(`octet-extension: the host did not offer tool_prompt_metadata_v1; the prompt metadata of ${n.strippedPromptMetadata.join(", ")} is not sent\n`);
     }
@@ -267,6 +336,15 @@ export class Extension {
     this.#lifecycle.subscribe(Array.isArray(subscribed) ? (subscribed as string[]) : []);
     this.#semaphore = new Semaphore(n.maxConcurrent);
     this.#link = { api: this.apiVersion, features: n.features, peer };
+    if (n.features.has("dynamic_tools")) {
+      // Epoch 0 is the catalog sent in this response (CAT-09), definitions as sent.
+      const sent = new Map<string, CatalogTool>(n.tools.map((d) => [d.name, { definition: d, handler: this.#registry.tools.get(d.name)!.handler }]));
+      const catalog = new ToolCatalog(sent);
+      this.#catalog = catalog;
+      this.#registry.toolsAt = (revision) => catalog.at(revision);
+    } else if (this.#dynamicTools) {
+      process.stderr.write("octet-extension: the host did not offer dynamic_tools; registerTools() and unregisterTools() will refuse\n");
+    }
     return { api_version: this.apiVersion, tools: n.tools, commands, protocol: n.protocol };
   }
 

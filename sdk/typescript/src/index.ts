@@ -6,4 +6,5 @@ export type {
   NotificationInput, ContextInput, StatusInput, HookReturnObject, HookReturn, StatusReturn, RenderReturn, ConfirmOptions,
   InputOptions, HandlerContext, ToolHandler, CommandHandler, HookHandler, ContextHandler, StatusHandler, RenderInput,
   RenderHandler, Progress, ProgressStatusOptions, ProgressOutputOptions, Cancellation, LifecycleParams, LifecycleHandler,
+  DynamicTool, CatalogChange,
 } from "./types.js";

@@ -18,6 +18,8 @@ export interface NegotiationInput {
   /** Events with at least one registered handler, in LIFECYCLE_EVENTS order. */
   lifecycleEvents: readonly LifecycleEvent[];
   tools: readonly ToolDefinition[];
+  /** The author asked for dynamic tools (ExtensionOptions.dynamicTools). */
+  dynamicTools?: boolean;
 }
 
 export interface Negotiated {
@@ -45,6 +47,7 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   const lifecycle = select("lifecycle_events", input.lifecycleEvents.length > 0);
   const withMetadata = input.tools.filter(hasPromptMetadata);
   const promptMetadata = select("tool_prompt_metadata_v1", input.api === "0.4" && withMetadata.length > 0);
+  select("dynamic_tools", input.dynamicTools === true);
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -12,6 +12,23 @@ export interface ExtensionOptions {
   apiVersion: ApiVersion;
   /** Host requests handled at once; more wait in order (API 0.2+ also negotiates it). Default 16. */
   maxConcurrentRequests?: number;
+  /**
+   * API 0.2+: negotiate dynamic_tools when the host offers it, so registerTools() and
+   * unregisterTools() can change the tool catalog at run time. Default false.
+   */
+  dynamicTools?: boolean;
+}
+
+/** One tool for Extension.registerTools(): its spec and handler, as for Extension.tool(). */
+export interface DynamicTool {
+  spec: ToolSpec;
+  handler: ToolHandler;
+}
+
+/** The host's answer to a catalog change: the new epoch and every tool published now. */
+export interface CatalogChange {
+  revision: number;
+  tools: string[];
 }
 
 export interface ToolSpec {

@@ -9,7 +9,7 @@
  * without the service behind it (INIT-29), and a method of a service not bound is answered as
  * unsupported by the inbox.
  */
-import type { ApiVersion, JsonRpcId, ResourceOwner } from "@octet/protocol";
+import type { ApiVersion, JsonRpcId, ResourceOwner, ToolDefinition } from "@octet/protocol";
 import type { ActiveParent } from "../child-inbox.js";
 import type { DiagnosticLevel, HostEvent } from "../events.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
@@ -54,6 +54,14 @@ export interface ServiceGeneration {
   scratchDir(): string | null;
   /** The host-issued owner triple of this generation. */
   owner(): ResourceOwner;
+  /** The generation's published tools and the one way to change them (dynamic tools). */
+  readonly catalog: {
+    tools(): readonly ToolDefinition[];
+    /** Publishes the complete next list; returns the new revision; throws if a schema does not compile. */
+    publish(next: readonly ToolDefinition[]): number;
+    /** The features negotiated (empty until initialize is accepted). */
+    features(): readonly string[];
+  };
   /** Aborted when the generation ends. */
   readonly ended: AbortSignal;
   diagnose(level: DiagnosticLevel, message: string): void;

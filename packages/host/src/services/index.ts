@@ -6,13 +6,27 @@
  * Each service module adds its option here and its factory in bindServices().
  */
 import type { ServiceFactory } from "./child-service.js";
+import { dynamicToolsService, type DynamicToolsOptions, type NameOwners } from "./dynamic-tools.js";
 
 /** What the embedder binds. Each member documents its own contract in its module. */
-export interface HostServiceOptions {}
+export interface HostServiceOptions {
+  /**
+   * tools/register and tools/unregister (dynamic_tools). Bind it only if you take a catalog
+   * snapshot per model request (host.catalog()) and pass it with the calls made from that
+   * request: that is how a call carries the epoch the model saw (CALL-04, CAT-14, CAT-15).
+   */
+  dynamicTools?: boolean | DynamicToolsOptions;
+}
+
+/** What the services need to know of the host as a whole. */
+export interface ServiceHost {
+  /** Tool names held by the host and by other extensions, for name reservation (CAT-06). */
+  nameOwners: NameOwners;
+}
 
 /** The factories of the services bound in `options`, in a fixed order. */
-export function bindServices(options: HostServiceOptions): ServiceFactory[] {
+export function bindServices(options: HostServiceOptions, host: ServiceHost): ServiceFactory[] {
   const factories: ServiceFactory[] = [];
-  void options;
+  if (options.dynamicTools) factories.push(dynamicToolsService(options.dynamicTools === true ? {} : options.dynamicTools, host.nameOwners));
   return factories;
 }
