@@ -1,0 +1,153 @@
+/**
+ * Dynamic tools against real processes: examples/dynamic-tools (TS SDK) registers and withdraws
+ * tools through its `register` / `unregister` tools; the wire-level fixture fake-ext-v2 shows the
+ * exact tool/call params.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet/host";
+import { EXAMPLES, processesMentioning } from "./helpers.js";
+import { withRuntime, REQUIRED } from "./runtime-helpers.js";
+
+async function withDynamic(options: Partial<ExtensionHostOptions>, body: (host: ExtensionHost, events: HostEvent[]) => Promise<void>, enable: string[] = ["dynamic-tools"]): Promise<void> {
+  const events: HostEvent[] = [];
+  const host = await ExtensionHost.start({ workspace: EXAMPLES, extensionDirs: [EXAMPLES], enable, onEvent: (e) => events.push(e), services: { dynamicTools: true }, ...options });
+  try {
+    await body(host, events);
+  } finally {
+    await host.shutdown();
+  }
+  assert.deepEqual(processesMentioning(`${EXAMPLES}/dynamic-tools`), []);
+}
+
+const register = async (host: ExtensionHost, tools: { name: string; reply: string }[]) => {
+  const out = await host.callTool("register", { tools });
+  return { isError: out.is_error, text: out.text, change: out.is_error ? null : (JSON.parse(out.text) as { revision: number; tools: string[] }) };
+};
+const names = (host: ExtensionHost) => host.tools().filter((t) => t.extension === "dynamic-tools").map((t) => t.name);
+
+test("CAT-01, CAT-02, CAT-08, CAT-09: with the service bound, registered tools are published as the next epoch and callable; the answer lists the whole catalog", async () => {
+  await withDynamic({}, async (host) => {
+    const s = host.status().find((x) => x.name === "dynamic-tools")!;
+    assert.ok(s.features.includes("dynamic_tools"));
+    assert.equal(s.catalogRevision, 0, "epoch 0 is the initialize catalog");
+    const first = await register(host, [{ name: "greet", reply: "hi" }, { name: "wave", reply: "o/" }]);
+    assert.deepEqual(first.change, { revision: 1, tools: ["register", "unregister", "greet", "wave"] });
+    assert.deepEqual(names(host), ["register", "unregister", "greet", "wave"]);
+    assert.equal((await host.callTool("greet")).text, "hi");
+    // A complete definition replaces the old one (never a patch).
+    const second = await register(host, [{ name: "greet", reply: "hello" }]);
+    assert.equal(second.change!.revision, 2);
+    assert.equal((await host.callTool("greet")).text, "hello");
+    assert.match(host.tools().find((t) => t.name === "greet")!.description, /hello/);
+    assert.equal(host.status()[0]!.catalogRevision, 2);
+  });
+});
+
+test("CAT-01: without the service bound, dynamic_tools is not offered and the SDK refuses locally", async () => {
+  await withDynamic({ services: {} }, async (host) => {
+    assert.ok(!host.status()[0]!.features.includes("dynamic_tools"));
+    assert.equal(host.status()[0]!.catalogRevision, null);
+    const r = await register(host, [{ name: "greet", reply: "hi" }]);
+    assert.equal(r.isError, true);
+    assert.match(r.text, /host did not offer dynamic_tools/);
+    assert.deepEqual(names(host), ["register", "unregister"]);
+  });
+});
+
+test("CAT-06, CAT-07: a name held by the host or by another extension is refused with -32602 and the catalog stays as it was", async () => {
+  await withDynamic({ reservedToolNames: ["bash"] }, async (host) => {
+    await register(host, [{ name: "greet", reply: "hi" }]);
+    for (const taken of ["hello_world", "bash"]) {
+      const r = await register(host, [{ name: "fresh", reply: "x" }, { name: taken, reply: "mine" }]);
+      assert.equal(r.isError, true);
+      assert.match(r.text, new RegExp(`tool "${taken}" is already provided by (extension "hello-world"|the host).*-32602|code -32602`));
+    }
+    assert.deepEqual(names(host), ["register", "unregister", "greet"], "nothing of a refused request was published");
+    assert.equal(host.status().find((s) => s.name === "dynamic-tools")!.catalogRevision, 1, "refusals do not move the epoch");
+    assert.equal((await host.callTool("hello_world", { name: "x" })).is_error, false, "the other extension keeps its tool");
+  }, ["dynamic-tools", "hello-world"]);
+});
+
+test("CAT-05: the prospective catalog is capped at 256: 254 more tools fit beside the 2 fixed ones, one more is refused", async () => {
+  await withDynamic({}, async (host) => {
+    const batch = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ name: `t${from + i}`, reply: "r" }));
+    const ok = await register(host, batch(0, 254));
+    assert.equal(ok.change!.tools.length, 256);
+    const over = await register(host, batch(254, 1));
+    assert.equal(over.isError, true);
+    assert.match(over.text, /would hold 257 tools, over the 256-tool limit/);
+    assert.equal(names(host).length, 256);
+  });
+});
+
+test("CAT-08: the host tool policy may omit requested tools; the answer and the catalog say what was accepted", async () => {
+  await withDynamic({ services: { dynamicTools: { policy: (_ext, t) => !t.name.startsWith("secret_") } } }, async (host) => {
+    const r = await register(host, [{ name: "open_door", reply: "ok" }, { name: "secret_door", reply: "no" }]);
+    assert.deepEqual(r.change!.tools, ["register", "unregister", "open_door"]);
+    assert.ok(!names(host).includes("secret_door"));
+    await assert.rejects(host.callTool("secret_door"), /no ready extension provides tool "secret_door"/);
+  });
+});
+
+test("CAT-11, CAT-12, CAT-13: unregister withdraws names, ignores missing ones, and every accepted change moves the epoch once", async () => {
+  await withDynamic({}, async (host) => {
+    await register(host, [{ name: "a1", reply: "1" }, { name: "a2", reply: "2" }]);
+    const out = JSON.parse((await host.callTool("unregister", { names: ["a1", "never_there"] })).text) as { revision: number; tools: string[] };
+    assert.deepEqual(out, { revision: 2, tools: ["register", "unregister", "a2"] });
+    const noop = JSON.parse((await host.callTool("unregister", { names: ["never_there"] })).text) as { revision: number };
+    assert.equal(noop.revision, 3, "an accepted change with no effect still counts once (GAP default)");
+    await assert.rejects(host.callTool("a1"), /no ready extension provides tool "a1"/);
+  });
+});
+
+test("CALL-04, CAT-14, CAT-15, CAT-16: a call carries the epoch its model request saw: it reaches that epoch's tool; once the epoch is retired it is refused", async () => {
+  await withDynamic({}, async (host) => {
+    await register(host, [{ name: "greet", reply: "v1" }]);
+    const seen = host.catalog(); // the catalog of one model request
+    assert.deepEqual(seen.revisions(), { "dynamic-tools": 1 });
+    await register(host, [{ name: "greet", reply: "v2" }]);
+    assert.match(seen.entry("greet")!.definition.description, /v1/, "a snapshot never changes");
+    assert.equal((await host.callTool("greet", {}, { catalog: seen })).text, "v1", "the call went out with catalog_revision 1 and the SDK used epoch 1");
+    assert.equal((await host.callTool("greet")).text, "v2", "without a snapshot: the catalog published now");
+    assert.equal(host.catalog().revisions()["dynamic-tools"], 2, "the next model request sees the new epoch");
+    // Eight more changes retire epoch 1 in the SDK.
+    for (let i = 0; i < 8; i++) await register(host, [{ name: `filler${i}`, reply: "f" }]);
+    const late = await host.callTool("greet", {}, { catalog: seen });
+    assert.equal(late.is_error, true);
+    assert.match(late.text, /unknown or retired catalog_revision 1.*-32602|code -32602/);
+  });
+});
+
+test("CAT-17, SUP-15: a reload starts the new generation at epoch 0 with its initialize catalog, and is not refused for the changed tools", async () => {
+  await withDynamic({}, async (host) => {
+    await register(host, [{ name: "greet", reply: "hi" }]);
+    const before = host.catalog();
+    const s = await host.reload("dynamic-tools");
+    assert.equal(s.state, "ready");
+    assert.equal(s.catalogRevision, 0);
+    assert.deepEqual(names(host), ["register", "unregister"]);
+    await assert.rejects(host.callTool("greet", {}, { catalog: before }), (e: Error & { code?: string }) => e.code === "stale_catalog" && /was replaced by generation/.test(e.message));
+    const again = await register(host, [{ name: "greet", reply: "back" }]);
+    assert.equal(again.change!.revision, 1);
+  });
+});
+
+test("CALL-03, INIT-28: catalog_revision goes only to generations that negotiated dynamic_tools; with it, the initialize catalog need not equal contributes.tools", async () => {
+  await withRuntime(
+    [
+      { name: "fixed", tools: ["echo"] },
+      { name: "dyn", tools: ["dyn_echo"], config: { features: [...REQUIRED, "dynamic_tools"], tools: ["dyn_echo", "extra_tool"] } },
+    ],
+    { services: { dynamicTools: true } },
+    async ({ host, received }) => {
+      assert.ok(host.tools().some((t) => t.name === "extra_tool"), "an initialize tool outside contributes.tools is accepted with dynamic_tools");
+      await host.callTool("echo", {});
+      await host.callTool("dyn_echo", {});
+      const fixedCall = received("fixed", "tool/call")[0]!;
+      const dynCall = received("dyn", "tool/call")[0]!;
+      assert.ok(!("catalog_revision" in fixedCall.params), "absent without dynamic_tools");
+      assert.equal(dynCall.params.catalog_revision, 0);
+    },
+  );
+});
