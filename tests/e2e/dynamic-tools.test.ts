@@ -151,3 +151,50 @@ test("CALL-03, INIT-28: catalog_revision goes only to generations that negotiate
     },
   );
 });
+
+test("ERR-08, CAT-01, CAT-03, CAT-07: raw tools/register: -32601 unsupported_feature without the feature; -32602 for malformed params or a parent_request_id, catalog unchanged", async () => {
+  const ask = async (host: ExtensionHost, tool: string, method: string, params: unknown) =>
+    JSON.parse((await host.callTool(tool, { method, params })).text) as { error?: { code: number; message: string }; result?: unknown };
+  const def = { name: "fresh", description: "d", parameters: { type: "object" } };
+  // Bound and offered, but this generation did not select the feature.
+  await withRuntime([{ name: "declined", tools: ["ask"], config: { features: [...REQUIRED] } }], { services: { dynamicTools: true } }, async ({ host }) => {
+    const r = await ask(host, "ask", "tools/register", { tools: [def] });
+    assert.equal(r.error?.code, -32601);
+    assert.match(r.error!.message, /^unsupported_feature/);
+  });
+  await withRuntime([{ name: "offered", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } }], { services: { dynamicTools: true } }, async ({ host }) => {
+    const malformed = await ask(host, "ask", "tools/register", { tools: [{ name: "fresh" }] });
+    assert.equal(malformed.error?.code, -32602);
+    assert.match(malformed.error!.message, /tools\[0\]\.description/);
+    const parented = await ask(host, "ask", "tools/register", { tools: [def], parent_request_id: 1 });
+    assert.equal(parented.error?.code, -32602);
+    assert.match(parented.error!.message, /parent_request_id: unknown member/);
+    assert.ok(!host.tools().some((t) => t.name === "fresh"), "nothing was published");
+    const ok = await ask(host, "ask", "tools/register", { tools: [def] });
+    assert.deepEqual(ok.result, { revision: 1, tools: ["ask", "fresh"] });
+  });
+  // Not bound at all: not offered, and the method is unknown to the host.
+  await withRuntime([{ name: "unbound", tools: ["ask"] }], {}, async ({ host }) => {
+    const r = await ask(host, "ask", "tools/unregister", { names: ["ask"] });
+    assert.equal(r.error?.code, -32601);
+    assert.match(r.error!.message, /^unsupported_feature/);
+  });
+});
+
+test("CAT-10: when the acknowledgement of a published change cannot be delivered, the generation is terminated and its tools are gone", async () => {
+  const held = { now: () => Date.now(), random: () => 0.5, setTimer: () => () => undefined };
+  // Process-group containment: behind the namespace launcher, which keeps the pipe's read end
+  // open, a child closing its stdin cannot make the host's write fail.
+  const env = { ...process.env, OCTET_CONTAINMENT: "process-group" };
+  await withRuntime([{ name: "deaf", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } }], { services: { dynamicTools: true }, supervision: { clock: held }, env }, async ({ host, events }) => {
+    const def = { name: "fresh", description: "d", parameters: { type: "object" } };
+    const call = host.callTool("ask", { method: "tools/register", params: { tools: [def] }, closeStdin: true });
+    await assert.rejects(call);
+    const deaf = () => host.status().find((s) => s.name === "deaf")!;
+    const until = Date.now() + 5_000;
+    while (deaf().state !== "crashed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(deaf().state, "crashed", `state ${deaf().state}`);
+    assert.ok(!host.tools().some((t) => t.name === "fresh" || t.name === "ask"), "the published group went with the generation");
+    assert.ok(events.some((e) => e.type === "diagnostic" && e.extension === "deaf" && /writing to the extension failed|stdin is closed/.test(e.message)), JSON.stringify(events.filter((e) => e.type === "diagnostic")));
+  });
+});

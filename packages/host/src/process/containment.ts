@@ -42,12 +42,14 @@ let detected: Containment | null = null;
 
 /** The containment of this host process; detected on first use, then cached. */
 export function containment(env: Readonly<Record<string, string | undefined>> = process.env): Containment {
-  detected ??= detect(env);
+  // The override is read each time (an embedder may pass its own env per host); the machine's
+  // ability is probed once.
+  if (env["OCTET_CONTAINMENT"] === "process-group") return groupOnly("OCTET_CONTAINMENT=process-group");
+  detected ??= detect();
   return detected;
 }
 
-function detect(env: Readonly<Record<string, string | undefined>>): Containment {
-  if (env["OCTET_CONTAINMENT"] === "process-group") return groupOnly("OCTET_CONTAINMENT=process-group");
+function detect(): Containment {
   if (process.platform !== "linux") return groupOnly(`namespaces are Linux-only (this is ${process.platform})`);
   const setpriv = SETPRIV.find(executable);
   const unshare = UNSHARE.find(executable);

@@ -40,7 +40,8 @@ export function dynamicToolsService(options: DynamicToolsOptions, owners: NameOw
 
 function negotiatedOrRefuse(g: ServiceGeneration, method: string): void {
   // CAT-01: only with dynamic_tools negotiated; otherwise the method does not exist for it.
-  if (!g.catalog.features().includes("dynamic_tools")) throw new WireError(ErrorCode.MethodNotFound, `${method} needs the dynamic_tools feature, which this generation did not negotiate`);
+  // ERR-08: the message starts "unsupported_feature", as for every reverse method not negotiated.
+  if (!g.catalog.features().includes("dynamic_tools")) throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature: ${method} needs the dynamic_tools feature, which this generation did not negotiate`);
 }
 
 function register(g: ServiceGeneration, scope: ChildRequestScope, options: DynamicToolsOptions, owners: NameOwners): CatalogMutationResult {
