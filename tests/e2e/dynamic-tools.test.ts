@@ -40,14 +40,14 @@ test("CAT-01, CAT-02, CAT-08, CAT-09: with the service bound, registered tools a
     assert.equal(second.change!.revision, 2);
     assert.equal((await host.callTool("greet")).text, "hello");
     assert.match(host.tools().find((t) => t.name === "greet")!.description, /hello/);
-    assert.equal(host.status()[0]!.catalogRevision, 2);
+    assert.equal(host.status().find((x) => x.name === "dynamic-tools")!.catalogRevision, 2);
   });
 });
 
 test("CAT-01: without the service bound, dynamic_tools is not offered and the SDK refuses locally", async () => {
   await withDynamic({ services: {} }, async (host) => {
-    assert.ok(!host.status()[0]!.features.includes("dynamic_tools"));
-    assert.equal(host.status()[0]!.catalogRevision, null);
+    assert.ok(!host.status().find((x) => x.name === "dynamic-tools")!.features.includes("dynamic_tools"));
+    assert.equal(host.status().find((x) => x.name === "dynamic-tools")!.catalogRevision, null);
     const r = await register(host, [{ name: "greet", reply: "hi" }]);
     assert.equal(r.isError, true);
     assert.match(r.text, /host did not offer dynamic_tools/);

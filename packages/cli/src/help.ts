@@ -93,6 +93,8 @@ export const SHELL_HELP = `Commands:
   /extensions status       state, generation, features, pending requests, health, last error
   /extensions list         discovered extensions
   /extensions reload [N]   restart extension N (default: all) as a new generation
+  /extensions show N [A]   extension N's presentation: status, activities, items, detail,
+                           actions; with A, run action A (routed to N's declared command)
   /tools                   tools of the running extensions
   /commands                slash commands of the running extensions
   /call TOOL {json}        call a tool, e.g. /call hello_world {"name":"you"}; the result is

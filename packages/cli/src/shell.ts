@@ -16,6 +16,7 @@ import { listTable, statusTable, table, terminalSafe } from "./output.js";
 import { resultText } from "./render-view.js";
 import { createUi, hostOptions, type CliUi } from "./session.js";
 import { menuCommand } from "./shell-menu.js";
+import { showCommand } from "./shell-presentation.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -25,7 +26,9 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const abandon = (): void => starting.abort(new Error("interrupted"));
   const startSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const sig of startSignals) process.on(sig, abandon);
-  const host = await ExtensionHost.start(hostOptions(options, { signal: starting.signal }, ui));
+  const started = hostOptions(options, { signal: starting.signal }, ui);
+  // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
+  const host = await ExtensionHost.start({ ...started, services: { ...started.services, presentation: true } });
   // Created after start-up: stdin stays paused (and buffers piped input) until readline reads it.
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: "octet> " });
   for (const sig of startSignals) process.off(sig, abandon);
@@ -128,7 +131,8 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui
           const status = await host.reload(name);
           process.stdout.write(`reloaded ${name}: generation ${status.generation}, ${status.state}\n`);
         }
-      } else throw new UsageError("usage: /extensions status | /extensions list | /extensions reload [NAME]");
+      } else if (sub === "show") return showCommand(host, restWords.slice(1), signal, (label, run) => withProgress(ui, label, run));
+      else throw new UsageError("usage: /extensions status | /extensions list | /extensions reload [NAME] | /extensions show NAME [ACTION]");
       return;
     }
     case "tools": {

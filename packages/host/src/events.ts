@@ -4,6 +4,7 @@
  */
 import type { ContextContribution, ExtensionNotification, StatusContribution } from "@octet/protocol";
 import type { SupervisorEvent } from "./supervision/supervisor.js";
+import type { PresentationRecord } from "./services/presentation/presentation-service.js";
 
 export type GenerationState = "starting" | "initializing" | "ready" | "draining" | "stopped" | "degraded" | "crashed";
 
@@ -16,6 +17,8 @@ export type HostEvent =
   | { type: "notification"; extension: string; generation: number; notification: ExtensionNotification }
   | { type: "context"; extension: string; generation: number; contribution: ContextContribution }
   | { type: "status"; extension: string; generation: number; contribution: StatusContribution }
+  /** An accepted presentation snapshot (PRES-22); null when the generation that published it ended. */
+  | { type: "presentation"; extension: string; generation: number; presentation: PresentationRecord | null }
   /** The supervisor's decisions: a restart scheduled (with its delay), started, done or failed; parked; revived. */
   | ({ type: "supervision"; extension: string; generation: number } & SupervisorEvent);
 

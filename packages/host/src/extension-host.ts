@@ -35,6 +35,8 @@ import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restar
 import { bindServices, type HostServiceOptions } from "./services/index.js";
 import type { ServiceFactory } from "./services/child-service.js";
 import { CatalogSnapshot } from "./catalog-snapshot.js";
+import { PresentationStore } from "./services/presentation/presentation-store.js";
+import type { PresentationRecord } from "./services/presentation/presentation-service.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
@@ -110,6 +112,8 @@ export class ExtensionHost {
   #shutdown: Promise<void> | null = null;
   /** Per-generation factories of the API 0.2 services the embedder bound (services/). */
   readonly #serviceFactories: ServiceFactory[];
+  /** The latest accepted presentation snapshots (services/presentation/). */
+  readonly #presentations = new PresentationStore();
 
   private constructor(options: ExtensionHostOptions) {
     this.#options = options;
@@ -315,6 +319,39 @@ export class ExtensionHost {
 
   status(): ExtensionStatus[] {
     return this.#entries.map((e) => statusOf(e));
+  }
+
+  /**
+   * The newest presentation snapshot `extension` published, with the identity the host attached
+   * (PRES-22); null when there is none, the service is not bound, or its generation ended.
+   */
+  presentation(extension: string): PresentationRecord | null {
+    return this.#presentations.latest(extension);
+  }
+
+  /**
+   * Runs action `actionId` of the newest presentation snapshot of `extension`: command/execute of
+   * the declared command with its literal arguments, on that extension only. The snapshot never
+   * runs anything itself (PRES-23): a person does, through this. `at` pins the snapshot the person
+   * saw (instance fence, generation, revision, PRES-25); a newer one refuses the action as stale.
+   * A destructive action is confirmed with the embedder first and refused without a confirm service.
+   */
+  async runPresentationAction(extension: string, actionId: string, options: CallOptions & { at?: { instance: string; generation: number; revision: number } } = {}): Promise<CommandResult & { extension: string }> {
+    const record = this.#presentations.latest(extension);
+    if (!record) throw new OctetError("unknown_command", `extension "${extension}" has no presentation snapshot`);
+    const { at } = options;
+    if (at && (at.instance !== record.instance || at.generation !== record.generation || at.revision !== record.revision)) {
+      throw new OctetError("unknown_command", `the presentation of "${extension}" changed (now generation ${record.generation}, revision ${record.revision}); look at it again before running an action`);
+    }
+    const action = record.snapshot.actions.find((a) => a.id === actionId);
+    if (!action) throw new OctetError("unknown_command", `presentation of "${extension}" has no action ${JSON.stringify(actionId.slice(0, 64))}; its actions: ${record.snapshot.actions.map((a) => a.id).join(", ") || "none"}`);
+    if (action.destructive) {
+      const confirm = this.#options.services?.confirm;
+      const controller = new AbortController();
+      const ok = confirm ? await confirm({ extension, prompt: `Run "${action.label}"?`, detail: "This action is marked destructive.", destructive: true, default: false, signal: options.signal ?? controller.signal }) : false;
+      if (!ok) throw new OctetError("request_cancelled", `presentation action "${action.label}" of "${extension}" was not confirmed`);
+    }
+    return this.#runCommand(action.command, [...action.arguments], { ...(options.timeoutMs !== undefined ? { timeoutMs: options.timeoutMs } : {}), ...(options.signal ? { signal: options.signal } : {}), ...(options.onProgress ? { onProgress: options.onProgress } : {}) }, extension, action.destructive);
   }
 
   /**
@@ -601,6 +638,7 @@ export class ExtensionHost {
 
   #emit(event: HostEvent): void {
     this.#contributions.observe(event);
+    this.#presentations.observe(event);
     for (const l of this.#listeners) {
       try {
         l(event);

@@ -120,6 +120,7 @@ export class Generation {
           catalog: { tools: () => this.tools, publish: (next) => this.publishTools(next), features: () => this.features },
           owner: () => this.owner(),
           ended: this.#ended$.signal,
+          activeRequest: (id) => this.#requests?.active(id),
           diagnose: (level, message) => this.#diagnose(level, message),
           emit: (event) => spec.emit(event),
         });

@@ -4,6 +4,8 @@ export type {
 } from "./extension-host.js";
 export type { ExtensionStatus, ExtensionState, Health } from "./extension-status.js";
 export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
+export type { HostServiceOptions } from "./services/index.js";
+export type { PresentationRecord, PresentationClock, PresentationServiceOptions } from "./services/presentation/presentation-service.js";
 export { parseManifest } from "./manifest/manifest.js";
 export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";
 export { discoverExtensions } from "./manifest/discovery.js";

@@ -173,3 +173,19 @@ export const MAX_LIFECYCLE_REASON_BYTES = 4_096;
 
 /** Unsolicited context/status contributions accepted per second per generation (GAP: as NOTIF-03). */
 export const MAX_CONTRIBUTIONS_PER_SECOND = 10;
+
+/** presentation/update: one snapshot's encoded size, its activities, collection nodes and actions (PRES-17). */
+export const MAX_PRESENTATION_BYTES = 262_144;
+export const MAX_PRESENTATION_ACTIVITIES = 128;
+export const MAX_PRESENTATION_NODES = 256;
+export const MAX_PRESENTATION_ACTIONS = 64;
+/** Levels of a presentation tree, roots being level 1 (PRES-09, PRES-17). */
+export const MAX_PRESENTATION_TREE_LEVELS = 16;
+/** References of one activity, node or detail (PRES-17). */
+export const MAX_PRESENTATION_REFERENCES = 8;
+/** One compact label or id of a snapshot: labels, ids, kinds, titles, commands, arguments, URLs (PRES-18). */
+export const MAX_PRESENTATION_LABEL_BYTES = 1_024;
+/** The body of a snapshot's collection detail (PRES-18). */
+export const MAX_PRESENTATION_DETAIL_BYTES = 65_536;
+/** Snapshots one generation emits per one-second window; the excess is coalesced last-wins (PRES-19). */
+export const MAX_PRESENTATIONS_PER_SECOND = 32;

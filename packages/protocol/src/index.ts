@@ -60,3 +60,13 @@ export { CANCEL_REASONS, validateCancelParams } from "./api/validate-cancel.js";
 export { LIFECYCLE_OUTCOMES, validateLifecycleEvent } from "./api/validate-lifecycle.js";
 export { validateToolsRegisterParams, validateToolsUnregisterParams, validateCatalogMutationResult } from "./api/validate-catalog.js";
 export type { ToolsRegisterParams, ToolsUnregisterParams, CatalogMutationResult } from "./api/validate-catalog.js";
+export type {
+  PresentationState, PresentationUpdateParams, PresentationScope, PresentationSnapshot, PresentationStatus, PresentationActivity,
+  PresentationMetrics, PresentationReferenceKind, PresentationReference, PresentationCollection, PresentationNode, PresentationDetail,
+  PresentationAction,
+} from "./api/types-presentation.js";
+export {
+  PRESENTATION_STATES, PRESENTATION_REFERENCE_KINDS, PRESENTATION_METRICS, validatePresentationUpdate, validatePresentationSnapshot,
+} from "./api/validate-presentation.js";
+export type { PresentationContext, CheckedPresentationUpdate } from "./api/validate-presentation.js";
+export { urlProblem as presentationUrlProblem } from "./api/presentation-url.js";

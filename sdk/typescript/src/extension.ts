@@ -31,6 +31,7 @@ import { AmbientProgress } from "./progress.js";
 import { RequestScope, ambientCancellation, requestStorage, type Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
 import { ToolCatalog, type CatalogTool } from "./catalog.js";
+import { Presentation } from "./presentation.js";
 
 const DEFAULT_MAX_CONCURRENT = 16;
 const HOOK_NAMES: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
@@ -41,6 +42,10 @@ export class Extension {
   readonly cancellation: Cancellation = ambientCancellation;
   /** The running request's progress, as ctx.progress; throws outside a request handler. */
   readonly progress: Progress;
+  /** presentation/update (API 0.2+, contributes.presentation): ext.presentation.update(snapshot). */
+  readonly presentation: Presentation;
+  /** initialize params.contributes, kept for the presentation checks. */
+  #contributes: Record<string, unknown> | null = null;
   readonly #maxConcurrent: number;
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),
@@ -74,6 +79,7 @@ export class Extension {
     if (options.dynamicTools === true && options.apiVersion === "0.1") throw new TypeError("dynamicTools needs API 0.2 or later");
     this.#dynamicTools = options.dynamicTools === true;
     this.#semaphore = new Semaphore(max);
+    this.presentation = new Presentation(() => ({ link: this.#link, contributes: this.#contributes }));
     this.progress = new AmbientProgress(() => requestStorage.getStore()?.progress, () => this.#link?.features ?? new Set());
     // Take stdout over now, not in run(): a "loading..." log between the two must not reach the
     // host as a non-frame (FRAME-03).
@@ -319,6 +325,7 @@ export class Extension {
     }
     const peer = this.#peer;
     if (!peer) throw new WireError(ErrorCode.InternalError, "initialize before run()");
+    this.#contributes = isPlainObject(params["contributes"]) ? params["contributes"] : null;
     const tools = [...this.#registry.tools.values()].map((t) => t.definition);
     const commands = [...this.#registry.commands.values()].map((c) => c.definition);
     if (!isNegotiated(this.apiVersion)) {

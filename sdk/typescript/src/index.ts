@@ -1,4 +1,5 @@
 export { Extension } from "./extension.js";
+export type { Presentation, PresentationInput, PresentationUpdateOptions } from "./presentation.js";
 export { WireError, ErrorCode, LIFECYCLE_EVENTS } from "@octet/protocol";
 export type { LifecycleEvent } from "@octet/protocol";
 export type {

@@ -64,6 +64,8 @@ export interface ServiceGeneration {
   };
   /** Aborted when the generation ends. */
   readonly ended: AbortSignal;
+  /** The active host request with this id, for notifications that name a parent (presentation/update). */
+  activeRequest(id: number): ActiveParent | undefined;
   diagnose(level: DiagnosticLevel, message: string): void;
   emit(event: HostEvent): void;
 }

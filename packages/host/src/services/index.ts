@@ -7,6 +7,7 @@
  */
 import type { ServiceFactory } from "./child-service.js";
 import { dynamicToolsService, type DynamicToolsOptions, type NameOwners } from "./dynamic-tools.js";
+import { presentationService, type PresentationServiceOptions } from "./presentation/presentation-service.js";
 
 /** What the embedder binds. Each member documents its own contract in its module. */
 export interface HostServiceOptions {
@@ -16,6 +17,11 @@ export interface HostServiceOptions {
    * request: that is how a call carries the epoch the model saw (CALL-04, CAT-14, CAT-15).
    */
   dynamicTools?: boolean | DynamicToolsOptions;
+  /**
+   * Accept presentation/update snapshots (presentation/presentation-service.ts): true, or options
+   * (a clock for tests). Read them with host.presentation(name) or the `presentation` event.
+   */
+  presentation?: boolean | PresentationServiceOptions;
 }
 
 /** What the services need to know of the host as a whole. */
@@ -28,5 +34,6 @@ export interface ServiceHost {
 export function bindServices(options: HostServiceOptions, host: ServiceHost): ServiceFactory[] {
   const factories: ServiceFactory[] = [];
   if (options.dynamicTools) factories.push(dynamicToolsService(options.dynamicTools === true ? {} : options.dynamicTools, host.nameOwners));
+  if (options.presentation) factories.push(presentationService(options.presentation === true ? {} : options.presentation));
   return factories;
 }
