@@ -17,6 +17,8 @@ export interface GlobalOptions {
   yes: boolean;
   /** Never ask: confirmations denied, input requests cancelled. */
   noInput: boolean;
+  /** Where `call` saves a result's images and audio (default ./octet-media). */
+  mediaDir: string;
   help: boolean;
   version: boolean;
 }
@@ -48,6 +50,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
         verbose: { type: "boolean", short: "v" },
         yes: { type: "boolean", short: "y" },
         "no-input": { type: "boolean" },
+        "media-dir": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
       },
@@ -61,6 +64,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     for (const item of list ?? []) if (item.trim() === "") throw new UsageError(`${flag} needs a non-empty value`);
   }
   if (v.workspace !== undefined && v.workspace.trim() === "") throw new UsageError("--workspace needs a directory");
+  if (v["media-dir"] !== undefined && v["media-dir"].trim() === "") throw new UsageError("--media-dir needs a directory");
   return {
     options: {
       // Paths on the command line are relative to where the user typed them, not to --workspace.
@@ -73,6 +77,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       verbose: v.verbose ?? false,
       yes: v.yes ?? false,
       noInput: v["no-input"] ?? false,
+      mediaDir: resolve(v["media-dir"] ?? "octet-media"),
       help: v.help ?? false,
       version: v.version ?? false,
     },

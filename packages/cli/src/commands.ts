@@ -9,6 +9,7 @@ import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE } from "./
 import { listTable, statusTable, terminalSafe } from "./output.js";
 import type { ProgressView } from "./progress-view.js";
 import { createUi, hostOptions, withHost, type CliUi } from "./session.js";
+import { saveMedia, type SavedMedia } from "./media-files.js";
 
 export async function extensionsList(options: GlobalOptions): Promise<number> {
   const list = await ExtensionHost.discover(hostOptions(options));
@@ -93,7 +94,15 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
   );
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const result = outcome.value as ToolCallOutcome;
-  if (options.json) process.stdout.write(JSON.stringify(resultJson(tool, result), null, 2) + "\n");
+  let saved: SavedMedia[] = [];
+  try {
+    saved = await saveMedia(options.mediaDir, tool, result.media ?? []);
+  } catch (err) {
+    process.stderr.write(`octet: could not save the result's media to ${options.mediaDir}: ${err instanceof Error ? err.message : String(err)}\n`);
+    return EXIT_UNAVAILABLE;
+  }
+  for (const m of saved) process.stderr.write(`saved ${m.mime_type} (${m.size} bytes) to ${m.path}\n`);
+  if (options.json) process.stdout.write(JSON.stringify({ ...resultJson(tool, result), ...(saved.length > 0 ? { media: saved } : {}) }, null, 2) + "\n");
   else {
     // On a terminal the text is made safe; piped, it is data and passes unchanged.
     const text = process.stdout.isTTY ? terminalSafe(result.text) : result.text;

@@ -24,6 +24,7 @@ Flags:
   -y, --yes                accept every confirmation without asking (for scripts); each one
                            is still noted on stderr
   --no-input               never ask: confirmations are denied, input requests cancelled
+  --media-dir DIR          where call saves a result's images and audio (default ./octet-media)
   -h, --help               this help
   --version                print the octet version
 
@@ -71,6 +72,8 @@ the result text, and stops the extensions. With --json, prints the whole result 
 nothing else on stdout). Ctrl-C cancels the call. Progress goes to stderr: a bar or spinner
 on a terminal, and the tool's own output lines prefixed [TOOL stdout] / [TOOL stderr].
 Confirmations: --yes accepts them, --no-input denies them (and cancels input requests).
+Images and audio in the result are saved to --media-dir (default ./octet-media) as
+TOOL-N.EXT, never overwriting a file; their paths go to stderr, and with --json into "media".
 
 Exit status: 0 success, 1 the tool returned an error result, 2 usage error (for example
 ARGS_JSON is not a JSON object), 3 the tool or its extension could not be started or reached.

@@ -43,8 +43,9 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
     trust: options.trust,
     safeMode: options.safeMode,
     onEvent: eventPrinter(options, ui?.line),
-    // The CLI binds dynamic tools: every /call in the shell uses the catalog published at that moment.
-    services: { ...(ui ? ui.services : {}), dynamicTools: true },
+    // The CLI binds dynamic tools (every /call in the shell uses the catalog published at that
+    // moment) and artifacts (`call` saves verified media to files, media-files.ts).
+    services: { ...(ui ? ui.services : {}), dynamicTools: true, artifacts: true },
     ...extra,
   };
 }

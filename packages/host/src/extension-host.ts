@@ -37,6 +37,7 @@ import type { ServiceFactory } from "./services/child-service.js";
 import { CatalogSnapshot } from "./catalog-snapshot.js";
 import { PresentationStore } from "./services/presentation/presentation-store.js";
 import type { PresentationRecord } from "./services/presentation/presentation-service.js";
+import type { Artifact } from "./services/artifacts/artifact-store.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
@@ -216,6 +217,17 @@ export class ExtensionHost {
       throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
     return toolOutcome(g, definition, raw, (event) => this.#emit(event));
+  }
+
+  /**
+   * A verified artifact of `extension`'s current generation, for the embedder (for example the
+   * media of a partial_result progress event); undefined when unknown, after a reload or
+   * restart, or when no artifacts service is bound (ART-14, ART-15). Final results carry their
+   * media in ToolCallOutcome.media already. The bytes are the host's snapshot: do not modify them.
+   */
+  artifact(extension: string, id: string): Artifact | undefined {
+    const g = this.#ready().find(({ g }) => g.name === extension)?.g;
+    return g?.media?.get(id, g.owner());
   }
 
   /** Runs a slash command (CMD-01). */

@@ -35,6 +35,7 @@ import { RateWindow } from "./util/rate-window.js";
 import { ChildInbox, type ConfirmService, type InputService } from "./child-inbox.js";
 import { registerGroup, unregisterGroup } from "./process/registry.js";
 import { GenerationServices, type ServiceFactory } from "./services/child-service.js";
+import type { MediaResolver } from "./services/artifacts/artifacts-service.js";
 
 /** Diagnostics one generation may cause per second; the rest are counted in one summary. */
 const DIAGNOSTICS_PER_SECOND = 20;
@@ -166,6 +167,10 @@ export class Generation {
   }
   get features(): string[] {
     return this.#accepted?.features ?? [];
+  }
+  /** The bound artifacts service's resolver of media parts, or undefined when none is bound. */
+  get media(): MediaResolver | undefined {
+    return this.#services.media;
   }
   get pendingRequests(): number {
     return this.#requests?.inFlight ?? this.#peer?.pendingCount ?? 0;
@@ -502,6 +507,10 @@ export class Generation {
       },
       onGraceExpired: (id, method) => this.#unsettledCancel(id, method),
       artifacts: features.has("artifacts"),
+      checkMedia: (parts) => {
+        const r = this.#services.media?.resolve(parts, this.owner());
+        return r === undefined ? "no artifacts service is bound" : r.ok ? null : r.problem;
+      },
       diagnose: (level, message) => this.#diagnose(level, message),
     });
     this.#setState("ready");

@@ -12,7 +12,7 @@
  */
 import {
   OctetError, bounds, validateProgressParams,
-  type ProgressEvent, type RpcPeer,
+  type ContentPart, type ProgressEvent, type RpcPeer,
 } from "@octet/protocol";
 import type { DiagnosticLevel } from "./events.js";
 import { Slots } from "./util/slots.js";
@@ -44,6 +44,8 @@ export interface HostRequestsOptions {
   onGraceExpired: (id: number, method: string) => void;
   /** The artifacts feature was negotiated: without it a partial result's media parts are refused (PROG-12, CALL-18). */
   artifacts?: boolean;
+  /** With artifacts: why a partial result's media parts do not resolve, or null (PROG-12, CALL-18, CALL-19). */
+  checkMedia?: (parts: readonly ContentPart[]) => string | null;
   diagnose: (level: DiagnosticLevel, message: string) => void;
 }
 
@@ -251,6 +253,10 @@ export class HostRequests {
       // No artifact can be verified without the feature (the final result's rule, PROG-12).
       const media = event.result.content.find((part) => part.type !== "text");
       if (media) return this.#o.diagnose("warning", `ignored partial_result for request ${id}: content part of type "${media.type}" needs the artifacts feature, which was not negotiated`);
+    }
+    if (event.type === "partial_result" && this.#o.artifacts === true && event.result.content.some((part) => part.type !== "text")) {
+      const problem = this.#o.checkMedia ? this.#o.checkMedia(event.result.content) : "no artifacts service is bound";
+      if (problem !== null) return this.#o.diagnose("warning", `ignored partial_result for request ${id}: ${problem}`);
     }
     a.lastSequence = sequence;
     if (!a.onProgress) return;

@@ -17,3 +17,5 @@ export type { RestartPolicy, RestartDecision, RestartBudget } from "./supervisio
 export { CatalogSnapshot } from "./catalog-snapshot.js";
 export type { CatalogEntry } from "./catalog-snapshot.js";
 export type { DynamicToolsOptions } from "./services/dynamic-tools.js";
+export type { Artifact, ResolvedMedia, ArtifactLimits } from "./services/artifacts/artifact-store.js";
+export type { ArtifactServiceOption } from "./services/artifacts/artifacts-service.js";

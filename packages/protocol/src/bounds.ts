@@ -189,3 +189,17 @@ export const MAX_PRESENTATION_LABEL_BYTES = 1_024;
 export const MAX_PRESENTATION_DETAIL_BYTES = 65_536;
 /** Snapshots one generation emits per one-second window; the excess is coalesced last-wins (PRES-19). */
 export const MAX_PRESENTATIONS_PER_SECOND = 32;
+/** Decoded bytes of an inline (`data`) artifact/publish; the frame bound applies too (ART-12, ART-13 GAP default: decoded). */
+export const MAX_ARTIFACT_INLINE_BYTES = 262_144;
+/** One artifact, inline or from a scratch file (ART-12). */
+export const MAX_ARTIFACT_BYTES = 20 * 1_048_576;
+/** Artifact bytes one process generation may hold, and how many artifacts (ART-12). */
+export const MAX_GENERATION_ARTIFACT_BYTES = 64 * 1_048_576;
+export const MAX_GENERATION_ARTIFACTS = 64;
+/** A scratch-relative artifact path: UTF-8 bytes and components (ART-06). */
+export const MAX_ARTIFACT_PATH_BYTES = 4_096;
+export const MAX_ARTIFACT_PATH_COMPONENTS = 64;
+/** An artifact id as the SDK accepts it back from the host (ART-04; GAP default, as child ids). */
+export const MAX_ARTIFACT_ID_BYTES = 256;
+/** Media one result references, counting a repeated reference each time (CALL-19). */
+export const MAX_RESULT_MEDIA_BYTES = 64 * 1_048_576;

@@ -70,3 +70,9 @@ export {
 } from "./api/validate-presentation.js";
 export type { PresentationContext, CheckedPresentationUpdate } from "./api/validate-presentation.js";
 export { urlProblem as presentationUrlProblem } from "./api/presentation-url.js";
+export {
+  ARTIFACT_MIME_TYPES, artifactKind, validateArtifactPublishParams, validateArtifactPublishResult,
+} from "./api/validate-artifact.js";
+export type {
+  ArtifactMimeType, ArtifactKind, ArtifactSource, ArtifactPublishParams, ArtifactPublishResult,
+} from "./api/validate-artifact.js";

@@ -32,6 +32,7 @@ import { RequestScope, ambientCancellation, requestStorage, type Link } from "./
 import { confirm, input } from "./reverse-requests.js";
 import { ToolCatalog, type CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
+import { publishArtifact } from "./artifacts.js";
 
 const DEFAULT_MAX_CONCURRENT = 16;
 const HOOK_NAMES: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
@@ -367,6 +368,7 @@ export class Extension {
       notify: (n) => this.notify(n),
       confirm: (options) => confirm(scope, link, options),
       input: (options) => input(scope, link, options),
+      publishArtifact: (source, mimeType, options) => publishArtifact(scope, link, source, mimeType, options),
       throwIfCancelled: () => scope.throwIfCancelled(),
     };
   }

@@ -9,3 +9,4 @@ export type {
   RenderHandler, Progress, ProgressStatusOptions, ProgressOutputOptions, Cancellation, LifecycleParams, LifecycleHandler,
   DynamicTool, CatalogChange,
 } from "./types.js";
+export type { ArtifactSourceInput, PublishArtifactOptions, PublishedArtifact } from "./types.js";

@@ -44,6 +44,8 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   };
   const progress = select("request_progress", true);
   select("progress_decoration", progress);
+  // ctx.publishArtifact uses it; a host offers it only with an artifacts service bound.
+  select("artifacts", true);
   const lifecycle = select("lifecycle_events", input.lifecycleEvents.length > 0);
   const withMetadata = input.tools.filter(hasPromptMetadata);
   const promptMetadata = select("tool_prompt_metadata_v1", input.api === "0.4" && withMetadata.length > 0);

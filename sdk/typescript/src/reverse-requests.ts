@@ -1,5 +1,6 @@
 /**
- * Operation-scoped reverse requests (W 2.2, 2.7): confirmation/request and input/request, sent
+ * Operation-scoped reverse requests (W 2.2, 2.7): confirmation/request and input/request (and,
+ * through parentOf and send, artifact/publish in artifacts.ts), sent
  * on behalf of the running host request. On API 0.2+ each carries that request's numeric id as
  * parent_request_id (REV-07), so it is refused here, before anything is sent, unless it comes
  * from an active tool/call or command/execute handler (the parent kinds the host accepts).
@@ -59,7 +60,7 @@ export async function input(scope: RequestScope, link: Link, options: InputOptio
 }
 
 /** The numeric id of the active parent request (REV-07), or a local error saying what is wrong. */
-function parentOf(scope: RequestScope, what: string): number {
+export function parentOf(scope: RequestScope, what: string): number {
   if (!PARENT_METHODS.includes(scope.method)) {
     throw new Error(`${what}() is available only in a tool/call or command/execute handler on API 0.2+, not in ${scope.method}`);
   }
@@ -69,7 +70,7 @@ function parentOf(scope: RequestScope, what: string): number {
 }
 
 /** Sends the request and waits for the answer, giving it up if the parent is cancelled first. */
-async function send(scope: RequestScope, link: Link, method: string, params: unknown): Promise<unknown> {
+export async function send(scope: RequestScope, link: Link, method: string, params: unknown): Promise<unknown> {
   const signal = scope.signal;
   signal.throwIfAborted();
   const outgoing = link.peer.request(method, params);

@@ -200,6 +200,28 @@ export interface HandlerContext {
   throwIfCancelled(): void;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
+  /**
+   * API 0.2+ artifact/publish, parented to this request (tool/call or command/execute only):
+   * publishes image or audio bytes, or a file under OCTET_EXTENSION_SCRATCH, with a canonical
+   * MIME type (image/png, audio/wav, ...). Resolves to the id and the content part to put in the
+   * result. Throws when the host did not negotiate `artifacts`, or the host refused the bytes.
+   */
+  publishArtifact(source: ArtifactSourceInput, mimeType: string, options?: PublishArtifactOptions): Promise<PublishedArtifact>;
+}
+
+/** What publishArtifact() publishes: the bytes, or a file path relative to OCTET_EXTENSION_SCRATCH. */
+export type ArtifactSourceInput = Uint8Array | { path: string };
+export interface PublishArtifactOptions {
+  /** The image part's alt text. */
+  alt?: string;
+  /** The audio part's transcript. */
+  transcript?: string;
+}
+export interface PublishedArtifact {
+  artifactId: string;
+  mimeType: string;
+  /** The image or audio part naming the artifact, ready for a result's content. */
+  part: ContentPart;
 }
 
 export type ToolHandler = (args: Record<string, unknown>, ctx: HandlerContext) => ToolReturn | Promise<ToolReturn>;

@@ -13,7 +13,7 @@ afterEach(killAll);
 
 const TOOLS = ["progress", "late", "cancellable", "ask", "count"];
 const COMMANDS = ["ask", "push_status"];
-const SUPPORTED = ["request_progress", "progress_decoration", "lifecycle_events", "tool_prompt_metadata_v1"];
+const SUPPORTED = ["request_progress", "progress_decoration", "artifacts", "lifecycle_events", "tool_prompt_metadata_v1"];
 
 interface Protocol {
   version: string;
@@ -78,7 +78,7 @@ test("INIT-17/INIT-19: the SDK selects the offered features it supports and noth
   const host = new WireHost("negotiated", ["0.2", "lifecycle"]);
   const optional = ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools", "runtime_commands", "progress_decoration", "approvals"];
   const { protocol } = await init(host, "0.2", optional);
-  assert.deepEqual(protocol.features, ["request_cancellation", "content_parts", "request_progress", "progress_decoration", "lifecycle_events"]);
+  assert.deepEqual(protocol.features, ["request_cancellation", "content_parts", "request_progress", "progress_decoration", "artifacts", "lifecycle_events"]);
   assert.equal(protocol.version, "0.2");
 });
 

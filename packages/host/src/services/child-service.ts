@@ -13,6 +13,7 @@ import type { ApiVersion, JsonRpcId, ResourceOwner, ToolDefinition } from "@octe
 import type { ActiveParent } from "../child-inbox.js";
 import type { DiagnosticLevel, HostEvent } from "../events.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
+import type { MediaResolver } from "./artifacts/artifacts-service.js";
 
 /** One reverse request as a service sees it. */
 export interface ChildRequestScope {
@@ -42,6 +43,8 @@ export interface GenerationService {
   negotiated?(features: readonly string[]): void;
   /** Called once when the generation ends (stopped or crashed): release what it held. */
   dispose?(): void;
+  /** The artifacts service only: resolves a result's image and audio parts (CALL-18). */
+  readonly media?: MediaResolver;
 }
 
 /** What a service factory knows of the generation it serves. */
@@ -76,6 +79,8 @@ export type ServiceFactory = (g: ServiceGeneration) => GenerationService | null;
 /** The services of one generation, merged: features offered, and method tables. */
 export class GenerationServices {
   readonly features: string[];
+  /** The artifacts service's resolver, when it is bound for this generation. */
+  readonly media: MediaResolver | undefined;
   readonly #requests = new Map<string, ChildRequestHandler>();
   readonly #notifications = new Map<string, ChildNotificationHandler>();
   readonly #services: GenerationService[];
@@ -89,6 +94,7 @@ export class GenerationServices {
       for (const [method, h] of Object.entries(s.notifications ?? {})) this.#notifications.set(method, h);
     }
     this.features = [...features];
+    this.media = services.find((s) => s.media)?.media;
   }
 
   static none(): GenerationServices {

@@ -8,6 +8,7 @@
 import type { ServiceFactory } from "./child-service.js";
 import { dynamicToolsService, type DynamicToolsOptions, type NameOwners } from "./dynamic-tools.js";
 import { presentationService, type PresentationServiceOptions } from "./presentation/presentation-service.js";
+import { artifactsService, type ArtifactServiceOption } from "./artifacts/artifacts-service.js";
 
 /** What the embedder binds. Each member documents its own contract in its module. */
 export interface HostServiceOptions {
@@ -22,6 +23,8 @@ export interface HostServiceOptions {
    * (a clock for tests). Read them with host.presentation(name) or the `presentation` event.
    */
   presentation?: boolean | PresentationServiceOptions;
+  /** artifact/publish and verified media in results (artifacts/artifacts-service.ts). */
+  artifacts?: ArtifactServiceOption;
 }
 
 /** What the services need to know of the host as a whole. */
@@ -35,5 +38,6 @@ export function bindServices(options: HostServiceOptions, host: ServiceHost): Se
   const factories: ServiceFactory[] = [];
   if (options.dynamicTools) factories.push(dynamicToolsService(options.dynamicTools === true ? {} : options.dynamicTools, host.nameOwners));
   if (options.presentation) factories.push(presentationService(options.presentation === true ? {} : options.presentation));
+  if (options.artifacts) factories.push(artifactsService(options.artifacts));
   return factories;
 }
