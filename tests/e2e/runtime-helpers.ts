@@ -25,6 +25,8 @@ export interface V2Spec {
   commands?: string[];
   /** More [contributes] lines. */
   contributes?: string;
+  /** More [capabilities] lines. */
+  capabilities?: string;
 }
 
 export interface Frame {
@@ -64,6 +66,7 @@ args = [${JSON.stringify(FAKE_V2)}, ${JSON.stringify(JSON.stringify(config))}]
 filesystem = "none"
 process = false
 network = false
+${s.capabilities ?? ""}
 
 [contributes]
 tools = ${list(tools)}

@@ -4,6 +4,8 @@
  */
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
+import type { PolicyRules } from "@octet/host";
+import { loadPolicyFile, parseSecretFlags, type SecretMapping } from "./policy-secrets.js";
 
 export interface GlobalOptions {
   extensionDirs: string[];
@@ -21,6 +23,10 @@ export interface GlobalOptions {
   mediaDir: string;
   help: boolean;
   version: boolean;
+  /** --policy FILE, read and checked at parse time (a bad file is a usage error): the rules, or null. */
+  policy: PolicyRules | null;
+  /** --secret NAME=ENV_VAR, repeatable: the secret broker's names and where their values are. */
+  secrets: SecretMapping[];
 }
 
 export interface ParsedArgs {
@@ -53,6 +59,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
         "media-dir": { type: "string" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean" },
+        policy: { type: "string" },
+        secret: { type: "string", multiple: true },
       },
     });
   } catch (err) {
@@ -65,6 +73,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   }
   if (v.workspace !== undefined && v.workspace.trim() === "") throw new UsageError("--workspace needs a directory");
   if (v["media-dir"] !== undefined && v["media-dir"].trim() === "") throw new UsageError("--media-dir needs a directory");
+  if (v.policy !== undefined && v.policy.trim() === "") throw new UsageError("--policy needs a file (.json or .toml)");
   return {
     options: {
       // Paths on the command line are relative to where the user typed them, not to --workspace.
@@ -80,6 +89,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       mediaDir: resolve(v["media-dir"] ?? "octet-media"),
       help: v.help ?? false,
       version: v.version ?? false,
+      policy: v.policy === undefined ? null : loadPolicyFile(resolve(v.policy)),
+      secrets: parseSecretFlags(v.secret ?? []),
     },
     positionals: parsed.positionals,
   };

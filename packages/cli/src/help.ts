@@ -25,6 +25,12 @@ Flags:
                            is still noted on stderr
   --no-input               never ask: confirmations are denied, input requests cancelled
   --media-dir DIR          where call saves a result's images and audio (default ./octet-media)
+  --policy FILE            answer the extensions' policy/evaluate from FILE (.toml or .json):
+                           operation = "allow" | "ask" | "deny"; "ask" is put to you on the
+                           terminal (never by --yes); unlisted operations are denied
+  --secret NAME=ENV_VAR    hand secret NAME (declared in the extension's [capabilities].secrets)
+                           the value of ENV_VAR, read when asked; repeatable; only the variables
+                           you name are ever read
   -h, --help               this help
   --version                print the octet version
 
@@ -34,6 +40,16 @@ source "global") and <workspace>/.octet/extensions/*/ (source "project").
 
 Example:
   octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'
+
+Policy and secrets (API 0.2 extensions):
+  GUARDED_TOKEN=s3cret octet --extension-dir examples --enable-extension guarded \\
+    --policy examples/guarded/policy.toml --secret guarded.api_token=GUARDED_TOKEN \\
+    call publish '{"text":"hello"}'
+  A policy file (the most specific rule wins: exact name, then "prefix.*", then "*", then default):
+    default = "deny"
+    [operations]
+    "guarded.publish" = "ask"
+    "guarded.*" = "allow"
 
 Confirmations and input requests are asked on the terminal (stdin and stderr TTYs; a secret
 answer is not echoed, Ctrl-C cancels the call); without a terminal they are denied and

@@ -12,7 +12,7 @@
  */
 import { emitKeypressEvents, type Key } from "node:readline";
 import { bounds } from "@octet/protocol";
-import type { ConfirmService, InputService } from "@octet/host";
+import type { ConfirmService, InputService, PolicyApproveRequest } from "@octet/host";
 import type { LiveLine } from "./progress-view.js";
 import { paint, terminalSafe } from "./output.js";
 
@@ -31,6 +31,8 @@ export interface PromptOptions {
 export interface CliServices {
   confirm: ConfirmService;
   input: InputService;
+  /** A policy "ask" (--policy): approved only by a person at the terminal; --yes does not approve it. */
+  approve: (request: PolicyApproveRequest) => Promise<boolean>;
 }
 
 export function promptServices(o: PromptOptions): CliServices {
@@ -72,7 +74,26 @@ export function promptServices(o: PromptOptions): CliServices {
     const question = `${paint("cyan", `[${r.extension}]`)} ${oneLine(r.prompt)}${hint} `;
     return exclusive(() => ask(o, question, !r.secret, r.signal));
   };
-  return { confirm, input };
+  const approve = async (r: PolicyApproveRequest): Promise<boolean> => {
+    const t = r.intent.target;
+    const what = `[${r.extension}] policy asks to allow ${r.intent.operation} (${oneLine(t.label)}${t.origin ? `, ${oneLine(t.origin)}` : ""})`;
+    // Policy is enforcement, not a courtesy question: --yes never answers it, only a person does.
+    if (o.noInput) {
+      note(`${what}: denied (--no-input)`);
+      return false;
+    }
+    if (!o.interactive) {
+      note(`${what}: denied, no terminal to ask`);
+      return false;
+    }
+    const hints = r.intent.adapter_hints.destructive ? paint("red", " (destructive)") : "";
+    const classes = r.intent.data_classes.length > 0 ? `\n  data: ${r.intent.data_classes.join(", ")}` : "";
+    const question = `${paint("cyan", `[${r.extension}]`)} allow ${oneLine(r.intent.operation)}: ${oneLine(t.label)}${hints}\n  target: ${oneLine(t.origin)}${classes}\n[y/N] `;
+    const answer = await exclusive(() => ask(o, question, true, r.signal));
+    const a = (answer ?? "").trim().toLowerCase();
+    return a === "y" || a === "yes";
+  };
+  return { confirm, input, approve };
 }
 
 /** Runs one job at a time, in order. */

@@ -8,6 +8,7 @@ import type { GlobalOptions } from "./args.js";
 import { paint, terminalSafe } from "./output.js";
 import { LiveLine, ProgressView } from "./progress-view.js";
 import { promptServices, type CliServices } from "./prompts.js";
+import { policySecretServices } from "./policy-secrets.js";
 
 /** The terminal side of one CLI run: stderr's live line and the services that ask the person. */
 export interface CliUi {
@@ -45,7 +46,13 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
     onEvent: eventPrinter(options, ui?.line),
     // The CLI binds dynamic tools (every /call in the shell uses the catalog published at that
     // moment) and artifacts (`call` saves verified media to files, media-files.ts).
-    services: { ...(ui ? ui.services : {}), dynamicTools: true, artifacts: true },
+    services: {
+      ...(ui ? { confirm: ui.services.confirm, input: ui.services.input } : {}),
+      dynamicTools: true,
+      artifacts: true,
+      // --policy and --secret: without a terminal to ask, a policy "ask" is denied.
+      ...policySecretServices({ rules: options.policy, secrets: options.secrets, approve: ui ? ui.services.approve : async () => false }),
+    },
     ...extra,
   };
 }

@@ -19,3 +19,7 @@ export type { CatalogEntry } from "./catalog-snapshot.js";
 export type { DynamicToolsOptions } from "./services/dynamic-tools.js";
 export type { Artifact, ResolvedMedia, ArtifactLimits } from "./services/artifacts/artifact-store.js";
 export type { ArtifactServiceOption } from "./services/artifacts/artifacts-service.js";
+export type { PolicyOptions, PolicyClassifyRequest, PolicyApproveRequest, ClassifiedIntent } from "./services/policy/policy-service.js";
+export type { SecretBroker, SecretRequest, SecretValue, ProviderCredentialsOptions, ProviderCredentialRequest } from "./services/secrets/secret-service.js";
+export { parsePolicyRules, policyFormatOf, decideOperation, rulesClassifier, MAX_POLICY_FILE_BYTES } from "./services/policy/policy-rules.js";
+export type { PolicyRules } from "./services/policy/policy-rules.js";

@@ -203,3 +203,28 @@ export const MAX_ARTIFACT_PATH_COMPONENTS = 64;
 export const MAX_ARTIFACT_ID_BYTES = 256;
 /** Media one result references, counting a repeated reference each time (CALL-19). */
 export const MAX_RESULT_MEDIA_BYTES = 64 * 1_048_576;
+/** policy/evaluate intent.operation: a dotted identifier (POL-06, GAP default). */
+export const MAX_POLICY_OPERATION_BYTES = 128;
+/** policy/evaluate intent.data_classes: entries, and bytes of each (POL-06, GAP default). */
+export const MAX_POLICY_DATA_CLASSES = 16;
+export const MAX_POLICY_DATA_CLASS_BYTES = 64;
+/** policy/evaluate intent.target.origin (POL-06, GAP default: a URL-sized string). */
+export const MAX_POLICY_ORIGIN_BYTES = 2_048;
+/** policy/evaluate intent.target.label, shown to a person who approves (POL-06, GAP default). */
+export const MAX_POLICY_LABEL_BYTES = 256;
+/** An approval token: 32 random bytes as lowercase hex (POL-07). */
+export const APPROVAL_TOKEN_HEX_CHARS = 64;
+/** An approval token is valid for at most five minutes after issuance (POL-10). */
+export const APPROVAL_TOKEN_TTL_MS = 300_000;
+/**
+ * Unconsumed approval tokens one generation holds; the oldest is dropped past it (POL-07, GAP:
+ * the text gives none; each needs a person's approval, so this is a memory fence, not a quota).
+ */
+export const MAX_PENDING_APPROVALS = 64;
+
+/** A secret/get value (SEC-02); the frame bound applies as well. */
+export const MAX_SECRET_VALUE_BYTES = 65_536;
+/** provider/credentials provider and model ids (SEC-10, GAP default: the 256-byte model ids of W 2.13). */
+export const MAX_PROVIDER_ID_BYTES = 256;
+/** A provider/credentials credential (SEC-10, GAP default: as a secret value). */
+export const MAX_PROVIDER_CREDENTIAL_BYTES = 65_536;

@@ -76,3 +76,12 @@ export {
 export type {
   ArtifactMimeType, ArtifactKind, ArtifactSource, ArtifactPublishParams, ArtifactPublishResult,
 } from "./api/validate-artifact.js";
+export {
+  POLICY_DECISIONS, POLICY_INTENT_KINDS, POLICY_OPERATION_PATTERN, POLICY_DATA_CLASS_PATTERN, APPROVAL_TOKEN_PATTERN,
+  validatePolicyParams, validatePolicyResult, canonicalIntent,
+} from "./api/validate-policy.js";
+export type { PolicyDecision, PolicyIntentKind, PolicyIntent, PolicyEvaluateParams, PolicyEvaluateResult } from "./api/validate-policy.js";
+export {
+  SECRET_NAME_PATTERN, validateSecretParams, validateSecretResult, validateProviderCredentialsParams, validateProviderCredentialsResult,
+} from "./api/validate-secret.js";
+export type { SecretGetParams, SecretGetResult, ProviderCredentialsParams, ProviderCredentialsResult } from "./api/validate-secret.js";

@@ -33,6 +33,7 @@ import { confirm, input } from "./reverse-requests.js";
 import { ToolCatalog, type CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
 import { publishArtifact } from "./artifacts.js";
+import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
 
 const DEFAULT_MAX_CONCURRENT = 16;
 const HOOK_NAMES: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
@@ -47,6 +48,10 @@ export class Extension {
   readonly presentation: Presentation;
   /** initialize params.contributes, kept for the presentation checks. */
   #contributes: Record<string, unknown> | null = null;
+  /** policy/evaluate for the running request (API 0.2+, when the host offers policy_intents). */
+  readonly policy: PolicyApi = policyApi(() => this.#link);
+  /** secret/get for the running request (API 0.2+, when the host offers secrets). */
+  readonly secrets: SecretsApi = secretsApi(() => this.#link);
   readonly #maxConcurrent: number;
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),

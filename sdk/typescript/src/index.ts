@@ -10,3 +10,4 @@ export type {
   DynamicTool, CatalogChange,
 } from "./types.js";
 export type { ArtifactSourceInput, PublishArtifactOptions, PublishedArtifact } from "./types.js";
+export type { PolicyApi, PolicyAnswer, IntentInput, SecretsApi } from "./host-services.js";

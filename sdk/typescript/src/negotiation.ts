@@ -50,6 +50,10 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   const withMetadata = input.tools.filter(hasPromptMetadata);
   const promptMetadata = select("tool_prompt_metadata_v1", input.api === "0.4" && withMetadata.length > 0);
   select("dynamic_tools", input.dynamicTools === true);
+  // ext.policy and ext.secrets: selecting an offered host service grants nothing by itself, and
+  // the host offers each only with the service (and, for secrets, the manifest's names) behind it.
+  select("approvals", select("policy_intents", true));
+  select("secrets", true);
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -13,7 +13,7 @@ afterEach(killAll);
 
 const TOOLS = ["progress", "late", "cancellable", "ask", "count"];
 const COMMANDS = ["ask", "push_status"];
-const SUPPORTED = ["request_progress", "progress_decoration", "artifacts", "lifecycle_events", "tool_prompt_metadata_v1"];
+const SUPPORTED = ["request_progress", "progress_decoration", "artifacts", "lifecycle_events", "tool_prompt_metadata_v1", "policy_intents", "approvals", "secrets"];
 
 interface Protocol {
   version: string;
@@ -54,7 +54,7 @@ test("INIT-19/INIT-20: negotiate() never selects a feature that was not offered,
       for (const f of features) assert.ok(REQUIRED_FEATURES.includes(f as never) || offered.includes(f), `${f} was not offered: ${offered.join(",")}`);
       assert.deepEqual(features.slice(0, 2), [...REQUIRED_FEATURES]);
       assert.equal(new Set(features).size, features.length, "no duplicates");
-      const expected = SUPPORTED.filter((f) => offered.includes(f) && !(f === "tool_prompt_metadata_v1" && api === "0.2") && !(f === "progress_decoration" && !offered.includes("request_progress")));
+      const expected = SUPPORTED.filter((f) => offered.includes(f) && !(f === "tool_prompt_metadata_v1" && api === "0.2") && !(f === "progress_decoration" && !offered.includes("request_progress")) && !(f === "approvals" && !offered.includes("policy_intents")));
       assert.deepEqual(features.slice(2), expected, `offer ${offered.join(",")} on ${api}`);
     }
   }
@@ -78,7 +78,7 @@ test("INIT-17/INIT-19: the SDK selects the offered features it supports and noth
   const host = new WireHost("negotiated", ["0.2", "lifecycle"]);
   const optional = ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools", "runtime_commands", "progress_decoration", "approvals"];
   const { protocol } = await init(host, "0.2", optional);
-  assert.deepEqual(protocol.features, ["request_cancellation", "content_parts", "request_progress", "progress_decoration", "artifacts", "lifecycle_events"]);
+  assert.deepEqual(protocol.features, ["request_cancellation", "content_parts", "request_progress", "progress_decoration", "artifacts", "lifecycle_events", "policy_intents", "approvals"]);
   assert.equal(protocol.version, "0.2");
 });
 

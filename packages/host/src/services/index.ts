@@ -9,6 +9,8 @@ import type { ServiceFactory } from "./child-service.js";
 import { dynamicToolsService, type DynamicToolsOptions, type NameOwners } from "./dynamic-tools.js";
 import { presentationService, type PresentationServiceOptions } from "./presentation/presentation-service.js";
 import { artifactsService, type ArtifactServiceOption } from "./artifacts/artifacts-service.js";
+import { policyService, type PolicyOptions } from "./policy/policy-service.js";
+import { providerCredentialsService, secretService, type ProviderCredentialsOptions, type SecretBroker } from "./secrets/secret-service.js";
 
 /** What the embedder binds. Each member documents its own contract in its module. */
 export interface HostServiceOptions {
@@ -25,6 +27,12 @@ export interface HostServiceOptions {
   presentation?: boolean | PresentationServiceOptions;
   /** artifact/publish and verified media in results (artifacts/artifacts-service.ts). */
   artifacts?: ArtifactServiceOption;
+  /** policy/evaluate and, with `approve`, single-use approvals (services/policy). */
+  policy?: PolicyOptions;
+  /** secret/get through this broker, for names in a manifest's [capabilities].secrets (services/secrets). */
+  secrets?: SecretBroker;
+  /** provider/credentials for one named provider/model (services/secrets). */
+  providerCredentials?: ProviderCredentialsOptions;
 }
 
 /** What the services need to know of the host as a whole. */
@@ -39,5 +47,8 @@ export function bindServices(options: HostServiceOptions, host: ServiceHost): Se
   if (options.dynamicTools) factories.push(dynamicToolsService(options.dynamicTools === true ? {} : options.dynamicTools, host.nameOwners));
   if (options.presentation) factories.push(presentationService(options.presentation === true ? {} : options.presentation));
   if (options.artifacts) factories.push(artifactsService(options.artifacts));
+  if (options.policy) factories.push(policyService(options.policy));
+  if (options.secrets) factories.push(secretService(options.secrets));
+  if (options.providerCredentials) factories.push(providerCredentialsService(options.providerCredentials));
   return factories;
 }
