@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { ExtensionHost, type HostEvent, type ToolCallOutcome } from "@octet/host";
 import type { ProgressEvent } from "@octet/protocol";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { EXAMPLES, processesMentioning, runCli } from "./helpers.js";
@@ -202,5 +202,23 @@ test("CALL-18: octet call saves a result's media to --media-dir, never overwriti
     assert.deepEqual(sha(await readFile(saved.path)), saved.sha256);
   } finally {
     await rm(dir, { recursive: true, force: true });
+  }
+});
+
+test("ENV-02: an artifact path is resolved in the generation's OCTET_EXTENSION_SCRATCH, never in the workspace (the child's cwd)", async () => {
+  const workspace = await mkdtemp(join(tmpdir(), "octet-env02-"));
+  // Decoys in the workspace under every name the example could pick: a host resolving against the
+  // cwd would read one of these (not a WAV) instead of the file the extension wrote to scratch.
+  for (let id = 0; id < 50; id++) await writeFile(join(workspace, `tone-${id}.wav`), "not a wav, from the workspace");
+  const host = await ExtensionHost.start({ workspace, extensionDirs: [EXAMPLES], enable: ["media"], services: { artifacts: true } });
+  try {
+    const tone = await host.callTool("tone_wav", { ms: 100, hz: 440 });
+    assert.equal(tone.is_error, false, tone.text);
+    const wav = Buffer.from(tone.media![0]!.bytes);
+    assert.equal(wav.toString("latin1", 0, 4), "RIFF");
+    assert.equal(wav.length, 44 + 2 * 1600, "the 100 ms WAV the extension wrote to its scratch directory");
+  } finally {
+    await host.shutdown();
+    await rm(workspace, { recursive: true, force: true });
   }
 });

@@ -198,3 +198,23 @@ test("CAT-10: when the acknowledgement of a published change cannot be delivered
     assert.ok(events.some((e) => e.type === "diagnostic" && e.extension === "deaf" && /writing to the extension failed|stdin is closed/.test(e.message)), JSON.stringify(events.filter((e) => e.type === "diagnostic")));
   });
 });
+
+test("ERR-05: reverse-request refusals map to one code each across services: -32602 params, -32002 no active owner, -32004 secret unavailable, -32601 not negotiated", async () => {
+  const ask = async (host: ExtensionHost, method: string, params: unknown) =>
+    JSON.parse((await host.callTool("ask", { method, params })).text) as { error?: { code: number; message: string }; result?: unknown };
+  await withRuntime(
+    [{ name: "mapped", tools: ["ask"], capabilities: 'secrets = ["mapped.token"]', config: { features: [...REQUIRED, "dynamic_tools", "artifacts", "secrets"] } }],
+    { services: { dynamicTools: true, artifacts: true, secrets: () => null } },
+    async ({ host }) => {
+      const malformed = await ask(host, "tools/register", { tools: "not a list" });
+      assert.equal(malformed.error?.code, -32602, JSON.stringify(malformed));
+      const orphan = await ask(host, "artifact/publish", { parent_request_id: 999_999, mime_type: "image/png", size: 1, sha256: "0".repeat(64), data: "AA==" });
+      assert.equal(orphan.error?.code, -32002, JSON.stringify(orphan));
+      const secret = await ask(host, "secret/get", { parent_request_id: "self", name: "mapped.token" });
+      assert.equal(secret.error?.code, -32004, JSON.stringify(secret));
+      const unnegotiated = await ask(host, "policy/evaluate", { parent_request_id: "self", intent: {} });
+      assert.equal(unnegotiated.error?.code, -32601, JSON.stringify(unnegotiated));
+      assert.match(unnegotiated.error!.message, /^unsupported_feature/);
+    },
+  );
+});

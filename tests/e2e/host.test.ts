@@ -284,3 +284,31 @@ test("FRAME-05: a flood of bad notifications yields a bounded number of diagnost
     assert.ok(diags.some((e) => e.type === "diagnostic" && /more diagnostics suppressed/.test(e.message)));
   });
 });
+
+test("MAN-21: an enabled, trusted API 0.1 extension gets a process only under the full-access policy; under controlled it stays discovered with none", async () => {
+  const { dir, cleanup } = await makeExtensions([
+    { name: "legacy", behaviour: "good", api: "0.1", tools: ["l_echo", "l_slow"] },
+    { name: "modern", behaviour: "good", api: "0.2", tools: ["m_echo", "m_slow"] },
+  ]);
+  try {
+    const controlled = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["legacy", "modern"], policy: "controlled" });
+    try {
+      const legacy = controlled.status().find((s) => s.name === "legacy")!;
+      assert.equal(legacy.state, "not_enabled");
+      assert.equal(legacy.pid, null);
+      assert.match(legacy.reason, /API 0\.1.*full-access policy.*without a process/);
+      assert.deepEqual(processesMentioning(`${dir}/legacy`), [], "no resident child");
+      assert.equal(controlled.status().find((s) => s.name === "modern")!.state, "ready");
+    } finally {
+      await controlled.shutdown();
+    }
+    const full = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["legacy", "modern"] });
+    try {
+      assert.equal(full.status().find((s) => s.name === "legacy")!.state, "ready", "full-access (the default) starts it");
+    } finally {
+      await full.shutdown();
+    }
+  } finally {
+    await cleanup();
+  }
+});

@@ -389,8 +389,14 @@ export class ExtensionHost {
     const enabled = new Set(this.#options.enable ?? []);
     const trusted = new Set(this.#options.trust ?? []);
     for (const d of found) {
-      const decision = resolveStartDecision(d, { enabled, trusted, safeMode: this.#options.safeMode ?? false, fullAccess: (this.#options.policy ?? "full-access") === "full-access" });
-      this.#entries.push({ discovered: d, enabled: decision.enabled, trusted: decision.trusted, reason: decision.reason, generation: null, parkedError: null, supervisor: null, catalog: null });
+      const fullAccess = (this.#options.policy ?? "full-access") === "full-access";
+      const decision = resolveStartDecision(d, { enabled, trusted, safeMode: this.#options.safeMode ?? false, fullAccess });
+      // MAN-21: API 0.1 has none of the negotiated guarantees (cancellation, owners, draining),
+      // so a resident API 0.1 child is started only under the full-access policy; under
+      // controlled it stays discovered, with no process.
+      const gated = decision.enabled && decision.trusted && !fullAccess && d.manifest?.api_version === "0.1";
+      const reason = gated ? `extension "${d.name}" speaks API 0.1, which starts only under the full-access policy; under the controlled policy it stays discovered without a process` : decision.reason;
+      this.#entries.push({ discovered: d, enabled: gated ? false : decision.enabled, trusted: decision.trusted, reason, generation: null, parkedError: null, supervisor: null, catalog: null });
     }
     for (const name of enabled) {
       if (!found.some((d) => d.name === name)) {
