@@ -104,7 +104,11 @@ ext.tool(
     },
   },
   async (args, ctx) => {
-    const job: Job = { id: `job${nextJob++}`, name: String(args["name"]), steps: Number(args["steps"] ?? 5), done: 0, state: "running", startedAt: Date.now() };
+    const id = `job${nextJob++}`;
+    // The SDK does not check arguments against the schema (typed tools will): default what is missing.
+    const name = typeof args["name"] === "string" && args["name"] !== "" ? args["name"] : id;
+    const steps = Number.isInteger(args["steps"]) && (args["steps"] as number) > 0 ? (args["steps"] as number) : 5;
+    const job: Job = { id, name, steps, done: 0, state: "running", startedAt: Date.now() };
     jobs.set(job.id, job);
     selected = job.id;
     owner = ctx.context?.resource_owner;
