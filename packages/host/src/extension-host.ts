@@ -16,7 +16,7 @@ import {
   validateCommandResult,
   type CommandResult, type ContextContribution, type HookName, type HostState,
   type RenderSegment, type StatusContribution, type ToolDefinition, type UiSurface,
-  type CommandDefinition, type ProgressEvent, type ExtensionMenu,
+  type CommandDefinition, type ProgressEvent, type ExtensionMenu, type CacheWarmingPayload, type CompactionPayload,
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
@@ -35,6 +35,7 @@ import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restar
 import { bindServices, type HostServiceOptions } from "./services/index.js";
 import type { ServiceFactory } from "./services/child-service.js";
 import { CatalogSnapshot } from "./catalog-snapshot.js";
+import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from "./advisory-hooks.js";
 import { PresentationStore } from "./services/presentation/presentation-store.js";
 import type { PresentationRecord } from "./services/presentation/presentation-service.js";
 import type { Artifact } from "./services/artifacts/artifact-store.js";
@@ -322,6 +323,23 @@ export class ExtensionHost {
    */
   emitLifecycle(method: LifecycleMethod, params: Record<string, unknown>): void {
     this.#lifecycle.emit(method, params, this.#ready().map(({ g }) => g));
+  }
+
+  /**
+   * Cache-warming advice (API 0.4, PY-46..51): asks every extension that negotiated
+   * cache_warming_decision, in order, each for at most 200 ms; the last valid action wins, and
+   * anything else keeps the action before it. `deadlineMs` is the refresh's own deadline.
+   */
+  adviseCacheWarming(payload: CacheWarmingPayload, options: { signal?: AbortSignal; deadlineMs?: number } = {}): Promise<CacheWarmingAdvice> {
+    return adviseCacheWarming(this.#readyGenerations(), payload, options, this.#collectEnv(), (g) => this.#readyGenerations().includes(g));
+  }
+
+  /**
+   * Compaction frames (API 0.4, PY-43, PY-45) from the first extension that negotiated
+   * compaction_strategy: every frame a complete PNG, at most 16, or null.
+   */
+  compactionFrames(payload: CompactionPayload, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ extension: string; frames: Uint8Array[] } | null> {
+    return compactionFrames(this.#readyGenerations(), payload, options, this.#collectEnv());
   }
 
   /** The latest unsolicited context and status contributions of the running generations (CTX-07). */

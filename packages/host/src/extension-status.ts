@@ -58,7 +58,7 @@ export interface ExtensionStatus {
 }
 
 /** The hooks runHook dispatches; others may be declared but are shown as unsupported. */
-const DISPATCHED_HOOKS: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
+const DISPATCHED_HOOKS: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call", "compaction_strategy", "cache_warming_decision"];
 
 /** One discovered extension as the host tracks it. */
 export interface Entry {

@@ -23,3 +23,4 @@ export type { PolicyOptions, PolicyClassifyRequest, PolicyApproveRequest, Classi
 export type { SecretBroker, SecretRequest, SecretValue, ProviderCredentialsOptions, ProviderCredentialRequest } from "./services/secrets/secret-service.js";
 export { parsePolicyRules, policyFormatOf, decideOperation, rulesClassifier, MAX_POLICY_FILE_BYTES } from "./services/policy/policy-rules.js";
 export type { PolicyRules } from "./services/policy/policy-rules.js";
+export type { CacheWarmingAdvice } from "./advisory-hooks.js";

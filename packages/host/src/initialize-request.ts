@@ -27,6 +27,8 @@ export function buildInitializeRequest(
   };
   if (!isNegotiated(manifest.api_version)) return { params, offered: undefined };
   const optional = offeredOptionalFeatures(manifest.api_version);
+  // The advisory hooks of API 0.4 are offered only to a manifest that declares them (INIT-43).
+  if (manifest.api_version === "0.4") for (const hook of ["compaction_strategy", "cache_warming_decision"]) if (manifest.contributes.hooks.includes(hook)) optional.push(hook);
   for (const f of where.serviceFeatures ?? []) if (!optional.includes(f)) optional.push(f);
   const offered: InitializeOffer = { required: [...REQUIRED_FEATURES], optional, maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS };
   params.protocol = {

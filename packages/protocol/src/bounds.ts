@@ -228,3 +228,10 @@ export const MAX_SECRET_VALUE_BYTES = 65_536;
 export const MAX_PROVIDER_ID_BYTES = 256;
 /** A provider/credentials credential (SEC-10, GAP default: as a secret value). */
 export const MAX_PROVIDER_CREDENTIAL_BYTES = 65_536;
+
+/** compaction_strategy: frames one result may carry (PY-45 GAP default). */
+export const MAX_COMPACTION_FRAMES = 16;
+/** compaction_strategy: the text payload; the whole request must also fit the frame (PY-45 GAP default). */
+export const MAX_COMPACTION_TEXT_BYTES = 524_288;
+/** Each process wait for cache_warming_decision advice (PY-51). */
+export const CACHE_WARMING_WAIT_MS = 200;

@@ -85,3 +85,5 @@ export {
   SECRET_NAME_PATTERN, validateSecretParams, validateSecretResult, validateProviderCredentialsParams, validateProviderCredentialsResult,
 } from "./api/validate-secret.js";
 export type { SecretGetParams, SecretGetResult, ProviderCredentialsParams, ProviderCredentialsResult } from "./api/validate-secret.js";
+export { ADVISORY_HOOKS, isAdvisoryHook, validateAdvisoryHookParams, validateCacheWarmingResult, validateCompactionResult } from "./api/advisory-hooks.js";
+export type { AdvisoryHook, AdvisoryHookParams, CacheWarmingAction, CacheWarmingDecision, CacheWarmingPayload, CompactionPayload } from "./api/advisory-hooks.js";

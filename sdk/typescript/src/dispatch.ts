@@ -5,8 +5,9 @@
  * error results; other methods answer a JSON-RPC error). Concurrency, cancellation and the
  * request scope are the caller's (extension.ts).
  */
+import { toAdvisoryResult } from "./advisory.js";
 import {
-  ErrorCode, WireError, isServerErrorCode, validateToolCallParams, validateCommandExecuteParams, validateHookRunParams,
+  ErrorCode, WireError, isServerErrorCode, isPlainObject, isAdvisoryHook, validateAdvisoryHookParams, validateToolCallParams, validateCommandExecuteParams, validateHookRunParams,
   validateContextCollectParams, validateStatusCollectParams, validateToolRenderParams,
   type ApiVersion, type Checked, type CommandDefinition, type ExecutionContext, type RequestMessage, type ToolDefinition,
 } from "@octet/protocol";
@@ -51,6 +52,13 @@ export async function route(request: RequestMessage, registry: Registry, api: Ap
       return toCommandResult(await author(() => command.handler(p.arguments, ctx(p.context))));
     }
     case "hook/run": {
+      const named = isPlainObject(request.params) ? request.params["hook"] : undefined;
+      if (isAdvisoryHook(named)) {
+        const a = params(validateAdvisoryHookParams(request.params));
+        const advisory = registry.hooks.get(a.hook);
+        if (!advisory) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${a.hook}"`);
+        return toAdvisoryResult(a.hook, await author(() => advisory(a.payload as unknown as Record<string, unknown>, ctx(a.context))));
+      }
       const p = params(validateHookRunParams(request.params));
       const hook = registry.hooks.get(p.hook);
       if (!hook) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${p.hook}"`);

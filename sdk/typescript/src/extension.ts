@@ -14,7 +14,8 @@ import {
   ErrorCode, EnvelopeReader, RpcPeer, WireError, isPlainObject, isNegotiated, isValidToolName, validateToolDefinition,
   validateStatusContribution,
   type ApiVersion, type CommandDefinition, type JsonRpcId, type RequestMessage, type NotificationMessage,
-  type ToolDefinition, type HookName, type LifecycleEvent,
+  type ToolDefinition, type HookName, type LifecycleEvent, type AdvisoryHook, type CacheWarmingAction, type CacheWarmingPayload,
+  ADVISORY_HOOKS, isAdvisoryHook,
 } from "@octet/protocol";
 import { StdoutWriter } from "./stdout-writer.js";
 import { toContext, toNotification } from "./results.js";
@@ -187,11 +188,25 @@ export class Extension {
     return this;
   }
 
-  hook(name: HookName, handler: HookHandler): this {
-    if (!HOOK_NAMES.includes(name)) throw new TypeError(`unknown hook ${JSON.stringify(name)}; expected one of ${HOOK_NAMES.join(", ")}`);
+  hook(name: HookName | AdvisoryHook, handler: HookHandler): this {
+    if (isAdvisoryHook(name)) {
+      // PY-52: the advisory hooks exist on API 0.4 only.
+      if (this.apiVersion !== "0.4") throw new TypeError(`hook "${name}" needs API 0.4 (this extension speaks API ${this.apiVersion})`);
+    } else if (!HOOK_NAMES.includes(name)) {
+      throw new TypeError(`unknown hook ${JSON.stringify(name)}; expected one of ${[...HOOK_NAMES, ...ADVISORY_HOOKS].join(", ")}`);
+    }
     if (this.#registry.hooks.has(name)) throw new TypeError(`hook "${name}" is registered twice`);
     this.#registry.hooks.set(name, handler);
     return this;
+  }
+
+  /**
+   * Cache-warming advice (API 0.4, PY-46): the handler gets the decision the host is about to
+   * take and returns "warm", "stop", or null/undefined for no opinion. Declare
+   * hooks = ["cache_warming_decision"] in the manifest: the host offers it only then.
+   */
+  cacheWarmingDecision(handler: (payload: CacheWarmingPayload, ctx: HandlerContext) => CacheWarmingAction | null | undefined | Promise<CacheWarmingAction | null | undefined>): this {
+    return this.hook("cache_warming_decision", (payload, ctx) => handler(payload as unknown as CacheWarmingPayload, ctx) as unknown as ReturnType<HookHandler>);
   }
 
   context(handler: ContextHandler): this {
@@ -338,7 +353,8 @@ export class Extension {
       this.#link = { api: this.apiVersion, features: new Set(), peer };
       return { api_version: this.apiVersion, tools, commands };
     }
-    const n = negotiate(params["protocol"], { api: this.apiVersion, maxConcurrent: this.#maxConcurrent, lifecycleEvents: this.#lifecycle.events, tools, dynamicTools: this.#dynamicTools });
+    const advisoryHooks = ADVISORY_HOOKS.filter((h) => this.#registry.hooks.has(h));
+    const n = negotiate(params["protocol"], { api: this.apiVersion, maxConcurrent: this.#maxConcurrent, lifecycleEvents: this.#lifecycle.events, tools, dynamicTools: this.#dynamicTools, advisoryHooks });
     if (n.strippedPromptMetadata.length > 0) {
       process.stderr.write(`octet-extension: the host did not offer tool_prompt_metadata_v1; the prompt metadata of ${n.strippedPromptMetadata.join(", ")} is not sent\n`);
     }

@@ -1,7 +1,8 @@
 export { Extension } from "./extension.js";
+export { cacheWarmingDecision } from "./advisory.js";
 export type { Presentation, PresentationInput, PresentationUpdateOptions } from "./presentation.js";
 export { WireError, ErrorCode, LIFECYCLE_EVENTS } from "@octet/protocol";
-export type { LifecycleEvent } from "@octet/protocol";
+export type { LifecycleEvent, CacheWarmingAction, CacheWarmingPayload } from "@octet/protocol";
 export type {
   ExtensionOptions, ToolSpec, ToolResultObject, ToolReturn, CommandSpec, CommandResultObject, CommandReturn,
   NotificationInput, ContextInput, StatusInput, HookReturnObject, HookReturn, StatusReturn, RenderReturn, ConfirmOptions,

@@ -20,6 +20,8 @@ export interface NegotiationInput {
   tools: readonly ToolDefinition[];
   /** The author asked for dynamic tools (ExtensionOptions.dynamicTools). */
   dynamicTools?: boolean;
+  /** API 0.4 advisory hooks with a registered handler (compaction_strategy, cache_warming_decision). */
+  advisoryHooks?: readonly string[];
 }
 
 export interface Negotiated {
@@ -50,6 +52,8 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   const withMetadata = input.tools.filter(hasPromptMetadata);
   const promptMetadata = select("tool_prompt_metadata_v1", input.api === "0.4" && withMetadata.length > 0);
   select("dynamic_tools", input.dynamicTools === true);
+  // The host offers each advisory hook only to a manifest declaring it (INIT-43); take it when handled.
+  for (const hook of input.advisoryHooks ?? []) select(hook, input.api === "0.4");
   // ext.policy and ext.secrets: selecting an offered host service grants nothing by itself, and
   // the host offers each only with the service (and, for secrets, the manifest's names) behind it.
   select("approvals", select("policy_intents", true));

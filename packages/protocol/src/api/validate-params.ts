@@ -150,7 +150,7 @@ export function validateToolRenderParams(value: unknown): Checked<ToolRenderPara
  * call. host is either the full host state or {} (process-scoped contexts); its known members are
  * type-checked when present and carried over, whatever subset the host chose to send.
  */
-function checkContext(p: Problems, raw: unknown): ExecutionContext | undefined {
+export function checkContext(p: Problems, raw: unknown): ExecutionContext | undefined {
   const obj = readObject(p, "context", raw);
   if (obj === undefined) return undefined;
   const workspace = readString(p, "context.workspace", member(obj, "workspace"));
