@@ -16,7 +16,15 @@ const HERE = fileURLToPath(new URL(".", import.meta.url));
 const WORKER = fileURLToPath(new URL("./lib/worker.mjs", import.meta.url));
 const RUN_TIMEOUT_MS = 180_000;
 
-const CANDIDATES = ["raw", "octet", "mcp"];
+const CANDIDATES = ["raw", "octet", "mcp", "raw-py"];
+/** Whose figures a candidate's ratios are paired with: the Python SDK against the Python floor. */
+const BASELINES = { "py-sdk": "raw-py" };
+/**
+ * Placements a candidate runs in (default: all). The Python pair runs in the split placement only,
+ * which keeps the full run within its 5-minute budget; the shared placement's point (each stack's
+ * CPU per message) is made by the Node candidates.
+ */
+const CANDIDATE_PLACEMENTS = { "raw-py": ["split"], "py-sdk": ["split"] };
 const SCENARIOS = ["latency", "throughput", "cold-start", "large-result", "peak-rss", "import-time", "cancel-storm", "scale"];
 const PLACEMENTS = {
   split: { hostCpu: 0, childCpu: 1, label: "split: host on CPU 0, extension on CPU 1" },
@@ -34,16 +42,20 @@ function parseArgs(argv) {
     else if (a === "--candidate") opts.candidates = list();
     else if (a === "--placement") opts.placements = list();
     else if (a === "--help" || a === "-h") {
-      console.log(`usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario ${SCENARIOS.join(",")}] [--candidate raw,octet,mcp] [--placement split,shared]`);
+      console.log(`usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario ${SCENARIOS.join(",")}] [--candidate ${CANDIDATES.join(",")}] [--placement split,shared]`);
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
-  opts.rounds ??= opts.quick ? 3 : 5;
+  opts.rounds ??= opts.quick ? 3 : 4;
   if (!Number.isInteger(opts.rounds) || opts.rounds < 1) throw new Error(`--rounds must be a positive integer`);
   for (const s of opts.scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(", ")}`);
   for (const c of opts.candidates) if (!CANDIDATES.includes(c)) throw new Error(`unknown candidate ${c}; known: ${CANDIDATES.join(", ")}`);
   for (const p of opts.placements) if (!(p in PLACEMENTS)) throw new Error(`unknown placement ${p}; known: ${Object.keys(PLACEMENTS).join(", ")}`);
-  // The raw floor is always measured: every ratio is paired against it.
+  // The floors are always measured: every ratio is paired against one.
+  for (const c of [...opts.candidates]) {
+    const base = BASELINES[c];
+    if (base && !opts.candidates.includes(base)) opts.candidates = [base, ...opts.candidates];
+  }
   if (!opts.candidates.includes("raw")) opts.candidates = ["raw", ...opts.candidates];
   return opts;
 }
@@ -108,11 +120,11 @@ function summarize(scenario, runs, candidates, rounds) {
   for (const cand of candidates) {
     for (const m of scenario.metrics) {
       const vals = byRound(cand, m.key);
-      const raw = byRound("raw", m.key);
-      const ratios = vals.map((v, r) => v / raw[r]).filter(Number.isFinite);
+      const base = byRound(BASELINES[cand] ?? "raw", m.key);
+      const ratios = vals.map((v, r) => v / base[r]).filter(Number.isFinite);
       const ok = vals.filter(Number.isFinite);
       out.push({
-        candidate: cand, metric: m.key, label: m.label, unit: m.unit, better: m.better,
+        candidate: cand, baseline: BASELINES[cand] ?? "raw", metric: m.key, label: m.label, unit: m.unit, better: m.better,
         values: vals, median: median(ok), min: ok.length ? Math.min(...ok) : NaN, max: ok.length ? Math.max(...ok) : NaN,
         ratios, ratio_median: median(ratios), ratio_min: ratios.length ? Math.min(...ratios) : NaN, ratio_max: ratios.length ? Math.max(...ratios) : NaN,
         failures: runs.filter((x) => x.candidate === cand && !x.ok).map((x) => x.error),
@@ -145,6 +157,7 @@ async function main() {
       const blockStarted = Date.now();
       for (let round = 0; round < rounds; round++) {
         for (const candidate of rotate(opts.candidates, round)) {
+          if (CANDIDATE_PLACEMENTS[candidate] && !CANDIDATE_PLACEMENTS[candidate].includes(placementName)) continue;
           const spec = { candidate, scenario: scenario.name, params, childCpu: placement.childCpu };
           const res = await runOnce(spec, placement.hostCpu);
           if (!res.ok) {
@@ -154,15 +167,18 @@ async function main() {
           runs.push({ candidate, round, ...res });
         }
       }
-      const summary = summarize(scenario, runs, opts.candidates, rounds);
+      const present = opts.candidates.filter((c) => !CANDIDATE_PLACEMENTS[c] || CANDIDATE_PLACEMENTS[c].includes(placementName));
+      const summary = summarize(scenario, runs, present, rounds);
       const blockSeconds = (Date.now() - blockStarted) / 1000;
       blocks.push({ scenario: scenario.name, title: scenario.title(params), placement: placementName, params, rounds, seconds: blockSeconds, runs, summary });
-      const rows = [["candidate", "metric", "median", "min-max", "x raw (median)", "x raw min-max"]];
+      const notes = [...new Set(summary.filter((s) => s.unsupported).map((s) => `${s.candidate}: not supported (${s.unsupported})`))];
+      const rows = [["candidate", "metric", "median", "min-max", "x base (median)", "x base min-max"]];
       for (const s of summary) {
         rows.push([s.candidate, `${s.label} (${s.unit}, ${s.better} is better)`, fmt(s.median), range(s.values),
           s.candidate === "raw" ? (Number.isFinite(s.median) ? "1.00" : "-") : fmt(s.ratio_median), s.candidate === "raw" ? "" : range(s.ratios)]);
       }
-      const notes = [...new Set(summary.filter((s) => s.unsupported).map((s) => `${s.candidate}: not supported (${s.unsupported})`))];
+      if (present.some((c) => BASELINES[c])) notes.push(`base: raw, except ${present.filter((c) => BASELINES[c]).map((c) => `${c} (against ${BASELINES[c]})`).join(", ")}`);
+
       const where = scenario.placementIndependent ? `any placement: host on CPU ${placement.hostCpu}, no extension process` : `${placement.label}${scenario.firstPlacementOnly ? " (this placement only)" : ""}`;
       console.log(`\n${scenario.title(params)}\n[${where}; ${rounds} rounds, ${blockSeconds.toFixed(0)} s]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`);
     }

@@ -9,8 +9,13 @@ export const description = "minimal Node JSONL parent + child (the floor)";
 /** What the import-time scenario imports in a fresh process: the floor's only "library". */
 export const importModules = ["node:child_process"];
 
-export async function connect({ childCpu }) {
-  const child = spawn("taskset", ["-c", String(childCpu), process.execPath, CHILD], { stdio: ["pipe", "pipe", "inherit"] });
+export function connect({ childCpu }) {
+  return connectChild([process.execPath, CHILD], childCpu);
+}
+
+/** The floor's parent over any child command (argv): the Python floor reuses it. */
+export async function connectChild(argv, childCpu) {
+  const child = spawn("taskset", ["-c", String(childCpu), ...argv], { stdio: ["pipe", "pipe", "inherit"] });
   const pending = new Map();
   let nextId = 1;
   // Partial-line chunks are kept as a list and joined once the line's LF arrives, so a large
