@@ -114,7 +114,8 @@ export function checkToolResult(
   if (tool !== undefined) {
     const declares = isPlainObject(tool.output_schema);
     const where = at(path, "structured_content");
-    if (declares && isAbsent(structured)) p.add(where, `missing; tool ${quote(tool.name)} declares an output_schema`);
+    // An error result may omit its structured value (PY spec, typed tools): only a success must carry it.
+    if (declares && isAbsent(structured) && isError !== true) p.add(where, `missing; tool ${quote(tool.name)} declares an output_schema`);
     if (!declares && !isAbsent(structured)) p.add(where, `not allowed; tool ${quote(tool.name)} declares no output_schema`);
   }
   if (p.count !== before || parts === undefined || isError === undefined) return undefined;

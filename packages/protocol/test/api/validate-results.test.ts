@@ -114,6 +114,13 @@ test("CALL-20: a tool with an output_schema requires structured_content", () => 
   assert.deepEqual(accepted(validateToolResult(v02({ structured_content: { n: 1 } }), "0.2", SCHEMA_TOOL)).structured_content, { n: 1 });
 });
 
+test("CALL-20, PY-20: an error result of a tool with an output_schema may omit its structured value; a success may not", () => {
+  const error = accepted(validateToolResult(v02({ is_error: true }), "0.2", SCHEMA_TOOL));
+  assert.equal(error.is_error, true);
+  assert.equal("structured_content" in error, false);
+  refused(validateToolResult(v02({ is_error: false }), "0.2", SCHEMA_TOOL), "structured_content: missing");
+});
+
 test("CALL-20: a tool without an output_schema (absent or null) must not return structured_content", () => {
   refused(validateToolResult(v02({ structured_content: { n: 1 } }), "0.2", PLAIN_TOOL), 'structured_content: not allowed; tool "plain" declares no output_schema');
   refused(validateToolResult(v02({ structured_content: [] }), "0.4", { ...PLAIN_TOOL, output_schema: null }), "structured_content: not allowed");
