@@ -114,7 +114,7 @@ test("CALL-20: a tool with an output_schema requires structured_content", () => 
   assert.deepEqual(accepted(validateToolResult(v02({ structured_content: { n: 1 } }), "0.2", SCHEMA_TOOL)).structured_content, { n: 1 });
 });
 
-test("CALL-20, PY-20: an error result of a tool with an output_schema may omit its structured value; a success may not", () => {
+test("CALL-20: an error result of a tool with an output_schema may omit its structured value; a success may not", () => {
   const error = accepted(validateToolResult(v02({ is_error: true }), "0.2", SCHEMA_TOOL));
   assert.equal(error.is_error, true);
   assert.equal("structured_content" in error, false);
