@@ -235,3 +235,38 @@ export const MAX_COMPACTION_FRAMES = 16;
 export const MAX_COMPACTION_TEXT_BYTES = 524_288;
 /** Each process wait for cache_warming_decision advice (PY-51). */
 export const CACHE_WARMING_WAIT_MS = 200;
+/**
+ * Typed tools of the SDKs (PY-18, PY-19): a generated schema (parameters or output_schema, each
+ * encoded), a typed value (arguments or output; depth and nodes are MAX_VALUE_DEPTH and
+ * MAX_VALUE_NODES), each string in it, and the model-facing summary of a typed result.
+ */
+export const MAX_TYPED_SCHEMA_BYTES = 65_536;
+export const MAX_TYPED_VALUE_BYTES = 262_144;
+export const MAX_TYPED_STRING_BYTES = 131_072;
+export const MAX_TYPED_SUMMARY_BYTES = 4_096;
+
+/** metadata.octet_diagnostics_v1: diagnostics per result and their encoded size (DIAG-02). */
+export const MAX_DIAGNOSTICS = 32;
+export const MAX_DIAGNOSTICS_BYTES = 65_536;
+/** A diagnostic's code and message (DIAG-06, GAP default). */
+export const MAX_DIAGNOSTIC_CODE_BYTES = 128;
+export const MAX_DIAGNOSTIC_MESSAGE_BYTES = 4_096;
+/**
+ * The rest of the profile's records (DIAG-06, GAP: the shared SDK contract gives no individual
+ * bounds; these keep one diagnostic well inside the 64 KiB total): related locations and fixes of
+ * one diagnostic, edits of one fix, attachments of one diagnostic, a fix title or attachment
+ * label, a workspace path, a revision, an edit's replacement text, a blob token and media type.
+ */
+export const MAX_DIAGNOSTIC_RELATED = 16;
+export const MAX_DIAGNOSTIC_FIXES = 8;
+export const MAX_DIAGNOSTIC_EDITS = 32;
+export const MAX_DIAGNOSTIC_ATTACHMENTS = 8;
+export const MAX_DIAGNOSTIC_LABEL_BYTES = 256;
+export const MAX_DIAGNOSTIC_PATH_BYTES = 4_096;
+export const MAX_DIAGNOSTIC_REVISION_BYTES = 256;
+export const MAX_DIAGNOSTIC_EDIT_TEXT_BYTES = 16_384;
+export const MAX_BLOB_TOKEN_BYTES = 256;
+export const MAX_MEDIA_TYPE_BYTES = 255;
+/** The plain-text projection of diagnostics added to a result's text (DIAG-03). */
+export const MAX_DIAGNOSTICS_PROJECTED = 8;
+export const MAX_DIAGNOSTICS_PROJECTION_BYTES = 4_096;

@@ -35,6 +35,12 @@ export type { InitializeExpectation, AcceptedInitialize } from "./api/validate-i
 export { VETO_HOOKS, validateToolResult, validateCommandResult, validateHookResult, validateRenderResult } from "./api/validate-results.js";
 export type { NormalizedToolResult } from "./api/validate-results.js";
 export {
+  DIAGNOSTICS_METADATA_KEY, DIAGNOSTIC_SEVERITIES, DIAGNOSTIC_CODE_PATTERN, validateDiagnostics, diagnosticsProjection,
+} from "./api/validate-diagnostics.js";
+export type {
+  DiagnosticSeverity, WireDiagnostic, WireDiagnosticLocation, WireDiagnosticSource, WireBlobRef,
+} from "./api/validate-diagnostics.js";
+export {
   PLACEMENTS, UI_SURFACES, NOTIFICATION_LEVELS, validateContextContributions, validateContextContribution,
   validateStatusResult, validateStatusContribution, validateNotification, validateConfirmationParams,
 } from "./api/validate-contributions.js";

@@ -35,6 +35,8 @@ import { ToolCatalog, type CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
 import { publishArtifact } from "./artifacts.js";
 import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
+import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
+import type { TObject, TSchema } from "@sinclair/typebox";
 
 const DEFAULT_MAX_CONCURRENT = 16;
 const HOOK_NAMES: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
@@ -102,6 +104,18 @@ export class Extension {
     if (this.#registry.tools.has(spec.name)) throw new TypeError(`tool "${spec.name}" is registered twice`);
     this.#registry.tools.set(spec.name, { definition: this.#definitionOf(spec), handler });
     return this;
+  }
+
+  /**
+   * A typed tool (API 0.4): TypeBox schemas give the parameters and output_schema, and the handler
+   * receives the decoded arguments (defaults filled in) and returns the output value or a
+   * TypedResult. Arguments that do not match are answered -32602 before the handler runs; output
+   * that does not match is never published as success. See typed-tool.ts.
+   */
+  typedTool<I extends TObject, O extends TSchema | undefined = undefined>(spec: TypedToolSpec<I, O>, handler: TypedToolHandler<I, O>): this {
+    if (this.apiVersion !== "0.4") throw new TypeError(`typed tool "${spec.name}": typed tools need API 0.4 (this extension speaks API ${this.apiVersion})`);
+    const built = buildTypedTool(spec, handler);
+    return this.tool(built.spec, built.handler);
   }
 
   /**

@@ -12,3 +12,10 @@ export type {
 } from "./types.js";
 export type { ArtifactSourceInput, PublishArtifactOptions, PublishedArtifact } from "./types.js";
 export type { PolicyApi, PolicyAnswer, IntentInput, SecretsApi } from "./host-services.js";
+export { TypedResult, INVALID_OUTPUT_CODE } from "./typed-tool.js";
+export type { TypedResultOptions, TypedToolSpec, TypedToolHandler, TypedToolReturn } from "./typed-tool.js";
+export { withDiagnostics, DIAGNOSTICS_METADATA_KEY } from "./diagnostics.js";
+export type {
+  Diagnostic, DiagnosticSeverity, DiagnosticLocation, DiagnosticSpan, DiagnosticSource, WorkspaceSource, BlobSource,
+  ArtifactSource, DiagnosticRelated, DiagnosticFix, DiagnosticEdit, DiagnosticAttachment,
+} from "./diagnostics.js";

@@ -6,22 +6,30 @@ import type {
   ApiVersion, CommandResult, ContentPart, ContextContribution, ExtensionNotification, HookResult,
   RenderSegment, StatusContribution, ToolRenderResult, UiSurface,
 } from "@octet/protocol";
+import { DIAGNOSTICS_METADATA_KEY, resultDiagnostics, withProjection } from "./diagnostics.js";
 import type { CommandReturn, ContextInput, HookReturn, NotificationInput, RenderReturn, StatusReturn, ToolReturn } from "./types.js";
 
 export function toToolResult(value: ToolReturn, api: ApiVersion): Record<string, unknown> {
   const obj = typeof value === "string" ? { content: value } : value;
   if (obj === null || typeof obj !== "object") throw new TypeError(`a tool handler must return a string or { content }, got ${obj === null ? "null" : typeof obj}`);
   const isError = obj.isError === true;
+  // Before the 0.1 branch: diagnostics there are refused rather than silently dropped.
+  const diagnostics = resultDiagnostics(obj, api);
   if (api === "0.1") {
     const text = typeof obj.content === "string" ? obj.content : textOf(obj.content);
     const out: Record<string, unknown> = { content: text, is_error: isError };
     if (obj.metadata !== undefined) out["metadata"] = obj.metadata;
     return out;
   }
-  const parts: ContentPart[] = typeof obj.content === "string" ? [{ type: "text", text: obj.content }] : obj.content;
+  let parts: ContentPart[] = typeof obj.content === "string" ? [{ type: "text", text: obj.content }] : obj.content;
+  let metadata = obj.metadata;
+  if (diagnostics !== null) {
+    metadata = { ...(metadata as Record<string, unknown> | undefined), [DIAGNOSTICS_METADATA_KEY]: diagnostics };
+    parts = withProjection(parts, diagnostics);
+  }
   const out: Record<string, unknown> = { content: parts, is_error: isError };
   if (obj.structuredContent !== undefined) out["structured_content"] = obj.structuredContent;
-  if (obj.metadata !== undefined) out["metadata"] = obj.metadata;
+  if (metadata !== undefined) out["metadata"] = metadata;
   return out;
 }
 

@@ -6,6 +6,7 @@ import type {
   ApiVersion, ContentPart, ContextContribution, ExecutionContext, ExtensionNotification, HookName,
   Placement, RenderSegment, StatusContribution, UiSurface, NotificationLevel, JsonRpcId,
 } from "@octet/protocol";
+import type { Diagnostic } from "./diagnostics.js";
 
 export interface ExtensionOptions {
   /** The wire version; must equal the manifest's api_version. */
@@ -56,6 +57,12 @@ export interface ToolResultObject {
   structuredContent?: unknown;
   /** Never shown to the model (API 0.1 hosts discard it). */
   metadata?: unknown;
+  /**
+   * API 0.4: diagnostics, sent in metadata.octet_diagnostics_v1 (which must then be unset) with
+   * their plain-text projection appended to the content. Checked before sending: a malformed one
+   * turns the result into a tool error.
+   */
+  diagnostics?: readonly Diagnostic[];
 }
 export type ToolReturn = string | ToolResultObject;
 

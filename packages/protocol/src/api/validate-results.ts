@@ -78,7 +78,8 @@ const PART_MEMBERS: Record<ContentPart["type"], ReadonlySet<string>> = {
  * A tool/call result (CALL-12..21). is_error may be absent and then reads as false: the text
  * defines it as "if true, the result is treated as a tool error", so only an explicit true may
  * turn a result into an error. API 0.1 metadata is accepted and dropped (CALL-14). When `tool` is
- * given, structured_content must be present exactly when its output_schema is an object (CALL-20).
+ * given, structured_content must be present when its output_schema is an object (CALL-20; an error
+ * result may leave it out, PY-22), and absent otherwise.
  */
 export function validateToolResult(value: unknown, api: ApiVersion, tool?: ToolDefinition): Checked<NormalizedToolResult> {
   const p = new Problems();
@@ -114,7 +115,9 @@ export function checkToolResult(
   if (tool !== undefined) {
     const declares = isPlainObject(tool.output_schema);
     const where = at(path, "structured_content");
-    // An error result may omit its structured value (PY spec, typed tools): only a success must carry it.
+    // An error result may omit its structured value (PY-22): a failed call often has none to
+    // give, and demanding one would turn its own error text into "invalid result". When present
+    // it is still checked against the schema.
     if (declares && isAbsent(structured) && isError !== true) p.add(where, `missing; tool ${quote(tool.name)} declares an output_schema`);
     if (!declares && !isAbsent(structured)) p.add(where, `not allowed; tool ${quote(tool.name)} declares no output_schema`);
   }

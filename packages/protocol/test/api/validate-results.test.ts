@@ -114,11 +114,12 @@ test("CALL-20: a tool with an output_schema requires structured_content", () => 
   assert.deepEqual(accepted(validateToolResult(v02({ structured_content: { n: 1 } }), "0.2", SCHEMA_TOOL)).structured_content, { n: 1 });
 });
 
-test("CALL-20: an error result of a tool with an output_schema may omit its structured value; a success may not", () => {
-  const error = accepted(validateToolResult(v02({ is_error: true }), "0.2", SCHEMA_TOOL));
-  assert.equal(error.is_error, true);
-  assert.equal("structured_content" in error, false);
-  refused(validateToolResult(v02({ is_error: false }), "0.2", SCHEMA_TOOL), "structured_content: missing");
+test("CALL-20, PY-22: an error result of a tool with an output_schema may omit structured_content; one it carries is still checked", () => {
+  const failed = accepted(validateToolResult(v02({ is_error: true }), "0.4", SCHEMA_TOOL));
+  assert.equal(failed.is_error, true);
+  assert.equal("structured_content" in failed, false);
+  refused(validateToolResult(v02({ is_error: false }), "0.4", SCHEMA_TOOL), "structured_content: missing");
+  refused(validateToolResult(v02({ is_error: true, structured_content: "x".repeat(MAX_STRUCTURED_CONTENT_BYTES) }), "0.4", SCHEMA_TOOL), "262144-byte limit");
 });
 
 test("CALL-20: a tool without an output_schema (absent or null) must not return structured_content", () => {
