@@ -4,6 +4,7 @@
  * (CONTRACT.md). A new implementation plugs in by adding one entry; a transcript it does not pass
  * yet is listed in `skip` with the reason, which the test run prints.
  */
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Implementation } from "./runner.js";
 
@@ -15,13 +16,12 @@ export const IMPLEMENTATIONS: readonly Implementation[] = [
     name: "typescript",
     command: [process.execPath, fileURLToPath(new URL("./ts/conformance-extension.js", import.meta.url))],
   },
-  // The Python SDK (sdk/python, standard library only) plugs in with its own conformance
-  // extension, written against the same CONTRACT.md (join from node:path):
-  // {
-  //   name: "python",
-  //   command: ["python3", join(ROOT, "tests", "conformance", "python", "conformance_extension.py")],
-  //   env: { PYTHONPATH: join(ROOT, "sdk", "python", "src") },
-  //   apis: ["0.1", "0.2", "0.4"],
-  //   skip: { "PROG-03": "example: the reason this transcript does not pass yet, printed on every run" },
-  // },
+  {
+    // The Python SDK (sdk/python, standard library only), from the checkout: PYTHONPATH is the
+    // package's source root, as `pip install ./sdk/python` would make it importable.
+    name: "python",
+    command: ["python3", join(ROOT, "tests", "conformance", "python", "conformance_extension.py")],
+    env: { PYTHONPATH: join(ROOT, "sdk", "python") },
+    apis: ["0.1", "0.2", "0.4"],
+  },
 ];

@@ -1,0 +1,179 @@
+"""Sole ownership of the extension's stdout (FRAME-03, FRAME-07, FRAME-08).
+
+take_stdout() runs when the Extension is created, before author code can print: it keeps a
+private duplicate of file descriptor 1 for the SDK, points descriptor 1 at stderr (so print(),
+sys.__stdout__, C extensions and child processes that inherit stdout all land on stderr), and
+replaces sys.stdout with a line-buffered forwarder to sys.stderr. The private descriptor is then
+the only way to the host.
+
+FrameWriter is the one writer of that descriptor: a single thread drains one FIFO queue, writing
+each frame whole, so frames from the event loop and from handler threads never interleave. A
+frame not yet started can be withdrawn (cancel before write sends nothing); a frame once started
+is always finished. Producers on handler threads wait while more than MAX_WRITER_QUEUE_BYTES are
+queued (backpressure); the event loop never waits.
+"""
+import io
+import os
+import sys
+import threading
+from collections import deque
+from typing import Callable, Deque, Optional
+
+from ._bounds import MAX_WRITER_QUEUE_BYTES
+
+__all__ = ["take_stdout", "FrameWriter", "Ticket"]
+
+_taken_fd: Optional[int] = None
+_lock = threading.Lock()
+
+
+class _StderrForward(io.TextIOBase):
+    """What sys.stdout becomes: every write goes to the current sys.stderr, flushed per line."""
+
+    def writable(self) -> bool:
+        return True
+
+    def write(self, text: str) -> int:
+        if not isinstance(text, str):
+            raise TypeError(f"write() argument must be str, not {type(text).__name__}")
+        err = sys.stderr
+        err.write(text)
+        if "\n" in text:
+            err.flush()
+        return len(text)
+
+    def flush(self) -> None:
+        sys.stderr.flush()
+
+    @property
+    def buffer(self):  # sys.stdout.buffer.write(b"...") also goes to stderr
+        return getattr(sys.stderr, "buffer", None)
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]
+        return getattr(sys.stderr, "encoding", "utf-8")
+
+    def fileno(self) -> int:
+        return sys.stderr.fileno()
+
+    def isatty(self) -> bool:
+        return False
+
+
+def take_stdout() -> int:
+    """The SDK's private stdout descriptor; idempotent. Afterwards nothing else reaches fd 1's
+    original target."""
+    global _taken_fd
+    with _lock:
+        if _taken_fd is not None:
+            return _taken_fd
+        try:
+            sys.stdout.flush()
+        except Exception:  # a closed or replaced stdout: nothing to keep
+            pass
+        fd = os.dup(1)
+        os.set_inheritable(fd, False)  # children never get the protocol stream
+        os.dup2(2, 1)
+        sys.stdout = _StderrForward()
+        _taken_fd = fd
+        return fd
+
+
+class Ticket:
+    __slots__ = ("data", "state")
+
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.state = "queued"  # queued -> writing -> done, or queued -> withdrawn
+
+
+class FrameWriter:
+    """One writer thread, one queue. `sink(data)` must write all of data or raise."""
+
+    def __init__(self, sink: Callable[[bytes], None], max_queued_bytes: int = MAX_WRITER_QUEUE_BYTES) -> None:
+        self._sink = sink
+        self._max = max_queued_bytes
+        self._queue: Deque[Ticket] = deque()
+        self._queued_bytes = 0
+        self._busy = False
+        self._cond = threading.Condition()
+        self.broken: Optional[BaseException] = None
+        self._closed = False
+        self._no_wait_thread: Optional[threading.Thread] = None
+        self._thread = threading.Thread(target=self._run, name="octet-stdout-writer", daemon=True)
+        self._thread.start()
+
+    @classmethod
+    def for_fd(cls, fd: int) -> "FrameWriter":
+        def sink(data: bytes) -> None:
+            view = memoryview(data)
+            while view:
+                n = os.write(fd, view)
+                view = view[n:]
+        return cls(sink)
+
+    def never_wait_on(self, thread: threading.Thread) -> None:
+        """The event loop's thread: sends from it never block on backpressure."""
+        self._no_wait_thread = thread
+
+    def send(self, data: bytes) -> Ticket:
+        ticket = Ticket(data)
+        with self._cond:
+            if self.broken is not None or self._closed:
+                ticket.state = "withdrawn"
+                return ticket
+            if threading.current_thread() is not self._no_wait_thread:
+                while self._queued_bytes > self._max and self.broken is None and not self._closed:
+                    self._cond.wait(0.5)
+            self._queue.append(ticket)
+            self._queued_bytes += len(data)
+            self._cond.notify_all()
+        return ticket
+
+    def withdraw(self, ticket: Ticket) -> bool:
+        """Removes a frame no byte of which was written; True when it was withdrawn."""
+        with self._cond:
+            if ticket.state != "queued":
+                return ticket.state == "withdrawn"
+            ticket.state = "withdrawn"
+            self._queued_bytes -= len(ticket.data)
+            return True
+
+    def wait_idle(self, timeout: Optional[float] = None) -> bool:
+        """Blocks until every queued frame was handed to the OS (or the stream broke)."""
+        with self._cond:
+            return self._cond.wait_for(lambda: self.broken is not None or (not self._queue and not self._busy), timeout)
+
+    def close(self) -> None:
+        with self._cond:
+            self._closed = True
+            self._cond.notify_all()
+
+    def _run(self) -> None:
+        while True:
+            with self._cond:
+                while not self._queue and not self._closed:
+                    self._cond.wait()
+                if not self._queue:
+                    return
+                ticket = self._queue.popleft()
+                if ticket.state == "withdrawn":
+                    self._cond.notify_all()
+                    continue
+                ticket.state = "writing"
+                self._queued_bytes -= len(ticket.data)
+                self._busy = True
+            try:
+                self._sink(ticket.data)
+            except BaseException as err:  # EPIPE: the host is gone; nobody can read the rest
+                with self._cond:
+                    self.broken = err
+                    self._queue.clear()
+                    self._queued_bytes = 0
+                    self._busy = False
+                    self._cond.notify_all()
+                return
+            with self._cond:
+                ticket.state = "done"
+                self._busy = False
+                self._cond.notify_all()
