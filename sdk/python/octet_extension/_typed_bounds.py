@@ -1,52 +1,38 @@
-"""Bounds used by typed tools and diagnostics, until the generated ``_bounds.py`` exists.
-
-The first group is copied by hand from packages/protocol/src/bounds.ts (same names, same values);
-when the generated module lands, import these from it and delete them here. The second group is
-not in bounds.ts yet: these are the Python SDK typed/diagnostics bounds of the spec (PY-18,
-PY-19, DIAG-02, DIAG-03) and the GAP defaults of DIAG-06 (docs/decisions.md, "Python typed tools
-and diagnostics"); they belong in bounds.ts so every SDK and the host share one copy.
+"""Bounds of typed tools and diagnostics. Everything packages/protocol/src/bounds.ts defines comes
+from the generated _bounds.py (one copy for the host and both SDKs; DIAG-06 decided there); only
+the Python-side limits bounds.ts has no name for yet are defined here.
 """
+from ._bounds import (  # noqa: F401  (re-exported for typed.py, diagnostics.py and the tests)
+    MAX_TOOL_NAME_BYTES,
+    MAX_DESCRIPTION_BYTES,
+    MAX_SCHEMA_DEPTH,
+    MAX_SCHEMA_PROPERTY_NAME_BYTES,
+    MAX_SAFE_JSON_INTEGER,
+    MAX_STRUCTURED_CONTENT_BYTES,
+    MAX_METADATA_BYTES,
+    MAX_VALUE_DEPTH,
+    MAX_VALUE_NODES,
+    MAX_METADATA_KEY_BYTES,
+    MAX_QUOTED_VALUE_CHARS,
+    MAX_ARTIFACT_ID_BYTES,
+    MAX_ARTIFACT_PATH_BYTES,
+    MAX_TYPED_SCHEMA_BYTES,
+    MAX_TYPED_VALUE_BYTES,
+    MAX_TYPED_STRING_BYTES,
+    MAX_DIAGNOSTICS,
+    MAX_DIAGNOSTICS_BYTES,
+    MAX_DIAGNOSTICS_PROJECTION_BYTES,
+    MAX_DIAGNOSTIC_CODE_BYTES,
+    MAX_DIAGNOSTIC_MESSAGE_BYTES,
+    MAX_DIAGNOSTIC_REVISION_BYTES,
+    MAX_DIAGNOSTIC_RELATED,
+    MAX_DIAGNOSTIC_FIXES,
+    MAX_DIAGNOSTIC_EDITS,
+    MAX_DIAGNOSTIC_ATTACHMENTS,
+    MAX_BLOB_TOKEN_BYTES,
+    MAX_MEDIA_TYPE_BYTES,
+)
 
-# --- Copied from packages/protocol/src/bounds.ts -------------------------------------------------
-MAX_TOOL_NAME_BYTES = 128
-MAX_DESCRIPTION_BYTES = 16_384
-MAX_SCHEMA_DEPTH = 32
-MAX_SCHEMA_PROPERTY_NAME_BYTES = 256
-MAX_SAFE_JSON_INTEGER = 2**53 - 1
-MAX_STRUCTURED_CONTENT_BYTES = 262_144
-MAX_METADATA_BYTES = 65_536
-MAX_VALUE_DEPTH = 32
-MAX_VALUE_NODES = 16_384
-MAX_METADATA_KEY_BYTES = 256
-MAX_QUOTED_VALUE_CHARS = 64
-MAX_ARTIFACT_ID_BYTES = 256
-MAX_ARTIFACT_PATH_BYTES = 4_096
-
-# --- Not in bounds.ts yet (spec values and GAP defaults) -----------------------------------------
-# PY-18: a generated parameters or output_schema, each, as compact JSON.
-MAX_TYPED_SCHEMA_BYTES = 65_536
-# PY-18: a typed value (arguments or structured content) as compact JSON; depth and nodes are
-# MAX_VALUE_DEPTH and MAX_VALUE_NODES.
-MAX_TYPED_VALUE_BYTES = 262_144
-# PY-18: one string of a typed value, in UTF-8 bytes.
-MAX_TYPED_STRING_BYTES = 131_072
-# PY-19: an explicit summary, in UTF-8 bytes.
 MAX_SUMMARY_BYTES = 4_096
-
-# DIAG-02: diagnostics per result, and their encoded size (compact JSON of the list).
-MAX_DIAGNOSTICS = 32
-MAX_DIAGNOSTICS_BYTES = 65_536
-# DIAG-03: the plain-text projection shows the first eight, in at most 4 KiB.
 MAX_PROJECTED_DIAGNOSTICS = 8
-MAX_DIAGNOSTICS_PROJECTION_BYTES = 4_096
-# DIAG-06 (GAP defaults).
-MAX_DIAGNOSTIC_CODE_BYTES = 128
-MAX_DIAGNOSTIC_MESSAGE_BYTES = 4_096
 MAX_DIAGNOSTIC_TITLE_BYTES = 1_024
-MAX_DIAGNOSTIC_REVISION_BYTES = 256
-MAX_DIAGNOSTIC_RELATED = 8
-MAX_DIAGNOSTIC_FIXES = 8
-MAX_DIAGNOSTIC_EDITS = 32
-MAX_DIAGNOSTIC_ATTACHMENTS = 8
-MAX_BLOB_TOKEN_BYTES = 256
-MAX_MEDIA_TYPE_BYTES = 256

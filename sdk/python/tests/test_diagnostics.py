@@ -141,16 +141,17 @@ class RecordsTest(unittest.TestCase):
             ArtifactSource("a" * 257)
 
     def test_DIAG_06_per_diagnostic_list_bounds_at_limit_and_one_past(self):
-        """DIAG-06: related and fixes at most 8, attachments 8, edits per fix 32; one more is refused."""
+        """DIAG-06: related at most 16, fixes 8, attachments 8 (the shared bounds.ts profile), edits per
+        fix 32; one more is refused."""
         loc = DiagnosticLocation(WorkspaceSource("a.py"))
         rel = DiagnosticRelated("r", loc)
         edit = DiagnosticEdit(WorkspaceSource("a.py", "r"), DiagnosticSpan(0, 0), "x")
         fix = DiagnosticFix("t", (edit,))
         att = DiagnosticAttachment(ArtifactSource("x"))
-        Diagnostic("info", "c", "m", related=(rel,) * 8, fixes=(fix,) * 8, attachments=(att,) * 8)
+        Diagnostic("info", "c", "m", related=(rel,) * 16, fixes=(fix,) * 8, attachments=(att,) * 8)
         DiagnosticFix("t", (edit,) * 32)
-        for kwargs in ({"related": (rel,) * 9}, {"fixes": (fix,) * 9}, {"attachments": (att,) * 9}):
-            with self.subTest(kwargs=list(kwargs)), self.assertRaisesRegex(DiagnosticsError, "9 entries, over the limit of 8"):
+        for kwargs, n, limit in (({"related": (rel,) * 17}, 17, 16), ({"fixes": (fix,) * 9}, 9, 8), ({"attachments": (att,) * 9}, 9, 8)):
+            with self.subTest(kwargs=list(kwargs)), self.assertRaisesRegex(DiagnosticsError, f"{n} entries, over the limit of {limit}"):
                 Diagnostic("info", "c", "m", **kwargs)
         with self.assertRaisesRegex(DiagnosticsError, "33 entries, over the limit of 32"):
             DiagnosticFix("t", (edit,) * 33)
