@@ -18,11 +18,11 @@ export const params = {
 };
 /**
  * Starting 50 Node processes is seconds of CPU per run (the MCP candidate about 12 s), so this
- * scenario runs in the first placement only and at most 3 rounds: it keeps the full run within
+ * scenario runs in the first placement only and at most 2 rounds: it keeps the full run within
  * its 5-minute budget. Start-up cost per extension barely depends on the host's placement.
  */
 export const firstPlacementOnly = true;
-export const maxRounds = 3;
+export const maxRounds = 2;
 /** The candidate module must export startMany(ctx, count) -> { ready, close() }. */
 export const requires = ["startMany"];
 
