@@ -1,11 +1,16 @@
 /**
  * What a tool call returns to the embedder. Every result is validated before it is believed:
  * its shape for the API version (CALL-12, CALL-15..17, CALL-21), media only with the artifacts
- * feature and resolved through the generation's artifact store (CALL-18, CALL-19), and structured_content against the tool's output_schema (CALL-20). A result
+ * feature and resolved through the generation's artifact store (CALL-18, CALL-19), structured_content against the tool's output_schema (CALL-20), and
+ * typed diagnostics in metadata.octet_diagnostics_v1 against the shared profile, with every
+ * artifact they reference resolved for the generation's owner (DIAG-04, DIAG-05). A result
  * that fails becomes a tool error with a short reason and a diagnostic; the generation stays up
  * (CALL-23).
  */
-import { bounds, validateToolResult, type NormalizedToolResult, type ToolDefinition } from "@octet/protocol";
+import {
+  bounds, DIAGNOSTICS_METADATA_KEY, validateDiagnostics, validateToolResult, type NormalizedToolResult, type ToolDefinition,
+  type WireDiagnostic, type WireDiagnosticSource,
+} from "@octet/protocol";
 import type { HostEvent } from "./events.js";
 import type { Generation } from "./generation.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
@@ -39,6 +44,7 @@ export function toolOutcome(g: Generation, tool: ToolDefinition, raw: unknown, e
       else problem = r.problem;
     }
     if (problem === null && checked.value.structured_content !== undefined) problem = g.checkStructured(tool.name, checked.value.structured_content);
+    if (problem === null) problem = diagnosticsProblem(g, checked.value);
   }
   if (!checked.ok || problem !== null) {
     const reason = truncateBytes(problem ?? "", bounds.MAX_LAST_ERROR_BYTES);
@@ -46,4 +52,53 @@ export function toolOutcome(g: Generation, tool: ToolDefinition, raw: unknown, e
     return toolError(g, `Tool ${tool.name} returned an invalid result: ${reason}`);
   }
   return resolved.length > 0 ? { ...checked.value, extension: g.name, media: resolved } : { ...checked.value, extension: g.name };
+}
+
+const DIAGNOSTICS_PATH = `metadata.${DIAGNOSTICS_METADATA_KEY}`;
+
+/**
+ * Why the result's typed diagnostics cannot be believed, or null (DIAG-04, DIAG-05). The profile
+ * is checked again here: the host trusts no SDK. Then authority, independently of the SDK:
+ * - an artifact source must name an artifact the generation's owner published (as media parts);
+ * - a blob source is refused: bulk objects (BlobRef, bulk_objects_v1) are not implemented by
+ *   this host, so no blob reference can be verified;
+ * - an is_error result may reference no artifact or blob at all: a failed operation cannot
+ *   publish new references (refused, not stripped: docs/decisions.md).
+ * Fix edits are workspace-only suggestions; nothing here grants or applies them.
+ */
+function diagnosticsProblem(g: Generation, result: NormalizedToolResult): string | null {
+  const metadata = result.metadata;
+  if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return null;
+  const raw = (metadata as Record<string, unknown>)[DIAGNOSTICS_METADATA_KEY];
+  if (raw === undefined || raw === null) return null;
+  const checked = validateDiagnostics(raw, DIAGNOSTICS_PATH);
+  if (!checked.ok) return `invalid diagnostics: ${checked.problems.join("; ")}`;
+  for (const { where, source } of diagnosticReferences(checked.value)) {
+    if (source.kind === "workspace") continue;
+    if (result.is_error) {
+      return `${where}: an error result cannot publish ${source.kind} references through diagnostics; a failed operation publishes no new references (DIAG-05)`;
+    }
+    if (source.kind === "blob") {
+      return `${where}: blob references are not supported: bulk objects (bulk_objects_v1) are not implemented by this host, so no blob can be verified`;
+    }
+    const id = source.artifact_id;
+    if (!g.media) return `${where}: artifact ${JSON.stringify(id.slice(0, 64))} cannot be resolved: no artifacts service is bound`;
+    if (!g.media.get(id, g.owner())) {
+      return `${where}: unknown artifact ${JSON.stringify(id.slice(0, 64))}; an artifact is valid only for the session owner and process generation that published it`;
+    }
+  }
+  return null;
+}
+
+/** Every source a diagnostic names, with its path: primary, related locations, attachments and edits. */
+function diagnosticReferences(diagnostics: readonly WireDiagnostic[]): { where: string; source: WireDiagnosticSource }[] {
+  const out: { where: string; source: WireDiagnosticSource }[] = [];
+  diagnostics.forEach((d, i) => {
+    const base = `${DIAGNOSTICS_PATH}[${i}]`;
+    if (d.primary) out.push({ where: `${base}.primary.source`, source: d.primary.source });
+    d.related?.forEach((r, j) => out.push({ where: `${base}.related[${j}].location.source`, source: r.location.source }));
+    d.fixes?.forEach((f, j) => f.edits.forEach((e, k) => out.push({ where: `${base}.fixes[${j}].edits[${k}].location.source`, source: e.location.source })));
+    d.attachments?.forEach((a, j) => out.push({ where: `${base}.attachments[${j}].source`, source: a.source }));
+  });
+  return out;
 }

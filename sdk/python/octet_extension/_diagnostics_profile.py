@@ -9,11 +9,12 @@ import re
 from typing import Any, Dict, List, Optional, Sequence
 
 from ._json_bounds import Limits, Problems, Violation, at, compact_json, describe, index, lone_surrogate_at, measure, plain_text_problem, quote, utf8_len
-from ._typed_bounds import (MAX_ARTIFACT_ID_BYTES, MAX_ARTIFACT_PATH_BYTES, MAX_BLOB_TOKEN_BYTES,
+from ._typed_bounds import (MAX_BLOB_TOKEN_BYTES,
                             MAX_DIAGNOSTIC_ATTACHMENTS, MAX_DIAGNOSTIC_CODE_BYTES,
-                            MAX_DIAGNOSTIC_EDITS, MAX_DIAGNOSTIC_FIXES,
-                            MAX_DIAGNOSTIC_MESSAGE_BYTES, MAX_DIAGNOSTIC_RELATED,
-                            MAX_DIAGNOSTIC_REVISION_BYTES, MAX_DIAGNOSTIC_TITLE_BYTES,
+                            MAX_DIAGNOSTIC_EDIT_TEXT_BYTES, MAX_DIAGNOSTIC_EDITS, MAX_DIAGNOSTIC_FIXES,
+                            MAX_DIAGNOSTIC_LABEL_BYTES, MAX_DIAGNOSTIC_MESSAGE_BYTES,
+                            MAX_DIAGNOSTIC_PATH_BYTES, MAX_DIAGNOSTIC_RELATED,
+                            MAX_DIAGNOSTIC_REVISION_BYTES,
                             MAX_DIAGNOSTICS, MAX_DIAGNOSTICS_BYTES, MAX_MEDIA_TYPE_BYTES,
                             MAX_SAFE_JSON_INTEGER, MAX_VALUE_DEPTH, MAX_VALUE_NODES)
 
@@ -23,7 +24,14 @@ DIAGNOSTICS_KEY = "octet_diagnostics_v1"
 SEVERITIES = ("error", "warning", "info", "hint")
 
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-_CODE = re.compile(r"^[\x21-\x7e]+$")  # printable ASCII without spaces, e.g. "solver.nonconvergent"
+# The shared profile's DIAGNOSTIC_CODE_PATTERN, e.g. "solver.nonconvergent" or "ts/2322" (fullmatch).
+_CODE = re.compile(r"[A-Za-z0-9][A-Za-z0-9._:/-]*")
+# The shared profile's MEDIA_TYPE: lowercase type/subtype (fullmatch).
+_MEDIA_TYPE = re.compile(r"[a-z0-9][a-z0-9!#$&^_.+-]*/[a-z0-9][a-z0-9!#$&^_.+-]*")
+# JavaScript's \s (the TS validator refuses a revision with any of these).
+_JS_SPACE = re.compile(r"[\s\ufeff]")
+# Unicode Cc: C0, DEL and C1; a workspace path carries none, not even LF or TAB.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
 class DiagnosticsError(ValueError):
@@ -84,14 +92,18 @@ def _check_span(p: Problems, path: str, raw: Any) -> None:
 
 def _check_path(p: Problems, path: str, v: Any) -> None:
     before = p.count
-    _text(p, path, v, MAX_ARTIFACT_PATH_BYTES)
+    _text(p, path, v, MAX_DIAGNOSTIC_PATH_BYTES)
     if p.count != before:
         return
     # Workspace-relative, POSIX separators, no way out: the host checks authority again.
-    if v.startswith("/") or "\\" in v or re.match(r"^[A-Za-z]:", v):
-        p.add(path, "%s is not a relative workspace path" % quote(v))
+    if v.startswith("/") or re.match(r"^[A-Za-z]:", v):
+        p.add(path, "%s is absolute; expected a workspace-relative path" % quote(v))
+    elif "\\" in v:
+        p.add(path, '%s contains a backslash; use "/" separators' % quote(v))
+    elif _CONTROL.search(v):
+        p.add(path, "%s contains a control character" % quote(v))
     elif any(part in ("", ".", "..") for part in v.split("/")):
-        p.add(path, "%s has an empty, '.' or '..' component" % quote(v))
+        p.add(path, "%s has an empty, \".\" or \"..\" segment" % quote(v))
 
 
 def _check_blob_ref(p: Problems, path: str, raw: Any) -> None:
@@ -103,7 +115,10 @@ def _check_blob_ref(p: Problems, path: str, raw: Any) -> None:
     if "bytes" in obj and not _count(obj["bytes"]):
         p.add(at(path, "bytes"), "expected a byte count, got %r" % (obj["bytes"],))
     if "media_type" in obj:
+        before = p.count
         _text(p, at(path, "media_type"), obj["media_type"], MAX_MEDIA_TYPE_BYTES)
+        if p.count == before and not _MEDIA_TYPE.fullmatch(obj["media_type"]):
+            p.add(at(path, "media_type"), "%s is not a lowercase type/subtype media type" % quote(obj["media_type"]))
     digest = _closed(p, at(path, "digest"), obj.get("digest", {}), ("algorithm", "value"), ())
     if digest is not None:
         if "algorithm" in digest and digest["algorithm"] != "sha256":
@@ -125,7 +140,10 @@ def _check_source(p: Problems, path: str, raw: Any, kinds: Sequence[str] = ("wor
         if obj is not None and "path" in obj:
             _check_path(p, at(path, "path"), obj["path"])
         if obj is not None and "revision" in obj:
+            before = p.count
             _text(p, at(path, "revision"), obj["revision"], MAX_DIAGNOSTIC_REVISION_BYTES)
+            if p.count == before and _JS_SPACE.search(obj["revision"]):
+                p.add(at(path, "revision"), "%s contains whitespace; a revision is one token" % quote(obj["revision"]))
     elif kind == "blob":
         obj = _closed(p, path, raw, ("kind", "blob"), ())
         if obj is not None and "blob" in obj:
@@ -133,7 +151,7 @@ def _check_source(p: Problems, path: str, raw: Any, kinds: Sequence[str] = ("wor
     else:
         obj = _closed(p, path, raw, ("kind", "artifact_id"), ())
         if obj is not None and "artifact_id" in obj:
-            _text(p, at(path, "artifact_id"), obj["artifact_id"], MAX_ARTIFACT_ID_BYTES)
+            _text(p, at(path, "artifact_id"), obj["artifact_id"], MAX_BLOB_TOKEN_BYTES)
 
 
 def _check_location(p: Problems, path: str, raw: Any) -> None:
@@ -168,44 +186,52 @@ def _check_related(p: Problems, path: str, raw: Any) -> None:
 
 
 def _check_edit(p: Problems, path: str, raw: Any) -> None:
-    obj = _closed(p, path, raw, ("source", "span", "new_text"), ())
+    obj = _closed(p, path, raw, ("location", "new_text"), ())
     if obj is None:
         return
-    if "source" in obj:
-        _check_source(p, at(path, "source"), obj["source"], kinds=("workspace",))
-        src = obj["source"]
-        # A suggested edit is revision-checked: without the revision it was computed against,
-        # nobody could tell whether it still applies.
-        if isinstance(src, dict) and src.get("kind") == "workspace" and src.get("revision") is None:
-            p.add(at(path, "source.revision"), "missing; an edit names the revision it applies to")
-    if "span" in obj:
-        _check_span(p, at(path, "span"), obj["span"])
+    if "location" in obj:
+        loc_path = at(path, "location")
+        before = p.count
+        _check_location(p, loc_path, obj["location"])
+        loc = obj["location"]
+        if p.count == before and isinstance(loc, dict):
+            src = loc["source"]
+            # A suggested edit is revision-checked: without the revision and span it was computed
+            # against, nobody could tell whether it still applies.
+            if src.get("kind") != "workspace":
+                p.add(at(loc_path, "source.kind"), "an edit applies to a workspace file only")
+            elif src.get("revision") is None:
+                p.add(at(loc_path, "source.revision"), "missing; an edit must name the revision it was computed against")
+            if loc.get("span") is None:
+                p.add(at(loc_path, "span"), "missing; an edit replaces a span")
     if "new_text" in obj:
         v = obj["new_text"]
         # Replacement text is file content: any characters (CR, NUL...) but valid UTF-8, and
-        # empty means deletion. The 64 KiB profile bound caps its size.
+        # empty means deletion; at most MAX_DIAGNOSTIC_EDIT_TEXT_BYTES.
         if not isinstance(v, str):
             p.add(at(path, "new_text"), "expected a string, got %s" % describe(v))
         elif lone_surrogate_at(v) is not None:
             p.add(at(path, "new_text"), "lone surrogate; text must be valid UTF-8")
+        elif utf8_len(v) > MAX_DIAGNOSTIC_EDIT_TEXT_BYTES:
+            p.add(at(path, "new_text"), "%d bytes, over the %d-byte limit" % (utf8_len(v), MAX_DIAGNOSTIC_EDIT_TEXT_BYTES))
 
 
 def _check_fix(p: Problems, path: str, raw: Any) -> None:
     obj = _closed(p, path, raw, ("title", "edits"), ())
     if obj is not None:
         if "title" in obj:
-            _text(p, at(path, "title"), obj["title"], MAX_DIAGNOSTIC_TITLE_BYTES)
+            _text(p, at(path, "title"), obj["title"], MAX_DIAGNOSTIC_LABEL_BYTES)
         if "edits" in obj:
             _check_list(p, at(path, "edits"), obj["edits"], MAX_DIAGNOSTIC_EDITS, _check_edit, non_empty=True)
 
 
 def _check_attachment(p: Problems, path: str, raw: Any) -> None:
-    obj = _closed(p, path, raw, ("source",), ("title",))
+    obj = _closed(p, path, raw, ("label", "source"), ())
     if obj is not None:
+        if "label" in obj:
+            _text(p, at(path, "label"), obj["label"], MAX_DIAGNOSTIC_LABEL_BYTES)
         if "source" in obj:
             _check_source(p, at(path, "source"), obj["source"], kinds=("blob", "artifact"))
-        if "title" in obj:
-            _text(p, at(path, "title"), obj["title"], MAX_DIAGNOSTIC_TITLE_BYTES)
 
 
 def _check_diagnostic(p: Problems, path: str, raw: Any) -> None:
@@ -216,9 +242,11 @@ def _check_diagnostic(p: Problems, path: str, raw: Any) -> None:
         p.add(at(path, "severity"), "expected one of %s, got %r" % ("/".join(SEVERITIES), obj["severity"]))
     if "code" in obj:
         code = obj["code"]
-        if not isinstance(code, str) or not _CODE.match(code):
-            p.add(at(path, "code"), "expected printable ASCII without spaces, got %s"
-                  % (quote(code) if isinstance(code, str) else describe(code)))
+        if isinstance(code, str) and code.strip() == "":
+            p.add(at(path, "code"), "must not be empty")
+        elif not isinstance(code, str) or not _CODE.fullmatch(code):
+            p.add(at(path, "code"), "expected %s, got %s" % (_CODE.pattern,
+                  quote(code) if isinstance(code, str) else describe(code)))
         elif len(code) > MAX_DIAGNOSTIC_CODE_BYTES:
             p.add(at(path, "code"), "%d bytes, over the %d-byte limit" % (len(code), MAX_DIAGNOSTIC_CODE_BYTES))
     if "message" in obj:
@@ -244,8 +272,9 @@ def _strip_nulls(v: Any) -> Any:
 def check_diagnostics_wire(raw: Any, path: str = "metadata." + DIAGNOSTICS_KEY) -> List[Dict[str, Any]]:
     """The profile check of a raw `octet_diagnostics_v1` value; returns it normalized.
 
-    Raises DiagnosticsError naming each problem. Shape is checked first, then the aggregate
-    bounds on the normalized value (nulls read as absent and are not sent).
+    Raises DiagnosticsError naming each problem. Shape is checked first, then the 64 KiB bound
+    on the value as given (nulls included, as the TS validateDiagnostics measures it); the
+    normalized value drops nulls (they read as absent and are not sent).
     """
     p = Problems()
     if not isinstance(raw, list):
@@ -261,7 +290,7 @@ def check_diagnostics_wire(raw: Any, path: str = "metadata." + DIAGNOSTICS_KEY) 
     if p:
         raise DiagnosticsError(p.lines())
     normalized = _strip_nulls(raw)
-    size = utf8_len(compact_json(normalized))
+    size = utf8_len(compact_json(raw))
     if size > MAX_DIAGNOSTICS_BYTES:
         raise DiagnosticsError(["%s: %d bytes encoded, over the %d-byte limit" % (path, size, MAX_DIAGNOSTICS_BYTES)])
     return normalized

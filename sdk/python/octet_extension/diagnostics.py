@@ -20,8 +20,8 @@ from ._diagnostics_profile import (DIAGNOSTICS_KEY, SEVERITIES, DiagnosticsError
                                    _check_attachment, _check_diagnostic, _check_edit, _check_fix,
                                    _check_location, _check_related, _check_source, _check_span)
 from ._json_bounds import Limits, Problems, Violation, measure
-from ._typed_bounds import (MAX_DIAGNOSTICS_PROJECTION_BYTES, MAX_METADATA_BYTES, MAX_METADATA_KEY_BYTES,
-                            MAX_PROJECTED_DIAGNOSTICS, MAX_VALUE_DEPTH, MAX_VALUE_NODES)
+from ._typed_bounds import (MAX_DIAGNOSTIC_LABEL_BYTES, MAX_DIAGNOSTICS_PROJECTED, MAX_DIAGNOSTICS_PROJECTION_BYTES,
+                            MAX_METADATA_BYTES, MAX_METADATA_KEY_BYTES, MAX_VALUE_DEPTH, MAX_VALUE_NODES)
 
 __all__ = ["DIAGNOSTICS_KEY", "SEVERITIES", "DiagnosticsError", "check_diagnostics_wire", "DiagnosticSpan",
            "WorkspaceSource", "BlobSource", "ArtifactSource", "DiagnosticLocation", "DiagnosticRelated",
@@ -139,15 +139,19 @@ class DiagnosticRelated:
 
 @dataclasses.dataclass(frozen=True)
 class DiagnosticEdit:
-    """Replace `span` of a workspace file at `source.revision` with `new_text`: a suggestion only."""
+    """Replace `span` of a workspace file at `source.revision` with `new_text`: a suggestion only.
+
+    Wire form (the shared profile): {"location": {"source": ..., "span": ...}, "new_text": ...}.
+    """
 
     source: WorkspaceSource
     span: DiagnosticSpan
     new_text: str
 
     def to_wire(self) -> Dict[str, Any]:
-        return {"source": _wire_of(self.source, WorkspaceSource, "DiagnosticEdit.source"),
-                "span": _wire_of(self.span, DiagnosticSpan, "DiagnosticEdit.span"), "new_text": self.new_text}
+        return {"location": {"source": _wire_of(self.source, WorkspaceSource, "DiagnosticEdit.source"),
+                             "span": _wire_of(self.span, DiagnosticSpan, "DiagnosticEdit.span")},
+                "new_text": self.new_text}
 
     def __post_init__(self) -> None:
         _validated(self, _check_edit, "DiagnosticEdit")
@@ -168,14 +172,33 @@ class DiagnosticFix:
 
 @dataclasses.dataclass(frozen=True)
 class DiagnosticAttachment:
+    """A blob or artifact attached to a diagnostic. Wire form: {"label": ..., "source": ...}.
+
+    The profile requires a label: `title` when given, else one named after the source
+    ("artifact <id>" or "blob <first 12 digest hex digits>", as the projection names places),
+    cut to the label bound on a character boundary.
+    """
+
     source: Union[BlobSource, ArtifactSource]
     title: Optional[str] = None
 
-    def to_wire(self) -> Dict[str, Any]:
-        out = {"source": _wire_of(self.source, (BlobSource, ArtifactSource), "DiagnosticAttachment.source")}
+    @property
+    def label(self) -> str:
         if self.title is not None:
-            out["title"] = self.title
-        return out
+            return self.title
+        src = _wire_of(self.source, (BlobSource, ArtifactSource), "DiagnosticAttachment.source")
+        if src["kind"] == "artifact":
+            name = "artifact " + str(src.get("artifact_id"))
+        else:
+            blob = src.get("blob")
+            digest = blob.get("digest") if isinstance(blob, Mapping) else None
+            value = digest.get("value") if isinstance(digest, Mapping) else None
+            name = "blob " + value[:12] if isinstance(value, str) else "blob"
+        return name.encode("utf-8")[:MAX_DIAGNOSTIC_LABEL_BYTES].decode("utf-8", "ignore")
+
+    def to_wire(self) -> Dict[str, Any]:
+        return {"label": self.label,
+                "source": _wire_of(self.source, (BlobSource, ArtifactSource), "DiagnosticAttachment.source")}
 
     def __post_init__(self) -> None:
         _validated(self, _check_attachment, "DiagnosticAttachment")
@@ -219,36 +242,37 @@ def diagnostics_to_wire(diagnostics: Iterable[Union[Diagnostic, Mapping[str, Any
 
 # --- Projection (DIAG-03) --------------------------------------------------------------------------
 
-def _where(location: Optional[Dict[str, Any]]) -> str:
-    if not location:
-        return ""
+def _place(location: Dict[str, Any]) -> str:
+    """locationText() of the shared profile: path[@revision], "blob <12 hex>" or "artifact <id>",
+    then " bytes start-end" when there is a span."""
     src = location["source"]
     if src["kind"] == "workspace":
-        text = src["path"]
+        text = src["path"] + ("@" + src["revision"] if src.get("revision") is not None else "")
     elif src["kind"] == "blob":
-        text = "blob sha256:" + src["blob"]["digest"]["value"][:12]
+        text = "blob " + src["blob"]["digest"]["value"][:12]
     else:
         text = "artifact " + src["artifact_id"]
     span = location.get("span")
     if span is not None:
-        text += " (bytes %d-%d)" % (span["start"], span["end"])
-    return " at " + text
-
-
-def _one_line(s: str) -> str:
-    return " ".join(s.split())
+        text += " bytes %d-%d" % (span["start"], span["end"])
+    return text
 
 
 def project_diagnostics(wire: Sequence[Dict[str, Any]]) -> str:
-    """The plain-text projection of checked diagnostics: a header, the first eight, a count of
-    the rest; cut to at most 4096 UTF-8 bytes on a character boundary. Empty for none."""
+    """The plain-text projection of checked diagnostics, word for word diagnosticsProjection() of
+    the shared profile (DIAG-03): "Diagnostics (N):", then "- severity code: message [place]" for
+    the first eight (LF and TAB become spaces), then "- +K more in metadata.octet_diagnostics_v1";
+    cut to at most 4096 UTF-8 bytes on a character boundary, ending "...". Empty for none."""
     if not wire:
         return ""
     lines = ["Diagnostics (%d):" % len(wire)]
-    for d in wire[:MAX_PROJECTED_DIAGNOSTICS]:
-        lines.append("- %s %s%s: %s" % (d["severity"], d["code"], _where(d.get("primary")), _one_line(d["message"])))
-    if len(wire) > MAX_PROJECTED_DIAGNOSTICS:
-        lines.append("(%d more in the result metadata)" % (len(wire) - MAX_PROJECTED_DIAGNOSTICS))
+    for d in wire[:MAX_DIAGNOSTICS_PROJECTED]:
+        where = " [%s]" % _place(d["primary"]) if d.get("primary") else ""
+        line = "- %s %s: %s%s" % (d["severity"], d["code"], d["message"], where)
+        lines.append(line.replace("\n", " ").replace("\t", " "))
+    rest = len(wire) - MAX_DIAGNOSTICS_PROJECTED
+    if rest > 0:
+        lines.append("- +%d more in metadata.%s" % (rest, DIAGNOSTICS_KEY))
     text = "\n".join(lines)
     encoded = text.encode("utf-8")
     if len(encoded) <= MAX_DIAGNOSTICS_PROJECTION_BYTES:

@@ -54,10 +54,10 @@ class RecordsTest(unittest.TestCase):
             "severity": "warning", "code": "solver.slow", "message": "Converged slowly.",
             "primary": {"source": {"kind": "workspace", "path": "src/solver.py", "revision": "abc123"}, "span": {"start": 10, "end": 14}},
             "related": [{"message": "Set here.", "location": {"source": {"kind": "workspace", "path": "cfg/a.toml"}}}],
-            "fixes": [{"title": "Raise the limit", "edits": [{"source": {"kind": "workspace", "path": "src/solver.py", "revision": "abc123"},
-                                                               "span": {"start": 10, "end": 14}, "new_text": "2000"}]}],
-            "attachments": [{"source": {"kind": "blob", "blob": BLOB}, "title": "trace"},
-                            {"source": {"kind": "artifact", "artifact_id": "art-1"}}],
+            "fixes": [{"title": "Raise the limit", "edits": [{"location": {"source": {"kind": "workspace", "path": "src/solver.py", "revision": "abc123"},
+                                                                            "span": {"start": 10, "end": 14}}, "new_text": "2000"}]}],
+            "attachments": [{"label": "trace", "source": {"kind": "blob", "blob": BLOB}},
+                            {"label": "artifact art-1", "source": {"kind": "artifact", "artifact_id": "art-1"}}],
         })
         self.assertEqual(check_diagnostics_wire([wire]), [wire])
         self.assertEqual(Diagnostic("error", "a", "b").to_wire(), {"severity": "error", "code": "a", "message": "b"})
@@ -71,7 +71,7 @@ class RecordsTest(unittest.TestCase):
                 check_diagnostics_wire([d])
         full = full_diagnostic().to_wire()
         paths = [(), ("primary",), ("primary", "source"), ("primary", "span"), ("related", 0), ("fixes", 0),
-                 ("fixes", 0, "edits", 0), ("attachments", 0), ("attachments", 0, "source", "blob"),
+                 ("fixes", 0, "edits", 0), ("fixes", 0, "edits", 0, "location"), ("attachments", 0), ("attachments", 0, "source", "blob"),
                  ("attachments", 0, "source", "blob", "digest")]
         for path in paths:
             with self.subTest(path=path):
@@ -92,9 +92,14 @@ class RecordsTest(unittest.TestCase):
         Diagnostic("error", "c" * 128, "m")
         with self.assertRaisesRegex(DiagnosticsError, "129 bytes, over the 128-byte limit"):
             Diagnostic("error", "c" * 129, "m")
-        for bad_code in ("", "has space", "tab\t", "é"):
-            with self.assertRaisesRegex(DiagnosticsError, "printable ASCII"):
+        for good_code in ("solver.nonconvergent", "ts/2322", "E:1-x_y", "0"):
+            Diagnostic("error", good_code, "m")
+        # The shared DIAGNOSTIC_CODE_PATTERN: a letter or digit first, then [A-Za-z0-9._:/-].
+        for bad_code in ("has space", "tab\t", "é", "-lead", ".lead", "a!b", "a\n", "a#"):
+            with self.subTest(code=bad_code), self.assertRaisesRegex(DiagnosticsError, "code: expected"):
                 Diagnostic("error", bad_code, "m")
+        with self.assertRaisesRegex(DiagnosticsError, "code: must not be empty"):
+            Diagnostic("error", "", "m")
         Diagnostic("error", "c", "m" * 4096)
         Diagnostic("error", "c", "é" * 2048)
         with self.assertRaisesRegex(DiagnosticsError, "4097 bytes, over the 4096-byte limit"):
@@ -115,7 +120,7 @@ class RecordsTest(unittest.TestCase):
 
     def test_DIAG_06_sources_locations_and_fixes(self):
         """DIAG-06: workspace paths are relative, revisions bounded, edits revision-checked, attachments reference blobs or artifacts."""
-        for bad in ("/etc/passwd", "../up", "a//b", "a/./b", "C:\\x", "a\\b", ""):
+        for bad in ("/etc/passwd", "../up", "a//b", "a/./b", "C:\\x", "a\\b", "", "tab\tname", "line\nname"):
             with self.subTest(path=bad), self.assertRaises(DiagnosticsError):
                 WorkspaceSource(bad)
         WorkspaceSource("a" * 4096)
@@ -124,8 +129,42 @@ class RecordsTest(unittest.TestCase):
         WorkspaceSource("a", revision="r" * 256)
         with self.assertRaisesRegex(DiagnosticsError, "257 bytes"):
             WorkspaceSource("a", revision="r" * 257)
+        with self.assertRaisesRegex(DiagnosticsError, "revision contains whitespace|contains whitespace"):
+            WorkspaceSource("a", revision="r 1")
         with self.assertRaisesRegex(DiagnosticsError, "revision: missing"):
             DiagnosticEdit(WorkspaceSource("a.py"), DiagnosticSpan(0, 1), "x")
+        DiagnosticEdit(WorkspaceSource("a.py", "r1"), DiagnosticSpan(0, 1), "x" * 16384)
+        with self.assertRaisesRegex(DiagnosticsError, "16385 bytes, over the 16384-byte limit"):
+            DiagnosticEdit(WorkspaceSource("a.py", "r1"), DiagnosticSpan(0, 1), "x" * 16385)
+        # Raw wire edits use the shared shape {location: {source, span}, new_text}; the old flat
+        # {source, span, new_text} is refused, as are an edit without a span or on an artifact.
+        ws = {"kind": "workspace", "path": "a.py", "revision": "r1"}
+        fix = lambda edit: [raw(fixes=[{"title": "t", "edits": [edit]}])]
+        check_diagnostics_wire(fix({"location": {"source": ws, "span": {"start": 0, "end": 1}}, "new_text": "x"}))
+        with self.assertRaisesRegex(DiagnosticsError, "source: unknown member"):
+            check_diagnostics_wire(fix({"source": ws, "span": {"start": 0, "end": 1}, "new_text": "x"}))
+        with self.assertRaisesRegex(DiagnosticsError, "span: missing; an edit replaces a span"):
+            check_diagnostics_wire(fix({"location": {"source": ws}, "new_text": "x"}))
+        with self.assertRaisesRegex(DiagnosticsError, "an edit applies to a workspace file only"):
+            check_diagnostics_wire(fix({"location": {"source": {"kind": "artifact", "artifact_id": "a"},
+                                                     "span": {"start": 0, "end": 1}}, "new_text": "x"}))
+        # Attachments are {label, source}: label required (1..256 bytes of plain text), no title member.
+        art = {"kind": "artifact", "artifact_id": "a"}
+        check_diagnostics_wire([raw(attachments=[{"label": "l" * 256, "source": art}])])
+        for bad_att, why in (({"source": art}, "label: missing"), ({"label": "l" * 257, "source": art}, "257 bytes"),
+                             ({"label": "t", "title": "t", "source": art}, "title: unknown member"),
+                             ({"label": "a\rb", "source": art}, "control character")):
+            with self.subTest(att=bad_att), self.assertRaisesRegex(DiagnosticsError, why):
+                check_diagnostics_wire([raw(attachments=[bad_att])])
+        self.assertEqual(DiagnosticAttachment(BlobSource(BLOB)).to_wire()["label"], "blob 000000000000")
+        self.assertEqual(DiagnosticAttachment(ArtifactSource("x" * 256)).to_wire()["label"], ("artifact " + "x" * 256)[:256])
+        with self.assertRaisesRegex(DiagnosticsError, "257 bytes"):
+            DiagnosticAttachment(ArtifactSource("x"), title="t" * 257)
+        DiagnosticFix("t" * 256, (DiagnosticEdit(WorkspaceSource("a.py", "r1"), DiagnosticSpan(0, 1), "x"),))
+        with self.assertRaisesRegex(DiagnosticsError, "257 bytes"):
+            DiagnosticFix("t" * 257, (DiagnosticEdit(WorkspaceSource("a.py", "r1"), DiagnosticSpan(0, 1), "x"),))
+        with self.assertRaisesRegex(DiagnosticsError, "media_type"):
+            BlobSource(dict(BLOB, media_type="Text/Plain"))
         DiagnosticEdit(WorkspaceSource("a.py", "r1"), DiagnosticSpan(0, 1), "")  # deletion
         DiagnosticEdit(WorkspaceSource("a.py", "r1"), DiagnosticSpan(0, 1), "crlf\r\n")
         with self.assertRaisesRegex(DiagnosticsError, "edits: must not be empty"):
@@ -199,13 +238,19 @@ class ProjectionTest(unittest.TestCase):
         lines = text.split("\n")
         self.assertEqual(lines[0], "Diagnostics (11):")
         self.assertEqual(lines[1], "- error c.0: message 0")
-        self.assertEqual(len([ln for ln in lines if ln.startswith("- ")]), 8)
+        self.assertEqual(len([ln for ln in lines if ln.startswith("- ") and not ln.startswith("- +")]), 8)
         self.assertNotIn("c.8", text)
-        self.assertEqual(lines[-1], "(3 more in the result metadata)")
+        self.assertEqual(lines[-1], "- +3 more in metadata.octet_diagnostics_v1")
         self.assertEqual(project_diagnostics([]), "")
         located = full_diagnostic().to_wire()
         self.assertEqual(project_diagnostics([located]).split("\n")[1],
-                         "- warning solver.slow at src/solver.py (bytes 10-14): Converged slowly.")
+                         "- warning solver.slow: Converged slowly. [src/solver.py@abc123 bytes 10-14]")
+        places = [{"source": {"kind": "workspace", "path": "a.py"}},
+                  {"source": {"kind": "artifact", "artifact_id": "art-9"}, "span": {"start": 0, "end": 3}},
+                  {"source": {"kind": "blob", "blob": BLOB}}]
+        self.assertEqual(project_diagnostics([raw(code="c", message="one\ntwo\tthree", primary=pl) for pl in places]).split("\n")[1:],
+                         ["- error c: one two three [a.py]", "- error c: one two three [artifact art-9 bytes 0-3]",
+                          "- error c: one two three [blob 000000000000]"])
 
     def test_DIAG_03_projection_at_most_4096_bytes(self):
         """DIAG-03: the projection is at most 4096 UTF-8 bytes, cut on a character boundary."""
