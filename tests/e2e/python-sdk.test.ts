@@ -4,6 +4,7 @@
  * and real Python processes through the real host and CLI: the hello-tools recipe of the guide,
  * cancellation during bounded work, and clean shutdown.
  */
+import { createHash } from "node:crypto";
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -98,6 +99,58 @@ test("PY-46, PY-49: the guide's cache-warming example advises through the real h
     const decision = (warm: number) => ({ model: "m", decision: { phase: "idle" as const, warm_cost_microdollars: warm, miss_cost_microdollars: 9_000, continuation_probability: 0.5, expected_savings_microdollars: 100, economics_available: true, host_action: "warm" as const } });
     assert.deepEqual(await host.adviseCacheWarming(decision(6_000)), { action: "stop", decidedBy: "cache-advice" });
     assert.deepEqual(await host.adviseCacheWarming(decision(4_000)), { action: "warm", decidedBy: null });
+  } finally {
+    await host.shutdown();
+  }
+});
+
+const SERVICES = `import hashlib, os, struct, zlib
+from octet_extension import Extension
+ext = Extension(api_version="0.2")
+
+def png(width, height):
+    # Random RGB pixels barely compress: a PNG larger than the 256 KiB inline bound.
+    rows = b"".join(b"\\x00" + os.urandom(width * 3) for _ in range(height))
+    def chunk(kind, data):
+        return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
+    return b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b"")
+
+@ext.tool(name="big_png", description="Publish a PNG larger than 256 KiB")
+def big_png(args, ctx):
+    data = png(320, 300)
+    published = ctx.publish_artifact(data, "image/png", alt="noise")
+    return {"content": [{"type": "text", "text": hashlib.sha256(data).hexdigest() + " " + str(len(data))}, published["part"]]}
+
+@ext.tool(name="show", description="Publish a presentation snapshot for this call")
+def show(args, ctx):
+    ext.presentation.update({"revision": 7, "activities": []})
+    return "shown"
+
+ext.run()
+`;
+
+test("PY-57, ART-07: the Python SDK publishes an artifact over 256 KiB through its scratch directory, and presentation snapshots reach the embedder", async () => {
+  const dir = join(temp, "extensions-services");
+  await mkdir(join(dir, "py-services"), { recursive: true });
+  await writeFile(join(dir, "py-services", "extension.py"), SERVICES);
+  await writeFile(
+    join(dir, "py-services", "extension.toml"),
+    'name = "py-services"\nversion = "0.1.0"\napi_version = "0.2"\n[entrypoint]\ncommand = "python3"\nargs = ["./extension.py"]\n[contributes]\ntools = ["big_png", "show"]\npresentation = true\n',
+  );
+  const host = await ExtensionHost.start({ workspace: temp, extensionDirs: [dir], enable: ["py-services"], env: { ...process.env, PATH: venvPath }, services: { artifacts: true, presentation: true } });
+  try {
+    assert.equal(host.status().find((s) => s.name === "py-services")?.state, "ready", JSON.stringify(host.status()[0]?.lastError));
+    const out = await host.callTool("big_png", {});
+    assert.equal(out.is_error, false, out.text);
+    const [digest, size] = out.text.split(" ");
+    assert.ok(Number(size) > 262_144, `the PNG is ${size} bytes: over the inline bound, so it went by path`);
+    const bytes = Buffer.from(out.media![0]!.bytes);
+    assert.equal(bytes.length, Number(size));
+    assert.equal(createHash("sha256").update(bytes).digest("hex"), digest, "the host verified and kept exactly the published bytes");
+    assert.equal((await host.callTool("show", {})).text, "shown");
+    const record = host.presentation("py-services");
+    assert.equal(record?.revision, 7);
+    assert.equal(record?.scope, "request");
   } finally {
     await host.shutdown();
   }
