@@ -5,6 +5,8 @@ PY-23, PY-24).
 """
 import json
 import random
+import sys
+import types
 import unittest
 from dataclasses import dataclass
 from typing import Optional
@@ -387,7 +389,10 @@ class Rec:
 
 class TypedResultTest(unittest.TestCase):
     def run_example(self):
-        ns = {"__name__": "spec_diag_example"}
+        # A real module in sys.modules (see test_typed_calls.run_spec_example: Python 3.9 needs it).
+        module = types.ModuleType("spec_diag_example")
+        sys.modules["spec_diag_example"] = module
+        ns = module.__dict__
         with mock.patch.object(octet_extension, "Extension", FakeExtension, create=True), \
                 mock.patch.object(octet_extension, "Diagnostic", Diagnostic, create=True), \
                 mock.patch.object(octet_extension, "TypedResult", TypedResult, create=True):

@@ -6,6 +6,8 @@ import enum
 import json
 import random
 import threading
+import sys
+import types
 import unittest
 from dataclasses import dataclass, field
 from typing import List, Literal, Optional
@@ -44,11 +46,14 @@ ext.run()
 '''
 
 
-def run_spec_example(source):
-    namespace = {"__name__": "spec_example"}
+def run_spec_example(source, name="spec_example"):
+    # A real module in sys.modules, as a script run by python3 is (__main__): typing.get_type_hints
+    # resolves a dataclass's annotations in its module, and Python 3.9 fails without one.
+    module = types.ModuleType(name)
+    sys.modules[name] = module
     with mock.patch.object(octet_extension, "Extension", FakeExtension, create=True):
-        exec(compile(source, "<spec example>", "exec"), namespace)
-    return namespace
+        exec(compile(source, "<spec example>", "exec"), module.__dict__)
+    return module.__dict__
 
 
 class Shade(str, enum.Enum):
