@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Imports flow one way: protocol -> host | sdk -> cli. The protocol package is pure (no node:*,
+// Imports flow one way: protocol -> host | sdk | rpi -> cli. The protocol package is pure (no node:*,
 // no Buffer, no process) and the SDK depends on the protocol only. Fails with the offending file.
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join, relative } from "node:path";
@@ -8,7 +8,8 @@ const root = new URL("..", import.meta.url).pathname;
 const rules = [
   { dir: "packages/protocol/src", banned: [/from\s+["']node:/, /from\s+["']@octet\//, /\bBuffer\b/, /\bprocess\./, /require\(/], why: "the protocol core is pure" },
   { dir: "sdk/typescript/src", banned: [/from\s+["']@octet\/(host|cli)/, /from\s+["']smol-toml/], why: "the SDK depends on @octet/protocol only" },
-  { dir: "packages/host/src", banned: [/from\s+["']@octet\/cli/, /from\s+["']@octet\/extension/], why: "the host does not import the CLI or the SDK" },
+  { dir: "packages/host/src", banned: [/from\s+["']@octet\/(cli|extension|rpi)/], why: "the host does not import the CLI, the SDK or the rpi runtime" },
+  { dir: "packages/rpi/src", banned: [/from\s+["']@octet\/(cli|extension|host)/], why: "the rpi runtime depends on @octet/protocol only; the host takes it as a plug-in" },
 ];
 let bad = 0;
 function walk(dir, out) {

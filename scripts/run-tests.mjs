@@ -7,7 +7,7 @@ import { join, relative } from "node:path";
 import { spawnSync } from "node:child_process";
 
 const root = new URL("..", import.meta.url).pathname;
-const roots = ["packages/protocol", "packages/host", "packages/cli", "sdk/typescript"].map((p) => join(root, p, "dist", "test"));
+const roots = ["packages/protocol", "packages/host", "packages/rpi", "packages/cli", "sdk/typescript"].map((p) => join(root, p, "dist", "test"));
 roots.push(join(root, "tests", "dist"));
 
 function walk(dir, out) {

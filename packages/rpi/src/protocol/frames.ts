@@ -1,0 +1,219 @@
+/**
+ * The rpi frame catalog (docs/rpi-protocol.md) as types, and the strict reader of the frames an
+ * extension sends. Host frames are built by the host and need no reader here.
+ *
+ * Contract: parseExtensionFrame accepts exactly the documented shapes; anything else (an unknown
+ * type, a missing or mistyped member, an unknown kind) is a problem string that names the member,
+ * which the caller treats as a protocol violation (RPI-37). Unknown extra members are ignored so
+ * a newer extension's optional fields do not break an older host.
+ */
+import { isPlainObject } from "@octet/protocol";
+
+export const PROTOCOL_VERSION = 1;
+/** Every frame, both directions, at most this many UTF-8 bytes without the LF (RPI-35). */
+export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
+
+export type ExtensionMode = "tui" | "rpc" | "json" | "print";
+
+export interface InstanceId {
+  extensionId: string;
+  generation: number;
+}
+
+export interface InvocationContext {
+  cwd: string;
+  mode: ExtensionMode;
+  projectTrusted: boolean;
+  sessionName?: string | null;
+  thinkingLevel?: string | null;
+  model?: unknown;
+  activeTools?: string[];
+  allTools?: string[];
+  commands?: { name: string; description?: string }[];
+}
+
+export type Invocation =
+  | { kind: "tool"; name: string; callId: string; arguments: Record<string, unknown> }
+  | { kind: "command"; name: string; arguments: string }
+  | { kind: "hook"; event: { name: string; data: unknown } };
+
+export type HostRequest = { kind: "initialize" } | { kind: "invoke"; invocation: Invocation; context?: InvocationContext };
+
+export type ProtocolResult =
+  | { status: "success"; value: unknown }
+  | { status: "error"; error: { message: string; code?: string } }
+  | { status: "cancelled" };
+
+export type HostFrame =
+  | { type: "hello"; protocolVersion: number; instance: InstanceId; cwd: string; mode: ExtensionMode; projectTrusted: boolean }
+  | { type: "request"; id: string; generation: number; request: HostRequest }
+  | { type: "response"; id: string; result: ProtocolResult }
+  | { type: "cancel"; id: string }
+  | { type: "shutdown"; reason: string };
+
+export interface ToolDescriptor {
+  name: string;
+  label?: string;
+  description: string;
+  parameters: Record<string, unknown>;
+}
+
+export type Registration =
+  | { kind: "tool"; tool: ToolDescriptor }
+  | { kind: "command"; command: { name: string; description?: string } }
+  | { kind: "hook"; hook: { event: string } };
+
+export type RegistrationKind = Registration["kind"];
+
+export interface HelloManifest {
+  id: string;
+  name: string;
+  version: string;
+  capabilities: string[];
+  uiCapabilities: string[];
+}
+
+export type ExtensionRequest =
+  | { kind: "ui"; ui: { request: { type: string } & Record<string, unknown>; timeoutMs?: number } }
+  | { kind: "action"; action: { kind: string } & Record<string, unknown> };
+
+export type ExtensionFrame =
+  | { type: "hello"; protocolVersion: number; manifest: HelloManifest }
+  | { type: "register"; registration: Registration }
+  | { type: "unregister"; registration: { kind: RegistrationKind; name: string } }
+  | { type: "response"; id: string; result: ProtocolResult }
+  | { type: "update"; id: string; value: unknown }
+  | { type: "request"; id: string; request: ExtensionRequest }
+  | { type: "cancel"; id: string };
+
+export type Parsed<T> = { ok: true; frame: T } | { ok: false; problem: string };
+
+const fail = (problem: string): { ok: false; problem: string } => ({ ok: false, problem });
+
+function str(o: Record<string, unknown>, key: string, where: string): string | { problem: string } {
+  const v = o[key];
+  return typeof v === "string" && v.length > 0 ? v : { problem: `${where}.${key} must be a non-empty string` };
+}
+
+function strings(v: unknown): v is string[] {
+  return Array.isArray(v) && v.every((x) => typeof x === "string");
+}
+
+function parseResult(v: unknown): ProtocolResult | string {
+  if (!isPlainObject(v)) return "response.result must be an object";
+  switch (v["status"]) {
+    case "success":
+      return { status: "success", value: v["value"] ?? null };
+    case "error": {
+      const e = v["error"];
+      if (!isPlainObject(e) || typeof e["message"] !== "string") return "response.result.error must be an object with a string message";
+      return { status: "error", error: typeof e["code"] === "string" ? { message: e["message"], code: e["code"] } : { message: e["message"] } };
+    }
+    case "cancelled":
+      return { status: "cancelled" };
+    default:
+      return `response.result.status must be "success", "error" or "cancelled" (got ${JSON.stringify(v["status"])})`;
+  }
+}
+
+function parseRegistration(v: unknown): Registration | string {
+  if (!isPlainObject(v)) return "register.registration must be an object";
+  const kind = v["kind"] === "event_hook" ? "hook" : v["kind"];
+  if (kind === "tool") {
+    const t = v["tool"];
+    if (!isPlainObject(t)) return "registration.tool must be an object";
+    for (const k of ["name", "description"]) if (typeof t[k] !== "string" || (k === "name" && t[k] === "")) return `registration.tool.${k} must be a ${k === "name" ? "non-empty " : ""}string`;
+    if (t["label"] !== undefined && typeof t["label"] !== "string") return "registration.tool.label must be a string";
+    const parameters = t["parameters"] ?? { type: "object", properties: {} };
+    if (!isPlainObject(parameters)) return "registration.tool.parameters must be a JSON Schema object";
+    const tool: ToolDescriptor = { name: t["name"] as string, description: t["description"] as string, parameters };
+    if (typeof t["label"] === "string") tool.label = t["label"];
+    return { kind: "tool", tool };
+  }
+  if (kind === "command") {
+    const c = v["command"];
+    if (!isPlainObject(c) || typeof c["name"] !== "string" || c["name"] === "") return "registration.command.name must be a non-empty string";
+    if (c["description"] !== undefined && typeof c["description"] !== "string") return "registration.command.description must be a string";
+    return { kind: "command", command: typeof c["description"] === "string" ? { name: c["name"], description: c["description"] } : { name: c["name"] } };
+  }
+  if (kind === "hook") {
+    const h = v["hook"];
+    if (!isPlainObject(h) || typeof h["event"] !== "string" || h["event"] === "") return "registration.hook.event must be a non-empty string";
+    return { kind: "hook", hook: { event: h["event"] } };
+  }
+  return `registration.kind must be "tool", "command" or "hook" (got ${JSON.stringify(v["kind"])})`;
+}
+
+function parseRequest(v: unknown): ExtensionRequest | string {
+  if (!isPlainObject(v)) return "request.request must be an object";
+  if (v["kind"] === "ui") {
+    const ui = v["ui"];
+    if (!isPlainObject(ui) || !isPlainObject(ui["request"]) || typeof ui["request"]["type"] !== "string") return "request.request.ui.request must be an object with a string type";
+    const timeoutMs = ui["timeoutMs"];
+    if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) return "request.request.ui.timeoutMs must be a positive number";
+    return { kind: "ui", ui: { request: ui["request"] as { type: string }, ...(timeoutMs !== undefined ? { timeoutMs } : {}) } };
+  }
+  if (v["kind"] === "action") {
+    const a = v["action"];
+    if (!isPlainObject(a) || typeof a["kind"] !== "string") return "request.request.action must be an object with a string kind";
+    return { kind: "action", action: a as { kind: string } };
+  }
+  return `request.request.kind must be "ui" or "action" (got ${JSON.stringify(v["kind"])})`;
+}
+
+/** Reads one decoded frame from an extension; see the module contract. */
+export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
+  if (!isPlainObject(v)) return fail("a frame must be a JSON object");
+  const type = v["type"];
+  switch (type) {
+    case "hello": {
+      if (v["protocolVersion"] !== PROTOCOL_VERSION) return fail(`hello.protocolVersion must be ${PROTOCOL_VERSION} (got ${JSON.stringify(v["protocolVersion"])})`);
+      const m = v["manifest"];
+      if (!isPlainObject(m)) return fail("hello.manifest must be an object");
+      for (const k of ["id", "name", "version"]) {
+        const s = str(m, k, "hello.manifest");
+        if (typeof s !== "string") return fail(s.problem);
+      }
+      const capabilities = m["capabilities"] ?? [];
+      const uiCapabilities = m["uiCapabilities"] ?? [];
+      if (!strings(capabilities)) return fail("hello.manifest.capabilities must be an array of strings");
+      if (!strings(uiCapabilities)) return fail("hello.manifest.uiCapabilities must be an array of strings");
+      return { ok: true, frame: { type, protocolVersion: PROTOCOL_VERSION, manifest: { id: m["id"] as string, name: m["name"] as string, version: m["version"] as string, capabilities, uiCapabilities } } };
+    }
+    case "register": {
+      const r = parseRegistration(v["registration"]);
+      return typeof r === "string" ? fail(r) : { ok: true, frame: { type, registration: r } };
+    }
+    case "unregister": {
+      const r = v["registration"];
+      const kind = isPlainObject(r) ? (r["kind"] === "event_hook" ? "hook" : r["kind"]) : undefined;
+      if (!isPlainObject(r) || (kind !== "tool" && kind !== "command" && kind !== "hook") || typeof r["name"] !== "string") {
+        return fail('unregister.registration must be {kind: "tool"|"command"|"hook", name}');
+      }
+      return { ok: true, frame: { type, registration: { kind, name: r["name"] } } };
+    }
+    case "response": {
+      const id = str(v, "id", "response");
+      if (typeof id !== "string") return fail(id.problem);
+      const result = parseResult(v["result"]);
+      return typeof result === "string" ? fail(result) : { ok: true, frame: { type, id, result } };
+    }
+    case "update": {
+      const id = str(v, "id", "update");
+      if (typeof id !== "string") return fail(id.problem);
+      return { ok: true, frame: { type, id, value: v["value"] ?? null } };
+    }
+    case "request": {
+      const id = str(v, "id", "request");
+      if (typeof id !== "string") return fail(id.problem);
+      const request = parseRequest(v["request"]);
+      return typeof request === "string" ? fail(request) : { ok: true, frame: { type, id, request } };
+    }
+    case "cancel": {
+      const id = str(v, "id", "cancel");
+      return typeof id === "string" ? { ok: true, frame: { type, id } } : fail(id.problem);
+    }
+    default:
+      return fail(`unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, request or cancel)`);
+  }
+}
