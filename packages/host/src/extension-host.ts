@@ -39,12 +39,18 @@ import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from ".
 import { PresentationStore } from "./services/presentation/presentation-store.js";
 import type { PresentationRecord } from "./services/presentation/presentation-service.js";
 import type { Artifact } from "./services/artifacts/artifact-store.js";
+import type { ForeignRuntime } from "./foreign-runtime.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
 export interface ExtensionHostOptions {
   /** The workspace: every child's cwd. Default: process.cwd(). */
   workspace?: string;
+  /**
+   * Foreign runtimes (e.g. rpiRuntime() from @octet/rpi): their manifests are discovered beside
+   * extension.toml ones and their extensions served like any other.
+   */
+  runtimes?: readonly ForeignRuntime[];
   /** Explicit extension directories (--extension-dir). */
   extensionDirs?: string[];
   /** Extensions to start; enablement is explicit (MAN-18). */
@@ -403,6 +409,7 @@ export class ExtensionHost {
       workspace: this.workspace,
       extensionDirs: this.#options.extensionDirs ?? [],
       octetHome: this.#options.octetHome ?? (this.#options.env ?? process.env)["OCTET_HOME"],
+      runtimes: this.#options.runtimes ?? [],
     });
     const enabled = new Set(this.#options.enable ?? []);
     const trusted = new Set(this.#options.trust ?? []);
@@ -452,6 +459,16 @@ export class ExtensionHost {
       // Initial spawn/initialize failures are parked generation-0 entries, not retried (SUP-10).
       e.parkedError = err instanceof Error ? err.message : String(err);
       this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: `could not start: ${e.parkedError}` });
+      return;
+    }
+    // A foreign extension's tools are known only once it registered them: the names must still
+    // be free (a manifest-declared extension reserved its names before anything started).
+    const owners = e.discovered.foreign ? this.#nameOwners(g.name) : null;
+    const taken = owners ? g.tools.find((t) => owners.has(t.name)) : undefined;
+    if (taken && owners) {
+      e.parkedError = `tool "${taken.name}" is already provided by ${owners.get(taken.name)}; not started`;
+      this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: e.parkedError });
+      await g.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
       return;
     }
     e.catalog = catalogOf(g);
@@ -507,6 +524,7 @@ export class ExtensionHost {
       confirm: this.#options.services?.confirm,
       input: this.#options.services?.input,
       services: this.#serviceFactories,
+      ...(e.discovered.foreign ? { foreign: { extension: e.discovered.foreign, trusted: e.trusted } } : {}),
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
       ...(this.#options.timeouts?.frameAssemblyMs !== undefined ? { frameAssemblyTimeoutMs: this.#options.timeouts.frameAssemblyMs } : {}),
     });

@@ -16,6 +16,8 @@ export interface ExtensionStatus {
   version: string | null;
   apiVersion: string | null;
   source: string;
+  /** "octet" for extension.toml extensions; a foreign runtime's name otherwise ("rpi-process", "quickjs"). */
+  runtime: string;
   manifestPath: string;
   enabled: boolean;
   trusted: boolean;
@@ -110,6 +112,7 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
     version: m?.version ?? null,
     apiVersion: m?.api_version ?? null,
     source: d.source,
+    runtime: d.foreign?.runtime ?? "octet",
     manifestPath: d.manifestPath,
     enabled: e.enabled,
     trusted: e.trusted,
@@ -117,9 +120,9 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
     // Initial start failures are generation-0 parked entries (SUP-10); a supervisor-parked
     // extension keeps the number of its last generation.
     generation: state === "parked" && !e.supervisor ? 0 : g?.number ?? 0,
-    pid: g && (g.state === "ready" || g.state === "initializing") ? g.pid : null,
+    pid: g && (g.state === "ready" || g.state === "initializing") && g.pgid > 1 ? g.pid : null,
     pgid: g && (g.state === "ready" || g.state === "initializing") && g.pgid > 1 ? g.pgid : null,
-    containment: g ? g.containment : null,
+    containment: g && g.pgid > 1 ? g.containment : null,
     features: g?.features ?? [],
     maxConcurrentRequests: accepted && m && m.api_version !== "0.1" ? accepted.maxConcurrentRequests : null,
     unsupportedHooks: (m?.contributes.hooks ?? []).filter((h) => !DISPATCHED_HOOKS.includes(h)),

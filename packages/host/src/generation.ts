@@ -9,7 +9,6 @@
  * the exit, SIGKILL to the group, pipes destroyed; every wait is bounded (SHUT-01..06).
  * Supervision (restarts) is not this module's concern.
  */
-import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { rm } from "node:fs/promises";
 import {
   EnvelopeReader, ErrorCode, OctetError, RpcPeer, WireError, bounds, isNegotiated,
@@ -36,6 +35,7 @@ import { ChildInbox, type ConfirmService, type InputService } from "./child-inbo
 import { registerGroup, unregisterGroup } from "./process/registry.js";
 import { GenerationServices, type ServiceFactory } from "./services/child-service.js";
 import type { MediaResolver } from "./services/artifacts/artifacts-service.js";
+import type { ForeignExtension, LaunchedChild } from "./foreign-runtime.js";
 
 /** Diagnostics one generation may cause per second; the rest are counted in one summary. */
 const DIAGNOSTICS_PER_SECOND = 20;
@@ -67,6 +67,8 @@ export interface GenerationSpec {
   onUnexpectedEnd?: (error: OctetError) => void;
   /** The host services the embedder bound; each builds this generation's instance (services/). */
   services?: readonly ServiceFactory[];
+  /** A foreign runtime's extension (foreign-runtime.ts): launched by it instead of spawned here. */
+  foreign?: { extension: ForeignExtension; trusted: boolean };
 }
 
 
@@ -75,7 +77,9 @@ export class Generation {
   readonly name: string;
   readonly api: ApiVersion;
   #state: GenerationState = "starting";
-  #child: ChildProcessWithoutNullStreams | null = null;
+  #child: LaunchedChild | null = null;
+  /** The catalog names initialize must answer: the manifest's, or what a foreign instance registered. */
+  #declared: { tools: readonly string[]; commands: readonly string[] } | null = null;
   #pgid = 0;
   #tier: ContainmentTier = "process-group";
   #peer: RpcPeer | null = null;
@@ -388,7 +392,7 @@ export class Generation {
     this.#scratch = await createScratch(this.spec.manifest.name, this.spec.number);
     const contained = containment(this.spec.parentEnv);
     this.#tier = contained.tier;
-    const child = await spawnChild(contained.wrap(launchSpec(this.spec, this.#scratch)));
+    const child = await this.#launch(contained);
     if (this.#stopping || this.#terminating) {
       // Stopped while the process was being spawned: the teardown that ran found no child, so
       // this one is killed here, before anything else can keep it.
@@ -449,6 +453,26 @@ export class Generation {
     this.#setState("initializing");
   }
 
+  /** A process spawned here, or a foreign runtime's instance behind a stand-in child. */
+  async #launch(contained: ReturnType<typeof containment>): Promise<LaunchedChild> {
+    const foreign = this.spec.foreign;
+    if (!foreign) return spawnChild(contained.wrap(launchSpec(this.spec, this.#scratch!)));
+    try {
+      const launched = await foreign.extension.launch({
+        workspace: this.spec.workspace,
+        generation: this.spec.number,
+        source: this.spec.source,
+        trusted: foreign.trusted,
+        spawn: (spec) => spawnChild(contained.wrap({ ...spec, args: [...spec.args] })),
+        diagnose: (level, message) => this.#diagnose(level, message),
+      });
+      this.#declared = launched.contributes;
+      return launched.child;
+    } catch (err) {
+      throw new OctetError("spawn_failed", err instanceof Error ? err.message : String(err));
+    }
+  }
+
   /** One stdout chunk: every envelope to the peer; anything refused is a violation (never skipped). */
   #readChunk(reader: EnvelopeReader, chunk: Buffer): void {
     for (const event of reader.push(chunk)) {
@@ -484,7 +508,8 @@ export class Generation {
       if (err instanceof OctetError && err.code === "request_timeout") throw new OctetError("initialize_timeout", `no initialize response within ${timeoutMs} ms`);
       throw err;
     }
-    const expect = { api: manifest.api_version, contributes: { tools: manifest.contributes.tools, commands: manifest.contributes.commands }, ...(offered ? { offered } : {}) };
+    const declared = this.#declared ?? manifest.contributes;
+    const expect = { api: manifest.api_version, contributes: { tools: declared.tools, commands: declared.commands }, ...(offered ? { offered } : {}) };
     const checked = validateInitializeResult(raw, expect);
     if (!checked.ok) throw new OctetError("initialize_failed", `initialize response rejected: ${checked.problems.join("; ")}`);
     try {

@@ -24,3 +24,4 @@ export type { SecretBroker, SecretRequest, SecretValue, ProviderCredentialsOptio
 export { parsePolicyRules, policyFormatOf, decideOperation, rulesClassifier, MAX_POLICY_FILE_BYTES } from "./services/policy/policy-rules.js";
 export type { PolicyRules } from "./services/policy/policy-rules.js";
 export type { CacheWarmingAdvice } from "./advisory-hooks.js";
+export type { ForeignRuntime, ForeignExtension, ForeignLaunchContext, ForeignLaunched, LaunchedChild } from "./foreign-runtime.js";

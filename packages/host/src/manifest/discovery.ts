@@ -10,6 +10,7 @@ import path from "node:path";
 import type { ManifestSource } from "@octet/protocol";
 import { MANIFEST_FILE_NAME, parseManifestDetailed, readManifestFile } from "./manifest.js";
 import type { ExtensionManifest, ManifestError } from "./manifest.js";
+import { foreignManifest, type ForeignExtension, type ForeignRuntime } from "../foreign-runtime.js";
 
 export interface DiscoveredExtension {
   /** The manifest's name; the directory name when the manifest has no valid name; "" for a bad directory. */
@@ -25,6 +26,8 @@ export interface DiscoveredExtension {
   errors: ManifestError[];
   /** manifestPath of the entry that won this name, or null for winners and unnamed entries. */
   shadowedBy: string | null;
+  /** Set for an extension of a foreign runtime (e.g. a pi-extension.json): it launches it. */
+  foreign?: ForeignExtension;
 }
 
 export interface DiscoverOptions {
@@ -40,12 +43,30 @@ export interface DiscoverOptions {
   env?: Readonly<Record<string, string | undefined>>;
   /** Host version checked against requires_octet (default OCTET_VERSION). */
   hostVersion?: string;
+  /** Foreign runtimes whose manifests are found in the same places (e.g. rpi's pi-extension.json). */
+  runtimes?: readonly ForeignRuntime[];
 }
 
 interface Candidate {
   source: ManifestSource;
   dir: string;
   manifestPath: string;
+  runtime?: ForeignRuntime;
+}
+
+/**
+ * The manifest of one extension directory: extension.toml, or one foreign runtime's file. Two
+ * manifests in one directory are ambiguous: an error entry, never a guess.
+ */
+async function manifestIn(dir: string, source: ManifestSource, runtimes: readonly ForeignRuntime[]): Promise<Candidate | DiscoveredExtension | null> {
+  const found: Candidate[] = [];
+  if ((await lstat(path.join(dir, MANIFEST_FILE_NAME)).catch(() => null)) !== null) found.push({ source, dir, manifestPath: path.join(dir, MANIFEST_FILE_NAME) });
+  for (const runtime of runtimes) {
+    const p = path.join(dir, runtime.manifestFile);
+    if ((await lstat(p).catch(() => null)) !== null) found.push({ source, dir, manifestPath: p, runtime });
+  }
+  if (found.length > 1) return dirError(source, dir, "manifest_conflict", `holds ${found.map((c) => path.basename(c.manifestPath)).join(" and ")}; an extension directory has exactly one manifest`);
+  return found[0] ?? null;
 }
 
 const PRECEDENCE = "explicit beats global beats project; within a source the first directory in sorted order wins";
@@ -81,6 +102,7 @@ async function scanRoot(
   label: string,
   out: Candidate[],
   errors: DiscoveredExtension[],
+  runtimes: readonly ForeignRuntime[],
 ): Promise<void> {
   let names: string[];
   try {
@@ -101,13 +123,14 @@ async function scanRoot(
     const dir = path.join(root, name);
     const st = await stat(dir).catch(() => null);
     if (st === null || !st.isDirectory()) continue;
-    const manifestPath = path.join(dir, MANIFEST_FILE_NAME);
-    if ((await lstat(manifestPath).catch(() => null)) === null) continue;
-    out.push({ source, dir, manifestPath });
+    const found = await manifestIn(dir, source, runtimes);
+    if (found === null) continue;
+    if ("errors" in found) errors.push(found);
+    else out.push(found);
   }
 }
 
-async function explicitCandidates(dir: string, out: Candidate[], errors: DiscoveredExtension[]): Promise<void> {
+async function explicitCandidates(dir: string, out: Candidate[], errors: DiscoveredExtension[], runtimes: readonly ForeignRuntime[]): Promise<void> {
   let st;
   try {
     st = await stat(dir);
@@ -122,12 +145,13 @@ async function explicitCandidates(dir: string, out: Candidate[], errors: Discove
     return;
   }
   // A directory that itself holds a manifest is one extension; otherwise it holds extensions.
-  const own = path.join(dir, MANIFEST_FILE_NAME);
-  if ((await lstat(own).catch(() => null)) !== null) {
-    out.push({ source: "explicit", dir, manifestPath: own });
+  const own = await manifestIn(dir, "explicit", runtimes);
+  if (own !== null) {
+    if ("errors" in own) errors.push(own);
+    else out.push(own);
     return;
   }
-  await scanRoot(dir, "explicit", "--extension-dir", out, errors);
+  await scanRoot(dir, "explicit", "--extension-dir", out, errors, runtimes);
 }
 
 async function realOrSelf(p: string): Promise<string> {
@@ -152,18 +176,19 @@ export async function discoverExtensions(options: DiscoverOptions): Promise<Disc
   const workspace = path.resolve(options.workspace);
   const candidates: Candidate[] = [];
   const dirErrors: DiscoveredExtension[] = [];
+  const runtimes = options.runtimes ?? [];
 
   for (const d of options.extensionDirs ?? []) {
-    await explicitCandidates(path.resolve(workspace, d), candidates, dirErrors);
+    await explicitCandidates(path.resolve(workspace, d), candidates, dirErrors, runtimes);
   }
   const projectRoot = path.join(workspace, ".octet", "extensions");
   const globalRoot = path.join(resolveOctetHome(options), "extensions");
   // When the workspace is the home directory both roots are one directory: it is global, not project.
   // Global before project: a repository must not be able to replace an extension the user
   // installed (and granted trust by name) with one of its own of the same name.
-  await scanRoot(globalRoot, "global", "global extensions directory", candidates, dirErrors);
+  await scanRoot(globalRoot, "global", "global extensions directory", candidates, dirErrors, runtimes);
   if ((await realOrSelf(projectRoot)) !== (await realOrSelf(globalRoot))) {
-    await scanRoot(projectRoot, "project", "project extensions directory", candidates, dirErrors);
+    await scanRoot(projectRoot, "project", "project extensions directory", candidates, dirErrors, runtimes);
   }
 
   const found: DiscoveredExtension[] = [];
@@ -175,6 +200,13 @@ export async function discoverExtensions(options: DiscoverOptions): Promise<Disc
     if (seenFiles.has(real)) continue;
     seenFiles.add(real);
     const dirName = path.basename(cand.dir);
+    if (cand.runtime) {
+      const { runtime, ...where } = cand;
+      const loaded = await runtime.load(cand.manifestPath, { source: cand.source, workspace });
+      if (loaded.ok) found.push({ ...where, name: loaded.extension.name, manifest: foreignManifest(loaded.extension), errors: [], shadowedBy: null, foreign: loaded.extension });
+      else found.push({ ...where, name: dirName, manifest: null, errors: loaded.errors.map((message) => ({ file: cand.manifestPath, key: "", rule: runtime.manifestFile, message, code: "manifest_invalid" as const })), shadowedBy: null });
+      continue;
+    }
     const read = await readManifestFile(cand.manifestPath);
     if ("error" in read) {
       found.push({ ...cand, name: dirName, manifest: null, errors: [read.error], shadowedBy: null });

@@ -1,0 +1,396 @@
+/**
+ * The host side of one rpi extension instance, the same for a process and a QuickJS worker
+ * (RPI-01, QJS-02): handshake, the registration-only load phase, initialize, invocations with
+ * updates and cancellation, the extension's UI and action requests, and shutdown.
+ *
+ * Contract: start() resolves when the instance is ready, or rejects after the instance was
+ * terminated, with a message naming the phase, the limit and what the extension said. A frame
+ * the catalog does not allow, an oversize or malformed line, or a hello that does not match the
+ * manifest is a protocol violation: reported and the instance terminated (RPI-23, RPI-37). An
+ * invocation or hook that times out answers its caller with an error and keeps the instance
+ * (RPI-33). Frames naming another generation are ignored with a diagnostic (RPI-30).
+ */
+import { utf8ByteLength } from "@octet/protocol";
+import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
+import type { ExtensionFrame, ExtensionMode, ExtensionRequest, HelloManifest, HostFrame, InstanceId, Invocation, InvocationContext, ProtocolResult, ToolDescriptor } from "../protocol/frames.js";
+import { resolveEventName } from "../protocol/events.js";
+import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
+import { requestRefusal, type RpiGrants } from "./grants.js";
+
+export interface RpiTimeouts {
+  handshakeMs: number;
+  loadMs: number;
+  initializeMs: number;
+  invocationMs: number;
+  hookMs: number;
+  shutdownMs: number;
+}
+
+/** The defaults of the source document (RPI-31); every one can be overridden (RPI-32). */
+export const DEFAULT_RPI_TIMEOUTS: Readonly<RpiTimeouts> = { handshakeMs: 5000, loadMs: 10_000, initializeMs: 15_000, invocationMs: 60_000, hookMs: 10_000, shutdownMs: 2000 };
+
+/** How long a cancelled invocation may take to answer before the host answers "cancelled" itself. */
+const CANCEL_ANSWER_MS = 1000;
+/** Extension requests (UI, actions) outstanding at once; more are refused. */
+const MAX_EXTENSION_REQUESTS = 64;
+
+export type DiagnosticLevel = "info" | "warning" | "error";
+
+/** What the embedder does with an extension's UI requests and session actions. */
+export interface RpiHostServices {
+  ui?(request: { type: string } & Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown>;
+  action?(action: { kind: string } & Record<string, unknown>, options: { signal: AbortSignal }): Promise<unknown>;
+}
+
+export interface RpiConnectionOptions {
+  transport: RpiTransport;
+  instance: InstanceId;
+  cwd: string;
+  mode: ExtensionMode;
+  projectTrusted: boolean;
+  /** What the pi-extension.json grants; the hello may claim a subset only (RPI-23). */
+  grants: RpiGrants;
+  timeouts?: Partial<RpiTimeouts>;
+  maxFrameBytes?: number;
+  services?: RpiHostServices;
+  diagnose(level: DiagnosticLevel, message: string): void;
+  onStderr?(line: string): void;
+}
+
+export interface InvokeOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onUpdate?(value: unknown): void;
+  context?: InvocationContext;
+}
+
+export type RpiState = "handshake" | "load" | "ready" | "stopping" | "closed";
+
+interface Pending {
+  resolve(result: ProtocolResult): void;
+  onUpdate?: ((value: unknown) => void) | undefined;
+}
+
+export class RpiConnection {
+  readonly timeouts: RpiTimeouts;
+  readonly closed: Promise<RpiExit>;
+  #state: RpiState = "handshake";
+  #hello: HelloManifest | null = null;
+  #lastError: string | null = null;
+  readonly #o: RpiConnectionOptions;
+  readonly #max: number;
+  readonly #pending = new Map<string, Pending>();
+  readonly #answered = new Set<string>();
+  readonly #extensionRequests = new Map<string, AbortController>();
+  readonly #tools = new Map<string, ToolDescriptor>();
+  readonly #commands = new Map<string, { name: string; description?: string }>();
+  readonly #hooks = new Set<string>();
+  #nextId = 1;
+  #helloWaiter: ((hello: HelloManifest) => void) | null = null;
+  #fail: ((message: string) => void) | null = null;
+  #violation: string | null = null;
+
+  constructor(options: RpiConnectionOptions) {
+    this.#o = options;
+    this.timeouts = { ...DEFAULT_RPI_TIMEOUTS, ...options.timeouts };
+    this.#max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    options.transport.onEvent((event) => this.#onEvent(event));
+    this.closed = options.transport.exited.then((exit) => {
+      this.#state = "closed";
+      const final: RpiExit = this.#violation !== null ? { ...exit, code: "fatal", reason: `protocol violation: ${this.#violation}` } : exit;
+      this.#lastError ??= final.reason;
+      this.#fail?.(final.reason);
+      for (const [id, p] of this.#pending) {
+        this.#pending.delete(id);
+        p.resolve({ status: "error", error: { code: "closed", message: `the extension ended before answering: ${final.reason}` } });
+      }
+      for (const c of this.#extensionRequests.values()) c.abort();
+      return final;
+    });
+  }
+
+  get state(): RpiState {
+    return this.#state;
+  }
+  get hello(): HelloManifest | null {
+    return this.#hello;
+  }
+  get lastError(): string | null {
+    return this.#lastError;
+  }
+  get pid(): number | null {
+    return this.#o.transport.pid;
+  }
+  tools(): ToolDescriptor[] {
+    return [...this.#tools.values()];
+  }
+  commands(): { name: string; description?: string }[] {
+    return [...this.#commands.values()];
+  }
+  hooks(): string[] {
+    return [...this.#hooks];
+  }
+
+  /**
+   * Handshake, load and initialize, each bounded by its timeout, all within the initialize
+   * timeout. Rejects with an Error after terminating the instance.
+   */
+  async start(): Promise<void> {
+    const t = this.timeouts;
+    const failed = new Promise<never>((_, reject) => {
+      this.#fail = (message) => reject(new Error(message));
+    });
+    failed.catch(() => undefined);
+    const phase = <T>(work: Promise<T>, ms: number, what: string): Promise<T> => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const expired = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(what)), ms);
+      });
+      return Promise.race([work, expired, failed]).finally(() => clearTimeout(timer));
+    };
+    const overall = setTimeout(() => this.#fail?.(`the extension did not become ready within ${t.initializeMs} ms (initialize timeout)`), t.initializeMs);
+    try {
+      const hello = new Promise<HelloManifest>((resolve) => {
+        this.#helloWaiter = resolve;
+      });
+      this.#send({ type: "hello", protocolVersion: PROTOCOL_VERSION, instance: this.#o.instance, cwd: this.#o.cwd, mode: this.#o.mode, projectTrusted: this.#o.projectTrusted });
+      this.#hello = await phase(hello, t.handshakeMs, `no hello from the extension within ${t.handshakeMs} ms (handshake timeout)`);
+      this.#state = "load";
+      const result = await phase(this.#request({ kind: "initialize" }, {}), t.loadMs, `the registration-only load phase did not finish within ${t.loadMs} ms (load timeout)`);
+      if (result.status !== "success") throw new Error(`initialize failed: ${result.status === "error" ? result.error.message : "the extension answered cancelled"}`);
+      if (this.#violation !== null) throw new Error(`protocol violation: ${this.#violation}`);
+      this.#state = "ready";
+    } catch (err) {
+      const message = err instanceof Error ? err.message : String(err);
+      this.#lastError ??= message;
+      await this.#o.transport.terminate(message);
+      throw new Error(this.#lastError);
+    } finally {
+      clearTimeout(overall);
+      this.#fail = null;
+    }
+  }
+
+  /**
+   * One invocation (RPI-25, RPI-29). Resolves with the extension's result, or an error result on
+   * timeout (the instance is kept, RPI-33); a cancelled signal sends `cancel` and resolves
+   * "cancelled" once the extension answers or after a short grace.
+   */
+  invoke(invocation: Invocation, options: InvokeOptions = {}): Promise<ProtocolResult> {
+    if (this.#state !== "ready") return Promise.resolve({ status: "error", error: { code: "not_ready", message: `the extension is ${this.#state}, not ready` } });
+    const timeoutMs = options.timeoutMs ?? (invocation.kind === "hook" ? this.timeouts.hookMs : this.timeouts.invocationMs);
+    const request = options.context ? { kind: "invoke" as const, invocation, context: options.context } : { kind: "invoke" as const, invocation };
+    return this.#request(request, { timeoutMs, signal: options.signal, onUpdate: options.onUpdate, what: invocation.kind === "hook" ? "hook" : "invocation" });
+  }
+
+  /** Shutdown frame, the shutdown timeout for the exit, then the group is killed (RPI-26, RPI-34). */
+  async shutdown(reason: string): Promise<void> {
+    if (this.#state === "closed") return;
+    this.#state = "stopping";
+    try {
+      this.#send({ type: "shutdown", reason });
+    } catch {
+      // The channel is already gone: terminate below.
+    }
+    const ms = this.timeouts.shutdownMs;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const graceful = await Promise.race([this.closed.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))]);
+    clearTimeout(timer);
+    if (!graceful) this.#o.diagnose("warning", `did not exit within ${ms} ms of the shutdown frame; killing it`);
+    await this.#o.transport.terminate(graceful ? "shut down" : `no exit within ${ms} ms of the shutdown frame`);
+  }
+
+  /** Ends the instance now (reported as a protocol violation when `violation` is set). */
+  terminate(reason: string): Promise<void> {
+    return this.#o.transport.terminate(reason);
+  }
+
+  #request(request: Extract<HostFrame, { type: "request" }>["request"], o: { timeoutMs?: number; signal?: AbortSignal | undefined; onUpdate?: ((v: unknown) => void) | undefined; what?: string }): Promise<ProtocolResult> {
+    const id = `req-${this.#o.instance.generation}-${this.#nextId++}`;
+    return new Promise<ProtocolResult>((resolve) => {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const onAbort = (): void => settleLater({ status: "cancelled" }, "cancel");
+      const settle = (result: ProtocolResult): void => {
+        if (!this.#pending.delete(id)) return;
+        clearTimeout(timer);
+        o.signal?.removeEventListener("abort", onAbort);
+        resolve(result);
+      };
+      // Cancel or timeout: tell the extension, give it a moment to answer, then answer for it.
+      const settleLater = (fallback: ProtocolResult, why: string): void => {
+        clearTimeout(timer);
+        if (!this.#pending.has(id)) return;
+        try {
+          this.#send({ type: "cancel", id });
+        } catch {
+          // Closed: the pending entry is settled by `closed`.
+        }
+        this.#answered.add(id);
+        // Bounded: only recent give-ups need a quiet late answer.
+        if (this.#answered.size > 1024) this.#answered.delete(this.#answered.values().next().value as string);
+        if (why === "timeout") return settle(fallback);
+        timer = setTimeout(() => settle(fallback), CANCEL_ANSWER_MS);
+      };
+      this.#pending.set(id, { resolve: settle, onUpdate: o.onUpdate });
+      if (o.signal?.aborted) return settleLater({ status: "cancelled" }, "cancel");
+      o.signal?.addEventListener("abort", onAbort, { once: true });
+      if (o.timeoutMs !== undefined) {
+        const ms = o.timeoutMs;
+        timer = setTimeout(() => settleLater({ status: "error", error: { code: "timeout", message: `no response within ${ms} ms (${o.what ?? "request"} timeout); the extension was sent a cancel` } }, "timeout"), ms);
+      }
+      try {
+        this.#send({ type: "request", id, generation: this.#o.instance.generation, request });
+      } catch (err) {
+        settle({ status: "error", error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) } });
+      }
+    });
+  }
+
+  /** Every host frame is bounded like the extension's (RPI-35): refused before a byte is sent. */
+  #send(frame: HostFrame): void {
+    const text = JSON.stringify(frame);
+    const bytes = utf8ByteLength(text);
+    if (bytes > this.#max) throw new Error(`the ${frame.type} frame would be ${bytes} bytes, over the ${this.#max}-byte frame limit; not sent`);
+    this.#o.transport.send(text);
+  }
+
+  #onEvent(event: RpiTransportEvent): void {
+    if (this.#violation !== null || this.#state === "closed") return;
+    if (event.kind === "stderr") return this.#o.onStderr?.(event.line);
+    if (event.kind === "violation") return this.#protocolViolation(event.message);
+    let value = event.value;
+    if (value === undefined) {
+      const bytes = utf8ByteLength(event.text);
+      if (bytes > this.#max) return this.#protocolViolation(`a frame of ${bytes} bytes is over the ${this.#max}-byte limit`);
+      try {
+        value = JSON.parse(event.text);
+      } catch {
+        return this.#protocolViolation(`a frame is not valid JSON: ${event.text.slice(0, 256)}`);
+      }
+    }
+    const generation = (value as { generation?: unknown } | null)?.generation;
+    if (generation !== undefined && generation !== this.#o.instance.generation) {
+      this.#o.diagnose("warning", `ignored a ${String((value as { type?: unknown }).type)} frame for generation ${JSON.stringify(generation)}; this instance is generation ${this.#o.instance.generation}`);
+      return;
+    }
+    const parsed = parseExtensionFrame(value);
+    if (!parsed.ok) return this.#protocolViolation(parsed.problem);
+    this.#onFrame(parsed.frame);
+  }
+
+  #onFrame(frame: ExtensionFrame): void {
+    if (frame.type === "hello") {
+      if (this.#hello !== null || this.#helloWaiter === null) return this.#protocolViolation("sent a second hello");
+      const problem = this.#checkHello(frame.manifest);
+      if (problem) return this.#protocolViolation(problem);
+      this.#helloWaiter(frame.manifest);
+      this.#helloWaiter = null;
+      return;
+    }
+    if (this.#state === "handshake") return this.#protocolViolation(`sent a ${frame.type} frame before its hello`);
+    switch (frame.type) {
+      case "register":
+      case "unregister":
+        return this.#register(frame);
+      case "response": {
+        const p = this.#pending.get(frame.id);
+        if (p) return p.resolve(frame.result);
+        return this.#unknownId("response", frame.id);
+      }
+      case "update": {
+        const p = this.#pending.get(frame.id);
+        if (p) return p.onUpdate?.(frame.value);
+        return this.#unknownId("update", frame.id);
+      }
+      case "request":
+        return this.#extensionRequest(frame.id, frame.request);
+      case "cancel":
+        this.#extensionRequests.get(frame.id)?.abort();
+        return;
+    }
+  }
+
+  /** RPI-23: the hello must name this manifest's id and claim only what it grants. */
+  #checkHello(m: HelloManifest): string | null {
+    if (m.id !== this.#o.instance.extensionId) return `hello names extension "${m.id}", but pi-extension.json says "${this.#o.instance.extensionId}"`;
+    const extra = m.capabilities.filter((c) => !this.#o.grants.capabilities.includes(c));
+    if (extra.length > 0) return `hello claims capabilities ${JSON.stringify(extra)} that pi-extension.json does not grant (granted: ${JSON.stringify(this.#o.grants.capabilities)})`;
+    const extraUi = m.uiCapabilities.filter((c) => !this.#o.grants.uiCapabilities.includes(c));
+    if (extraUi.length > 0) return `hello claims uiCapabilities ${JSON.stringify(extraUi)} that pi-extension.json does not grant (granted: ${JSON.stringify(this.#o.grants.uiCapabilities)})`;
+    return null;
+  }
+
+  #register(frame: Extract<ExtensionFrame, { type: "register" | "unregister" }>): void {
+    if (this.#state !== "load") {
+      this.#o.diagnose("warning", `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends`);
+      return;
+    }
+    const r = frame.registration;
+    const needs = r.kind === "tool" ? "tools" : r.kind === "command" ? "commands" : "event_hooks";
+    if (!this.#hello!.capabilities.includes(needs)) return this.#protocolViolation(`registered a ${r.kind} without the ${needs} capability`);
+    if (frame.type === "unregister") {
+      const name = (r as { name: string }).name;
+      if (r.kind === "tool") this.#tools.delete(name);
+      else if (r.kind === "command") this.#commands.delete(name);
+      else this.#hooks.delete(resolveEventName(name)?.event ?? name);
+      return;
+    }
+    const reg = frame.registration;
+    if (reg.kind === "tool") this.#tools.set(reg.tool.name, reg.tool);
+    else if (reg.kind === "command") this.#commands.set(reg.command.name, reg.command);
+    else {
+      const resolved = resolveEventName(reg.hook.event);
+      if (!resolved) return this.#o.diagnose("warning", `ignored a hook for the unknown event "${reg.hook.event}"`);
+      if (resolved.alias) this.#o.diagnose("info", `hook event "${reg.hook.event}" is an older name; it is delivered as "${resolved.event}"`);
+      this.#hooks.add(resolved.event);
+    }
+  }
+
+  /** A UI request or session action from the extension (RPI-38, RPI-39, QJS-12). */
+  #extensionRequest(id: string, request: ExtensionRequest): void {
+    const answer = (result: ProtocolResult): void => {
+      this.#extensionRequests.delete(id);
+      if (this.#state === "closed") return;
+      try {
+        this.#send({ type: "response", id, result });
+      } catch (err) {
+        this.#send({ type: "response", id, result: { status: "error", error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) } } });
+      }
+    };
+    const denied = (message: string): void => answer({ status: "error", error: { code: "denied", message } });
+    if (this.#extensionRequests.has(id)) return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
+    if (this.#extensionRequests.size >= MAX_EXTENSION_REQUESTS) return denied(`more than ${MAX_EXTENSION_REQUESTS} requests outstanding; refused`);
+    const refusal = requestRefusal(request, this.#state === "load" ? "load" : "ready", this.#hello!, this.#o.grants);
+    if (refusal) return denied(refusal);
+    const handler = request.kind === "ui" ? this.#o.services?.ui : this.#o.services?.action;
+    if (!handler) return denied(`the host cannot process ${request.kind === "ui" ? `the UI request "${request.ui.request.type}"` : `the action "${request.action.kind}"`}: no service for it is bound`);
+    const controller = new AbortController();
+    this.#extensionRequests.set(id, controller);
+    const run = request.kind === "ui"
+      ? handler.call(this.#o.services, request.ui.request as never, request.ui.timeoutMs !== undefined ? { signal: controller.signal, timeoutMs: request.ui.timeoutMs } : { signal: controller.signal })
+      : (handler as NonNullable<RpiHostServices["action"]>).call(this.#o.services, request.action, { signal: controller.signal });
+    run.then(
+      (value) => answer(controller.signal.aborted ? { status: "cancelled" } : { status: "success", value: value ?? null }),
+      (err: unknown) => answer(controller.signal.aborted ? { status: "cancelled" } : { status: "error", error: { message: err instanceof Error ? err.message : String(err) } }),
+    );
+  }
+
+  #unknownId(what: string, id: string): void {
+    if (this.#answered.has(id)) return;
+    const m = /^req-(\d+)-\d+$/.exec(id);
+    if (m && Number(m[1]) !== this.#o.instance.generation) {
+      this.#o.diagnose("warning", `ignored a ${what} for "${id}" of generation ${m[1]}; this instance is generation ${this.#o.instance.generation}`);
+    } else {
+      this.#o.diagnose("warning", `ignored a ${what} for unknown request id "${id}"`);
+    }
+  }
+
+  #protocolViolation(message: string): void {
+    if (this.#violation !== null) return;
+    this.#violation = message;
+    this.#lastError = `protocol violation: ${message}`;
+    this.#o.diagnose("error", `protocol violation: ${message}; terminating the extension`);
+    this.#fail?.(this.#lastError);
+    void this.#o.transport.terminate(`protocol violation: ${message}`);
+  }
+}

@@ -1,0 +1,209 @@
+/**
+ * The rpi extension as the octet host sees it: an in-process stand-in for a child process that
+ * speaks octet's JSON-RPC on its "stdio" and drives one started RpiConnection. Through it the
+ * host's generation machinery (catalog, routing, cancellation, progress, status, reload,
+ * supervision, the stop ladder) serves rpi extensions unchanged.
+ *
+ * Mapping: initialize -> the registrations of the load phase; tool/call -> invoke{tool} (updates
+ * become partial_result progress); command/execute -> invoke{command}; $/cancelRequest -> cancel;
+ * shutdown -> the rpi shutdown frame. UI requests go to the embedder's rpi services when bound,
+ * else notify becomes an octet notification, confirm a confirmation/request and
+ * input/select/editor an input/request on behalf of the running call. The stand-in "exits" when
+ * the instance ends; destroying its stdin terminates the instance.
+ */
+import { EventEmitter } from "node:events";
+import { PassThrough, Writable } from "node:stream";
+import {
+  EnvelopeReader, ErrorCode, RpcPeer, WireError, REQUIRED_FEATURES,
+  type RequestMessage, type ToolDefinition, type CommandDefinition, type ContentPart,
+} from "@octet/protocol";
+import type { ProtocolResult } from "../protocol/frames.js";
+import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
+import type { RpiExit } from "../transport.js";
+
+export interface OctetBridge {
+  /** The stand-in child; hand it to the host. */
+  readonly child: EventEmitter & { pid: number | undefined; stdin: Writable; stdout: PassThrough; stderr: PassThrough };
+  /** The services to give the RpiConnection: embedder first, else octet reverse requests. */
+  readonly services: RpiHostServices;
+  /** Binds the started connection: from here the host may initialize. */
+  attach(connection: RpiConnection): void;
+}
+
+export function createOctetBridge(options: { embedder?: RpiHostServices | undefined; extensionId: string }): OctetBridge {
+  let connection: RpiConnection | null = null;
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  const child = new EventEmitter() as OctetBridge["child"];
+  const active: number[] = [];
+  const controllers = new Map<number, AbortController>();
+  let progress = false;
+  let sequence = 0;
+  let terminated = false;
+
+  const peer = new RpcPeer({
+    transport: {
+      send(frame) {
+        if (!stdout.destroyed) stdout.write(frame);
+        return { withdraw: () => false };
+      },
+    },
+    onRequest: (request) => handle(request),
+    onNotification: (n) => {
+      if (n.method === "$/cancelRequest") {
+        const id = (n.params as { id?: unknown } | undefined)?.id;
+        if (typeof id === "number") controllers.get(id)?.abort();
+      }
+    },
+  });
+  const reader = new EnvelopeReader();
+  const stdin = new Writable({
+    write(chunk: Buffer, _enc, done) {
+      for (const event of reader.push(chunk)) if (event.kind === "envelope") peer.receive(event.envelope);
+      done();
+    },
+    destroy(_err, done) {
+      void connection?.terminate("the host closed the extension's channel");
+      done(null);
+    },
+  });
+  Object.assign(child, { pid: undefined, stdin, stdout, stderr });
+
+  const onBehalf = (): number => {
+    const parent = active[active.length - 1];
+    if (parent === undefined) throw new Error("no tool call or command is running to ask on behalf of");
+    return parent;
+  };
+
+  const services: RpiHostServices = {
+    async ui(request, o) {
+      if (options.embedder?.ui) return options.embedder.ui(request, o);
+      const text = (k: string): string => (typeof request[k] === "string" ? (request[k] as string) : "");
+      switch (request.type) {
+        case "notify": {
+          const level = ["info", "warning", "error"].includes(text("level")) ? text("level") : "info";
+          peer.notify("notification", { level, title: options.extensionId, message: text("message") });
+          return {};
+        }
+        case "confirm": {
+          const r = (await peer.request("confirmation/request", { parent_request_id: onBehalf(), prompt: text("title") || "Confirm", detail: text("message"), destructive: false, default: false }).result) as { confirmed?: boolean };
+          return { confirmed: r.confirmed === true };
+        }
+        case "input":
+        case "editor":
+        case "select": {
+          const choices = Array.isArray(request["options"]) ? ` (${(request["options"] as unknown[]).map(String).join(" | ")})` : "";
+          const r = (await peer.request("input/request", { parent_request_id: onBehalf(), prompt: `${text("title")}${choices}`, secret: false }).result) as { value?: string | null };
+          const value = typeof r.value === "string" ? r.value : null;
+          if (request.type === "select" && value !== null && Array.isArray(request["options"]) && !(request["options"] as unknown[]).includes(value)) return { value: null };
+          return { value };
+        }
+        default:
+          throw new Error(`the host cannot process the UI request "${request.type}": bind an rpi UI service to show it`);
+      }
+    },
+    async action(action, o) {
+      if (options.embedder?.action) return options.embedder.action(action, o);
+      throw new Error(`the host cannot process the action "${action.kind}": no session service is bound`);
+    },
+  };
+
+  async function handle(request: RequestMessage): Promise<unknown> {
+    const c = connection;
+    if (!c) throw new WireError(ErrorCode.InternalError, "the rpi extension is not attached");
+    const params = (request.params ?? {}) as Record<string, unknown>;
+    switch (request.method) {
+      case "initialize":
+        return initializeResult(c, params, (on) => (progress = on));
+      case "tool/call":
+      case "command/execute": {
+        const id = request.id as number;
+        const controller = new AbortController();
+        controllers.set(id, controller);
+        active.push(id);
+        try {
+          const name = String(params["name"]);
+          if (request.method === "tool/call") {
+            const args = (params["arguments"] ?? {}) as Record<string, unknown>;
+            const onUpdate = progress
+              ? (value: unknown): void => void peer.notify("$/progress", { request_id: id, sequence: ++sequence, event: { type: "partial_result", result: toOctetResult(value, false) } })
+              : undefined;
+            return toolOutcome(await c.invoke({ kind: "tool", name, callId: `call-${id}`, arguments: args }, { signal: controller.signal, ...(onUpdate ? { onUpdate } : {}) }));
+          }
+          const args = Array.isArray(params["arguments"]) ? (params["arguments"] as unknown[]).map(String).join(" ") : "";
+          return commandOutcome(await c.invoke({ kind: "command", name, arguments: args }, { signal: controller.signal }));
+        } finally {
+          controllers.delete(id);
+          active.splice(active.indexOf(id), 1);
+        }
+      }
+      case "shutdown":
+        // Acknowledge first: the host then waits for the exit, which the rpi shutdown brings.
+        setImmediate(() => void c.shutdown("session ended"));
+        return {};
+      default:
+        throw new WireError(ErrorCode.MethodNotFound, `method ${request.method} is not offered by rpi extensions`);
+    }
+  }
+
+  return {
+    child,
+    services,
+    attach(c) {
+      connection = c;
+      void c.closed.then((exit: RpiExit) => {
+        if (terminated) return;
+        terminated = true;
+        peer.close(new Error(exit.reason));
+        if (exit.code !== "exited" && exit.code !== "terminated") stderr.write(`[rpi] ${exit.reason}\n`);
+        else if (c.lastError && exit.code === "exited") stderr.write(`[rpi] ${exit.reason}\n`);
+        stdout.end();
+        stderr.end();
+        const code = exit.exitCode ?? (exit.code === "exited" || exit.code === "terminated" ? 0 : 1);
+        child.emit("exit", exit.signal ? null : code, exit.signal ?? null);
+      });
+    },
+  };
+}
+
+function initializeResult(c: RpiConnection, params: Record<string, unknown>, setProgress: (on: boolean) => void): unknown {
+  const api = params["api_version"];
+  const tools: ToolDefinition[] = c.tools().map((t) => ({ name: t.name, description: t.description || t.label || t.name, parameters: t.parameters }));
+  const commands: CommandDefinition[] = c.commands().map((x) => ({ name: x.name, description: x.description ?? "", usage: `/${x.name} [arguments]` }));
+  const protocol = params["protocol"] as { version?: string; optional_features?: string[]; limits?: { max_concurrent_requests?: number } } | undefined;
+  if (!protocol) return { api_version: api, tools, commands };
+  const offered = new Set(protocol.optional_features ?? []);
+  const features: string[] = [...REQUIRED_FEATURES];
+  if (offered.has("request_progress")) features.push("request_progress");
+  setProgress(offered.has("request_progress") && api === "0.4");
+  return { api_version: api, tools, commands, protocol: { version: protocol.version, features, limits: { max_concurrent_requests: protocol.limits?.max_concurrent_requests ?? 16 } } };
+}
+
+/** An AgentToolResult ({content, details, isError}) as an octet tool result. */
+export function toOctetResult(value: unknown, isError: boolean): { content: ContentPart[]; is_error: boolean; structured_content?: unknown } {
+  const v = (value ?? {}) as { content?: unknown; details?: unknown; isError?: unknown };
+  const content: ContentPart[] = [];
+  for (const part of Array.isArray(v.content) ? v.content : []) {
+    const p = (part ?? {}) as Record<string, unknown>;
+    if (p["type"] === "text" && typeof p["text"] === "string") content.push({ type: "text", text: p["text"] });
+    // Images travel in octet as verified artifacts; an rpi image has no artifact, so it is named, not lost silently.
+    else if (p["type"] === "image") content.push({ type: "text", text: `[image ${String(p["mimeType"] ?? "")}, ${typeof p["data"] === "string" ? Math.floor((p["data"].length * 3) / 4) : 0} bytes: not shown]` });
+  }
+  const out: { content: ContentPart[]; is_error: boolean; structured_content?: unknown } = { content, is_error: isError || v.isError === true };
+  if (v.details !== undefined && v.details !== null && typeof v.details === "object") out.structured_content = v.details;
+  return out;
+}
+
+function toolOutcome(result: ProtocolResult): unknown {
+  if (result.status === "success") return toOctetResult(result.value, false);
+  if (result.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, "the tool call was cancelled");
+  // A tool's failure is a result the model reads, not a transport error (pi: a throw is an error result).
+  return { content: [{ type: "text", text: result.error.message }], is_error: true };
+}
+
+function commandOutcome(result: ProtocolResult): unknown {
+  if (result.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, "the command was cancelled");
+  if (result.status === "error") throw new WireError(ErrorCode.InternalError, result.error.message);
+  const v = result.value;
+  return { text: typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v), notifications: [], context: [] };
+}

@@ -1,0 +1,128 @@
+/**
+ * The transport of a process extension (RPI-18, RPI-34..37): the child starts with exactly the
+ * environment it is given (env_clear: nothing is inherited), in its own process group, with
+ * stdio pipes; stdout is read as strict LF JSONL bounded by maxFrameBytes (a blank line, a CRLF
+ * terminator, an oversize line or invalid JSON is a violation, never skipped); stderr is passed
+ * on line by line. terminate() sends SIGKILL to the whole group, then to the child itself.
+ */
+import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { JsonlDecoder } from "@octet/protocol";
+import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/frames.js";
+import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
+
+export interface ProcessSpec {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  /** The child's whole environment. */
+  env: Record<string, string>;
+}
+
+/** Starts a child in its own group; the host passes its contained spawner, tests may omit it. */
+export type Spawner = (spec: ProcessSpec) => Promise<ChildProcessWithoutNullStreams>;
+
+export interface ProcessTransportOptions extends ProcessSpec {
+  maxFrameBytes?: number;
+  spawn?: Spawner;
+}
+
+/** How long terminate() waits for the exit after SIGKILL before it gives up waiting. */
+const KILL_REAP_MS = 2000;
+/** Bytes of an unfinished stderr line kept before it is passed on as a line anyway. */
+const STDERR_LINE_BYTES = 4096;
+
+export async function launchProcess(options: ProcessTransportOptions): Promise<RpiTransport> {
+  const child = await (options.spawn ?? defaultSpawn)(options);
+  return new ProcessTransport(child, options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES);
+}
+
+const defaultSpawn: Spawner = (spec) =>
+  new Promise((resolve, reject) => {
+    const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: spec.env, detached: true, shell: false, stdio: ["pipe", "pipe", "pipe"] });
+    for (const s of [child.stdin, child.stdout, child.stderr]) s.on("error", () => {});
+    child.once("spawn", () => resolve(child));
+    child.once("error", (err: NodeJS.ErrnoException) => reject(new Error(`could not start ${spec.command}: ${err.code === "ENOENT" ? "not found" : err.code === "EACCES" ? "permission denied" : err.message}`)));
+  });
+
+class ProcessTransport implements RpiTransport {
+  readonly exited: Promise<RpiExit>;
+  readonly #child: ChildProcessWithoutNullStreams;
+  readonly #listeners: ((event: RpiTransportEvent) => void)[] = [];
+  #terminateReason: string | null = null;
+  #gone = false;
+
+  constructor(child: ChildProcessWithoutNullStreams, maxFrameBytes: number) {
+    this.#child = child;
+    this.exited = new Promise((resolve) => {
+      child.once("exit", (code, signal) => {
+        this.#gone = true;
+        const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
+        resolve({
+          code: this.#terminateReason !== null ? "terminated" : "exited",
+          reason: this.#terminateReason !== null ? `terminated (${this.#terminateReason})` : `the process ${how}`,
+          exitCode: code,
+          signal,
+        });
+      });
+    });
+    const decoder = new JsonlDecoder({ maxFrameBytes });
+    child.stdout.on("data", (chunk: Buffer) => {
+      for (const frame of decoder.push(chunk)) {
+        if (frame.ok) this.#emit({ kind: "frame", text: frame.text, value: frame.value });
+        else this.#emit({ kind: "violation", message: `${frame.error.message}; the line began: "${frame.error.quoted}"` });
+      }
+    });
+    child.stdout.on("end", () => {
+      for (const frame of decoder.end()) if (!frame.ok) this.#emit({ kind: "violation", message: frame.error.message });
+    });
+    let partial = "";
+    child.stderr.setEncoding("utf8");
+    child.stderr.on("data", (text: string) => {
+      const lines = (partial + text).split("\n");
+      partial = lines.pop() ?? "";
+      if (partial.length > STDERR_LINE_BYTES) lines.push(partial), (partial = "");
+      for (const line of lines) this.#emit({ kind: "stderr", line });
+    });
+    child.stderr.on("end", () => partial && this.#emit({ kind: "stderr", line: partial }));
+  }
+
+  get pid(): number | null {
+    return this.#child.pid ?? null;
+  }
+
+  send(text: string): void {
+    if (this.#gone || this.#child.stdin.destroyed) return;
+    this.#child.stdin.write(text + "\n");
+  }
+
+  onEvent(listener: (event: RpiTransportEvent) => void): void {
+    this.#listeners.push(listener);
+  }
+
+  async terminate(reason: string): Promise<void> {
+    this.#terminateReason ??= reason;
+    if (!this.#gone) {
+      const pid = this.#child.pid;
+      // The group first, so descendants die with the child; the child itself if that fails
+      // (it may have left the group, or the group is already gone).
+      try {
+        if (pid !== undefined && pid > 1) process.kill(-pid, "SIGKILL");
+      } catch {
+        this.#child.kill("SIGKILL");
+      }
+      this.#child.stdin.destroy();
+      await Promise.race([this.exited, new Promise((r) => setTimeout(r, KILL_REAP_MS).unref())]);
+    }
+    // A grandchild may hold the pipes open: never wait for them to close.
+    this.#child.stdout.destroy();
+    this.#child.stderr.destroy();
+  }
+
+  stats(): null {
+    return null;
+  }
+
+  #emit(event: RpiTransportEvent): void {
+    for (const l of this.#listeners) l(event);
+  }
+}

@@ -1,0 +1,250 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { fileURLToPath } from "node:url";
+import { readFileSync } from "node:fs";
+import { launchProcess } from "../src/process/process-transport.js";
+import { DEFAULT_RPI_TIMEOUTS, RpiConnection, type RpiConnectionOptions, type RpiHostServices } from "../src/host/rpi-connection.js";
+
+const FAKE = fileURLToPath(new URL("../../test/fixtures/rpi-fake.mjs", import.meta.url));
+const ALL = { capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify"] };
+
+interface Harness {
+  c: RpiConnection;
+  stderr: string[];
+  diagnostics: string[];
+}
+
+async function connect(mode: string, extra: Partial<RpiConnectionOptions> = {}, env: Record<string, string> = {}): Promise<Harness> {
+  const transport = await launchProcess({ command: process.execPath, args: [FAKE, mode, "pi-fake"], cwd: process.cwd(), env });
+  const stderr: string[] = [];
+  const diagnostics: string[] = [];
+  const c = new RpiConnection({
+    transport,
+    instance: { extensionId: "pi-fake", generation: 3 },
+    cwd: "/work/space",
+    mode: "rpc",
+    projectTrusted: true,
+    grants: ALL,
+    diagnose: (level, message) => diagnostics.push(`${level}: ${message}`),
+    onStderr: (line) => stderr.push(line),
+    ...extra,
+  });
+  return { c, stderr, diagnostics };
+}
+
+async function started(mode: string, extra: Partial<RpiConnectionOptions> = {}, env: Record<string, string> = {}): Promise<Harness> {
+  const h = await connect(mode, extra, env);
+  await h.c.start();
+  return h;
+}
+
+/** Running (a zombie waiting to be reaped counts as gone: it holds nothing and runs nothing). */
+function alive(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    return stat.slice(stat.lastIndexOf(")") + 2)[0] !== "Z";
+  } catch {
+    return false;
+  }
+}
+
+/** The text of a successful tool result, parsed as JSON. */
+function answerOf(r: unknown): unknown {
+  return JSON.parse((r as { value: { content: { text: string }[] } }).value.content[0]!.text);
+}
+
+async function eventually<T>(read: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const v = read();
+    if (v !== undefined) return v;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  throw new Error("never happened");
+}
+
+test("RPI-21, RPI-22, RPI-24, RPI-27: hello both ways, initialize, and the registrations of the load phase", async () => {
+  const { c, stderr } = await started("ok");
+  try {
+    const hostHello = JSON.parse(stderr.find((l) => l.includes('"hello"'))!.slice(4));
+    assert.deepEqual(hostHello, { type: "hello", protocolVersion: 1, instance: { extensionId: "pi-fake", generation: 3 }, cwd: "/work/space", mode: "rpc", projectTrusted: true });
+    const init = JSON.parse(stderr.find((l) => l.includes('"initialize"'))!.slice(4));
+    assert.deepEqual(init, { type: "request", id: init.id, generation: 3, request: { kind: "initialize" } });
+    assert.equal(c.hello?.id, "pi-fake");
+    assert.equal(c.state, "ready");
+    assert.deepEqual(c.tools().map((t) => [t.name, t.label]), [["weather", "Weather"]]);
+    assert.deepEqual(c.commands(), [{ name: "forecast", description: "A forecast" }]);
+    // session_switch is an older name, delivered as session_start.
+    assert.deepEqual(c.hooks(), ["session_start"]);
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-25, RPI-28: a tool invocation answers with an AgentToolResult; updates reach onUpdate; errors are results", async () => {
+  const { c } = await started("ok");
+  try {
+    const updates: unknown[] = [];
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "call-1", arguments: { city: "London" } }, { onUpdate: (v) => updates.push(v) });
+    assert.deepEqual(r, { status: "success", value: { content: [{ type: "text", text: "15 °C, cloudy in London" }], details: { city: "London" } } });
+    assert.deepEqual(updates, [{ content: [{ type: "text", text: "looking outside" }] }]);
+    const failed = await c.invoke({ kind: "tool", name: "weather", callId: "call-2", arguments: { city: "Atlantis", mode: "fail" } });
+    assert.deepEqual(failed, { status: "error", error: { message: "no weather for Atlantis" } });
+    const cmd = await c.invoke({ kind: "command", name: "forecast", arguments: "rain" });
+    assert.deepEqual(cmd, { status: "success", value: "forecast: rain" });
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-18, RPI-19: the child sees only the environment it was given", async () => {
+  const env = { PI_EXTENSION_PROTOCOL_VERSION: "1", PI_EXTENSION_ID: "pi-fake", PI_EXTENSION_PACKAGE_ID: "pkg" };
+  const { c } = await started("ok", {}, env);
+  try {
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "env" } });
+    assert.equal(r.status, "success");
+    const seen = JSON.parse(((r as { value: { content: { text: string }[] } }).value.content[0]!.text)) as Record<string, string>;
+    assert.deepEqual(seen, env);
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-23: a hello naming another id, or claiming an ungranted capability, fails the handshake and kills the child", async () => {
+  for (const [mode, expected] of [
+    ["bad-hello-id", /hello names extension "someone-else", but pi-extension.json says "pi-fake"/],
+    ["extra-cap", /hello claims capabilities \["session_actions"\] that pi-extension.json does not grant/],
+  ] as const) {
+    const { c } = await connect(mode, { grants: mode === "extra-cap" ? { capabilities: ["tools"], uiCapabilities: [] } : ALL });
+    const pid = c.pid!;
+    await assert.rejects(c.start(), expected);
+    const exit = await c.closed;
+    assert.equal(exit.code, "fatal");
+    assert.equal(alive(pid), false);
+  }
+});
+
+test("RPI-31, RPI-32, RPI-33: handshake and load timeouts fail the start and kill the child; the defaults are the document's", async () => {
+  const { c: silent } = await connect("no-hello", { timeouts: { handshakeMs: 300 } });
+  await assert.rejects(silent.start(), /no hello from the extension within 300 ms \(handshake timeout\)/);
+  assert.equal(alive(silent.pid!), false);
+  const { c: stuck } = await connect("hang-load", { timeouts: { loadMs: 300 } });
+  await assert.rejects(stuck.start(), /load phase did not finish within 300 ms \(load timeout\)/);
+  assert.equal((await stuck.closed).code, "terminated");
+  const { c: slow } = await connect("hang-load", { timeouts: { initializeMs: 250, loadMs: 5000 } });
+  await assert.rejects(slow.start(), /did not become ready within 250 ms \(initialize timeout\)/);
+  // The defaults of the document, and an override replaces only the timeout it names.
+  assert.deepEqual(DEFAULT_RPI_TIMEOUTS, { handshakeMs: 5000, loadMs: 10_000, initializeMs: 15_000, invocationMs: 60_000, hookMs: 10_000, shutdownMs: 2000 });
+  assert.deepEqual(slow.timeouts, { ...DEFAULT_RPI_TIMEOUTS, initializeMs: 250, loadMs: 5000 });
+});
+
+test("RPI-33: an invocation timeout answers the caller with an error and keeps the extension", async () => {
+  const { c } = await started("ok", { timeouts: { invocationMs: 200 } });
+  try {
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "hang" } });
+    assert.equal(r.status, "error");
+    assert.match((r as { error: { message: string } }).error.message, /no response within 200 ms \(invocation timeout\)/);
+    const again = await c.invoke({ kind: "tool", name: "weather", callId: "c2", arguments: { city: "Oslo" } });
+    assert.equal(again.status, "success");
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-29: a cancelled invocation sends cancel and resolves cancelled", async () => {
+  const { c } = await started("ok");
+  try {
+    const ac = new AbortController();
+    const p = c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "hang" } }, { signal: ac.signal });
+    setTimeout(() => ac.abort(), 50);
+    assert.deepEqual(await p, { status: "cancelled" });
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-35, RPI-36, RPI-37: a CRLF frame, a blank line and an oversize frame are violations that terminate the extension", async () => {
+  for (const [mode, expected] of [
+    ["crlf", /carriage return|CR/i],
+    ["blank", /blank/i],
+    ["oversize", /1048576|too large|over/i],
+  ] as const) {
+    const h = await connect(mode);
+    const pid = h.c.pid!;
+    await assert.rejects(h.c.start(), /protocol violation/);
+    const exit = await h.c.closed;
+    assert.equal(exit.code, "fatal");
+    assert.match(exit.reason, expected);
+    assert.ok(h.diagnostics.some((d) => d.startsWith("error: protocol violation")), h.diagnostics.join("\n"));
+    assert.equal(alive(pid), false);
+  }
+});
+
+test("RPI-30: a response naming another generation's request is ignored with a diagnostic", async () => {
+  const { c, diagnostics } = await started("ok", { timeouts: { invocationMs: 300 } });
+  try {
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "stale" } });
+    assert.equal(r.status, "error");
+    assert.ok(diagnostics.some((d) => /ignored a response for "req-999-1" of generation 999; this instance is generation 3/.test(d)), diagnostics.join("\n"));
+    assert.equal(c.state, "ready");
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-34, RPI-40: terminating kills the whole process group, grandchildren included", async () => {
+  const { c } = await started("ok");
+  const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "grandchild" } });
+  const grandchild = Number((r as { value: { content: { text: string }[] } }).value.content[0]!.text);
+  assert.equal(alive(grandchild), true);
+  await c.terminate("test");
+  await c.closed;
+  for (let i = 0; i < 50 && alive(grandchild); i++) await new Promise((res) => setTimeout(res, 20));
+  assert.equal(alive(grandchild), false);
+});
+
+test("RPI-26: shutdown sends the shutdown frame; a child that ignores it is killed after the shutdown timeout", async () => {
+  const { c } = await started("ok");
+  await c.shutdown("session ended");
+  // It exited by itself on the frame: nothing had to be killed.
+  assert.equal((await c.closed).code, "exited");
+  const { c: stubborn, diagnostics } = await started("ignore-shutdown", { timeouts: { shutdownMs: 200 } });
+  const pid = stubborn.pid!;
+  await stubborn.shutdown("session ended");
+  assert.equal(alive(pid), false);
+  assert.ok(diagnostics.some((d) => /did not exit within 200 ms of the shutdown frame/.test(d)));
+});
+
+test("RPI-38: an action during the registration-only load phase is refused", async () => {
+  const { c, stderr } = await started("action-in-load", { services: { action: async () => "done" } });
+  try {
+    const line = await eventually(() => stderr.find((l) => l.startsWith("load action:")));
+    assert.match(line, /"status":"error".*"code":"denied".*unavailable during the registration-only load phase/);
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-39, QJS-12: actions need session_actions and a bound service; UI requests need their grant", async () => {
+  const services: RpiHostServices = { action: async (a) => ({ did: a.kind }), ui: async (r) => ({ confirmed: r.type === "confirm" }) };
+  const { c } = await started("ok", { services });
+  try {
+    const act = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
+    assert.deepEqual(answerOf(act), { status: "success", value: { did: "set_session_name" } });
+    const ui = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "confirm" } });
+    assert.deepEqual(answerOf(ui), { status: "success", value: { confirmed: true } });
+  } finally {
+    await c.shutdown("test over");
+  }
+  // Granted capabilities without the service: refused, naming why.
+  const { c: bare } = await started("ok");
+  try {
+    const act = await bare.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
+    assert.deepEqual(answerOf(act), { status: "error", error: { code: "denied", message: 'the host cannot process the action "set_session_name": no service for it is bound' } });
+  } finally {
+    await bare.shutdown("test over");
+  }
+  // The manifest grants neither session_actions nor confirm: the hello may not claim them (the
+  // fake claims ui + session_actions in every mode), so the start fails closed.
+  const { c: narrow } = await connect("ok", { services, grants: { capabilities: ["tools", "commands", "event_hooks"], uiCapabilities: [] } });
+  await assert.rejects(narrow.start(), /does not grant/);
+});
