@@ -56,7 +56,7 @@ test("CMD-01, CMD-02, NOTIF-01: octet command hello runs the slash command and s
   assert.match(r.stderr, /\[hello-world\] info: Greeting sent — to octet user/);
 });
 
-test("MAN-10: octet extensions list shows name, version, api, source, manifest, enabled, trusted", async () => {
+test("MAN-10: octet extensions list shows name, version, runtime and api, source, manifest, enabled, trusted", async () => {
   const r = await runCli(["--extension-dir", EXAMPLES, "--json", "extensions", "list"]);
   assert.equal(r.code, 0, r.stderr);
   const list = JSON.parse(r.stdout) as Record<string, unknown>[];
@@ -64,13 +64,14 @@ test("MAN-10: octet extensions list shows name, version, api, source, manifest, 
   assert.ok(hello);
   assert.equal(hello["version"], "0.1.0");
   assert.equal(hello["api_version"], "0.1");
+  assert.equal(hello["runtime"], "octet");
   assert.equal(hello["source"], "explicit");
   assert.equal(hello["enabled"], false);
   assert.equal(hello["trusted"], true);
   assert.match(String(hello["manifest_path"]), /examples\/hello-world\/extension\.toml$/);
   const human = await runCli(["--extension-dir", EXAMPLES, "extensions", "list"]);
-  assert.match(human.stdout, /^NAME\s+VERSION\s+API\s+SOURCE\s+ENABLED\s+TRUSTED\s+MANIFEST/);
-  assert.match(human.stdout, /hello-world\s+0\.1\.0\s+0\.1\s+explicit\s+no\s+yes/);
+  assert.match(human.stdout, /^NAME\s+VERSION\s+RUNTIME\s+SOURCE\s+ENABLED\s+TRUSTED\s+MANIFEST/);
+  assert.match(human.stdout, /hello-world\s+0\.1\.0\s+octet 0\.1\s+explicit\s+no\s+yes/);
 });
 
 test("LIFE-01, LIFE-02: octet extensions status starts the extension and reports state, generation, health", async () => {
@@ -107,7 +108,7 @@ test("the interactive shell runs /extensions status, /tools, /call, a slash comm
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /running hello-world/);
   assert.match(r.stdout, /\/call TOOL \{json\}/);
-  assert.match(r.stdout, /hello-world\s+ready\s+1/);
+  assert.match(r.stdout, /hello-world\s+octet 0\.1\s+ready\s+1/);
   assert.match(r.stdout, /hello_world\s+hello-world\s+Greet someone/);
   assert.match(r.stdout, /Hello, shell! Greetings from the hello-world extension\./);
   assert.match(r.stdout, /Hello, pipe!/);

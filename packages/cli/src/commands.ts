@@ -21,6 +21,7 @@ function listJson(s: Awaited<ReturnType<typeof ExtensionHost.discover>>[number])
   return {
     name: s.name,
     version: s.version,
+    runtime: s.runtime,
     api_version: s.apiVersion,
     source: s.source,
     manifest_path: s.manifestPath,

@@ -47,8 +47,8 @@ export function table(header: string[], rows: string[][]): string {
 
 export function listTable(list: ExtensionStatus[]): string {
   if (list.length === 0) return "No extensions found. Put one under ./.octet/extensions/, ~/.octet/extensions/ or pass --extension-dir DIR.\n";
-  const rows = list.map((s) => [s.name, s.version ?? "-", s.apiVersion ?? "-", s.source, yes(s.enabled), yes(s.trusted), s.manifestPath]);
-  let out = table(["NAME", "VERSION", "API", "SOURCE", "ENABLED", "TRUSTED", "MANIFEST"], rows);
+  const rows = list.map((s) => [s.name, s.version ?? "-", runtimeCell(s), s.source, yes(s.enabled), yes(s.trusted), s.manifestPath]);
+  let out = table(["NAME", "VERSION", "RUNTIME", "SOURCE", "ENABLED", "TRUSTED", "MANIFEST"], rows);
   for (const s of list) for (const e of s.errors) out += `  ${s.name}: ${terminalSafe(e)}\n`;
   const idle = list.filter((s) => s.errors.length === 0 && (!s.enabled || !s.trusted));
   for (const s of idle) out += `  ${s.name}: ${s.reason}\n`;
@@ -59,6 +59,7 @@ export function statusTable(list: ExtensionStatus[]): string {
   if (list.length === 0) return "No extensions found.\n";
   const rows = list.map((s) => [
     s.name,
+    runtimeCell(s),
     s.state,
     String(s.generation),
     s.pid === null ? "-" : String(s.pid),
@@ -68,7 +69,7 @@ export function statusTable(list: ExtensionStatus[]): string {
     restartsCell(s),
     s.lastError ?? (s.state === "not_enabled" || s.state === "not_trusted" ? s.reason : "-"),
   ]);
-  let out = table(["NAME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "RESTARTS", "LAST ERROR"], rows);
+  let out = table(["NAME", "RUNTIME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "RESTARTS", "LAST ERROR"], rows);
   // What a failed extension last wrote to stderr is usually the answer to "why": show its tail.
   for (const s of list) {
     if (s.health !== "failed" && s.health !== "degraded" && s.supervision !== "backoff") continue;
@@ -76,6 +77,11 @@ export function statusTable(list: ExtensionStatus[]): string {
     if (tail.length > 0) out += `  ${s.name} stderr (last ${tail.length} lines):\n${tail.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
   }
   return out;
+}
+
+/** "octet 0.4" for extension.toml extensions; "rpi-process" or "quickjs" for pi-extension.json ones. */
+function runtimeCell(s: ExtensionStatus): string {
+  return s.runtime === "octet" ? `octet ${s.apiVersion ?? "?"}` : s.runtime;
 }
 
 /** "2", "2, restart in 1.2 s", "8, parked": restarts so far and what the supervisor does now. */

@@ -4,6 +4,7 @@
  * handling that always stops the extensions.
  */
 import type { ExtensionHost, ExtensionHostOptions, HostEvent } from "@octet/host";
+import { rpiRuntime } from "@octet/rpi";
 import type { GlobalOptions } from "./args.js";
 import { paint, terminalSafe } from "./output.js";
 import { LiveLine, ProgressView } from "./progress-view.js";
@@ -43,6 +44,8 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
     enable: options.enable,
     trust: options.trust,
     safeMode: options.safeMode,
+    // pi-extension.json manifests are found beside extension.toml ones and served the same way.
+    runtimes: [rpiRuntime()],
     onEvent: eventPrinter(options, ui?.line),
     // The CLI binds dynamic tools (every /call in the shell uses the catalog published at that
     // moment) and artifacts (`call` saves verified media to files, media-files.ts).

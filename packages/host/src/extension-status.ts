@@ -110,7 +110,8 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
   return {
     name: d.name,
     version: m?.version ?? null,
-    apiVersion: m?.api_version ?? null,
+    // A foreign extension's octet manifest is the host's own bookkeeping, not its protocol.
+    apiVersion: d.foreign ? null : m?.api_version ?? null,
     source: d.source,
     runtime: d.foreign?.runtime ?? "octet",
     manifestPath: d.manifestPath,

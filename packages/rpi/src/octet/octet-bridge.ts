@@ -77,7 +77,11 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
 
   const services: RpiHostServices = {
     async ui(request, o) {
-      if (options.embedder?.ui) return options.embedder.ui(request, o);
+      // The embedder's answer wins; undefined leaves the request to the mapping below.
+      if (options.embedder?.ui) {
+        const answer = await options.embedder.ui(request, o);
+        if (answer !== undefined) return answer;
+      }
       const text = (k: string): string => (typeof request[k] === "string" ? (request[k] as string) : "");
       switch (request.type) {
         case "notify": {
@@ -180,7 +184,7 @@ function initializeResult(c: RpiConnection, params: Record<string, unknown>, set
 }
 
 /** An AgentToolResult ({content, details, isError}) as an octet tool result. */
-export function toOctetResult(value: unknown, isError: boolean): { content: ContentPart[]; is_error: boolean; structured_content?: unknown } {
+export function toOctetResult(value: unknown, isError: boolean): { content: ContentPart[]; is_error: boolean; metadata?: unknown } {
   const v = (value ?? {}) as { content?: unknown; details?: unknown; isError?: unknown };
   const content: ContentPart[] = [];
   for (const part of Array.isArray(v.content) ? v.content : []) {
@@ -189,8 +193,9 @@ export function toOctetResult(value: unknown, isError: boolean): { content: Cont
     // Images travel in octet as verified artifacts; an rpi image has no artifact, so it is named, not lost silently.
     else if (p["type"] === "image") content.push({ type: "text", text: `[image ${String(p["mimeType"] ?? "")}, ${typeof p["data"] === "string" ? Math.floor((p["data"].length * 3) / 4) : 0} bytes: not shown]` });
   }
-  const out: { content: ContentPart[]; is_error: boolean; structured_content?: unknown } = { content, is_error: isError || v.isError === true };
-  if (v.details !== undefined && v.details !== null && typeof v.details === "object") out.structured_content = v.details;
+  const out: { content: ContentPart[]; is_error: boolean; metadata?: unknown } = { content, is_error: isError || v.isError === true };
+  // pi's details are for renderers, not the model: octet's metadata is the same (no schema to meet).
+  if (v.details !== undefined && v.details !== null) out.metadata = { details: v.details };
   return out;
 }
 

@@ -1,0 +1,57 @@
+/**
+ * The complete environment of an rpi child (RPI-18..20). The child starts from an empty
+ * environment (env_clear): nothing of the host's environment is passed on, not PATH, not HOME,
+ * not a credential. Manifests declare no environment entries (RPI-11), so the result is exactly
+ * the PI_EXTENSION_* protocol variables.
+ */
+import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION } from "../protocol/frames.js";
+import type { RpiLaunch } from "./resolve-launch.js";
+import type { RpiManifest } from "./rpi-manifest.js";
+
+export interface RpiEnvironmentOptions {
+  /**
+   * PI_EXTENSION_PACKAGE_ID. Default: the manifest's id. octet does not install rpi packages
+   * (RPI-17), so a manifest directory is its own package and its id is the one stable name it
+   * has; the directory name would change with wherever the user checked it out.
+   */
+  packageId?: string;
+  /** The frame bound the host enforces, told to QuickJS entries (default DEFAULT_MAX_FRAME_BYTES, 1 MiB). */
+  maxFrameBytes?: number;
+}
+
+/** Refuses what an environment value cannot carry; these are host programming errors, not manifest problems. */
+function envValue(name: string, value: string): string {
+  if (value === "" || value.includes("\0")) throw new TypeError(`rpiEnvironment: ${name} must be a non-empty string without NUL, got ${JSON.stringify(value)}`);
+  return value;
+}
+
+/**
+ * The whole environment to start the child with: pass it as the spawn `env` as it is, never
+ * merged into process.env.
+ * - Every child: PI_EXTENSION_PROTOCOL_VERSION=1, PI_EXTENSION_ID=<manifest id>,
+ *   PI_EXTENSION_PACKAGE_ID=<options.packageId, default the manifest id>.
+ * - QuickJS only: PI_EXTENSION_ENTRY=<canonical entry>, PI_EXTENSION_CAPABILITIES and
+ *   PI_EXTENSION_UI_CAPABILITIES (JSON arrays, in manifest order), PI_EXTENSION_MAX_FRAME_BYTES.
+ * Throws when the launch does not belong to the manifest's runtime or an option is malformed.
+ */
+export function rpiEnvironment(manifest: RpiManifest, launch: RpiLaunch, options: RpiEnvironmentOptions = {}): Record<string, string> {
+  if (launch.kind !== manifest.runtime) {
+    throw new TypeError(`rpiEnvironment: a ${launch.kind} launch does not belong to the ${manifest.runtime} manifest ${JSON.stringify(manifest.id)}`);
+  }
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes <= 0) {
+    throw new RangeError(`rpiEnvironment: maxFrameBytes must be a positive integer, got ${String(maxFrameBytes)}`);
+  }
+  const env: Record<string, string> = {
+    PI_EXTENSION_PROTOCOL_VERSION: String(PROTOCOL_VERSION),
+    PI_EXTENSION_ID: envValue("PI_EXTENSION_ID", manifest.id),
+    PI_EXTENSION_PACKAGE_ID: envValue("PI_EXTENSION_PACKAGE_ID", options.packageId ?? manifest.id),
+  };
+  if (launch.kind === "quickjs") {
+    env["PI_EXTENSION_ENTRY"] = envValue("PI_EXTENSION_ENTRY", launch.entry);
+    env["PI_EXTENSION_CAPABILITIES"] = JSON.stringify(manifest.capabilities);
+    env["PI_EXTENSION_UI_CAPABILITIES"] = JSON.stringify(manifest.uiCapabilities);
+    env["PI_EXTENSION_MAX_FRAME_BYTES"] = String(maxFrameBytes);
+  }
+  return env;
+}

@@ -1,0 +1,143 @@
+/**
+ * rpiRuntime(): the rpi protocol as a foreign runtime of the octet host. Pass it in
+ * ExtensionHostOptions.runtimes and pi-extension.json manifests are discovered in the same places
+ * as extension.toml ones; each instance is validated again right before launch (files may have
+ * changed), started as a process or a QuickJS worker, taken through handshake, load and
+ * initialize by the one RpiConnection, and handed to the host behind the octet bridge.
+ *
+ * The shapes below match @octet/host's ForeignRuntime structurally: this package does not import
+ * the host (the host does not know rpi either; the embedder joins them).
+ */
+import { loadRpiManifest, readRpiManifestFile } from "./manifest/load-manifest.js";
+import { parseRpiManifest, type RpiManifest } from "./manifest/rpi-manifest.js";
+import { resolveRpiLaunch, type RpiLaunch, type RpiManifestSource } from "./manifest/resolve-launch.js";
+import { rpiEnvironment } from "./manifest/environment.js";
+import { launchProcess } from "./process/process-transport.js";
+import { RpiConnection, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
+import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
+import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
+import type { RpiTransport } from "./transport.js";
+import type { ChildProcessWithoutNullStreams } from "node:child_process";
+
+export interface RpiQuickJsLimits {
+  /** Bytecode budget of one entry into the VM before the instance is torn down (default: the invocation timeout). */
+  interruptAfterMs?: number;
+  /** Past the budget plus this, a builtin that never polls is stopped by terminating the thread (default 1000). */
+  watchdogGraceMs?: number;
+  /** The instance's memory bound (default and maximum 64 MiB). */
+  memoryLimitBytes?: number;
+}
+
+export interface RpiRuntimeOptions {
+  /** The mode told to extensions in the hello frame (default "rpc": a host with UI services). */
+  mode?: ExtensionMode;
+  /** Overrides of the document's timeouts (RPI-32). */
+  timeouts?: Partial<RpiTimeouts>;
+  /** Frame bound of both directions (default 1 MiB). */
+  maxFrameBytes?: number;
+  /**
+   * The embedder's UI and session-action services. A UI handler that resolves undefined leaves
+   * the request to the default mapping (notify -> notification, confirm -> confirmation,
+   * input/select/editor -> input request); without an action handler actions are refused.
+   */
+  services?: RpiHostServices;
+  quickjs?: RpiQuickJsLimits;
+}
+
+interface LaunchContext {
+  workspace: string;
+  generation: number;
+  source: RpiManifestSource;
+  trusted: boolean;
+  spawn(spec: { command: string; args: readonly string[]; cwd: string; env: Record<string, string> }): Promise<ChildProcessWithoutNullStreams>;
+  diagnose(level: "info" | "warning" | "error", message: string): void;
+}
+
+export interface RpiForeignExtension {
+  name: string;
+  version: string;
+  runtime: string;
+  grants: { notifications: boolean; confirmations: boolean };
+  launch(context: LaunchContext): Promise<{ child: OctetBridge["child"]; contributes: { tools: string[]; commands: string[] } }>;
+}
+
+export interface RpiForeignRuntime {
+  readonly manifestFile: string;
+  load(manifestPath: string, context: { source: RpiManifestSource; workspace: string }): Promise<{ ok: true; extension: RpiForeignExtension } | { ok: false; errors: string[] }>;
+}
+
+/** Starts a QuickJS instance; set by the QuickJS module so a process-only embedder never loads the engine. */
+export type QuickJsLauncher = (launch: Extract<RpiLaunch, { kind: "quickjs" }>, env: Record<string, string>, options: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number }) => Promise<RpiTransport>;
+
+export function rpiRuntime(options: RpiRuntimeOptions = {}, quickjs?: QuickJsLauncher): RpiForeignRuntime {
+  const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  return {
+    manifestFile: "pi-extension.json",
+    async load(manifestPath, context) {
+      // Discovery checks the manifest and its files; trust is the host's gate, and launch()
+      // checks everything again with the real trust decision.
+      const loaded = await loadRpiManifest(manifestPath, { source: context.source, projectTrusted: true });
+      if (!loaded.ok) return { ok: false, errors: loaded.errors.map((e) => e.message) };
+      return { ok: true, extension: foreignExtension(loaded.manifest, manifestPath, options, maxFrameBytes, quickjs) };
+    },
+  };
+}
+
+function foreignExtension(manifest: RpiManifest, manifestPath: string, options: RpiRuntimeOptions, maxFrameBytes: number, quickjs: QuickJsLauncher | undefined): RpiForeignExtension {
+  const ui = manifest.capabilities.includes("ui");
+  return {
+    name: manifest.id,
+    version: "0.0.0",
+    runtime: manifest.runtime === "quickjs" ? "quickjs" : "rpi-process",
+    grants: { notifications: ui && manifest.uiCapabilities.includes("notify"), confirmations: ui && manifest.uiCapabilities.includes("confirm") },
+    async launch(ctx) {
+      // Validation before launch (RPI-13..16): the files as they are now, with the real trust.
+      const read = await readRpiManifestFile(manifestPath);
+      if ("error" in read) throw new Error(read.error.message);
+      const parsed = parseRpiManifest(read.text, manifestPath);
+      if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join("; "));
+      const m = parsed.manifest;
+      if (m.id !== manifest.id) throw new Error(`${manifestPath}: its id changed from "${manifest.id}" to "${m.id}" since discovery; restart the host to pick it up`);
+      const resolved = await resolveRpiLaunch(m, manifestPath, { source: ctx.source, projectTrusted: ctx.trusted });
+      if (!resolved.ok) throw new Error(resolved.error);
+      const launch = resolved.launch;
+      const env = rpiEnvironment(m, launch, { maxFrameBytes });
+      const timeouts = { ...options.timeouts };
+      let transport: RpiTransport;
+      if (launch.kind === "process") {
+        transport = await launchProcess({ command: launch.executable, args: launch.arguments, cwd: launch.packageDir, env, maxFrameBytes, spawn: ctx.spawn });
+      } else {
+        if (!quickjs) throw new Error(`${manifestPath}: QuickJS extensions need the QuickJS runtime (rpiRuntime from @octet/rpi's index binds it)`);
+        transport = await quickjs(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? 60_000 });
+      }
+      const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id });
+      const stderrLines: string[] = [];
+      const connection = new RpiConnection({
+        transport,
+        instance: { extensionId: m.id, generation: ctx.generation },
+        cwd: ctx.workspace,
+        mode: options.mode ?? "rpc",
+        projectTrusted: ctx.trusted,
+        grants: { capabilities: m.capabilities, uiCapabilities: m.uiCapabilities },
+        timeouts,
+        maxFrameBytes,
+        services: bridge.services,
+        diagnose: ctx.diagnose,
+        onStderr: (line) => {
+          stderrLines.push(line);
+          if (stderrLines.length > 20) stderrLines.shift();
+          bridge.child.stderr.write(`${line}\n`);
+        },
+      });
+      try {
+        await connection.start();
+      } catch (err) {
+        const tail = stderrLines.slice(-3).join(" | ");
+        throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`);
+      }
+      bridge.attach(connection);
+      Object.assign(bridge.child, { pid: transport.pid ?? undefined });
+      return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name) } };
+    },
+  };
+}
