@@ -50,3 +50,11 @@ test("QJS-07: the 33 pi lifecycle names are known; the older names map to curren
   assert.deepEqual(resolveEventName("session_fork"), { event: "session_start", alias: true });
   assert.equal(resolveEventName("tool_called"), null);
 });
+
+test("RPI-29: the log frame (handler errors and warnings of an extension) is read; a bad level is a problem", () => {
+  assert.deepEqual(parseExtensionFrame({ type: "log", level: "warning", message: "old event name" }), { ok: true, frame: { type: "log", level: "warning", message: "old event name" } });
+  const bad = parseExtensionFrame({ type: "log", level: "debug", message: "x" });
+  assert.match(!bad.ok ? bad.problem : "", /log\.level must be "info", "warning" or "error" \(got "debug"\)/);
+  const noMessage = parseExtensionFrame({ type: "log", level: "info" });
+  assert.match(!noMessage.ok ? noMessage.problem : "", /log\.message must be a string/);
+});

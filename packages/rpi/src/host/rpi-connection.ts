@@ -287,6 +287,8 @@ export class RpiConnection {
       this.#helloWaiter = null;
       return;
     }
+    // A log line needs no answer and is welcome in any phase (bounded by the host's diagnostic rate).
+    if (frame.type === "log") return this.#o.diagnose(frame.level, `extension says: ${frame.message.slice(0, 1024)}`);
     if (this.#state === "handshake") return this.#protocolViolation(`sent a ${frame.type} frame before its hello`);
     switch (frame.type) {
       case "register":

@@ -77,6 +77,9 @@ export type ExtensionRequest =
   | { kind: "ui"; ui: { request: { type: string } & Record<string, unknown>; timeoutMs?: number } }
   | { kind: "action"; action: { kind: string } & Record<string, unknown> };
 
+/** Severity of an extension's log frame. */
+export type LogLevel = "info" | "warning" | "error";
+
 export type ExtensionFrame =
   | { type: "hello"; protocolVersion: number; manifest: HelloManifest }
   | { type: "register"; registration: Registration }
@@ -84,7 +87,8 @@ export type ExtensionFrame =
   | { type: "response"; id: string; result: ProtocolResult }
   | { type: "update"; id: string; value: unknown }
   | { type: "request"; id: string; request: ExtensionRequest }
-  | { type: "cancel"; id: string };
+  | { type: "cancel"; id: string }
+  | { type: "log"; level: LogLevel; message: string };
 
 export type Parsed<T> = { ok: true; frame: T } | { ok: false; problem: string };
 
@@ -213,7 +217,13 @@ export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
       const id = str(v, "id", "cancel");
       return typeof id === "string" ? { ok: true, frame: { type, id } } : fail(id.problem);
     }
+    case "log": {
+      const level = v["level"];
+      if (level !== "info" && level !== "warning" && level !== "error") return fail(`log.level must be "info", "warning" or "error" (got ${JSON.stringify(level)})`);
+      if (typeof v["message"] !== "string") return fail("log.message must be a string");
+      return { ok: true, frame: { type, level, message: v["message"] } };
+    }
     default:
-      return fail(`unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, request or cancel)`);
+      return fail(`unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, request, cancel or log)`);
   }
 }

@@ -1,0 +1,71 @@
+/**
+ * The pi prelude: JavaScript that runs inside an extension's QuickJS context before the
+ * extension, and implements pi's ExtensionAPI (`export default function (pi) {...}`) by
+ * exchanging rpi frames (docs/rpi-protocol.md) with the host as JSON strings.
+ *
+ * This module owns the prelude's source text and its contract with the engine; the engine
+ * (worker thread, runtime limits, module loading) owns everything around it.
+ *
+ * Contract with the engine:
+ * - Before the prelude runs, the global `__octet_host` (see OctetHostGlobal) exists and is
+ *   configurable. The prelude captures it and deletes it from globalThis.
+ * - PI_PRELUDE is evaluated as a global script; its completion value is the PiPreludeBridge.
+ *   The engine calls setFactory(defaultExport) once after evaluating the entry module,
+ *   receive(text) for every host frame, fireTimer(id) when a timer set with setTimer fires, and
+ *   drains the job queue after every call. No bridge method throws.
+ * - The prelude defines setTimeout/clearTimeout/setInterval/clearInterval, AbortController and
+ *   AbortSignal (a documented shim, prelude/globals.ts), and structuredClone and queueMicrotask
+ *   when QuickJS lacks them. It defines nothing host-like (no console, process, require, fetch).
+ * - Besides the catalog's frames it sends `{type:"log", level, message}` (handler errors, alias
+ *   warnings), which the host must accept.
+ *
+ * The source is written as five String.raw parts (prelude/*.ts, one concern each) joined into
+ * one function body. The event names come from protocol/events.ts, so the prelude and the host
+ * cannot disagree on them.
+ */
+import { PI_EVENTS_33, PI_EVENTS_NEWER, PI_EVENT_ALIASES } from "../protocol/events.js";
+import { CORE_JS } from "./prelude/core.js";
+import { GLOBALS_JS } from "./prelude/globals.js";
+import { HOST_CALLS_JS } from "./prelude/host-calls.js";
+import { API_JS } from "./prelude/api.js";
+import { DISPATCH_JS } from "./prelude/dispatch.js";
+
+/** The global the engine defines before evaluating PI_PRELUDE. */
+export interface OctetHostGlobal {
+  /** Sends one frame (a JSON text). Throws a RangeError (by name) when it is over the frame limit. */
+  send(text: string): void;
+  /** Arms timer `id`; when it fires, the engine calls bridge.fireTimer(id). Re-arming replaces. */
+  setTimer(id: number, delayMs: number): void;
+  clearTimer(id: number): void;
+  env: {
+    PI_EXTENSION_ID: string;
+    PI_EXTENSION_PACKAGE_ID: string;
+    PI_EXTENSION_ENTRY: string;
+    /** JSON array of strings. */
+    PI_EXTENSION_CAPABILITIES: string;
+    /** JSON array of strings. */
+    PI_EXTENSION_UI_CAPABILITIES: string;
+    PI_EXTENSION_MAX_FRAME_BYTES: string;
+    PI_EXTENSION_PROTOCOL_VERSION: string;
+  };
+}
+
+/** The completion value of PI_PRELUDE, as the engine sees it inside QuickJS. */
+export interface PiPreludeBridge {
+  receive(text: string): void;
+  setFactory(value: unknown): void;
+  fireTimer(id: number): void;
+}
+
+const KNOWN_EVENTS: readonly string[] = [...PI_EVENTS_33, ...PI_EVENTS_NEWER];
+
+export const PI_PRELUDE: string = [
+  "(function (KNOWN_EVENTS, EVENT_ALIASES) {",
+  CORE_JS,
+  GLOBALS_JS,
+  HOST_CALLS_JS,
+  API_JS,
+  DISPATCH_JS,
+  `})(${JSON.stringify(KNOWN_EVENTS)}, ${JSON.stringify(PI_EVENT_ALIASES)});`,
+  "",
+].join("\n");

@@ -1,0 +1,154 @@
+/**
+ * Prelude part 2 of 5: the web-style globals extensions expect, and nothing host-like.
+ *
+ * - setTimeout/clearTimeout/setInterval/clearInterval on the engine's setTimer/clearTimer.
+ *   String callbacks are refused (no eval of strings). Delays are clamped to 0..2^31-1 ms and an
+ *   interval to at least 1 ms. The id is a number.
+ * - AbortController/AbortSignal: signal.aborted, signal.reason, addEventListener("abort", fn)
+ *   (functions or {handleEvent}), removeEventListener, onabort, throwIfAborted, and the static
+ *   AbortSignal.abort, AbortSignal.timeout and AbortSignal.any. Missing: EventTarget and
+ *   dispatchEvent, DOMException (the default reason is an Error named "AbortError"), the
+ *   listener options (once is implied since abort fires once; {signal} is ignored), and
+ *   event.preventDefault. onabort runs before the listeners.
+ * - structuredClone, only when QuickJS lacks it: a JSON round trip. It drops undefined members
+ *   and functions, turns Dates into strings, Maps and Sets into {}, and throws on cycles and
+ *   BigInts. queueMicrotask, only when QuickJS lacks it.
+ */
+export const GLOBALS_JS = String.raw`
+const timers = new Map();   // id -> {callback, args, every (ms, or -1 for a one-shot)}
+let nextTimer = 1;
+function delayOf(ms) {
+  const n = Number(ms);
+  return n > 0 ? Math.min(Math.floor(n), 2147483647) : 0;
+}
+function arm(callback, ms, args, repeat) {
+  if (typeof callback !== "function") {
+    throw new TypeError("the timer callback must be a function (string callbacks are not supported)");
+  }
+  const id = nextTimer++;
+  const delay = repeat ? Math.max(delayOf(ms), 1) : delayOf(ms);
+  timers.set(id, { callback: callback, args: args, every: repeat ? delay : -1 });
+  if (phase !== "closed") host.setTimer(id, delay);
+  return id;
+}
+function disarm(id) {
+  const key = Number(id);
+  if (timers.delete(key) && phase !== "closed") host.clearTimer(key);
+}
+function fireTimer(id) {
+  const key = Number(id);
+  const timer = timers.get(key);
+  if (timer === undefined || phase === "closed") return;
+  if (timer.every >= 0) host.setTimer(key, timer.every);
+  else timers.delete(key);
+  try {
+    timer.callback.apply(undefined, timer.args);
+  } catch (e) {
+    log("error", "a timer callback threw: " + describe(e));
+  }
+}
+
+const signals = new WeakMap();   // AbortSignal -> {aborted, reason, listeners}
+const CONSTRUCT = {};
+function signalState(signal) {
+  const state = signals.get(signal);
+  if (state === undefined) throw new TypeError("not an AbortSignal");
+  return state;
+}
+class AbortSignal {
+  constructor(key) {
+    if (key !== CONSTRUCT) throw new TypeError("Illegal constructor: use new AbortController().signal");
+    signals.set(this, { aborted: false, reason: undefined, listeners: [] });
+    this.onabort = null;
+  }
+  get aborted() { return signalState(this).aborted; }
+  get reason() { return signalState(this).reason; }
+  throwIfAborted() {
+    const state = signalState(this);
+    if (state.aborted) throw state.reason;
+  }
+  addEventListener(type, listener) {
+    const state = signalState(this);
+    const usable = typeof listener === "function" ||
+      (listener !== null && typeof listener === "object" && typeof listener.handleEvent === "function");
+    if (type !== "abort" || !usable || state.aborted || state.listeners.includes(listener)) return;
+    state.listeners.push(listener);
+  }
+  removeEventListener(type, listener) {
+    const state = signalState(this);
+    const i = type === "abort" ? state.listeners.indexOf(listener) : -1;
+    if (i >= 0) state.listeners.splice(i, 1);
+  }
+  static abort(reason) {
+    const controller = new AbortController();
+    controller.abort(reason);
+    return controller.signal;
+  }
+  static timeout(ms) {
+    const controller = new AbortController();
+    arm(() => controller.abort(abortError("The operation timed out", "TimeoutError")), ms, [], false);
+    return controller.signal;
+  }
+  static any(list) {
+    const controller = new AbortController();
+    for (const signal of Array.from(list)) {
+      if (signal.aborted) {
+        controller.abort(signal.reason);
+        break;
+      }
+      signal.addEventListener("abort", () => controller.abort(signal.reason));
+    }
+    return controller.signal;
+  }
+}
+function abortSignal(signal, reason) {
+  const state = signalState(signal);
+  if (state.aborted) return;
+  state.aborted = true;
+  state.reason = reason === undefined ? abortError("This operation was aborted") : reason;
+  const event = { type: "abort", target: signal, currentTarget: signal };
+  const listeners = state.listeners;
+  state.listeners = [];
+  const run = (listener) => {
+    try {
+      if (typeof listener === "function") listener.call(signal, event);
+      else listener.handleEvent(event);
+    } catch (e) {
+      log("error", "an abort listener threw: " + describe(e));
+    }
+  };
+  if (typeof signal.onabort === "function") run(signal.onabort);
+  for (const listener of listeners) run(listener);
+}
+class AbortController {
+  constructor() {
+    Object.defineProperty(this, "signal", { value: new AbortSignal(CONSTRUCT), enumerable: true });
+  }
+  abort(reason) { abortSignal(this.signal, reason); }
+}
+
+function defineGlobal(name, value) {
+  Object.defineProperty(globalThis, name, { value: value, writable: true, configurable: true, enumerable: false });
+}
+defineGlobal("setTimeout", function setTimeout(callback, ms, ...args) { return arm(callback, ms, args, false); });
+defineGlobal("clearTimeout", function clearTimeout(id) { disarm(id); });
+defineGlobal("setInterval", function setInterval(callback, ms, ...args) { return arm(callback, ms, args, true); });
+defineGlobal("clearInterval", function clearInterval(id) { disarm(id); });
+defineGlobal("AbortController", AbortController);
+defineGlobal("AbortSignal", AbortSignal);
+if (typeof globalThis.structuredClone !== "function") {
+  defineGlobal("structuredClone", function structuredClone(value) {
+    if (value === undefined) return undefined;
+    const text = JSON.stringify(value);
+    return text === undefined ? undefined : JSON.parse(text);
+  });
+}
+if (typeof globalThis.queueMicrotask !== "function") {
+  defineGlobal("queueMicrotask", function queueMicrotask(callback) {
+    if (typeof callback !== "function") throw new TypeError("queueMicrotask needs a function");
+    Promise.resolve().then(() => {
+      try { callback(); } catch (e) { log("error", "a microtask threw: " + describe(e)); }
+    });
+  });
+}
+`;

@@ -1,0 +1,179 @@
+/**
+ * Prelude part 3 of 5: the extension's own requests to the host, i.e. ctx.ui (QJS-11, QJS-12)
+ * and the session actions (QJS-10, RPI-38, RPI-39), and the host's answers to them.
+ *
+ * Contracts:
+ * - A request is `{type:"request", id:"e<N>", request}`; the host answers with a `response` of the
+ *   same id. An `owner` (the host request id of the invocation whose ctx made the call) lets a
+ *   host `cancel` of that invocation withdraw its open requests: a `cancel` frame for each, and the
+ *   request settles as cancelled. A dialog's `opts.signal` withdraws it the same way.
+ * - Grants are checked here, before anything is sent: the `ui` capability plus the method's
+ *   uiCapability (none for the query and theme methods). pi's synchronous methods (notify,
+ *   setStatus, setWidget, setTitle, setEditorText) throw; the others reject.
+ * - Actions need `session_actions` and the end of the load phase; refused ones reject without a
+ *   frame. An error answer rejects with an Error carrying the host's message (and `code`).
+ * - Cancelled dialogs resolve as pi's dismissed ones: select/input/editor undefined, confirm
+ *   false; cancelled queries resolve to their empty value; a cancelled action rejects.
+ */
+export const HOST_CALLS_JS = String.raw`
+// Sends a request and resolves with the host's result object (never rejects). A frame that cannot
+// be sent resolves as an error result, or throws when "throws" is set (pi's synchronous methods).
+function hostCall(request, what, owner, signal, throws) {
+  const id = "e" + nextRequest++;
+  const problem = phase === "closed" ? "the extension has shut down" : trySend({ type: "request", id: id, request: request }, what);
+  if (problem !== null) {
+    if (throws) throw fail(problem);
+    return Promise.resolve(failure(problem));
+  }
+  return new Promise((resolve) => {
+    const watch = signal !== undefined && signal !== null && typeof signal.addEventListener === "function";
+    const onAbort = () => withdraw(id);
+    const entry = {
+      owner: owner,
+      settle: (result) => {
+        if (pending.get(id) !== entry) return;
+        pending.delete(id);
+        if (watch) signal.removeEventListener("abort", onAbort);
+        resolve(result);
+      },
+    };
+    pending.set(id, entry);
+    if (watch) {
+      if (signal.aborted) withdraw(id);
+      else signal.addEventListener("abort", onAbort);
+    }
+  });
+}
+function withdraw(id) {
+  const entry = pending.get(id);
+  if (entry === undefined) return;
+  trySend({ type: "cancel", id: id }, "a cancel frame");
+  entry.settle({ status: "cancelled" });
+}
+function withdrawOwnedBy(owner) {
+  for (const [id, entry] of Array.from(pending)) if (entry.owner === owner) withdraw(id);
+}
+function onResponse(frame) {
+  const entry = pending.get(frame.id);
+  if (entry !== undefined) entry.settle(isObject(frame.result) ? frame.result : failure("the host sent a malformed result"));
+}
+// The success value (null reads as undefined), or throws the host's error.
+function unwrap(result) {
+  if (result.status === "success") return result.value === null ? undefined : result.value;
+  if (result.status === "cancelled") throw fail("the request was cancelled", "cancelled");
+  const error = isObject(result.error) ? result.error : {};
+  throw fail(typeof error.message === "string" ? error.message : "the host refused the request",
+    typeof error.code === "string" ? error.code : undefined);
+}
+
+const hasCapability = (name) => CAPABILITIES.includes(name);
+function capabilityError(api, capability) {
+  return fail(api + ' needs the "' + capability + '" capability; add it to "capabilities" in pi-extension.json', "denied");
+}
+function need(capability, api) {
+  if (!hasCapability(capability)) throw capabilityError(api, capability);
+}
+
+// Session actions: the promise of the host's answer value.
+async function action(api, body, owner) {
+  if (!hasCapability("session_actions")) throw capabilityError(api, "session_actions");
+  if (phase === "new" || phase === "loading") {
+    throw fail(api + " is unavailable while the extension loads (actions are refused in the registration-only load phase); call it from a handler", "denied");
+  }
+  if (phase !== "ready") throw fail(api + " is unavailable: the extension " + (phase === "closed" ? "has shut down" : "failed to load"));
+  return unwrap(await hostCall({ kind: "action", action: body }, api + "'s request", owner));
+}
+function withOptional(body, key, value) {
+  if (value !== undefined) body[key] = value;
+  return body;
+}
+
+const PLAIN_THEME = Object.freeze({
+  name: "plain",
+  fg: (_color, text) => String(text),
+  bg: (_color, text) => String(text),
+  bold: (text) => String(text),
+  italic: (text) => String(text),
+  underline: (text) => String(text),
+  strikethrough: (text) => String(text),
+  inverse: (text) => String(text),
+});
+const NOTIFY_LEVELS = ["info", "warning", "error"];
+
+function uiDenied(method, grant) {
+  if (!hasCapability("ui")) return capabilityError("ctx.ui." + method, "ui");
+  if (grant !== null && !UI_CAPABILITIES.includes(grant)) {
+    return fail("ctx.ui." + method + ' needs the "' + grant + '" uiCapability; add it to "uiCapabilities" in pi-extension.json', "denied");
+  }
+  return null;
+}
+
+function makeUi(owner) {
+  // A dialog or query: resolves with map(answer value), map(undefined) when cancelled.
+  async function ask(method, grant, request, opts, map) {
+    const denied = uiDenied(method, grant);
+    if (denied !== null) throw denied;
+    const ui = { request: request };
+    const timeout = isObject(opts) ? Number(opts.timeout) : NaN;
+    if (timeout > 0 && Number.isFinite(timeout)) ui.timeoutMs = Math.max(1, Math.floor(timeout));
+    const result = await hostCall({ kind: "ui", ui: ui }, "ctx.ui." + method + "'s request", owner, isObject(opts) ? opts.signal : undefined);
+    return map(result.status === "cancelled" ? undefined : unwrap(result));
+  }
+  // pi's synchronous methods: throw when refused or unsendable; the promise is the host's answer.
+  function tell(method, grant, request) {
+    const denied = uiDenied(method, grant);
+    if (denied !== null) throw denied;
+    return hostCall({ kind: "ui", ui: { request: request } }, "ctx.ui." + method + "'s request", owner, undefined, true)
+      .then((result) => { if (result.status !== "cancelled") unwrap(result); });
+  }
+  const text = (v) => isObject(v) && typeof v.value === "string" ? v.value : undefined;
+  const unsupported = (method) => () => {
+    throw fail("ctx.ui." + method + " is not available to QuickJS extensions: components cannot cross the extension protocol", "unsupported");
+  };
+  return {
+    select: async (title, options, opts) => ask("select", "select",
+      { type: "select", title: String(title), options: Array.from(options === undefined || options === null ? [] : options, String) }, opts, text),
+    confirm: async (title, message, opts) => ask("confirm", "confirm",
+      { type: "confirm", title: String(title), message: String(message) }, opts, (v) => isObject(v) && v.confirmed === true),
+    input: async (title, placeholder, opts) => ask("input", "input",
+      withOptional({ type: "input", title: String(title) }, "placeholder", placeholder === undefined ? undefined : String(placeholder)), opts, text),
+    editor: async (title, prefill, opts) => ask("editor", "editor",
+      withOptional({ type: "editor", title: String(title) }, "prefill", prefill === undefined ? undefined : String(prefill)), opts, text),
+    notify: (message, level) => tell("notify", "notify",
+      { type: "notify", message: String(message), level: NOTIFY_LEVELS.includes(level) ? level : "info" }),
+    setStatus: (key, value) => tell("setStatus", "status",
+      withOptional({ type: "status", key: String(key) }, "text", value === undefined || value === null ? undefined : String(value))),
+    setWidget(key, content) {
+      const denied = uiDenied("setWidget", "widget");
+      if (denied !== null) throw denied;
+      if (content !== undefined && content !== null && !(Array.isArray(content) && content.every((line) => typeof line === "string"))) {
+        throw new TypeError("ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension protocol)");
+      }
+      return tell("setWidget", "widget", withOptional({ type: "widget", key: String(key) }, "lines", content === null ? undefined : content));
+    },
+    setTitle: (title) => tell("setTitle", "title", { type: "title", title: String(title) }),
+    setEditorText: (value) => tell("setEditorText", "set_editor_text", { type: "set_editor_text", text: String(value) }),
+    getEditorText: () => ask("getEditorText", null, { type: "get_editor_text" }, undefined, (v) => text(v) === undefined ? "" : v.value),
+    getAllThemes: () => ask("getAllThemes", null, { type: "get_all_themes" }, undefined, (v) =>
+      isObject(v) && Array.isArray(v.themes) ? v.themes.filter(isObject).map((t) => ({ name: String(t.name), path: typeof t.path === "string" ? t.path : undefined })) : []),
+    getTheme: async (name) => ask("getTheme", null, { type: "get_theme", name: String(name) }, undefined, (v) =>
+      isObject(v) && v.theme !== null && v.theme !== undefined ? v.theme : undefined),
+    async setTheme(theme) {
+      const name = typeof theme === "string" ? theme : isObject(theme) && typeof theme.name === "string" ? theme.name : undefined;
+      if (name === undefined) return { success: false, error: "ctx.ui.setTheme takes a theme name" };
+      return ask("setTheme", null, { type: "set_theme", name: name }, undefined, (v) =>
+        withOptional({ success: isObject(v) && v.success === true }, "error", isObject(v) && typeof v.error === "string" ? v.error : (isObject(v) ? undefined : "cancelled")));
+    },
+    getToolsExpanded: () => ask("getToolsExpanded", null, { type: "get_tools_expanded" }, undefined, (v) => isObject(v) && v.expanded === true),
+    get theme() { return PLAIN_THEME; },
+    setWorkingMessage() {},
+    custom: unsupported("custom"),
+    setFooter: unsupported("setFooter"),
+    setHeader: unsupported("setHeader"),
+    setEditorComponent: unsupported("setEditorComponent"),
+    onTerminalInput: unsupported("onTerminalInput"),
+    pasteToEditor: unsupported("pasteToEditor"),
+    setToolsExpanded: unsupported("setToolsExpanded"),
+  };
+}
+`;
