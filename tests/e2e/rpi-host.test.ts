@@ -153,3 +153,21 @@ test("RPI-29: an rpi tool's update frames reach the caller as progress; a tool e
     }
   });
 });
+
+test("rpi hooks join octet's hooks: a pi tool_call hook that blocks is a before_tool_call deny", async () => {
+  await withDir(async (dir) => {
+    await rpiExtension(dir, "pi-guard");
+    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-guard"], runtimes: [rpiRuntime()] });
+    try {
+      const denied = await host.runHook("before_tool_call", { name: "weather", arguments: { city: "Mordor" } });
+      assert.deepEqual(denied.denied, { extension: "pi-guard", reason: "one does not simply walk into Mordor" });
+      const allowed = await host.runHook("before_tool_call", { name: "weather", arguments: { city: "Shire" } });
+      assert.equal(allowed.denied, null);
+      // The extension registered no input or before_agent_start hook: before_prompt is not routed to it.
+      const prompt = await host.runHook("before_prompt", { prompt: "hi" });
+      assert.equal(prompt.denied, null);
+    } finally {
+      await host.shutdown();
+    }
+  });
+});

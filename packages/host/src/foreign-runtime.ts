@@ -37,8 +37,8 @@ export interface ForeignLaunchContext {
 
 export interface ForeignLaunched {
   child: LaunchedChild;
-  /** The tool and command names the instance registered: what initialize must answer. */
-  contributes: { tools: string[]; commands: string[] };
+  /** The tool and command names the instance registered (what initialize must answer) and the octet hooks it answers. */
+  contributes: { tools: string[]; commands: string[]; hooks?: string[] };
 }
 
 export interface ForeignExtension {

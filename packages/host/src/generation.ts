@@ -467,6 +467,10 @@ export class Generation {
         diagnose: (level, message) => this.#diagnose(level, message),
       });
       this.#declared = launched.contributes;
+      // The hooks it answers are known only now: this generation's manifest says so, for the
+      // initialize request and hook routing (the discovered manifest is left as it was).
+      const hooks = launched.contributes.hooks;
+      if (hooks) this.spec.manifest = { ...this.spec.manifest, contributes: { ...this.spec.manifest.contributes, hooks } };
       return launched.child;
     } catch (err) {
       throw new OctetError("spawn_failed", err instanceof Error ? err.message : String(err));

@@ -15,6 +15,7 @@ import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
 import { RpiConnection, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
 import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
+import { octetHooksFor } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
 import type { RpiTransport } from "./transport.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
@@ -58,7 +59,7 @@ export interface RpiForeignExtension {
   version: string;
   runtime: string;
   grants: { notifications: boolean; confirmations: boolean };
-  launch(context: LaunchContext): Promise<{ child: OctetBridge["child"]; contributes: { tools: string[]; commands: string[] } }>;
+  launch(context: LaunchContext): Promise<{ child: OctetBridge["child"]; contributes: { tools: string[]; commands: string[]; hooks: string[] } }>;
 }
 
 export interface RpiForeignRuntime {
@@ -137,7 +138,7 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       }
       bridge.attach(connection);
       Object.assign(bridge.child, { pid: transport.pid ?? undefined });
-      return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name) } };
+      return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name), hooks: octetHooksFor(connection.hooks()) } };
     },
   };
 }

@@ -65,16 +65,17 @@ async function eventually<T>(read: () => T | undefined): Promise<T> {
 test("RPI-21, RPI-22, RPI-24, RPI-27: hello both ways, initialize, and the registrations of the load phase", async () => {
   const { c, stderr } = await started("ok");
   try {
-    const hostHello = JSON.parse(stderr.find((l) => l.includes('"hello"'))!.slice(4));
+    // The fake echoes what it received on stderr, which may arrive after stdout's frames.
+    const hostHello = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"hello"')))).slice(4));
     assert.deepEqual(hostHello, { type: "hello", protocolVersion: 1, instance: { extensionId: "pi-fake", generation: 3 }, cwd: "/work/space", mode: "rpc", projectTrusted: true });
-    const init = JSON.parse(stderr.find((l) => l.includes('"initialize"'))!.slice(4));
+    const init = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"initialize"')))).slice(4));
     assert.deepEqual(init, { type: "request", id: init.id, generation: 3, request: { kind: "initialize" } });
     assert.equal(c.hello?.id, "pi-fake");
     assert.equal(c.state, "ready");
     assert.deepEqual(c.tools().map((t) => [t.name, t.label]), [["weather", "Weather"]]);
     assert.deepEqual(c.commands(), [{ name: "forecast", description: "A forecast" }]);
     // session_switch is an older name, delivered as session_start.
-    assert.deepEqual(c.hooks(), ["session_start"]);
+    assert.deepEqual(c.hooks(), ["session_start", "tool_call"]);
   } finally {
     await c.shutdown("test over");
   }

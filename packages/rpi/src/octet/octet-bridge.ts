@@ -20,6 +20,7 @@ import {
 import type { ProtocolResult } from "../protocol/frames.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
+import { octetHookResult, piCallsFor } from "./hook-mapping.js";
 
 export interface OctetBridge {
   /** The stand-in child; hand it to the host. */
@@ -140,6 +141,16 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
           controllers.delete(id);
           active.splice(active.indexOf(id), 1);
         }
+      }
+      case "hook/run": {
+        const answers: { event: string; value: unknown }[] = [];
+        for (const call of piCallsFor(String(params["hook"]), (params["payload"] ?? {}) as Record<string, unknown>, c.hooks())) {
+          const r = await c.invoke({ kind: "hook", event: { name: call.event, data: call.data } });
+          // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
+          if (r.status === "error") throw new WireError(ErrorCode.InternalError, `the ${call.event} hook failed: ${r.error.message}`);
+          if (r.status === "success") answers.push({ event: call.event, value: r.value });
+        }
+        return octetHookResult(answers);
       }
       case "shutdown":
         // Acknowledge first: the host then waits for the exit, which the rpi shutdown brings.

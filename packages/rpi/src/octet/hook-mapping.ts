@@ -1,0 +1,81 @@
+/**
+ * octet's hooks as pi lifecycle events: which pi event answers which octet hook, the event data
+ * built from the hook payload, and the octet hook result built from the extension's reduced
+ * handler value (the prelude reduces across one extension's handlers as pi does; the host
+ * combines extensions as octet does: the first deny stops the chain).
+ *
+ * before_tool_call <- tool_call ({block, reason} -> deny)
+ * after_tool_call  <- tool_result (observed; octet results are not rewritten by hooks)
+ * before_prompt    <- input ({action:"handled"} -> deny) and before_agent_start (systemPrompt and
+ *                     message -> context contributions)
+ * after_response   <- agent_end
+ */
+
+export interface PiHookCall {
+  event: string;
+  data: Record<string, unknown>;
+}
+
+/** The octet hooks an extension answers, from the pi events it registered. */
+export function octetHooksFor(piEvents: readonly string[]): string[] {
+  const hooks = new Set<string>();
+  for (const e of piEvents) {
+    if (e === "tool_call") hooks.add("before_tool_call");
+    else if (e === "tool_result") hooks.add("after_tool_call");
+    else if (e === "input" || e === "before_agent_start") hooks.add("before_prompt");
+    else if (e === "agent_end") hooks.add("after_response");
+  }
+  return [...hooks];
+}
+
+/** The pi events to invoke, in order, for one octet hook/run. */
+export function piCallsFor(hook: string, payload: Record<string, unknown>, piEvents: readonly string[]): PiHookCall[] {
+  const has = (e: string): boolean => piEvents.includes(e);
+  const calls: PiHookCall[] = [];
+  switch (hook) {
+    case "before_tool_call":
+      if (has("tool_call")) calls.push({ event: "tool_call", data: { toolName: payload["name"], input: payload["arguments"] ?? {} } });
+      break;
+    case "after_tool_call":
+      if (has("tool_result")) {
+        calls.push({ event: "tool_result", data: { toolName: payload["name"], input: payload["arguments"] ?? {}, content: [{ type: "text", text: String(payload["output"] ?? "") }], isError: payload["is_error"] === true } });
+      }
+      break;
+    case "before_prompt":
+      if (has("input")) calls.push({ event: "input", data: { text: String(payload["prompt"] ?? ""), source: "interactive" } });
+      if (has("before_agent_start")) calls.push({ event: "before_agent_start", data: { prompt: String(payload["prompt"] ?? "") } });
+      break;
+    case "after_response":
+      if (has("agent_end")) calls.push({ event: "agent_end", data: { response: String(payload["response"] ?? "") } });
+      break;
+  }
+  return calls;
+}
+
+export interface OctetHookResult {
+  disposition: { action: "continue" } | { action: "deny"; reason: string };
+  context: { label: string; content: string; placement: "system_suffix" | "prompt_prefix" }[];
+  notifications: never[];
+}
+
+/** Folds the extension's answers to the calls of one hook into an octet hook result. */
+export function octetHookResult(answers: readonly { event: string; value: unknown }[]): OctetHookResult {
+  const result: OctetHookResult = { disposition: { action: "continue" }, context: [], notifications: [] };
+  for (const { event, value } of answers) {
+    const v = (value ?? {}) as Record<string, unknown>;
+    if (event === "tool_call" && v["block"] === true) {
+      result.disposition = { action: "deny", reason: typeof v["reason"] === "string" && v["reason"] ? v["reason"] : "blocked by a tool_call hook" };
+      break;
+    }
+    if (event === "input" && v["action"] === "handled") {
+      result.disposition = { action: "deny", reason: "handled by the extension's input hook" };
+      break;
+    }
+    if (event === "before_agent_start") {
+      if (typeof v["systemPrompt"] === "string" && v["systemPrompt"]) result.context.push({ label: "system prompt", content: v["systemPrompt"], placement: "system_suffix" });
+      const message = v["message"] as { content?: unknown } | undefined;
+      if (message && typeof message.content === "string" && message.content) result.context.push({ label: "message", content: message.content, placement: "prompt_prefix" });
+    }
+  }
+  return result;
+}
