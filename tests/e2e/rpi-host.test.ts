@@ -171,3 +171,24 @@ test("rpi hooks join octet's hooks: a pi tool_call hook that blocks is a before_
     }
   });
 });
+
+test("QJS-07: octet lifecycle events reach an rpi extension as the pi events it hooked (session_switch arrives as session_start)", async () => {
+  await withDir(async (dir) => {
+    await rpiExtension(dir, "pi-life");
+    const events: HostEvent[] = [];
+    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-life"], runtimes: [rpiRuntime()], onEvent: (e) => events.push(e) });
+    try {
+      assert.ok(host.status()[0]!.features.includes("lifecycle_events"));
+      host.emitLifecycle("session/started", { session_id: "s-1" });
+      // Not hooked (the fake hooks session_switch and tool_call only): never delivered.
+      host.emitLifecycle("turn/started", { session_id: "s-1", run_id: "r", turn_id: "t" });
+      await waitUntil(() => events.some((e) => e.type === "stderr" && e.line.startsWith("hook session_start")), 5000, "the session_start hook");
+      const line = events.find((e): e is Extract<HostEvent, { type: "stderr" }> => e.type === "stderr" && e.line.startsWith("hook session_start"))!;
+      assert.deepEqual(JSON.parse(line.line.slice("hook session_start ".length)), { sessionId: "s-1", reason: "startup" });
+      await new Promise((r) => setTimeout(r, 100));
+      assert.ok(!events.some((e) => e.type === "stderr" && e.line.startsWith("hook turn_start")));
+    } finally {
+      await host.shutdown();
+    }
+  });
+});

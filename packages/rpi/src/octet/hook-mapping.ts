@@ -79,3 +79,35 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
   }
   return result;
 }
+
+/** octet lifecycle notifications -> the pi event each one is delivered as (fire and forget). */
+export const LIFECYCLE_TO_PI: Readonly<Record<string, string>> = {
+  "session/started": "session_start",
+  "session/settled": "session_shutdown",
+  "turn/started": "turn_start",
+  "turn/settled": "turn_end",
+  "tool/started": "tool_execution_start",
+  "tool/settled": "tool_execution_end",
+};
+
+/** The lifecycle events to subscribe to for the pi events an extension hooked. */
+export function lifecycleSubscriptions(piEvents: readonly string[]): string[] {
+  return Object.entries(LIFECYCLE_TO_PI).filter(([, pi]) => piEvents.includes(pi)).map(([method]) => method);
+}
+
+/** The pi event data of one lifecycle notification (pi's field names; the octet ids kept). */
+export function lifecycleEventData(method: string, params: Record<string, unknown>): Record<string, unknown> {
+  const data: Record<string, unknown> = { sessionId: params["session_id"] };
+  if (params["turn_id"] !== undefined) data["turnId"] = params["turn_id"];
+  if (params["tool_call_id"] !== undefined) {
+    data["toolCallId"] = params["tool_call_id"];
+    data["toolName"] = params["tool_name"];
+  }
+  if (method === "session/started") data["reason"] = "startup";
+  if (method.endsWith("/settled")) {
+    data["outcome"] = params["outcome"];
+    if (method === "tool/settled") data["isError"] = params["outcome"] !== "completed";
+    if (params["reason"] !== undefined && params["reason"] !== null) data["reason"] = params["reason"];
+  }
+  return data;
+}

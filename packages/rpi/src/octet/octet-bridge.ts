@@ -20,7 +20,7 @@ import {
 import type { ProtocolResult } from "../protocol/frames.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
-import { octetHookResult, piCallsFor } from "./hook-mapping.js";
+import { LIFECYCLE_TO_PI, lifecycleEventData, lifecycleSubscriptions, octetHookResult, piCallsFor } from "./hook-mapping.js";
 
 export interface OctetBridge {
   /** The stand-in child; hand it to the host. */
@@ -54,6 +54,12 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
       if (n.method === "$/cancelRequest") {
         const id = (n.params as { id?: unknown } | undefined)?.id;
         if (typeof id === "number") controllers.get(id)?.abort();
+        return;
+      }
+      // A lifecycle event is a pi hook invocation nobody waits for; its hook timeout bounds it.
+      const event = LIFECYCLE_TO_PI[n.method];
+      if (event !== undefined && connection?.hooks().includes(event)) {
+        void connection.invoke({ kind: "hook", event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) } });
       }
     },
   });
@@ -190,8 +196,12 @@ function initializeResult(c: RpiConnection, params: Record<string, unknown>, set
   const offered = new Set(protocol.optional_features ?? []);
   const features: string[] = [...REQUIRED_FEATURES];
   if (offered.has("request_progress")) features.push("request_progress");
+  const lifecycle = offered.has("lifecycle_events") ? lifecycleSubscriptions(c.hooks()) : [];
+  if (lifecycle.length > 0) features.push("lifecycle_events");
   setProgress(offered.has("request_progress") && api === "0.4");
-  return { api_version: api, tools, commands, protocol: { version: protocol.version, features, limits: { max_concurrent_requests: protocol.limits?.max_concurrent_requests ?? 16 } } };
+  const selection: Record<string, unknown> = { version: protocol.version, features, limits: { max_concurrent_requests: protocol.limits?.max_concurrent_requests ?? 16 } };
+  if (lifecycle.length > 0) selection["lifecycle_events"] = lifecycle;
+  return { api_version: api, tools, commands, protocol: selection };
 }
 
 /** An AgentToolResult ({content, details, isError}) as an octet tool result. */
