@@ -18,6 +18,8 @@ import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
 import { octetHooksFor } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
 import type { RpiTransport } from "./transport.js";
+import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quickjs.js";
+import { PI_PRELUDE } from "./quickjs/pi-prelude.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 
 export interface RpiQuickJsLimits {
@@ -67,11 +69,30 @@ export interface RpiForeignRuntime {
   load(manifestPath: string, context: { source: RpiManifestSource; workspace: string }): Promise<{ ok: true; extension: RpiForeignExtension } | { ok: false; errors: string[] }>;
 }
 
-/** Starts a QuickJS instance; set by the QuickJS module so a process-only embedder never loads the engine. */
-export type QuickJsLauncher = (launch: Extract<RpiLaunch, { kind: "quickjs" }>, env: Record<string, string>, options: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number }) => Promise<RpiTransport>;
+/**
+ * A QuickJS instance for one launch: its own worker thread, runtime and context, the pi prelude,
+ * at most 64 MiB and 256 KiB of stack, and a bytecode budget per VM entry equal to the invocation
+ * timeout unless set (QJS-14..18).
+ */
+function launchQuickJsInstance(launch: Extract<RpiLaunch, { kind: "quickjs" }>, env: Record<string, string>, o: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number }): Promise<RpiTransport> {
+  return launchQuickJs({
+    entry: launch.entry,
+    packageDir: launch.packageDir,
+    prelude: PI_PRELUDE,
+    env,
+    maxFrameBytes: o.maxFrameBytes,
+    memoryLimitBytes: o.limits.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
+    interruptAfterMs: o.limits.interruptAfterMs ?? o.invocationMs,
+    ...(o.limits.watchdogGraceMs !== undefined ? { watchdogGraceMs: o.limits.watchdogGraceMs } : {}),
+  });
+}
 
-export function rpiRuntime(options: RpiRuntimeOptions = {}, quickjs?: QuickJsLauncher): RpiForeignRuntime {
+export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const memory = options.quickjs?.memoryLimitBytes;
+  if (memory !== undefined && (!Number.isInteger(memory) || memory > DEFAULT_MEMORY_LIMIT_BYTES)) {
+    throw new RangeError(`rpiRuntime: quickjs.memoryLimitBytes must be an integer of at most ${DEFAULT_MEMORY_LIMIT_BYTES} bytes (64 MiB); got ${String(memory)}`);
+  }
   return {
     manifestFile: "pi-extension.json",
     async load(manifestPath, context) {
@@ -79,12 +100,12 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}, quickjs?: QuickJsLau
       // checks everything again with the real trust decision.
       const loaded = await loadRpiManifest(manifestPath, { source: context.source, projectTrusted: true });
       if (!loaded.ok) return { ok: false, errors: loaded.errors.map((e) => e.message) };
-      return { ok: true, extension: foreignExtension(loaded.manifest, manifestPath, options, maxFrameBytes, quickjs) };
+      return { ok: true, extension: foreignExtension(loaded.manifest, manifestPath, options, maxFrameBytes) };
     },
   };
 }
 
-function foreignExtension(manifest: RpiManifest, manifestPath: string, options: RpiRuntimeOptions, maxFrameBytes: number, quickjs: QuickJsLauncher | undefined): RpiForeignExtension {
+function foreignExtension(manifest: RpiManifest, manifestPath: string, options: RpiRuntimeOptions, maxFrameBytes: number): RpiForeignExtension {
   const ui = manifest.capabilities.includes("ui");
   return {
     name: manifest.id,
@@ -108,8 +129,7 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       if (launch.kind === "process") {
         transport = await launchProcess({ command: launch.executable, args: launch.arguments, cwd: launch.packageDir, env, maxFrameBytes, spawn: ctx.spawn });
       } else {
-        if (!quickjs) throw new Error(`${manifestPath}: QuickJS extensions need the QuickJS runtime (rpiRuntime from @octet/rpi's index binds it)`);
-        transport = await quickjs(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? 60_000 });
+        transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? 60_000 });
       }
       const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id });
       const stderrLines: string[] = [];

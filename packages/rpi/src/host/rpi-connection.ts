@@ -192,6 +192,10 @@ export class RpiConnection {
     } catch {
       // The channel is already gone: terminate below.
     }
+    // An in-process instance (QuickJS) is torn down right after the frame: the stop message
+    // queues behind it, so the prelude sees the shutdown first, then the thread is joined and
+    // the runtime freed (QJS-20). Nothing of it can outlive the host to wait for.
+    if (this.#o.transport.pid === null) return this.#o.transport.terminate("shut down");
     const ms = this.timeouts.shutdownMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const graceful = await Promise.race([this.closed.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))]);

@@ -1,0 +1,52 @@
+/**
+ * What the main thread and a QuickJS worker exchange: the worker's start data, the messages in
+ * both directions, and the layout of the shared status words the main-thread watchdog reads.
+ * Both sides import this module; it holds types and constants only.
+ */
+import type { WasmModule } from "./wasm.js";
+
+/** The sandbox settings a worker starts with (QuickJsOptions after defaults and checks). */
+export interface SandboxSettings {
+  entry: string;
+  packageDir: string;
+  prelude: string;
+  env: Record<string, string>;
+  maxFrameBytes: number;
+  memoryLimitBytes: number;
+  maxStackBytes: number;
+  interruptAfterMs: number;
+}
+
+export interface WorkerStart {
+  settings: SandboxSettings;
+  /** The QuickJS wasm, compiled once per process by the main thread. */
+  wasmModule: WasmModule;
+  /** STATUS_WORDS Int32 words, see the STATUS_* indexes. */
+  status: SharedArrayBuffer;
+}
+
+export type ToWorker = { kind: "frame"; text: string } | { kind: "stop" };
+
+/** The codes a worker announces before it ends itself (the others are decided by the main thread). */
+export type WorkerExitCode = "exited" | "fatal" | "runaway" | "memory";
+
+export type FromWorker =
+  | { kind: "frame"; text: string }
+  | { kind: "stderr"; line: string }
+  | { kind: "ready" }
+  /** The entry (or the prelude) did not load; the worker exits after this. */
+  | { kind: "failed"; message: string }
+  /** The worker is about to end itself, and why. */
+  | { kind: "exit"; code: WorkerExitCode; reason: string };
+
+/** Incremented by the worker each time it enters the VM, so the watchdog tells entries apart. */
+export const STATUS_ENTRY_SEQ = 0;
+/** 1 while the worker is inside a VM entry (prelude, entry module, a frame, a timer, jobs). */
+export const STATUS_IN_VM = 1;
+/** The instance's wasm memory size in 64 KiB pages. */
+export const STATUS_WASM_PAGES = 2;
+/** 1 once the worker has freed its context and runtime (a normal stop). */
+export const STATUS_FREED = 3;
+export const STATUS_WORDS = 4;
+
+export const WASM_PAGE_BYTES = 65536;

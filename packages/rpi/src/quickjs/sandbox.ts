@@ -1,0 +1,385 @@
+/**
+ * One QuickJS extension instance inside its worker thread: the wasm instance with its own
+ * bounded memory, the runtime and context, the `__octet_host` object the prelude is given, the
+ * module loader, and every entry into the VM with its budget. The thread plumbing (messages,
+ * exit) is worker.ts; the main-thread side is launch-quickjs.ts.
+ *
+ * Contract with the prelude (docs/decisions.md "QuickJS engine"): `__octet_host` = {send,
+ * setTimer, clearTimer, env} exists while the prelude script ("octet:pi-prelude") runs; the
+ * script's completion value is the bridge {receive, setFactory, fireTimer}, kept here as a handle
+ * and never a global. The entry runs as an ES module after it; its default export goes to
+ * bridge.setFactory. Every host frame goes to bridge.receive. Promise jobs are drained after
+ * every entry.
+ *
+ * Bounds, each ending the instance with a Teardown (the VM state is not trusted afterwards):
+ * - memory: the wasm Memory is created at its maximum (initial = maximum = memoryLimitBytes), so
+ *   any attempt of the heap to grow is an allocation the limit refused -> "memory";
+ * - bytecode: the interrupt handler stops an entry (its promise jobs included) past
+ *   interruptAfterMs -> "runaway". A builtin that never polls it is the main thread's watchdog's.
+ * The stack limit only throws inside the VM; the instance keeps working.
+ */
+import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
+import type { CustomizeVariantOptions, QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSSyncVariant } from "quickjs-emscripten-core";
+import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
+import { STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, WASM_PAGE_BYTES, type SandboxSettings } from "./channel.js";
+import { installModuleLoader, readModule } from "./module-loader.js";
+import { wasm, type WasmMemory, type WasmModule } from "./wasm.js";
+
+/** At most this many host timers are live per instance. */
+export const MAX_TIMERS = 1000;
+const JOB_BATCH = 256;
+/** A thrown value's message or stack longer than this is not copied out of the VM. */
+const DESCRIBE_CHARS = 16384;
+const PRELUDE_NAME = "octet:pi-prelude";
+
+/** Ends the instance: the VM state is not to be used again. */
+export class Teardown extends Error {
+  constructor(readonly code: "runaway" | "memory", message: string) {
+    super(message);
+    this.name = "Teardown";
+  }
+}
+
+/** The prelude or the entry did not load; the message carries the VM error and its stack. */
+export class LoadError extends Error {
+  override name = "LoadError";
+}
+
+export interface SandboxOutput {
+  frame(text: string): void;
+  stderr(line: string): void;
+  /** A timer entry ended the instance (a Teardown, or an engine failure). */
+  failed(error: unknown): void;
+}
+
+interface Bridge {
+  object: QuickJSHandle;
+  receive: QuickJSHandle;
+  setFactory: QuickJSHandle;
+  fireTimer: QuickJSHandle;
+}
+
+function variant(): QuickJSSyncVariant {
+  // The ESM build's default export is the variant; the CJS typings see a namespace with a default.
+  const v = releaseSync as unknown as QuickJSSyncVariant & { default?: QuickJSSyncVariant };
+  return v.default ?? v;
+}
+
+export class Sandbox {
+  private deadline = Infinity;
+  private interrupted = false;
+  private heapExhausted = false;
+  private what = "starting";
+  private readonly timers = new Map<number, NodeJS.Timeout>();
+  private bridge: Bridge | null = null;
+  /** VM functions made before any other code runs, so the prelude or extension cannot replace what they use. */
+  private helpers: { range: QuickJSHandle; type: QuickJSHandle; hide: QuickJSHandle } | null = null;
+  private disposed = false;
+
+  private constructor(
+    private readonly settings: SandboxSettings,
+    private readonly memory: WasmMemory,
+    private readonly runtime: QuickJSRuntime,
+    private readonly ctx: QuickJSContext,
+    private readonly status: Int32Array,
+    private readonly out: SandboxOutput,
+  ) {}
+
+  /** Instantiates the wasm with the instance's own Memory and sets the runtime's limits. */
+  static async create(settings: SandboxSettings, wasmModule: WasmModule, status: Int32Array, out: SandboxOutput): Promise<Sandbox> {
+    const pages = settings.memoryLimitBytes / WASM_PAGE_BYTES;
+    const memory = new wasm.Memory({ initial: pages, maximum: pages });
+    let onGrow = (): void => {};
+    // emscripten grows the heap through this method; at initial = maximum every call past zero
+    // pages is an allocation the limit refuses (malloc then returns NULL).
+    memory.grow = (delta: number): number => {
+      if (delta > 0) onGrow();
+      return wasm.Memory.prototype.grow.call(memory, delta);
+    };
+    const quickjs = await newQuickJSWASMModuleFromVariant(
+      newVariant(variant(), {
+        wasmModule,
+        wasmMemory: memory,
+        // print/printErr are read by the emscripten module but missing from the loader-options type.
+        emscriptenModule: { print: (line: string) => out.stderr(line), printErr: (line: string) => out.stderr(line) } as unknown as NonNullable<CustomizeVariantOptions["emscriptenModule"]>,
+      }),
+    );
+    const runtime = quickjs.newRuntime();
+    // QuickJS's own limit is kept a little under the Memory's; on this emscripten build its
+    // accounting cannot see allocation sizes, so the Memory maximum is the real bound.
+    runtime.setMemoryLimit(settings.memoryLimitBytes - settings.memoryLimitBytes / 16);
+    runtime.setMaxStackSize(settings.maxStackBytes);
+    const ctx = runtime.newContext();
+    const sandbox = new Sandbox(settings, memory, runtime, ctx, status, out);
+    onGrow = () => {
+      sandbox.heapExhausted = true;
+    };
+    runtime.setInterruptHandler(() => {
+      if (performance.now() > sandbox.deadline) {
+        sandbox.interrupted = true;
+        return true;
+      }
+      return false;
+    });
+    installModuleLoader(runtime, settings.packageDir, settings.entry);
+    Atomics.store(status, STATUS_WASM_PAGES, pages);
+    return sandbox;
+  }
+
+  /** Runs the prelude, the entry module and the factory hand-off; LoadError when one fails. */
+  async load(): Promise<void> {
+    this.enter("setting up the host object", () => this.installHost());
+    const bridge = this.enter("running the prelude", () => this.runPrelude());
+    this.bridge = bridge;
+    const source = readModule(this.settings.packageDir, this.settings.entry);
+    const evaluated = this.enter("evaluating the entry module", () => this.evalEntry(source));
+    // A module with top-level await settles later, as timers fire; no host frame can arrive
+    // before the load, so it gets the entry budget in wall time to settle.
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new LoadError(`the entry ${this.settings.entry} failed to load: its top-level await did not settle within ${this.settings.interruptAfterMs} ms (interruptAfterMs)`)), this.settings.interruptAfterMs);
+    });
+    const settled = await Promise.race([evaluated, late]).finally(() => clearTimeout(timer));
+    this.enter("passing the default export to the prelude", () => {
+      const fn = settled.consume((ns) => this.ctx.getProp(ns, "default"));
+      const r = fn.consume((value) => this.ctx.callFunction(bridge.setFactory, bridge.object, value));
+      if (r.error) throw new LoadError(`bridge.setFactory failed: ${r.error.consume((e) => this.describe(e))}`);
+      r.value.dispose();
+    });
+  }
+
+  /** Hands one host frame to the prelude. */
+  receive(text: string): void {
+    const bridge = this.bridge;
+    if (bridge === null) throw new Error("the sandbox received a frame before it was loaded");
+    this.enter("handling a host frame", () => {
+      const r = this.ctx.newString(text).consume((arg) => this.ctx.callFunction(bridge.receive, bridge.object, arg));
+      if (r.error) this.out.stderr(`quickjs: bridge.receive threw: ${r.error.consume((e) => this.describe(e))}`);
+      else r.value.dispose();
+    });
+  }
+
+  /** Stops the timers and frees the context and runtime (a normal stop only). */
+  dispose(): void {
+    if (this.disposed) return;
+    this.disposed = true;
+    this.clearTimers();
+    for (const h of [this.bridge?.receive, this.bridge?.setFactory, this.bridge?.fireTimer, this.bridge?.object, this.helpers?.range, this.helpers?.type, this.helpers?.hide]) {
+      if (h?.alive) h.dispose();
+    }
+    this.bridge = null;
+    this.helpers = null;
+    this.ctx.dispose();
+    this.runtime.dispose();
+    Atomics.store(this.status, STATUS_FREED, 1);
+  }
+
+  clearTimers(): void {
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+  }
+
+  /**
+   * One VM entry: the budget starts, the watchdog sees it (STATUS_IN_VM), `run` and then the
+   * promise jobs run, and a refused allocation or an interruption becomes a Teardown. Every
+   * inspection of VM values happens inside `run` (a getter is extension code too).
+   */
+  private enter<T>(what: string, run: () => T): T {
+    if (this.disposed) throw new Error("the sandbox is disposed");
+    this.what = what;
+    this.interrupted = false;
+    this.deadline = performance.now() + this.settings.interruptAfterMs;
+    Atomics.add(this.status, STATUS_ENTRY_SEQ, 1);
+    Atomics.store(this.status, STATUS_IN_VM, 1);
+    try {
+      const value = run();
+      this.checkBounds("");
+      this.drainJobs();
+      return value;
+    } catch (error) {
+      if (!(error instanceof Teardown)) this.checkBounds("");
+      throw error;
+    } finally {
+      Atomics.store(this.status, STATUS_IN_VM, 0);
+      Atomics.store(this.status, STATUS_WASM_PAGES, this.memory.buffer.byteLength / WASM_PAGE_BYTES);
+      this.deadline = Infinity;
+    }
+  }
+
+  private drainJobs(): void {
+    while (this.runtime.hasPendingJob()) {
+      const r = this.runtime.executePendingJobs(JOB_BATCH);
+      if (r.error) this.out.stderr(`quickjs: a promise job threw: ${r.error.consume((e) => this.describe(e))}`);
+      if (this.heapExhausted || this.interrupted) break;
+      if (performance.now() > this.deadline && this.runtime.hasPendingJob()) {
+        this.interrupted = true;
+        break;
+      }
+    }
+    this.checkBounds(" (running promise jobs)");
+  }
+
+  private checkBounds(phase: string): void {
+    const mib = this.settings.memoryLimitBytes / (1024 * 1024);
+    if (this.heapExhausted) {
+      throw new Teardown("memory", `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: an allocation was refused, so the instance was torn down`);
+    }
+    if (this.interrupted) {
+      throw new Teardown("runaway", `the extension ran longer than its ${this.settings.interruptAfterMs} ms budget (interruptAfterMs) while ${this.what}${phase} and was interrupted; the instance was torn down`);
+    }
+  }
+
+  private installHost(): void {
+    const { ctx } = this;
+    const setup = "(() => { const R = RangeError, T = TypeError, g = globalThis; return [(m) => new R(m), (m) => new T(m), () => delete g.__octet_host]; })()";
+    const made = ctx.unwrapResult(ctx.evalCode(setup, "octet:host-setup", { type: "global" }));
+    this.helpers = { range: ctx.getProp(made, 0), type: ctx.getProp(made, 1), hide: ctx.getProp(made, 2) };
+    made.dispose();
+    const host = ctx.newObject();
+    ctx.newFunction("send", (text) => this.send(text)).consume((f) => ctx.setProp(host, "send", f));
+    ctx.newFunction("setTimer", (id, delay) => this.setTimer(id, delay)).consume((f) => ctx.setProp(host, "setTimer", f));
+    ctx.newFunction("clearTimer", (id) => this.clearTimer(id)).consume((f) => ctx.setProp(host, "clearTimer", f));
+    const env = ctx.newObject();
+    for (const [key, value] of Object.entries(this.settings.env)) ctx.newString(value).consume((v) => ctx.setProp(env, key, v));
+    env.consume((e) => ctx.setProp(host, "env", e));
+    host.consume((h) => ctx.setProp(ctx.global, "__octet_host", h));
+  }
+
+  private runPrelude(): Bridge {
+    const { ctx } = this;
+    const r = ctx.evalCode(this.settings.prelude, PRELUDE_NAME, { type: "global" });
+    if (r.error) throw new LoadError(`the prelude (${PRELUDE_NAME}) failed: ${r.error.consume((e) => this.describe(e))}`);
+    const object = r.value;
+    const fns: QuickJSHandle[] = [];
+    for (const name of ["receive", "setFactory", "fireTimer"]) {
+      const fn = ctx.getProp(object, name);
+      fns.push(fn);
+      const type = ctx.typeof(fn);
+      if (type !== "function") {
+        for (const h of [...fns, object]) h.dispose();
+        throw new LoadError(`the prelude (${PRELUDE_NAME}) must complete with the bridge {receive, setFactory, fireTimer}; its ${name} is ${type}`);
+      }
+    }
+    // The prelude deletes it; a prelude that did not (or could not) must not expose it.
+    if (this.helpers !== null) ctx.callFunction(this.helpers.hide, ctx.undefined).dispose();
+    const left = ctx.getProp(ctx.global, "__octet_host");
+    const visible = ctx.typeof(left) !== "undefined";
+    left.dispose();
+    if (visible) {
+      for (const h of [...fns, object]) h.dispose();
+      throw new LoadError(`the prelude (${PRELUDE_NAME}) left globalThis.__octet_host in place and it cannot be deleted`);
+    }
+    return { object, receive: fns[0]!, setFactory: fns[1]!, fireTimer: fns[2]! };
+  }
+
+  /** Evaluates the entry; resolves to its namespace (after a top-level await settles). */
+  private evalEntry(source: string): Promise<QuickJSHandle> {
+    const { ctx, settings } = this;
+    const r = ctx.evalCode(source, settings.entry, { type: "module" });
+    if (r.error) throw new LoadError(`the entry ${settings.entry} failed to load: ${r.error.consume((e) => this.describe(e))}`);
+    const state = ctx.getPromiseState(r.value);
+    if (state.type === "fulfilled") {
+      if (state.notAPromise) return Promise.resolve(r.value);
+      r.value.dispose();
+      return Promise.resolve(state.value);
+    }
+    if (state.type === "rejected") {
+      r.value.dispose();
+      throw new LoadError(`the entry ${settings.entry} failed to load: ${state.error.consume((e) => this.describe(e))}`);
+    }
+    return r.value.consume((p) => ctx.resolvePromise(p)).then((settled) => {
+      if (settled.error) {
+        const message = this.enter("reporting the entry's failure", () => settled.error.consume((e) => this.describe(e)));
+        throw new LoadError(`the entry ${settings.entry} failed to load: ${message}`);
+      }
+      return settled.value;
+    });
+  }
+
+  private send(text: QuickJSHandle): { error: QuickJSHandle } | undefined {
+    const { ctx } = this;
+    const max = this.settings.maxFrameBytes;
+    if (ctx.typeof(text) !== "string") return this.thrown("type", `__octet_host.send: a frame must be a string (got ${ctx.typeof(text)})`);
+    // UTF-8 never takes fewer bytes than UTF-16 code units: refuse a long string before copying it.
+    const units = ctx.getProp(text, "length").consume((n) => ctx.getNumber(n));
+    const frame = units > max ? null : ctx.getString(text);
+    const bytes = frame === null ? null : Buffer.byteLength(frame, "utf8");
+    if (frame === null || bytes === null || bytes > max) {
+      const size = bytes === null ? `at least ${units}` : `${bytes}`;
+      return this.thrown("range", `__octet_host.send: the frame is ${size} bytes of UTF-8, over the ${max}-byte limit (maxFrameBytes); it was not sent`);
+    }
+    this.out.frame(frame);
+    return undefined;
+  }
+
+  private setTimer(idHandle: QuickJSHandle, delayHandle: QuickJSHandle): { error: QuickJSHandle } | undefined {
+    const { ctx } = this;
+    const id = ctx.typeof(idHandle) === "number" ? ctx.getNumber(idHandle) : NaN;
+    const delay = ctx.typeof(delayHandle) === "number" ? ctx.getNumber(delayHandle) : NaN;
+    if (!Number.isSafeInteger(id)) return this.thrown("type", "__octet_host.setTimer: the id must be an integer");
+    if (Number.isNaN(delay)) return this.thrown("type", "__octet_host.setTimer: the delay must be a number of milliseconds");
+    const existing = this.timers.get(id);
+    if (existing === undefined && this.timers.size >= MAX_TIMERS) {
+      return this.thrown("range", `__octet_host.setTimer: at most ${MAX_TIMERS} timers can be live per extension`);
+    }
+    if (existing !== undefined) clearTimeout(existing);
+    const ms = Math.min(Math.max(0, delay), 2 ** 31 - 1);
+    this.timers.set(id, setTimeout(() => this.fire(id), ms));
+    return undefined;
+  }
+
+  private clearTimer(idHandle: QuickJSHandle): void {
+    const id = this.ctx.typeof(idHandle) === "number" ? this.ctx.getNumber(idHandle) : NaN;
+    const t = this.timers.get(id);
+    if (t !== undefined) clearTimeout(t);
+    this.timers.delete(id);
+  }
+
+  private fire(id: number): void {
+    this.timers.delete(id);
+    const bridge = this.bridge;
+    if (bridge === null || this.disposed) return;
+    try {
+      this.enter("running a timer", () => {
+        const r = this.ctx.newNumber(id).consume((arg) => this.ctx.callFunction(bridge.fireTimer, bridge.object, arg));
+        if (r.error) this.out.stderr(`quickjs: bridge.fireTimer threw: ${r.error.consume((e) => this.describe(e))}`);
+        else r.value.dispose();
+      });
+    } catch (error) {
+      this.out.failed(error);
+    }
+  }
+
+  /** A RangeError or TypeError of the VM's own realm, for a host function to throw. */
+  private thrown(kind: "range" | "type", message: string): { error: QuickJSHandle } {
+    const maker = this.helpers?.[kind];
+    if (maker === undefined) return { error: this.ctx.newError(message) };
+    const r = this.ctx.newString(message).consume((m) => this.ctx.callFunction(maker, this.ctx.undefined, m));
+    return { error: r.error !== undefined ? r.error : r.value };
+  }
+
+  /** "Name: message" and the stack of a thrown value (runs inside an entry: getters run). */
+  private describe(thrown: QuickJSHandle): string {
+    const { ctx } = this;
+    const text = (v: QuickJSHandle): string => {
+      const length = ctx.getProp(v, "length").consume((n) => ctx.getNumber(n));
+      return length > DESCRIBE_CHARS ? `(${length} characters, not shown)` : ctx.getString(v);
+    };
+    const type = ctx.typeof(thrown);
+    if (type === "string") return `a thrown string: ${text(thrown)}`;
+    if (type === "number" || type === "boolean" || type === "undefined" || type === "bigint") return `a thrown ${type}: ${String(ctx.dump(thrown))}`;
+    if (type !== "object" || ctx.sameValue(thrown, ctx.null)) return type === "object" ? "a thrown null" : `a thrown ${type}`;
+    const prop = (key: string): string | undefined => {
+      try {
+        return ctx.getProp(thrown, key).consume((v) => (ctx.typeof(v) === "string" ? text(v) : undefined));
+      } catch {
+        return undefined;
+      }
+    };
+    const name = prop("name") ?? "Error";
+    const message = prop("message");
+    const stack = prop("stack");
+    if (message === undefined) return "a thrown object that is not an Error";
+    return stack !== undefined && stack.trim() !== "" ? `${name}: ${message}\n${stack.trimEnd()}` : `${name}: ${message}`;
+  }
+}
