@@ -549,7 +549,9 @@ export class Generation {
     if (this.#stopping || this.#terminating) return;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
     const tail = this.#stderr.tail(512).trim();
-    const message = `process ${how}${tail ? `; stderr ended with: ${truncateBytes(tail.split("\n").slice(-3).join(" | "), 300)}` : ""}`;
+    // An in-process instance (a foreign runtime's, e.g. QuickJS) has no process to speak of.
+    const what = this.#pgid > 1 ? `process ${how}` : "instance ended";
+    const message = `${what}${tail ? `; stderr ended with: ${truncateBytes(tail.split("\n").slice(-3).join(" | "), 300)}` : ""}`;
     this.#recordError(message);
     void this.#terminate("crashed", message).then(() => {
       this.spec.onUnexpectedEnd?.(new OctetError("transport_closed", `extension "${this.name}" ${message}`));
