@@ -89,6 +89,8 @@ export async function startMany({ childCpu }, count) {
   }
   return {
     ready,
+    /** Each copy's process (taskset execs node, so the status pid is node's own). */
+    pids: () => host.status().filter((s) => names.includes(s.name) && s.pid !== null).map((s) => s.pid),
     async close() {
       await host.shutdown();
       rmSync(root, { recursive: true, force: true });

@@ -79,5 +79,5 @@ export async function startMany({ childCpu }, count) {
     await conn.call({ text: "ready" });
     return conn;
   }));
-  return { ready: conns.length, close: () => Promise.all(conns.map((c) => c.close())) };
+  return { ready: conns.length, pids: () => conns.map((c) => c.pids().extension), close: () => Promise.all(conns.map((c) => c.close())) };
 }

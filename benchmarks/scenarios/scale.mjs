@@ -11,6 +11,7 @@ export const title = (p) => `scale (${p.extensions} extensions started at once)`
 export const metrics = [
   { key: "ready_ms", label: "all ready", unit: "ms", better: "lower" },
   { key: "host_rss_per_ext_mib", label: "host RSS per extension", unit: "MiB", better: "lower" },
+  { key: "rss_per_ext_mib", label: "memory per extension (host + its processes)", unit: "MiB", better: "lower" },
 ];
 export const params = {
   full: { extensions: 50 },
@@ -26,9 +27,9 @@ export const maxRounds = 2;
 /** The candidate module must export startMany(ctx, count) -> { ready, close() }. */
 export const requires = ["startMany"];
 
-function vmRssMiB() {
-  const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync("/proc/self/status", "utf8"));
-  if (!m) throw new Error("no VmRSS in /proc/self/status");
+function vmRssMiB(pid = "self") {
+  const m = /^VmRSS:\s+(\d+)\s+kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"));
+  if (!m) throw new Error(`no VmRSS in /proc/${pid}/status`);
   return Number(m[1]) / 1024;
 }
 
@@ -40,7 +41,14 @@ export async function run(candidate, p, ctx) {
   const after = vmRssMiB();
   try {
     if (group.ready !== p.extensions) throw new Error(`${group.ready} of ${p.extensions} ready`);
-    return { ready_ms, host_rss_per_ext_mib: (after - before) / p.extensions };
+    const out = { ready_ms, host_rss_per_ext_mib: (after - before) / p.extensions };
+    // What one extension costs the machine: the host's growth plus its own processes' resident
+    // memory (none for an in-process QuickJS instance). Only for candidates that list their pids.
+    if (typeof group.pids === "function") {
+      const children = group.pids().reduce((sum, pid) => sum + vmRssMiB(pid), 0);
+      out.rss_per_ext_mib = (after - before + children) / p.extensions;
+    }
+    return out;
   } finally {
     await group.close();
   }
