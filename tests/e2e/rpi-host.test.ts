@@ -15,7 +15,7 @@ async function rpiExtension(root: string, id: string, mode = "ok", manifest: Rec
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "main"), `#!/bin/sh\nexec ${process.execPath} ${FAKE} ${mode} ${id}\n`);
   await chmod(join(dir, "main"), 0o755);
-  await writeFile(join(dir, "pi-extension.json"), JSON.stringify({ schemaVersion: 1, id, executable: "./main", capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify"], ...manifest }));
+  await writeFile(join(dir, "pi-extension.json"), JSON.stringify({ schemaVersion: 1, id, executable: "./main", capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify", "status"], ...manifest }));
   return dir;
 }
 
@@ -187,6 +187,20 @@ test("QJS-07: octet lifecycle events reach an rpi extension as the pi events it 
       assert.deepEqual(JSON.parse(line.line.slice("hook session_start ".length)), { sessionId: "s-1", reason: "startup" });
       await new Promise((r) => setTimeout(r, 100));
       assert.ok(!events.some((e) => e.type === "stderr" && e.line.startsWith("hook turn_start")));
+    } finally {
+      await host.shutdown();
+    }
+  });
+});
+
+test("QJS-11, QJS-12: an rpi status request becomes the extension's status line in the host", async () => {
+  await withDir(async (dir) => {
+    await rpiExtension(dir, "pi-status");
+    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-status"], runtimes: [rpiRuntime()] });
+    try {
+      const r = await host.callTool("weather", { mode: "status", city: "Lima" });
+      assert.deepEqual(JSON.parse(r.text), [{ status: "success", value: {} }, { status: "success", value: {} }]);
+      await waitUntil(() => host.contributions().status.some((c) => c.extension === "pi-status" && c.text === "weather: fetching · city: Lima"), 5000, "the status line");
     } finally {
       await host.shutdown();
     }

@@ -47,7 +47,7 @@ export interface ForeignExtension {
   /** Shown in status, e.g. "rpi-process" or "quickjs". */
   runtime: string;
   /** UI surfaces and services its manifest grants, for the host's per-generation checks. */
-  grants: { notifications: boolean; confirmations: boolean };
+  grants: { notifications: boolean; confirmations: boolean; status?: boolean };
   /** Validates again (files may have changed since discovery) and starts one instance. */
   launch(context: ForeignLaunchContext): Promise<ForeignLaunched>;
 }
@@ -72,7 +72,7 @@ export function foreignManifest(ext: ForeignExtension): ExtensionManifest {
     entrypoint: { command: `(${ext.runtime})`, args: [] },
     capabilities: { filesystem: "none", process: false, network: false, secrets: [], environment: [], provider_credentials: false },
     contributes: {
-      tools: [], commands: [], hooks: [], ui: [], context: false, tool_renderers: [],
+      tools: [], commands: [], hooks: [], ui: ext.grants.status ? ["status"] : [], context: false, tool_renderers: [],
       notifications: ext.grants.notifications, confirmations: ext.grants.confirmations, presentation: false, menu: false,
     },
   };

@@ -60,7 +60,7 @@ export interface RpiForeignExtension {
   name: string;
   version: string;
   runtime: string;
-  grants: { notifications: boolean; confirmations: boolean };
+  grants: { notifications: boolean; confirmations: boolean; status: boolean };
   launch(context: LaunchContext): Promise<{ child: OctetBridge["child"]; contributes: { tools: string[]; commands: string[]; hooks: string[] } }>;
 }
 
@@ -111,7 +111,7 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
     name: manifest.id,
     version: "0.0.0",
     runtime: manifest.runtime === "quickjs" ? "quickjs" : "rpi-process",
-    grants: { notifications: ui && manifest.uiCapabilities.includes("notify"), confirmations: ui && manifest.uiCapabilities.includes("confirm") },
+    grants: { notifications: ui && manifest.uiCapabilities.includes("notify"), confirmations: ui && manifest.uiCapabilities.includes("confirm"), status: ui && manifest.uiCapabilities.includes("status") },
     async launch(ctx) {
       // Validation before launch (RPI-13..16): the files as they are now, with the real trust.
       const read = await readRpiManifestFile(manifestPath);

@@ -6,7 +6,7 @@ import { launchProcess } from "../src/process/process-transport.js";
 import { DEFAULT_RPI_TIMEOUTS, RpiConnection, type RpiConnectionOptions, type RpiHostServices } from "../src/host/rpi-connection.js";
 
 const FAKE = fileURLToPath(new URL("../../test/fixtures/rpi-fake.mjs", import.meta.url));
-const ALL = { capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify"] };
+const ALL = { capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify", "status"] };
 
 interface Harness {
   c: RpiConnection;

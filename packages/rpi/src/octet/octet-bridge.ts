@@ -7,14 +7,14 @@
  * Mapping: initialize -> the registrations of the load phase; tool/call -> invoke{tool} (updates
  * become partial_result progress); command/execute -> invoke{command}; $/cancelRequest -> cancel;
  * shutdown -> the rpi shutdown frame. UI requests go to the embedder's rpi services when bound,
- * else notify becomes an octet notification, confirm a confirmation/request and
- * input/select/editor an input/request on behalf of the running call. The stand-in "exits" when
+ * else notify becomes an octet notification, setStatus the status contribution, confirm a
+ * confirmation/request and input/select/editor an input/request on behalf of the running call. The stand-in "exits" when
  * the instance ends; destroying its stdin terminates the instance.
  */
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import {
-  EnvelopeReader, ErrorCode, RpcPeer, WireError, REQUIRED_FEATURES,
+  EnvelopeReader, ErrorCode, RpcPeer, WireError, REQUIRED_FEATURES, bounds, utf8ByteLength,
   type RequestMessage, type ToolDefinition, type CommandDefinition, type ContentPart,
 } from "@octet/protocol";
 import type { ProtocolResult } from "../protocol/frames.js";
@@ -31,6 +31,17 @@ export interface OctetBridge {
   attach(connection: RpiConnection): void;
 }
 
+/** Status keys kept per instance; the oldest goes first. */
+const MAX_STATUS_KEYS = 32;
+
+/** `text` cut to at most `max` UTF-8 bytes, on a character boundary. */
+function truncateUtf8(text: string, max: number): string {
+  if (utf8ByteLength(text) <= max) return text;
+  let out = text.slice(0, max);
+  while (utf8ByteLength(out) > max - 3) out = out.slice(0, -1);
+  return `${out}...`;
+}
+
 export function createOctetBridge(options: { embedder?: RpiHostServices | undefined; extensionId: string }): OctetBridge {
   let connection: RpiConnection | null = null;
   const stdout = new PassThrough();
@@ -41,6 +52,7 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
   let progress = false;
   let sequence = 0;
   let terminated = false;
+  const statuses = new Map<string, string>();
 
   const peer = new RpcPeer({
     transport: {
@@ -94,6 +106,17 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
         case "notify": {
           const level = ["info", "warning", "error"].includes(text("level")) ? text("level") : "info";
           peer.notify("notification", { level, title: options.extensionId, message: text("message") });
+          return {};
+        }
+        case "status": {
+          // pi keeps one status text per key; octet one status line per extension: the keys are joined.
+          const key = text("key");
+          if (!key) throw new Error("a status request needs a non-empty key");
+          if (text("text")) statuses.set(key, text("text"));
+          else statuses.delete(key);
+          if (statuses.size > MAX_STATUS_KEYS) statuses.delete(statuses.keys().next().value as string);
+          const line = [...statuses].map(([k, v]) => `${k}: ${v}`).join(" · ");
+          peer.notify("status/contribution", { surface: "status", text: truncateUtf8(line, bounds.MAX_STATUS_TEXT_BYTES), style_role: null, priority: 0 });
           return {};
         }
         case "confirm": {
