@@ -206,3 +206,24 @@ test("QJS-11, QJS-12: an rpi status request becomes the extension's status line 
     }
   });
 });
+
+test("QJS-13: a dialog goes to the call it was asked for; with several calls running and none named it is refused", async () => {
+  await withDir(async (dir) => {
+    await rpiExtension(dir, "pi-ask");
+    const asked: string[] = [];
+    const host = await ExtensionHost.start({
+      extensionDirs: [dir], workspace: dir, enable: ["pi-ask"], runtimes: [rpiRuntime()],
+      services: { confirm: async (r) => { asked.push(`${r.detail ?? ""}`); return true; } },
+    });
+    try {
+      const unnamed = await Promise.all(["a", "b"].map((city) => host.callTool("weather", { mode: "confirm", city, delayMs: 100 })));
+      for (const r of unnamed) assert.match(r.text, /2 calls are running and the request did not say which one it belongs to \(parentId\)/);
+      assert.deepEqual(asked, []);
+      const named = await Promise.all(["a", "b"].map((city) => host.callTool("weather", { mode: "confirm", city, delayMs: 100, parent: true })));
+      for (const r of named) assert.deepEqual(JSON.parse(r.text), { status: "success", value: { confirmed: true } });
+      assert.deepEqual(asked.sort(), ["a", "b"]);
+    } finally {
+      await host.shutdown();
+    }
+  });
+});

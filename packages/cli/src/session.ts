@@ -45,7 +45,8 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
     trust: options.trust,
     safeMode: options.safeMode,
     // pi-extension.json manifests are found beside extension.toml ones and served the same way.
-    runtimes: [rpiRuntime()],
+    // The hello's mode tells pi extensions whether a person can answer dialogs (ctx.hasUI).
+    runtimes: [rpiRuntime({ mode: process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput ? "rpc" : "print" })],
     onEvent: eventPrinter(options, ui?.line),
     // The CLI binds dynamic tools (every /call in the shell uses the catalog published at that
     // moment) and artifacts (`call` saves verified media to files, media-files.ts).

@@ -33,6 +33,8 @@ export interface ForeignLaunchContext {
   spawn(spec: { command: string; args: readonly string[]; cwd: string; env: Record<string, string> }): Promise<ChildProcessWithoutNullStreams>;
   /** A diagnostic of this generation (shown with the extension's status and events). */
   diagnose(level: "info" | "warning" | "error", message: string): void;
+  /** Aborted when the host stops this generation, also while launch() is still running. */
+  signal: AbortSignal;
 }
 
 export interface ForeignLaunched {

@@ -102,6 +102,8 @@ export class Generation {
   #outputChecks = new Map<string, OutputCheck>();
   /** The dynamic catalog after the first accepted mutation; null while the initialize catalog stands. */
   #published: { revision: number; tools: ToolDefinition[] } | null = null;
+  /** Aborted when a stop begins (start included): a foreign launch in progress gives up. */
+  readonly #stopRequested = new AbortController();
   /** Aborted when the generation ends: everything waiting on it lets go. */
   readonly #ended$ = new AbortController();
   /** Diagnostics per second; an extension must not be able to flood the embedder through us. */
@@ -281,6 +283,7 @@ export class Generation {
    * gets its full timeout.
    */
   stop(budgetMs: number = Number.POSITIVE_INFINITY): Promise<void> {
+    this.#stopRequested.abort();
     if (!this.#stopping) this.#stopping = this.#stopLadder(budgetMs);
     return this.#stopping;
   }
@@ -334,6 +337,7 @@ export class Generation {
 
   /** Kills the group, destroys the pipes, waits (bounded) for the exit, removes the scratch dir. */
   #terminate(finalState: GenerationState, reason: string): Promise<void> {
+    this.#stopRequested.abort();
     this.#terminating ??= this.#teardown(finalState, reason);
     return this.#terminating;
   }
@@ -359,7 +363,8 @@ export class Generation {
       child.stderr.destroy();
       this.#stderr.end();
     }
-    if (this.#pgid > 1 && this.#hasExited) unregisterGroup(this.#pgid);
+    // A foreign launch that failed after spawning reaped its process itself (#child was never set).
+    if (this.#pgid > 1 && (this.#hasExited || this.#child === null)) unregisterGroup(this.#pgid);
     if (this.#diagnostics.dropped > 0) {
       this.spec.emit({ type: "diagnostic", extension: this.name, generation: this.spec.number, level: "warning", message: `(${this.#diagnostics.dropped} more diagnostics suppressed; over ${DIAGNOSTICS_PER_SECOND} per second)` });
     }
@@ -463,8 +468,18 @@ export class Generation {
         generation: this.spec.number,
         source: this.spec.source,
         trusted: foreign.trusted,
-        spawn: (spec) => spawnChild(contained.wrap({ ...spec, args: [...spec.args] })),
+        // Registered the moment it exists, not when launch() returns: a stop or a host exit
+        // during a foreign instance's start (up to its initialize timeout) still kills the group.
+        spawn: async (spec) => {
+          const child = await spawnChild(contained.wrap({ ...spec, args: [...spec.args] }));
+          if ((child.pid ?? 0) > 1) {
+            this.#pgid = child.pid!;
+            registerGroup(this.#pgid);
+          }
+          return child;
+        },
         diagnose: (level, message) => this.#diagnose(level, message),
+        signal: this.#stopRequested.signal,
       });
       this.#declared = launched.contributes;
       // The hooks it answers are known only now: this generation's manifest says so, for the

@@ -54,6 +54,8 @@ interface LaunchContext {
   trusted: boolean;
   spawn(spec: { command: string; args: readonly string[]; cwd: string; env: Record<string, string> }): Promise<ChildProcessWithoutNullStreams>;
   diagnose(level: "info" | "warning" | "error", message: string): void;
+  /** Aborted when the host stops the generation, start included. */
+  signal?: AbortSignal;
 }
 
 export interface RpiForeignExtension {
@@ -131,7 +133,7 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       } else {
         transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? 60_000 });
       }
-      const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id });
+      const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id, diagnose: ctx.diagnose });
       const stderrLines: string[] = [];
       const connection = new RpiConnection({
         transport,
@@ -150,12 +152,17 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
           bridge.child.stderr.write(`${line}\n`);
         },
       });
+      // Stopped while starting: the instance goes at once (its start then fails).
+      const onStop = (): void => void connection.terminate("the host stopped it while it was starting");
+      ctx.signal?.addEventListener("abort", onStop, { once: true });
+      if (ctx.signal?.aborted) onStop();
       try {
         await connection.start();
       } catch (err) {
         const tail = stderrLines.slice(-3).join(" | ");
         throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`);
       }
+      ctx.signal?.removeEventListener("abort", onStop);
       bridge.attach(connection);
       Object.assign(bridge.child, { pid: transport.pid ?? undefined });
       return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name), hooks: octetHooksFor(connection.hooks()) } };

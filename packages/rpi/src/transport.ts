@@ -37,8 +37,12 @@ export interface RpiExit {
 }
 
 export interface RpiTransport {
-  /** Sends one host frame text (a JSON string without newline) to the extension. */
-  send(text: string): void;
+  /**
+   * Sends one host frame text (a JSON string without newline) to the extension. `budgetMs` is
+   * how long the work this frame starts may run (the applicable timeout: load, hook or
+   * invocation); a QuickJS instance interrupts bytecode past it, a process ignores it.
+   */
+  send(text: string, budgetMs?: number): void;
   /** Frames are delivered in order; register the listener right after launch, before any await. */
   onEvent(listener: (event: RpiTransportEvent) => void): void;
   /** Resolves once, when the instance is gone. */

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 import { launchProcess } from "../src/process/process-transport.js";
-import { DEFAULT_RPI_TIMEOUTS, RpiConnection, type RpiConnectionOptions, type RpiHostServices } from "../src/host/rpi-connection.js";
+import { DEFAULT_RPI_TIMEOUTS, RpiConnection, resolveTimeouts, type RpiConnectionOptions, type RpiHostServices } from "../src/host/rpi-connection.js";
 
 const FAKE = fileURLToPath(new URL("../../test/fixtures/rpi-fake.mjs", import.meta.url));
 const ALL = { capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify", "status"] };
@@ -248,4 +248,92 @@ test("RPI-39, QJS-12: actions need session_actions and a bound service; UI reque
   // fake claims ui + session_actions in every mode), so the start fails closed.
   const { c: narrow } = await connect("ok", { services, grants: { capabilities: ["tools", "commands", "event_hooks"], uiCapabilities: [] } });
   await assert.rejects(narrow.start(), /does not grant/);
+});
+
+test("RPI-35: a frame of exactly 1048576 bytes is accepted, one of 1048577 is a violation; a host frame over the bound is never sent", async () => {
+  const at = await connect("size:1048576");
+  await at.c.start();
+  assert.equal(at.c.state, "ready");
+  try {
+    // The host's own frames are bounded too: an invocation whose frame would pass 1 MiB is refused before a byte goes out.
+    const big = await at.c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { city: "x".repeat(1024 * 1024) } });
+    assert.equal(big.status, "error");
+    assert.match((big as { error: { message: string } }).error.message, /the request frame would be \d+ bytes, over the 1048576-byte frame limit; not sent/);
+    const small = await at.c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { city: "Oslo" } });
+    assert.equal(small.status, "success");
+  } finally {
+    await at.c.shutdown("test over");
+  }
+  const past = await connect("size:1048577");
+  await assert.rejects(past.c.start(), /protocol violation: .*1048576/);
+  assert.equal((await past.c.closed).code, "fatal");
+});
+
+test("RPI-37: a frame with a duplicate member is a violation that names it", async () => {
+  const { c } = await connect("dup");
+  await assert.rejects(c.start(), /protocol violation: a hello frame has duplicate members \["type"\]/);
+});
+
+test("RPI-33: registrations that arrive in the same chunk as the hello belong to the load phase", async () => {
+  const { c } = await connect("one-chunk", { grants: { capabilities: ["tools"], uiCapabilities: [] } });
+  await c.start();
+  try {
+    assert.deepEqual(c.tools().map((t) => t.name), ["early"]);
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-30: a frame that carries another generation is ignored with a diagnostic", async () => {
+  const { c, diagnostics } = await started("gen-frame", { timeouts: { invocationMs: 300 } });
+  try {
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "gen-frame" } });
+    assert.equal(r.status, "error");
+    assert.ok(diagnostics.some((d) => /ignored a response frame for generation 999; this instance is generation 3/.test(d)), diagnostics.join("\n"));
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-27: the 257th tool registration is a violation naming the limit", async () => {
+  const ok = await connect("many-tools", {}, {});
+  await ok.c.start().catch(() => undefined);
+  await ok.c.closed;
+  assert.match(ok.c.lastError ?? "", /registered more than 256 tools \("t256" is the 257th\)/);
+});
+
+test("RPI-32: a timeout override must be an integer of 1 ms to a day; the message names the value", () => {
+  for (const bad of [0, -5, 1.5, Number.POSITIVE_INFINITY, Number.NaN, 86_400_001]) {
+    assert.throws(() => resolveTimeouts({ invocationMs: bad }), new RegExp(`rpi timeout invocationMs must be an integer number of milliseconds from 1 to 86400000; got ${String(bad).replace(".", "\\.")}`));
+  }
+  assert.equal(resolveTimeouts({ invocationMs: 86_400_000 }).invocationMs, 86_400_000);
+  assert.equal(resolveTimeouts({ hookMs: 1 }).hookMs, 1);
+  assert.throws(() => resolveTimeouts({ bogusMs: 5 } as never), /unknown rpi timeout "bogusMs"/);
+});
+
+test("RPI-39, QJS-12: with a hello that claims neither session_actions nor confirm, the request gate refuses both", async () => {
+  const services: RpiHostServices = { action: async () => ({}), ui: async () => ({ confirmed: true }) };
+  const { c } = await started("narrow", { services });
+  try {
+    const act = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
+    assert.deepEqual(answerOf(act), { status: "error", error: { code: "denied", message: 'the action "set_session_name" needs the session_actions capability, which this extension does not have' } });
+    const ui = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "confirm" } });
+    assert.deepEqual(answerOf(ui), { status: "error", error: { code: "denied", message: 'the UI request "confirm" needs the "confirm" uiCapability, which this extension does not have' } });
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("RPI-34, RPI-40: after a graceful exit or a crash, what the extension left in its group is killed", async () => {
+  for (const end of ["shutdown", "crash"] as const) {
+    const { c } = await started("ok");
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "grandchild" } });
+    const grandchild = Number((r as { value: { content: { text: string }[] } }).value.content[0]!.text);
+    assert.equal(alive(grandchild), true);
+    if (end === "shutdown") await c.shutdown("session ended");
+    else void c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "crash" } });
+    await c.closed;
+    for (let i = 0; i < 50 && alive(grandchild); i++) await new Promise((res) => setTimeout(res, 20));
+    assert.equal(alive(grandchild), false, end);
+  }
 });

@@ -45,7 +45,7 @@ export function requestRefusal(request: ExtensionRequest, phase: "load" | "ready
     return null;
   }
   const type = request.ui.request.type;
-  if (!(type in UI_REQUEST_GRANTS)) return `unknown UI request type "${type}" (known: ${Object.keys(UI_REQUEST_GRANTS).join(", ")})`;
+  if (!Object.hasOwn(UI_REQUEST_GRANTS, type)) return `unknown UI request type "${type}" (known: ${Object.keys(UI_REQUEST_GRANTS).join(", ")})`;
   if (!has("ui")) return `the UI request "${type}" needs the ui capability, which this extension does not have`;
   const needed = UI_REQUEST_GRANTS[type];
   if (needed && !hasUi(needed)) return `the UI request "${type}" needs the "${needed}" uiCapability, which this extension does not have`;

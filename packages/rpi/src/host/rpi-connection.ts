@@ -10,12 +10,13 @@
  * invocation or hook that times out answers its caller with an error and keeps the instance
  * (RPI-33). Frames naming another generation are ignored with a diagnostic (RPI-30).
  */
-import { utf8ByteLength } from "@octet/protocol";
+import { bounds, utf8ByteLength } from "@octet/protocol";
 import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
 import type { ExtensionFrame, ExtensionMode, ExtensionRequest, HelloManifest, HostFrame, InstanceId, Invocation, InvocationContext, ProtocolResult, ToolDescriptor } from "../protocol/frames.js";
 import { resolveEventName } from "../protocol/events.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { requestRefusal, type RpiGrants } from "./grants.js";
+import { duplicateTopLevelKeys } from "../manifest/rpi-manifest.js";
 
 export interface RpiTimeouts {
   handshakeMs: number;
@@ -29,6 +30,23 @@ export interface RpiTimeouts {
 /** The defaults of the source document (RPI-31); every one can be overridden (RPI-32). */
 export const DEFAULT_RPI_TIMEOUTS: Readonly<RpiTimeouts> = { handshakeMs: 5000, loadMs: 10_000, initializeMs: 15_000, invocationMs: 60_000, hookMs: 10_000, shutdownMs: 2000 };
 
+/** The longest timeout an override may set: a day (a longer one is almost surely a unit mistake). */
+export const MAX_RPI_TIMEOUT_MS = 24 * 60 * 60 * 1000;
+
+/** The defaults with `overrides` applied; each must be an integer of 1..MAX_RPI_TIMEOUT_MS ms. */
+export function resolveTimeouts(overrides: Partial<RpiTimeouts> = {}): RpiTimeouts {
+  const out = { ...DEFAULT_RPI_TIMEOUTS };
+  for (const [key, value] of Object.entries(overrides) as [keyof RpiTimeouts, unknown][]) {
+    if (!(key in DEFAULT_RPI_TIMEOUTS)) throw new RangeError(`unknown rpi timeout "${key}" (known: ${Object.keys(DEFAULT_RPI_TIMEOUTS).join(", ")})`);
+    if (value === undefined) continue;
+    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_RPI_TIMEOUT_MS) {
+      throw new RangeError(`rpi timeout ${key} must be an integer number of milliseconds from 1 to ${MAX_RPI_TIMEOUT_MS}; got ${String(value)}`);
+    }
+    out[key] = value;
+  }
+  return out;
+}
+
 /** How long a cancelled invocation may take to answer before the host answers "cancelled" itself. */
 const CANCEL_ANSWER_MS = 1000;
 /** Extension requests (UI, actions) outstanding at once; more are refused. */
@@ -37,9 +55,13 @@ const MAX_EXTENSION_REQUESTS = 64;
 export type DiagnosticLevel = "info" | "warning" | "error";
 
 /** What the embedder does with an extension's UI requests and session actions. */
+/**
+ * What the embedder does with an extension's UI requests and session actions. `parent` is the
+ * `tag` of the invocation the extension asks on behalf of (InvokeOptions.tag), when it said which.
+ */
 export interface RpiHostServices {
-  ui?(request: { type: string } & Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown>;
-  action?(action: { kind: string } & Record<string, unknown>, options: { signal: AbortSignal }): Promise<unknown>;
+  ui?(request: { type: string } & Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number; parent?: unknown }): Promise<unknown>;
+  action?(action: { kind: string } & Record<string, unknown>, options: { signal: AbortSignal; parent?: unknown }): Promise<unknown>;
 }
 
 export interface RpiConnectionOptions {
@@ -58,6 +80,8 @@ export interface RpiConnectionOptions {
 }
 
 export interface InvokeOptions {
+  /** The caller's name for this invocation, handed back as `parent` to the services. */
+  tag?: unknown;
   timeoutMs?: number;
   signal?: AbortSignal;
   onUpdate?(value: unknown): void;
@@ -69,6 +93,7 @@ export type RpiState = "handshake" | "load" | "ready" | "stopping" | "closed";
 interface Pending {
   resolve(result: ProtocolResult): void;
   onUpdate?: ((value: unknown) => void) | undefined;
+  tag?: unknown;
 }
 
 export class RpiConnection {
@@ -87,12 +112,14 @@ export class RpiConnection {
   readonly #hooks = new Set<string>();
   #nextId = 1;
   #helloWaiter: ((hello: HelloManifest) => void) | null = null;
+  /** The initialize request's id: its successful answer ends the load phase at once. */
+  #initId: string | null = null;
   #fail: ((message: string) => void) | null = null;
   #violation: string | null = null;
 
   constructor(options: RpiConnectionOptions) {
     this.#o = options;
-    this.timeouts = { ...DEFAULT_RPI_TIMEOUTS, ...options.timeouts };
+    this.timeouts = resolveTimeouts(options.timeouts);
     this.#max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
     options.transport.onEvent((event) => this.#onEvent(event));
     this.closed = options.transport.exited.then((exit) => {
@@ -154,12 +181,11 @@ export class RpiConnection {
         this.#helloWaiter = resolve;
       });
       this.#send({ type: "hello", protocolVersion: PROTOCOL_VERSION, instance: this.#o.instance, cwd: this.#o.cwd, mode: this.#o.mode, projectTrusted: this.#o.projectTrusted });
-      this.#hello = await phase(hello, t.handshakeMs, `no hello from the extension within ${t.handshakeMs} ms (handshake timeout)`);
-      this.#state = "load";
-      const result = await phase(this.#request({ kind: "initialize" }, {}), t.loadMs, `the registration-only load phase did not finish within ${t.loadMs} ms (load timeout)`);
+      await phase(hello, t.handshakeMs, `no hello from the extension within ${t.handshakeMs} ms (handshake timeout)`);
+      const result = await phase(this.#request({ kind: "initialize" }, { budgetMs: t.loadMs }), t.loadMs, `the registration-only load phase did not finish within ${t.loadMs} ms (load timeout)`);
       if (result.status !== "success") throw new Error(`initialize failed: ${result.status === "error" ? result.error.message : "the extension answered cancelled"}`);
       if (this.#violation !== null) throw new Error(`protocol violation: ${this.#violation}`);
-      this.#state = "ready";
+      if (this.#state !== "ready") throw new Error(`the extension is ${this.#state}: stopped while it was starting`);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.#lastError ??= message;
@@ -180,7 +206,7 @@ export class RpiConnection {
     if (this.#state !== "ready") return Promise.resolve({ status: "error", error: { code: "not_ready", message: `the extension is ${this.#state}, not ready` } });
     const timeoutMs = options.timeoutMs ?? (invocation.kind === "hook" ? this.timeouts.hookMs : this.timeouts.invocationMs);
     const request = options.context ? { kind: "invoke" as const, invocation, context: options.context } : { kind: "invoke" as const, invocation };
-    return this.#request(request, { timeoutMs, signal: options.signal, onUpdate: options.onUpdate, what: invocation.kind === "hook" ? "hook" : "invocation" });
+    return this.#request(request, { timeoutMs, budgetMs: timeoutMs, signal: options.signal, onUpdate: options.onUpdate, tag: options.tag, what: invocation.kind === "hook" ? "hook" : "invocation" });
   }
 
   /** Shutdown frame, the shutdown timeout for the exit, then the group is killed (RPI-26, RPI-34). */
@@ -200,7 +226,7 @@ export class RpiConnection {
     let timer: ReturnType<typeof setTimeout> | undefined;
     const graceful = await Promise.race([this.closed.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))]);
     clearTimeout(timer);
-    if (!graceful) this.#o.diagnose("warning", `did not exit within ${ms} ms of the shutdown frame; killing it`);
+    if (!graceful) this.#safeDiagnose("warning", `did not exit within ${ms} ms of the shutdown frame; killing it`);
     await this.#o.transport.terminate(graceful ? "shut down" : `no exit within ${ms} ms of the shutdown frame`);
   }
 
@@ -209,8 +235,11 @@ export class RpiConnection {
     return this.#o.transport.terminate(reason);
   }
 
-  #request(request: Extract<HostFrame, { type: "request" }>["request"], o: { timeoutMs?: number; signal?: AbortSignal | undefined; onUpdate?: ((v: unknown) => void) | undefined; what?: string }): Promise<ProtocolResult> {
+  #request(request: Extract<HostFrame, { type: "request" }>["request"], o: { timeoutMs?: number; budgetMs?: number; signal?: AbortSignal | undefined; onUpdate?: ((v: unknown) => void) | undefined; tag?: unknown; what?: string }): Promise<ProtocolResult> {
+    // Given up before anything was sent: nothing to tell the extension.
+    if (o.signal?.aborted) return Promise.resolve({ status: "cancelled" });
     const id = `req-${this.#o.instance.generation}-${this.#nextId++}`;
+    if (request.kind === "initialize") this.#initId = id;
     return new Promise<ProtocolResult>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = (): void => settleLater({ status: "cancelled" }, "cancel");
@@ -235,15 +264,14 @@ export class RpiConnection {
         if (why === "timeout") return settle(fallback);
         timer = setTimeout(() => settle(fallback), CANCEL_ANSWER_MS);
       };
-      this.#pending.set(id, { resolve: settle, onUpdate: o.onUpdate });
-      if (o.signal?.aborted) return settleLater({ status: "cancelled" }, "cancel");
+      this.#pending.set(id, { resolve: settle, onUpdate: o.onUpdate, tag: o.tag });
       o.signal?.addEventListener("abort", onAbort, { once: true });
       if (o.timeoutMs !== undefined) {
         const ms = o.timeoutMs;
         timer = setTimeout(() => settleLater({ status: "error", error: { code: "timeout", message: `no response within ${ms} ms (${o.what ?? "request"} timeout); the extension was sent a cancel` } }, "timeout"), ms);
       }
       try {
-        this.#send({ type: "request", id, generation: this.#o.instance.generation, request });
+        this.#send({ type: "request", id, generation: this.#o.instance.generation, request }, o.budgetMs);
       } catch (err) {
         settle({ status: "error", error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) } });
       }
@@ -251,16 +279,37 @@ export class RpiConnection {
   }
 
   /** Every host frame is bounded like the extension's (RPI-35): refused before a byte is sent. */
-  #send(frame: HostFrame): void {
+  #send(frame: HostFrame, budgetMs?: number): void {
     const text = JSON.stringify(frame);
     const bytes = utf8ByteLength(text);
     if (bytes > this.#max) throw new Error(`the ${frame.type} frame would be ${bytes} bytes, over the ${this.#max}-byte frame limit; not sent`);
-    this.#o.transport.send(text);
+    this.#o.transport.send(text, budgetMs);
   }
 
+  /**
+   * Everything the extension sends. Never throws into the transport: an embedder callback that
+   * throws is diagnosed, not allowed to take the host's event loop down.
+   */
   #onEvent(event: RpiTransportEvent): void {
-    if (this.#violation !== null || this.#state === "closed") return;
+    try {
+      this.#receive(event);
+    } catch (err) {
+      this.#safeDiagnose("error", `handling a ${event.kind} from the extension failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+  }
+
+  #safeDiagnose(level: DiagnosticLevel, message: string): void {
+    try {
+      this.#o.diagnose(level, message);
+    } catch {
+      // A diagnostic sink that throws has nowhere left to report to.
+    }
+  }
+
+  #receive(event: RpiTransportEvent): void {
+    // stderr first: the last lines before a crash or a violation are the ones worth keeping.
     if (event.kind === "stderr") return this.#o.onStderr?.(event.line);
+    if (this.#violation !== null || this.#state === "closed") return;
     if (event.kind === "violation") return this.#protocolViolation(event.message);
     let value = event.value;
     if (value === undefined) {
@@ -272,9 +321,12 @@ export class RpiConnection {
         return this.#protocolViolation(`a frame is not valid JSON: ${event.text.slice(0, 256)}`);
       }
     }
+    // JSON.parse keeps the last of duplicate members: one reader could see another frame (RPI-37).
+    const dup = duplicateTopLevelKeys(event.text);
+    if (dup.length > 0) return this.#protocolViolation(`a ${String((value as { type?: unknown } | null)?.type)} frame has duplicate members ${JSON.stringify(dup)}`);
     const generation = (value as { generation?: unknown } | null)?.generation;
     if (generation !== undefined && generation !== this.#o.instance.generation) {
-      this.#o.diagnose("warning", `ignored a ${String((value as { type?: unknown }).type)} frame for generation ${JSON.stringify(generation)}; this instance is generation ${this.#o.instance.generation}`);
+      this.#safeDiagnose("warning", `ignored a ${String((value as { type?: unknown }).type)} frame for generation ${JSON.stringify(generation)}; this instance is generation ${this.#o.instance.generation}`);
       return;
     }
     const parsed = parseExtensionFrame(value);
@@ -287,12 +339,15 @@ export class RpiConnection {
       if (this.#hello !== null || this.#helloWaiter === null) return this.#protocolViolation("sent a second hello");
       const problem = this.#checkHello(frame.manifest);
       if (problem) return this.#protocolViolation(problem);
+      // The load phase begins with the hello itself: a register in the same chunk belongs to it.
+      this.#hello = frame.manifest;
+      this.#state = "load";
       this.#helloWaiter(frame.manifest);
       this.#helloWaiter = null;
       return;
     }
     // A log line needs no answer and is welcome in any phase (bounded by the host's diagnostic rate).
-    if (frame.type === "log") return this.#o.diagnose(frame.level, `extension says: ${frame.message.slice(0, 1024)}`);
+    if (frame.type === "log") return this.#safeDiagnose(frame.level, `extension says: ${frame.message.slice(0, 1024)}`);
     if (this.#state === "handshake") return this.#protocolViolation(`sent a ${frame.type} frame before its hello`);
     switch (frame.type) {
       case "register":
@@ -300,13 +355,21 @@ export class RpiConnection {
         return this.#register(frame);
       case "response": {
         const p = this.#pending.get(frame.id);
-        if (p) return p.resolve(frame.result);
-        return this.#unknownId("response", frame.id);
+        if (!p) return this.#unknownId("response", frame.id);
+        // The load phase ends with initialize's answer, not a microtask later: a UI request in the
+        // same chunk is already a ready-phase request.
+        if (frame.id === this.#initId && frame.result.status === "success" && this.#state === "load") this.#state = "ready";
+        return p.resolve(frame.result);
       }
       case "update": {
         const p = this.#pending.get(frame.id);
-        if (p) return p.onUpdate?.(frame.value);
-        return this.#unknownId("update", frame.id);
+        if (!p) return this.#unknownId("update", frame.id);
+        try {
+          p.onUpdate?.(frame.value);
+        } catch (err) {
+          this.#safeDiagnose("warning", `an update could not be passed on: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        return;
       }
       case "request":
         return this.#extensionRequest(frame.id, frame.request);
@@ -328,7 +391,7 @@ export class RpiConnection {
 
   #register(frame: Extract<ExtensionFrame, { type: "register" | "unregister" }>): void {
     if (this.#state !== "load") {
-      this.#o.diagnose("warning", `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends`);
+      this.#safeDiagnose("warning", `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends (register in the factory; a reload picks up a changed catalog)`);
       return;
     }
     const r = frame.registration;
@@ -342,12 +405,14 @@ export class RpiConnection {
       return;
     }
     const reg = frame.registration;
+    if (reg.kind === "tool" && !this.#tools.has(reg.tool.name) && this.#tools.size >= bounds.MAX_TOOLS) return this.#protocolViolation(`registered more than ${bounds.MAX_TOOLS} tools ("${reg.tool.name}" is the ${bounds.MAX_TOOLS + 1}th)`);
+    if (reg.kind === "command" && !this.#commands.has(reg.command.name) && this.#commands.size >= bounds.MAX_COMMANDS) return this.#protocolViolation(`registered more than ${bounds.MAX_COMMANDS} commands ("${reg.command.name}" is the ${bounds.MAX_COMMANDS + 1}th)`);
     if (reg.kind === "tool") this.#tools.set(reg.tool.name, reg.tool);
     else if (reg.kind === "command") this.#commands.set(reg.command.name, reg.command);
     else {
       const resolved = resolveEventName(reg.hook.event);
-      if (!resolved) return this.#o.diagnose("warning", `ignored a hook for the unknown event "${reg.hook.event}"`);
-      if (resolved.alias) this.#o.diagnose("info", `hook event "${reg.hook.event}" is an older name; it is delivered as "${resolved.event}"`);
+      if (!resolved) return this.#safeDiagnose("warning", `ignored a hook for the unknown event "${reg.hook.event}"`);
+      if (resolved.alias) this.#safeDiagnose("info", `hook event "${reg.hook.event}" is an older name; it is delivered as "${resolved.event}"`);
       this.#hooks.add(resolved.event);
     }
   }
@@ -366,15 +431,22 @@ export class RpiConnection {
     const denied = (message: string): void => answer({ status: "error", error: { code: "denied", message } });
     if (this.#extensionRequests.has(id)) return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
     if (this.#extensionRequests.size >= MAX_EXTENSION_REQUESTS) return denied(`more than ${MAX_EXTENSION_REQUESTS} requests outstanding; refused`);
+    if (this.#state === "stopping") return denied("the extension is shutting down");
     const refusal = requestRefusal(request, this.#state === "load" ? "load" : "ready", this.#hello!, this.#o.grants);
     if (refusal) return denied(refusal);
     const handler = request.kind === "ui" ? this.#o.services?.ui : this.#o.services?.action;
     if (!handler) return denied(`the host cannot process ${request.kind === "ui" ? `the UI request "${request.ui.request.type}"` : `the action "${request.action.kind}"`}: no service for it is bound`);
     const controller = new AbortController();
     this.#extensionRequests.set(id, controller);
-    const run = request.kind === "ui"
-      ? handler.call(this.#o.services, request.ui.request as never, request.ui.timeoutMs !== undefined ? { signal: controller.signal, timeoutMs: request.ui.timeoutMs } : { signal: controller.signal })
-      : (handler as NonNullable<RpiHostServices["action"]>).call(this.#o.services, request.action, { signal: controller.signal });
+    const base = { signal: controller.signal, ...(request.parentId !== undefined && this.#pending.has(request.parentId) ? { parent: this.#pending.get(request.parentId)!.tag } : {}) };
+    let run: Promise<unknown>;
+    try {
+      run = Promise.resolve(request.kind === "ui"
+        ? handler.call(this.#o.services, request.ui.request as never, request.ui.timeoutMs !== undefined ? { ...base, timeoutMs: request.ui.timeoutMs } : base)
+        : (handler as NonNullable<RpiHostServices["action"]>).call(this.#o.services, request.action, base));
+    } catch (err) {
+      run = Promise.reject(err);
+    }
     run.then(
       (value) => answer(controller.signal.aborted ? { status: "cancelled" } : { status: "success", value: value ?? null }),
       (err: unknown) => answer(controller.signal.aborted ? { status: "cancelled" } : { status: "error", error: { message: err instanceof Error ? err.message : String(err) } }),
@@ -385,9 +457,9 @@ export class RpiConnection {
     if (this.#answered.has(id)) return;
     const m = /^req-(\d+)-\d+$/.exec(id);
     if (m && Number(m[1]) !== this.#o.instance.generation) {
-      this.#o.diagnose("warning", `ignored a ${what} for "${id}" of generation ${m[1]}; this instance is generation ${this.#o.instance.generation}`);
+      this.#safeDiagnose("warning", `ignored a ${what} for "${id}" of generation ${m[1]}; this instance is generation ${this.#o.instance.generation}`);
     } else {
-      this.#o.diagnose("warning", `ignored a ${what} for unknown request id "${id}"`);
+      this.#safeDiagnose("warning", `ignored a ${what} for unknown request id "${id}"`);
     }
   }
 
@@ -395,7 +467,7 @@ export class RpiConnection {
     if (this.#violation !== null) return;
     this.#violation = message;
     this.#lastError = `protocol violation: ${message}`;
-    this.#o.diagnose("error", `protocol violation: ${message}; terminating the extension`);
+    this.#safeDiagnose("error", `protocol violation: ${message}; terminating the extension`);
     this.#fail?.(this.#lastError);
     void this.#o.transport.terminate(`protocol violation: ${message}`);
   }

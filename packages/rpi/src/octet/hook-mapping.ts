@@ -43,7 +43,9 @@ export function piCallsFor(hook: string, payload: Record<string, unknown>, piEve
       break;
     case "before_prompt":
       if (has("input")) calls.push({ event: "input", data: { text: String(payload["prompt"] ?? ""), source: "interactive" } });
-      if (has("before_agent_start")) calls.push({ event: "before_agent_start", data: { prompt: String(payload["prompt"] ?? "") } });
+      // octet does not hand the system prompt to hooks: handlers that chain it start from "" and
+      // what they add becomes a system_suffix contribution.
+      if (has("before_agent_start")) calls.push({ event: "before_agent_start", data: { prompt: String(payload["prompt"] ?? ""), systemPrompt: "" } });
       break;
     case "after_response":
       if (has("agent_end")) calls.push({ event: "agent_end", data: { response: String(payload["response"] ?? "") } });
@@ -58,26 +60,51 @@ export interface OctetHookResult {
   notifications: never[];
 }
 
-/** Folds the extension's answers to the calls of one hook into an octet hook result. */
-export function octetHookResult(answers: readonly { event: string; value: unknown }[]): OctetHookResult {
+/** Text of a pi message's content: a string, or the text parts of a content array. */
+function messageText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content.map((p) => ((p as { type?: unknown }).type === "text" ? String((p as { text?: unknown }).text ?? "") : "")).filter(Boolean).join("\n");
+}
+
+/**
+ * Folds the extension's answers to the calls of one hook into an octet hook result, and says
+ * what it could not apply. octet's hooks cannot rewrite a tool's arguments or the prompt, so a
+ * tool_call that edited its input is denied (fail closed: running the unedited arguments would
+ * do what the extension meant to prevent), and an input transform is reported, not applied.
+ */
+export function octetHookResult(answers: readonly { event: string; value: unknown; data: Record<string, unknown> }[]): { result: OctetHookResult; unapplied: string[] } {
   const result: OctetHookResult = { disposition: { action: "continue" }, context: [], notifications: [] };
-  for (const { event, value } of answers) {
+  const unapplied: string[] = [];
+  for (const { event, value, data } of answers) {
     const v = (value ?? {}) as Record<string, unknown>;
-    if (event === "tool_call" && v["block"] === true) {
-      result.disposition = { action: "deny", reason: typeof v["reason"] === "string" && v["reason"] ? v["reason"] : "blocked by a tool_call hook" };
-      break;
+    if (event === "tool_call") {
+      if (v["block"] === true) {
+        result.disposition = { action: "deny", reason: typeof v["reason"] === "string" && v["reason"] ? v["reason"] : "blocked by a tool_call hook" };
+        break;
+      }
+      if (v["input"] !== undefined && JSON.stringify(v["input"]) !== JSON.stringify(data["input"])) {
+        result.disposition = { action: "deny", reason: "a tool_call hook changed the tool's arguments, which octet cannot apply; the call is refused rather than run with the original arguments" };
+        break;
+      }
     }
-    if (event === "input" && v["action"] === "handled") {
-      result.disposition = { action: "deny", reason: "handled by the extension's input hook" };
-      break;
+    if (event === "input") {
+      if (v["action"] === "handled") {
+        result.disposition = { action: "deny", reason: "handled by the extension's input hook" };
+        break;
+      }
+      if (v["action"] === "transform") unapplied.push("an input hook asked to transform the prompt; octet's before_prompt cannot rewrite it, so the prompt is unchanged");
     }
     if (event === "before_agent_start") {
-      if (typeof v["systemPrompt"] === "string" && v["systemPrompt"]) result.context.push({ label: "system prompt", content: v["systemPrompt"], placement: "system_suffix" });
-      const message = v["message"] as { content?: unknown } | undefined;
-      if (message && typeof message.content === "string" && message.content) result.context.push({ label: "message", content: message.content, placement: "prompt_prefix" });
+      if (typeof v["systemPrompt"] === "string" && v["systemPrompt"].trim()) result.context.push({ label: "system prompt", content: v["systemPrompt"].trim(), placement: "system_suffix" });
+      const messages = Array.isArray(v["messages"]) ? v["messages"] : v["message"] !== undefined ? [v["message"]] : [];
+      for (const m of messages) {
+        const text = messageText((m as { content?: unknown } | null)?.content);
+        if (text) result.context.push({ label: "message", content: text, placement: "prompt_prefix" });
+      }
     }
   }
-  return result;
+  return { result, unapplied };
 }
 
 /** octet lifecycle notifications -> the pi event each one is delivered as (fire and forget). */

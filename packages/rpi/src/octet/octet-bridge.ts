@@ -42,7 +42,25 @@ function truncateUtf8(text: string, max: number): string {
   return `${out}...`;
 }
 
-export function createOctetBridge(options: { embedder?: RpiHostServices | undefined; extensionId: string }): OctetBridge {
+/** Lifecycle hook invocations outstanding at once; more are dropped (a burst of tool events must not pile up). */
+const MAX_LIFECYCLE_IN_FLIGHT = 16;
+
+export interface OctetBridgeOptions {
+  embedder?: RpiHostServices | undefined;
+  extensionId: string;
+  /** The generation's diagnostics: what the bridge drops or cannot map is said there. */
+  diagnose?: (level: "info" | "warning" | "error", message: string) => void;
+}
+
+export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
+  const diagnose = (level: "info" | "warning" | "error", message: string): void => {
+    try {
+      options.diagnose?.(level, message);
+    } catch {
+      // Nowhere else to say it.
+    }
+  };
+  let lifecycleInFlight = 0;
   let connection: RpiConnection | null = null;
   const stdout = new PassThrough();
   const stderr = new PassThrough();
@@ -68,10 +86,16 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
         if (typeof id === "number") controllers.get(id)?.abort();
         return;
       }
-      // A lifecycle event is a pi hook invocation nobody waits for; its hook timeout bounds it.
+      // A lifecycle event is a pi hook invocation nobody waits for; its hook timeout bounds it,
+      // and at most MAX_LIFECYCLE_IN_FLIGHT run at once.
       const event = LIFECYCLE_TO_PI[n.method];
       if (event !== undefined && connection?.hooks().includes(event)) {
-        void connection.invoke({ kind: "hook", event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) } });
+        if (lifecycleInFlight >= MAX_LIFECYCLE_IN_FLIGHT) return diagnose("warning", `dropped ${n.method} for the ${event} hook: ${MAX_LIFECYCLE_IN_FLIGHT} lifecycle hooks are still running`);
+        lifecycleInFlight++;
+        void connection.invoke({ kind: "hook", event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) } }).then((r) => {
+          lifecycleInFlight--;
+          if (r.status === "error") diagnose("warning", `the ${event} hook failed: ${r.error.message}`);
+        });
       }
     },
   });
@@ -88,10 +112,38 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
   });
   Object.assign(child, { pid: undefined, stdin, stdout, stderr });
 
-  const onBehalf = (): number => {
-    const parent = active[active.length - 1];
-    if (parent === undefined) throw new Error("no tool call or command is running to ask on behalf of");
-    return parent;
+  /**
+   * The octet request a dialog is asked on behalf of: the invocation the extension named, or the
+   * only call running. With several running and none named the host cannot tell: refused.
+   */
+  const onBehalf = (named: unknown): number => {
+    if (typeof named === "number" && active.includes(named)) return named;
+    if (active.length === 1) return active[0]!;
+    if (active.length === 0) throw new Error("no tool call or command is running to ask on behalf of");
+    throw new Error(`${active.length} calls are running and the request did not say which one it belongs to (parentId)`);
+  };
+
+  /** A reverse request withdrawn when the extension cancels it or its timeout passes. */
+  const ask = async (method: string, params: Record<string, unknown>, o: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown> => {
+    const outgoing = peer.request(method, params);
+    const giveUp = (why: string): void => {
+      if (peer.abandon(outgoing.id, "cancelled", new Error(why)) !== null) {
+        try {
+          peer.notify("$/cancelRequest", { id: outgoing.id });
+        } catch {
+          // Closed: nothing is waiting any more.
+        }
+      }
+    };
+    const onAbort = (): void => giveUp("the extension withdrew the request");
+    o.signal.addEventListener("abort", onAbort, { once: true });
+    const timer = o.timeoutMs !== undefined ? setTimeout(() => giveUp(`no answer within ${o.timeoutMs} ms`), o.timeoutMs) : undefined;
+    try {
+      return await outgoing.result;
+    } finally {
+      o.signal.removeEventListener("abort", onAbort);
+      clearTimeout(timer);
+    }
   };
 
   const services: RpiHostServices = {
@@ -120,14 +172,14 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
           return {};
         }
         case "confirm": {
-          const r = (await peer.request("confirmation/request", { parent_request_id: onBehalf(), prompt: text("title") || "Confirm", detail: text("message"), destructive: false, default: false }).result) as { confirmed?: boolean };
+          const r = (await ask("confirmation/request", { parent_request_id: onBehalf(o.parent), prompt: text("title") || "Confirm", detail: text("message"), destructive: false, default: false }, o)) as { confirmed?: boolean };
           return { confirmed: r.confirmed === true };
         }
         case "input":
         case "editor":
         case "select": {
           const choices = Array.isArray(request["options"]) ? ` (${(request["options"] as unknown[]).map(String).join(" | ")})` : "";
-          const r = (await peer.request("input/request", { parent_request_id: onBehalf(), prompt: `${text("title")}${choices}`, secret: false }).result) as { value?: string | null };
+          const r = (await ask("input/request", { parent_request_id: onBehalf(o.parent), prompt: `${text("title")}${choices}`, secret: false }, o)) as { value?: string | null };
           const value = typeof r.value === "string" ? r.value : null;
           if (request.type === "select" && value !== null && Array.isArray(request["options"]) && !(request["options"] as unknown[]).includes(value)) return { value: null };
           return { value };
@@ -159,27 +211,47 @@ export function createOctetBridge(options: { embedder?: RpiHostServices | undefi
           const name = String(params["name"]);
           if (request.method === "tool/call") {
             const args = (params["arguments"] ?? {}) as Record<string, unknown>;
+            let dropped = false;
             const onUpdate = progress
-              ? (value: unknown): void => void peer.notify("$/progress", { request_id: id, sequence: ++sequence, event: { type: "partial_result", result: toOctetResult(value, false) } })
+              ? (value: unknown): void => {
+                  try {
+                    peer.notify("$/progress", { request_id: id, sequence: ++sequence, event: { type: "partial_result", result: toOctetResult(value, false) } });
+                  } catch (err) {
+                    // An update just under the rpi frame bound can be over octet's once wrapped:
+                    // progress is best effort, the result still comes.
+                    if (!dropped) diagnose("warning", `dropped progress of tool "${name}": ${err instanceof Error ? err.message : String(err)}`);
+                    dropped = true;
+                  }
+                }
               : undefined;
-            return toolOutcome(await c.invoke({ kind: "tool", name, callId: `call-${id}`, arguments: args }, { signal: controller.signal, ...(onUpdate ? { onUpdate } : {}) }));
+            return toolOutcome(await c.invoke({ kind: "tool", name, callId: `call-${id}`, arguments: args }, { tag: id, signal: controller.signal, ...(onUpdate ? { onUpdate } : {}) }));
           }
           const args = Array.isArray(params["arguments"]) ? (params["arguments"] as unknown[]).map(String).join(" ") : "";
-          return commandOutcome(await c.invoke({ kind: "command", name, arguments: args }, { signal: controller.signal }));
+          return commandOutcome(await c.invoke({ kind: "command", name, arguments: args }, { tag: id, signal: controller.signal }));
         } finally {
           controllers.delete(id);
           active.splice(active.indexOf(id), 1);
         }
       }
       case "hook/run": {
-        const answers: { event: string; value: unknown }[] = [];
-        for (const call of piCallsFor(String(params["hook"]), (params["payload"] ?? {}) as Record<string, unknown>, c.hooks())) {
-          const r = await c.invoke({ kind: "hook", event: { name: call.event, data: call.data } });
-          // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
-          if (r.status === "error") throw new WireError(ErrorCode.InternalError, `the ${call.event} hook failed: ${r.error.message}`);
-          if (r.status === "success") answers.push({ event: call.event, value: r.value });
+        const id = request.id as number;
+        const controller = new AbortController();
+        controllers.set(id, controller);
+        try {
+          const answers: { event: string; value: unknown; data: Record<string, unknown> }[] = [];
+          for (const call of piCallsFor(String(params["hook"]), (params["payload"] ?? {}) as Record<string, unknown>, c.hooks())) {
+            const r = await c.invoke({ kind: "hook", event: { name: call.event, data: call.data } }, { tag: id, signal: controller.signal });
+            // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
+            if (r.status === "error") throw new WireError(ErrorCode.InternalError, `the ${call.event} hook failed: ${r.error.message}`);
+            if (r.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, `the ${call.event} hook was cancelled`);
+            answers.push({ event: call.event, value: r.value, data: call.data });
+          }
+          const { result, unapplied } = octetHookResult(answers);
+          for (const note of unapplied) diagnose("warning", note);
+          return result;
+        } finally {
+          controllers.delete(id);
         }
-        return octetHookResult(answers);
       }
       case "shutdown":
         // Acknowledge first: the host then waits for the exit, which the rpi shutdown brings.

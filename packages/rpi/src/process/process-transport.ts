@@ -28,6 +28,8 @@ export interface ProcessTransportOptions extends ProcessSpec {
 
 /** How long terminate() waits for the exit after SIGKILL before it gives up waiting. */
 const KILL_REAP_MS = 2000;
+/** How long after the exit the pipes may still be read for the last frames and stderr lines. */
+const DRAIN_MS = 250;
 /** Bytes of an unfinished stderr line kept before it is passed on as a line anyway. */
 const STDERR_LINE_BYTES = 4096;
 
@@ -44,6 +46,17 @@ const defaultSpawn: Spawner = (spec) =>
     child.once("error", (err: NodeJS.ErrnoException) => reject(new Error(`could not start ${spec.command}: ${err.code === "ENOENT" ? "not found" : err.code === "EACCES" ? "permission denied" : err.message}`)));
   });
 
+/** SIGKILL to the process group `pid` leads; false when there is no such group (any more). */
+function killGroup(pid: number | undefined): boolean {
+  if (pid === undefined || pid <= 1) return false;
+  try {
+    process.kill(-pid, "SIGKILL");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 class ProcessTransport implements RpiTransport {
   readonly exited: Promise<RpiExit>;
   readonly #child: ChildProcessWithoutNullStreams;
@@ -53,16 +66,25 @@ class ProcessTransport implements RpiTransport {
 
   constructor(child: ChildProcessWithoutNullStreams, maxFrameBytes: number) {
     this.#child = child;
+    // A failed kill() is reported as an 'error' event; unheard, it would throw in the host.
+    child.on("error", () => {});
+    const drained = new Promise<void>((resolve) => child.stdout.once("close", resolve));
     this.exited = new Promise((resolve) => {
       child.once("exit", (code, signal) => {
         this.#gone = true;
+        // The child is gone; whatever it left in its group goes with it (RPI-34), whether it
+        // exited by itself, crashed or was killed.
+        killGroup(child.pid);
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-        resolve({
+        const exit: RpiExit = {
           code: this.#terminateReason !== null ? "terminated" : "exited",
           reason: this.#terminateReason !== null ? `terminated (${this.#terminateReason})` : `the process ${how}`,
           exitCode: code,
           signal,
-        });
+        };
+        // Its last frames and stderr lines may still be in the pipe: read them first (bounded:
+        // a grandchild may hold the pipe open).
+        void Promise.race([drained, new Promise((r) => setTimeout(r, DRAIN_MS).unref())]).then(() => resolve(exit));
       });
     });
     const decoder = new JsonlDecoder({ maxFrameBytes });
@@ -101,15 +123,10 @@ class ProcessTransport implements RpiTransport {
 
   async terminate(reason: string): Promise<void> {
     this.#terminateReason ??= reason;
+    // The group first, so descendants die with the child (also after the child itself has
+    // exited); the child itself if the group kill fails.
+    if (!killGroup(this.#child.pid) && !this.#gone) this.#child.kill("SIGKILL");
     if (!this.#gone) {
-      const pid = this.#child.pid;
-      // The group first, so descendants die with the child; the child itself if that fails
-      // (it may have left the group, or the group is already gone).
-      try {
-        if (pid !== undefined && pid > 1) process.kill(-pid, "SIGKILL");
-      } catch {
-        this.#child.kill("SIGKILL");
-      }
       this.#child.stdin.destroy();
       await Promise.race([this.exited, new Promise((r) => setTimeout(r, KILL_REAP_MS).unref())]);
     }

@@ -73,9 +73,10 @@ export interface HelloManifest {
   uiCapabilities: string[];
 }
 
+/** `parentId`: the host request (invocation) on whose behalf the extension asks, when it knows. */
 export type ExtensionRequest =
-  | { kind: "ui"; ui: { request: { type: string } & Record<string, unknown>; timeoutMs?: number } }
-  | { kind: "action"; action: { kind: string } & Record<string, unknown> };
+  | { kind: "ui"; ui: { request: { type: string } & Record<string, unknown>; timeoutMs?: number }; parentId?: string }
+  | { kind: "action"; action: { kind: string } & Record<string, unknown>; parentId?: string };
 
 /** Severity of an extension's log frame. */
 export type LogLevel = "info" | "warning" | "error";
@@ -96,7 +97,13 @@ const fail = (problem: string): { ok: false; problem: string } => ({ ok: false, 
 
 function str(o: Record<string, unknown>, key: string, where: string): string | { problem: string } {
   const v = o[key];
-  return typeof v === "string" && v.length > 0 ? v : { problem: `${where}.${key} must be a non-empty string` };
+  return typeof v === "string" && v.length > 0 ? v : { problem: `${where}.${key} must be a non-empty string (got ${shown(v)})` };
+}
+
+/** A received value for a message: JSON, at most 80 characters. */
+function shown(v: unknown): string {
+  const text = v === undefined ? "nothing" : JSON.stringify(v) ?? String(v);
+  return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
 function strings(v: unknown): v is string[] {
@@ -104,13 +111,13 @@ function strings(v: unknown): v is string[] {
 }
 
 function parseResult(v: unknown): ProtocolResult | string {
-  if (!isPlainObject(v)) return "response.result must be an object";
+  if (!isPlainObject(v)) return `response.result must be an object (got ${shown(v)})`;
   switch (v["status"]) {
     case "success":
       return { status: "success", value: v["value"] ?? null };
     case "error": {
       const e = v["error"];
-      if (!isPlainObject(e) || typeof e["message"] !== "string") return "response.result.error must be an object with a string message";
+      if (!isPlainObject(e) || typeof e["message"] !== "string") return `response.result.error must be an object with a string message (got ${shown(e)})`;
       return { status: "error", error: typeof e["code"] === "string" ? { message: e["message"], code: e["code"] } : { message: e["message"] } };
     }
     case "cancelled":
@@ -121,46 +128,49 @@ function parseResult(v: unknown): ProtocolResult | string {
 }
 
 function parseRegistration(v: unknown): Registration | string {
-  if (!isPlainObject(v)) return "register.registration must be an object";
+  if (!isPlainObject(v)) return `register.registration must be an object (got ${shown(v)})`;
   const kind = v["kind"] === "event_hook" ? "hook" : v["kind"];
   if (kind === "tool") {
     const t = v["tool"];
-    if (!isPlainObject(t)) return "registration.tool must be an object";
-    for (const k of ["name", "description"]) if (typeof t[k] !== "string" || (k === "name" && t[k] === "")) return `registration.tool.${k} must be a ${k === "name" ? "non-empty " : ""}string`;
-    if (t["label"] !== undefined && typeof t["label"] !== "string") return "registration.tool.label must be a string";
+    if (!isPlainObject(t)) return `registration.tool must be an object (got ${shown(t)})`;
+    for (const k of ["name", "description"]) if (typeof t[k] !== "string" || (k === "name" && t[k] === "")) return `registration.tool.${k} must be a ${k === "name" ? "non-empty " : ""}string (got ${shown(t[k])})`;
+    if (t["label"] !== undefined && typeof t["label"] !== "string") return `registration.tool.label must be a string (got ${shown(t["label"])})`;
     const parameters = t["parameters"] ?? { type: "object", properties: {} };
-    if (!isPlainObject(parameters)) return "registration.tool.parameters must be a JSON Schema object";
+    if (!isPlainObject(parameters)) return `registration.tool.parameters must be a JSON Schema object (got ${shown(parameters)})`;
     const tool: ToolDescriptor = { name: t["name"] as string, description: t["description"] as string, parameters };
     if (typeof t["label"] === "string") tool.label = t["label"];
     return { kind: "tool", tool };
   }
   if (kind === "command") {
     const c = v["command"];
-    if (!isPlainObject(c) || typeof c["name"] !== "string" || c["name"] === "") return "registration.command.name must be a non-empty string";
-    if (c["description"] !== undefined && typeof c["description"] !== "string") return "registration.command.description must be a string";
+    if (!isPlainObject(c) || typeof c["name"] !== "string" || c["name"] === "") return `registration.command.name must be a non-empty string (got ${shown(isPlainObject(c) ? c["name"] : c)})`;
+    if (c["description"] !== undefined && typeof c["description"] !== "string") return `registration.command.description must be a string (got ${shown(c["description"])})`;
     return { kind: "command", command: typeof c["description"] === "string" ? { name: c["name"], description: c["description"] } : { name: c["name"] } };
   }
   if (kind === "hook") {
     const h = v["hook"];
-    if (!isPlainObject(h) || typeof h["event"] !== "string" || h["event"] === "") return "registration.hook.event must be a non-empty string";
+    if (!isPlainObject(h) || typeof h["event"] !== "string" || h["event"] === "") return `registration.hook.event must be a non-empty string (got ${shown(isPlainObject(h) ? h["event"] : h)})`;
     return { kind: "hook", hook: { event: h["event"] } };
   }
   return `registration.kind must be "tool", "command" or "hook" (got ${JSON.stringify(v["kind"])})`;
 }
 
 function parseRequest(v: unknown): ExtensionRequest | string {
-  if (!isPlainObject(v)) return "request.request must be an object";
+  if (!isPlainObject(v)) return `request.request must be an object (got ${shown(v)})`;
+  const parentId = v["parentId"];
+  if (parentId !== undefined && (typeof parentId !== "string" || parentId === "")) return `request.request.parentId must be a non-empty string (got ${JSON.stringify(parentId)})`;
+  const parent = typeof parentId === "string" ? { parentId } : {};
   if (v["kind"] === "ui") {
     const ui = v["ui"];
-    if (!isPlainObject(ui) || !isPlainObject(ui["request"]) || typeof ui["request"]["type"] !== "string") return "request.request.ui.request must be an object with a string type";
+    if (!isPlainObject(ui) || !isPlainObject(ui["request"]) || typeof ui["request"]["type"] !== "string") return `request.request.ui.request must be an object with a string type (got ${shown(isPlainObject(ui) ? ui["request"] : ui)})`;
     const timeoutMs = ui["timeoutMs"];
-    if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) return "request.request.ui.timeoutMs must be a positive number";
-    return { kind: "ui", ui: { request: ui["request"] as { type: string }, ...(timeoutMs !== undefined ? { timeoutMs } : {}) } };
+    if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) return `request.request.ui.timeoutMs must be a positive number (got ${shown(timeoutMs)})`;
+    return { kind: "ui", ui: { request: ui["request"] as { type: string }, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }, ...parent };
   }
   if (v["kind"] === "action") {
     const a = v["action"];
     if (!isPlainObject(a) || typeof a["kind"] !== "string") return "request.request.action must be an object with a string kind";
-    return { kind: "action", action: a as { kind: string } };
+    return { kind: "action", action: a as { kind: string }, ...parent };
   }
   return `request.request.kind must be "ui" or "action" (got ${JSON.stringify(v["kind"])})`;
 }
