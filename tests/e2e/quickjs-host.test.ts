@@ -144,3 +144,15 @@ test("QJS-21, QJS-04, QJS-05: the reference example runs from the CLI: a command
   assert.match(status.stdout, /pi-weather\s+rpi-process\s+ready/);
   assert.match(status.stdout, /hello-world\s+octet 0\.1\s+ready/);
 });
+
+test("QJS-21: the reference example's event hook blocks a destructive command through octet's before_tool_call", async () => {
+  const host = await ExtensionHost.start({ extensionDirs: [EXAMPLES], workspace: EXAMPLES, enable: ["quickjs-example"], runtimes: [rpiRuntime()], octetHome: join(tmpdir(), "octet-no-home") });
+  try {
+    const blocked = await host.runHook("before_tool_call", { name: "bash", arguments: { command: "rm -rf /" } });
+    assert.deepEqual(blocked.denied, { extension: "quickjs-example", reason: "refusing rm -rf on an absolute path" });
+    const fine = await host.runHook("before_tool_call", { name: "bash", arguments: { command: "ls" } });
+    assert.equal(fine.denied, null);
+  } finally {
+    await host.shutdown();
+  }
+});
