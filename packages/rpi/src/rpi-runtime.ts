@@ -13,7 +13,7 @@ import { parseRpiManifest, type RpiManifest } from "./manifest/rpi-manifest.js";
 import { resolveRpiLaunch, type RpiLaunch, type RpiManifestSource } from "./manifest/resolve-launch.js";
 import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
-import { RpiConnection, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
+import { DEFAULT_RPI_TIMEOUTS, RpiConnection, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
 import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
 import { octetHooksFor } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
@@ -73,10 +73,10 @@ export interface RpiForeignRuntime {
 
 /**
  * A QuickJS instance for one launch: its own worker thread, runtime and context, the pi prelude,
- * at most 64 MiB and 256 KiB of stack, and a bytecode budget per VM entry equal to the invocation
- * timeout unless set (QJS-14..18).
+ * at most 64 MiB and 256 KiB of stack, a bytecode budget per VM entry equal to the invocation
+ * timeout unless set, and the load timeout as the load's budget (QJS-14..18).
  */
-function launchQuickJsInstance(launch: Extract<RpiLaunch, { kind: "quickjs" }>, env: Record<string, string>, o: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number }): Promise<RpiTransport> {
+function launchQuickJsInstance(launch: Extract<RpiLaunch, { kind: "quickjs" }>, env: Record<string, string>, o: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number; loadMs: number }): Promise<RpiTransport> {
   return launchQuickJs({
     entry: launch.entry,
     packageDir: launch.packageDir,
@@ -85,6 +85,7 @@ function launchQuickJsInstance(launch: Extract<RpiLaunch, { kind: "quickjs" }>, 
     maxFrameBytes: o.maxFrameBytes,
     memoryLimitBytes: o.limits.memoryLimitBytes ?? DEFAULT_MEMORY_LIMIT_BYTES,
     interruptAfterMs: o.limits.interruptAfterMs ?? o.invocationMs,
+    loadBudgetMs: o.loadMs,
     ...(o.limits.watchdogGraceMs !== undefined ? { watchdogGraceMs: o.limits.watchdogGraceMs } : {}),
   });
 }
@@ -131,7 +132,7 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       if (launch.kind === "process") {
         transport = await launchProcess({ command: launch.executable, args: launch.arguments, cwd: launch.packageDir, env, maxFrameBytes, spawn: ctx.spawn });
       } else {
-        transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? 60_000 });
+        transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs, loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs });
       }
       const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id, diagnose: ctx.diagnose });
       const stderrLines: string[] = [];

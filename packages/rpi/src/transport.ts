@@ -39,8 +39,10 @@ export interface RpiExit {
 export interface RpiTransport {
   /**
    * Sends one host frame text (a JSON string without newline) to the extension. `budgetMs` is
-   * how long the work this frame starts may run (the applicable timeout: load, hook or
-   * invocation); a QuickJS instance interrupts bytecode past it, a process ignores it.
+   * the time the extension may compute on this frame (the timeout that applies to it, QJS-16):
+   * a QuickJS transport makes it the interrupt budget and watchdog deadline of the VM entry that
+   * delivers the frame and drains its promise jobs (a positive number; otherwise it throws a
+   * RangeError); a process transport ignores it.
    */
   send(text: string, budgetMs?: number): void;
   /** Frames are delivered in order; register the listener right after launch, before any await. */

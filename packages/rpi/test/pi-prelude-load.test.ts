@@ -1,7 +1,7 @@
 // The pi prelude in a real QuickJS runtime: handshake, load, registrations, globals, unknown frames.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PreludeHarness, loaded, invoke, ok, err, ext } from "./helpers/quickjs-harness.js";
+import { PreludeHarness, loaded, invoke, ok, err, ext, overLimit } from "./helpers/quickjs-harness.js";
 
 const hello = { type: "hello", protocolVersion: 1, instance: { extensionId: "pi-weather", generation: 1 }, cwd: "/w", mode: "tui", projectTrusted: true };
 const initialize = { type: "request", id: "req-1", generation: 1, request: { kind: "initialize" } };
@@ -97,28 +97,46 @@ test("RPI-38: session actions are refused during the load phase, without a frame
   }
 });
 
-test("RPI-27: registrations after initialize are sent as they happen; registering a name again replaces it", async () => {
-  const { h } = await loaded(ext(`
-    let n = 0;
+test("RPI-27: registrations after the load change nothing and send one warning each (the host fixes the catalog at the load); inside the load, registering a name again replaces it", async () => {
+  const late = "after the load is ignored: octet fixes an extension's catalog when it loads, so register tools, commands and hooks in the extension's factory";
+  const { h, load } = await loaded(ext(`
+    pi.registerTool({ name: "tool", description: "first", execute: async () => "first" });
+    pi.registerTool({ name: "tool", description: "second", execute: async () => "second" });
+    pi.on("input", () => ({ action: "transform", text: "from the load" }));
     pi.registerCommand("grow", { handler: async () => {
-      n++;
-      pi.registerTool({ name: "late", description: "v" + n, execute: async () => "v" + n });
-      return n;
-    } });`), { capabilities: ["tools", "commands"] });
+      pi.registerTool({ name: "late", description: "late", execute: async () => "late" });
+      pi.registerTool({ name: "tool", description: "replaced", execute: async () => "replaced" });
+      pi.registerCommand("grow", { handler: async () => "replaced" });
+      pi.on("input", () => ({ action: "transform", text: "late handler" }));
+      pi.on("agent_end", () => {});
+      return "grown";
+    } });`), { capabilities: ["tools", "commands", "event_hooks"] });
   try {
+    assert.deepEqual(load.slice(1, -1), [
+      { type: "register", registration: { kind: "tool", tool: { name: "tool", description: "second", parameters: { type: "object", properties: {} } } } },
+      { type: "register", registration: { kind: "hook", hook: { event: "input" } } },
+      { type: "register", registration: { kind: "command", command: { name: "grow" } } },
+    ]);
     h.send(invoke("req-2", { kind: "command", name: "grow", arguments: "" }));
     assert.deepEqual(h.take(), [
-      { type: "register", registration: { kind: "tool", tool: { name: "late", description: "v1", parameters: { type: "object", properties: {} } } } },
-      ok("req-2", 1),
+      { type: "log", level: "warning", message: `the registration of tool "late" ${late}` },
+      { type: "log", level: "warning", message: `the registration of tool "tool" ${late}` },
+      { type: "log", level: "warning", message: `the registration of command "grow" ${late}` },
+      { type: "log", level: "warning", message: `a pi.on("input") handler ${late}` },
+      { type: "log", level: "warning", message: `a pi.on("agent_end") handler ${late}` },
+      ok("req-2", "grown"),
     ]);
-    h.send(invoke("req-3", { kind: "command", name: "grow", arguments: "" }));
-    assert.deepEqual(h.take(), [
-      { type: "unregister", registration: { kind: "tool", name: "late" } },
-      { type: "register", registration: { kind: "tool", tool: { name: "late", description: "v2", parameters: { type: "object", properties: {} } } } },
-      ok("req-3", 2),
+    // Nothing changed: the load's tool, command and hook handler still answer; the late tool does not exist.
+    h.send(invoke("req-3", { kind: "tool", name: "tool", callId: "c1", arguments: {} }));
+    h.send(invoke("req-4", { kind: "tool", name: "late", callId: "c2", arguments: {} }));
+    h.send(invoke("req-5", { kind: "command", name: "grow", arguments: "" }));
+    h.send(invoke("req-6", { kind: "hook", event: { name: "input", data: { text: "hi" } } }));
+    assert.deepEqual(h.take().filter((f) => f.type === "response"), [
+      ok("req-3", { content: [{ type: "text", text: "second" }] }),
+      err("req-4", 'unknown tool "late"'),
+      ok("req-5", "grown"),
+      ok("req-6", { action: "transform", text: "from the load" }),
     ]);
-    h.send(invoke("req-4", { kind: "tool", name: "late", callId: "c1", arguments: {} }));
-    assert.deepEqual(h.take(), [ok("req-4", { content: [{ type: "text", text: "v2" }] })]);
   } finally {
     h.dispose();
   }
@@ -127,7 +145,8 @@ test("RPI-27: registrations after initialize are sent as they happen; registerin
 test("QJS-18: a registration over the frame limit fails the load, saying so", async () => {
   const h = await PreludeHarness.start(ext(`pi.registerTool({ name: "big", description: "x".repeat(5000), execute: async () => "" });`), { capabilities: ["tools"], maxFrameBytes: 2048 });
   try {
-    assert.deepEqual(h.handshake().slice(1), [err("req-1", 'the registration of tool "big" is over the frame limit of 2048 bytes')]);
+    const frame = { type: "register", registration: { kind: "tool", tool: { name: "big", description: "x".repeat(5000), parameters: { type: "object", properties: {} } } } };
+    assert.deepEqual(h.handshake().slice(1), [err("req-1", overLimit('the registration of tool "big"', frame, 2048))]);
   } finally {
     h.dispose();
   }

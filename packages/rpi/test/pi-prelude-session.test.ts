@@ -1,7 +1,7 @@
 // The invocation context, snapshot getters, session actions, ctx.ui and shutdown inside QuickJS.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PreludeHarness, loaded, invoke, ok, ext } from "./helpers/quickjs-harness.js";
+import { PreludeHarness, loaded, invoke, ok, ext, overLimit } from "./helpers/quickjs-harness.js";
 
 const command = (id: string, name: string, context?: object, args = ""): object => invoke(id, { kind: "command", name, arguments: args }, context);
 const action = (id: string, body: object): object => ({ type: "request", id, request: { kind: "action", action: body } });
@@ -307,7 +307,7 @@ test("QJS-11, QJS-18: setWidget takes string arrays only; a UI request over the 
     h.send(command("req-2", "w"));
     assert.deepEqual(h.take(), [ok("req-2", [
       "TypeError: ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension protocol)",
-      "Error: ctx.ui.notify's request is over the frame limit of 4096 bytes",
+      `Error: ${overLimit("ctx.ui.notify's request", { type: "request", id: "e1", request: { kind: "ui", ui: { request: { type: "notify", message: "z".repeat(10000), level: "info" } }, parentId: "req-2" } }, 4096)}`,
       "Error: ctx.ui.custom is not available to QuickJS extensions: components cannot cross the extension protocol",
     ])]);
   } finally {

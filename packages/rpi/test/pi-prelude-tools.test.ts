@@ -1,7 +1,7 @@
 // pi.registerTool inside QuickJS: invocation, updates, errors, cancellation and the frame limit.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { PreludeHarness, loaded, invoke, ok, err, ext } from "./helpers/quickjs-harness.js";
+import { PreludeHarness, loaded, invoke, ok, err, ext, overLimit } from "./helpers/quickjs-harness.js";
 
 const tools = { capabilities: ["tools"] };
 const call = (id: string, name: string, args: object = {}): object => invoke(id, { kind: "tool", name, callId: `call-${id}`, arguments: args });
@@ -128,11 +128,12 @@ test("QJS-05: a cancel after the answer changes nothing", async () => {
   }
 });
 
-test("QJS-18: a result over the frame limit is an error answer that says so", async () => {
+test("QJS-18: a result over the frame limit is an error answer that says so, with the engine's message naming the size and the limit", async () => {
   const { h } = await loaded(ext(`pi.registerTool({ name: "huge", description: "d", execute: async () => "x".repeat(10000) });`), { ...tools, maxFrameBytes: 4096 });
   try {
     h.send(call("req-2", "huge"));
-    assert.deepEqual(h.take(), [err("req-2", 'the result of tool "huge" is over the frame limit of 4096 bytes')]);
+    const frame = { type: "response", id: "req-2", result: { status: "success", value: { content: [{ type: "text", text: "x".repeat(10000) }] } } };
+    assert.deepEqual(h.take(), [err("req-2", overLimit('the result of tool "huge"', frame, 4096))]);
   } finally {
     h.dispose();
   }
@@ -147,8 +148,9 @@ test("QJS-18: an update over the frame limit ends the invocation with an error, 
     } });`), { ...tools, maxFrameBytes: 4096 });
   try {
     h.send(call("req-2", "chatty"));
-    assert.deepEqual(h.take(), [err("req-2", 'an update of tool "chatty" is over the frame limit of 4096 bytes')]);
-    assert.deepEqual(h.evaluate("[globalThis.thrown, globalThis.aborted]"), ['an update of tool "chatty" is over the frame limit of 4096 bytes', true]);
+    const problem = overLimit('an update of tool "chatty"', { type: "update", id: "req-2", value: { content: [{ type: "text", text: "y".repeat(10000) }] } }, 4096);
+    assert.deepEqual(h.take(), [err("req-2", problem)]);
+    assert.deepEqual(h.evaluate("[globalThis.thrown, globalThis.aborted]"), [problem, true]);
   } finally {
     h.dispose();
   }

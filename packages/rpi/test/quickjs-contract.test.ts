@@ -5,7 +5,8 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { launchQuickJs } from "../src/index.js";
-import { RUNNER, STAND_IN_PRELUDE, launch, makePackage } from "./quickjs-harness.js";
+import type { RpiExit } from "../src/index.js";
+import { RUNNER, STAND_IN_PRELUDE, exited, launch, makePackage, start, type LaunchOverrides } from "./quickjs-harness.js";
 
 test("QJS-02: the prelude's completion value is the bridge; frames pass both ways in order and env reaches __octet_host.env", async () => {
   const inst = await launch();
@@ -90,17 +91,30 @@ test("QJS-03: the entry's default export goes to bridge.setFactory, undefined wh
   }
 });
 
-test("QJS-03: an entry that throws or does not parse fails the launch with its message and stack; so does a broken prelude", async () => {
-  await assert.rejects(launch({ "index.mjs": "function boom() { throw new Error('boom at load'); }\nboom();\nexport default () => 1;\n" }), (e: Error) => {
-    assert.match(e.message, /failed to load: Error: boom at load/);
-    assert.match(e.message, /index\.mjs:1/); // the stack names the module and line
-    return true;
-  });
-  await assert.rejects(launch({ "index.mjs": "export default function (\n" }), /failed to load: SyntaxError/);
-  await assert.rejects(launch({ "index.mjs": "await Promise.reject(new TypeError('late failure'));\n" }), /failed to load: TypeError: late failure/);
-  await assert.rejects(launch({ "index.mjs": "await new Promise(() => {});\nexport default () => 1;\n" }), /top-level await did not settle within 200 ms/);
-  await assert.rejects(launch({ "index.mjs": RUNNER }, { prelude: "throw new TypeError('bad prelude')" }), /the prelude \(octet:pi-prelude\) failed: TypeError: bad prelude/);
-  await assert.rejects(launch({ "index.mjs": RUNNER }, { prelude: "({ receive() {} })" }), /must complete with the bridge .*setFactory is undefined/);
+test("QJS-03: an entry that throws, does not parse or whose top-level await rejects ends the instance as 'fatal' (the entry failed to load), after a stderr event with its stack; so does a broken prelude", async () => {
+  const failed = async (files: Record<string, string>, overrides: LaunchOverrides = {}): Promise<{ exit: RpiExit; stderr: string[] }> => {
+    const inst = await start(files, overrides);
+    const exit = await exited(inst);
+    return { exit, stderr: inst.stderr() };
+  };
+  const thrown = await failed({ "index.mjs": "function boom() { throw new Error('boom at load'); }\nboom();\nexport default () => 1;\n" });
+  assert.deepEqual(thrown.exit, { code: "fatal", reason: "the entry failed to load: Error: boom at load" });
+  assert.equal(thrown.stderr.length, 1);
+  // The stack names the module and line.
+  assert.match(thrown.stderr[0] ?? "", /^quickjs: the entry \/.*index\.mjs failed to load: Error: boom at load\n\s+at boom \(.*index\.mjs:1/);
+
+  const syntax = await failed({ "index.mjs": "export default function (\n" });
+  assert.equal(syntax.exit.code, "fatal");
+  assert.match(syntax.exit.reason, /^the entry failed to load: SyntaxError: /);
+  const rejected = await failed({ "index.mjs": "await Promise.reject(new TypeError('late failure'));\n" });
+  assert.deepEqual(rejected.exit, { code: "fatal", reason: "the entry failed to load: TypeError: late failure" });
+  assert.match(rejected.stderr[0] ?? "", /failed to load: TypeError: late failure/);
+  const hung = await failed({ "index.mjs": "await new Promise(() => {});\nexport default () => 1;\n" }, { loadBudgetMs: 300 });
+  assert.deepEqual(hung.exit, { code: "fatal", reason: "the entry failed to load: its top-level await did not settle within 300 ms (loadBudgetMs)" });
+  const prelude = await failed({ "index.mjs": RUNNER }, { prelude: "throw new TypeError('bad prelude')" });
+  assert.deepEqual(prelude.exit, { code: "fatal", reason: "the prelude (octet:pi-prelude) failed: TypeError: bad prelude" });
+  const bridge = await failed({ "index.mjs": RUNNER }, { prelude: "({ receive() {} })" });
+  assert.match(bridge.exit.reason, /must complete with the bridge .*setFactory is undefined/);
   // A prelude that keeps __octet_host does not leak it: the engine removes it.
   const keeps = await launch({ "index.mjs": RUNNER }, { prelude: STAND_IN_PRELUDE.replace("delete globalThis.__octet_host;", "") });
   try {
@@ -150,4 +164,6 @@ test("QJS-01: options are checked before a worker starts", async () => {
   await assert.rejects(launchQuickJs({ ...base, maxStackBytes: 256 * 1024 + 1 }), /maxStackBytes must be an integer of at most 262144/);
   await assert.rejects(launchQuickJs({ ...base, memoryLimitBytes: 1024 * 1024 }), /memoryLimitBytes must be a multiple of 64 KiB between 16 MiB/);
   await assert.rejects(launchQuickJs({ ...base, interruptAfterMs: 0 }), /interruptAfterMs must be a positive number/);
+  await assert.rejects(launchQuickJs({ ...base, loadBudgetMs: -1 }), /loadBudgetMs must be a positive number/);
+  await assert.rejects(launchQuickJs({ ...base, maxOutboundBytesPerSecond: 1.5 }), /maxOutboundBytesPerSecond must be an integer/);
 });

@@ -11,7 +11,7 @@
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { launchQuickJs, type QuickJsOptions, type RpiExit, type RpiTransport, type RpiTransportEvent } from "../src/index.js";
+import { PI_PRELUDE, RpiConnection, launchQuickJs, type QuickJsOptions, type RpiExit, type RpiTimeouts, type RpiTransport, type RpiTransportEvent } from "../src/index.js";
 
 export const STAND_IN_PRELUDE = `(() => {
   const host = globalThis.__octet_host;
@@ -126,8 +126,11 @@ export class Instance {
 
 export type LaunchOverrides = Partial<Omit<QuickJsOptions, "entry" | "packageDir">> & { entryName?: string };
 
-/** Launches the package (or files made into one) with the stand-in prelude and test budgets. */
-export async function launch(filesOrDir: Record<string, string> | string = { "index.mjs": RUNNER }, overrides: LaunchOverrides = {}): Promise<Instance> {
+/**
+ * Launches the package (or files made into one) with the stand-in prelude and test budgets, and
+ * returns as soon as launchQuickJs does: the load may still be running.
+ */
+export async function start(filesOrDir: Record<string, string> | string = { "index.mjs": RUNNER }, overrides: LaunchOverrides = {}): Promise<Instance> {
   const dir = typeof filesOrDir === "string" ? filesOrDir : makePackage(filesOrDir);
   const { entryName = "index.mjs", ...rest } = overrides;
   const transport = await launchQuickJs({
@@ -136,10 +139,24 @@ export async function launch(filesOrDir: Record<string, string> | string = { "in
     prelude: STAND_IN_PRELUDE,
     env: { PI_EXTENSION_ID: "test-ext", PI_EXTENSION_MAX_FRAME_BYTES: "1048576" },
     interruptAfterMs: 200,
+    loadBudgetMs: 2000,
     watchdogGraceMs: 300,
     ...rest,
   });
   return new Instance(transport);
+}
+
+/**
+ * start(), then waits for the stand-in prelude's {factory} frame (the load finished); rejects with
+ * the exit reason when the instance ended instead.
+ */
+export async function launch(filesOrDir: Record<string, string> | string = { "index.mjs": RUNNER }, overrides: LaunchOverrides = {}): Promise<Instance> {
+  const inst = await start(filesOrDir, overrides);
+  await inst.waitFor((f) => "factory" in f).catch(async (error: unknown) => {
+    const exit = await Promise.race([inst.transport.exited, Promise.resolve(null)]);
+    throw exit === null ? error : new Error(`the instance did not load (${exit.code}): ${exit.reason}`);
+  });
+  return inst;
 }
 
 /** OS threads of this process (Linux); null elsewhere. */
@@ -169,4 +186,32 @@ export function exited(inst: Instance, timeoutMs = 30_000): Promise<RpiExit> {
     timer = setTimeout(() => reject(new Error(`the instance did not end within ${timeoutMs} ms; events: ${JSON.stringify(inst.events).slice(0, 1000)}`)), timeoutMs);
   });
   return Promise.race([inst.transport.exited, late]).finally(() => clearTimeout(timer));
+}
+
+/** The PI_EXTENSION_* environment the pi prelude reads, for an extension `id` with `capabilities`. */
+export function piEnv(id: string, capabilities: string[] = [], uiCapabilities: string[] = []): Record<string, string> {
+  return {
+    PI_EXTENSION_PROTOCOL_VERSION: "1",
+    PI_EXTENSION_ID: id,
+    PI_EXTENSION_PACKAGE_ID: id,
+    PI_EXTENSION_ENTRY: "index.mjs",
+    PI_EXTENSION_CAPABILITIES: JSON.stringify(capabilities),
+    PI_EXTENSION_UI_CAPABILITIES: JSON.stringify(uiCapabilities),
+    PI_EXTENSION_MAX_FRAME_BYTES: "1048576",
+  };
+}
+
+/**
+ * The real pi prelude with `source` as the entry of extension "pi-ext" (capability "tools") on the
+ * real engine, behind an RpiConnection that is not started yet.
+ */
+export async function connectPi(source: string, timeouts: Partial<RpiTimeouts> = {}, overrides: Partial<QuickJsOptions> = {}): Promise<{ transport: RpiTransport; connection: RpiConnection; stderr: string[] }> {
+  const dir = makePackage({ "index.mjs": source });
+  const transport = await launchQuickJs({ entry: join(dir, "index.mjs"), packageDir: dir, prelude: PI_PRELUDE, env: piEnv("pi-ext", ["tools"]), interruptAfterMs: 2000, watchdogGraceMs: 300, ...overrides });
+  const stderr: string[] = [];
+  const connection = new RpiConnection({
+    transport, instance: { extensionId: "pi-ext", generation: 1 }, cwd: dir, mode: "rpc", projectTrusted: true,
+    grants: { capabilities: ["tools"], uiCapabilities: [] }, timeouts, diagnose: () => {}, onStderr: (line) => stderr.push(line),
+  });
+  return { transport, connection, stderr };
 }

@@ -15,6 +15,10 @@ export interface SandboxSettings {
   memoryLimitBytes: number;
   maxStackBytes: number;
   interruptAfterMs: number;
+  /** Budget of the load: the prelude, the entry (its top-level await included) and the factory hand-off. */
+  loadBudgetMs: number;
+  /** Outbound frame bytes per instance per second (a fixed 1 s window). */
+  maxOutboundBytesPerSecond: number;
 }
 
 export interface WorkerStart {
@@ -25,7 +29,8 @@ export interface WorkerStart {
   status: SharedArrayBuffer;
 }
 
-export type ToWorker = { kind: "frame"; text: string } | { kind: "stop" };
+/** A frame's `budgetMs` replaces interruptAfterMs for the VM entry that delivers it and drains its jobs. */
+export type ToWorker = { kind: "frame"; text: string; budgetMs?: number } | { kind: "stop" };
 
 /** The codes a worker announces before it ends itself (the others are decided by the main thread). */
 export type WorkerExitCode = "exited" | "fatal" | "runaway" | "memory";
@@ -33,10 +38,7 @@ export type WorkerExitCode = "exited" | "fatal" | "runaway" | "memory";
 export type FromWorker =
   | { kind: "frame"; text: string }
   | { kind: "stderr"; line: string }
-  | { kind: "ready" }
-  /** The entry (or the prelude) did not load; the worker exits after this. */
-  | { kind: "failed"; message: string }
-  /** The worker is about to end itself, and why. */
+  /** The worker is about to end itself (a failed load included), and why. */
   | { kind: "exit"; code: WorkerExitCode; reason: string };
 
 /** Incremented by the worker each time it enters the VM, so the watchdog tells entries apart. */
@@ -47,6 +49,11 @@ export const STATUS_IN_VM = 1;
 export const STATUS_WASM_PAGES = 2;
 /** 1 once the worker has freed its context and runtime (a normal stop). */
 export const STATUS_FREED = 3;
-export const STATUS_WORDS = 4;
+/** The budget in ms of the current VM entry (written before STATUS_IN_VM is set). */
+export const STATUS_BUDGET_MS = 4;
+export const STATUS_WORDS = 5;
+
+/** The largest budget a status word holds (about 24.8 days); longer budgets are clamped to it. */
+export const MAX_BUDGET_MS = 2 ** 31 - 1;
 
 export const WASM_PAGE_BYTES = 65536;

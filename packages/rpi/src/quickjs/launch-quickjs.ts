@@ -5,11 +5,24 @@
  * process (workers instantiate the compiled Module, so a cold start costs no compile) and the
  * wall-clock watchdog that kills a worker whose VM entry does not return.
  *
- * Contract: launchQuickJs resolves once the worker has loaded the prelude and the entry, and
- * rejects with an Error naming the cause when it did not (the worker has then exited). The
- * watchdog reads the worker's shared status words (channel.ts): an entry in the VM longer than
- * interruptAfterMs + watchdogGraceMs -- which the interrupt handler would have ended -- means a
- * builtin that never polls it, or a blocked thread, and the worker is terminated ("watchdog").
+ * Contract: launchQuickJs rejects only for invalid options; otherwise it resolves as soon as the
+ * worker thread runs (or has already ended: `exited` then says why), so the caller can terminate
+ * the instance from then on. The worker then loads the prelude and the entry; host frames sent
+ * meanwhile are queued and delivered in order after the factory hand-off, so the prelude answers
+ * the host's hello only once the extension loaded, and the host's handshake timeout bounds a load
+ * that hangs. A load that fails (the entry throws, does not parse, its top-level await rejects or
+ * does not settle within loadBudgetMs, the prelude fails) emits a `stderr` event with the VM stack,
+ * then `exited` resolves with {code: "fatal", reason: "the entry failed to load: <Name: message>"}
+ * (or the prelude's failure). Runaway and memory during the load end as they do later.
+ *
+ * The watchdog reads the worker's shared status words (channel.ts): an entry in the VM longer than
+ * its budget (published by the worker: loadBudgetMs, the frame's budgetMs, or interruptAfterMs)
+ * plus watchdogGraceMs -- which the interrupt handler would have ended -- means a builtin that
+ * never polls it, or a blocked thread, and the worker is terminated ("watchdog").
+ *
+ * Events produced before the first listener is attached are buffered, at most
+ * MAX_BUFFERED_EVENTS events or MAX_BUFFERED_BYTES bytes; past that the instance is terminated as
+ * "fatal" (an extension must not fill the host's heap through a transport nobody reads).
  */
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -17,7 +30,7 @@ import { Worker } from "node:worker_threads";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/frames.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { wasm, type WasmModule } from "./wasm.js";
-import { STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, STATUS_WORDS, WASM_PAGE_BYTES, type FromWorker, type SandboxSettings, type ToWorker, type WorkerStart } from "./channel.js";
+import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, STATUS_WORDS, WASM_PAGE_BYTES, type FromWorker, type SandboxSettings, type ToWorker, type WorkerStart } from "./channel.js";
 
 export interface QuickJsOptions {
   /** Canonical absolute path of the .js/.mjs entry. */
@@ -34,14 +47,32 @@ export interface QuickJsOptions {
   memoryLimitBytes?: number;
   /** Default 256 KiB; at most 256 KiB. */
   maxStackBytes?: number;
-  /** Bytecode budget of one VM entry (a frame, a timer, the jobs they queue), default 60_000. */
+  /**
+   * Bytecode budget of one VM entry (a frame sent without a budget, a timer, the jobs they queue),
+   * default 60_000. A frame sent with `send(text, budgetMs)` gets budgetMs when it is shorter.
+   */
   interruptAfterMs?: number;
-  /** Default 1000: past interruptAfterMs + this the worker is terminated. */
+  /**
+   * Budget of the load, default 10_000 (the rpi load timeout): each VM entry of the prelude, the
+   * entry module and the factory hand-off, and the wall time a top-level await has to settle.
+   */
+  loadBudgetMs?: number;
+  /** Default 1000: past an entry's budget + this the worker is terminated. */
   watchdogGraceMs?: number;
+  /**
+   * Outbound frame bytes per instance per second, default 64 MiB (67108864), in a fixed 1 s
+   * window; past it `__octet_host.send` throws a RangeError inside the VM naming the rate.
+   */
+  maxOutboundBytesPerSecond?: number;
 }
 
 export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 export const MAX_STACK_BYTES = 256 * 1024;
+export const DEFAULT_LOAD_BUDGET_MS = 10_000;
+export const DEFAULT_MAX_OUTBOUND_BYTES_PER_SECOND = 64 * 1024 * 1024;
+/** Events buffered before the first listener: past either bound the instance is terminated. */
+export const MAX_BUFFERED_EVENTS = 1024;
+export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
 const MIN_MEMORY_BYTES = 16 * 1024 * 1024;
 const MAX_MEMORY_BYTES = 1024 * 1024 * 1024;
 /** The worker's own JavaScript heap (glue and frame copies; the wasm heap is separate). */
@@ -73,16 +104,19 @@ function settingsOf(o: QuickJsOptions): SandboxSettings {
   const memoryLimitBytes = positive("memoryLimitBytes", o.memoryLimitBytes, DEFAULT_MEMORY_LIMIT_BYTES);
   const maxStackBytes = positive("maxStackBytes", o.maxStackBytes, MAX_STACK_BYTES);
   const interruptAfterMs = positive("interruptAfterMs", o.interruptAfterMs, 60_000);
+  const loadBudgetMs = positive("loadBudgetMs", o.loadBudgetMs, DEFAULT_LOAD_BUDGET_MS);
+  const maxOutboundBytesPerSecond = positive("maxOutboundBytesPerSecond", o.maxOutboundBytesPerSecond, DEFAULT_MAX_OUTBOUND_BYTES_PER_SECOND);
+  if (!Number.isInteger(maxOutboundBytesPerSecond)) throw new RangeError(`QuickJsOptions.maxOutboundBytesPerSecond must be an integer (got ${maxOutboundBytesPerSecond})`);
   if (!Number.isInteger(maxFrameBytes)) throw new RangeError(`QuickJsOptions.maxFrameBytes must be an integer (got ${maxFrameBytes})`);
   if (!Number.isInteger(maxStackBytes) || maxStackBytes > MAX_STACK_BYTES) throw new RangeError(`QuickJsOptions.maxStackBytes must be an integer of at most ${MAX_STACK_BYTES} bytes (256 KiB) (got ${maxStackBytes})`);
   if (memoryLimitBytes % WASM_PAGE_BYTES !== 0 || memoryLimitBytes < MIN_MEMORY_BYTES || memoryLimitBytes > MAX_MEMORY_BYTES) {
     throw new RangeError(`QuickJsOptions.memoryLimitBytes must be a multiple of 64 KiB between 16 MiB and 1 GiB (got ${memoryLimitBytes})`);
   }
   for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") throw new TypeError(`QuickJsOptions.env.${k} must be a string`);
-  return { entry: o.entry, packageDir: o.packageDir, prelude: o.prelude, env: { ...o.env }, maxFrameBytes, memoryLimitBytes, maxStackBytes, interruptAfterMs };
+  return { entry: o.entry, packageDir: o.packageDir, prelude: o.prelude, env: { ...o.env }, maxFrameBytes, memoryLimitBytes, maxStackBytes, interruptAfterMs, loadBudgetMs, maxOutboundBytesPerSecond };
 }
 
-/** Starts one QuickJS extension instance on its own worker thread (QJS-14). */
+/** Starts one QuickJS extension instance on its own worker thread (QJS-14); see the module contract. */
 export async function launchQuickJs(options: QuickJsOptions): Promise<RpiTransport> {
   const settings = settingsOf(options);
   const graceMs = positive("watchdogGraceMs", options.watchdogGraceMs, 1000);
@@ -96,41 +130,39 @@ export async function launchQuickJs(options: QuickJsOptions): Promise<RpiTranspo
     stderr: true,
     resourceLimits: { maxOldGenerationSizeMb: WORKER_OLD_GENERATION_MB },
   });
-  const transport = new QuickJsTransport(worker, new Int32Array(status), settings.interruptAfterMs, graceMs);
-  await transport.started;
+  const transport = new QuickJsTransport(worker, new Int32Array(status), graceMs, settings.interruptAfterMs);
+  await new Promise<void>((resolve) => {
+    worker.once("online", () => resolve());
+    void transport.exited.then(() => resolve());
+  });
   return transport;
 }
 
 class QuickJsTransport implements RpiTransport {
   readonly pid = null;
-  readonly started: Promise<void>;
   readonly exited: Promise<RpiExit>;
-  private resolveStarted!: () => void;
-  private rejectStarted!: (error: Error) => void;
   private resolveExited!: (exit: RpiExit) => void;
   private readonly listeners: ((event: RpiTransportEvent) => void)[] = [];
-  private readonly buffered: RpiTransportEvent[] = [];
+  private buffered: RpiTransportEvent[] = [];
+  private bufferedBytes = 0;
   private gone = false;
-  private loadFailure: string | null = null;
   private announced: RpiExit | null = null;
   private workerError: Error | null = null;
   private terminateReason: string | null = null;
-  private watchdogReason: string | null = null;
+  /** An end the main thread decided (the watchdog, the event buffer's bound); the first one wins. */
+  private decided: RpiExit | null = null;
   private watchedSeq = -1;
   private watchedSince = 0;
+  private watchedBudget = 0;
   private readonly watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly worker: Worker,
     private readonly status: Int32Array,
-    private readonly budgetMs: number,
     private readonly graceMs: number,
+    /** interruptAfterMs: also the ceiling of a frame's budget (the embedder's cap wins over a longer timeout). */
+    private readonly ceilingMs: number,
   ) {
-    this.started = new Promise<void>((resolve, reject) => {
-      this.resolveStarted = resolve;
-      this.rejectStarted = reject;
-    });
-    this.started.catch(() => {});
     this.exited = new Promise<RpiExit>((resolve) => {
       this.resolveExited = resolve;
     });
@@ -145,15 +177,21 @@ class QuickJsTransport implements RpiTransport {
     this.watchdog.unref();
   }
 
-  send(text: string): void {
+  /** `budgetMs` (a positive number of ms, at most interruptAfterMs) is the budget of the VM entry that delivers this frame. */
+  send(text: string, budgetMs?: number): void {
+    if (budgetMs !== undefined && !(Number.isFinite(budgetMs) && budgetMs > 0)) throw new RangeError(`RpiTransport.send: budgetMs must be a positive number of milliseconds (got ${String(budgetMs)})`);
     if (this.gone) return;
-    const message: ToWorker = { kind: "frame", text };
+    const message: ToWorker = budgetMs === undefined ? { kind: "frame", text } : { kind: "frame", text, budgetMs: Math.min(budgetMs, this.ceilingMs, MAX_BUDGET_MS) };
     this.worker.postMessage(message);
   }
 
   onEvent(listener: (event: RpiTransportEvent) => void): void {
     this.listeners.push(listener);
-    if (this.listeners.length === 1) for (const event of this.buffered.splice(0)) listener(event);
+    if (this.listeners.length !== 1) return;
+    const events = this.buffered;
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    for (const event of events) listener(event);
   }
 
   terminate(reason: string): Promise<void> {
@@ -173,14 +211,36 @@ class QuickJsTransport implements RpiTransport {
     return Atomics.load(this.status, STATUS_FREED) === 1;
   }
 
+  /** Events waiting for the first listener (not part of RpiTransport). */
+  get bufferedEvents(): number {
+    return this.buffered.length;
+  }
+
   stats(): { wasmMemoryBytes: number } | null {
     const pages = Atomics.load(this.status, STATUS_WASM_PAGES);
     return pages === 0 ? null : { wasmMemoryBytes: pages * WASM_PAGE_BYTES };
   }
 
   private emit(event: RpiTransportEvent): void {
-    if (this.listeners.length === 0) this.buffered.push(event);
-    else for (const l of this.listeners) l(event);
+    if (this.listeners.length > 0) {
+      for (const l of this.listeners) l(event);
+      return;
+    }
+    if (this.decided?.code === "fatal") return;
+    this.buffered.push(event);
+    this.bufferedBytes += Buffer.byteLength(event.kind === "frame" ? event.text : event.kind === "stderr" ? event.line : event.message, "utf8");
+    if (this.buffered.length <= MAX_BUFFERED_EVENTS && this.bufferedBytes <= MAX_BUFFERED_BYTES) return;
+    const reason = `${this.buffered.length} events of ${this.bufferedBytes} bytes were buffered with no listener attached, past the limit of ${MAX_BUFFERED_EVENTS} events or ${MAX_BUFFERED_BYTES} bytes (8 MiB); the instance was terminated`;
+    this.buffered = [];
+    this.bufferedBytes = 0;
+    this.end({ code: "fatal", reason });
+  }
+
+  /** Kills the worker for a reason the main thread decided; the first decision is the one reported. */
+  private end(exit: RpiExit): void {
+    if (this.gone || this.decided !== null) return;
+    this.decided = exit;
+    void this.worker.terminate();
   }
 
   private onMessage(m: FromWorker): void {
@@ -190,12 +250,6 @@ class QuickJsTransport implements RpiTransport {
         break;
       case "stderr":
         this.emit({ kind: "stderr", line: m.line.length > STDERR_LINE_CHARS ? `${m.line.slice(0, STDERR_LINE_CHARS)}...` : m.line });
-        break;
-      case "ready":
-        this.resolveStarted();
-        break;
-      case "failed":
-        this.loadFailure = m.message;
         break;
       case "exit":
         this.announced = { code: m.code, reason: m.reason };
@@ -219,7 +273,7 @@ class QuickJsTransport implements RpiTransport {
   }
 
   private tick(): void {
-    if (this.gone || this.watchdogReason !== null) return;
+    if (this.gone || this.decided !== null) return;
     if (Atomics.load(this.status, STATUS_IN_VM) !== 1) {
       this.watchedSeq = -1;
       return;
@@ -229,18 +283,17 @@ class QuickJsTransport implements RpiTransport {
     if (seq !== this.watchedSeq) {
       this.watchedSeq = seq;
       this.watchedSince = now;
+      this.watchedBudget = Atomics.load(this.status, STATUS_BUDGET_MS);
       return;
     }
-    if (now - this.watchedSince > this.budgetMs + this.graceMs) {
-      this.watchdogReason = `a VM entry did not return within its ${this.budgetMs} ms budget plus ${this.graceMs} ms grace (a builtin that never polls the interrupt handler, or a blocked thread); the worker was terminated`;
-      void this.worker.terminate();
+    if (now - this.watchedSince > this.watchedBudget + this.graceMs) {
+      this.end({ code: "watchdog", reason: `a VM entry did not return within its ${this.watchedBudget} ms budget plus ${this.graceMs} ms grace (a builtin that never polls the interrupt handler, or a blocked thread); the worker was terminated` });
     }
   }
 
   private exitOf(code: number): RpiExit {
-    if (this.watchdogReason !== null) return { code: "watchdog", reason: this.watchdogReason };
+    if (this.decided !== null) return this.decided;
     if (this.announced !== null) return this.announced;
-    if (this.loadFailure !== null) return { code: "fatal", reason: this.loadFailure };
     if (this.workerError !== null) {
       const e = this.workerError as Error & { code?: string };
       if (e.code === "ERR_WORKER_OUT_OF_MEMORY") return { code: "memory", reason: `the QuickJS worker ran out of its ${WORKER_OLD_GENERATION_MB} MiB JavaScript heap: ${e.message}` };
@@ -253,8 +306,6 @@ class QuickJsTransport implements RpiTransport {
   private onExit(code: number): void {
     this.gone = true;
     clearInterval(this.watchdog);
-    const exit = this.exitOf(code);
-    this.rejectStarted(new Error(this.loadFailure ?? `the QuickJS extension did not start: ${exit.reason}`));
-    this.resolveExited(exit);
+    this.resolveExited(this.exitOf(code));
   }
 }

@@ -22,6 +22,11 @@
  * The source is written as five String.raw parts (prelude/*.ts, one concern each) joined into
  * one function body. The event names come from protocol/events.ts, so the prelude and the host
  * cannot disagree on them.
+ *
+ * Extension code shares the realm, so it can replace any global or built-in method. The prelude
+ * uses only built-ins captured before the extension ran (INTRINSICS below, and the call-bound
+ * methods at the top of prelude/core.ts), never iterates with for-of or spread (the iterator
+ * methods are replaceable too), and appends to arrays by definition rather than assignment.
  */
 import { PI_EVENTS_33, PI_EVENTS_NEWER, PI_EVENT_ALIASES } from "../protocol/events.js";
 import { CORE_JS } from "./prelude/core.js";
@@ -32,7 +37,10 @@ import { DISPATCH_JS } from "./prelude/dispatch.js";
 
 /** The global the engine defines before evaluating PI_PRELUDE. */
 export interface OctetHostGlobal {
-  /** Sends one frame (a JSON text). Throws a RangeError (by name) when it is over the frame limit. */
+  /**
+   * Sends one frame (a JSON text). Throws a RangeError over the frame limit or the outbound rate;
+   * its message names the size and the limit, and the prelude passes it on.
+   */
   send(text: string): void;
   /** Arms timer `id`; when it fires, the engine calls bridge.fireTimer(id). Re-arming replaces. */
   setTimer(id: number, delayMs: number): void;
@@ -59,13 +67,21 @@ export interface PiPreludeBridge {
 
 const KNOWN_EVENTS: readonly string[] = [...PI_EVENTS_33, ...PI_EVENTS_NEWER];
 
+/**
+ * The built-in constructors and namespaces the prelude uses, passed to its function as
+ * parameters of the same names: evaluated once, before any extension code runs, so that an
+ * extension that replaces a global (globalThis.Map = ...) does not change the prelude's. Their
+ * methods are captured at the top of prelude/core.ts.
+ */
+const INTRINSICS = ["Object", "Array", "Map", "Set", "WeakMap", "Promise", "JSON", "String", "Number", "Math", "Error", "TypeError", "Reflect", "Function"];
+
 export const PI_PRELUDE: string = [
-  "(function (KNOWN_EVENTS, EVENT_ALIASES) {",
+  `(function (KNOWN_EVENTS, EVENT_ALIASES, ${INTRINSICS.join(", ")}) {`,
   CORE_JS,
   GLOBALS_JS,
   HOST_CALLS_JS,
   API_JS,
   DISPATCH_JS,
-  `})(${JSON.stringify(KNOWN_EVENTS)}, ${JSON.stringify(PI_EVENT_ALIASES)});`,
+  `})(${JSON.stringify(KNOWN_EVENTS)}, ${JSON.stringify(PI_EVENT_ALIASES)}, ${INTRINSICS.join(", ")});`,
   "",
 ].join("\n");

@@ -13,15 +13,19 @@
  *
  * Bounds, each ending the instance with a Teardown (the VM state is not trusted afterwards):
  * - memory: the wasm Memory is created at its maximum (initial = maximum = memoryLimitBytes), so
- *   any attempt of the heap to grow is an allocation the limit refused -> "memory";
- * - bytecode: the interrupt handler stops an entry (its promise jobs included) past
- *   interruptAfterMs -> "runaway". A builtin that never polls it is the main thread's watchdog's.
- * The stack limit only throws inside the VM; the instance keeps working.
+ *   any attempt of the heap to grow is refused by the Memory itself -> "memory", the reason
+ *   naming the refused grow;
+ * - bytecode: the interrupt handler stops an entry (its promise jobs included) past its budget
+ *   -> "runaway". The budget is loadBudgetMs for the load, the frame's own budget when the host
+ *   gave one, else interruptAfterMs; it is published in the status words, so the main thread's
+ *   watchdog (for a builtin that never polls the handler) uses the same one.
+ * The stack limit, the frame size and the outbound rate only throw inside the VM; the instance
+ * keeps working.
  */
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import type { CustomizeVariantOptions, QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSSyncVariant } from "quickjs-emscripten-core";
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
-import { STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, WASM_PAGE_BYTES, type SandboxSettings } from "./channel.js";
+import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, WASM_PAGE_BYTES, type SandboxSettings } from "./channel.js";
 import { installModuleLoader, readModule } from "./module-loader.js";
 import { wasm, type WasmMemory, type WasmModule } from "./wasm.js";
 
@@ -40,9 +44,27 @@ export class Teardown extends Error {
   }
 }
 
-/** The prelude or the entry did not load; the message carries the VM error and its stack. */
+/**
+ * The prelude or the entry did not load. The message is the instance's exit reason (the error's
+ * name and message); `detail` adds the VM stack, for a stderr line.
+ */
 export class LoadError extends Error {
   override name = "LoadError";
+  constructor(message: string, readonly detail: string = message) {
+    super(message);
+  }
+}
+
+/** How long one VM entry may run, and which setting said so (named in a runaway's reason). */
+interface Budget {
+  ms: number;
+  source: string;
+}
+
+/** A thrown VM value: "Name: message" (or what was thrown), and the same with the VM stack. */
+interface Described {
+  summary: string;
+  full: string;
 }
 
 export interface SandboxOutput {
@@ -68,8 +90,15 @@ function variant(): QuickJSSyncVariant {
 export class Sandbox {
   private deadline = Infinity;
   private interrupted = false;
-  private heapExhausted = false;
+  /** The first grow of the wasm Memory that it refused: the pages asked for and the size it had then. */
+  private refusedGrow: { delta: number; pages: number } | null = null;
   private what = "starting";
+  private budget: Budget;
+  private readonly defaultBudget: Budget;
+  private readonly loadBudget: Budget;
+  /** The fixed one-second window of outbound bytes (QuickJsOptions.maxOutboundBytesPerSecond). */
+  private windowStart = -Infinity;
+  private windowBytes = 0;
   private readonly timers = new Map<number, NodeJS.Timeout>();
   private bridge: Bridge | null = null;
   /** VM functions made before any other code runs, so the prelude or extension cannot replace what they use. */
@@ -83,18 +112,27 @@ export class Sandbox {
     private readonly ctx: QuickJSContext,
     private readonly status: Int32Array,
     private readonly out: SandboxOutput,
-  ) {}
+  ) {
+    this.defaultBudget = { ms: settings.interruptAfterMs, source: "interruptAfterMs" };
+    this.loadBudget = { ms: settings.loadBudgetMs, source: "loadBudgetMs" };
+    this.budget = this.defaultBudget;
+  }
 
   /** Instantiates the wasm with the instance's own Memory and sets the runtime's limits. */
   static async create(settings: SandboxSettings, wasmModule: WasmModule, status: Int32Array, out: SandboxOutput): Promise<Sandbox> {
     const pages = settings.memoryLimitBytes / WASM_PAGE_BYTES;
     const memory = new wasm.Memory({ initial: pages, maximum: pages });
-    let onGrow = (): void => {};
-    // emscripten grows the heap through this method; at initial = maximum every call past zero
-    // pages is an allocation the limit refuses (malloc then returns NULL).
+    let onRefused = (_delta: number): void => {};
+    // emscripten grows the heap through this method and, when it throws, malloc returns NULL.
+    // At initial = maximum the Memory refuses every grow past zero pages; the refusal is recorded
+    // (a grow that succeeded would mean the Memory was not at its maximum: no bound to report).
     memory.grow = (delta: number): number => {
-      if (delta > 0) onGrow();
-      return wasm.Memory.prototype.grow.call(memory, delta);
+      try {
+        return wasm.Memory.prototype.grow.call(memory, delta);
+      } catch (error) {
+        onRefused(delta);
+        throw error;
+      }
     };
     const quickjs = await newQuickJSWASMModuleFromVariant(
       newVariant(variant(), {
@@ -111,8 +149,8 @@ export class Sandbox {
     runtime.setMaxStackSize(settings.maxStackBytes);
     const ctx = runtime.newContext();
     const sandbox = new Sandbox(settings, memory, runtime, ctx, status, out);
-    onGrow = () => {
-      sandbox.heapExhausted = true;
+    onRefused = (delta) => {
+      sandbox.refusedGrow ??= { delta, pages: memory.buffer.byteLength / WASM_PAGE_BYTES };
     };
     runtime.setInterruptHandler(() => {
       if (performance.now() > sandbox.deadline) {
@@ -126,37 +164,54 @@ export class Sandbox {
     return sandbox;
   }
 
-  /** Runs the prelude, the entry module and the factory hand-off; LoadError when one fails. */
+  /**
+   * Runs the prelude, the entry module and the factory hand-off, each within loadBudgetMs, and
+   * gives a top-level await loadBudgetMs of wall time to settle (timers fire meanwhile, each
+   * with interruptAfterMs). LoadError when one fails.
+   */
   async load(): Promise<void> {
-    this.enter("setting up the host object", () => this.installHost());
-    const bridge = this.enter("running the prelude", () => this.runPrelude());
+    const budget = this.loadBudget;
+    this.enter("setting up the host object", () => this.installHost(), budget);
+    const bridge = this.enter("running the prelude", () => this.runPrelude(), budget);
     this.bridge = bridge;
-    const source = readModule(this.settings.packageDir, this.settings.entry);
-    const evaluated = this.enter("evaluating the entry module", () => this.evalEntry(source));
-    // A module with top-level await settles later, as timers fire; no host frame can arrive
-    // before the load, so it gets the entry budget in wall time to settle.
+    let source: string;
+    try {
+      source = readModule(this.settings.packageDir, this.settings.entry);
+    } catch (error) {
+      const message = error instanceof Error ? error.message : String(error);
+      throw new LoadError(`the entry failed to load: ${message}`);
+    }
+    const evaluated = this.enter("evaluating the entry module", () => this.evalEntry(source), budget);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new LoadError(`the entry ${this.settings.entry} failed to load: its top-level await did not settle within ${this.settings.interruptAfterMs} ms (interruptAfterMs)`)), this.settings.interruptAfterMs);
+      const ms = budget.ms;
+      timer = setTimeout(() => reject(new LoadError(`the entry failed to load: its top-level await did not settle within ${ms} ms (loadBudgetMs)`)), ms);
     });
     const settled = await Promise.race([evaluated, late]).finally(() => clearTimeout(timer));
     this.enter("passing the default export to the prelude", () => {
       const fn = settled.consume((ns) => this.ctx.getProp(ns, "default"));
       const r = fn.consume((value) => this.ctx.callFunction(bridge.setFactory, bridge.object, value));
-      if (r.error) throw new LoadError(`bridge.setFactory failed: ${r.error.consume((e) => this.describe(e))}`);
+      if (r.error) {
+        const d = r.error.consume((e) => this.describe(e));
+        throw new LoadError(`the prelude's bridge.setFactory failed: ${d.summary}`, `the prelude's bridge.setFactory failed: ${d.full}`);
+      }
       r.value.dispose();
-    });
+    }, budget);
   }
 
-  /** Hands one host frame to the prelude. */
-  receive(text: string): void {
+  /**
+   * Hands one host frame to the prelude. `budgetMs` (when given) replaces interruptAfterMs for
+   * this entry: the prelude's handling of the frame and the promise jobs it queued.
+   */
+  receive(text: string, budgetMs?: number): void {
     const bridge = this.bridge;
     if (bridge === null) throw new Error("the sandbox received a frame before it was loaded");
+    const budget = budgetMs === undefined ? this.defaultBudget : { ms: budgetMs, source: "the budget the host gave this frame" };
     this.enter("handling a host frame", () => {
       const r = this.ctx.newString(text).consume((arg) => this.ctx.callFunction(bridge.receive, bridge.object, arg));
-      if (r.error) this.out.stderr(`quickjs: bridge.receive threw: ${r.error.consume((e) => this.describe(e))}`);
+      if (r.error) this.out.stderr(`quickjs: bridge.receive threw: ${r.error.consume((e) => this.describe(e).full)}`);
       else r.value.dispose();
-    });
+    }, budget);
   }
 
   /** Stops the timers and frees the context and runtime (a normal stop only). */
@@ -184,11 +239,13 @@ export class Sandbox {
    * promise jobs run, and a refused allocation or an interruption becomes a Teardown. Every
    * inspection of VM values happens inside `run` (a getter is extension code too).
    */
-  private enter<T>(what: string, run: () => T): T {
+  private enter<T>(what: string, run: () => T, budget: Budget = this.defaultBudget): T {
     if (this.disposed) throw new Error("the sandbox is disposed");
     this.what = what;
+    this.budget = budget;
     this.interrupted = false;
-    this.deadline = performance.now() + this.settings.interruptAfterMs;
+    this.deadline = performance.now() + budget.ms;
+    Atomics.store(this.status, STATUS_BUDGET_MS, Math.min(Math.ceil(budget.ms), MAX_BUDGET_MS));
     Atomics.add(this.status, STATUS_ENTRY_SEQ, 1);
     Atomics.store(this.status, STATUS_IN_VM, 1);
     try {
@@ -209,8 +266,8 @@ export class Sandbox {
   private drainJobs(): void {
     while (this.runtime.hasPendingJob()) {
       const r = this.runtime.executePendingJobs(JOB_BATCH);
-      if (r.error) this.out.stderr(`quickjs: a promise job threw: ${r.error.consume((e) => this.describe(e))}`);
-      if (this.heapExhausted || this.interrupted) break;
+      if (r.error) this.out.stderr(`quickjs: a promise job threw: ${r.error.consume((e) => this.describe(e).full)}`);
+      if (this.refusedGrow !== null || this.interrupted) break;
       if (performance.now() > this.deadline && this.runtime.hasPendingJob()) {
         this.interrupted = true;
         break;
@@ -221,11 +278,12 @@ export class Sandbox {
 
   private checkBounds(phase: string): void {
     const mib = this.settings.memoryLimitBytes / (1024 * 1024);
-    if (this.heapExhausted) {
-      throw new Teardown("memory", `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: an allocation was refused, so the instance was torn down`);
+    if (this.refusedGrow !== null) {
+      const { delta, pages } = this.refusedGrow;
+      throw new Teardown("memory", `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: the wasm memory (${pages} pages, its maximum) refused to grow by ${delta} pages, so an allocation failed and the instance was torn down`);
     }
     if (this.interrupted) {
-      throw new Teardown("runaway", `the extension ran longer than its ${this.settings.interruptAfterMs} ms budget (interruptAfterMs) while ${this.what}${phase} and was interrupted; the instance was torn down`);
+      throw new Teardown("runaway", `the extension ran longer than its ${this.budget.ms} ms budget (${this.budget.source}) while ${this.what}${phase} and was interrupted; the instance was torn down`);
     }
   }
 
@@ -248,7 +306,10 @@ export class Sandbox {
   private runPrelude(): Bridge {
     const { ctx } = this;
     const r = ctx.evalCode(this.settings.prelude, PRELUDE_NAME, { type: "global" });
-    if (r.error) throw new LoadError(`the prelude (${PRELUDE_NAME}) failed: ${r.error.consume((e) => this.describe(e))}`);
+    if (r.error) {
+      const d = r.error.consume((e) => this.describe(e));
+      throw new LoadError(`the prelude (${PRELUDE_NAME}) failed: ${d.summary}`, `the prelude (${PRELUDE_NAME}) failed: ${d.full}`);
+    }
     const object = r.value;
     const fns: QuickJSHandle[] = [];
     for (const name of ["receive", "setFactory", "fireTimer"]) {
@@ -275,8 +336,9 @@ export class Sandbox {
   /** Evaluates the entry; resolves to its namespace (after a top-level await settles). */
   private evalEntry(source: string): Promise<QuickJSHandle> {
     const { ctx, settings } = this;
+    const failed = (d: Described): LoadError => new LoadError(`the entry failed to load: ${d.summary}`, `the entry ${settings.entry} failed to load: ${d.full}`);
     const r = ctx.evalCode(source, settings.entry, { type: "module" });
-    if (r.error) throw new LoadError(`the entry ${settings.entry} failed to load: ${r.error.consume((e) => this.describe(e))}`);
+    if (r.error) throw failed(r.error.consume((e) => this.describe(e)));
     const state = ctx.getPromiseState(r.value);
     if (state.type === "fulfilled") {
       if (state.notAPromise) return Promise.resolve(r.value);
@@ -285,13 +347,10 @@ export class Sandbox {
     }
     if (state.type === "rejected") {
       r.value.dispose();
-      throw new LoadError(`the entry ${settings.entry} failed to load: ${state.error.consume((e) => this.describe(e))}`);
+      throw failed(state.error.consume((e) => this.describe(e)));
     }
     return r.value.consume((p) => ctx.resolvePromise(p)).then((settled) => {
-      if (settled.error) {
-        const message = this.enter("reporting the entry's failure", () => settled.error.consume((e) => this.describe(e)));
-        throw new LoadError(`the entry ${settings.entry} failed to load: ${message}`);
-      }
+      if (settled.error) throw failed(this.enter("reporting the entry's failure", () => settled.error.consume((e) => this.describe(e)), this.loadBudget));
       return settled.value;
     });
   }
@@ -308,6 +367,18 @@ export class Sandbox {
       const size = bytes === null ? `at least ${units}` : `${bytes}`;
       return this.thrown("range", `__octet_host.send: the frame is ${size} bytes of UTF-8, over the ${max}-byte limit (maxFrameBytes); it was not sent`);
     }
+    // Every frame is copied into the host's heap: the rate bounds how fast an extension can move
+    // memory there (a loop of 1 MiB updates would otherwise run for its whole budget).
+    const rate = this.settings.maxOutboundBytesPerSecond;
+    const now = performance.now();
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now;
+      this.windowBytes = 0;
+    }
+    if (this.windowBytes + bytes > rate) {
+      return this.thrown("range", `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second (maxOutboundBytesPerSecond); it was not sent`);
+    }
+    this.windowBytes += bytes;
     this.out.frame(frame);
     return undefined;
   }
@@ -342,7 +413,7 @@ export class Sandbox {
     try {
       this.enter("running a timer", () => {
         const r = this.ctx.newNumber(id).consume((arg) => this.ctx.callFunction(bridge.fireTimer, bridge.object, arg));
-        if (r.error) this.out.stderr(`quickjs: bridge.fireTimer threw: ${r.error.consume((e) => this.describe(e))}`);
+        if (r.error) this.out.stderr(`quickjs: bridge.fireTimer threw: ${r.error.consume((e) => this.describe(e).full)}`);
         else r.value.dispose();
       });
     } catch (error) {
@@ -358,17 +429,18 @@ export class Sandbox {
     return { error: r.error !== undefined ? r.error : r.value };
   }
 
-  /** "Name: message" and the stack of a thrown value (runs inside an entry: getters run). */
-  private describe(thrown: QuickJSHandle): string {
+  /** "Name: message" of a thrown value, and with its stack (runs inside an entry: getters run). */
+  private describe(thrown: QuickJSHandle): Described {
     const { ctx } = this;
     const text = (v: QuickJSHandle): string => {
       const length = ctx.getProp(v, "length").consume((n) => ctx.getNumber(n));
       return length > DESCRIBE_CHARS ? `(${length} characters, not shown)` : ctx.getString(v);
     };
+    const only = (summary: string): Described => ({ summary, full: summary });
     const type = ctx.typeof(thrown);
-    if (type === "string") return `a thrown string: ${text(thrown)}`;
-    if (type === "number" || type === "boolean" || type === "undefined" || type === "bigint") return `a thrown ${type}: ${String(ctx.dump(thrown))}`;
-    if (type !== "object" || ctx.sameValue(thrown, ctx.null)) return type === "object" ? "a thrown null" : `a thrown ${type}`;
+    if (type === "string") return only(`a thrown string: ${text(thrown)}`);
+    if (type === "number" || type === "boolean" || type === "undefined" || type === "bigint") return only(`a thrown ${type}: ${String(ctx.dump(thrown))}`);
+    if (type !== "object" || ctx.sameValue(thrown, ctx.null)) return only(type === "object" ? "a thrown null" : `a thrown ${type}`);
     const prop = (key: string): string | undefined => {
       try {
         return ctx.getProp(thrown, key).consume((v) => (ctx.typeof(v) === "string" ? text(v) : undefined));
@@ -379,7 +451,8 @@ export class Sandbox {
     const name = prop("name") ?? "Error";
     const message = prop("message");
     const stack = prop("stack");
-    if (message === undefined) return "a thrown object that is not an Error";
-    return stack !== undefined && stack.trim() !== "" ? `${name}: ${message}\n${stack.trimEnd()}` : `${name}: ${message}`;
+    if (message === undefined) return only("a thrown object that is not an Error");
+    const summary = `${name}: ${message}`;
+    return { summary, full: stack !== undefined && stack.trim() !== "" ? `${summary}\n${stack.trimEnd()}` : summary };
   }
 }

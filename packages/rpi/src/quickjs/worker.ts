@@ -3,10 +3,13 @@
  * the Sandbox, loads the prelude and the entry, then relays frames both ways until the main
  * thread asks it to stop or the instance must end.
  *
- * Contract with launch-quickjs.ts (messages in channel.ts): "ready" once loaded, or "failed"
- * with the load error and then the thread ends; every end the worker decides itself is
- * announced with an "exit" message (code and reason) before the thread exits, so the main
- * thread reports it. A "stop" frees the context and runtime, then the thread exits with 0.
+ * Contract with launch-quickjs.ts (messages in channel.ts): the main thread may send frames and
+ * "stop" from the moment the thread runs. Frames that arrive before the load finished are queued
+ * and handed to the prelude in order right after setFactory; "stop" is obeyed at once, loaded or
+ * not. Every end the worker decides itself, a failed load included, is announced with an "exit"
+ * message (code and reason) before the thread exits, so the main thread reports it; a failed load
+ * sends a "stderr" message with the VM stack first. A "stop" frees the context and runtime (when
+ * they exist), then the thread exits with 0.
  */
 import { parentPort, workerData } from "node:worker_threads";
 import type { FromWorker, ToWorker, WorkerExitCode, WorkerStart } from "./channel.js";
@@ -17,7 +20,10 @@ const port = parentPort;
 const start = workerData as WorkerStart;
 const status = new Int32Array(start.status);
 const post = (message: FromWorker): void => port.postMessage(message);
+type Frame = Extract<ToWorker, { kind: "frame" }>;
 let sandbox: Sandbox | null = null;
+/** Frames received before the load finished; null once they were delivered. */
+let early: Frame[] | null = [];
 let ending = false;
 
 function describe(error: unknown): string {
@@ -39,42 +45,63 @@ function fail(error: unknown): never {
   end("fatal", `the QuickJS engine failed: ${describe(error)}`);
 }
 
+/** A normal stop: free what exists, then exit. */
+function stop(): never {
+  ending = true;
+  try {
+    sandbox?.dispose();
+  } catch (error) {
+    post({ kind: "stderr", line: `quickjs: freeing the runtime failed: ${describe(error)}` });
+  }
+  process.exit(0);
+}
+
+function deliver(frame: Frame, loaded: Sandbox): void {
+  try {
+    loaded.receive(frame.text, frame.budgetMs);
+  } catch (error) {
+    fail(error);
+  }
+}
+
 const output = {
   frame: (text: string) => post({ kind: "frame", text }),
   stderr: (line: string) => post({ kind: "stderr", line }),
   failed: (error: unknown) => fail(error),
 };
 
+port.on("message", (message: ToWorker) => {
+  if (ending) return;
+  if (message.kind === "stop") stop();
+  if (message.kind !== "frame") return;
+  if (early !== null) early.push(message);
+  else if (sandbox !== null) deliver(message, sandbox);
+});
+
 async function main(): Promise<void> {
+  let created: Sandbox;
   try {
-    sandbox = await Sandbox.create(start.settings, start.wasmModule, status, output);
-    await sandbox.load();
+    created = await Sandbox.create(start.settings, start.wasmModule, status, output);
   } catch (error) {
-    const message = error instanceof LoadError || error instanceof Teardown ? error.message : `the QuickJS engine failed to start: ${describe(error)}`;
-    post({ kind: "failed", message });
-    ending = true;
-    process.exit(1);
+    end("fatal", `the QuickJS engine failed to start: ${describe(error)}`);
   }
-  const loaded = sandbox;
-  port.on("message", (message: ToWorker) => {
+  if (ending) return;
+  sandbox = created;
+  try {
+    await created.load();
+  } catch (error) {
     if (ending) return;
-    if (message.kind === "stop") {
-      ending = true;
-      try {
-        loaded.dispose();
-      } catch (error) {
-        post({ kind: "stderr", line: `quickjs: freeing the runtime failed: ${describe(error)}` });
-      }
-      process.exit(0);
+    if (error instanceof LoadError) {
+      post({ kind: "stderr", line: `quickjs: ${error.detail}` });
+      end("fatal", error.message);
     }
-    if (message.kind !== "frame") return;
-    try {
-      loaded.receive(message.text);
-    } catch (error) {
-      fail(error);
-    }
-  });
-  post({ kind: "ready" });
+    if (error instanceof Teardown) end(error.code, error.message);
+    end("fatal", `the QuickJS engine failed to load the extension: ${describe(error)}`);
+  }
+  if (ending) return;
+  const queued = early ?? [];
+  early = null;
+  for (const frame of queued) deliver(frame, created);
 }
 
 void main();

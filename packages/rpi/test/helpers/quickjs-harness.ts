@@ -75,7 +75,8 @@ export class PreludeHarness {
       ["send", context.newFunction("send", (text) => {
         const s = context.getString(text);
         const bytes = Buffer.byteLength(s, "utf8");
-        if (bytes > limit) throw new RangeError(`a frame of ${bytes} bytes is over the limit of ${limit}`);
+        // The engine's message (sandbox.ts), which the prelude passes on.
+        if (bytes > limit) throw new RangeError(`__octet_host.send: the frame is ${bytes} bytes of UTF-8, over the ${limit}-byte limit (maxFrameBytes); it was not sent`);
         const frame = JSON.parse(s) as Frame;
         const parsed = parseExtensionFrame(frame);
         if (!parsed.ok) this.violations.push(`${parsed.problem} in ${s}`);
@@ -160,10 +161,26 @@ export class PreludeHarness {
   }
 
   /** Takes (and forgets) every outbound frame so far. */
+  /**
+   * The frames sent since the last take. A request's `parentId` (which invocation it is made for)
+   * is moved into `parents`, keyed by the request id, so frame assertions stay about the catalog
+   * shape and the parent checks are made where they are the point (pi-prelude-parent.test.ts).
+   */
   take(): Frame[] {
     if (this.violations.length > 0) throw new Error(`frames outside the catalog: ${this.violations.join("; ")}`);
-    return this.out.splice(0, this.out.length);
+    const frames = this.out.splice(0, this.out.length);
+    for (const f of frames) {
+      const r = (f as { type?: unknown; id?: unknown; request?: Record<string, unknown> });
+      if (r.type === "request" && r.request && "parentId" in r.request) {
+        this.parents.set(String(r.id), r.request["parentId"]);
+        delete r.request["parentId"];
+      }
+    }
+    return frames;
   }
+
+  /** request id -> the parentId its frame carried (see take()). */
+  readonly parents = new Map<string, unknown>();
 
   /** Waits (timers run meanwhile) until the outbound frames satisfy `ready`, then takes them. */
   async until(ready: (frames: readonly Frame[]) => boolean, timeoutMs = 2000): Promise<Frame[]> {
@@ -229,3 +246,6 @@ export const ok = (id: string, value: unknown): object => ({ type: "response", i
 export const err = (id: string, message: string): object => ({ type: "response", id, result: { status: "error", error: { message } } });
 /** An extension's default-exported factory with `body`. */
 export const ext = (body: string): string => `export default function (pi) {\n${body}\n}\n`;
+/** The prelude's message for `frame` (as the prelude would encode it) refused by the engine over `limit` bytes. */
+export const overLimit = (what: string, frame: object, limit: number): string =>
+  `${what} could not be sent: __octet_host.send: the frame is ${Buffer.byteLength(JSON.stringify(frame))} bytes of UTF-8, over the ${limit}-byte limit (maxFrameBytes); it was not sent`;

@@ -5,9 +5,10 @@
  * - registerTool (pi's execute(toolCallId, params, signal, onUpdate, ctx), or `handler` with the
  *   same arguments), registerCommand and on need `tools`, `commands` and `event_hooks`; a missing
  *   capability or a malformed definition throws at the call. During the load every registration
- *   is queued and sent after the factory returns (a failed load sends none); afterwards each is
- *   sent at once. Registering a name again replaces it (pi's Map semantics); after the load the
- *   host sees `unregister` then `register`.
+ *   is queued and sent after the factory returns (a failed load sends none); registering a name
+ *   again replaces it (pi's Map semantics). After the load the host's catalog is fixed (it ignores
+ *   later registrations), so a later registerTool, registerCommand or on changes nothing here
+ *   either and sends one warning log instead.
  * - pi.on accepts KNOWN_EVENTS and the EVENT_ALIASES (mapped, with one warning log per alias);
  *   anything else throws with the list. One hook registration per distinct event.
  * - The snapshot getters read the latest invocation context: no round trip (QJS-09).
@@ -25,31 +26,19 @@ function describeRegistration(registration) {
   if (registration.kind === "command") return 'command "' + registration.command.name + '"';
   return 'the "' + registration.hook.event + '" hook';
 }
-function forget(key) {
-  const at = key.indexOf(":");
-  if (key.slice(0, at) === "tool") tools.delete(key.slice(at + 1));
-  else if (key.slice(0, at) === "command") commands.delete(key.slice(at + 1));
+const loading = () => phase === "new" || phase === "loading";
+// The host fixes the catalog when the load ends (a reload is how it changes): say so, change nothing.
+function ignoredLate(what) {
+  log("warning", what + " after the load is ignored: octet fixes an extension's catalog when it loads, so register tools, commands and hooks in the extension's factory");
 }
+// Queues a registration made during the load and returns true; after the load returns false.
 function register(key, registration) {
-  if (phase === "new" || phase === "loading") {
-    queued.set(key, registration);
-    return;
+  if (!loading()) {
+    ignoredLate("the registration of " + describeRegistration(registration));
+    return false;
   }
-  if (phase !== "ready") throw fail("cannot register: the extension " + (phase === "closed" ? "has shut down" : "failed to load"));
-  if (registered.has(key)) {
-    const name = registration.kind === "hook" ? registration.hook.event : registration[registration.kind].name;
-    trySend({ type: "unregister", registration: { kind: registration.kind, name: name } }, "an unregister frame");
-    registered.delete(key);
-    const problem = trySend({ type: "register", registration: registration }, "the registration of " + describeRegistration(registration));
-    if (problem !== null) {
-      forget(key);
-      throw fail(problem);
-    }
-  } else {
-    const problem = trySend({ type: "register", registration: registration }, "the registration of " + describeRegistration(registration));
-    if (problem !== null) throw fail(problem);
-  }
-  registered.add(key);
+  mapSet(queued, key, registration);
+  return true;
 }
 
 function registerTool(definition) {
@@ -66,16 +55,14 @@ function registerTool(definition) {
   let parameters = definition.parameters === undefined ? { type: "object", properties: {} } : definition.parameters;
   if (!isObject(parameters)) throw new TypeError(where + "parameters must be a JSON Schema object");
   try {
-    parameters = JSON.parse(JSON.stringify(parameters));
+    parameters = parse(stringify(parameters));
   } catch (e) {
     throw new TypeError(where + "parameters cannot be encoded as JSON: " + describe(e));
   }
-  const tool = { name: name };
-  if (definition.label !== undefined) tool.label = definition.label;
-  tool.description = description;
-  tool.parameters = parameters;
-  register("tool:" + name, { kind: "tool", tool: tool });
-  tools.set(name, { name: name, run: run, definition: definition });
+  const tool = withOptional({ name: name }, "label", definition.label);
+  put(tool, "description", description);
+  put(tool, "parameters", parameters);
+  if (register("tool:" + name, { kind: "tool", tool: tool })) mapSet(tools, name, { name: name, run: run, definition: definition });
 }
 
 function registerCommand(name, options) {
@@ -92,52 +79,52 @@ function registerCommand(name, options) {
     throw new TypeError('pi.registerCommand("' + name + '"): description must be a string');
   }
   const command = withOptional({ name: name }, "description", options.description);
-  register("command:" + name, { kind: "command", command: command });
-  commands.set(name, { name: name, handler: options.handler, options: options });
+  if (register("command:" + name, { kind: "command", command: command })) mapSet(commands, name, { name: name, handler: options.handler, options: options });
 }
 
 function on(event, handler) {
   need("event_hooks", "pi.on");
   if (typeof event !== "string") throw new TypeError("pi.on: the event name must be a string");
   if (typeof handler !== "function") throw new TypeError('pi.on("' + event + '"): the handler must be a function');
-  let target = event;
-  if (!KNOWN.has(event)) {
-    if (!hasOwn(EVENT_ALIASES, event)) {
-      throw fail('pi.on: unknown event "' + event + '"; the known events are ' + KNOWN_EVENTS.join(", "));
-    }
-    target = EVENT_ALIASES[event];
-    warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives "' + target + '" events instead');
+  const known = setHas(KNOWN, event);
+  if (!known && !hasOwn(EVENT_ALIASES, event)) {
+    throw fail('pi.on: unknown event "' + event + '"; the known events are ' + arrayJoin(KNOWN_EVENTS, ", "));
   }
-  let list = hooks.get(target);
+  const target = known ? event : EVENT_ALIASES[event];
+  if (!loading()) return ignoredLate('a pi.on("' + event + '") handler');
+  if (!known) warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives "' + target + '" events instead');
+  let list = mapGet(hooks, target);
   if (list === undefined) {
     register("hook:" + target, { kind: "hook", hook: { event: target } });
     list = [];
-    hooks.set(target, list);
+    mapSet(hooks, target, list);
   }
-  list.push({ fn: handler, registeredAs: event });
+  append(list, { fn: handler, registeredAs: event });
 }
 
 const bus = new Map();   // channel -> [{handler}]
-const events = Object.freeze({
+const events = freeze({
   on(channel, handler) {
     if (typeof handler !== "function") throw new TypeError("pi.events.on: the handler must be a function");
     const key = String(channel);
     const entry = { handler: handler };
-    if (!bus.has(key)) bus.set(key, []);
-    bus.get(key).push(entry);
+    if (!mapHas(bus, key)) mapSet(bus, key, []);
+    append(mapGet(bus, key), entry);
     return () => {
-      const list = bus.get(key);
-      const i = list === undefined ? -1 : list.indexOf(entry);
-      if (i >= 0) list.splice(i, 1);
-      if (list !== undefined && list.length === 0) bus.delete(key);
+      const list = mapGet(bus, key);
+      const i = list === undefined ? -1 : arrayIndexOf(list, entry);
+      if (i < 0) return;
+      if (list.length === 1) mapDelete(bus, key);
+      else mapSet(bus, key, without(list, i));
     };
   },
   emit(channel, data) {
     const key = String(channel);
-    const list = bus.get(key);
+    const list = mapGet(bus, key);
     if (list === undefined) return;
     const report = (e) => log("error", 'a pi.events handler of "' + key + '" threw: ' + describe(e));
-    for (const entry of list.slice()) {
+    for (let i = 0; i < list.length; i++) {
+      const entry = list[i];
       try {
         const result = entry.handler(data);
         if (result !== null && typeof result === "object" && typeof result.then === "function") result.then(undefined, report);
@@ -152,7 +139,8 @@ const flags = new Map();
 function cannotCross(api, what) {
   return () => { throw fail(api + " is not available to QuickJS extensions: " + what + " cannot cross the extension protocol", "unsupported"); };
 }
-const copyList = (v) => Array.isArray(v) ? v.slice() : [];
+const copyList = (v) => isArray(v) ? copy(v) : [];
+const shallow = (v) => objectAssign({}, v);
 const pi = {
   registerTool: registerTool,
   registerCommand: registerCommand,
@@ -161,8 +149,16 @@ const pi = {
   getSessionName: () => typeof snapshot.sessionName === "string" ? snapshot.sessionName : undefined,
   getThinkingLevel: () => typeof snapshot.thinkingLevel === "string" ? snapshot.thinkingLevel : undefined,
   getActiveTools: () => copyList(snapshot.activeTools),
-  getAllTools: () => copyList(snapshot.allTools).map((t) => typeof t === "string" ? { name: t, description: "" } : Object.assign({}, t)),
-  getCommands: () => copyList(snapshot.commands).map((c) => Object.assign({}, c)),
+  getAllTools() {
+    const list = copyList(snapshot.allTools);
+    for (let i = 0; i < list.length; i++) list[i] = typeof list[i] === "string" ? { name: list[i], description: "" } : shallow(list[i]);
+    return list;
+  },
+  getCommands() {
+    const list = copyList(snapshot.commands);
+    for (let i = 0; i < list.length; i++) list[i] = shallow(list[i]);
+    return list;
+  },
   sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message", message: message }, "options", options)),
   sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message", content: content }, "options", options)),
   appendEntry: (customType, data) => action("pi.appendEntry", withOptional({ kind: "append_entry", customType: String(customType) }, "data", data)),
@@ -173,7 +169,7 @@ const pi = {
   },
   setLabel: (entryId, label) => action("pi.setLabel", withOptional({ kind: "set_label", entryId: String(entryId) }, "label", label)),
   async setActiveTools(toolNames) {
-    const names = Array.from(toolNames, String);
+    const names = arrayFrom(toolNames, String);
     const value = await action("pi.setActiveTools", { kind: "set_active_tools", toolNames: names });
     snapshot.activeTools = names;
     return value;
@@ -184,8 +180,8 @@ const pi = {
     snapshot.thinkingLevel = level;
     return value;
   },
-  registerFlag(name, options) { flags.set(String(name), isObject(options) ? options.default : undefined); },
-  getFlag: (name) => flags.get(String(name)),
+  registerFlag(name, options) { mapSet(flags, String(name), isObject(options) ? options.default : undefined); },
+  getFlag: (name) => mapGet(flags, String(name)),
   registerShortcut() { warnOnce("shortcut", "pi.registerShortcut is ignored: octet has no keyboard shortcuts for extensions"); },
   registerMessageRenderer: cannotCross("pi.registerMessageRenderer", "renderers"),
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
@@ -201,7 +197,7 @@ function makeContext(inv, snap, isCommand) {
   const trusted = pick("projectTrusted") === true;
   const owner = inv.id;
   const commandOnly = (api, body) => isCommand ? action(api, body, owner)
-    : Promise.reject(fail(api + " is only available to command handlers (pi's ExtensionCommandContext)", "unsupported"));
+    : promiseReject(fail(api + " is only available to command handlers (pi's ExtensionCommandContext)", "unsupported"));
   const unavailable = (api) => () => { throw fail(api + " is not available to QuickJS extensions", "unsupported"); };
   return {
     ui: makeUi(owner),
@@ -218,7 +214,7 @@ function makeContext(inv, snap, isCommand) {
         : isObject(options) && typeof options.customInstructions === "string" ? options.customInstructions : undefined;
       const done = action("ctx.compact", withOptional({ kind: "compact" }, "customInstructions", instructions), owner);
       if (isObject(options) && (typeof options.onComplete === "function" || typeof options.onError === "function")) {
-        done.then(
+        promiseThen(done,
           (value) => { if (typeof options.onComplete === "function") options.onComplete(value); },
           (error) => { if (typeof options.onError === "function") options.onError(error); });
       }

@@ -6,8 +6,10 @@
  * Contracts:
  * - Every host request is answered exactly once, unless shutdown came first: a cancel answers
  *   `cancelled` at once (a later result is dropped), aborts the invocation's signal and withdraws
- *   its open UI/action requests. A result that cannot be sent (over the frame limit, not JSON) is
- *   answered with an error that says so.
+ *   its open UI/action requests. A result that cannot be sent (over the frame limit or the
+ *   outbound rate, not JSON) is answered with an error that says so; when that error cannot be
+ *   sent either (the outbound rate is spent), the result and then the error are tried again after
+ *   the rate's one-second window, at most RESEND_TRIES times.
  * - Hook handlers run in registration order; a throw is logged and the next handler runs, except
  *   for tool_call, where a throw blocks (fail closed). The reduced value, or null, is the answer:
  *   tool_call: the first {block: true} wins, else the last truthy result, plus `input` when a
@@ -25,17 +27,33 @@
 export const DISPATCH_JS = String.raw`
 function newInvocation(id, what) {
   const inv = { id: id, what: what, controller: new AbortController(), answered: false };
-  inflight.set(id, inv);
+  mapSet(inflight, id, inv);
   return inv;
 }
+const RESEND_TRIES = 5;
+const RESEND_AFTER_MS = 1000;
 function sendResult(id, result, what) {
-  const problem = trySend({ type: "response", id: id, result: result }, "the result of " + what);
-  if (problem !== null && phase !== "closed") trySend({ type: "response", id: id, result: failure(problem) }, "an error response");
+  const frame = { type: "response", id: id, result: result };
+  const problem = trySend(frame, "the result of " + what);
+  if (problem === null || phase === "closed") return;
+  const fallback = { type: "response", id: id, result: failure(problem) };
+  let tries = 0;
+  // Later tries send the result itself if it fits by then (it was only over the rate).
+  const resend = () => {
+    if (phase === "closed" || (tries > 0 && trySend(frame, "the result") === null)) return;
+    if (trySend(fallback, "an error response") === null || ++tries > RESEND_TRIES) return;
+    try {
+      arm(resend, RESEND_AFTER_MS, [], false);
+    } catch (_) {
+      // No timer left (the extension holds them all): the host's timeout answers instead.
+    }
+  };
+  resend();
 }
 function answer(inv, result) {
   if (inv.answered) return;
   inv.answered = true;
-  inflight.delete(inv.id);
+  mapDelete(inflight, inv.id);
   sendResult(inv.id, result, inv.what);
 }
 
@@ -65,7 +83,7 @@ async function runInitialize(id) {
     await factory(pi);
   } catch (e) {
     phase = "failed";
-    queued.clear();
+    mapClear(queued);
     answer(inv, failure("the extension factory failed: " + describe(e)));
     return;
   }
@@ -73,16 +91,17 @@ async function runInitialize(id) {
     if (phase !== "closed") phase = "failed";
     return;
   }
-  for (const [key, registration] of queued) {
+  const registrations = valuesOf(queued);
+  mapClear(queued);
+  for (let i = 0; i < registrations.length; i++) {
+    const registration = registrations[i];
     const problem = trySend({ type: "register", registration: registration }, "the registration of " + describeRegistration(registration));
     if (problem !== null) {
       phase = "failed";
       answer(inv, failure(problem));
       return;
     }
-    registered.add(key);
   }
-  queued.clear();
   phase = "ready";
   answer(inv, success({}));
 }
@@ -90,18 +109,16 @@ async function runInitialize(id) {
 function toolResult(name, value) {
   if (typeof value === "string") return { content: [{ type: "text", text: value }] };
   if (value === undefined || value === null) return { content: [] };
-  if (isObject(value) && Array.isArray(value.content)) {
-    const result = { content: value.content };
-    if (value.details !== undefined) result.details = value.details;
-    if (typeof value.isError === "boolean") result.isError = value.isError;
-    return result;
+  if (isObject(value) && isArray(value.content)) {
+    const result = withOptional({ content: value.content }, "details", value.details);
+    return typeof value.isError === "boolean" ? put(result, "isError", value.isError) : result;
   }
   throw new TypeError('tool "' + name + '" returned ' + (isObject(value) ? "an object without a content array" : kindOf(value)) +
     "; expected an AgentToolResult {content: [...], details?}");
 }
 
 async function runTool(inv, invocation, snap) {
-  const tool = tools.get(invocation.name);
+  const tool = mapGet(tools, invocation.name);
   if (tool === undefined) return answer(inv, failure('unknown tool "' + invocation.name + '"'));
   const onUpdate = (partial) => {
     if (inv.answered) return;
@@ -113,7 +130,7 @@ async function runTool(inv, invocation, snap) {
   };
   try {
     const args = isObject(invocation.arguments) ? invocation.arguments : {};
-    const value = await tool.run.call(tool.definition, String(invocation.callId), args, inv.controller.signal, onUpdate, makeContext(inv, snap, false));
+    const value = await apply(tool.run, tool.definition, [String(invocation.callId), args, inv.controller.signal, onUpdate, makeContext(inv, snap, false)]);
     answer(inv, success(toolResult(tool.name, value)));
   } catch (e) {
     answer(inv, failure(describe(e)));
@@ -121,24 +138,23 @@ async function runTool(inv, invocation, snap) {
 }
 
 async function runCommand(inv, invocation, snap) {
-  const command = commands.get(invocation.name);
+  const command = mapGet(commands, invocation.name);
   if (command === undefined) return answer(inv, failure('unknown command "' + invocation.name + '"'));
   try {
     const args = typeof invocation.arguments === "string" ? invocation.arguments : "";
-    answer(inv, success(await command.handler.call(command.options, args, makeContext(inv, snap, true))));
+    answer(inv, success(await apply(command.handler, command.options, [args, makeContext(inv, snap, true)])));
   } catch (e) {
     answer(inv, failure(describe(e)));
   }
 }
 
 function eventOf(name, data, extra) {
-  const event = isObject(data) ? Object.assign({}, data) : (data === undefined || data === null ? {} : { data: data });
-  Object.assign(event, extra);
-  event.type = name;
-  return event;
+  const event = isObject(data) ? objectAssign({}, data) : (data === undefined || data === null ? {} : { data: data });
+  objectAssign(event, extra);
+  return put(event, "type", name);
 }
 function jsonOf(value) {
-  try { return JSON.stringify(value); } catch (_) { return null; }
+  try { return stringify(value); } catch (_) { return null; }
 }
 // One handler call: {value}, or null after logging a throw.
 async function callHook(handler, event, ctx) {
@@ -158,31 +174,32 @@ async function reduceHook(name, data, handlers, ctx, inv) {
     const event = eventOf(name, data, base);
     const before = jsonOf(event.input);
     let result = null;
-    for (const handler of handlers) {
+    for (let i = 0; i < handlers.length; i++) {
       if (!live()) return null;
-      let value;
+      // Fail closed: a throw from the handler, or from reading its answer, blocks the call.
       try {
-        value = await handler.fn(event, ctx);
+        const value = await handlers[i].fn(event, ctx);
+        if (value) {
+          result = value;
+          if (value.block) return value;
+        }
       } catch (e) {
         return { block: true, reason: 'a tool_call handler of extension "' + EXTENSION_ID + '" threw: ' + describe(e) };
       }
-      if (value) {
-        result = value;
-        if (value.block) return value;
-      }
     }
-    return jsonOf(event.input) !== before ? Object.assign({}, result, { input: event.input }) : result;
+    return jsonOf(event.input) !== before ? put(objectAssign({}, result), "input", event.input) : result;
   }
   if (name === "tool_result") {
     const event = eventOf(name, data, base);
     let changed = false;
-    for (const handler of handlers) {
+    const keys = ["content", "details", "isError"];
+    for (let i = 0; i < handlers.length; i++) {
       if (!live()) return null;
-      const got = await callHook(handler, event, ctx);
+      const got = await callHook(handlers[i], event, ctx);
       if (got === null || !isObject(got.value)) continue;
-      for (const key of ["content", "details", "isError"]) {
-        if (got.value[key] !== undefined) {
-          event[key] = got.value[key];
+      for (let k = 0; k < keys.length; k++) {
+        if (got.value[keys[k]] !== undefined) {
+          put(event, keys[k], got.value[keys[k]]);
           changed = true;
         }
       }
@@ -193,9 +210,9 @@ async function reduceHook(name, data, handlers, ctx, inv) {
     let text = input.text;
     let images = input.images;
     let changed = false;
-    for (const handler of handlers) {
+    for (let i = 0; i < handlers.length; i++) {
       if (!live()) return null;
-      const got = await callHook(handler, eventOf(name, data, { text: text, images: images }), ctx);
+      const got = await callHook(handlers[i], eventOf(name, data, { text: text, images: images }), ctx);
       const value = got === null ? undefined : got.value;
       if (!isObject(value)) continue;
       if (value.action === "handled") return value;
@@ -211,12 +228,12 @@ async function reduceHook(name, data, handlers, ctx, inv) {
     let systemPrompt = input.systemPrompt;
     let changed = false;
     const messages = [];
-    for (const handler of handlers) {
+    for (let i = 0; i < handlers.length; i++) {
       if (!live()) return null;
-      const got = await callHook(handler, eventOf(name, data, { systemPrompt: systemPrompt }), ctx);
+      const got = await callHook(handlers[i], eventOf(name, data, { systemPrompt: systemPrompt }), ctx);
       const value = got === null ? undefined : got.value;
       if (!isObject(value)) continue;
-      if (value.message) messages.push(value.message);
+      if (value.message) append(messages, value.message);
       if (value.systemPrompt !== undefined) {
         systemPrompt = value.systemPrompt;
         changed = true;
@@ -229,9 +246,9 @@ async function reduceHook(name, data, handlers, ctx, inv) {
     const key = name === "context" ? "messages" : "payload";
     let current = input[key];
     let changed = false;
-    for (const handler of handlers) {
+    for (let i = 0; i < handlers.length; i++) {
       if (!live()) return null;
-      const got = await callHook(handler, eventOf(name, data, { [key]: current }), ctx);
+      const got = await callHook(handlers[i], eventOf(name, data, put({}, key, current)), ctx);
       if (got === null) continue;
       const next = key === "messages" ? (isObject(got.value) ? got.value.messages : undefined) : got.value;
       if (next !== undefined && next !== null) {
@@ -243,28 +260,29 @@ async function reduceHook(name, data, handlers, ctx, inv) {
   }
   if (name === "resources_discover") {
     const merged = { skillPaths: [], promptPaths: [], themePaths: [] };
+    const keys = objectKeys(merged);
     let any = false;
     const event = eventOf(name, data, base);
-    for (const handler of handlers) {
+    for (let i = 0; i < handlers.length; i++) {
       if (!live()) return null;
-      const got = await callHook(handler, event, ctx);
+      const got = await callHook(handlers[i], event, ctx);
       if (got === null || !isObject(got.value)) continue;
-      for (const key of Object.keys(merged)) {
-        if (Array.isArray(got.value[key]) && got.value[key].length > 0) {
-          merged[key].push(...got.value[key]);
-          any = true;
-        }
+      for (let k = 0; k < keys.length; k++) {
+        const paths = got.value[keys[k]];
+        if (!isArray(paths) || paths.length === 0) continue;
+        for (let p = 0; p < paths.length; p++) append(merged[keys[k]], paths[p]);
+        any = true;
       }
     }
     return any ? merged : null;
   }
   const event = eventOf(name, data, base);
   const firstWins = name === "user_bash";
-  const cancellable = name.startsWith("session_before_");
+  const cancellable = stringStartsWith(name, "session_before_");
   let result = null;
-  for (const handler of handlers) {
+  for (let i = 0; i < handlers.length; i++) {
     if (!live()) return null;
-    const got = await callHook(handler, event, ctx);
+    const got = await callHook(handlers[i], event, ctx);
     if (got === null) continue;
     if (firstWins || cancellable) {
       if (!got.value) continue;
@@ -280,8 +298,9 @@ async function reduceHook(name, data, handlers, ctx, inv) {
 async function runHook(inv, invocation, snap) {
   const event = isObject(invocation.event) ? invocation.event : {};
   const name = typeof event.name === "string" ? event.name : "";
-  const resolved = !KNOWN.has(name) && hasOwn(EVENT_ALIASES, name) ? EVENT_ALIASES[name] : name;
-  const handlers = (hooks.get(resolved) || []).slice();
+  const resolved = !setHas(KNOWN, name) && hasOwn(EVENT_ALIASES, name) ? EVENT_ALIASES[name] : name;
+  const list = mapGet(hooks, resolved);
+  const handlers = list === undefined ? [] : copy(list);
   try {
     answer(inv, success(await reduceHook(resolved, event.data, handlers, makeContext(inv, snap, false), inv)));
   } catch (e) {
@@ -290,13 +309,13 @@ async function runHook(inv, invocation, snap) {
 }
 
 function runInvoke(id, request) {
-  if (inflight.has(id)) return;
+  if (mapHas(inflight, id)) return;
   if (phase !== "ready") {
     const why = phase === "failed" ? "the extension failed to load" : "the extension is not initialized: invoke came before initialize was answered";
     sendResult(id, failure(why), "the invocation");
     return;
   }
-  if (isObject(request.context)) snapshot = Object.assign({}, request.context);
+  if (isObject(request.context)) snapshot = objectAssign({}, request.context);
   const snap = snapshot;
   const invocation = isObject(request.invocation) ? request.invocation : {};
   if (invocation.kind === "tool") runTool(newInvocation(id, 'tool "' + invocation.name + '"'), invocation, snap);
@@ -305,7 +324,7 @@ function runInvoke(id, request) {
     const name = isObject(invocation.event) ? invocation.event.name : undefined;
     runHook(newInvocation(id, 'the "' + name + '" hook'), invocation, snap);
   } else {
-    sendResult(id, failure("unknown invocation kind " + JSON.stringify(invocation.kind) + ' (expected "tool", "command" or "hook")'), "the invocation");
+    sendResult(id, failure("unknown invocation kind " + stringify(invocation.kind) + ' (expected "tool", "command" or "hook")'), "the invocation");
   }
 }
 
@@ -314,11 +333,11 @@ function onRequest(frame) {
   const request = isObject(frame.request) ? frame.request : {};
   if (request.kind === "initialize") runInitialize(frame.id);
   else if (request.kind === "invoke") runInvoke(frame.id, request);
-  else sendResult(frame.id, failure("unknown request kind " + JSON.stringify(request.kind) + ' (expected "initialize" or "invoke")'), "the request");
+  else sendResult(frame.id, failure("unknown request kind " + stringify(request.kind) + ' (expected "initialize" or "invoke")'), "the request");
 }
 
 function onCancel(frame) {
-  const inv = inflight.get(frame.id);
+  const inv = mapGet(inflight, frame.id);
   if (inv === undefined || inv.answered) return;
   answer(inv, { status: "cancelled" });
   withdrawOwnedBy(inv.id);
@@ -328,22 +347,24 @@ function onCancel(frame) {
 // Shutdown: nothing is sent any more; every signal aborts, every open request rejects.
 function onShutdown() {
   if (phase === "closed") return;
-  for (const id of timers.keys()) host.clearTimer(id);
-  timers.clear();
+  const armed = keysOf(timers);
+  for (let i = 0; i < armed.length; i++) host.clearTimer(armed[i]);
+  mapClear(timers);
   phase = "closed";
-  const invocations = Array.from(inflight.values());
-  inflight.clear();
-  for (const inv of invocations) inv.answered = true;
-  for (const entry of Array.from(pending.values())) entry.settle(failure("the extension is shutting down"));
+  const invocations = valuesOf(inflight);
+  mapClear(inflight);
+  for (let i = 0; i < invocations.length; i++) invocations[i].answered = true;
+  const open = valuesOf(pending);
+  for (let i = 0; i < open.length; i++) open[i].settle(failure("the extension is shutting down"));
   const reason = abortError("the extension is shutting down");
-  for (const inv of invocations) abortSignal(inv.controller.signal, reason);
+  for (let i = 0; i < invocations.length; i++) abortSignal(invocations[i].controller.signal, reason);
 }
 
 function receive(text) {
   if (phase === "closed") return;
   let frame;
   try {
-    frame = JSON.parse(String(text));
+    frame = parse(String(text));
   } catch (_) {
     return;
   }
@@ -355,7 +376,7 @@ function receive(text) {
   else if (frame.type === "shutdown") onShutdown();
 }
 
-return Object.freeze({
+return freeze({
   receive(text) {
     try {
       receive(text);

@@ -19,30 +19,30 @@ const timers = new Map();   // id -> {callback, args, every (ms, or -1 for a one
 let nextTimer = 1;
 function delayOf(ms) {
   const n = Number(ms);
-  return n > 0 ? Math.min(Math.floor(n), 2147483647) : 0;
+  return n > 0 ? mathMin(mathFloor(n), 2147483647) : 0;
 }
 function arm(callback, ms, args, repeat) {
   if (typeof callback !== "function") {
     throw new TypeError("the timer callback must be a function (string callbacks are not supported)");
   }
   const id = nextTimer++;
-  const delay = repeat ? Math.max(delayOf(ms), 1) : delayOf(ms);
-  timers.set(id, { callback: callback, args: args, every: repeat ? delay : -1 });
+  const delay = repeat ? mathMax(delayOf(ms), 1) : delayOf(ms);
+  mapSet(timers, id, { callback: callback, args: args, every: repeat ? delay : -1 });
   if (phase !== "closed") host.setTimer(id, delay);
   return id;
 }
 function disarm(id) {
   const key = Number(id);
-  if (timers.delete(key) && phase !== "closed") host.clearTimer(key);
+  if (mapDelete(timers, key) && phase !== "closed") host.clearTimer(key);
 }
 function fireTimer(id) {
   const key = Number(id);
-  const timer = timers.get(key);
+  const timer = mapGet(timers, key);
   if (timer === undefined || phase === "closed") return;
   if (timer.every >= 0) host.setTimer(key, timer.every);
-  else timers.delete(key);
+  else mapDelete(timers, key);
   try {
-    timer.callback.apply(undefined, timer.args);
+    apply(timer.callback, undefined, timer.args);
   } catch (e) {
     log("error", "a timer callback threw: " + describe(e));
   }
@@ -51,14 +51,14 @@ function fireTimer(id) {
 const signals = new WeakMap();   // AbortSignal -> {aborted, reason, listeners}
 const CONSTRUCT = {};
 function signalState(signal) {
-  const state = signals.get(signal);
+  const state = weakMapGet(signals, signal);
   if (state === undefined) throw new TypeError("not an AbortSignal");
   return state;
 }
 class AbortSignal {
   constructor(key) {
     if (key !== CONSTRUCT) throw new TypeError("Illegal constructor: use new AbortController().signal");
-    signals.set(this, { aborted: false, reason: undefined, listeners: [] });
+    weakMapSet(signals, this, { aborted: false, reason: undefined, listeners: [] });
     this.onabort = null;
   }
   get aborted() { return signalState(this).aborted; }
@@ -71,13 +71,13 @@ class AbortSignal {
     const state = signalState(this);
     const usable = typeof listener === "function" ||
       (listener !== null && typeof listener === "object" && typeof listener.handleEvent === "function");
-    if (type !== "abort" || !usable || state.aborted || state.listeners.includes(listener)) return;
-    state.listeners.push(listener);
+    if (type !== "abort" || !usable || state.aborted || arrayIncludes(state.listeners, listener)) return;
+    append(state.listeners, listener);
   }
   removeEventListener(type, listener) {
     const state = signalState(this);
-    const i = type === "abort" ? state.listeners.indexOf(listener) : -1;
-    if (i >= 0) state.listeners.splice(i, 1);
+    const i = type === "abort" ? arrayIndexOf(state.listeners, listener) : -1;
+    if (i >= 0) state.listeners = without(state.listeners, i);
   }
   static abort(reason) {
     const controller = new AbortController();
@@ -91,7 +91,9 @@ class AbortSignal {
   }
   static any(list) {
     const controller = new AbortController();
-    for (const signal of Array.from(list)) {
+    const inputs = arrayFrom(list);
+    for (let i = 0; i < inputs.length; i++) {
+      const signal = inputs[i];
       if (signal.aborted) {
         controller.abort(signal.reason);
         break;
@@ -111,24 +113,24 @@ function abortSignal(signal, reason) {
   state.listeners = [];
   const run = (listener) => {
     try {
-      if (typeof listener === "function") listener.call(signal, event);
+      if (typeof listener === "function") apply(listener, signal, [event]);
       else listener.handleEvent(event);
     } catch (e) {
       log("error", "an abort listener threw: " + describe(e));
     }
   };
   if (typeof signal.onabort === "function") run(signal.onabort);
-  for (const listener of listeners) run(listener);
+  for (let i = 0; i < listeners.length; i++) run(listeners[i]);
 }
 class AbortController {
   constructor() {
-    Object.defineProperty(this, "signal", { value: new AbortSignal(CONSTRUCT), enumerable: true });
+    defineProperty(this, "signal", { __proto__: null, value: new AbortSignal(CONSTRUCT), enumerable: true });
   }
   abort(reason) { abortSignal(this.signal, reason); }
 }
 
 function defineGlobal(name, value) {
-  Object.defineProperty(globalThis, name, { value: value, writable: true, configurable: true, enumerable: false });
+  defineProperty(globalThis, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
 }
 defineGlobal("setTimeout", function setTimeout(callback, ms, ...args) { return arm(callback, ms, args, false); });
 defineGlobal("clearTimeout", function clearTimeout(id) { disarm(id); });
@@ -139,14 +141,14 @@ defineGlobal("AbortSignal", AbortSignal);
 if (typeof globalThis.structuredClone !== "function") {
   defineGlobal("structuredClone", function structuredClone(value) {
     if (value === undefined) return undefined;
-    const text = JSON.stringify(value);
-    return text === undefined ? undefined : JSON.parse(text);
+    const text = stringify(value);
+    return text === undefined ? undefined : parse(text);
   });
 }
 if (typeof globalThis.queueMicrotask !== "function") {
   defineGlobal("queueMicrotask", function queueMicrotask(callback) {
     if (typeof callback !== "function") throw new TypeError("queueMicrotask needs a function");
-    Promise.resolve().then(() => {
+    promiseThen(promiseResolve(undefined), () => {
       try { callback(); } catch (e) { log("error", "a microtask threw: " + describe(e)); }
     });
   });

@@ -4,7 +4,7 @@
  *
  * Contracts:
  * - A request is `{type:"request", id:"e<N>", request}`; the host answers with a `response` of the
- *   same id. An `owner` (the host request id of the invocation whose ctx made the call) lets a
+ *   same id. `request.parentId` is the `owner` when there is one. An `owner` (the host request id of the invocation whose ctx made the call) lets a
  *   host `cancel` of that invocation withdraw its open requests: a `cancel` frame for each, and the
  *   request settles as cancelled. A dialog's `opts.signal` withdraws it the same way.
  * - Grants are checked here, before anything is sent: the `ui` capability plus the method's
@@ -20,10 +20,12 @@ export const HOST_CALLS_JS = String.raw`
 // be sent resolves as an error result, or throws when "throws" is set (pi's synchronous methods).
 function hostCall(request, what, owner, signal, throws) {
   const id = "e" + nextRequest++;
+  // Name the invocation this is asked for, so the host puts a dialog under the right call.
+  if (typeof owner === "string") put(request, "parentId", owner);
   const problem = phase === "closed" ? "the extension has shut down" : trySend({ type: "request", id: id, request: request }, what);
   if (problem !== null) {
     if (throws) throw fail(problem);
-    return Promise.resolve(failure(problem));
+    return promiseResolve(failure(problem));
   }
   return new Promise((resolve) => {
     const watch = signal !== undefined && signal !== null && typeof signal.addEventListener === "function";
@@ -31,13 +33,13 @@ function hostCall(request, what, owner, signal, throws) {
     const entry = {
       owner: owner,
       settle: (result) => {
-        if (pending.get(id) !== entry) return;
-        pending.delete(id);
+        if (mapGet(pending, id) !== entry) return;
+        mapDelete(pending, id);
         if (watch) signal.removeEventListener("abort", onAbort);
         resolve(result);
       },
     };
-    pending.set(id, entry);
+    mapSet(pending, id, entry);
     if (watch) {
       if (signal.aborted) withdraw(id);
       else signal.addEventListener("abort", onAbort);
@@ -45,16 +47,18 @@ function hostCall(request, what, owner, signal, throws) {
   });
 }
 function withdraw(id) {
-  const entry = pending.get(id);
+  const entry = mapGet(pending, id);
   if (entry === undefined) return;
   trySend({ type: "cancel", id: id }, "a cancel frame");
   entry.settle({ status: "cancelled" });
 }
 function withdrawOwnedBy(owner) {
-  for (const [id, entry] of Array.from(pending)) if (entry.owner === owner) withdraw(id);
+  const ids = [];
+  mapForEach(pending, (entry, id) => { if (entry.owner === owner) append(ids, id); });
+  for (let i = 0; i < ids.length; i++) withdraw(ids[i]);
 }
 function onResponse(frame) {
-  const entry = pending.get(frame.id);
+  const entry = mapGet(pending, frame.id);
   if (entry !== undefined) entry.settle(isObject(frame.result) ? frame.result : failure("the host sent a malformed result"));
 }
 // The success value (null reads as undefined), or throws the host's error.
@@ -66,7 +70,7 @@ function unwrap(result) {
     typeof error.code === "string" ? error.code : undefined);
 }
 
-const hasCapability = (name) => CAPABILITIES.includes(name);
+const hasCapability = (name) => arrayIncludes(CAPABILITIES, name);
 function capabilityError(api, capability) {
   return fail(api + ' needs the "' + capability + '" capability; add it to "capabilities" in pi-extension.json', "denied");
 }
@@ -84,11 +88,10 @@ async function action(api, body, owner) {
   return unwrap(await hostCall({ kind: "action", action: body }, api + "'s request", owner));
 }
 function withOptional(body, key, value) {
-  if (value !== undefined) body[key] = value;
-  return body;
+  return value === undefined ? body : put(body, key, value);
 }
 
-const PLAIN_THEME = Object.freeze({
+const PLAIN_THEME = freeze({
   name: "plain",
   fg: (_color, text) => String(text),
   bg: (_color, text) => String(text),
@@ -102,10 +105,20 @@ const NOTIFY_LEVELS = ["info", "warning", "error"];
 
 function uiDenied(method, grant) {
   if (!hasCapability("ui")) return capabilityError("ctx.ui." + method, "ui");
-  if (grant !== null && !UI_CAPABILITIES.includes(grant)) {
+  if (grant !== null && !arrayIncludes(UI_CAPABILITIES, grant)) {
     return fail("ctx.ui." + method + ' needs the "' + grant + '" uiCapability; add it to "uiCapabilities" in pi-extension.json', "denied");
   }
   return null;
+}
+
+// The host's theme list as pi's [{name, path?}].
+function themesOf(list) {
+  const out = [];
+  for (let i = 0; i < list.length; i++) {
+    const t = list[i];
+    if (isObject(t)) append(out, { name: String(t.name), path: typeof t.path === "string" ? t.path : undefined });
+  }
+  return out;
 }
 
 function makeUi(owner) {
@@ -115,7 +128,7 @@ function makeUi(owner) {
     if (denied !== null) throw denied;
     const ui = { request: request };
     const timeout = isObject(opts) ? Number(opts.timeout) : NaN;
-    if (timeout > 0 && Number.isFinite(timeout)) ui.timeoutMs = Math.max(1, Math.floor(timeout));
+    if (timeout > 0 && numberIsFinite(timeout)) put(ui, "timeoutMs", mathMax(1, mathFloor(timeout)));
     const result = await hostCall({ kind: "ui", ui: ui }, "ctx.ui." + method + "'s request", owner, isObject(opts) ? opts.signal : undefined);
     return map(result.status === "cancelled" ? undefined : unwrap(result));
   }
@@ -123,8 +136,8 @@ function makeUi(owner) {
   function tell(method, grant, request) {
     const denied = uiDenied(method, grant);
     if (denied !== null) throw denied;
-    return hostCall({ kind: "ui", ui: { request: request } }, "ctx.ui." + method + "'s request", owner, undefined, true)
-      .then((result) => { if (result.status !== "cancelled") unwrap(result); });
+    return promiseThen(hostCall({ kind: "ui", ui: { request: request } }, "ctx.ui." + method + "'s request", owner, undefined, true),
+      (result) => { if (result.status !== "cancelled") unwrap(result); });
   }
   const text = (v) => isObject(v) && typeof v.value === "string" ? v.value : undefined;
   const unsupported = (method) => () => {
@@ -132,7 +145,7 @@ function makeUi(owner) {
   };
   return {
     select: async (title, options, opts) => ask("select", "select",
-      { type: "select", title: String(title), options: Array.from(options === undefined || options === null ? [] : options, String) }, opts, text),
+      { type: "select", title: String(title), options: arrayFrom(options === undefined || options === null ? [] : options, String) }, opts, text),
     confirm: async (title, message, opts) => ask("confirm", "confirm",
       { type: "confirm", title: String(title), message: String(message) }, opts, (v) => isObject(v) && v.confirmed === true),
     input: async (title, placeholder, opts) => ask("input", "input",
@@ -140,13 +153,13 @@ function makeUi(owner) {
     editor: async (title, prefill, opts) => ask("editor", "editor",
       withOptional({ type: "editor", title: String(title) }, "prefill", prefill === undefined ? undefined : String(prefill)), opts, text),
     notify: (message, level) => tell("notify", "notify",
-      { type: "notify", message: String(message), level: NOTIFY_LEVELS.includes(level) ? level : "info" }),
+      { type: "notify", message: String(message), level: arrayIncludes(NOTIFY_LEVELS, level) ? level : "info" }),
     setStatus: (key, value) => tell("setStatus", "status",
       withOptional({ type: "status", key: String(key) }, "text", value === undefined || value === null ? undefined : String(value))),
     setWidget(key, content) {
       const denied = uiDenied("setWidget", "widget");
       if (denied !== null) throw denied;
-      if (content !== undefined && content !== null && !(Array.isArray(content) && content.every((line) => typeof line === "string"))) {
+      if (content !== undefined && content !== null && !(isArray(content) && arrayEvery(content, (line) => typeof line === "string"))) {
         throw new TypeError("ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension protocol)");
       }
       return tell("setWidget", "widget", withOptional({ type: "widget", key: String(key) }, "lines", content === null ? undefined : content));
@@ -155,7 +168,7 @@ function makeUi(owner) {
     setEditorText: (value) => tell("setEditorText", "set_editor_text", { type: "set_editor_text", text: String(value) }),
     getEditorText: () => ask("getEditorText", null, { type: "get_editor_text" }, undefined, (v) => text(v) === undefined ? "" : v.value),
     getAllThemes: () => ask("getAllThemes", null, { type: "get_all_themes" }, undefined, (v) =>
-      isObject(v) && Array.isArray(v.themes) ? v.themes.filter(isObject).map((t) => ({ name: String(t.name), path: typeof t.path === "string" ? t.path : undefined })) : []),
+      isObject(v) && isArray(v.themes) ? themesOf(v.themes) : []),
     getTheme: async (name) => ask("getTheme", null, { type: "get_theme", name: String(name) }, undefined, (v) =>
       isObject(v) && v.theme !== null && v.theme !== undefined ? v.theme : undefined),
     async setTheme(theme) {
