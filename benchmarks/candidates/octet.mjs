@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExtensionHost } from "@octet/host";
+import { hostConnection } from "../lib/host-connection.mjs";
 
 const EXT_DIR = fileURLToPath(new URL("../extensions/bench-echo/", import.meta.url));
 
@@ -41,28 +42,16 @@ export async function connect({ childCpu }) {
   if (!host.tools().some((t) => t.name === "echo")) {
     throw new Error(`bench-echo did not become ready: ${JSON.stringify(status)}`);
   }
-  return {
-    async call(args) {
-      const out = await host.callTool("echo", args);
-      if (out.is_error) throw new Error(`echo failed: ${out.text}`);
-      return out;
-    },
-    /** Calls any tool of bench-echo; resolves with the result text. `signal` cancels the call. */
-    async callTool(name, args, { signal } = {}) {
-      const out = await host.callTool(name, args, signal ? { signal } : {});
-      if (out.is_error) throw new Error(`${name} failed: ${out.text.slice(0, 200)}`);
-      return out.text;
-    },
+  return hostConnection(host, async () => {
+    await host.shutdown();
+    rmSync(root, { recursive: true, force: true });
+  }, {
     /** The extension's pid from host.status() (taskset execs node, so it is node's own). */
     pids() {
       const pid = host.status().find((s) => s.name === "bench-echo")?.pid ?? null;
       return { host: process.pid, extension: pid };
     },
-    async close() {
-      await host.shutdown();
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
+  });
 }
 
 /**

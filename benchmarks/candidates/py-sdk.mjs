@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExtensionHost } from "@octet/host";
+import { hostConnection } from "../lib/host-connection.mjs";
 
 const EXT_DIR = fileURLToPath(new URL("../extensions/bench-echo-py/", import.meta.url));
 
@@ -24,20 +25,8 @@ export async function connect({ childCpu }) {
   writeFileSync(join(dir, "extension.toml"), toml);
   const host = await ExtensionHost.start({ workspace: root, extensionDirs: [join(root, "extensions")], enable: ["bench-echo-py"], octetHome: join(root, "home") });
   if (!host.tools().some((t) => t.name === "echo")) throw new Error(`bench-echo-py did not become ready: ${JSON.stringify(host.status()[0]).slice(0, 400)}`);
-  return {
-    async call(args) {
-      const out = await host.callTool("echo", args);
-      if (out.is_error) throw new Error(`echo failed: ${out.text}`);
-      return out;
-    },
-    async callTool(toolName, args, { signal } = {}) {
-      const out = await host.callTool(toolName, args, signal ? { signal } : {});
-      if (out.is_error) throw new Error(`${toolName} failed: ${out.text.slice(0, 200)}`);
-      return out.text;
-    },
-    async close() {
-      await host.shutdown();
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
+  return hostConnection(host, async () => {
+    await host.shutdown();
+    rmSync(root, { recursive: true, force: true });
+  });
 }

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ExtensionHost } from "@octet/host";
+import { hostConnection } from "../lib/host-connection.mjs";
 import { rpiRuntime } from "@octet/rpi";
 
 const EXT_DIR = fileURLToPath(new URL("../extensions/bench-echo-qjs/", import.meta.url));
@@ -36,22 +37,10 @@ export async function connect() {
   writeCopy(join(root, "extensions"), "bench-echo-qjs", "");
   const host = await startHost(root, ["bench-echo-qjs"]);
   if (!host.tools().some((t) => t.name === "echo")) throw new Error(`bench-echo-qjs did not become ready: ${JSON.stringify(host.status()[0]).slice(0, 400)}`);
-  return {
-    async call(args) {
-      const out = await host.callTool("echo", args);
-      if (out.is_error) throw new Error(`echo failed: ${out.text}`);
-      return out;
-    },
-    async callTool(toolName, args, { signal } = {}) {
-      const out = await host.callTool(toolName, args, signal ? { signal } : {});
-      if (out.is_error) throw new Error(`${toolName} failed: ${out.text.slice(0, 200)}`);
-      return out.text;
-    },
-    async close() {
-      await host.shutdown();
-      rmSync(root, { recursive: true, force: true });
-    },
-  };
+  return hostConnection(host, async () => {
+    await host.shutdown();
+    rmSync(root, { recursive: true, force: true });
+  });
 }
 
 /** The scale scenario: `count` copies in one host; each is a worker thread with its own runtime. */
