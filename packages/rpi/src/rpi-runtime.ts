@@ -22,6 +22,9 @@ import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quic
 import { PI_PRELUDE } from "./quickjs/pi-prelude.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 
+/** stderr lines of a starting instance kept for the start's error message and the status tail. */
+const STARTUP_STDERR_LINES = 20;
+
 export interface RpiQuickJsLimits {
   /** Bytecode budget of one entry into the VM before the instance is torn down (default: the invocation timeout). */
   interruptAfterMs?: number;
@@ -136,6 +139,7 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       }
       const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id, diagnose: ctx.diagnose });
       const stderrLines: string[] = [];
+      let attached = false;
       const connection = new RpiConnection({
         transport,
         instance: { extensionId: m.id, generation: ctx.generation },
@@ -148,9 +152,11 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
         services: bridge.services,
         diagnose: ctx.diagnose,
         onStderr: (line) => {
+          // Until the host reads the stand-in's stderr (after the start) only the last lines are
+          // kept: a child that floods stderr while starting must not grow the host's memory.
+          if (attached) return void bridge.child.stderr.write(`${line}\n`);
           stderrLines.push(line);
-          if (stderrLines.length > 20) stderrLines.shift();
-          bridge.child.stderr.write(`${line}\n`);
+          if (stderrLines.length > STARTUP_STDERR_LINES) stderrLines.shift();
         },
       });
       // Stopped while starting: the instance goes at once (its start then fails).
@@ -165,6 +171,8 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       }
       ctx.signal?.removeEventListener("abort", onStop);
       bridge.attach(connection);
+      for (const line of stderrLines) bridge.child.stderr.write(`${line}\n`);
+      attached = true;
       Object.assign(bridge.child, { pid: transport.pid ?? undefined });
       return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name), hooks: octetHooksFor(connection.hooks()) } };
     },

@@ -5,11 +5,12 @@
  * supervision, the stop ladder) serves rpi extensions unchanged.
  *
  * Mapping: initialize -> the registrations of the load phase; tool/call -> invoke{tool} (updates
- * become partial_result progress); command/execute -> invoke{command}; $/cancelRequest -> cancel;
- * shutdown -> the rpi shutdown frame. UI requests go to the embedder's rpi services when bound,
- * else notify becomes an octet notification, setStatus the status contribution, confirm a
- * confirmation/request and input/select/editor an input/request on behalf of the running call. The stand-in "exits" when
- * the instance ends; destroying its stdin terminates the instance.
+ * become partial_result progress); command/execute -> invoke{command}; hook/run and lifecycle
+ * events -> invoke{hook} (hook-mapping.ts); $/cancelRequest -> cancel; shutdown -> the rpi
+ * shutdown frame. UI requests go to the embedder's rpi services when bound, else notify becomes
+ * an octet notification, setStatus the status contribution, confirm a confirmation/request and
+ * input/select/editor an input/request on behalf of the call they name. The stand-in "exits"
+ * when the instance ends; destroying its stdin terminates the instance.
  */
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
