@@ -227,3 +227,19 @@ test("QJS-13: a dialog goes to the call it was asked for; with several calls run
     }
   });
 });
+
+test("RPI-35: an update that fits the rpi bound but not octet's once wrapped is dropped with a warning; the call still answers", async () => {
+  await withDir(async (dir) => {
+    await rpiExtension(dir, "pi-big");
+    const events: HostEvent[] = [];
+    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-big"], runtimes: [rpiRuntime()], onEvent: (e) => events.push(e) });
+    try {
+      const r = await host.callTool("weather", { mode: "big-update" }, { onProgress: () => undefined });
+      assert.equal(r.text, "done after a big update");
+      assert.ok(events.some((e) => e.type === "diagnostic" && /dropped progress of tool "weather"/.test(e.message)), JSON.stringify(events.filter((e) => e.type === "diagnostic")));
+      assert.equal(host.status()[0]!.state, "ready");
+    } finally {
+      await host.shutdown();
+    }
+  });
+});
