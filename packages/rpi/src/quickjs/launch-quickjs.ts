@@ -30,7 +30,7 @@ import { Worker } from "node:worker_threads";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/frames.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { wasm, type WasmModule } from "./wasm.js";
-import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, STATUS_WORDS, WASM_PAGE_BYTES, type FromWorker, type SandboxSettings, type ToWorker, type WorkerStart } from "./channel.js";
+import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, STATUS_WORDS, WASM_PAGE_BYTES, type Batch, type FromWorker, type SandboxSettings, type ToWorker, type WorkerStart } from "./channel.js";
 
 export interface QuickJsOptions {
   /** Canonical absolute path of the .js/.mjs entry. */
@@ -143,6 +143,8 @@ class QuickJsTransport implements RpiTransport {
   readonly exited: Promise<RpiExit>;
   private resolveExited!: (exit: RpiExit) => void;
   private readonly listeners: ((event: RpiTransportEvent) => void)[] = [];
+  private outbox: ToWorker[] = [];
+  private flushScheduled = false;
   private buffered: RpiTransportEvent[] = [];
   private bufferedBytes = 0;
   private gone = false;
@@ -166,7 +168,7 @@ class QuickJsTransport implements RpiTransport {
     this.exited = new Promise<RpiExit>((resolve) => {
       this.resolveExited = resolve;
     });
-    worker.on("message", (m: FromWorker) => this.onMessage(m));
+    worker.on("message", (m: Batch<FromWorker>) => this.onBatch(m));
     worker.on("error", (error: Error) => {
       this.workerError = error;
     });
@@ -182,7 +184,21 @@ class QuickJsTransport implements RpiTransport {
     if (budgetMs !== undefined && !(Number.isFinite(budgetMs) && budgetMs > 0)) throw new RangeError(`RpiTransport.send: budgetMs must be a positive number of milliseconds (got ${String(budgetMs)})`);
     if (this.gone) return;
     const message: ToWorker = budgetMs === undefined ? { kind: "frame", text } : { kind: "frame", text, budgetMs: Math.min(budgetMs, this.ceilingMs, MAX_BUDGET_MS) };
-    this.worker.postMessage(message);
+    this.outbox.push(message);
+    if (!this.flushScheduled) {
+      this.flushScheduled = true;
+      queueMicrotask(() => this.flush());
+    }
+  }
+
+  /** The messages of this synchronous run as one postMessage (see Batch in channel.ts). */
+  private flush(): void {
+    this.flushScheduled = false;
+    if (this.outbox.length === 0 || this.gone) return;
+    const messages = this.outbox;
+    this.outbox = [];
+    const batch: Batch<ToWorker> = messages.length === 1 ? messages[0]! : { kind: "batch", messages };
+    this.worker.postMessage(batch);
   }
 
   onEvent(listener: (event: RpiTransportEvent) => void): void {
@@ -199,8 +215,9 @@ class QuickJsTransport implements RpiTransport {
     if (this.gone || this.terminateReason !== null) return done;
     this.terminateReason = reason;
     // A worker between entries frees its runtime and exits; one stuck in the VM is killed.
-    const stop: ToWorker = { kind: "stop" };
-    this.worker.postMessage(stop);
+    // Behind the frames already sent: the prelude sees a shutdown frame before the stop.
+    this.outbox.push({ kind: "stop" });
+    this.flush();
     const hard = setTimeout(() => void this.worker.terminate(), this.graceMs);
     void done.then(() => clearTimeout(hard));
     return done;
@@ -241,6 +258,11 @@ class QuickJsTransport implements RpiTransport {
     if (this.gone || this.decided !== null) return;
     this.decided = exit;
     void this.worker.terminate();
+  }
+
+  private onBatch(batch: Batch<FromWorker>): void {
+    if (batch.kind !== "batch") return this.onMessage(batch);
+    for (const m of batch.messages) this.onMessage(m);
   }
 
   private onMessage(m: FromWorker): void {

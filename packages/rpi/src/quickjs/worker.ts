@@ -12,14 +12,32 @@
  * they exist), then the thread exits with 0.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { FromWorker, ToWorker, WorkerExitCode, WorkerStart } from "./channel.js";
+import type { Batch, FromWorker, ToWorker, WorkerExitCode, WorkerStart } from "./channel.js";
 import { LoadError, Sandbox, Teardown } from "./sandbox.js";
 
 if (parentPort === null) throw new Error("octet quickjs worker.js must run in a worker thread");
 const port = parentPort;
 const start = workerData as WorkerStart;
 const status = new Int32Array(start.status);
-const post = (message: FromWorker): void => port.postMessage(message);
+/** Messages of this synchronous run, sent as one batch from a microtask (an exit at once, after them). */
+let outbox: FromWorker[] = [];
+let flushScheduled = false;
+function flush(): void {
+  flushScheduled = false;
+  if (outbox.length === 0) return;
+  const messages = outbox;
+  outbox = [];
+  const batch: Batch<FromWorker> = messages.length === 1 ? messages[0]! : { kind: "batch", messages };
+  port.postMessage(batch);
+}
+const post = (message: FromWorker): void => {
+  outbox.push(message);
+  if (message.kind === "exit") return flush();
+  if (!flushScheduled) {
+    flushScheduled = true;
+    queueMicrotask(flush);
+  }
+};
 type Frame = Extract<ToWorker, { kind: "frame" }>;
 let sandbox: Sandbox | null = null;
 /** Frames received before the load finished; null once they were delivered. */
@@ -53,6 +71,7 @@ function stop(): never {
   } catch (error) {
     post({ kind: "stderr", line: `quickjs: freeing the runtime failed: ${describe(error)}` });
   }
+  flush();
   process.exit(0);
 }
 
@@ -70,13 +89,18 @@ const output = {
   failed: (error: unknown) => fail(error),
 };
 
-port.on("message", (message: ToWorker) => {
+port.on("message", (batch: Batch<ToWorker>) => {
+  if (batch.kind !== "batch") return onMessage(batch);
+  for (const message of batch.messages) onMessage(message);
+});
+
+function onMessage(message: ToWorker): void {
   if (ending) return;
   if (message.kind === "stop") stop();
   if (message.kind !== "frame") return;
   if (early !== null) early.push(message);
   else if (sandbox !== null) deliver(message, sandbox);
-});
+}
 
 async function main(): Promise<void> {
   let created: Sandbox;
