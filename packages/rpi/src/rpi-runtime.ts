@@ -13,7 +13,7 @@ import { parseRpiManifest, type RpiManifest } from "./manifest/rpi-manifest.js";
 import { resolveRpiLaunch, type RpiLaunch, type RpiManifestSource } from "./manifest/resolve-launch.js";
 import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
-import { DEFAULT_RPI_TIMEOUTS, RpiConnection, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
+import { DEFAULT_RPI_TIMEOUTS, RpiConnection, resolveTimeouts, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
 import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
 import { octetHooksFor } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
@@ -95,6 +95,8 @@ function launchQuickJsInstance(launch: Extract<RpiLaunch, { kind: "quickjs" }>, 
 
 export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  // Bad overrides fail here, where the embedder wrote them, not at every launch.
+  resolveTimeouts(options.timeouts);
   const memory = options.quickjs?.memoryLimitBytes;
   if (memory !== undefined && (!Number.isInteger(memory) || memory > DEFAULT_MEMORY_LIMIT_BYTES)) {
     throw new RangeError(`rpiRuntime: quickjs.memoryLimitBytes must be an integer of at most ${DEFAULT_MEMORY_LIMIT_BYTES} bytes (64 MiB); got ${String(memory)}`);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 import { launchProcess } from "../src/process/process-transport.js";
+import { rpiRuntime } from "../src/rpi-runtime.js";
 import { DEFAULT_RPI_TIMEOUTS, RpiConnection, resolveTimeouts, type RpiConnectionOptions, type RpiHostServices } from "../src/host/rpi-connection.js";
 
 const FAKE = fileURLToPath(new URL("../../test/fixtures/rpi-fake.mjs", import.meta.url));
@@ -336,4 +337,10 @@ test("RPI-34, RPI-40: after a graceful exit or a crash, what the extension left 
     for (let i = 0; i < 50 && alive(grandchild); i++) await new Promise((res) => setTimeout(res, 20));
     assert.equal(alive(grandchild), false, end);
   }
+});
+
+test("RPI-32: rpiRuntime refuses a bad timeout override when it is built, naming the value", () => {
+  assert.throws(() => rpiRuntime({ timeouts: { hookMs: -1 } }), /rpi timeout hookMs must be an integer number of milliseconds from 1 to 86400000; got -1/);
+  assert.throws(() => rpiRuntime({ quickjs: { memoryLimitBytes: 128 * 1024 * 1024 } }), /quickjs.memoryLimitBytes must be an integer of at most 67108864 bytes \(64 MiB\); got 134217728/);
+  assert.equal(rpiRuntime({ timeouts: { hookMs: 50 } }).manifestFile, "pi-extension.json");
 });
