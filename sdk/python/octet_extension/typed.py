@@ -4,8 +4,9 @@ A typed tool is a synchronous handler that takes one annotated dataclass (option
 ambient context) and returns an annotated value. At registration this module derives both JSON
 Schemas and the codecs from the annotations (_typed_codec.py), checks them against the bounds,
 and registers an ordinary tool through `ext._register_tool(definition, handler)`; everything the
-runtime already does for tools (dispatch, concurrency, cancellation, progress, catalog epochs)
-applies unchanged, and no asynchronous runtime is introduced (PY-21).
+runtime already does for tools (dispatch, the worker thread of a `def` handler, concurrency,
+cancellation, progress, catalog epochs) applies unchanged, and no asynchronous runtime is
+introduced (PY-21).
 
 At call time arguments are bounded, checked and decoded before the handler runs; a mismatch is a
 JSON-RPC -32602 (TypedInputError). The returned value is encoded and checked before anything is
@@ -188,8 +189,12 @@ class TypedTool:
         returned = self.fn(value, ctx) if self.takes_context else self.fn(value)
         return self.publish(returned)
 
-    async def handler(self, arguments: Any, ctx: Any) -> Dict[str, Any]:
-        """The handler given to ext._register_tool; it does not await anything itself."""
+    def handler(self, arguments: Any, ctx: Any) -> Dict[str, Any]:
+        """The handler given to ext._register_tool. A plain function on purpose: the runtime runs
+        it on a worker thread exactly like an @ext.tool `def` handler, so the author's synchronous
+        code never blocks the event loop ($/cancelRequest still arrives and is observable) and
+        every helper it calls (ctx.confirm, ext.input, ...) blocks and returns its value. As an
+        `async def` it ran on the loop, where those helpers return awaitables (issue 13.1)."""
         return self.call(arguments, ctx)
 
     def publish(self, returned: Any) -> Dict[str, Any]:
