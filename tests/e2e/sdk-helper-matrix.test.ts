@@ -10,7 +10,8 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { ExtensionHost, type ExtensionHostOptions, type HostEvent, type ProgressEvent } from "@octet/host";
+import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet/host";
+import type { ProgressEvent } from "@octet/protocol";
 import { ROOT, processesMentioning, runCli } from "./helpers.js";
 
 const FIXTURES = join(ROOT, "tests", "fixtures");
@@ -26,7 +27,7 @@ interface Seen {
   events: HostEvent[];
 }
 
-function services(seen: Seen): ExtensionHostOptions["services"] {
+function services(seen: Seen): NonNullable<ExtensionHostOptions["services"]> {
   return {
     confirm: async (r) => (seen.confirms.push(r.prompt), true),
     input: async (r) => (seen.inputs.push(r.prompt), `answer to ${r.prompt}`),
