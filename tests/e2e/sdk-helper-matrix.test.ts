@@ -89,6 +89,17 @@ for (const mode of ["plain_sync", "plain_async", "typed_sync"]) {
   });
 }
 
+test("issue 13.1: in a Python async def handler a helper called without await refuses its truth value (TypeError) instead of reading as yes; tasks and gather still answer", async () => {
+  const asked = seen.confirms.length;
+  const out = await python.callTool("plain_async", { helper: "unawaited" });
+  assert.deepEqual(JSON.parse(out.text), {
+    truth: "TypeError: confirm() was called from an async def handler, where it returns an awaitable: write `await` before it (its truth value is not the host's answer)",
+    task: "answer to plain_async task input",
+    gathered: [true, true],
+  });
+  assert.deepEqual(seen.confirms.slice(asked), ["plain_async gathered confirm"], "the unawaited confirm was never sent");
+});
+
 test("issue 13.1, PY-21: an async def typed handler is refused at registration, naming the rule", async () => {
   const out = await python.callTool("refusals", {});
   assert.match(out.text, /typed tool 'typed_async': the handler must be a plain synchronous function/);

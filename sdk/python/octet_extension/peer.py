@@ -8,6 +8,7 @@ may run on any thread because they only encode a frame and hand it to the FrameW
 that block a handler thread until an answer arrives (`Link.call`) live here too.
 """
 import asyncio
+import collections.abc
 import sys
 import threading
 from collections import OrderedDict
@@ -18,7 +19,7 @@ from .errors import ErrorCode, WireError, to_wire_error
 from .framing import FrameTooLarge, encode_frame
 from .writer import FrameWriter, Ticket
 
-__all__ = ["RpcPeer", "Link", "diagnose"]
+__all__ = ["RpcPeer", "Link", "HostAnswer", "diagnose"]
 
 
 def diagnose(message: str) -> None:
@@ -155,10 +156,42 @@ class Link:
         the awaitable is returned for the caller to await; on a handler thread this blocks until
         the result (the helpers are blocking there, PY-57)."""
         if self.on_loop():
-            return make()
+            return HostAnswer(make())
         if threading.current_thread() is threading.main_thread() and not self.loop.is_running():
             raise RuntimeError("the extension is not running (call this from a handler while ext.run() serves the host)")
         return asyncio.run_coroutine_threadsafe(_run(make), self.loop).result()
+
+
+class HostAnswer(collections.abc.Coroutine):
+    """What a blocking helper returns on the event loop (in an `async def` handler): the helper's
+    coroutine, to be awaited (or given to asyncio.gather / create_task). Its truth value is
+    refused: a coroutine is always truthy, so `if ctx.confirm(...):` without `await` would read
+    as a yes the host was never asked for (issue 13.1). Better a TypeError naming the fix."""
+
+    __slots__ = ("_coro",)
+
+    def __init__(self, coro: Any) -> None:
+        self._coro = coro
+
+    def send(self, value: Any) -> Any:
+        return self._coro.send(value)
+
+    def throw(self, *args: Any) -> Any:
+        return self._coro.throw(*args)
+
+    def close(self) -> None:
+        self._coro.close()
+
+    def __await__(self) -> Any:
+        return self._coro.__await__()
+
+    def __bool__(self) -> bool:
+        name = getattr(self._coro, "__qualname__", "the helper")
+        raise TypeError(f"{name}() was called from an async def handler, where it returns an awaitable: write `await`"
+                        " before it (its truth value is not the host's answer)")
+
+    def __repr__(self) -> str:
+        return f"<HostAnswer {self._coro!r}>"
 
 
 async def _run(make: Callable[[], Awaitable[Any]]) -> Any:

@@ -4,7 +4,7 @@ Only what typed.py relies on: `_register_tool(definition, handler)` (recorded), 
 delegating to octet_extension.typed.typed_tool as the real Extension will, a `cancellation`
 object, and a `run()` that does nothing. Handlers are driven directly with argument dicts.
 """
-import asyncio
+import inspect
 import json
 
 from octet_extension.typed import typed_tool
@@ -46,9 +46,13 @@ class FakeExtension:
         return self.tools[name][0]
 
     def call(self, name, arguments, ctx=None):
-        """Calls the registered handler as the runtime would, through a JSON round trip."""
+        """Calls the registered handler as the runtime would, through a JSON round trip. It must
+        be a plain function: the runtime then runs it on a worker thread like any `def` handler,
+        where the author's blocking code and helpers belong (issue 13.1)."""
         arguments = json.loads(json.dumps(arguments))
-        result = asyncio.run(self.tools[name][1](arguments, ctx))
+        handler = self.tools[name][1]
+        assert not inspect.iscoroutinefunction(handler), "a typed tool's handler must not run on the event loop"
+        result = handler(arguments, ctx)
         json.dumps(result, allow_nan=False)  # the result must be sendable as is
         return result
 

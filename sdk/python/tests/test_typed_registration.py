@@ -116,8 +116,7 @@ class RegistrationTest(unittest.TestCase):
 
         marker = object()
         result = self.ext.tools["ctx"][1]({"n": 1}, marker)
-        import asyncio
-        self.assertEqual(asyncio.run(result)["structured_content"], 1)
+        self.assertEqual(result["structured_content"], 1)
         self.assertIs(seen[0], marker)
 
     def test_PY_12_definition_carries_both_generated_schemas(self):
