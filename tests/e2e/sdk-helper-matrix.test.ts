@@ -40,89 +40,109 @@ function services(seen: Seen): NonNullable<ExtensionHostOptions["services"]> {
 }
 
 /** What each helper must answer, whatever handler called it (`mode` names the tool). */
-function expected(helper: (typeof HELPERS)[number], mode: string): unknown {
+function expected(sdk: "py" | "ts", helper: (typeof HELPERS)[number], mode: string, presented: number): unknown {
   switch (helper) {
     case "confirm": return { ctx: true, ext: true };
     case "input": return { ctx: `answer to ${mode} ctx input`, ext: `answer to ${mode} ext input` };
     case "artifacts": return { ctx: "image/png", ext: "image/png" };
-    case "policy": return { evaluate: { decision: "allow" }, authorize: true, ext: { decision: "allow" } };
-    case "secrets": return { get: TOKEN.length, ext: TOKEN.length };
+    // The TypeScript SDK has ext.policy and ext.secrets only; Python adds ext.evaluate_policy and ext.get_secret.
+    case "policy": return sdk === "py" ? { evaluate: { decision: "allow" }, authorize: true, ext: { decision: "allow" } } : { evaluate: { decision: "allow" }, authorize: true };
+    case "secrets": return sdk === "py" ? { get: TOKEN.length, ext: TOKEN.length } : { get: TOKEN.length };
     case "progress": return { ctx: null, ext: null };
     case "catalog": return { revision: "int", tools: [`dyn_${mode}`] };
-    case "presentation": return { ext: null };
+    case "presentation": return { ext: null, revision: presented };
   }
 }
 
-let python: ExtensionHost;
-const seen: Seen = { confirms: [], inputs: [], approvals: [], secrets: [], events: [] };
+interface Side {
+  host: ExtensionHost;
+  seen: Seen;
+}
+const fresh = (): Seen => ({ confirms: [], inputs: [], approvals: [], secrets: [], events: [] });
+const sides: Record<"py" | "ts", Side> = {} as Record<"py" | "ts", Side>;
+const NAMES = { py: "py-matrix", ts: "ts-matrix" } as const;
+
+async function start(sdk: "py" | "ts"): Promise<void> {
+  const seen = fresh();
+  const host = await ExtensionHost.start({ workspace: FIXTURES, extensionDirs: [FIXTURES], enable: [NAMES[sdk]], services: services(seen), onEvent: (e) => seen.events.push(e) });
+  sides[sdk] = { host, seen };
+  const status = host.status().find((s) => s.name === NAMES[sdk]);
+  assert.equal(status?.state, "ready", JSON.stringify(status?.lastError));
+}
 
 before(async () => {
-  python = await ExtensionHost.start({ workspace: FIXTURES, extensionDirs: [FIXTURES], enable: ["py-matrix"], services: services(seen), onEvent: (e) => seen.events.push(e) });
-  const status = python.status().find((s) => s.name === "py-matrix");
-  assert.equal(status?.state, "ready", JSON.stringify(status?.lastError));
+  await Promise.all([start("py"), start("ts")]);
 });
 
 after(async () => {
-  await python?.shutdown();
+  await Promise.all(Object.values(sides).map((s) => s.host.shutdown()));
   assert.deepEqual(processesMentioning(join(FIXTURES, "py-matrix")), []);
+  assert.deepEqual(processesMentioning(join(FIXTURES, "ts-matrix")), []);
 });
 
-for (const mode of ["plain_sync", "plain_async", "typed_sync"]) {
-  test(`issue 13.1: Python ${mode.replace("_", " ")} handler: every helper returns its value and reaches the host`, async () => {
-    for (const helper of HELPERS) {
-      const progress: ProgressEvent[] = [];
-      const before = { confirms: seen.confirms.length, inputs: seen.inputs.length, approvals: seen.approvals.length, secrets: seen.secrets.length };
-      const out = await python.callTool(mode, { helper }, { onProgress: (e) => progress.push(e) });
-      assert.equal(out.is_error, false, `${mode} ${helper}: ${out.text}`);
-      assert.deepEqual(JSON.parse(out.text), expected(helper, mode), `${mode} ${helper}`);
-      if (helper === "confirm") assert.deepEqual(seen.confirms.slice(before.confirms), [`${mode} ctx confirm`, `${mode} ext confirm`]);
-      if (helper === "input") assert.deepEqual(seen.inputs.slice(before.inputs), [`${mode} ctx input`, `${mode} ext input`]);
-      if (helper === "policy") assert.deepEqual(seen.approvals.slice(before.approvals), ["matrix.ask"]);
-      if (helper === "secrets") assert.deepEqual(seen.secrets.slice(before.secrets), ["matrix.token", "matrix.token"]);
-      if (helper === "progress") {
-        const messages = progress.flatMap((e) => (e.type === "status" ? [e.message] : []));
-        assert.deepEqual(messages, [`${mode} ctx progress`, `${mode} ext progress`]);
+const MODES = { py: ["plain_sync", "plain_async", "typed_sync"], ts: ["plain_sync", "plain_async", "typed_sync", "typed_async"] } as const;
+for (const sdk of ["py", "ts"] as const) {
+  for (const mode of MODES[sdk]) {
+    test(`issue 13.1: ${sdk === "py" ? "Python" : "TypeScript"} ${mode.replace("_", " ")} handler: every helper returns its value and reaches the host`, async () => {
+      const { host, seen } = sides[sdk];
+      for (const helper of HELPERS) {
+        const progress: ProgressEvent[] = [];
+        const before = { confirms: seen.confirms.length, inputs: seen.inputs.length, approvals: seen.approvals.length, secrets: seen.secrets.length };
+        const out = await host.callTool(mode, { helper }, { onProgress: (e) => progress.push(e) });
+        assert.equal(out.is_error, false, `${mode} ${helper}: ${out.text}`);
+        const got = JSON.parse(out.text) as { revision?: number };
+        assert.deepEqual(got, expected(sdk, helper, mode, got.revision ?? 0), `${mode} ${helper}`);
+        if (helper === "confirm") assert.deepEqual(seen.confirms.slice(before.confirms), [`${mode} ctx confirm`, `${mode} ext confirm`]);
+        if (helper === "input") assert.deepEqual(seen.inputs.slice(before.inputs), [`${mode} ctx input`, `${mode} ext input`]);
+        if (helper === "policy") assert.deepEqual(seen.approvals.slice(before.approvals), ["matrix.ask"]);
+        if (helper === "secrets") assert.deepEqual(seen.secrets.slice(before.secrets), sdk === "py" ? ["matrix.token", "matrix.token"] : ["matrix.token"]);
+        if (helper === "progress") {
+          const messages = progress.flatMap((e) => (e.type === "status" ? [e.message] : []));
+          assert.deepEqual(messages, [`${mode} ctx progress`, `${mode} ext progress`]);
+        }
+        if (helper === "catalog") assert.ok(host.tools().some((t) => t.name === `dyn_${mode}`), `dyn_${mode} is in the host's catalog`);
+        if (helper === "presentation") assert.equal(host.presentation(NAMES[sdk])?.revision, got.revision, "the host took the snapshot");
       }
-      if (helper === "catalog") assert.ok(python.tools().some((t) => t.name === `dyn_${mode}`), `dyn_${mode} is in the host's catalog`);
-      if (helper === "presentation") assert.equal(python.presentation("py-matrix")?.revision, 7);
-    }
-  });
+    });
+  }
 }
 
 test("issue 13.1: in a Python async def handler a helper called without await refuses its truth value (TypeError) instead of reading as yes; tasks and gather still answer", async () => {
-  const asked = seen.confirms.length;
-  const out = await python.callTool("plain_async", { helper: "unawaited" });
+  const asked = sides.py.seen.confirms.length;
+  const out = await sides.py.host.callTool("plain_async", { helper: "unawaited" });
   assert.deepEqual(JSON.parse(out.text), {
     truth: "TypeError: confirm() was called from an async def handler, where it returns an awaitable: write `await` before it (its truth value is not the host's answer)",
     task: "answer to plain_async task input",
     gathered: [true, true],
   });
-  assert.deepEqual(seen.confirms.slice(asked), ["plain_async gathered confirm"], "the unawaited confirm was never sent");
+  assert.deepEqual(sides.py.seen.confirms.slice(asked), ["plain_async gathered confirm"], "the unawaited confirm was never sent");
 });
 
 test("issue 13.1, PY-21: an async def typed handler is refused at registration, naming the rule", async () => {
-  const out = await python.callTool("refusals", {});
+  const out = await sides.py.host.callTool("refusals", {});
   assert.match(out.text, /typed tool 'typed_async': the handler must be a plain synchronous function/);
 });
 
-test("issue 13.1: a blocking typed def handler sees the host's cancellation and the call is answered -32800; the process lives on", async () => {
-  const pid = python.status().find((s) => s.name === "py-matrix")?.pid;
-  const controller = new AbortController();
-  const call = python.callTool("block", {}, { signal: controller.signal, onProgress: (e) => { if (e.type === "status" && e.message === "blocking") controller.abort(); } });
-  await assert.rejects(call, /cancelled/);
-  const settled = async (): Promise<void> => {
-    for (let i = 0; i < 200 && !seen.events.some((e) => e.type === "diagnostic" && /settled with -32800|did not settle/.test(e.message)); i++) await new Promise((r) => setTimeout(r, 25));
-  };
-  await settled();
-  const notes = seen.events.flatMap((e) => (e.type === "diagnostic" || e.type === "stderr" ? [e.type === "stderr" ? e.line : e.message] : []));
-  assert.ok(notes.some((m) => /cancelled request \d+ settled with -32800/.test(m)), notes.join("\n"));
-  assert.ok(notes.some((m) => /block saw the cancellation: ctx\.cancelled=True/.test(m)), notes.join("\n"));
-  assert.ok(!notes.some((m) => /did not settle/.test(m)), notes.join("\n"));
-  const after = python.status().find((s) => s.name === "py-matrix");
-  assert.equal(after?.state, "ready");
-  assert.equal(after?.pid, pid, "the same process: it was not killed");
-  assert.equal(JSON.parse((await python.callTool("typed_sync", { helper: "secrets" })).text).get, TOKEN.length);
-});
+for (const sdk of ["py", "ts"] as const) {
+  test(`issue 13.1: a blocking ${sdk === "py" ? "Python typed def" : "TypeScript typed sync"} handler sees the host's cancellation and the call is answered -32800; the process lives on`, async () => {
+    const { host, seen } = sides[sdk];
+    const pid = host.status().find((s) => s.name === NAMES[sdk])?.pid;
+    const controller = new AbortController();
+    const call = host.callTool("block", {}, { signal: controller.signal, onProgress: (e) => { if (e.type === "status" && e.message === "blocking") controller.abort(); } });
+    await assert.rejects(call, /cancelled/);
+    // The host notes how the cancelled request ended: settled -32800, or not within the grace.
+    const ended = (): boolean => seen.events.some((e) => e.type === "diagnostic" && /settled with -32800|did not settle/.test(e.message));
+    for (let i = 0; i < 400 && !ended(); i++) await new Promise((r) => setTimeout(r, 25));
+    const notes = seen.events.flatMap((e) => (e.type === "diagnostic" ? [e.message] : e.type === "stderr" ? [e.line] : []));
+    assert.ok(notes.some((m) => /cancelled request \d+ settled with -32800/.test(m)), notes.join("\n"));
+    assert.ok(notes.some((m) => /block saw the cancellation: (ctx\.)?cancelled=(True|true)/.test(m)), notes.join("\n"));
+    assert.ok(!notes.some((m) => /did not settle/.test(m)), notes.join("\n"));
+    const after = host.status().find((s) => s.name === NAMES[sdk]);
+    assert.equal(after?.state, "ready");
+    assert.equal(after?.pid, pid, "the same process: it was not killed");
+    assert.equal(JSON.parse((await host.callTool("typed_sync", { helper: "secrets" })).text).get, TOKEN.length);
+  });
+}
 
 test("issue 13.1: through the CLI with --no-input a typed def handler's ctx.confirm and ext.confirm are False, and the host saw both requests", async () => {
   const r = await runCli(["--extension-dir", FIXTURES, "--enable-extension", "py-matrix", "--no-input", "call", "typed_sync", JSON.stringify({ helper: "confirm" })]);
