@@ -13,6 +13,7 @@ import { join } from "node:path";
 import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet/host";
 import type { ProgressEvent } from "@octet/protocol";
 import { ROOT, processesMentioning, runCli } from "./helpers.js";
+import { plain, runOnPty } from "./pty.js";
 
 const FIXTURES = join(ROOT, "tests", "fixtures");
 const TOKEN = "matrix-secret-value";
@@ -150,4 +151,18 @@ test("issue 13.1: through the CLI with --no-input a typed def handler's ctx.conf
   assert.deepEqual(JSON.parse(r.stdout), { ctx: false, ext: false });
   assert.match(r.stderr, /\[py-matrix\] typed_sync ctx confirm: denied \(--no-input\)/);
   assert.match(r.stderr, /\[py-matrix\] typed_sync ext confirm \(destructive\): denied \(--no-input\)/);
+});
+
+test("issue 13.1, 13.10: on a terminal a typed def handler's confirmations are asked: detail under the question, [Y/n] for default true (Enter takes it), [y/N] otherwise", async () => {
+  const run = await runOnPty(["--extension-dir", FIXTURES, "--enable-extension", "py-matrix", "call", "typed_sync", JSON.stringify({ helper: "confirm" })], { stdoutToFile: true, env: { NO_COLOR: "1" } });
+  try {
+    await run.waitFor(/typed_sync ctx confirm\r?\n {2}d\r?\n\[Y\/n\] $/, "the first question, with its detail and [Y/n]");
+    run.type("\r");
+    await run.waitFor(/typed_sync ext confirm \(destructive\)\r?\n\[y\/N\] $/, "the second question, destructive, [y/N]");
+    run.type("\r");
+    assert.equal(await run.exit(), 0, plain(run.output()));
+    assert.deepEqual(JSON.parse(await run.stdout()), { ctx: true, ext: false }, "Enter took each question's default");
+  } finally {
+    run.stop();
+  }
 });
