@@ -58,7 +58,11 @@ export class RequestScope {
     if (this.#aborted) return;
     this.#aborted = true;
     this.#reason = reason;
-    this.#controller?.abort(reason);
+    // The signal's abort listeners run inside this request's scope, so ext.cancellation and
+    // ext.progress in a listener (and in what it starts) see the request that was cancelled,
+    // not the $/cancelRequest notification's empty context.
+    const controller = this.#controller;
+    if (controller) requestStorage.run(this, () => controller.abort(reason));
   }
 
   /** False once the SDK has decided the response: nothing may be sent for the request after it. */
