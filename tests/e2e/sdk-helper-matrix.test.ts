@@ -108,6 +108,18 @@ for (const sdk of ["py", "ts"] as const) {
   }
 }
 
+for (const sdk of ["py", "ts"] as const) {
+  test(`issue 13.10: the ${sdk === "py" ? "Python @ext.menu" : "TypeScript ext.menu()"} handler's menu reaches the host with its ctx, and its action runs the command`, async () => {
+    const { host, seen } = sides[sdk];
+    const outcome = await host.collectMenu(NAMES[sdk]);
+    assert.equal(outcome.generated, false, String(outcome.reason));
+    assert.equal(outcome.menu.detail, FIXTURES, "the handler read ctx.context.workspace");
+    assert.deepEqual(outcome.menu.items.map((i) => i.id), ["hello", "more"]);
+    assert.equal((await host.runMenuAction(NAMES[sdk], "hello")).text, "greet from the menu");
+    assert.ok(!seen.events.some((e) => e.type === "diagnostic" && /generated menu/.test(e.message)));
+  });
+}
+
 test("issue 13.1: in a Python async def handler a helper called without await refuses its truth value (TypeError) instead of reading as yes; tasks and gather still answer", async () => {
   const asked = sides.py.seen.confirms.length;
   const out = await sides.py.host.callTool("plain_async", { helper: "unawaited" });

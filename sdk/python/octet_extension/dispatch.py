@@ -159,6 +159,17 @@ async def route(method: str, params: Any, registry: Any, api: str, cancelled: Ca
             raise WireError(ErrorCode.INVALID_PARAMS, f'no renderer for tool "{name}"')
         rendered = {"name": name, "arguments": arguments, "output": output, "is_error": is_error}
         return to_render_result(await _author(invoke(entry, (rendered,), context)))
+    if method == "menu/collect":
+        entry = registry.menu_handler
+        if api == "0.1" or entry is None:
+            raise WireError(ErrorCode.METHOD_NOT_FOUND, "method not found: menu/collect (this extension registers no menu: @ext.menu)")
+        context = _context(_params(params))
+        value = await _author(invoke(entry, (), context))
+        # The full rules (declared commands, bounds) are the host's; it falls back to its
+        # generated menu and says why when they are broken.
+        if not isinstance(value, dict) or not isinstance(value.get("title"), str) or not isinstance(value.get("items"), list):
+            raise WireError(ErrorCode.INTERNAL_ERROR, f"invalid menu {str(value)[:64]}; expected a dict with title (str) and items (list)")
+        return value
     raise WireError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
 
 

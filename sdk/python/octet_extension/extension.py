@@ -93,6 +93,7 @@ class _Registry:
         self.renderers: Dict[str, HandlerEntry] = {}
         self.context_handler: Optional[HandlerEntry] = None
         self.status_handler: Optional[HandlerEntry] = None
+        self.menu_handler: Optional[HandlerEntry] = None
         self.catalog: Optional[ToolCatalog] = None
 
     def tools_at(self, revision: Optional[int]) -> Dict[str, HandlerEntry]:
@@ -231,6 +232,17 @@ class Extension:
     def status(self, fn: Callable[..., Any]) -> Callable[..., Any]:
         """Decorator: `(surface)` or `(surface, ctx)` returning None, a str or {text, style_role?, priority?}."""
         self._registry.status_handler = HandlerEntry(None, fn)
+        return fn
+
+    def menu(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorator (API 0.2+; the manifest needs `menu = true` and a command): `(ctx)` returning
+        the menu {"title", "status"?, "detail"?, "items"}, built fresh on each menu/collect. Each
+        action runs a declared command with literal arguments; the host checks the rules and
+        shows its generated menu (one entry per command) when they are broken or there is no
+        handler. See docs/sdk-options.md."""
+        if self.api_version == "0.1":
+            raise ValueError("menu needs API 0.2 or later (menu/collect is not part of API 0.1)")
+        self._registry.menu_handler = HandlerEntry(None, fn, with_context=True)
         return fn
 
     def renderer(self, tool_name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

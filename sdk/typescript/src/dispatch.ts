@@ -8,12 +8,12 @@
 import { toAdvisoryResult } from "./advisory.js";
 import {
   ErrorCode, WireError, isServerErrorCode, isPlainObject, isAdvisoryHook, validateAdvisoryHookParams, validateToolCallParams, validateCommandExecuteParams, validateHookRunParams,
-  validateContextCollectParams, validateStatusCollectParams, validateToolRenderParams,
+  validateContextCollectParams, validateStatusCollectParams, validateToolRenderParams, validateMenu,
   type ApiVersion, type Checked, type CommandDefinition, type ExecutionContext, type RequestMessage, type ToolDefinition,
 } from "@octet/protocol";
 import { toCommandResult, toContext, toHookResult, toRenderResult, toStatusResult, toToolResult } from "./results.js";
 import type {
-  CommandHandler, ContextHandler, HandlerContext, HookHandler, RenderHandler, StatusHandler, ToolHandler,
+  CommandHandler, ContextHandler, HandlerContext, HookHandler, MenuHandler, RenderHandler, StatusHandler, ToolHandler,
 } from "./types.js";
 
 /** What the author registered. */
@@ -26,6 +26,8 @@ export interface Registry {
   readonly renderers: ReadonlyMap<string, RenderHandler>;
   readonly contextHandler: ContextHandler | null;
   readonly statusHandler: StatusHandler | null;
+  /** menu/collect (API 0.2+); without one the method is unknown and the host generates a menu. */
+  readonly menuHandler?: MenuHandler | null;
 }
 
 /** Builds the ctx of the running request from the execution context its params carried. */
@@ -82,6 +84,18 @@ export async function route(request: RequestMessage, registry: Registry, api: Ap
       if (!renderer) throw new WireError(ErrorCode.InvalidParams, `no renderer for tool "${p.name}"`);
       const input = { name: p.name, arguments: p.arguments, output: p.output, isError: p.is_error };
       return toRenderResult(await author(() => renderer(input, ctx(p.context))));
+    }
+    case "menu/collect": {
+      const handler = registry.menuHandler;
+      if (api === "0.1" || !handler) throw new WireError(ErrorCode.MethodNotFound, "method not found: menu/collect (this extension registers no menu: ext.menu(handler))");
+      const context = isPlainObject(request.params) ? request.params["context"] : undefined;
+      if (!isPlainObject(context)) throw new WireError(ErrorCode.InvalidParams, "invalid params: context must be an object");
+      const value = await author(() => handler(ctx(context as unknown as ExecutionContext)));
+      // Checked here with the host's own rules, so the author reads what is wrong in the
+      // extension's error rather than only as the reason of the host's generated fallback.
+      const checked = validateMenu(value, [...registry.commands.keys()]);
+      if (!checked.ok) throw new WireError(ErrorCode.InternalError, `invalid menu: ${checked.problems.join("; ")}`);
+      return checked.value;
     }
     default:
       throw new WireError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);

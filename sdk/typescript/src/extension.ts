@@ -21,7 +21,7 @@ import { StdoutWriter } from "./stdout-writer.js";
 import { toContext, toNotification } from "./results.js";
 import type {
   Cancellation, CommandHandler, CommandSpec, ContextHandler, ExtensionOptions, HandlerContext, HookHandler, LifecycleHandler,
-  NotificationInput, Progress, RenderHandler, StatusHandler, StatusInput, ToolHandler, ToolSpec, ContextInput,
+  NotificationInput, Progress, RenderHandler, MenuHandler, StatusHandler, StatusInput, ToolHandler, ToolSpec, ContextInput,
   CatalogChange, DynamicTool,
 } from "./types.js";
 import { Semaphore } from "./semaphore.js";
@@ -64,6 +64,7 @@ export class Extension {
     renderers: new Map<string, RenderHandler>(),
     contextHandler: null as ContextHandler | null,
     statusHandler: null as StatusHandler | null,
+    menuHandler: null as MenuHandler | null,
   } satisfies Registry;
   readonly #lifecycle = new LifecycleHandlers();
   readonly #active = new Map<JsonRpcId, RequestScope>();
@@ -230,6 +231,19 @@ export class Extension {
 
   status(handler: StatusHandler): this {
     this.#registry.statusHandler = handler;
+    return this;
+  }
+
+  /**
+   * The extension's menu (API 0.2+; the manifest needs `menu = true` and at least one command):
+   * the handler returns {title, status?, detail?, items}, built fresh on each menu/collect. It is
+   * checked with the host's rules (each action runs a declared command); without a handler the
+   * host shows its generated menu, one entry per command. See docs/sdk-options.md.
+   */
+  menu(handler: MenuHandler): this {
+    if (this.apiVersion === "0.1") throw new TypeError("menu() needs API 0.2 or later (menu/collect is not part of API 0.1)");
+    if (typeof handler !== "function") throw new TypeError("menu() needs a handler function");
+    this.#registry.menuHandler = handler;
     return this;
   }
 

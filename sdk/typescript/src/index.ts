@@ -2,12 +2,12 @@ export { Extension } from "./extension.js";
 export { cacheWarmingDecision } from "./advisory.js";
 export type { Presentation, PresentationInput, PresentationUpdateOptions } from "./presentation.js";
 export { WireError, ErrorCode, LIFECYCLE_EVENTS } from "@octet/protocol";
-export type { LifecycleEvent, CacheWarmingAction, CacheWarmingPayload } from "@octet/protocol";
+export type { LifecycleEvent, CacheWarmingAction, CacheWarmingPayload, ExtensionMenu, MenuItem, MenuAction, MenuSubmenu, MenuStatus } from "@octet/protocol";
 export type {
   ExtensionOptions, ToolSpec, ToolResultObject, ToolReturn, CommandSpec, CommandResultObject, CommandReturn,
   NotificationInput, ContextInput, StatusInput, HookReturnObject, HookReturn, StatusReturn, RenderReturn, ConfirmOptions,
   InputOptions, HandlerContext, ToolHandler, CommandHandler, HookHandler, ContextHandler, StatusHandler, RenderInput,
-  RenderHandler, Progress, ProgressStatusOptions, ProgressOutputOptions, Cancellation, LifecycleParams, LifecycleHandler,
+  RenderHandler, MenuHandler, Progress, ProgressStatusOptions, ProgressOutputOptions, Cancellation, LifecycleParams, LifecycleHandler,
   DynamicTool, CatalogChange,
 } from "./types.js";
 export type { ArtifactSourceInput, PublishArtifactOptions, PublishedArtifact } from "./types.js";

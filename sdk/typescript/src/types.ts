@@ -4,7 +4,7 @@
  */
 import type {
   ApiVersion, ContentPart, ContextContribution, ExecutionContext, ExtensionNotification, HookName,
-  Placement, RenderSegment, StatusContribution, UiSurface, NotificationLevel, JsonRpcId,
+  Placement, RenderSegment, StatusContribution, UiSurface, NotificationLevel, JsonRpcId, ExtensionMenu,
 } from "@octet/protocol";
 import type { Diagnostic } from "./diagnostics.js";
 
@@ -243,5 +243,7 @@ export interface RenderInput {
   isError: boolean;
 }
 export type RenderHandler = (input: RenderInput, ctx: HandlerContext) => RenderReturn | Promise<RenderReturn>;
+/** The extension's menu (API 0.2+, `menu = true`): built fresh on each menu/collect. */
+export type MenuHandler = (ctx: HandlerContext) => ExtensionMenu | Promise<ExtensionMenu>;
 
 export type { HookName, StatusContribution, ExtensionNotification, ContextContribution };
