@@ -28,7 +28,10 @@ before(async () => {
   const python = join(venv, "bin", "python3");
   const purelib = spawnSync(python, ["-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"], { encoding: "utf8" }).stdout.trim();
   // The venv has no pip of its own: the system pip installs into its site-packages, offline.
-  const installed = spawnSync("python3", ["-m", "pip", "install", "--no-index", "--no-deps", "--no-cache-dir", "--target", purelib, SDK], {
+  // Run by the base interpreter itself, not a pyenv shim: `python3 -m pip install` through a shim
+  // rehashes pyenv's shims under one machine-wide lock, and a concurrent run failed on it.
+  const base = spawnSync("python3", ["-c", "import sys; print(getattr(sys, '_base_executable', sys.executable))"], { encoding: "utf8" }).stdout.trim();
+  const installed = spawnSync(base || "python3", ["-m", "pip", "install", "--no-index", "--no-deps", "--no-cache-dir", "--target", purelib, SDK], {
     encoding: "utf8",
     env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PYTHONPATH: "" },
   });
