@@ -77,7 +77,7 @@ test("PY-08, PY-07: the guide's hello-tools recipe answers `octet call hello` wi
   const r = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-tools", "call", "hello"], { env: { PATH: venvPath } });
   assert.equal(r.code, 0, r.stderr);
   assert.equal(r.stdout.trim(), "Hello from octet.");
-  assert.deepEqual(processesMentioning("examples/hello-tools"), []);
+  assert.deepEqual(processesMentioning(join(EXAMPLES, "hello-tools")), []);
 });
 
 test("PY-12, PY-13, PY-14, PY-20: the guide's typed echo example round-trips its Record as structured content through the CLI; bad input is refused before the handler", async () => {
@@ -92,7 +92,7 @@ test("PY-12, PY-13, PY-14, PY-20: the guide's typed echo example round-trips its
   const bad = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "typed-echo", "call", "echo", JSON.stringify({ ...args, enabled: "yes" })], { env: { PATH: venvPath } });
   assert.equal(bad.code, 1, `refused as a tool error: ${bad.stderr}`);
   assert.match(bad.stdout + bad.stderr, /-32602|invalid arguments/);
-  assert.deepEqual(processesMentioning("examples/typed-echo"), []);
+  assert.deepEqual(processesMentioning(join(EXAMPLES, "typed-echo")), []);
 });
 
 test("PY-46, PY-49: the guide's cache-warming example advises through the real host: stop above 5,000 microdollars, no opinion below", async () => {
@@ -201,5 +201,6 @@ test("PY-26, PY-04, PY-06: a real Python process through the host: progress, can
   } finally {
     await host.shutdown();
   }
-  assert.deepEqual(processesMentioning("py-count"), []);
+  // This checkout's folder: another checkout running the same test at once has its own py-count.
+  assert.deepEqual(processesMentioning(join(dir, "py-count")), []);
 });
