@@ -38,7 +38,8 @@ const NOISE = /^(?:\s+at\s|\s+File\s"|Node\.js v\d|[\s{}()[\]^~|]*$)/;
 export function errorLines(tail: string, fallback = 3): string[] {
   const lines = tail.split("\n").map((l) => l.replace(/\s+$/, "")).filter((l) => l !== "").slice(-STDERR_EXCERPT_LINES);
   const errors = lines.filter((l) => ERROR_LINE.test(l.trimStart()) && !/^\s+at\s/.test(l));
-  const picked = errors.length === 0 ? lines.filter((l) => !NOISE.test(l)).slice(-fallback) : [...new Set([errors[0]!, errors[errors.length - 1]!])];
+  const meaningful = lines.filter((l) => !NOISE.test(l));
+  const picked = errors.length > 0 ? [...new Set([errors[0]!, errors[errors.length - 1]!])] : fallback > 0 ? meaningful.slice(-fallback) : [];
   return picked.map((l) => truncateBytes(l.trim(), LINE_BYTES));
 }
 
