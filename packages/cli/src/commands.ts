@@ -36,7 +36,7 @@ export async function extensionsStatus(options: GlobalOptions): Promise<number> 
   const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { signal })), async (host) => host.status());
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const list = outcome.value!;
-  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list));
+  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list, options.verbose));
   const failed = list.some((s) => s.enabled && s.trusted && s.state !== "ready");
   return failed ? EXIT_UNAVAILABLE : EXIT_OK;
 }
@@ -64,7 +64,7 @@ export async function extensionsReload(options: GlobalOptions, name: string | un
     return reportFailure(options, outcome.error, outcome.interrupted);
   }
   const list = outcome.value!;
-  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list));
+  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list, options.verbose));
   return EXIT_OK;
 }
 
