@@ -149,3 +149,11 @@ test("issue 13.4: a start failure whose stderr has no error line is named with i
     await cleanup();
   }
 });
+
+test("issue 13.3: enabling a name that only an unreadable manifest name could be says that manifest's error", async () => {
+  await withFolder({ "some-folder/extension.toml": 'name = 12\nversion = "0.1.0"\napi_version = "0.1"\n[entrypoint]\ncommand = "node"\nargs = ["x.js"]\n' }, async (dir) => {
+    const r = await runCli(["--extension-dir", dir, "--enable-extension", "mine", "call", "t", "{}"]);
+    assert.equal(r.code, 3);
+    assert.match(r.stderr, /--enable-extension mine: no extension of that name was discovered \(discovered: some-folder\); .*some-folder\/extension\.toml: key "name": must be a string, got number 12/);
+  });
+});

@@ -166,8 +166,15 @@ export function notReadyReasons(list: readonly ExtensionStatus[], enabledNames: 
     out.push(`extension "${s.name}" ${why}`);
   }
   const known = list.filter((s) => s.name !== "").map((s) => s.name);
+  // An invalid manifest whose name could not be read is listed under its folder's name: it may
+  // well be the one the user enabled, so its error is said too.
+  const unnamed = list
+    .filter((s) => !s.enabled && s.state === "invalid")
+    .flatMap((s) => s.errors.filter((e) => /key "name"|invalid TOML/.test(e) && !/is shadowed by/.test(e)).slice(0, 1))
+    .slice(0, 3)
+    .map((e) => `; ${e}`);
   for (const name of enabledNames) {
-    if (!known.includes(name)) out.push(`--enable-extension ${name}: no extension of that name was discovered (discovered: ${known.join(", ") || "none"})`);
+    if (!known.includes(name)) out.push(`--enable-extension ${name}: no extension of that name was discovered (discovered: ${known.join(", ") || "none"})${unnamed.join("")}`);
   }
   return out;
 }
