@@ -78,6 +78,9 @@ test("issue 13.6: octet tools --json prints the definitions; a named tool that i
   const missing = await runCli([...base, "tools", "nope"]);
   assert.equal(missing.code, 3);
   assert.match(missing.stderr, /no ready extension provides tool "nope" \(available: simulate, broken\)/);
+  const missingJson = await runCli([...base, "--json", "tools", "nope"]);
+  assert.equal(missingJson.code, 3);
+  assert.equal((JSON.parse(missingJson.stdout) as { error: { code: string } }).error.code, "unknown_tool", "--json: one document, the error");
 });
 
 test("issue 13.6, 13.7: octet --help, octet tools --help and octet extensions validate --help teach with examples", async () => {

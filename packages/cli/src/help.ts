@@ -43,10 +43,10 @@ Extensions are found in three places, the first of a name winning: DIR given by
 source "global") and <workspace>/.octet/extensions/*/ (source "project").
 
 Examples:
-  octet --extension-dir examples extensions validate          # lint every manifest under examples/
-  octet --extension-dir examples --enable-extension typed-tools tools     # what can I call, with what?
+  octet --extension-dir examples extensions validate      # lint every manifest under examples/
+  octet --extension-dir examples --enable-extension typed-tools tools  # each tool's parameters
   octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'
-  octet --extension-dir examples --enable-extension hello-world            # shell; edit, then /reload
+  octet --extension-dir examples --enable-extension hello-world        # shell; edit, then /reload
 
 When a tool or command is not found, octet names every enabled extension that is not ready and
 why: its manifest error (file and key), its start failure (the error lines of its stderr), or

@@ -67,9 +67,11 @@ export async function tools(options: GlobalOptions, names: string[]): Promise<nu
   const shown = names.length > 0 ? all.filter((t) => names.includes(t.name)) : all;
   const missing = names.filter((n) => !all.some((t) => t.name === n));
   const notReady = notReadyReasons(status, options.enable);
-  if (options.json) process.stdout.write(JSON.stringify(shown.map(toolJson), null, 2) + "\n");
+  const missingText = missing.map((n) => `no ready extension provides tool "${n}" (available: ${all.map((t) => t.name).join(", ") || "none"})`);
+  // --json keeps its promise of one document: the definitions, or the error when a TOOL is missing.
+  if (options.json) process.stdout.write(JSON.stringify(missing.length > 0 ? { error: { code: "unknown_tool", message: [...missingText, ...notReady].join("\n") } } : shown.map(toolJson), null, 2) + "\n");
   else process.stdout.write(toolsText(shown));
-  for (const n of missing) process.stderr.write(`octet: no ready extension provides tool "${n}" (available: ${all.map((t) => t.name).join(", ") || "none"})\n`);
+  for (const m of missingText) process.stderr.write(`octet: ${m}\n`);
   if (notReady.length > 0) process.stderr.write(`octet: not ready:\n${notReady.map((r) => `  ${terminalSafe(r)}\n`).join("")}`);
   if (all.length === 0 && notReady.length === 0 && options.enable.length === 0) process.stderr.write("octet: no extension is enabled; enable one with --enable-extension NAME\n");
   return missing.length > 0 || notReady.length > 0 ? EXIT_UNAVAILABLE : EXIT_OK;
