@@ -2,6 +2,7 @@
  * Command-line parsing: the global flags and the command words, with usage errors that say
  * what was wrong and what to type instead. No host logic here.
  */
+import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { PolicyRules } from "@octet/host";
@@ -39,33 +40,78 @@ export class UsageError extends Error {
   override readonly name = "UsageError";
 }
 
+const FLAGS = {
+  "extension-dir": { type: "string", multiple: true },
+  "enable-extension": { type: "string", multiple: true },
+  "trust-extension": { type: "string", multiple: true },
+  "safe-mode": { type: "boolean" },
+  workspace: { type: "string" },
+  json: { type: "boolean" },
+  verbose: { type: "boolean", short: "v" },
+  yes: { type: "boolean", short: "y" },
+  "no-input": { type: "boolean" },
+  "media-dir": { type: "string" },
+  help: { type: "boolean", short: "h" },
+  version: { type: "boolean" },
+  policy: { type: "string" },
+  secret: { type: "string", multiple: true },
+} as const;
+
+/**
+ * parseArgs' complaint, made useful: an unknown flag close to a real one is a typo ("did you mean
+ * --enable-extension?"); only one that looks like nothing we know may be a tool argument, so
+ * only then is "--" suggested (issue 13.11).
+ */
+function flagProblem(message: string): string {
+  const text = message.replace(/\. To specify a positional argument.*$/s, "");
+  const unknown = /^Unknown option '(-{1,2}[^'=]+)/.exec(message)?.[1];
+  if (unknown === undefined) return text;
+  const nearest = nearestFlag(unknown);
+  return nearest !== null ? `unknown flag ${unknown}; did you mean ${nearest}?` : `unknown flag ${unknown}\n(put "--" before arguments that start with "-", e.g. octet command NAME -- ${unknown})`;
+}
+
+/** The known flag nearest to `typed` by edit distance, when it is close enough to be a typo. */
+export function nearestFlag(typed: string): string | null {
+  const bare = typed.replace(/^-+/, "").toLowerCase();
+  let best: { flag: string; d: number } | null = null;
+  for (const name of Object.keys(FLAGS)) {
+    const d = name.startsWith(bare) && bare.length >= 3 ? 0 : editDistance(bare, name);
+    if (best === null || d < best.d) best = { flag: `--${name}`, d };
+  }
+  // At most a third of the name wrong (2 edits for "--verbos", 4 for "--enable-extensions").
+  return best !== null && best.d <= Math.max(1, Math.floor(bare.length / 3)) ? best.flag : null;
+}
+
+function editDistance(a: string, b: string): number {
+  let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const cur = [i];
+    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    prev = cur;
+  }
+  return prev[b.length]!;
+}
+
+/** A directory named on the command line must exist: say which flag and which folder (13.11). */
+function existingDir(flag: string, value: string): string {
+  const path = resolve(value);
+  let st;
+  try {
+    st = statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new UsageError(`${flag} ${value}: ${code === "ENOENT" ? `no such folder (${path})` : `cannot read ${path} (${code ?? String(err)})`}`);
+  }
+  if (!st.isDirectory()) throw new UsageError(`${flag} ${value}: ${path} is a file, not a folder`);
+  return path;
+}
+
 export function parseCommandLine(argv: string[]): ParsedArgs {
   let parsed;
   try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      strict: true,
-      options: {
-        "extension-dir": { type: "string", multiple: true },
-        "enable-extension": { type: "string", multiple: true },
-        "trust-extension": { type: "string", multiple: true },
-        "safe-mode": { type: "boolean" },
-        workspace: { type: "string" },
-        json: { type: "boolean" },
-        verbose: { type: "boolean", short: "v" },
-        yes: { type: "boolean", short: "y" },
-        "no-input": { type: "boolean" },
-        "media-dir": { type: "string" },
-        help: { type: "boolean", short: "h" },
-        version: { type: "boolean" },
-        policy: { type: "string" },
-        secret: { type: "string", multiple: true },
-      },
-    });
+    parsed = parseArgs({ args: argv, allowPositionals: true, strict: true, options: FLAGS });
   } catch (err) {
-    const message = err instanceof Error ? err.message : String(err);
-    throw new UsageError(`${message.replace(/\. To specify a positional argument.*$/s, "")}\n(put "--" before arguments that start with "-")`);
+    throw new UsageError(flagProblem(err instanceof Error ? err.message : String(err)));
   }
   const v = parsed.values;
   for (const [flag, list] of [["--enable-extension", v["enable-extension"]], ["--trust-extension", v["trust-extension"]], ["--extension-dir", v["extension-dir"]]] as const) {
@@ -77,11 +123,11 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   return {
     options: {
       // Paths on the command line are relative to where the user typed them, not to --workspace.
-      extensionDirs: (v["extension-dir"] ?? []).map((d) => resolve(d)),
+      extensionDirs: (v["extension-dir"] ?? []).map((d) => existingDir("--extension-dir", d)),
       enable: v["enable-extension"] ?? [],
       trust: v["trust-extension"] ?? [],
       safeMode: v["safe-mode"] ?? false,
-      workspace: resolve(v.workspace ?? "."),
+      workspace: v.workspace === undefined ? resolve(".") : existingDir("--workspace", v.workspace),
       json: v.json ?? false,
       verbose: v.verbose ?? false,
       yes: v.yes ?? false,

@@ -2,7 +2,7 @@
  * The one-shot commands: extensions list/status, call and command. Each maps arguments to the
  * host API and its outcome to output and an exit status (see exit-codes.ts).
  */
-import { ExtensionHost, type ToolCallOutcome } from "@octet/host";
+import { ExtensionHost, notReadyReasons, type ToolCallOutcome } from "@octet/host";
 import { OctetError, WireError } from "@octet/protocol";
 import { UsageError, type GlobalOptions } from "./args.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE } from "./exit-codes.js";
@@ -36,7 +36,7 @@ export async function extensionsStatus(options: GlobalOptions): Promise<number> 
   const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { signal })), async (host) => host.status());
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const list = outcome.value!;
-  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list));
+  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list, options.verbose));
   const failed = list.some((s) => s.enabled && s.trusted && s.state !== "ready");
   return failed ? EXIT_UNAVAILABLE : EXIT_OK;
 }
@@ -52,7 +52,10 @@ export async function extensionsReload(options: GlobalOptions, name: string | un
     const running = host.status().filter((s) => s.state === "ready").map((s) => s.name);
     if (name !== undefined && !host.status().some((s) => s.name === name)) throw new UsageError(`no extension named "${name}" was discovered (known: ${host.status().map((s) => s.name).join(", ") || "none"})`);
     const names = name !== undefined ? [name] : running;
-    if (names.length === 0) throw new OctetError("not_ready", "no extension is running to reload; enable one with --enable-extension NAME");
+    if (names.length === 0) {
+      const notReady = notReadyReasons(host.status(), options.enable);
+      throw new OctetError("not_ready", `no extension is running to reload${notReady.length > 0 ? notReady.map((r) => `\n  ${r}`).join("") : "; enable one with --enable-extension NAME"}`);
+    }
     for (const n of names) {
       await host.reload(n);
       if (!options.json) process.stderr.write(`reloaded ${n}\n`);
@@ -64,7 +67,7 @@ export async function extensionsReload(options: GlobalOptions, name: string | un
     return reportFailure(options, outcome.error, outcome.interrupted);
   }
   const list = outcome.value!;
-  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list));
+  process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list, options.verbose));
   return EXIT_OK;
 }
 

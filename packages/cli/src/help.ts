@@ -8,6 +8,10 @@ Usage:
   octet [FLAGS] extensions list          every discovered extension and whether it can start
   octet [FLAGS] extensions status        start the enabled extensions and show their state
   octet [FLAGS] extensions reload [NAME] start them, replace NAME (default: all) with a new generation
+  octet [FLAGS] extensions validate [NAME...]
+                                         check manifests without starting anything (exit 1 if
+                                         any is invalid): a lint for CI
+  octet [FLAGS] tools [TOOL...]          every ready tool with its parameters and output schema
   octet [FLAGS] call TOOL [ARGS_JSON]    call a tool and print its result
   octet [FLAGS] command NAME [ARG...]    run an extension's slash command
   octet COMMAND --help                   help for one command
@@ -38,8 +42,15 @@ Extensions are found in three places, the first of a name winning: DIR given by
 --extension-dir (source "explicit"), $OCTET_HOME/extensions/*/ (default ~/.octet/extensions,
 source "global") and <workspace>/.octet/extensions/*/ (source "project").
 
-Example:
+Examples:
+  octet --extension-dir examples extensions validate      # lint every manifest under examples/
+  octet --extension-dir examples --enable-extension typed-tools tools  # each tool's parameters
   octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'
+  octet --extension-dir examples --enable-extension hello-world        # shell; edit, then /reload
+
+When a tool or command is not found, octet names every enabled extension that is not ready and
+why: its manifest error (file and key), its start failure (the error lines of its stderr), or
+why it is parked or untrusted.
 
 Policy and secrets (API 0.2 extensions):
   GUARDED_TOKEN=s3cret octet --extension-dir examples --enable-extension guarded \\
@@ -73,12 +84,54 @@ export const COMMAND_HELP: Record<string, string> = {
                                     with a new generation as a long-running host would: the new
                                     one is started and negotiated first, then the old one drains
                                     (2 s at most) and stops; a changed catalog is refused
-                                    ("re-registration required"); then show the status
+                                    ("re-registration required": in the shell, /reload
+                                    rebuilds the host and takes the new catalog); then show
+                                    the status
+  octet [FLAGS] extensions validate [NAME...]
+                                    check the manifests without starting anything; every error
+                                    with its file and key; exit 1 if any is invalid (see
+                                    octet extensions validate --help)
 
 A crashed extension is restarted automatically (after 0-250 ms, doubling to at most 30 s); after
 eight failed restarts it is parked until reloaded. Add --json for a JSON array on stdout. Examples:
   octet --extension-dir examples --enable-extension hello-world extensions status
   octet --extension-dir examples --enable-extension hello-world extensions reload hello-world
+  octet --extension-dir examples extensions validate
+`,
+  "extensions validate": `Usage:
+  octet [FLAGS] extensions validate [NAME...]
+
+Checks the manifests discovered (with --extension-dir DIR, ~/.octet/extensions and
+./.octet/extensions), or only those named, without starting anything. Prints "ok" or
+"INVALID" per extension and, under each invalid one, every error with its file and key (or
+line and column for a TOML syntax error). Exits 1 when any manifest is invalid or a NAME was
+not discovered, 0 otherwise: use it in CI. --json prints
+{"valid": bool, "extensions": [{name, manifest_path, valid, errors}], "not_discovered": [...]}.
+
+Examples:
+  octet --extension-dir examples extensions validate
+  octet --extension-dir ./my-ext extensions validate my-ext
+  octet --extension-dir examples --json extensions validate hello-world typed-tools
+`,
+  tools: `Usage:
+  octet [FLAGS] tools [TOOL...]
+
+Starts the enabled extensions and shows every ready tool (or only the TOOLs named): its
+signature, description, each parameter as "name: type, required|optional, default ..." with
+enum values and ranges, and what it returns (its output schema, or text). --json prints the
+definitions as the model sees them: [{extension, name, description, parameters,
+output_schema}]. Exit 3 when a named tool is not there or an enabled extension is not ready
+(each one named with why). In the shell: /tools, and /tools NAME for one tool.
+
+Example:
+  octet --extension-dir examples --enable-extension typed-tools tools simulate
+    simulate(circuit: string, steps?: integer, probes: string[], ...) -> { ... }    [typed-tools]
+      Simulate a circuit and read its probes
+      parameters:
+        circuit: string, required — The circuit to simulate
+        steps: integer (1..1000), optional, default 100
+        mode: "dc" | "transient", optional, default "dc"
+      returns: structured { probes: string[], volts: number[], steps: integer }
 `,
   call: `Usage:
   octet [FLAGS] call TOOL [ARGS_JSON]
@@ -111,10 +164,15 @@ Example:
 export const SHELL_HELP = `Commands:
   /extensions status       state, generation, features, pending requests, health, last error
   /extensions list         discovered extensions
-  /extensions reload [N]   restart extension N (default: all) as a new generation
+  /extensions reload [N]   restart extension N (default: all) as a new generation; refused
+                           when its tools or commands changed: use /reload for that
+  /reload                  rebuild the host from the manifests on disk: stops every extension,
+                           rediscovers and starts them again, taking changed catalogs
+                           (descriptions, schemas, new tools) and changed manifests
   /extensions show N [A]   extension N's presentation: status, activities, items, detail,
                            actions; with A, run action A (routed to N's declared command)
   /tools                   tools of the running extensions
+  /tools NAME              one tool's parameters (type, required, enum, default) and output
   /commands                slash commands of the running extensions
   /call TOOL {json}        call a tool, e.g. /call hello_world {"name":"you"}; the result is
                            shown through the extension's renderer when it has one

@@ -7,6 +7,7 @@ import { OCTET_VERSION } from "@octet/protocol";
 import { UsageError, parseCommandLine } from "./args.js";
 import { call, command, extensionsList, extensionsReload, extensionsStatus } from "./commands.js";
 import { EXIT_USAGE } from "./exit-codes.js";
+import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
 
@@ -18,14 +19,14 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   if (options.help) {
-    process.stdout.write(helpFor(verb));
+    process.stdout.write(helpFor(verb, rest[0]));
     return 0;
   }
   switch (verb) {
     case undefined:
       return runShell(options);
     case "help":
-      process.stdout.write(helpFor(rest[0]));
+      process.stdout.write(helpFor(rest[0], rest[1]));
       return 0;
     case "extensions": {
       const [sub, ...extra] = rest;
@@ -33,22 +34,26 @@ async function main(argv: string[]): Promise<number> {
         if (extra.length > 1) throw new UsageError(`extensions reload takes at most one NAME; got: ${extra.join(" ")}`);
         return extensionsReload(options, extra[0]);
       }
+      if (sub === "validate") return extensionsValidate(options, extra);
       if (extra.length > 0) throw new UsageError(`extensions ${sub ?? ""} takes no further arguments; got: ${extra.join(" ")}`);
       if (sub === "list") return extensionsList(options);
       if (sub === "status") return extensionsStatus(options);
-      throw new UsageError(sub === undefined ? "extensions needs a subcommand: list, status or reload" : `unknown subcommand "extensions ${sub}"; expected list, status or reload`);
+      throw new UsageError(sub === undefined ? "extensions needs a subcommand: list, status, validate or reload" : `unknown subcommand "extensions ${sub}"; expected list, status, validate or reload`);
     }
+    case "tools":
+      return tools(options, rest);
     case "call":
       return call(options, rest);
     case "command":
       return command(options, rest);
     default:
-      throw new UsageError(`unknown command "${verb}"; expected extensions, call or command (see octet --help)`);
+      throw new UsageError(`unknown command "${verb}"; expected extensions, tools, call or command (see octet --help)`);
   }
 }
 
-function helpFor(verb: string | undefined): string {
-  return (verb !== undefined ? COMMAND_HELP[verb] : undefined) ?? MAIN_HELP;
+function helpFor(verb: string | undefined, sub?: string): string {
+  if (verb === undefined) return MAIN_HELP;
+  return COMMAND_HELP[sub !== undefined ? `${verb} ${sub}` : verb] ?? COMMAND_HELP[verb] ?? MAIN_HELP;
 }
 
 main(process.argv.slice(2)).then(

@@ -50,12 +50,23 @@ export function listTable(list: ExtensionStatus[]): string {
   const rows = list.map((s) => [s.name, s.version ?? "-", runtimeCell(s), s.source, yes(s.enabled), yes(s.trusted), s.manifestPath]);
   let out = table(["NAME", "VERSION", "RUNTIME", "SOURCE", "ENABLED", "TRUSTED", "MANIFEST"], rows);
   for (const s of list) for (const e of s.errors) out += `  ${s.name}: ${terminalSafe(e)}\n`;
-  const idle = list.filter((s) => s.errors.length === 0 && (!s.enabled || !s.trusted));
-  for (const s of idle) out += `  ${s.name}: ${s.reason}\n`;
-  return out;
+  for (const s of list) if (s.errors.length === 0 && s.enabled && !s.trusted) out += `  ${s.name}: ${s.reason}\n`;
+  return out + idleHint(list);
 }
 
-export function statusTable(list: ExtensionStatus[]): string {
+/**
+ * The "not enabled" hint said once for every such extension, not once per row (issue 13.11),
+ * with the ones that would also need a trust grant.
+ */
+function idleHint(list: ExtensionStatus[]): string {
+  const idle = list.filter((s) => s.errors.length === 0 && !s.enabled);
+  if (idle.length === 0) return "";
+  const untrusted = idle.filter((s) => !s.trusted).map((s) => s.name);
+  const names = idle.map((s) => s.name).join(", ");
+  return `Not enabled: ${names}. Start one with --enable-extension NAME${untrusted.length > 0 ? ` (${untrusted.join(", ")} also need --trust-extension NAME)` : ""}.\n`;
+}
+
+export function statusTable(list: ExtensionStatus[], verbose = false): string {
   if (list.length === 0) return "No extensions found.\n";
   const rows = list.map((s) => [
     s.name,
@@ -67,16 +78,18 @@ export function statusTable(list: ExtensionStatus[]): string {
     String(s.pendingRequests),
     s.health,
     restartsCell(s),
-    s.lastError ?? (s.state === "not_enabled" || s.state === "not_trusted" ? s.reason : "-"),
+    s.lastError ?? (s.state === "not_trusted" ? s.reason : "-"),
   ]);
   let out = table(["NAME", "RUNTIME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "RESTARTS", "LAST ERROR"], rows);
-  // What a failed extension last wrote to stderr is usually the answer to "why": show its tail.
+  // What a failed extension wrote to stderr is usually the answer to "why": the lines that carry
+  // the error first (they are rarely at the end of a stack trace), then its last lines.
   for (const s of list) {
     if (s.health !== "failed" && s.health !== "degraded" && s.supervision !== "backoff") continue;
-    const tail = s.stderrTail.slice(-5);
-    if (tail.length > 0) out += `  ${s.name} stderr (last ${tail.length} lines):\n${tail.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
+    if (s.stderrErrors.length > 0) out += `  ${s.name} stderr, the error:\n${s.stderrErrors.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
+    const tail = s.stderrTail.slice(verbose ? 0 : -5);
+    if (tail.length > 0) out += `  ${s.name} stderr (last ${tail.length} lines${tail.length < s.stderrTail.length ? `; ${s.stderrTail.length} with -v` : ""}):\n${tail.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
   }
-  return out;
+  return out + idleHint(list);
 }
 
 /** "octet 0.4" for extension.toml extensions; "rpi-process" or "quickjs" for pi-extension.json ones. */

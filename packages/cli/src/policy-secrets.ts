@@ -58,16 +58,34 @@ export function loadPolicyFile(path: string): PolicyRules {
  * the name asked for. The environment as a whole is never read or passed anywhere.
  */
 export function policySecretServices(
-  o: { rules: PolicyRules | null; secrets: readonly SecretMapping[]; approve: (r: PolicyApproveRequest) => Promise<boolean> },
+  o: {
+    rules: PolicyRules | null;
+    secrets: readonly SecretMapping[];
+    approve: (r: PolicyApproveRequest) => Promise<boolean>;
+    /**
+     * Told why a secret was not handed over, naming the variable and never a value (issue
+     * 13.11): the extension only gets the generic secret_unavailable, the person needs to know
+     * which variable to set.
+     */
+    unavailable?: (message: string) => void;
+  },
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Pick<HostServiceOptions, "policy" | "secrets"> {
   const services: Pick<HostServiceOptions, "policy" | "secrets"> = {};
   if (o.rules) services.policy = { classify: rulesClassifier(o.rules), approve: o.approve };
   if (o.secrets.length > 0) {
     const byName = new Map(o.secrets.map((m) => [m.name, m.variable]));
-    services.secrets = ({ name }) => {
+    services.secrets = ({ name, extension }) => {
       const variable = byName.get(name);
-      return variable === undefined || !Object.hasOwn(env, variable) ? null : env[variable];
+      if (variable === undefined) {
+        o.unavailable?.(`secret "${name}" asked for by extension "${extension}" is unavailable: no --secret ${name}=ENV_VAR was given (mapped: ${[...byName.keys()].join(", ")})`);
+        return null;
+      }
+      if (!Object.hasOwn(env, variable)) {
+        o.unavailable?.(`secret "${name}" asked for by extension "${extension}" is unavailable: the environment variable ${variable} (--secret ${name}=${variable}) is not set`);
+        return null;
+      }
+      return env[variable];
     };
   }
   return services;

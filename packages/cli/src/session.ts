@@ -55,7 +55,12 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
       dynamicTools: true,
       artifacts: true,
       // --policy and --secret: without a terminal to ask, a policy "ask" is denied.
-      ...policySecretServices({ rules: options.policy, secrets: options.secrets, approve: ui ? ui.services.approve : async () => false }),
+      ...policySecretServices({
+        rules: options.policy,
+        secrets: options.secrets,
+        approve: ui ? ui.services.approve : async () => false,
+        unavailable: (message) => (ui ? ui.line.print(`octet: ${message}\n`) : void process.stderr.write(`octet: ${message}\n`)),
+      }),
     },
     ...extra,
   };

@@ -6,7 +6,8 @@
  * (render-view.ts), and /menu shows and runs extension menus (shell-menu.ts).
  */
 import { createInterface } from "node:readline";
-import { ExtensionHost } from "@octet/host";
+import { ExtensionHost, notReadyReasons } from "@octet/host";
+import { OctetError } from "@octet/protocol";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./args.js";
 import { parseToolArgs, withProgress } from "./commands.js";
@@ -17,6 +18,8 @@ import { resultText } from "./render-view.js";
 import { createUi, hostOptions, type CliUi } from "./session.js";
 import { menuCommand } from "./shell-menu.js";
 import { showCommand } from "./shell-presentation.js";
+import { rebuildHost } from "./shell-reload.js";
+import { toolsText } from "./inspect-commands.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -26,9 +29,12 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const abandon = (): void => starting.abort(new Error("interrupted"));
   const startSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const sig of startSignals) process.on(sig, abandon);
-  const started = hostOptions(options, { signal: starting.signal }, ui);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
-  const host = await ExtensionHost.start({ ...started, services: { ...started.services, presentation: true } });
+  const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
+    const started = hostOptions(options, { signal }, ui);
+    return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true } });
+  };
+  let host = await startHost(starting.signal);
   // Created after start-up: stdin stays paused (and buffers piped input) until readline reads it.
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: "octet> " });
   for (const sig of startSignals) process.off(sig, abandon);
@@ -38,7 +44,9 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     return EXIT_INTERRUPTED;
   }
   const ready = host.status().filter((s) => s.state === "ready").map((s) => s.name);
-  process.stdout.write(`octet shell: ${ready.length > 0 ? `running ${ready.join(", ")}` : "no extension running (enable one with --enable-extension NAME)"}. Type /help.\n`);
+  const notReady = notReadyReasons(host.status(), options.enable);
+  const idle = ready.length > 0 ? `running ${ready.join(", ")}` : notReady.length > 0 ? "no extension running" : "no extension running (enable one with --enable-extension NAME)";
+  process.stdout.write(`octet shell: ${idle}. Type /help.\n${notReady.map((r) => `not ready: ${terminalSafe(r)}\n`).join("")}`);
 
   let running: AbortController | null = null;
   let closing = false;
@@ -81,10 +89,18 @@ export async function runShell(options: GlobalOptions): Promise<number> {
       }
       if (line !== "") {
         running = new AbortController();
+        const signal = running.signal;
         try {
-          await handle(host, line, running.signal, ui);
+          if (line === "/reload") {
+            const rebuilt = await rebuildHost(host, () => startHost(signal), options.enable);
+            host = rebuilt.host;
+            process.stdout.write(rebuilt.message);
+          } else await handle(host, line, signal, ui, options.verbose);
         } catch (err) {
-          process.stdout.write(`error: ${terminalSafe(err instanceof Error ? err.message : String(err))}\n`);
+          const text = err instanceof Error ? err.message : String(err);
+          // A live reload must keep the catalog; the rebuild is how an edited one is taken.
+          const hint = err instanceof OctetError && err.code === "reregistration_required" ? "\n(type /reload to rebuild the host from the manifests on disk and take the new catalog)" : "";
+          process.stdout.write(`error: ${terminalSafe(text)}${hint}\n`);
         } finally {
           running = null;
         }
@@ -113,7 +129,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   return EXIT_OK;
 }
 
-async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui: CliUi): Promise<void> {
+async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui: CliUi, verbose: boolean): Promise<void> {
   if (!line.startsWith("/")) throw new UsageError(`commands start with "/"; type /help`);
   const [head = "", ...restWords] = line.slice(1).split(/\s+/);
   const restText = line.slice(1 + head.length).trim();
@@ -123,7 +139,7 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui
       return;
     case "extensions": {
       const sub = restWords[0];
-      if (sub === "status") process.stdout.write(statusTable(host.status()));
+      if (sub === "status") process.stdout.write(statusTable(host.status(), verbose));
       else if (sub === "list") process.stdout.write(listTable(host.status()));
       else if (sub === "reload") {
         const names = restWords[1] !== undefined ? [restWords[1]] : host.status().filter((x) => x.enabled && x.trusted && x.errors.length === 0).map((x) => x.name);
@@ -137,7 +153,13 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui
     }
     case "tools": {
       const tools = host.tools();
-      process.stdout.write(tools.length === 0 ? "No tools.\n" : table(["TOOL", "EXTENSION", "DESCRIPTION"], tools.map((t) => [t.name, t.extension, t.description])));
+      const name = restWords[0];
+      if (name !== undefined && name !== "") {
+        const tool = tools.find((t) => t.name === name);
+        // callTool's answer for an unknown name names every enabled extension that is not ready.
+        if (!tool) throw new UsageError(`no ready extension provides tool "${name}" (available: ${tools.map((t) => t.name).join(", ") || "none"})${notReadyReasons(host.status(), []).map((r) => `\n  ${r}`).join("")}`);
+        process.stdout.write(toolsText([tool]));
+      } else process.stdout.write(tools.length === 0 ? "No tools.\n" : `${table(["TOOL", "EXTENSION", "DESCRIPTION"], tools.map((t) => [t.name, t.extension, t.description]))}(/tools NAME shows a tool's parameters)\n`);
       return;
     }
     case "commands": {

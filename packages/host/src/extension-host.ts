@@ -29,7 +29,7 @@ import type { ConfirmService, InputService } from "./child-inbox.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
 import { resolveStartDecision } from "./manifest/trust.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
-import { catalogOf, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
+import { catalogOf, notReadyReasons, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 import { Supervisor, isPermanentRestartError, type SupervisorClock } from "./supervision/supervisor.js";
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restart-policy.js";
 import { bindServices, type HostServiceOptions } from "./services/index.js";
@@ -682,7 +682,10 @@ export class ExtensionHost {
       const s = statusOf(entry);
       return `${kind} "${name}" belongs to extension "${s.name}", which is ${s.state}: ${s.lastError ?? s.reason}`;
     }
-    return `no ready extension provides ${kind} "${name}"${known.length > 0 ? ` (available: ${known.join(", ")})` : " (no extension is running; enable one with --enable-extension NAME)"}`;
+    // Every enabled extension that is not ready is named with why: that is usually the answer (13.3).
+    const notReady = notReadyReasons(this.status(), this.#options.enable ?? []);
+    const running = known.length > 0 ? `available: ${known.join(", ")}` : notReady.length > 0 ? "no extension is running" : "no extension is running; enable one with --enable-extension NAME";
+    return `no ready extension provides ${kind} "${name}" (${running})${notReady.map((r) => `\n  ${r}`).join("")}`;
   }
 
   #diagnoseFailure(g: Generation, what: string, err: unknown): void {

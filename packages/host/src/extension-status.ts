@@ -7,6 +7,7 @@ import type { DiscoveredExtension } from "./manifest/discovery.js";
 import type { GenerationState } from "./events.js";
 import type { Generation } from "./generation.js";
 import type { Supervisor, SupervisionState } from "./supervision/supervisor.js";
+import { STDERR_CAUSE_BYTES, errorLines } from "./transport/stderr-excerpt.js";
 
 export type ExtensionState = GenerationState | "not_enabled" | "not_trusted" | "invalid" | "parked";
 export type Health = "ok" | "degraded" | "failed" | "stopped" | "inactive";
@@ -55,8 +56,10 @@ export interface ExtensionStatus {
   nextRestartInMs: number | null;
   /** Why the extension is parked (initial start failure, restart budget, permanent error), else null. */
   parkedReason: string | null;
-  /** The last lines of the current (or last) generation's stderr, at most 2 KiB. */
+  /** The last lines (at most 20, 8 KiB) of the current (or last) generation's stderr. */
   stderrTail: string[];
+  /** The lines of that stderr that carry the error (first and last error line, 13.4), else []. */
+  stderrErrors: string[];
 }
 
 /** The hooks runHook dispatches; others may be declared but are shown as unsupported. */
@@ -90,8 +93,9 @@ export function catalogOf(g: Generation): string {
   return JSON.stringify([tools, r?.commands ?? []]);
 }
 
-/** Bytes of stderr shown in status: enough for a stack trace's head, bounded for tables. */
-const STATUS_STDERR_TAIL_BYTES = 2048;
+/** Stderr kept in status: the last 20 lines, at most 8 KiB (a Node stack trace fits, 13.4). */
+const STATUS_STDERR_TAIL_LINES = 20;
+const STATUS_STDERR_TAIL_BYTES = 8192;
 
 export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
   const d = e.discovered;
@@ -140,7 +144,38 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
     restartAttempts: sv?.attempts ?? 0,
     nextRestartInMs: sv?.nextRestartAt != null ? Math.max(0, sv.nextRestartAt - now) : null,
     parkedReason: state === "parked" ? e.parkedError : null,
-    stderrTail: g ? g.stderrTail(STATUS_STDERR_TAIL_BYTES).split("\n").filter((line) => line.trim() !== "") : [],
+    stderrTail: g ? g.stderrTail(STATUS_STDERR_TAIL_BYTES).split("\n").filter((line) => line.trim() !== "").slice(-STATUS_STDERR_TAIL_LINES) : [],
+    stderrErrors: g ? errorLines(g.stderrTail(STDERR_CAUSE_BYTES), 0) : [],
   };
+}
+
+/**
+ * Why each enabled extension is not ready, one clause each, for the "no ready extension provides
+ * tool X" answer (13.3): an invalid manifest with its file and key, a start failure with its
+ * cause, a parked or untrusted one with its reason, and a NAME enabled that was never discovered.
+ */
+export function notReadyReasons(list: readonly ExtensionStatus[], enabledNames: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const s of list) {
+    if (!s.enabled || s.state === "ready") continue;
+    const why =
+      s.state === "invalid" ? `has an invalid manifest: ${s.errors.slice(0, 3).join("; ")}${s.errors.length > 3 ? ` (and ${s.errors.length - 3} more errors)` : ""}`
+      : s.state === "not_trusted" ? `is not trusted: ${s.reason}`
+      : s.state === "parked" && s.restarts === 0 && s.supervision === "off" ? `could not start: ${s.lastError ?? s.reason}`
+      : `is ${s.state}: ${s.lastError ?? s.reason}`;
+    out.push(`extension "${s.name}" ${why}`);
+  }
+  const known = list.filter((s) => s.name !== "").map((s) => s.name);
+  // An invalid manifest whose name could not be read is listed under its folder's name: it may
+  // well be the one the user enabled, so its error is said too.
+  const unnamed = list
+    .filter((s) => !s.enabled && s.state === "invalid")
+    .flatMap((s) => s.errors.filter((e) => /key "name"|invalid TOML/.test(e) && !/is shadowed by/.test(e)).slice(0, 1))
+    .slice(0, 3)
+    .map((e) => `; ${e}`);
+  for (const name of enabledNames) {
+    if (!known.includes(name)) out.push(`--enable-extension ${name}: no extension of that name was discovered (discovered: ${known.join(", ") || "none"})${unnamed.join("")}`);
+  }
+  return out;
 }
 

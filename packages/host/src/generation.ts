@@ -26,6 +26,7 @@ import { compileOutputSchemas, type OutputCheck } from "./output-schemas.js";
 import type { LifecycleMethod } from "./lifecycle.js";
 import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
+import { STDERR_CAUSE_BYTES, errorExcerpt } from "./transport/stderr-excerpt.js";
 import { deadline } from "./util/deadline.js";
 import { createScratch, launchSpec } from "./process/launch.js";
 import { containment, extensionPid, type ContainmentTier } from "./process/containment.js";
@@ -563,10 +564,11 @@ export class Generation {
   #onExit(code: number | null, signal: NodeJS.Signals | null): void {
     if (this.#stopping || this.#terminating) return;
     const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
-    const tail = this.#stderr.tail(512).trim();
+    // The cause is the head of the uncaught error, not the bottom of its stack trace (13.4).
+    const cause = errorExcerpt(this.#stderr.tail(STDERR_CAUSE_BYTES));
     // An in-process instance (a foreign runtime's, e.g. QuickJS) has no process to speak of.
     const what = this.#pgid > 1 ? `process ${how}` : "instance ended";
-    const message = `${what}${tail ? `; stderr ended with: ${truncateBytes(tail.split("\n").slice(-3).join(" | "), 300)}` : ""}`;
+    const message = `${what}${cause ? `; stderr: ${truncateBytes(cause, 700)}` : ""}`;
     this.#recordError(message);
     void this.#terminate("crashed", message).then(() => {
       this.spec.onUnexpectedEnd?.(new OctetError("transport_closed", `extension "${this.name}" ${message}`));

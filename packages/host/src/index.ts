@@ -3,6 +3,7 @@ export type {
   ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService, InputService, MenuOutcome, RenderInput, Contributions,
 } from "./extension-host.js";
 export type { ExtensionStatus, ExtensionState, Health } from "./extension-status.js";
+export { notReadyReasons } from "./extension-status.js";
 export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
 export type { HostServiceOptions } from "./services/index.js";
 export type { PresentationRecord, PresentationClock, PresentationServiceOptions } from "./services/presentation/presentation-service.js";

@@ -357,6 +357,21 @@ function checkContributes(c: Collector, root: Table, api: ApiVersion | null): Ex
   };
 }
 
+/**
+ * The top-level `name = "..."` line of a manifest TOML cannot parse (an unquoted value elsewhere,
+ * say): without it the broken extension is listed under its folder's name, and enabling it by its
+ * real name says it was never discovered (13.3). Only a plain quoted valid name before the first
+ * table header counts.
+ */
+function nameBeforeSyntaxError(text: string): string | null {
+  for (const line of text.split("\n")) {
+    if (/^\s*\[/.test(line)) return null;
+    const m = /^\s*name\s*=\s*"([^"\\]*)"\s*(?:#.*)?$/.exec(line);
+    if (m) return EXTENSION_NAME_PATTERN.test(m[1]!) && utf8ByteLength(m[1]!) <= bounds.MAX_EXTENSION_NAME_BYTES ? m[1]! : null;
+  }
+  return null;
+}
+
 /** Validates manifest text and returns the manifest, and the name whenever it was readable. */
 export function parseManifestDetailed(
   text: string,
@@ -382,7 +397,7 @@ export function parseManifestDetailed(
       const reason = err instanceof Error ? err.message : String(err);
       c.add("", "toml_syntax", `invalid TOML: ${reason}`);
     }
-    return { result: { ok: false, errors: c.finish() }, name: null };
+    return { result: { ok: false, errors: c.finish() }, name: nameBeforeSyntaxError(text) };
   }
 
   checkKeys(c, root, "");

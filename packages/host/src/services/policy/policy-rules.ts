@@ -11,7 +11,7 @@
  *   "*" = "deny"                           # every operation
  * The most specific rule wins: an exact name, then the longest "prefix.*", then "*", then default.
  */
-import { parse as parseToml } from "smol-toml";
+import { parse as parseToml, TomlError } from "smol-toml";
 import { POLICY_DECISIONS, POLICY_OPERATION_PATTERN, bounds, type PolicyDecision } from "@octet/protocol";
 import type { PolicyClassifyRequest } from "./policy-service.js";
 
@@ -34,7 +34,10 @@ export function parsePolicyRules(text: string, format: "json" | "toml"): PolicyR
   try {
     doc = format === "json" ? JSON.parse(text) : parseToml(text);
   } catch (err) {
-    throw new Error(`the policy file is not valid ${format.toUpperCase()}: ${err instanceof Error ? err.message.split("\n")[0] : String(err)}`);
+    // A TOML error knows its line and column: say them, the message alone rarely finds the typo.
+    const where = err instanceof TomlError ? ` at line ${err.line}, column ${err.column}` : "";
+    const reason = err instanceof Error ? (err.message.split("\n")[0] ?? "").replace(/^Invalid TOML document: /, "") : String(err);
+    throw new Error(`the policy file is not valid ${format.toUpperCase()}${where}: ${reason}`);
   }
   if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new Error("the policy file must be an object with an \"operations\" table");
   const root = doc as Record<string, unknown>;
