@@ -10,6 +10,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { API_VERSIONS } from "./contract.js";
 import { IMPLEMENTATIONS, ROOT } from "./implementations.js";
+import { ExtensionPool } from "./pool.js";
 import { runTranscript } from "./runner.js";
 import { loadTranscripts } from "./transcript.js";
 
@@ -29,6 +30,8 @@ export function conformanceSuite(name: string): void {
     const stale = Object.keys(impl.skip ?? {}).filter((id) => !known.has(id));
     assert.deepEqual(stale, [], `${impl.name} skips transcripts that do not exist`);
     const apis = impl.apis ?? API_VERSIONS;
+    const pool = new ExtensionPool();
+    t.after(() => pool.close());
     await Promise.all(
       transcripts.map((tr) =>
         t.test(`${impl.name} ${tr.id}: ${tr.title}`, async (t2) => {
@@ -43,7 +46,7 @@ export function conformanceSuite(name: string): void {
             t2.skip(`${impl.name} speaks none of API ${tr.api.join(", ")}`);
             return;
           }
-          for (const api of versions) await t2.test(`API ${api}`, () => runTranscript(impl, tr, api));
+          for (const api of versions) await t2.test(`API ${api}`, () => runTranscript(impl, tr, api, pool));
         }),
       ),
     );
