@@ -96,7 +96,8 @@ console.log(`# ${results.length} files, ${totals.tests} tests: ${totals.pass} pa
 for (const r of failed) console.log(`# FAILED ${rel(r.file)}${r.why ? `: ${r.why}` : ""}`);
 try {
   mkdirSync(dirname(TIMINGS), { recursive: true });
-  writeFileSync(TIMINGS, JSON.stringify({ ...known, ...Object.fromEntries(results.map((r) => [rel(r.file), r.ms])) }, null, 1));
+  const kept = Object.entries(known).filter(([f]) => existsSync(join(root, f)));
+  writeFileSync(TIMINGS, JSON.stringify({ ...Object.fromEntries(kept), ...Object.fromEntries(results.map((r) => [rel(r.file), r.ms])) }, null, 1));
 } catch {
   // Scheduling hints only.
 }
