@@ -41,6 +41,9 @@ export class ExtensionProcess {
   /** Ids of requests the transcript sent, and those already answered. */
   readonly #sent = new Set<number | string>();
   readonly #answered = new Set<number | string>();
+  /** Ids of requests the extension sent, and those the transcript answered. */
+  readonly #asked = new Set<unknown>();
+  readonly #replied = new Set<unknown>();
 
   constructor(command: readonly string[], env: Record<string, string>) {
     const [file, ...args] = command;
@@ -91,7 +94,11 @@ export class ExtensionProcess {
       } catch {
         continue;
       }
-      if (typeof f !== "object" || f === null || Array.isArray(f) || "result" in f || "error" in f) continue;
+      if (typeof f !== "object" || f === null || Array.isArray(f)) continue;
+      if ("result" in f || "error" in f) {
+        this.#replied.add((f as Frame)["id"]);
+        continue;
+      }
       const id = (f as Frame)["id"];
       if (typeof id === "number" || typeof id === "string") this.#sent.add(id);
     }
@@ -129,6 +136,22 @@ export class ExtensionProcess {
       this.#listeners.add(evaluate);
       evaluate();
     });
+  }
+
+  /**
+   * Resolves true once every request either side sent has its answer (so every frame those
+   * requests caused has arrived), false if that does not happen within `timeoutMs`, or the
+   * extension exited or broke the protocol. Only a quiescent extension may serve another
+   * transcript (pool.ts).
+   */
+  async quiescent(timeoutMs: number): Promise<boolean> {
+    const settled = (): true | undefined =>
+      [...this.#sent].every((id) => this.#answered.has(id)) && [...this.#asked].every((id) => this.#replied.has(id)) ? true : undefined;
+    try {
+      return await this.waitFor(settled, timeoutMs, "quiescence");
+    } catch {
+      return false;
+    }
   }
 
   /** Kills the whole process group (if anything of it is left) and waits for the child to close. */
@@ -192,6 +215,7 @@ export class ExtensionProcess {
     const frame = value as Frame;
     const problem = this.#envelopeProblem(frame);
     if (problem) return this.#violation(`${problem}: ${show(frame, 300)}`);
+    if (typeof frame["method"] === "string" && "id" in frame) this.#asked.add(frame["id"]);
     this.queue.push({ n: ++this.#received, frame });
     this.#changed();
   }

@@ -20,7 +20,9 @@ export const IMPLEMENTATIONS: readonly Implementation[] = [
     // The Python SDK (sdk/python, standard library only), from the checkout: PYTHONPATH is the
     // package's source root, as `pip install ./sdk/python` would make it importable.
     name: "python",
-    command: ["python3", join(ROOT, "tests", "conformance", "python", "conformance_extension.py")],
+    // -S: no site-packages. The SDK is standard library only, and the child gets nothing of the
+    // machine but PATH; a machine's .pth hooks (certifi, distutils) cost more than the SDK's import.
+    command: ["python3", "-S", join(ROOT, "tests", "conformance", "python", "conformance_extension.py")],
     env: { PYTHONPATH: join(ROOT, "sdk", "python") },
     apis: ["0.1", "0.2", "0.4"],
   },

@@ -8,6 +8,7 @@
 import { API_ENV, initializeParams, mergeParams, templateValues, type ApiVersion } from "./contract.js";
 import { ExtensionProcess, describeExit, type Frame, type Received } from "./extension-process.js";
 import { expand, match, show, type Json, type Scope } from "./pattern.js";
+import { shareable, type ExtensionPool, type Lease } from "./pool.js";
 import type { Step, Transcript } from "./transcript.js";
 
 /** One SDK or runtime under test: how to start its conformance extension (CONTRACT.md). */
@@ -26,24 +27,40 @@ export interface Implementation {
 export const DEFAULT_EXPECT_MS = 5_000;
 export const DEFAULT_EXIT_MS = 3_000;
 
-export async function runTranscript(impl: Implementation, transcript: Transcript, api: ApiVersion): Promise<void> {
+/** How long a passed transcript's extension may take to become quiescent before it is killed instead of kept. */
+const QUIESCENCE_MS = 1_000;
+
+/**
+ * With a pool, a transcript that allows it (pool.ts) runs on an extension an earlier transcript
+ * initialized with the same step, and a passed one leaves its extension there if quiescent;
+ * without one every transcript starts its own, as the runner's self-tests do.
+ */
+export async function runTranscript(impl: Implementation, transcript: Transcript, api: ApiVersion, pool?: ExtensionPool): Promise<void> {
+  const share = pool !== undefined && shareable(transcript);
+  const lease = share ? pool.take(api) : undefined;
   const env: Record<string, string> = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", [API_ENV]: api, ...impl.env };
-  const proc = new ExtensionProcess(impl.command, env);
-  const run = new Run(proc, api);
+  const proc = lease?.proc ?? new ExtensionProcess(impl.command, env);
+  const run = new Run(proc, api, lease);
+  let keep = false;
   try {
     for (const [i, step] of transcript.steps.entries()) {
+      // A kept extension answered this very step (the standard initialize) for an earlier transcript.
+      if (lease && i === 0) continue;
       const only = step["api"] as ApiVersion[] | undefined;
       if (only && !only.includes(api)) continue;
       try {
         await run.step(step);
       } catch (err) {
-        const where = `${impl.name} ${transcript.id} (API ${api}), step ${i + 1} of ${transcript.steps.length}: ${show(step, 600)}`;
+        const reused = lease ? " on an extension an earlier transcript started and initialized" : "";
+        const where = `${impl.name} ${transcript.id} (API ${api}), step ${i + 1} of ${transcript.steps.length}${reused}: ${show(step, 600)}`;
         throw new Error(`${where}\n${(err as Error).message}\nstderr tail:\n${indent(proc.stderrTail.slice(-2_000) || "(empty)")}`);
       }
     }
     if (proc.violations.length > 0) throw new Error(`${impl.name} ${transcript.id} (API ${api}): protocol violation on stdout: ${proc.violations[0]}`);
+    keep = share && (await proc.quiescent(QUIESCENCE_MS));
   } finally {
-    await proc.kill();
+    if (keep) pool?.give(api, run.lease());
+    else await proc.kill();
   }
 }
 
@@ -57,10 +74,20 @@ class Run {
   readonly #values: Map<string, Json>;
   #nextId = 1;
 
-  constructor(proc: ExtensionProcess, api: ApiVersion) {
+  constructor(proc: ExtensionProcess, api: ApiVersion, lease: Lease | undefined) {
     this.#proc = proc;
     this.#api = api;
     this.#values = templateValues(api);
+    if (lease) {
+      // Ids go on from where the earlier transcripts left them: the extension checks uniqueness.
+      this.#nextId = lease.nextId;
+      this.#ids.set("", lease.initializeId).set("initialize", lease.initializeId);
+    }
+  }
+
+  /** This extension as a pool keeps it: the initialize id and the next request id. */
+  lease(): Lease {
+    return { proc: this.#proc, initializeId: this.#ids.get("initialize") ?? 1, nextId: this.#nextId };
   }
 
   get #scope(): Scope {

@@ -204,6 +204,18 @@ test("RPI-34, RPI-40: terminating kills the whole process group, grandchildren i
   assert.equal(alive(grandchild), false);
 });
 
+test("issue 13.12: an invocation pending when the extension exits is answered at once as closed, and leaves no timer behind", async () => {
+  const { c } = await started("ok", { timeouts: { invocationMs: 60_000 } });
+  const answer = c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "crash" } });
+  let hung: ReturnType<typeof setTimeout> | undefined;
+  const r = await Promise.race([answer, new Promise<"hung">((res) => (hung = setTimeout(() => res("hung"), 10_000)))]);
+  clearTimeout(hung);
+  assert.notEqual(r, "hung", "the invocation was never answered after the extension exited");
+  assert.equal(r !== "hung" && r.status === "error" ? r.error.code : r, "closed");
+  // The 60 s invocation timer went with the answer: only the test's own handles are left.
+  assert.deepEqual(process.getActiveResourcesInfo().filter((x) => x === "Timeout"), []);
+});
+
 test("RPI-26: shutdown sends the shutdown frame; a child that ignores it is killed after the shutdown timeout", async () => {
   const { c } = await started("ok");
   await c.shutdown("session ended");

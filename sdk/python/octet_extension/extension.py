@@ -523,13 +523,14 @@ class Extension:
         set_current(scope)  # this task's own context: the handler and what it starts see it
         outcome: Any = None
         failure: Optional[BaseException] = None
+        acquired = False
         try:
-            async with self._semaphore:
-                # Cancelled while waiting for a slot: answer without running the handler, so no
-                # work (and no side effect) starts after the host gave up on it.
-                scope.raise_if_cancelled()
-                outcome = await route(scope.method, params, self._registry, self.api_version, lambda: scope.cancelled,
-                                      lambda entry, args, context: self._invoke(entry, args, scope, link, context))
+            acquired = await self._slot(scope)
+            # Cancelled while waiting for a slot: answer without running the handler, so no
+            # work (and no side effect) starts after the host gave up on it.
+            scope.raise_if_cancelled()
+            outcome = await route(scope.method, params, self._registry, self.api_version, lambda: scope.cancelled,
+                                  lambda entry, args, context: self._invoke(entry, args, scope, link, context))
         except asyncio.CancelledError:
             return  # the loop is closing (shutdown or EOF): nothing is answered any more
         except BaseException as err:
@@ -537,6 +538,8 @@ class Extension:
             if scope.cancelled and self.api_version != "0.1":
                 failure = WireError(ErrorCode.REQUEST_CANCELLED, f"request {scope.id} was cancelled")
         finally:
+            if acquired:
+                self._semaphore.release()
             # The response is decided: nothing more may be sent for this request.
             scope.settle()
             if self._active.get(scope.id) is scope:
@@ -545,6 +548,30 @@ class Extension:
             self._peer.reply_failure(scope.id, scope.method, failure)
         else:
             self._peer.reply_result(scope.id, scope.method, outcome)
+
+    async def _slot(self, scope: RequestScope) -> bool:
+        """Waits for a concurrency slot (True) or for the request's cancellation (False), whichever
+        comes first: a request cancelled while queued is answered at once, not when a running
+        handler frees its slot (the host ends a generation that leaves a cancelled request
+        unanswered past its 2 s grace, CANCEL-07)."""
+        semaphore = self._semaphore
+        if not semaphore.locked():
+            await semaphore.acquire()
+            return True
+        acquire = asyncio.ensure_future(semaphore.acquire())
+        cancelled = asyncio.get_running_loop().create_future()
+        remove = scope.on_abort(lambda _err: cancelled.done() or cancelled.set_result(None))
+        try:
+            await asyncio.wait({acquire, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            remove()
+            if not cancelled.done():
+                cancelled.cancel()
+            if not acquire.done():
+                # Cancelled first (or the loop is closing): give the place in the queue up; a
+                # slot granted meanwhile goes back to the semaphore (asyncio does that on cancel).
+                acquire.cancel()
+        return acquire.done() and not acquire.cancelled()
 
     async def _invoke(self, entry: HandlerEntry, args: tuple, scope: RequestScope, link: Link, context: Dict[str, Any]) -> Any:
         if entry.with_context:

@@ -189,6 +189,28 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(text_of(await h.response(first)), "held")
         self.assertEqual(ran, [1])
 
+    async def test_issue_13_12_cancelled_while_queued_is_answered_while_the_slot_is_held(self):
+        """issue 13.12, PY-04: a request cancelled while queued is answered -32800 at once, while the handler holding the only slot still runs (the host's cancel grace is 2 s)."""
+        ext = Extension(api_version="0.2", max_concurrent_requests=1)
+        gate = threading.Event()
+
+        @ext.tool(name="hold", description="hold")
+        def hold(args):
+            gate.wait(10)
+            return "held"
+
+        h = await self.start(ext)
+        try:
+            first = await h.tool("hold", {"n": 1})
+            queued = await h.tool("hold", {"n": 2})
+            await asyncio.sleep(0.05)
+            h.notify("$/cancelRequest", {"id": queued})
+            self.assertEqual((await h.response(queued, timeout=4.0))["error"]["code"], -32800)
+            self.assertFalse(gate.is_set())
+        finally:
+            gate.set()
+        self.assertEqual(text_of(await h.response(first)), "held")
+
     async def test_PY_57_progress_sequences_and_no_op_without_feature(self):
         """PY-57: ext.progress sends strictly increasing sequences for the running request, nothing without request_progress, and raises outside a handler."""
         ext = Extension(api_version="0.4")

@@ -349,7 +349,9 @@ export class Extension {
     if (!link) throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize`);
     const scope = new RequestScope(request.id, request.method, link);
     this.#active.set(request.id, scope);
-    await this.#semaphore.acquire();
+    // A request cancelled while it waits for a slot is answered at once, not when a running
+    // handler frees one: the host ends a generation that leaves a cancel unanswered for 2 s.
+    const admitted = await this.#semaphore.acquire(() => scope.signal);
     try {
       // Cancelled while waiting for a slot: answer without running the handler, so no work (and
       // no side effect) starts after the host gave up on it.
@@ -361,7 +363,7 @@ export class Extension {
     } finally {
       // The response is decided: nothing more may be sent for this request (progress, children).
       scope.settle();
-      this.#semaphore.release();
+      if (admitted) this.#semaphore.release();
       if (this.#active.get(request.id) === scope) this.#active.delete(request.id);
     }
   }

@@ -7,12 +7,31 @@ export class Semaphore {
     this.#free = permits;
   }
 
-  acquire(): Promise<void> {
+  /**
+   * Resolves true with a permit, or false without one when `abortable()`'s signal aborts first
+   * (the waiter leaves the queue). `abortable` is called only when the caller has to wait: a
+   * request scope's signal costs an allocation most requests never need.
+   */
+  acquire(abortable?: () => AbortSignal): Promise<boolean> {
     if (this.#free > 0) {
       this.#free--;
-      return Promise.resolve();
+      return Promise.resolve(true);
     }
-    return new Promise((resolve) => this.#waiters.push(resolve));
+    const signal = abortable?.();
+    if (signal?.aborted) return Promise.resolve(false);
+    return new Promise((resolve) => {
+      const admit = (): void => {
+        signal?.removeEventListener("abort", leave);
+        resolve(true);
+      };
+      const leave = (): void => {
+        const i = this.#waiters.indexOf(admit);
+        if (i !== -1) this.#waiters.splice(i, 1);
+        resolve(false);
+      };
+      signal?.addEventListener("abort", leave, { once: true });
+      this.#waiters.push(admit);
+    });
   }
 
   release(): void {

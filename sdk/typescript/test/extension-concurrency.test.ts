@@ -76,6 +76,23 @@ test("ERR-04: a request cancelled while it waits for a concurrency slot is answe
   assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
 });
 
+test("issue 13.12: a request cancelled while it waits for a slot is answered -32800 at once, while the slot's holder still runs", async () => {
+  const host = new WireHost("full", ["0.2", "1"]);
+  resultOf(await host.initialize("0.2"));
+  const gate = toolCall(host, "gate", { n: 0 });
+  const confirmation = await host.waitForFrame(isConfirmation);
+  const queued = toolCall(host, "echo", { text: "never" });
+  host.notify("$/cancelRequest", { id: queued, reason: "user" });
+  // The gate's confirmation is still unanswered: the slot is held while the answer comes.
+  assert.equal(errorOf(await host.response(queued)).code, -32800);
+  host.respond(confirmation["id"], { confirmed: true });
+  resultOf(await host.response(gate));
+  const stats = JSON.parse(partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT }))) as Record<string, number>;
+  assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
+  // The permit the cancelled request never took is still there: two echoes run one after the other.
+  assert.equal(partsText(await host.request("tool/call", { name: "echo", arguments: { text: "after" }, context: CONTEXT })), '{"text":"after"}');
+});
+
 test("CANCEL-01: on API 0.1 $/cancelRequest is ignored and the handler completes normally", async () => {
   const host = new WireHost("full", ["0.1"]);
   resultOf(await host.initialize("0.1"));

@@ -127,8 +127,9 @@ export class RpiConnection {
       const final: RpiExit = this.#violation !== null ? { ...exit, code: "fatal", reason: `protocol violation: ${this.#violation}` } : exit;
       this.#lastError ??= final.reason;
       this.#fail?.(final.reason);
-      for (const [id, p] of this.#pending) {
-        this.#pending.delete(id);
+      // Each resolve is the request's own settle: it removes the entry and clears its timer (a
+      // timer left behind would hold the embedding process open for up to the invocation timeout).
+      for (const p of [...this.#pending.values()]) {
         p.resolve({ status: "error", error: { code: "closed", message: `the extension ended before answering: ${final.reason}` } });
       }
       for (const c of this.#extensionRequests.values()) c.abort();
