@@ -66,7 +66,7 @@ export function readModule(packageDir: string, name: string): string {
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** Makes `runtime` load modules by the rules above; the entry is evaluated by the caller. */
-export function installModuleLoader(runtime: QuickJSRuntime, packageDir: string, entry: string): void {
+export function installModuleLoader(runtime: QuickJSRuntime, packageDir: string, entry: string, sources?: Map<string, string>): void {
   // quickjs-emscripten 0.32 drops a normalizer's error (the loader is then asked for ""), so a
   // refused import is normalized to a unique name the loader answers with the refusal.
   const refused = new Map<string, Error>();
@@ -77,7 +77,9 @@ export function installModuleLoader(runtime: QuickJSRuntime, packageDir: string,
       refused.delete(name);
       try {
         if (refusal !== undefined) throw refusal;
-        return readModule(packageDir, name);
+        const text = readModule(packageDir, name);
+        sources?.set(name, text);
+        return text;
       } catch (error) {
         return { error: asError(error) };
       }

@@ -125,11 +125,24 @@ let nextRequest = 1;
 
 const hasOwn = (o, k) => hasOwnProperty(o, k);
 const isObject = (v) => v !== null && typeof v === "object" && !isArray(v);
-// The message of a thrown value (never throws: a getter that throws is the extension's problem).
+// Built-in error names worth keeping in a message: "TypeError: x" says more than "x" (an Error's
+// own name adds nothing, and an extension's custom names are its own business).
+const KEPT_NAMES = new Set(["TypeError", "RangeError", "ReferenceError", "SyntaxError", "InternalError", "URIError", "EvalError"]);
+// QuickJS says only "not a function": the engine can name the callee from the stack (callee.ts).
+const callee = typeof host.callee === "function" ? host.callee : () => undefined;
+// The message of a thrown value, with its built-in error name (never throws: a getter that throws
+// is the extension's problem).
 function describe(e) {
   try {
     if (e !== null && typeof e === "object" && typeof e.message === "string") {
-      return e.message !== "" ? e.message : String(e.name || "Error");
+      const name = typeof e.name === "string" ? e.name : "";
+      let message = e.message;
+      if ((message === "not a function" || message === "not a constructor") && typeof e.stack === "string") {
+        const what = callee(e.stack);
+        if (typeof what === "string" && what !== "") message = what + " is " + message;
+      }
+      if (message === "") return name !== "" ? name : "Error";
+      return setHas(KEPT_NAMES, name) ? name + ": " + message : message;
     }
     return String(e);
   } catch (_) {
