@@ -333,6 +333,7 @@ export class RpiConnection {
     if (event.kind === "stderr") return this.#o.onStderr?.(event.line);
     if (this.#violation !== null || this.#state === "closed") return;
     if (event.kind === "violation") return this.#protocolViolation(event.message);
+    if (event.kind === "diagnostic") return this.#safeDiagnose("warning", event.message);
     let value = event.value;
     if (value === undefined) {
       const bytes = utf8ByteLength(event.text);

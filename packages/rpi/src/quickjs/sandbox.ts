@@ -71,6 +71,8 @@ interface Described {
 export interface SandboxOutput {
   frame(text: string): void;
   stderr(line: string): void;
+  /** A refusal the user should hear of; the instance keeps serving. */
+  diagnostic(message: string): void;
   /** A timer entry ended the instance (a Teardown, or an engine failure). */
   failed(error: unknown): void;
 }
@@ -100,6 +102,9 @@ export class Sandbox {
   /** The fixed one-second window of outbound bytes (QuickJsOptions.maxOutboundBytesPerSecond). */
   private windowStart = -Infinity;
   private windowBytes = 0;
+  private windowFrames = 0;
+  /** Whether this window already told the host that frames are refused. */
+  private windowRefused = false;
   private readonly timers = new Map<number, NodeJS.Timeout>();
   /** The source of every module loaded, by its canonical name: what `callee` reads (callee.ts). */
   private readonly sources = new Map<string, string>();
@@ -382,11 +387,24 @@ export class Sandbox {
     if (now - this.windowStart >= 1000) {
       this.windowStart = now;
       this.windowBytes = 0;
+      this.windowFrames = 0;
+      this.windowRefused = false;
     }
+    const frames = this.settings.maxOutboundFramesPerSecond;
+    let refusal: string | null = null;
     if (this.windowBytes + bytes > rate) {
-      return this.thrown("range", `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second (maxOutboundBytesPerSecond); it was not sent`);
+      refusal = `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second (maxOutboundBytesPerSecond); it was not sent`;
+    } else if (this.windowFrames + 1 > frames) {
+      refusal = `__octet_host.send: the extension sent ${this.windowFrames} frames within the last second, the outbound rate limit of ${frames} frames per second (maxOutboundFramesPerSecond); this frame was not sent`;
+    }
+    if (refusal !== null) {
+      // Said to the host once per window too: the extension may swallow the throw.
+      if (!this.windowRefused) this.out.diagnostic(`refusing the extension's frames for the rest of this second: ${refusal.slice("__octet_host.send: ".length)}`);
+      this.windowRefused = true;
+      return this.thrown("range", refusal);
     }
     this.windowBytes += bytes;
+    this.windowFrames++;
     this.out.frame(frame);
     return undefined;
   }
