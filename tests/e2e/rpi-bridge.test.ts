@@ -32,6 +32,13 @@ export default function (pi) {
       return text("rejected: " + e.message);
     }
   });
+  tool(pi, "chatter", async (_id, _params, _signal, _onUpdate, ctx) => {
+    let refused = 0, message = "";
+    for (let i = 0; i < 20000; i++) {
+      try { ctx.ui.notify("n".repeat(3000) + i, "info"); } catch (e) { refused++; message = e.message; }
+    }
+    return text({ refused, message });
+  });
   tool(pi, "broken", async (_id, _params, _signal, _onUpdate, ctx) => { ctx.ui.setWorkingVisible(true); return text("unreachable"); });
   pi.on("session_before_compact", () => undefined);
   pi.on("model_select", () => undefined);
@@ -51,7 +58,7 @@ before(async () => {
   await writeFile(join(dir, "bridged", "index.mjs"), BRIDGED);
   await writeFile(join(dir, "bridged", "pi-extension.json"), JSON.stringify({
     schemaVersion: 1, id: "bridged", runtime: "quickjs", entry: "./index.mjs",
-    capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"], uiCapabilities: ["set_editor_text"],
+    capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"], uiCapabilities: ["set_editor_text", "notify"],
   }));
   host = await ExtensionHost.start({
     extensionDirs: [dir, EXAMPLES], workspace: dir, enable: ["bridged", "pi-weather", "hello-world"], octetHome: join(dir, "home"),
@@ -107,4 +114,13 @@ test("issue 13.5: a hook result octet cannot apply is refused with a diagnostic:
   assert.match(prompt.denied?.reason ?? "", /input hook transformed the prompt/);
   await host.runHook("after_tool_call", { name: "weather", arguments: { city: "Paris" }, output: "18 °C, sunny", is_error: false });
   await waitUntil(() => diagnostics().some((m) => /tool_result hook rewrote the result of tool "weather".*refused/.test(m)), 5000, "the tool_result diagnostic");
+});
+
+test("issue 13a: a synchronous loop of 20,000 ctx.ui.notify puts at most 1024 requests in flight; the rest throw in the extension, naming the bound", async () => {
+  const before = events.filter((e) => e.type === "notification").length;
+  const r = JSON.parse((await host.callTool("chatter", {})).text) as { refused: number; message: string };
+  assert.equal(r.refused, 20000 - 1024);
+  assert.match(r.message, /ctx\.ui\.notify's request was not sent: 1024 requests are already awaiting the host's answer/);
+  assert.ok(events.filter((e) => e.type === "notification").length - before <= 1024);
+  assert.equal(host.status().find((s) => s.name === "bridged")?.state, "ready", "the instance keeps serving");
 });
