@@ -7,7 +7,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost, type HostEvent } from "@octet/host";
 import { rpiRuntime } from "@octet/rpi";
-import { EXAMPLES, waitUntil } from "./helpers.js";
+import { EXAMPLES, runCli, waitUntil } from "./helpers.js";
 
 const BRIDGED = `
 const text = (t) => ({ content: [{ type: "text", text: typeof t === "string" ? t : JSON.stringify(t) }] });
@@ -106,6 +106,15 @@ test("issue 13.5: pi events the host never emits are listed as unsupportedHooks 
   const status = host.status().find((s) => s.name === "bridged")!;
   assert.deepEqual(status.unsupportedHooks, ["session_before_compact", "model_select"]);
   assert.deepEqual(host.status().find((s) => s.name === "pi-weather")!.unsupportedHooks, []);
+});
+
+test("issue 13.5: octet extensions status --json lists the pi events the host never emits", async () => {
+  const r = await runCli(["--extension-dir", dir, "--enable-extension", "bridged", "--json", "extensions", "status"]);
+  assert.equal(r.code, 0, r.stderr);
+  const rows = JSON.parse(r.stdout) as { name: string; state: string; unsupportedHooks: string[] }[];
+  const row = rows.find((x) => x.name === "bridged");
+  assert.equal(row?.state, "ready");
+  assert.deepEqual(row?.unsupportedHooks, ["session_before_compact", "model_select"]);
 });
 
 test("issue 13.5: a hook result octet cannot apply is refused with a diagnostic: an input transform denies the prompt, a tool_result rewrite is reported", async () => {
