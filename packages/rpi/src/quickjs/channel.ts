@@ -62,11 +62,9 @@ export const STATUS_WASM_PAGES = 2;
 export const STATUS_FREED = 3;
 /** The budget in ms of the current VM entry (written before STATUS_IN_VM is set). */
 export const STATUS_BUDGET_MS = 4;
-/** Batches the worker has posted (incremented after each postMessage). */
-export const STATUS_BATCHES_SENT = 5;
 /** Batches the main thread has handled (incremented and notified after each one). */
-export const STATUS_BATCHES_HANDLED = 6;
-export const STATUS_WORDS = 7;
+export const STATUS_BATCHES_HANDLED = 5;
+export const STATUS_WORDS = 6;
 
 /**
  * Flow control of the worker's messages to the main thread (issue 13a). A batch is flushed

@@ -12,7 +12,7 @@
  * they exist), then the thread exits with 0.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { MAX_BATCHES_IN_FLIGHT, MAX_BATCH_MESSAGES, MAX_BATCH_UNITS, STATUS_BATCHES_HANDLED, STATUS_BATCHES_SENT, type Batch, type FromWorker, type ToWorker, type WorkerExitCode, type WorkerStart } from "./channel.js";
+import { MAX_BATCHES_IN_FLIGHT, MAX_BATCH_MESSAGES, MAX_BATCH_UNITS, STATUS_BATCHES_HANDLED, type Batch, type FromWorker, type ToWorker, type WorkerExitCode, type WorkerStart } from "./channel.js";
 import { LoadError, Sandbox, Teardown } from "./sandbox.js";
 
 if (parentPort === null) throw new Error("octet quickjs worker.js must run in a worker thread");
@@ -45,7 +45,7 @@ function flush(): void {
   awaitCredit();
   const batch: Batch<FromWorker> = messages.length === 1 ? messages[0]! : { kind: "batch", messages };
   port.postMessage(batch);
-  Atomics.store(status, STATUS_BATCHES_SENT, ++batchesSent);
+  batchesSent++;
 }
 const post = (message: FromWorker): void => {
   outbox.push(message);
