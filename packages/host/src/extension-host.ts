@@ -524,7 +524,7 @@ export class ExtensionHost {
       confirm: this.#options.services?.confirm,
       input: this.#options.services?.input,
       services: this.#serviceFactories,
-      ...(e.discovered.foreign ? { foreign: { extension: e.discovered.foreign, trusted: e.trusted } } : {}),
+      ...(e.discovered.foreign ? { foreign: { extension: e.discovered.foreign, trusted: e.trusted, catalog: () => ({ tools: this.tools().map((t) => ({ name: t.name, description: t.description })), commands: this.commands().map((c) => ({ name: c.name, description: c.description })) }) } } : {}),
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
       ...(this.#options.timeouts?.frameAssemblyMs !== undefined ? { frameAssemblyTimeoutMs: this.#options.timeouts.frameAssemblyMs } : {}),
     });

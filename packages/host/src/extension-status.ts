@@ -130,7 +130,7 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
     containment: g && g.pgid > 1 ? g.containment : null,
     features: g?.features ?? [],
     maxConcurrentRequests: accepted && m && m.api_version !== "0.1" ? accepted.maxConcurrentRequests : null,
-    unsupportedHooks: (m?.contributes.hooks ?? []).filter((h) => !DISPATCHED_HOOKS.includes(h)),
+    unsupportedHooks: [...(m?.contributes.hooks ?? []).filter((h) => !DISPATCHED_HOOKS.includes(h)), ...(g?.unsupportedHooks ?? [])],
     pendingRequests: g?.pendingRequests ?? 0,
     health,
     lastError: e.parkedError ?? g?.lastError ?? (d.errors[0]?.message ?? null),

@@ -35,12 +35,22 @@ export interface ForeignLaunchContext {
   diagnose(level: "info" | "warning" | "error", message: string): void;
   /** Aborted when the host stops this generation, also while launch() is still running. */
   signal: AbortSignal;
+  /**
+   * The host's ready tools and commands at the moment of the call (every extension's), for a
+   * runtime whose protocol hands the catalog to its extensions (rpi's invocation context).
+   */
+  catalog(): { tools: { name: string; description: string }[]; commands: { name: string; description: string }[] };
 }
 
 export interface ForeignLaunched {
   child: LaunchedChild;
   /** The tool and command names the instance registered (what initialize must answer) and the octet hooks it answers. */
   contributes: { tools: string[]; commands: string[]; hooks?: string[] };
+  /**
+   * Events the instance hooked in its own protocol that this host never delivers (e.g. a pi
+   * extension's "session_before_compact"): shown as the extension's unsupportedHooks in status.
+   */
+  unsupportedHooks?: string[];
 }
 
 export interface ForeignExtension {

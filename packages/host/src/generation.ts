@@ -36,7 +36,7 @@ import { ChildInbox, type ConfirmService, type InputService } from "./child-inbo
 import { registerGroup, unregisterGroup } from "./process/registry.js";
 import { GenerationServices, type ServiceFactory } from "./services/child-service.js";
 import type { MediaResolver } from "./services/artifacts/artifacts-service.js";
-import type { ForeignExtension, LaunchedChild } from "./foreign-runtime.js";
+import type { ForeignExtension, ForeignLaunchContext, LaunchedChild } from "./foreign-runtime.js";
 
 /** Diagnostics one generation may cause per second; the rest are counted in one summary. */
 const DIAGNOSTICS_PER_SECOND = 20;
@@ -69,7 +69,7 @@ export interface GenerationSpec {
   /** The host services the embedder bound; each builds this generation's instance (services/). */
   services?: readonly ServiceFactory[];
   /** A foreign runtime's extension (foreign-runtime.ts): launched by it instead of spawned here. */
-  foreign?: { extension: ForeignExtension; trusted: boolean };
+  foreign?: { extension: ForeignExtension; trusted: boolean; catalog?: ForeignLaunchContext["catalog"] };
 }
 
 
@@ -81,6 +81,8 @@ export class Generation {
   #child: LaunchedChild | null = null;
   /** The catalog names initialize must answer: the manifest's, or what a foreign instance registered. */
   #declared: { tools: readonly string[]; commands: readonly string[] } | null = null;
+  /** What a foreign instance hooked that this host never delivers (ForeignLaunched.unsupportedHooks). */
+  #unsupportedHooks: readonly string[] = [];
   #pgid = 0;
   #tier: ContainmentTier = "process-group";
   #peer: RpcPeer | null = null;
@@ -205,6 +207,11 @@ export class Generation {
    */
   get tools(): readonly ToolDefinition[] {
     return this.#published?.tools ?? this.#accepted?.result.tools ?? [];
+  }
+
+  /** Hooks of a foreign instance that this host never delivers, in its own protocol's names. */
+  get unsupportedHooks(): readonly string[] {
+    return this.#unsupportedHooks;
   }
 
   /** The catalog epoch with dynamic_tools negotiated (0 = initialize), else null (CALL-03). */
@@ -481,8 +488,10 @@ export class Generation {
         },
         diagnose: (level, message) => this.#diagnose(level, message),
         signal: this.#stopRequested.signal,
+        catalog: () => foreign.catalog?.() ?? { tools: [], commands: [] },
       });
       this.#declared = launched.contributes;
+      this.#unsupportedHooks = launched.unsupportedHooks ?? [];
       // The hooks it answers are known only now: this generation's manifest says so, for the
       // initialize request and hook routing (the discovered manifest is left as it was).
       const hooks = launched.contributes.hooks;

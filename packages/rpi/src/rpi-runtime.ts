@@ -14,8 +14,8 @@ import { resolveRpiLaunch, type RpiLaunch, type RpiManifestSource } from "./mani
 import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
 import { DEFAULT_RPI_TIMEOUTS, RpiConnection, resolveTimeouts, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
-import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
-import { octetHooksFor } from "./octet/hook-mapping.js";
+import { createOctetBridge, type HostCatalog, type OctetBridge } from "./octet/octet-bridge.js";
+import { octetHooksFor, undeliveredPiEvents } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
 import type { RpiTransport } from "./transport.js";
 import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quickjs.js";
@@ -59,6 +59,8 @@ interface LaunchContext {
   diagnose(level: "info" | "warning" | "error", message: string): void;
   /** Aborted when the host stops the generation, start included. */
   signal?: AbortSignal;
+  /** The host's ready tools and commands now, for the invocation context (else the extension's own). */
+  catalog?(): HostCatalog;
 }
 
 export interface RpiForeignExtension {
@@ -66,7 +68,7 @@ export interface RpiForeignExtension {
   version: string;
   runtime: string;
   grants: { notifications: boolean; confirmations: boolean; status: boolean };
-  launch(context: LaunchContext): Promise<{ child: OctetBridge["child"]; contributes: { tools: string[]; commands: string[]; hooks: string[] } }>;
+  launch(context: LaunchContext): Promise<{ child: OctetBridge["child"]; contributes: { tools: string[]; commands: string[]; hooks: string[] }; unsupportedHooks: string[] }>;
 }
 
 export interface RpiForeignRuntime {
@@ -139,7 +141,8 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       } else {
         transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs, loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs });
       }
-      const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id, diagnose: ctx.diagnose });
+      const catalog = ctx.catalog?.bind(ctx);
+      const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id, diagnose: ctx.diagnose, ...(catalog ? { catalog } : {}) });
       const stderrLines: string[] = [];
       let attached = false;
       const connection = new RpiConnection({
@@ -176,7 +179,9 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       for (const line of stderrLines) bridge.child.stderr.write(`${line}\n`);
       attached = true;
       Object.assign(bridge.child, { pid: transport.pid ?? undefined });
-      return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name), hooks: octetHooksFor(connection.hooks()) } };
+      const unsupportedHooks = undeliveredPiEvents(connection.hooks());
+      if (unsupportedHooks.length > 0) ctx.diagnose("info", `hooks pi events this host never emits, so their handlers will not run: ${unsupportedHooks.join(", ")}`);
+      return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name), hooks: octetHooksFor(connection.hooks()) }, unsupportedHooks };
     },
   };
 }

@@ -16,7 +16,9 @@
 export type RpiTransportEvent =
   | { kind: "frame"; text: string; value?: unknown }
   | { kind: "stderr"; line: string }
-  | { kind: "violation"; message: string };
+  | { kind: "violation"; message: string }
+  /** The runtime refused something of the extension's and keeps serving (e.g. frames past a rate): said to the user. */
+  | { kind: "diagnostic"; message: string };
 
 /**
  * Why an instance ended.

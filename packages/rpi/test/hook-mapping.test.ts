@@ -21,7 +21,7 @@ test("QJS-13: tool_call block denies; an edited input is refused (fail closed); 
   assert.deepEqual(octetHookResult([{ event: "tool_call", value: null, data }]).result.disposition, { action: "continue" });
 });
 
-test("QJS-13: before_agent_start's systemPrompt and messages become context; input handled denies, transform is reported", () => {
+test("QJS-13, issue 13.5: before_agent_start's systemPrompt and messages become context; input handled and transform deny; a tool_result rewrite is refused aloud", () => {
   const { result } = octetHookResult([{ event: "before_agent_start", value: { systemPrompt: "\nBe terse.", messages: [{ role: "custom", content: "remember X" }, { content: [{ type: "text", text: "and Y" }] }] }, data: {} }]);
   assert.deepEqual(result.context, [
     { label: "system prompt", content: "Be terse.", placement: "system_suffix" },
@@ -30,8 +30,13 @@ test("QJS-13: before_agent_start's systemPrompt and messages become context; inp
   ]);
   assert.deepEqual(octetHookResult([{ event: "input", value: { action: "handled" }, data: {} }]).result.disposition, { action: "deny", reason: "handled by the extension's input hook" });
   const t = octetHookResult([{ event: "input", value: { action: "transform", text: "x" }, data: {} }]);
-  assert.deepEqual(t.result.disposition, { action: "continue" });
-  assert.match(t.unapplied[0]!, /cannot rewrite it, so the prompt is unchanged/);
+  assert.equal(t.result.disposition.action, "deny");
+  assert.match(t.result.disposition.action === "deny" ? t.result.disposition.reason : "", /input hook transformed the prompt.*refused rather than sent unchanged/);
+  assert.match(t.unapplied[0]!, /refused the prompt/);
+  const r = octetHookResult([{ event: "tool_result", value: { content: [{ type: "text", text: "[redacted]" }] }, data: { toolName: "read" } }]);
+  assert.deepEqual(r.result.disposition, { action: "continue" });
+  assert.match(r.unapplied[0]!, /tool_result hook rewrote the result of tool "read".*refused/);
+  assert.deepEqual(octetHookResult([{ event: "tool_result", value: null, data: { toolName: "read" } }]).unapplied, []);
 });
 
 test("QJS-08: lifecycle notifications become pi events with pi's field names", () => {

@@ -81,7 +81,7 @@ test("QJS-13: a throw is an error answer with its message; a result that is not 
     const frames = h.take();
     assert.deepEqual(frames.slice(0, 4), [
       err("req-2", "city not found"),
-      err("req-3", "bad range"),
+      err("req-3", "RangeError: bad range"),
       err("req-4", 'tool "num" returned a number; expected an AgentToolResult {content: [...], details?}'),
       err("req-5", 'tool "obj" returned an object without a content array; expected an AgentToolResult {content: [...], details?}'),
     ]);

@@ -4,6 +4,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { tmpdir } from "node:os";
 import { launchQuickJs } from "../src/index.js";
 import type { RpiExit } from "../src/index.js";
 import { RUNNER, STAND_IN_PRELUDE, exited, launch, makePackage, start, type LaunchOverrides } from "./quickjs-harness.js";
@@ -140,11 +141,11 @@ test("QJS-01: modules resolve inside the package only, and only .js/.mjs", async
   symlinkSync(join(root, "outside.mjs"), join(pkg, "link.mjs"));
   mkdirSync(join(pkg, "dir.js"));
   const cases: [string, RegExp][] = [
-    [`import x from "../outside.mjs";`, /outside the package directory/],
-    [`import x from "./link.mjs";`, /outside the package directory/],
+    [`import x from "../outside.mjs";`, /refused: only existing \.js and \.mjs files inside the extension package/],
+    [`import x from "./link.mjs";`, /refused: only existing \.js and \.mjs files inside the extension package/],
     [`import x from "./data.json";`, /only \.js and \.mjs modules/],
-    [`import x from "./missing.js";`, /does not exist/],
-    [`import x from "./dir.js";`, /not a regular file/],
+    [`import x from "./missing.js";`, /refused: only existing \.js and \.mjs files inside the extension package/],
+    [`import x from "./dir.js";`, /refused: only existing \.js and \.mjs files inside the extension package/],
     [`import * as os from "os";`, /only relative imports/],
     [`import * as std from "std";`, /only relative imports/],
     [`import x from "lodash";`, /only relative imports/],
@@ -155,7 +156,27 @@ test("QJS-01: modules resolve inside the package only, and only .js/.mjs", async
     await assert.rejects(launch(pkg), expected, line);
   }
   await assert.rejects(launch(pkg, { entryName: "index.ts" }), /only \.js and \.mjs/);
-  await assert.rejects(launch(pkg, { entryName: "link.mjs" }), /outside the package directory/);
+  await assert.rejects(launch(pkg, { entryName: "link.mjs" }), /refused: only existing/);
+});
+
+test("issue 13j: an import refusal names no host path and reads the same for a missing file and one outside the package", async () => {
+  const root = makePackage({ "outside.mjs": "export default 1;", "pkg/index.mjs": `export default (frame, api) => new Function("api", frame.code)(api);\n` });
+  const pkg = join(root, "pkg");
+  const probe = await launch(pkg);
+  try {
+    const attempt = async (specifier: string): Promise<string> => String((await probe.run(`return import(${JSON.stringify(specifier)}).then(() => "loaded", (e) => e.message)`)).value);
+    const exists = await attempt("../outside.mjs");
+    const missing = await attempt("../missing.mjs");
+    const deep = await attempt("../../../../../../../../etc/hostname.js");
+    assert.match(exists, /refused/);
+    assert.equal(exists.replace("outside", "X"), missing.replace("missing", "X"), "an existing outside file and a missing one are refused alike");
+    for (const message of [exists, missing, deep]) {
+      assert.ok(!message.includes(root) && !message.includes(tmpdir()), `no host path in: ${message}`);
+      assert.match(message, /from \.\/index\.mjs/);
+    }
+  } finally {
+    await probe.transport.terminate("test done");
+  }
 });
 
 test("QJS-01: options are checked before a worker starts", async () => {

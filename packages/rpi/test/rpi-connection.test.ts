@@ -356,3 +356,18 @@ test("RPI-32: rpiRuntime refuses a bad timeout override when it is built, naming
   assert.throws(() => rpiRuntime({ quickjs: { memoryLimitBytes: 128 * 1024 * 1024 } }), /quickjs.memoryLimitBytes must be an integer of at most 67108864 bytes \(64 MiB\); got 134217728/);
   assert.equal(rpiRuntime({ timeouts: { hookMs: 50 } }).manifestFile, "pi-extension.json");
 });
+
+test("issue 13.5: an invocation carries its context with the hello's cwd, mode and trust; lists too large for the frame are left out with a diagnostic", async () => {
+  const { c, diagnostics } = await started("ok", { maxFrameBytes: 4096 });
+  try {
+    const small = { sessionName: null, model: { id: "m" }, allTools: ["weather"], activeTools: ["weather"], commands: [{ name: "forecast", description: "d" }] };
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "call-1", arguments: { mode: "context" } }, { context: small });
+    assert.deepEqual(answerOf(r), { ...small, cwd: "/work/space", mode: "rpc", projectTrusted: true });
+    const names = Array.from({ length: 300 }, (_, i) => `tool_${i}`);
+    const big = await c.invoke({ kind: "tool", name: "weather", callId: "call-2", arguments: { mode: "context" } }, { context: { ...small, allTools: names, activeTools: names } });
+    assert.deepEqual(answerOf(big), { sessionName: null, model: { id: "m" }, cwd: "/work/space", mode: "rpc", projectTrusted: true });
+    assert.ok(diagnostics.some((d) => /do not fit a quarter of the 4096-byte frame limit; the invocation context was sent without them/.test(d)), diagnostics.join("\n"));
+  } finally {
+    await c.shutdown("test over");
+  }
+});

@@ -17,35 +17,9 @@ import { resolveEventName } from "../protocol/events.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { requestRefusal, type RpiGrants } from "./grants.js";
 import { duplicateTopLevelKeys } from "../manifest/rpi-manifest.js";
+import { resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 
-export interface RpiTimeouts {
-  handshakeMs: number;
-  loadMs: number;
-  initializeMs: number;
-  invocationMs: number;
-  hookMs: number;
-  shutdownMs: number;
-}
-
-/** The defaults of the source document (RPI-31); every one can be overridden (RPI-32). */
-export const DEFAULT_RPI_TIMEOUTS: Readonly<RpiTimeouts> = { handshakeMs: 5000, loadMs: 10_000, initializeMs: 15_000, invocationMs: 60_000, hookMs: 10_000, shutdownMs: 2000 };
-
-/** The longest timeout an override may set: a day (a longer one is almost surely a unit mistake). */
-export const MAX_RPI_TIMEOUT_MS = 24 * 60 * 60 * 1000;
-
-/** The defaults with `overrides` applied; each must be an integer of 1..MAX_RPI_TIMEOUT_MS ms. */
-export function resolveTimeouts(overrides: Partial<RpiTimeouts> = {}): RpiTimeouts {
-  const out = { ...DEFAULT_RPI_TIMEOUTS };
-  for (const [key, value] of Object.entries(overrides) as [keyof RpiTimeouts, unknown][]) {
-    if (!(key in DEFAULT_RPI_TIMEOUTS)) throw new RangeError(`unknown rpi timeout "${key}" (known: ${Object.keys(DEFAULT_RPI_TIMEOUTS).join(", ")})`);
-    if (value === undefined) continue;
-    if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_RPI_TIMEOUT_MS) {
-      throw new RangeError(`rpi timeout ${key} must be an integer number of milliseconds from 1 to ${MAX_RPI_TIMEOUT_MS}; got ${String(value)}`);
-    }
-    out[key] = value;
-  }
-  return out;
-}
+export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 
 /** How long a cancelled invocation may take to answer before the host answers "cancelled" itself. */
 const CANCEL_ANSWER_MS = 1000;
@@ -54,7 +28,6 @@ const MAX_EXTENSION_REQUESTS = 64;
 
 export type DiagnosticLevel = "info" | "warning" | "error";
 
-/** What the embedder does with an extension's UI requests and session actions. */
 /**
  * What the embedder does with an extension's UI requests and session actions. `parent` is the
  * `tag` of the invocation the extension asks on behalf of (InvokeOptions.tag), when it said which.
@@ -85,7 +58,11 @@ export interface InvokeOptions {
   timeoutMs?: number;
   signal?: AbortSignal;
   onUpdate?(value: unknown): void;
-  context?: InvocationContext;
+  /**
+   * What the host knows of the session for this invocation (QJS-08, QJS-09); cwd, mode and trust
+   * are the hello's. Lists too large for the frame are left out with a diagnostic.
+   */
+  context?: Partial<InvocationContext>;
 }
 
 export type RpiState = "handshake" | "load" | "ready" | "stopping" | "closed";
@@ -206,8 +183,26 @@ export class RpiConnection {
   invoke(invocation: Invocation, options: InvokeOptions = {}): Promise<ProtocolResult> {
     if (this.#state !== "ready") return Promise.resolve({ status: "error", error: { code: "not_ready", message: `the extension is ${this.#state}, not ready` } });
     const timeoutMs = options.timeoutMs ?? (invocation.kind === "hook" ? this.timeouts.hookMs : this.timeouts.invocationMs);
-    const request = options.context ? { kind: "invoke" as const, invocation, context: options.context } : { kind: "invoke" as const, invocation };
+    const request = options.context ? { kind: "invoke" as const, invocation, context: this.#context(options.context) } : { kind: "invoke" as const, invocation };
     return this.#request(request, { timeoutMs, budgetMs: timeoutMs, signal: options.signal, onUpdate: options.onUpdate, tag: options.tag, what: invocation.kind === "hook" ? "hook" : "invocation" });
+  }
+
+  /**
+   * The invocation snapshot: the hello's cwd, mode and trust plus what the caller knows. The
+   * catalog lists may be long (every tool of the host): past a quarter of the frame limit the
+   * command descriptions go, then the lists, so that the invocation itself is never refused.
+   */
+  #context(known: Partial<InvocationContext>): InvocationContext {
+    const context: InvocationContext = { ...known, cwd: this.#o.cwd, mode: this.#o.mode, projectTrusted: this.#o.projectTrusted };
+    const fits = (): boolean => utf8ByteLength(JSON.stringify(context)) <= this.#max / 4;
+    if (fits()) return context;
+    if (context.commands) context.commands = context.commands.map((c) => ({ name: c.name }));
+    if (fits()) return context;
+    delete context.allTools;
+    delete context.activeTools;
+    delete context.commands;
+    this.#safeDiagnose("warning", `the host's tool and command lists do not fit a quarter of the ${this.#max}-byte frame limit; the invocation context was sent without them`);
+    return context;
   }
 
   /** Shutdown frame, the shutdown timeout for the exit, then the group is killed (RPI-26, RPI-34). */
@@ -312,6 +307,7 @@ export class RpiConnection {
     if (event.kind === "stderr") return this.#o.onStderr?.(event.line);
     if (this.#violation !== null || this.#state === "closed") return;
     if (event.kind === "violation") return this.#protocolViolation(event.message);
+    if (event.kind === "diagnostic") return this.#safeDiagnose("warning", event.message);
     let value = event.value;
     if (value === undefined) {
       const bytes = utf8ByteLength(event.text);
@@ -429,7 +425,13 @@ export class RpiConnection {
         this.#send({ type: "response", id, result: { status: "error", error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) } } });
       }
     };
-    const denied = (message: string): void => answer({ status: "error", error: { code: "denied", message } });
+    // What the extension asked is said to the user too: pi's session and UI setters return
+    // nothing, so an extension rarely awaits them and a refusal would otherwise leave no trace.
+    const what = request.kind === "ui" ? `UI request "${request.ui.request.type}"` : `action "${request.action.kind}"`;
+    const denied = (message: string): void => {
+      this.#safeDiagnose("warning", `refused the extension's ${what}: ${message}`);
+      answer({ status: "error", error: { code: "denied", message } });
+    };
     if (this.#extensionRequests.has(id)) return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
     if (this.#extensionRequests.size >= MAX_EXTENSION_REQUESTS) return denied(`more than ${MAX_EXTENSION_REQUESTS} requests outstanding; refused`);
     if (this.#state === "stopping") return denied("the extension is shutting down");
@@ -450,7 +452,12 @@ export class RpiConnection {
     }
     run.then(
       (value) => answer(controller.signal.aborted ? { status: "cancelled" } : { status: "success", value: value ?? null }),
-      (err: unknown) => answer(controller.signal.aborted ? { status: "cancelled" } : { status: "error", error: { message: err instanceof Error ? err.message : String(err) } }),
+      (err: unknown) => {
+        if (controller.signal.aborted) return answer({ status: "cancelled" });
+        const message = err instanceof Error ? err.message : String(err);
+        this.#safeDiagnose("warning", `the extension's ${what} failed: ${message}`);
+        answer({ status: "error", error: { message } });
+      },
     );
   }
 

@@ -5,8 +5,8 @@
  * combines extensions as octet does: the first deny stops the chain).
  *
  * before_tool_call <- tool_call ({block, reason} -> deny)
- * after_tool_call  <- tool_result (observed; octet results are not rewritten by hooks)
- * before_prompt    <- input ({action:"handled"} -> deny) and before_agent_start (systemPrompt and
+ * after_tool_call  <- tool_result (observed; a rewrite is refused with a diagnostic)
+ * before_prompt    <- input ({action:"handled"} and {action:"transform"} -> deny) and before_agent_start (systemPrompt and
  *                     message -> context contributions)
  * after_response   <- agent_end
  */
@@ -70,8 +70,9 @@ function messageText(content: unknown): string {
 /**
  * Folds the extension's answers to the calls of one hook into an octet hook result, and says
  * what it could not apply. octet's hooks cannot rewrite a tool's arguments or the prompt, so a
- * tool_call that edited its input is denied (fail closed: running the unedited arguments would
- * do what the extension meant to prevent), and an input transform is reported, not applied.
+ * tool_call that edited its input and an input transform are denied (fail closed: running the
+ * unedited arguments or prompt would do what the extension meant to prevent), and a tool_result
+ * rewrite is reported as refused.
  */
 export function octetHookResult(answers: readonly { event: string; value: unknown; data: Record<string, unknown> }[]): { result: OctetHookResult; unapplied: string[] } {
   const result: OctetHookResult = { disposition: { action: "continue" }, context: [], notifications: [] };
@@ -93,7 +94,18 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
         result.disposition = { action: "deny", reason: "handled by the extension's input hook" };
         break;
       }
-      if (v["action"] === "transform") unapplied.push("an input hook asked to transform the prompt; octet's before_prompt cannot rewrite it, so the prompt is unchanged");
+      // Fail closed, as for a tool_call that edited its input: the extension meant the prompt
+      // not to go out as it is (a redaction, say), and octet cannot send its version.
+      if (v["action"] === "transform") {
+        result.disposition = { action: "deny", reason: "an input hook transformed the prompt, which octet's before_prompt cannot apply; the prompt is refused rather than sent unchanged" };
+        unapplied.push("refused the prompt: an input hook transformed it, and octet's before_prompt cannot rewrite a prompt");
+        break;
+      }
+    }
+    // octet's after_tool_call observes a result that is already final: a rewrite cannot be
+    // applied, and the one thing left is to say so loudly.
+    if (event === "tool_result" && value !== null && value !== undefined && ["content", "details", "isError"].some((k) => v[k] !== undefined)) {
+      unapplied.push(`a tool_result hook rewrote the result of tool "${String(data["toolName"])}"; octet's after_tool_call cannot change a result, so the rewrite was refused and the original result stands`);
     }
     if (event === "before_agent_start") {
       if (typeof v["systemPrompt"] === "string" && v["systemPrompt"].trim()) result.context.push({ label: "system prompt", content: v["systemPrompt"].trim(), placement: "system_suffix" });
@@ -116,6 +128,19 @@ export const LIFECYCLE_TO_PI: Readonly<Record<string, string>> = {
   "tool/started": "tool_execution_start",
   "tool/settled": "tool_execution_end",
 };
+
+/** The pi events an octet host delivers: through its hooks (piCallsFor) and lifecycle events. */
+const DELIVERED_PI_EVENTS: readonly string[] = ["tool_call", "tool_result", "input", "before_agent_start", "agent_end"];
+
+/**
+ * The pi events an extension hooked that octet never emits (session_before_compact, context,
+ * model_select, ...): their handlers never run, which status says (unsupportedHooks) instead of
+ * leaving the author to wonder.
+ */
+export function undeliveredPiEvents(piEvents: readonly string[]): string[] {
+  const lifecycle = Object.values(LIFECYCLE_TO_PI);
+  return piEvents.filter((e) => !DELIVERED_PI_EVENTS.includes(e) && !lifecycle.includes(e));
+}
 
 /** The lifecycle events to subscribe to for the pi events an extension hooked. */
 export function lifecycleSubscriptions(piEvents: readonly string[]): string[] {

@@ -18,7 +18,7 @@ import {
   EnvelopeReader, ErrorCode, RpcPeer, WireError, REQUIRED_FEATURES, bounds, utf8ByteLength,
   type RequestMessage, type ToolDefinition, type CommandDefinition, type ContentPart,
 } from "@octet/protocol";
-import type { ProtocolResult } from "../protocol/frames.js";
+import type { InvocationContext, ProtocolResult } from "../protocol/frames.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, lifecycleSubscriptions, octetHookResult, piCallsFor } from "./hook-mapping.js";
@@ -51,6 +51,16 @@ export interface OctetBridgeOptions {
   extensionId: string;
   /** The generation's diagnostics: what the bridge drops or cannot map is said there. */
   diagnose?: (level: "info" | "warning" | "error", message: string) => void;
+  /**
+   * The host's catalog now (every ready extension's tools and commands), for the invocation
+   * context's allTools, activeTools and commands. Without it, this extension's own.
+   */
+  catalog?: () => HostCatalog;
+}
+
+export interface HostCatalog {
+  tools: readonly { name: string }[];
+  commands: readonly { name: string; description?: string }[];
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -72,6 +82,33 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   let sequence = 0;
   let terminated = false;
   const statuses = new Map<string, string>();
+  /** The session as the host last described it (initialize, then each request's context). */
+  let hostState: Record<string, unknown> = {};
+
+  /**
+   * The invocation context of the rpi protocol (QJS-08, QJS-09) from what octet knows: the
+   * session name, model and reasoning of the host state (null until octet has a session), and
+   * the catalog as every tool and command (octet has no per-session active tool set yet, so the
+   * active tools are all of them).
+   */
+  const contextOf = (params: Record<string, unknown>): Partial<InvocationContext> => {
+    const host = (params["context"] as { host?: unknown } | undefined)?.host;
+    if (host !== null && typeof host === "object") hostState = host as Record<string, unknown>;
+    const c = connection;
+    const catalog: HostCatalog = options.catalog?.() ?? { tools: c?.tools() ?? [], commands: c?.commands() ?? [] };
+    const tools = catalog.tools.map((t) => t.name);
+    const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
+    const model = str(hostState["model"]);
+    return {
+      sessionName: str(hostState["session_name"]),
+      thinkingLevel: str(hostState["reasoning"]),
+      // octet names a model by one string; pi's Model is an object, whose id it is.
+      model: model === null ? null : { id: model },
+      activeTools: tools,
+      allTools: [...tools],
+      commands: catalog.commands.map((x) => (x.description ? { name: x.name, description: x.description } : { name: x.name })),
+    };
+  };
 
   const peer = new RpcPeer({
     transport: {
@@ -93,7 +130,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       if (event !== undefined && connection?.hooks().includes(event)) {
         if (lifecycleInFlight >= MAX_LIFECYCLE_IN_FLIGHT) return diagnose("warning", `dropped ${n.method} for the ${event} hook: ${MAX_LIFECYCLE_IN_FLIGHT} lifecycle hooks are still running`);
         lifecycleInFlight++;
-        void connection.invoke({ kind: "hook", event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) } }).then((r) => {
+        void connection.invoke({ kind: "hook", event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) } }, { context: contextOf({}) }).then((r) => {
           lifecycleInFlight--;
           if (r.status === "error") diagnose("warning", `the ${event} hook failed: ${r.error.message}`);
         });
@@ -201,6 +238,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     const params = (request.params ?? {}) as Record<string, unknown>;
     switch (request.method) {
       case "initialize":
+        contextOf({ context: { host: params["host"] } });
         return initializeResult(c, params, (on) => (progress = on));
       case "tool/call":
       case "command/execute": {
@@ -225,10 +263,10 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                   }
                 }
               : undefined;
-            return toolOutcome(await c.invoke({ kind: "tool", name, callId: `call-${id}`, arguments: args }, { tag: id, signal: controller.signal, ...(onUpdate ? { onUpdate } : {}) }));
+            return toolOutcome(await c.invoke({ kind: "tool", name, callId: `call-${id}`, arguments: args }, { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) }));
           }
           const args = Array.isArray(params["arguments"]) ? (params["arguments"] as unknown[]).map(String).join(" ") : "";
-          return commandOutcome(await c.invoke({ kind: "command", name, arguments: args }, { tag: id, signal: controller.signal }));
+          return commandOutcome(await c.invoke({ kind: "command", name, arguments: args }, { tag: id, signal: controller.signal, context: contextOf(params) }));
         } finally {
           controllers.delete(id);
           active.splice(active.indexOf(id), 1);
@@ -241,7 +279,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         try {
           const answers: { event: string; value: unknown; data: Record<string, unknown> }[] = [];
           for (const call of piCallsFor(String(params["hook"]), (params["payload"] ?? {}) as Record<string, unknown>, c.hooks())) {
-            const r = await c.invoke({ kind: "hook", event: { name: call.event, data: call.data } }, { tag: id, signal: controller.signal });
+            const r = await c.invoke({ kind: "hook", event: { name: call.event, data: call.data } }, { tag: id, signal: controller.signal, context: contextOf(params) });
             // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
             if (r.status === "error") throw new WireError(ErrorCode.InternalError, `the ${call.event} hook failed: ${r.error.message}`);
             if (r.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, `the ${call.event} hook was cancelled`);
@@ -286,7 +324,9 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
 function initializeResult(c: RpiConnection, params: Record<string, unknown>, setProgress: (on: boolean) => void): unknown {
   const api = params["api_version"];
   const tools: ToolDefinition[] = c.tools().map((t) => ({ name: t.name, description: t.description || t.label || t.name, parameters: t.parameters }));
-  const commands: CommandDefinition[] = c.commands().map((x) => ({ name: x.name, description: x.description ?? "", usage: `/${x.name} [arguments]` }));
+  // pi's registerCommand makes the description optional; octet requires one: fall back to the
+  // name, as tools fall back to their label or name, rather than failing the whole load.
+  const commands: CommandDefinition[] = c.commands().map((x) => ({ name: x.name, description: x.description?.trim() || `/${x.name}`, usage: `/${x.name} [arguments]` }));
   const protocol = params["protocol"] as { version?: string; optional_features?: string[]; limits?: { max_concurrent_requests?: number } } | undefined;
   if (!protocol) return { api_version: api, tools, commands };
   const offered = new Set(protocol.optional_features ?? []);

@@ -19,6 +19,8 @@ export interface SandboxSettings {
   loadBudgetMs: number;
   /** Outbound frame bytes per instance per second (a fixed 1 s window). */
   maxOutboundBytesPerSecond: number;
+  /** Outbound frames per instance per second (the same window). */
+  maxOutboundFramesPerSecond: number;
 }
 
 export interface WorkerStart {
@@ -45,6 +47,8 @@ export type WorkerExitCode = "exited" | "fatal" | "runaway" | "memory";
 export type FromWorker =
   | { kind: "frame"; text: string }
   | { kind: "stderr"; line: string }
+  /** A refusal the user should hear of (frames past the outbound rate); the instance keeps serving. */
+  | { kind: "diagnostic"; message: string }
   /** The worker is about to end itself (a failed load included), and why. */
   | { kind: "exit"; code: WorkerExitCode; reason: string };
 
@@ -58,7 +62,22 @@ export const STATUS_WASM_PAGES = 2;
 export const STATUS_FREED = 3;
 /** The budget in ms of the current VM entry (written before STATUS_IN_VM is set). */
 export const STATUS_BUDGET_MS = 4;
-export const STATUS_WORDS = 5;
+/** Batches the main thread has handled (incremented and notified after each one). */
+export const STATUS_BATCHES_HANDLED = 5;
+export const STATUS_WORDS = 6;
+
+/**
+ * Flow control of the worker's messages to the main thread (issue 13a). A batch is flushed
+ * when it holds this many messages or UTF-16 units of text, so one synchronous run never
+ * becomes one message the main thread must swallow whole; and past MAX_BATCHES_IN_FLIGHT
+ * batches the main thread has not handled yet the worker waits (Atomics.wait on
+ * STATUS_BATCHES_HANDLED), inside the VM call that sent the frame. So an extension's flood
+ * goes at the pace the host handles it, like a child writing into a full pipe, and at most
+ * MAX_BATCHES_IN_FLIGHT x MAX_BATCH_UNITS of it is ever queued in the host.
+ */
+export const MAX_BATCH_MESSAGES = 128;
+export const MAX_BATCH_UNITS = 128 * 1024;
+export const MAX_BATCHES_IN_FLIGHT = 2;
 
 /** The largest budget a status word holds (about 24.8 days); longer budgets are clamped to it. */
 export const MAX_BUDGET_MS = 2 ** 31 - 1;

@@ -30,7 +30,7 @@ import { Worker } from "node:worker_threads";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/frames.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { wasm, type WasmModule } from "./wasm.js";
-import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, STATUS_WORDS, WASM_PAGE_BYTES, type Batch, type FromWorker, type SandboxSettings, type ToWorker, type WorkerStart } from "./channel.js";
+import { MAX_BUDGET_MS, STATUS_BATCHES_HANDLED, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, STATUS_WORDS, WASM_PAGE_BYTES, type Batch, type FromWorker, type SandboxSettings, type ToWorker, type WorkerStart } from "./channel.js";
 
 export interface QuickJsOptions {
   /** Canonical absolute path of the .js/.mjs entry. */
@@ -64,12 +64,19 @@ export interface QuickJsOptions {
    * window; past it `__octet_host.send` throws a RangeError inside the VM naming the rate.
    */
   maxOutboundBytesPerSecond?: number;
+  /**
+   * Outbound frames per instance per second, default 20,000, in the same window; past it
+   * `__octet_host.send` throws a RangeError naming the rate. Every frame costs the host a parse
+   * and a dispatch whatever its size: a million small updates must not occupy it for seconds.
+   */
+  maxOutboundFramesPerSecond?: number;
 }
 
 export const DEFAULT_MEMORY_LIMIT_BYTES = 64 * 1024 * 1024;
 export const MAX_STACK_BYTES = 256 * 1024;
 export const DEFAULT_LOAD_BUDGET_MS = 10_000;
 export const DEFAULT_MAX_OUTBOUND_BYTES_PER_SECOND = 64 * 1024 * 1024;
+export const DEFAULT_MAX_OUTBOUND_FRAMES_PER_SECOND = 20_000;
 /** Events buffered before the first listener: past either bound the instance is terminated. */
 export const MAX_BUFFERED_EVENTS = 1024;
 export const MAX_BUFFERED_BYTES = 8 * 1024 * 1024;
@@ -106,6 +113,8 @@ function settingsOf(o: QuickJsOptions): SandboxSettings {
   const interruptAfterMs = positive("interruptAfterMs", o.interruptAfterMs, 60_000);
   const loadBudgetMs = positive("loadBudgetMs", o.loadBudgetMs, DEFAULT_LOAD_BUDGET_MS);
   const maxOutboundBytesPerSecond = positive("maxOutboundBytesPerSecond", o.maxOutboundBytesPerSecond, DEFAULT_MAX_OUTBOUND_BYTES_PER_SECOND);
+  const maxOutboundFramesPerSecond = positive("maxOutboundFramesPerSecond", o.maxOutboundFramesPerSecond, DEFAULT_MAX_OUTBOUND_FRAMES_PER_SECOND);
+  if (!Number.isInteger(maxOutboundFramesPerSecond)) throw new RangeError(`QuickJsOptions.maxOutboundFramesPerSecond must be an integer (got ${maxOutboundFramesPerSecond})`);
   if (!Number.isInteger(maxOutboundBytesPerSecond)) throw new RangeError(`QuickJsOptions.maxOutboundBytesPerSecond must be an integer (got ${maxOutboundBytesPerSecond})`);
   if (!Number.isInteger(maxFrameBytes)) throw new RangeError(`QuickJsOptions.maxFrameBytes must be an integer (got ${maxFrameBytes})`);
   if (!Number.isInteger(maxStackBytes) || maxStackBytes > MAX_STACK_BYTES) throw new RangeError(`QuickJsOptions.maxStackBytes must be an integer of at most ${MAX_STACK_BYTES} bytes (256 KiB) (got ${maxStackBytes})`);
@@ -113,7 +122,7 @@ function settingsOf(o: QuickJsOptions): SandboxSettings {
     throw new RangeError(`QuickJsOptions.memoryLimitBytes must be a multiple of 64 KiB between 16 MiB and 1 GiB (got ${memoryLimitBytes})`);
   }
   for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") throw new TypeError(`QuickJsOptions.env.${k} must be a string`);
-  return { entry: o.entry, packageDir: o.packageDir, prelude: o.prelude, env: { ...o.env }, maxFrameBytes, memoryLimitBytes, maxStackBytes, interruptAfterMs, loadBudgetMs, maxOutboundBytesPerSecond };
+  return { entry: o.entry, packageDir: o.packageDir, prelude: o.prelude, env: { ...o.env }, maxFrameBytes, memoryLimitBytes, maxStackBytes, interruptAfterMs, loadBudgetMs, maxOutboundBytesPerSecond, maxOutboundFramesPerSecond };
 }
 
 /** Starts one QuickJS extension instance on its own worker thread (QJS-14); see the module contract. */
@@ -260,9 +269,22 @@ class QuickJsTransport implements RpiTransport {
     void this.worker.terminate();
   }
 
+  /**
+   * One batch, handled to the end (listeners included); the worker may send another only after
+   * this thread's event loop has turned (channel.ts). Why not at once: Node delivers every
+   * message already queued on a port (up to 1000) in one go, so a worker answered at once keeps
+   * the queue full and the host's timers and I/O starve behind the flood.
+   */
   private onBatch(batch: Batch<FromWorker>): void {
-    if (batch.kind !== "batch") return this.onMessage(batch);
-    for (const m of batch.messages) this.onMessage(m);
+    try {
+      if (batch.kind !== "batch") return this.onMessage(batch);
+      for (const m of batch.messages) this.onMessage(m);
+    } finally {
+      setImmediate(() => {
+        Atomics.add(this.status, STATUS_BATCHES_HANDLED, 1);
+        Atomics.notify(this.status, STATUS_BATCHES_HANDLED);
+      });
+    }
   }
 
   private onMessage(m: FromWorker): void {
@@ -272,6 +294,9 @@ class QuickJsTransport implements RpiTransport {
         break;
       case "stderr":
         this.emit({ kind: "stderr", line: m.line.length > STDERR_LINE_CHARS ? `${m.line.slice(0, STDERR_LINE_CHARS)}...` : m.line });
+        break;
+      case "diagnostic":
+        this.emit({ kind: "diagnostic", message: m.message });
         break;
       case "exit":
         this.announced = { code: m.code, reason: m.reason };

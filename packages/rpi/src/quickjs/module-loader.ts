@@ -8,10 +8,11 @@
  * however it is reached. Bare specifiers ("os", "std", "node:fs", "lodash"), absolute and URL
  * specifiers, other extensions, missing files, non-files and anything whose canonical path
  * leaves the package (parent traversal, symlink escape) fail with an Error that names the
- * specifier, the importing module and the rule.
+ * specifier, the importing module (relative to the package) and the rule, and never a host path:
+ * every refusal of a path is the same message, so imports cannot probe the host's file system.
  */
 import { readFileSync, realpathSync, statSync } from "node:fs";
-import { dirname, extname, isAbsolute, relative, resolve } from "node:path";
+import { dirname, extname, isAbsolute, relative, resolve, sep } from "node:path";
 import type { QuickJSRuntime } from "quickjs-emscripten-core";
 
 const EXTENSIONS = new Set([".js", ".mjs"]);
@@ -21,6 +22,14 @@ function inside(packageDir: string, path: string): boolean {
   return rel !== "" && !rel.startsWith("..") && !isAbsolute(rel);
 }
 
+/**
+ * What an extension is told for any import it may not have: one message whatever the reason
+ * (missing, outside the package, a directory, a symlink escape), with no host path in it. A
+ * message that told "does not exist" from "is outside the package" would let a package probe the
+ * host's file system one import at a time (issue 13j).
+ */
+const REFUSED = "refused: only existing .js and .mjs files inside the extension package can be imported";
+
 /** Checks a candidate path against the rules and returns its canonical form. */
 export function canonicalModulePath(packageDir: string, path: string, what: string): string {
   if (!EXTENSIONS.has(extname(path))) throw new Error(`${what}: only .js and .mjs modules can be loaded (got ${JSON.stringify(extname(path) || "no extension")})`);
@@ -28,17 +37,20 @@ export function canonicalModulePath(packageDir: string, path: string, what: stri
   try {
     real = realpathSync(path);
   } catch {
-    throw new Error(`${what}: ${path} does not exist`);
+    throw new Error(`${what}: ${REFUSED}`);
   }
-  if (!inside(packageDir, real)) throw new Error(`${what}: ${real} is outside the package directory ${packageDir}`);
-  if (!EXTENSIONS.has(extname(real))) throw new Error(`${what}: ${real} is not a .js or .mjs file`);
-  if (!statSync(real).isFile()) throw new Error(`${what}: ${real} is not a regular file`);
+  if (!inside(packageDir, real) || !EXTENSIONS.has(extname(real)) || !statSync(real).isFile()) throw new Error(`${what}: ${REFUSED}`);
   return real;
+}
+
+/** A module's name as the extension may see it: relative to its package ("./lib/a.js"), never a host path. */
+function shown(packageDir: string, name: string): string {
+  return isAbsolute(name) && inside(packageDir, name) ? `./${relative(packageDir, name).split(sep).join("/")}` : "the extension";
 }
 
 /** Resolves `specifier` imported by the module named `base`; see the module contract. */
 export function resolveModule(packageDir: string, base: string, specifier: string): string {
-  const what = `import ${JSON.stringify(specifier)} from ${base}`;
+  const what = `import ${JSON.stringify(specifier)} from ${shown(packageDir, base)}`;
   if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
     throw new Error(`${what}: only relative imports ("./" or "../") of files inside the extension package are allowed; there are no built-in or host modules`);
   }
@@ -47,14 +59,14 @@ export function resolveModule(packageDir: string, base: string, specifier: strin
 
 /** Reads a module named by resolveModule (or the entry), re-checking the rules at read time. */
 export function readModule(packageDir: string, name: string): string {
-  const real = canonicalModulePath(packageDir, name, `module ${name}`);
+  const real = canonicalModulePath(packageDir, name, `module ${shown(packageDir, name)}`);
   return readFileSync(real, "utf8");
 }
 
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** Makes `runtime` load modules by the rules above; the entry is evaluated by the caller. */
-export function installModuleLoader(runtime: QuickJSRuntime, packageDir: string, entry: string): void {
+export function installModuleLoader(runtime: QuickJSRuntime, packageDir: string, entry: string, sources?: Map<string, string>): void {
   // quickjs-emscripten 0.32 drops a normalizer's error (the loader is then asked for ""), so a
   // refused import is normalized to a unique name the loader answers with the refusal.
   const refused = new Map<string, Error>();
@@ -65,7 +77,9 @@ export function installModuleLoader(runtime: QuickJSRuntime, packageDir: string,
       refused.delete(name);
       try {
         if (refusal !== undefined) throw refusal;
-        return readModule(packageDir, name);
+        const text = readModule(packageDir, name);
+        sources?.set(name, text);
+        return text;
       } catch (error) {
         return { error: asError(error) };
       }

@@ -5,7 +5,7 @@
  * exit) is worker.ts; the main-thread side is launch-quickjs.ts.
  *
  * Contract with the prelude (docs/decisions.md "QuickJS engine"): `__octet_host` = {send,
- * setTimer, clearTimer, env} exists while the prelude script ("octet:pi-prelude") runs; the
+ * setTimer, clearTimer, callee, env} exists while the prelude script ("octet:pi-prelude") runs; the
  * script's completion value is the bridge {receive, setFactory, fireTimer}, kept here as a handle
  * and never a global. The entry runs as an ES module after it; its default export goes to
  * bridge.setFactory. Every host frame goes to bridge.receive. Promise jobs are drained after
@@ -27,6 +27,7 @@ import type { CustomizeVariantOptions, QuickJSContext, QuickJSHandle, QuickJSRun
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
 import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, WASM_PAGE_BYTES, type SandboxSettings } from "./channel.js";
 import { installModuleLoader, readModule } from "./module-loader.js";
+import { calleeAt } from "./callee.js";
 import { wasm, type WasmMemory, type WasmModule } from "./wasm.js";
 
 /** At most this many host timers are live per instance. */
@@ -70,6 +71,8 @@ interface Described {
 export interface SandboxOutput {
   frame(text: string): void;
   stderr(line: string): void;
+  /** A refusal the user should hear of; the instance keeps serving. */
+  diagnostic(message: string): void;
   /** A timer entry ended the instance (a Teardown, or an engine failure). */
   failed(error: unknown): void;
 }
@@ -99,7 +102,12 @@ export class Sandbox {
   /** The fixed one-second window of outbound bytes (QuickJsOptions.maxOutboundBytesPerSecond). */
   private windowStart = -Infinity;
   private windowBytes = 0;
+  private windowFrames = 0;
+  /** Whether this window already told the host that frames are refused. */
+  private windowRefused = false;
   private readonly timers = new Map<number, NodeJS.Timeout>();
+  /** The source of every module loaded, by its canonical name: what `callee` reads (callee.ts). */
+  private readonly sources = new Map<string, string>();
   private bridge: Bridge | null = null;
   /** VM functions made before any other code runs, so the prelude or extension cannot replace what they use. */
   private helpers: { range: QuickJSHandle; type: QuickJSHandle; hide: QuickJSHandle } | null = null;
@@ -159,7 +167,7 @@ export class Sandbox {
       }
       return false;
     });
-    installModuleLoader(runtime, settings.packageDir, settings.entry);
+    installModuleLoader(runtime, settings.packageDir, settings.entry, sandbox.sources);
     Atomics.store(status, STATUS_WASM_PAGES, pages);
     return sandbox;
   }
@@ -177,6 +185,7 @@ export class Sandbox {
     let source: string;
     try {
       source = readModule(this.settings.packageDir, this.settings.entry);
+      this.sources.set(this.settings.entry, source);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       throw new LoadError(`the entry failed to load: ${message}`);
@@ -297,6 +306,10 @@ export class Sandbox {
     ctx.newFunction("send", (text) => this.send(text)).consume((f) => ctx.setProp(host, "send", f));
     ctx.newFunction("setTimer", (id, delay) => this.setTimer(id, delay)).consume((f) => ctx.setProp(host, "setTimer", f));
     ctx.newFunction("clearTimer", (id) => this.clearTimer(id)).consume((f) => ctx.setProp(host, "clearTimer", f));
+    ctx.newFunction("callee", (stack) => {
+      const found = ctx.typeof(stack) === "string" ? calleeAt(this.sources, ctx.getString(stack).slice(0, DESCRIBE_CHARS)) : undefined;
+      return found === undefined ? ctx.undefined : ctx.newString(found);
+    }).consume((f) => ctx.setProp(host, "callee", f));
     const env = ctx.newObject();
     for (const [key, value] of Object.entries(this.settings.env)) ctx.newString(value).consume((v) => ctx.setProp(env, key, v));
     env.consume((e) => ctx.setProp(host, "env", e));
@@ -374,11 +387,24 @@ export class Sandbox {
     if (now - this.windowStart >= 1000) {
       this.windowStart = now;
       this.windowBytes = 0;
+      this.windowFrames = 0;
+      this.windowRefused = false;
     }
+    const frames = this.settings.maxOutboundFramesPerSecond;
+    let refusal: string | null = null;
     if (this.windowBytes + bytes > rate) {
-      return this.thrown("range", `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second (maxOutboundBytesPerSecond); it was not sent`);
+      refusal = `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second (maxOutboundBytesPerSecond); it was not sent`;
+    } else if (this.windowFrames + 1 > frames) {
+      refusal = `__octet_host.send: the extension sent ${this.windowFrames} frames within the last second, the outbound rate limit of ${frames} frames per second (maxOutboundFramesPerSecond); this frame was not sent`;
+    }
+    if (refusal !== null) {
+      // Said to the host once per window too: the extension may swallow the throw.
+      if (!this.windowRefused) this.out.diagnostic(`refusing the extension's frames for the rest of this second: ${refusal.slice("__octet_host.send: ".length)}`);
+      this.windowRefused = true;
+      return this.thrown("range", refusal);
     }
     this.windowBytes += bytes;
+    this.windowFrames++;
     this.out.frame(frame);
     return undefined;
   }

@@ -12,27 +12,46 @@
  * they exist), then the thread exits with 0.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { Batch, FromWorker, ToWorker, WorkerExitCode, WorkerStart } from "./channel.js";
+import { MAX_BATCHES_IN_FLIGHT, MAX_BATCH_MESSAGES, MAX_BATCH_UNITS, STATUS_BATCHES_HANDLED, type Batch, type FromWorker, type ToWorker, type WorkerExitCode, type WorkerStart } from "./channel.js";
 import { LoadError, Sandbox, Teardown } from "./sandbox.js";
 
 if (parentPort === null) throw new Error("octet quickjs worker.js must run in a worker thread");
 const port = parentPort;
 const start = workerData as WorkerStart;
 const status = new Int32Array(start.status);
-/** Messages of this synchronous run, sent as one batch from a microtask (an exit at once, after them). */
+/**
+ * Messages of this synchronous run, sent as one batch from a microtask, or as soon as the batch
+ * reaches its bounds (an exit at once, after them). See the flow control in channel.ts.
+ */
 let outbox: FromWorker[] = [];
+let outboxUnits = 0;
 let flushScheduled = false;
+let batchesSent = 0;
+/** Waits (blocking this thread) until the main thread has handled enough batches to send another. */
+function awaitCredit(): void {
+  for (;;) {
+    const handled = Atomics.load(status, STATUS_BATCHES_HANDLED);
+    if (batchesSent - handled < MAX_BATCHES_IN_FLIGHT) return;
+    // In slices: a worker.terminate() takes effect between them at the latest.
+    Atomics.wait(status, STATUS_BATCHES_HANDLED, handled, 50);
+  }
+}
 function flush(): void {
   flushScheduled = false;
   if (outbox.length === 0) return;
   const messages = outbox;
   outbox = [];
+  outboxUnits = 0;
+  awaitCredit();
   const batch: Batch<FromWorker> = messages.length === 1 ? messages[0]! : { kind: "batch", messages };
   port.postMessage(batch);
+  batchesSent++;
 }
 const post = (message: FromWorker): void => {
   outbox.push(message);
   if (message.kind === "exit") return flush();
+  outboxUnits += message.kind === "frame" ? message.text.length : message.kind === "stderr" ? message.line.length : message.message.length;
+  if (outbox.length >= MAX_BATCH_MESSAGES || outboxUnits >= MAX_BATCH_UNITS) return flush();
   if (!flushScheduled) {
     flushScheduled = true;
     queueMicrotask(flush);
@@ -86,6 +105,7 @@ function deliver(frame: Frame, loaded: Sandbox): void {
 const output = {
   frame: (text: string) => post({ kind: "frame", text }),
   stderr: (line: string) => post({ kind: "stderr", line }),
+  diagnostic: (message: string) => post({ kind: "diagnostic", message }),
   failed: (error: unknown) => fail(error),
 };
 

@@ -34,6 +34,7 @@ const mapHas = uncurry(Map.prototype.has);
 const mapDelete = uncurry(Map.prototype.delete);
 const mapClear = uncurry(Map.prototype.clear);
 const mapForEach = uncurry(Map.prototype.forEach);
+const mapSize = uncurry(Object.getOwnPropertyDescriptor(Map.prototype, "size").get);
 const setHas = uncurry(Set.prototype.has);
 const setAdd = uncurry(Set.prototype.add);
 const weakMapGet = uncurry(WeakMap.prototype.get);
@@ -125,15 +126,35 @@ let nextRequest = 1;
 
 const hasOwn = (o, k) => hasOwnProperty(o, k);
 const isObject = (v) => v !== null && typeof v === "object" && !isArray(v);
+// Built-in error names worth keeping in a message: "TypeError: x" says more than "x" (an Error's
+// own name adds nothing, and an extension's custom names are its own business).
+const KEPT_NAMES = new Set(["TypeError", "RangeError", "ReferenceError", "SyntaxError", "InternalError", "URIError", "EvalError"]);
+// QuickJS says only "not a function": the engine can name the callee from the stack (callee.ts).
+const callee = typeof host.callee === "function" ? host.callee : () => undefined;
 // The message of a thrown value (never throws: a getter that throws is the extension's problem).
-function describe(e) {
+function messageOf(e) {
   try {
     if (e !== null && typeof e === "object" && typeof e.message === "string") {
-      return e.message !== "" ? e.message : String(e.name || "Error");
+      let message = e.message;
+      if ((message === "not a function" || message === "not a constructor") && typeof e.stack === "string") {
+        const what = callee(e.stack);
+        if (typeof what === "string" && what !== "") message = what + " is " + message;
+      }
+      return message !== "" ? message : String(e.name || "Error");
     }
     return String(e);
   } catch (_) {
     return "an unprintable value";
+  }
+}
+// What the extension's code threw, as a user reads it: "TypeError: x is not a function".
+function describe(e) {
+  const message = messageOf(e);
+  try {
+    const name = e !== null && typeof e === "object" && typeof e.name === "string" ? e.name : "";
+    return setHas(KEPT_NAMES, name) && message !== name ? name + ": " + message : message;
+  } catch (_) {
+    return message;
   }
 }
 function kindOf(v) {
@@ -164,13 +185,14 @@ function trySend(frame, what) {
   try {
     text = stringify(frame);
   } catch (e) {
-    return what + " cannot be encoded as JSON: " + describe(e);
+    return what + " cannot be encoded as JSON: " + messageOf(e);
   }
   try {
     host.send(text);
     return null;
   } catch (e) {
-    return what + " could not be sent: " + describe(e);
+    // The engine's own message names the size or rate and the limit.
+    return what + " could not be sent: " + messageOf(e);
   }
 }
 

@@ -113,7 +113,7 @@ function toolResult(name, value) {
     const result = withOptional({ content: value.content }, "details", value.details);
     return typeof value.isError === "boolean" ? put(result, "isError", value.isError) : result;
   }
-  throw new TypeError('tool "' + name + '" returned ' + (isObject(value) ? "an object without a content array" : kindOf(value)) +
+  throw fail('tool "' + name + '" returned ' + (isObject(value) ? "an object without a content array" : kindOf(value)) +
     "; expected an AgentToolResult {content: [...], details?}");
 }
 

@@ -10,6 +10,8 @@
  * - Grants are checked here, before anything is sent: the `ui` capability plus the method's
  *   uiCapability (none for the query and theme methods). pi's synchronous methods (notify,
  *   setStatus, setWidget, setTitle, setEditorText) throw; the others reject.
+ * - At most MAX_PENDING_REQUESTS requests await an answer; past it one is refused without a frame
+ *   (thrown or rejected like any refusal).
  * - Actions need `session_actions` and the end of the load phase; refused ones reject without a
  *   frame. An error answer rejects with an Error carrying the host's message (and `code`).
  * - Cancelled dialogs resolve as pi's dismissed ones: select/input/editor undefined, confirm
@@ -18,11 +20,20 @@
 export const HOST_CALLS_JS = String.raw`
 // Sends a request and resolves with the host's result object (never rejects). A frame that cannot
 // be sent resolves as an error result, or throws when "throws" is set (pi's synchronous methods).
+// Requests awaiting the host's answer at once. Answers arrive only between the extension's runs,
+// so a synchronous loop of ctx.ui.notify would otherwise hold one pending entry per call until
+// the VM's heap is full (issue 13a); past this bound a request is refused at once.
+const MAX_PENDING_REQUESTS = 1024;
 function hostCall(request, what, owner, signal, throws) {
   const id = "e" + nextRequest++;
   // Name the invocation this is asked for, so the host puts a dialog under the right call.
   if (typeof owner === "string") put(request, "parentId", owner);
-  const problem = phase === "closed" ? "the extension has shut down" : trySend({ type: "request", id: id, request: request }, what);
+  let problem = phase === "closed" ? "the extension has shut down" : null;
+  if (problem === null && mapSize(pending) >= MAX_PENDING_REQUESTS) {
+    problem = what + " was not sent: " + MAX_PENDING_REQUESTS + " requests are already awaiting the host's answer (the most one extension may have outstanding); the host answers between runs, so let the loop yield (await) now and then";
+    warnOnce("pending", problem);
+  }
+  if (problem === null) problem = trySend({ type: "request", id: id, request: request }, what);
   if (problem !== null) {
     if (throws) throw fail(problem);
     return promiseResolve(failure(problem));
