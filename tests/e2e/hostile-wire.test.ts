@@ -68,3 +68,43 @@ for (const tier of ["default containment", "process-group"]) {
     }, tier === "process-group" ? { OCTET_CONTAINMENT: "process-group" } : {});
   });
 }
+
+/** Runs `octet ... call` through bash with fd 77 open on a secret file, as a wrapper script would. */
+function callWithFd77(args: string[], secret: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  return new Promise((resolve, reject) => {
+    const quoted = [process.execPath, CLI, ...args].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+    const child = spawn("bash", ["-c", `exec 77<'${secret}'; exec ${quoted}`], { cwd: ROOT, env: { ...process.env, NO_COLOR: "1", ...env }, stdio: ["ignore", "pipe", "pipe"] });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    const timer = setTimeout(() => {
+      child.kill("SIGKILL");
+      reject(new Error(`the CLI did not finish: ${stderr}`));
+    }, 30_000);
+    child.on("close", (code) => {
+      clearTimeout(timer);
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+for (const tier of ["default containment", "process-group"]) {
+  test(`issue 13.13: a descriptor the CLI inherited (fd 77 on a secret file) is not open in the extension (${tier})`, async () => {
+    const { dir, cleanup } = await makeExtensions([{ name: "faulty", behaviour: "good", tools: ["f_echo", "f_slow"] }]);
+    const secret = join(dir, "secret.txt");
+    await writeFile(secret, "hunter2\n");
+    try {
+      const env: Record<string, string> = tier === "process-group" ? { OCTET_CONTAINMENT: "process-group" } : {};
+      const r = await callWithFd77(["--extension-dir", dir, "--enable-extension", "faulty", "--json", "call", "f_echo", '{"__show":"fds"}'], secret, env);
+      assert.equal(r.code, 0, r.stderr);
+      const text = (JSON.parse(r.stdout) as { content: unknown }).content;
+      const fds = JSON.parse(typeof text === "string" ? text : (text as { text: string }[])[0]!.text) as Record<string, string>;
+      assert.ok(Object.keys(fds).length >= 3, `the listing worked: ${JSON.stringify(fds)}`);
+      assert.equal(fds["77"], undefined, `fd 77 is not open in the extension: ${JSON.stringify(fds)}`);
+      assert.ok(!Object.values(fds).includes(secret), `no descriptor on the secret file: ${JSON.stringify(fds)}`);
+    } finally {
+      await cleanup();
+    }
+  });
+}
