@@ -7,7 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams, type SpawnOptions } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { OctetError } from "@octet/protocol";
-import { withoutInheritedFds } from "./inherited-fds.js";
+import { nullInheritedFds } from "./inherited-fds.js";
 
 export interface SpawnSpec {
   command: string;
@@ -26,21 +26,21 @@ export async function spawnChild(spec: SpawnSpec): Promise<ChildProcessWithoutNu
     throw new OctetError("spawn_failed", `workspace ${spec.cwd} does not exist`);
   }
   // Only stdin, stdout and stderr reach the child, not what the host itself inherited.
-  const launch = withoutInheritedFds(spec);
+  const nulled = nullInheritedFds();
   // Null prototype: a polluted Object.prototype must not add spawn options (reliability M2).
   const options: SpawnOptions = Object.assign(Object.create(null) as SpawnOptions, {
     cwd: spec.cwd,
     env: spec.env,
     detached: true,
     shell: false,
-    stdio: ["pipe", "pipe", "pipe", ...launch.extraStdio],
+    stdio: ["pipe", "pipe", "pipe", ...nulled.extraStdio],
     windowsHide: true,
   });
   let child: ChildProcessWithoutNullStreams;
   try {
-    child = spawn(launch.spec.command, [...launch.spec.args], options) as ChildProcessWithoutNullStreams;
+    child = spawn(spec.command, [...spec.args], options) as ChildProcessWithoutNullStreams;
   } finally {
-    launch.release();
+    nulled.release();
   }
   // Listeners first: a pipe error must never become an uncaught exception.
   child.stdin?.on("error", () => {});
