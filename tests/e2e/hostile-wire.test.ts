@@ -109,3 +109,39 @@ for (const tier of ["default containment", "process-group"]) {
     }
   });
 }
+
+test("issue 13.13: 128 reverse requests open on one call raise no MaxListenersExceededWarning in the host", async () => {
+  const { dir, cleanup } = await makeExtensions([{ name: "faulty", behaviour: "confirm-flood", api: "0.2", tools: ["f_echo", "f_slow"], extraToml: "confirmations = true" }]);
+  const warnings: string[] = [];
+  const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+  process.on("warning", onWarning);
+  // Confirmations never answered: every admitted one stays open on the same call.
+  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["faulty"], services: { confirm: () => new Promise<boolean>(() => undefined) } });
+  try {
+    const refused = JSON.parse((await host.callTool("f_echo", {})).text) as Record<string, number>;
+    assert.equal(Object.values(refused).reduce((a, b) => a + b, 0), 72, `72 of 200 were refused over the bound, 128 stayed open: ${JSON.stringify(refused)}`);
+    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
+    assert.deepEqual(warnings.filter((w) => /MaxListeners/.test(w)), []);
+  } finally {
+    process.off("warning", onWarning);
+    await host.shutdown();
+    await cleanup();
+  }
+});
+
+test("issue 13.13: no Node runtime warning reaches the CLI's user; -v shows it as a line of detail", async () => {
+  const { dir, cleanup } = await makeExtensions([{ name: "faulty", behaviour: "good", tools: ["f_echo", "f_slow"] }]);
+  const probe = join(dir, "warn-probe.mjs");
+  // Emitted once the CLI is done, so it cannot come before the CLI's own set-up.
+  await writeFile(probe, 'process.once("beforeExit", () => process.emitWarning("probe for issue 13", "ProbeWarning"));\n');
+  try {
+    const args = ["--extension-dir", dir, "--enable-extension", "faulty", "call", "f_echo", "{}"];
+    const quiet = await callWithFd77(args, probe, { NODE_OPTIONS: `--import=${probe}` });
+    assert.equal(quiet.code, 0, quiet.stderr);
+    assert.doesNotMatch(quiet.stderr, /ProbeWarning|probe for issue 13|Warning/);
+    const verbose = await callWithFd77(["-v", ...args], probe, { NODE_OPTIONS: `--import=${probe}` });
+    assert.match(verbose.stderr, /octet: node warning: ProbeWarning: probe for issue 13/);
+  } finally {
+    await cleanup();
+  }
+});
