@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { ExtensionHost, type HostEvent, type SupervisorClock } from "@octet/host";
@@ -142,6 +143,32 @@ test("issue 13.13: no Node runtime warning reaches the CLI's user; -v shows it a
     const verbose = await callWithFd77(["-v", ...args], probe, { NODE_OPTIONS: `--import=${probe}` });
     assert.match(verbose.stderr, /octet: node warning: ProbeWarning: probe for issue 13/);
   } finally {
+    await cleanup();
+  }
+});
+
+test("issue 13.13: the scratch directory of a host killed with SIGKILL is removed when the next host starts", async () => {
+  const { dir, cleanup } = await makeExtensions([{ name: "plain", behaviour: "good" }]);
+  try {
+    const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], { stdio: ["ignore", "pipe", "inherit"] });
+    await new Promise<void>((resolve, reject) => {
+      runner.stdout.setEncoding("utf8").on("data", (d: string) => d.includes("\n") && resolve());
+      runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
+    });
+    const pids = processesMentioning(join(dir, "plain"));
+    const scratch = pids.map((pid) => /(?:^|\0)OCTET_EXTENSION_SCRATCH=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, "utf8"))?.[1]).find((s) => s !== undefined);
+    assert.ok(scratch && existsSync(scratch), `the extension's scratch directory: ${scratch}`);
+    runner.kill("SIGKILL");
+    await waitUntil(() => processesMentioning(dir).length === 0, 10_000, "the extension to end with its host");
+    assert.ok(existsSync(scratch), "nothing removed it: the host was killed");
+    const next = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: [] });
+    try {
+      await waitUntil(() => !existsSync(scratch), 10_000, "the next host to remove the dead host's scratch directory");
+    } finally {
+      await next.shutdown();
+    }
+  } finally {
+    for (const pid of processesMentioning(dir)) process.kill(pid, "SIGKILL");
     await cleanup();
   }
 });
