@@ -11,8 +11,20 @@ import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
 
+/**
+ * Node's runtime warnings (MaxListenersExceededWarning and the like) are for octet's developers,
+ * not its user: none is printed unless -v asks for detail (issue 13). Node's own printer is the
+ * default "warning" listener; it is replaced before anything can warn.
+ */
+let showWarnings = false;
+process.removeAllListeners("warning");
+process.on("warning", (warning) => {
+  if (showWarnings) process.stderr.write(`octet: node warning: ${warning.name}: ${warning.message}\n`);
+});
+
 async function main(argv: string[]): Promise<number> {
   const { options, positionals } = parseCommandLine(argv);
+  showWarnings = options.verbose;
   const [verb, ...rest] = positionals;
   if (options.version) {
     process.stdout.write(`${OCTET_VERSION}\n`);

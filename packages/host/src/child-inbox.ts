@@ -11,6 +11,7 @@ import {
   validateInputParams, utf8ByteLength,
   type ApiVersion, type JsonRpcId, type NotificationMessage, type RequestMessage,
 } from "@octet/protocol";
+import { getMaxListeners, setMaxListeners } from "node:events";
 import type { DiagnosticLevel, HostEvent } from "./events.js";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 import { RateWindow } from "./util/rate-window.js";
@@ -309,6 +310,8 @@ function settleBy<T>(answer: Promise<T>, signal: AbortSignal): Promise<T | undef
 function anySignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispose: () => void } {
   if (a.aborted) return { signal: a, dispose: () => {} };
   if (b.aborted) return { signal: b, dispose: () => {} };
+  expectDependants(a);
+  expectDependants(b);
   const c = new AbortController();
   const dispose = (): void => {
     a.removeEventListener("abort", onA);
@@ -325,4 +328,16 @@ function anySignal(a: AbortSignal, b: AbortSignal): { signal: AbortSignal; dispo
   a.addEventListener("abort", onA, { once: true });
   b.addEventListener("abort", onB, { once: true });
   return { signal: c.signal, dispose };
+}
+
+/**
+ * Each outstanding child request hangs one listener on its parent's (or the generation's) signal
+ * until it settles, so up to MAX_OUTSTANDING_CHILD_REQUESTS of them on one signal is the design,
+ * not a leak: Node's default of 10 would print a MaxListenersExceededWarning to the user's
+ * terminal from the 11th (issue 13). The margin covers the host's own listeners on the signal.
+ */
+const EXPECTED_DEPENDANTS = bounds.MAX_OUTSTANDING_CHILD_REQUESTS + 16;
+
+function expectDependants(signal: AbortSignal): void {
+  if (getMaxListeners(signal) < EXPECTED_DEPENDANTS) setMaxListeners(EXPECTED_DEPENDANTS, signal);
 }

@@ -40,6 +40,7 @@ import { PresentationStore } from "./services/presentation/presentation-store.js
 import type { PresentationRecord } from "./services/presentation/presentation-service.js";
 import type { Artifact } from "./services/artifacts/artifact-store.js";
 import type { ForeignRuntime } from "./foreign-runtime.js";
+import { sweepStaleScratch } from "./process/scratch.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
 
@@ -139,6 +140,8 @@ export class ExtensionHost {
 
   /** Discovers, gates and starts the enabled, trusted extensions concurrently. */
   static async start(options: ExtensionHostOptions = {}): Promise<ExtensionHost> {
+    // Scratch directories left by hosts that died without cleaning up (issue 13); in the background.
+    void sweepStaleScratch();
     const host = new ExtensionHost(options);
     const onAbort = (): void => void host.shutdown({ fast: true });
     options.signal?.addEventListener("abort", onAbort, { once: true });

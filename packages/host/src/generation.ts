@@ -27,6 +27,7 @@ import type { LifecycleMethod } from "./lifecycle.js";
 import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
 import { STDERR_CAUSE_BYTES, errorExcerpt } from "./transport/stderr-excerpt.js";
+import { watchNamespacedStdout } from "./transport/stdout-watch.js";
 import { deadline } from "./util/deadline.js";
 import { createScratch, launchSpec } from "./process/launch.js";
 import { containment, extensionPid, type ContainmentTier } from "./process/containment.js";
@@ -461,8 +462,10 @@ export class Generation {
       for (const event of reader.end()) {
         if (event.kind === "frame_error" && !this.#ended) this.#diagnose("error", `${event.error.message}; the line began: "${event.error.quoted}"`);
       }
+      this.#stdoutEnded();
     });
     child.stderr.on("data", (chunk: Buffer) => this.#stderr.write(chunk));
+    if (this.#tier === "pid-namespace" && this.#pgid > 1) watchNamespacedStdout(this.#pgid, () => this.#stdoutEnded(), this.#ended$.signal);
     this.#setState("initializing");
   }
 
@@ -596,6 +599,27 @@ export class Generation {
     this.#setState("degraded", message);
     this.#stopping = this.#terminate("crashed", message).then(() => {
       this.spec.onUnexpectedEnd?.(new OctetError("request_cancelled", `extension "${this.name}" ${message}`));
+    });
+  }
+
+  /**
+   * stdout EOF ends the transport: no request can be answered any more, so none is admitted and
+   * the stop ladder starts at once, without its shutdown stage (an acknowledgement could never
+   * arrive): the bounded wait for the exit, so a process that is exiting anyway is reported by
+   * its exit status, then the group is killed (issue 13: noticed before, only by call timeouts).
+   */
+  #stdoutEnded(): void {
+    if (this.#ended || this.#stopping || this.#terminating) return;
+    const message = "transport ended: the extension closed its stdout but kept running";
+    this.#requests?.stopAdmitting(`extension "${this.name}" closed its stdout`);
+    void deadline(this.#exited, bounds.SHUTDOWN_STAGE_TIMEOUT_MS).then(() => {
+      if (this.#hasExited || this.#terminating || this.#stopping) return;
+      this.#recordError(message);
+      this.#diagnose("error", `${message}; terminating it`);
+      this.#setState("degraded", message);
+      this.#stopping = this.#terminate("crashed", message).then(() => {
+        this.spec.onUnexpectedEnd?.(new OctetError("transport_closed", `extension "${this.name}": ${message}`));
+      });
     });
   }
 

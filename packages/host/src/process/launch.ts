@@ -3,19 +3,13 @@
  * environment (allowlist plus the OCTET_* variables, ENV-01/05/06) and the resolved entrypoint
  * (ENV-10), run in the workspace (ENV-08).
  */
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { OCTET_VERSION, isNegotiated } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import { resolveEntrypoint } from "./entrypoint.js";
 import { buildChildEnvironment } from "./environment.js";
 import type { SpawnSpec } from "./spawn-child.js";
 
-/** A new private directory for one generation (mkdtemp creates it with mode 0700). */
-export function createScratch(extension: string, generation: number): Promise<string> {
-  return mkdtemp(join(tmpdir(), `octet-scratch-${extension}-${generation}-`));
-}
+export { createScratch } from "./scratch.js";
 
 export function launchSpec(
   spec: { manifest: ExtensionManifest; extensionDir: string; workspace: string; number: number; parentEnv: Readonly<Record<string, string | undefined>> },

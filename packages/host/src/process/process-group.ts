@@ -22,6 +22,8 @@ interface ProcStat {
   state: string;
   ppid: number;
   pgid: number;
+  /** When the process started, in clock ticks since boot: with the pid, it names one process. */
+  start: number;
 }
 
 /** Parses /proc/<pid>/stat; the command name may contain spaces and parentheses. */
@@ -37,7 +39,7 @@ export function readProcStat(pid: number): ProcStat | null {
   const fields = text.slice(close + 2).split(" ");
   const [state, ppid, pgid] = [fields[0], Number(fields[1]), Number(fields[2])];
   if (state === undefined) return null;
-  return { pid, state, ppid, pgid };
+  return { pid, state, ppid, pgid, start: Number(fields[19]) };
 }
 
 /** True when the process exists and is not a zombie or dead. */

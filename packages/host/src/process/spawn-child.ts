@@ -7,6 +7,7 @@
 import { spawn, type ChildProcessWithoutNullStreams, type SpawnOptions } from "node:child_process";
 import { stat } from "node:fs/promises";
 import { OctetError } from "@octet/protocol";
+import { nullInheritedFds } from "./inherited-fds.js";
 
 export interface SpawnSpec {
   command: string;
@@ -24,16 +25,23 @@ export async function spawnChild(spec: SpawnSpec): Promise<ChildProcessWithoutNu
     if (err instanceof OctetError) throw err;
     throw new OctetError("spawn_failed", `workspace ${spec.cwd} does not exist`);
   }
+  // Only stdin, stdout and stderr reach the child, not what the host itself inherited.
+  const nulled = nullInheritedFds();
   // Null prototype: a polluted Object.prototype must not add spawn options (reliability M2).
   const options: SpawnOptions = Object.assign(Object.create(null) as SpawnOptions, {
     cwd: spec.cwd,
     env: spec.env,
     detached: true,
     shell: false,
-    stdio: ["pipe", "pipe", "pipe"] as const,
+    stdio: ["pipe", "pipe", "pipe", ...nulled.extraStdio],
     windowsHide: true,
   });
-  const child = spawn(spec.command, [...spec.args], options) as ChildProcessWithoutNullStreams;
+  let child: ChildProcessWithoutNullStreams;
+  try {
+    child = spawn(spec.command, [...spec.args], options) as ChildProcessWithoutNullStreams;
+  } finally {
+    nulled.release();
+  }
   // Listeners first: a pipe error must never become an uncaught exception.
   child.stdin?.on("error", () => {});
   child.stdout?.on("error", () => {});

@@ -187,3 +187,35 @@ test("truncateBytes never splits a multibyte character and keeps a prefix", () =
   assert.equal(truncateBytes("abc😀d", 8), "abc😀d");
   assert.deepEqual([4, 5, 6, 7].map((max) => truncateBytes("abc😀d", max)), ["a…", "ab…", "abc…", "abc…"]);
 });
+
+test("issue 13.13: past the quota, any chunking yields the same emitted lines and one exact count of the rest", () => {
+  const line = fc.oneof(
+    fc.constant(""),
+    fc.string({ unit: "binary", maxLength: 40 }),
+    fc.string({ unit: "binary", minLength: 4_000, maxLength: 9_000 }),
+  ).map((s) => s.replaceAll("\n", " ")).filter(wellFormed);
+  fc.assert(
+    fc.property(fc.array(line, { minLength: STDERR_LINES_PER_SECOND - 5, maxLength: STDERR_LINES_PER_SECOND + 40 }), fc.array(fc.nat(), { maxLength: 30 }), (lines, points) => {
+      const out: string[] = [];
+      const sink = new StderrSink((l) => out.push(l), () => 7_000); // one second throughout
+      for (const chunk of cut(Buffer.from(lines.map((l) => `${l}\n`).join("")), points)) sink.write(chunk);
+      sink.end();
+      const shown = lines.slice(0, STDERR_LINES_PER_SECOND).map((l) => truncateBytes(l, MAX));
+      const rest = lines.length - shown.length;
+      assert.deepEqual(out, rest > 0 ? [...shown, `(${rest} more stderr lines suppressed; over ${STDERR_LINES_PER_SECOND} lines per second)`] : shown);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test("issue 13.13: 16 MiB of blank lines cost one clock reading per chunk, not one per line, and are counted exactly", () => {
+  const out: string[] = [];
+  let readings = 0;
+  const sink = new StderrSink((l) => out.push(l), () => (readings++, 9_000));
+  const chunk = Buffer.alloc(65_536, 0x0a);
+  for (let i = 0; i < 256; i++) sink.write(chunk);
+  sink.end();
+  assert.equal(readings, 257, "once per write, once at the end");
+  assert.deepEqual(out, [...Array.from({ length: STDERR_LINES_PER_SECOND }, () => ""), `(${256 * 65_536 - STDERR_LINES_PER_SECOND} more stderr lines suppressed; over ${STDERR_LINES_PER_SECOND} lines per second)`]);
+  assert.equal(sink.tail().length, TAIL);
+});

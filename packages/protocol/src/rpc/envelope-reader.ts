@@ -4,7 +4,8 @@
  * It reports every refused line; what a refusal means (reply, diagnose, terminate) is the caller's.
  */
 import { JsonlDecoder, type FrameError } from "../jsonl/decoder.js";
-import { duplicateTopLevelMember, parseEnvelope, type Envelope, type JsonRpcId } from "../jsonrpc.js";
+import { parseEnvelope, type Envelope, type JsonRpcId } from "../jsonrpc.js";
+import { envelopeTextProblem } from "./envelope-text.js";
 
 export type ReadEvent =
   | { kind: "envelope"; envelope: Envelope }
@@ -40,9 +41,9 @@ function toEvent(frame: ReturnType<JsonlDecoder["push"]>[number]): ReadEvent {
   if (!frame.ok) return { kind: "frame_error", error: frame.error };
   const parsed = parseEnvelope(frame.value);
   if (parsed.ok) {
-    const duplicate = duplicateTopLevelMember(frame.text);
-    // No id is reported: which of the duplicates is "the" id is exactly what cannot be trusted.
-    if (duplicate !== null) return { kind: "invalid_envelope", reason: `member ${JSON.stringify(duplicate)} appears more than once`, id: null };
+    const problem = envelopeTextProblem(frame.text, typeof (parsed.envelope.message as { id?: unknown }).id === "number");
+    // No id is reported: which of the duplicates (or what number) is "the" id cannot be trusted.
+    if (problem !== null) return { kind: "invalid_envelope", reason: problem, id: null };
   }
   return parsed.ok ? { kind: "envelope", envelope: parsed.envelope } : { kind: "invalid_envelope", reason: parsed.reason, id: parsed.id };
 }

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { EnvelopeReader, type ReadEvent } from "../../src/rpc/envelope-reader.js";
 import { MAX_FRAME_BYTES } from "../../src/bounds.js";
 import fc from "fast-check";
-import { duplicateTopLevelMember } from "../../src/jsonrpc.js";
+import { duplicateTopLevelMember } from "../../src/rpc/envelope-text.js";
 
 const te = new TextEncoder();
 const line = (v: unknown): string => JSON.stringify(v) + "\n";
@@ -166,4 +166,48 @@ test("FRAME-01: duplicateTopLevelMember finds every duplicated envelope member i
       return found === null || duplicated.has(found);
     }),
   );
+});
+
+test("issue 13.13: a member name spelled with \\u escapes is the same member, so a second one is a duplicate", () => {
+  const reader = new EnvelopeReader();
+  const enc = new TextEncoder();
+  const frames = [
+    ['{"jsonrpc":"2.0","id":999999,"result":{"a":1},"\\u0069d":2}', "id"],
+    ['{"jsonrpc":"2.0","id":2,"result":"first","\\u0072esult":"second"}', "result"],
+    ['{"jsonrpc":"2.0","\\u006d\\u0065thod":"a","method":"b"}', "method"],
+    ['{"\\u006asonrpc":"2.0","jsonrpc":"2.0","method":"m"}', "jsonrpc"],
+  ] as const;
+  for (const [text, name] of frames) {
+    const [event] = reader.push(enc.encode(text + "\n"));
+    assert.deepEqual(event, { kind: "invalid_envelope", reason: `member "${name}" appears more than once`, id: null }, text);
+  }
+  // One escaped spelling alone is that member, and \u escapes elsewhere change nothing.
+  const [alone] = reader.push(enc.encode('{"jsonrpc":"2.0","\\u0069d":2,"result":"\\u0069d"}\n'));
+  assert.ok(alone?.kind === "envelope" && alone.envelope.kind === "response" && alone.envelope.message.id === 2);
+});
+
+test("issue 13.13: an id number whose text is not an integer literal is refused, never aliased to the integer", () => {
+  const reader = new EnvelopeReader();
+  const enc = new TextEncoder();
+  const refused = ["2.00000000000000001", "2.0", "2e0", "0.2e1", "-0", "20E-1"];
+  for (const id of refused) {
+    for (const text of [`{"jsonrpc":"2.0","id":${id},"result":{}}`, `{"jsonrpc":"2.0","method":"m","id" : ${id}}`, `{"jsonrpc":"2.0","\\u0069d":${id},"error":{"code":1,"message":"x"}}`]) {
+      const [event] = reader.push(enc.encode(text + "\n"));
+      assert.ok(event?.kind === "invalid_envelope", text);
+      assert.equal(event.id, null);
+      assert.equal(event.reason, `id ${id} is not written as an integer (an id number is digits only: no sign, fraction or exponent)`);
+    }
+  }
+  // Integers as written, nested look-alikes, string ids and the null id of an error stay accepted.
+  const accepted = [
+    '{"jsonrpc":"2.0","id":0,"result":{"id":2.5}}',
+    '{"jsonrpc":"2.0","result":{"x":"\\"id\\":1.5"},"id":9007199254740991}',
+    '{"jsonrpc":"2.0","id":"2.0","result":1}',
+    '{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"parse error"}}',
+    '{"jsonrpc":"2.0","method":"m","params":{"id":1e3},"id":\t12}',
+  ];
+  for (const text of accepted) {
+    const [event] = reader.push(enc.encode(text + "\n"));
+    assert.equal(event?.kind, "envelope", text);
+  }
 });
