@@ -36,9 +36,10 @@ test("issue 13.2: octet call hello_world '{\"name\":5}' exits 1 with a message n
   const missing = await runCli([...HELLO, "--json", "call", "hello_world", "{}"]);
   assert.equal(missing.code, 1);
   assert.deepEqual(JSON.parse(missing.stdout), { error: { code: -32602, message: 'invalid arguments for tool "hello_world": arguments: must have required property "name"' } });
-  // The schema does not close the object: an extra property is the extension's business.
+  // hello_world's schema says additionalProperties: false (an open schema accepts extras, see below).
   const extra = await runCli([...HELLO, "call", "hello_world", '{"name":"x","extra":1}']);
-  assert.equal(extra.code, 0, extra.stderr);
+  assert.equal(extra.code, 1);
+  assert.match(extra.stderr, /arguments: must not have property "extra"/);
 });
 
 test("issue 13.2: embedder API: invalid arguments are refused with -32602 before any before_tool_call hook and before any send", async () => {

@@ -227,7 +227,7 @@ export class ExtensionHost {
       }
       throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
-    return toolOutcome(g, definition, raw, (event) => this.#emit(event));
+    return toolOutcome(g, definition, raw, (event) => this.#emit(event), schemas);
   }
 
   /**

@@ -232,11 +232,6 @@ export class Generation {
     return this.#schemas;
   }
 
-  /** Validates a tool's structured_content against its output_schema; null when valid or none. */
-  checkStructured(tool: string, structured: unknown): string | null {
-    return this.#schemas.checkStructured(tool, structured);
-  }
-
   get lastError(): string | null {
     return this.#lastError;
   }
