@@ -35,6 +35,7 @@ import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restar
 import { bindServices, type HostServiceOptions } from "./services/index.js";
 import type { ServiceFactory } from "./services/child-service.js";
 import { CatalogSnapshot } from "./catalog-snapshot.js";
+import { nameOwners, toolConflict } from "./tool-names.js";
 import { refuseInvalidArguments } from "./schema-check/call-arguments.js";
 import type { ToolSchemas } from "./schema-check/tool-schemas.js";
 import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from "./advisory-hooks.js";
@@ -643,44 +644,14 @@ export class ExtensionHost {
     return error;
   }
 
-  /**
-   * The tool names `e` holds: those it declares and, once started, those it published. They stay
-   * reserved while it is enabled, parked or crashed included (issue 13c), so no other extension
-   * can take a name a later reload of it needs; an extension refused for a name conflict holds none.
-   */
-  #reservedNames(e: Entry): Set<string> {
-    const m = e.discovered.manifest;
-    if (!m || e.discovered.errors.length > 0 || e.discovered.shadowedBy || !e.enabled || !e.trusted || e.nameConflict) return new Set();
-    const names = new Set(m.contributes.tools);
-    const g = e.generation;
-    // A foreign extension declares its tools when it starts: its initialize catalog stands for a manifest.
-    for (const t of g?.accepted?.result.tools ?? []) names.add(t.name);
-    if (g && g.accepted && g.state !== "stopped" && g.state !== "crashed") for (const t of g.tools) names.add(t.name);
-    return names;
-  }
-
-  /** Why `e` may not publish its tools now (a reserved name or one another extension holds), or null. */
+  /** Why `e` may not publish its tools now, or null (tool-names.ts). */
   #toolConflict(e: Entry): string | null {
-    const tools = e.discovered.manifest?.contributes.tools ?? [];
-    const reserved = new Set(this.#options.reservedToolNames ?? []);
-    for (const t of tools) {
-      if (reserved.has(t)) return `tool "${t}" is reserved by the host`;
-      const other = this.#entries.find((x) => x !== e && this.#reservedNames(x).has(t));
-      if (other) return `tool "${t}" is already provided by extension "${other.discovered.name}"${other.parkedError !== null ? " (parked, its names stay reserved)" : ""}`;
-    }
-    return null;
+    return toolConflict(this.#entries, e, this.#options.reservedToolNames ?? []);
   }
 
   /** Every tool name held by the host or by an enabled extension other than `extension` (CAT-06, 13c). */
   #nameOwners(extension: string): Map<string, string> {
-    const owners = new Map<string, string>();
-    for (const name of this.#options.reservedToolNames ?? []) owners.set(name, "the host");
-    for (const other of this.#entries) {
-      if (other.discovered.name === extension) continue;
-      const parked = other.parkedError !== null ? " (parked; its names stay reserved while it is enabled)" : "";
-      for (const name of this.#reservedNames(other)) owners.set(name, `extension "${other.discovered.name}"${parked}`);
-    }
-    return owners;
+    return nameOwners(this.#entries, extension, this.#options.reservedToolNames ?? []);
   }
 
   /** The schemas a call of `name` would be validated against, or null for a tool no extension provides (the embedder's own). */
