@@ -103,6 +103,40 @@ test("issue 13.2: an rpi tool: arguments that miss the pi tool's schema are refu
   }
 });
 
+/** A sandboxed pi extension that counts what reached it: tool_call hooks and `count` calls. */
+const COUNTING = `
+export default function (pi) {
+  const seen = { hooks: 0, calls: 0 };
+  pi.on("tool_call", () => { seen.hooks += 1; return undefined; });
+  pi.registerTool({ name: "count", label: "count", description: "count", parameters: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, required: ["n"] },
+    execute: async () => { seen.calls += 1; return { content: [{ type: "text", text: "counted" }] }; } });
+  pi.registerTool({ name: "seen", label: "seen", description: "seen", parameters: { type: "object", properties: {} },
+    execute: async () => ({ content: [{ type: "text", text: JSON.stringify(seen) }] }) });
+}
+`;
+
+test("issue 13.2: a QuickJS pi tool: invalid arguments reach neither its tool_call hook nor its execute", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "octet-argv-qjs-"));
+  try {
+    await mkdir(join(dir, "counting"));
+    await writeFile(join(dir, "counting", "index.mjs"), COUNTING);
+    await writeFile(join(dir, "counting", "pi-extension.json"), JSON.stringify({ schemaVersion: 1, id: "counting", runtime: "quickjs", entry: "./index.mjs", capabilities: ["tools", "event_hooks"] }));
+    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["counting"], octetHome: join(dir, "home"), runtimes: [rpiRuntime()] });
+    try {
+      await assert.rejects(host.runHook("before_tool_call", { name: "count", arguments: { n: -1 } }), refusal("arguments.n: must be >= 0"));
+      await assert.rejects(host.callTool("count", { n: "1" }), refusal("arguments.n: must be integer"));
+      assert.equal((await host.callTool("seen", {})).text, '{"hooks":0,"calls":0}');
+      assert.equal((await host.runHook("before_tool_call", { name: "count", arguments: { n: 1 } })).denied, null);
+      assert.equal((await host.callTool("count", { n: 1 })).text, "counted");
+      assert.equal((await host.callTool("seen", {})).text, '{"hooks":1,"calls":1}');
+    } finally {
+      await host.shutdown();
+    }
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
 /** A 3.8 KB output schema; `salt` makes each one distinct (255 of them fit one 1 MiB frame). */
 function bigSchema(salt: string): Record<string, unknown> {
   const properties: Record<string, unknown> = {};

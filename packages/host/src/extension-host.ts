@@ -601,7 +601,11 @@ export class ExtensionHost {
     // The tool names must still be free: a reload never brings back an extension that was
     // refused for a conflict, nor lets two extensions publish one name.
     const conflict = this.#toolConflict(e);
-    if (conflict) throw this.#replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", `reload of "${name}" refused: ${conflict}`));
+    if (conflict) {
+      // Another holds one of its names: while it does not run, it holds none (tool-names.ts).
+      if (!oldServing) e.nameConflict = true;
+      throw this.#replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", `reload of "${name}" refused: ${conflict}`));
+    }
     const candidate = this.#newGeneration(e);
     try {
       await candidate.start();
