@@ -113,7 +113,7 @@ test("supervision and reload work for rpi extensions: a crash is restarted, canc
       const first = host.status()[0]!;
       assert.equal(first.state, "ready");
       const pgid = first.pgid!;
-      await assert.rejects(host.callTool("weather", { mode: "crash" }), /exited with code 3|ended/);
+      await assert.rejects(host.callTool("weather", { city: "Rome", mode: "crash" }), /exited with code 3|ended/);
       await waitUntil(() => host.status()[0]!.state === "ready" && host.status()[0]!.generation > first.generation, 10_000, "the restart");
       assert.equal(host.status()[0]!.restarts, 1);
       assert.deepEqual(groupMembers(pgid), []);
@@ -121,7 +121,7 @@ test("supervision and reload work for rpi extensions: a crash is restarted, canc
       assert.equal(ok.text, "15 °C, cloudy in Rome");
       // Cancellation: the host's signal becomes a cancel frame; the fake answers "cancelled".
       const ac = new AbortController();
-      const pending = host.callTool("weather", { mode: "hang" }, { signal: ac.signal });
+      const pending = host.callTool("weather", { city: "Rome", mode: "hang" }, { signal: ac.signal });
       setTimeout(() => ac.abort(), 50);
       await assert.rejects(pending, /cancel/i);
       assert.equal(host.status()[0]!.state, "ready");
@@ -234,7 +234,7 @@ test("RPI-35: an update that fits the rpi bound but not octet's once wrapped is 
     const events: HostEvent[] = [];
     const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-big"], runtimes: [rpiRuntime()], onEvent: (e) => events.push(e) });
     try {
-      const r = await host.callTool("weather", { mode: "big-update" }, { onProgress: () => undefined });
+      const r = await host.callTool("weather", { city: "Rome", mode: "big-update" }, { onProgress: () => undefined });
       assert.equal(r.text, "done after a big update");
       assert.ok(events.some((e) => e.type === "diagnostic" && /dropped progress of tool "weather"/.test(e.message)), JSON.stringify(events.filter((e) => e.type === "diagnostic")));
       assert.equal(host.status()[0]!.state, "ready");

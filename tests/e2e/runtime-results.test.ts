@@ -50,8 +50,8 @@ test("CALL-13, CALL-20, CALL-22: structured_content is required and checked agai
     assert.deepEqual(good.structured_content, { count: 3 });
     assert.deepEqual(good.metadata, { cache: "miss" });
     assert.equal(good.text, "3 items", "neither structured content nor metadata is in the text");
-    await refused(rt, "typed", { content: [text("bad")], structured_content: { count: -1 } }, /structured_content\/count must be >= 0/);
-    await refused(rt, "typed", { content: [text("bad")], structured_content: { count: 1, extra: true } }, /must NOT have additional properties/);
+    await refused(rt, "typed", { content: [text("bad")], structured_content: { count: -1 } }, /structured_content\.count: must be >= 0/);
+    await refused(rt, "typed", { content: [text("bad")], structured_content: { count: 1, extra: true } }, /structured_content: must not have property "extra"/);
     await refused(rt, "typed", { content: [text("none")] }, /missing; tool "typed" declares an output_schema/);
     await refused(rt, "result", { content: [text("stray")], structured_content: { count: 1 } }, /not allowed; tool "result" declares no output_schema/);
     const failed = await rt.host.callTool("result", { result: { content: [text("it broke")], is_error: true } });

@@ -5,6 +5,7 @@
  * and the catalog epoch the model saw, not whatever was published since. Immutable.
  */
 import type { ToolDefinition } from "@octet/protocol";
+import type { ToolSchemas } from "./schema-check/tool-schemas.js";
 
 export interface CatalogEntry {
   extension: string;
@@ -13,6 +14,8 @@ export interface CatalogEntry {
   /** Its catalog epoch when the extension negotiated dynamic_tools, else null. */
   revision: number | null;
   definition: ToolDefinition;
+  /** The compiled schemas of that epoch: a call is validated against what the model saw (host-internal). */
+  schemas?: ToolSchemas;
 }
 
 export class CatalogSnapshot {

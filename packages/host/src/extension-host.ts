@@ -35,6 +35,9 @@ import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restar
 import { bindServices, type HostServiceOptions } from "./services/index.js";
 import type { ServiceFactory } from "./services/child-service.js";
 import { CatalogSnapshot } from "./catalog-snapshot.js";
+import { nameOwners, toolConflict } from "./tool-names.js";
+import { refuseInvalidArguments } from "./schema-check/call-arguments.js";
+import type { ToolSchemas } from "./schema-check/tool-schemas.js";
 import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from "./advisory-hooks.js";
 import { PresentationStore } from "./services/presentation/presentation-store.js";
 import type { PresentationRecord } from "./services/presentation/presentation-service.js";
@@ -174,7 +177,7 @@ export class ExtensionHost {
    * Mutations published later appear in the next snapshot, never in this one.
    */
   catalog(): CatalogSnapshot {
-    return new CatalogSnapshot(this.#ready().flatMap(({ g }) => g.tools.map((definition) => ({ extension: g.name, generation: g.number, revision: g.catalogRevision, definition }))));
+    return new CatalogSnapshot(this.#ready().flatMap(({ g }) => g.tools.map((definition) => ({ extension: g.name, generation: g.number, revision: g.catalogRevision, definition, schemas: g.schemas }))));
   }
 
   commands(): HostCommand[] {
@@ -190,27 +193,29 @@ export class ExtensionHost {
     return this.#callTool(name, args, options, null);
   }
 
-  /** The generation, definition and epoch a call goes out with (CALL-03, CALL-04, CAT-15). */
-  #resolveTool(name: string, options: CallOptions, refusedBy: Generation | null): { g: Generation; definition: ToolDefinition; revision: number | null } {
+  /** The generation, definition, epoch and its schemas a call goes out with (CALL-03, CALL-04, CAT-15). */
+  #resolveTool(name: string, options: CallOptions, refusedBy: Generation | null): { g: Generation; definition: ToolDefinition; revision: number | null; schemas: ToolSchemas } {
     const seen = options.catalog?.entry(name);
     if (options.catalog && !seen) throw new OctetError("unknown_tool", `tool "${name}" is not in the catalog snapshot this call was made from (available: ${options.catalog.tools().map((t) => t.name).join(", ") || "none"})`);
     const g = seen
       ? this.#ready().find(({ g: x }) => x !== refusedBy && x.name === seen.extension)?.g
       : this.#ready().find(({ g: x }) => x !== refusedBy && x.tools.some((t) => t.name === name))?.g;
     if (!g) throw new OctetError("unknown_tool", this.#unknown("tool", name, this.tools().map((t) => t.name)));
-    if (!seen) return { g, definition: g.tools.find((t) => t.name === name)!, revision: g.catalogRevision };
-    if (seen.generation === g.number) return { g, definition: seen.definition, revision: seen.revision };
+    if (!seen) return { g, definition: g.tools.find((t) => t.name === name)!, revision: g.catalogRevision, schemas: g.schemas };
+    if (seen.generation === g.number) return { g, definition: seen.definition, revision: seen.revision, schemas: seen.schemas ?? g.schemas };
     // The snapshot's generation was replaced. Without dynamic tools the catalog is the same by
     // construction (SUP-15); with them, the epoch the model saw belongs to a process that is gone.
     const current = g.tools.find((t) => t.name === name);
     if (seen.revision !== null || g.catalogRevision !== null || !current) {
       throw new OctetError("stale_catalog", `tool "${name}" was planned against generation ${seen.generation} of extension "${seen.extension}", which was replaced by generation ${g.number}; take a new catalog snapshot`);
     }
-    return { g, definition: current, revision: null };
+    return { g, definition: current, revision: null, schemas: g.schemas };
   }
 
   async #callTool(name: string, args: Record<string, unknown>, options: CallOptions, refusedBy: Generation | null): Promise<ToolCallOutcome> {
-    const { g, definition, revision } = this.#resolveTool(name, options, refusedBy);
+    const { g, definition, revision, schemas } = this.#resolveTool(name, options, refusedBy);
+    // The host argument validator: before any send (and, through runHook, before any hook).
+    refuseInvalidArguments(name, schemas, args);
     const params: Record<string, unknown> = { name, arguments: args, context: g.context(true) };
     // Only for a generation that negotiated dynamic_tools (CALL-03).
     if (revision !== null) params["catalog_revision"] = revision;
@@ -226,7 +231,7 @@ export class ExtensionHost {
       }
       throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
-    return toolOutcome(g, definition, raw, (event) => this.#emit(event));
+    return toolOutcome(g, definition, raw, (event) => this.#emit(event), schemas);
   }
 
   /**
@@ -271,6 +276,17 @@ export class ExtensionHost {
    * before_prompt and before_tool_call (HOOK-06); the first deny stops the chain.
    */
   runHook(hook: HookName, payload: Record<string, unknown>, options: CallOptions = {}): Promise<HookOutcome> {
+    // A call the validator refuses never reaches a before_tool_call hook (issue 13.2, COMP-14).
+    if (hook === "before_tool_call" && typeof payload["name"] === "string" && payload["arguments"] !== undefined) {
+      const found = this.#knownTool(payload["name"], options);
+      if (found) {
+        try {
+          refuseInvalidArguments(payload["name"], found, payload["arguments"]);
+        } catch (err) {
+          return Promise.reject(err);
+        }
+      }
+    }
     return runHook(this.#readyGenerations(), hook, payload, options, this.#collectEnv());
   }
 
@@ -444,6 +460,7 @@ export class ExtensionHost {
       const conflict = m.contributes.tools.find((t) => claimed.has(t));
       if (conflict !== undefined) {
         e.parkedError = `tool "${conflict}" is already provided by ${claimed.get(conflict) === "the host" ? "the host" : `extension "${claimed.get(conflict)}"`}; not started`;
+        e.nameConflict = true;
         this.#emit({ type: "diagnostic", extension: m.name, generation: 0, level: "error", message: e.parkedError });
         continue;
       }
@@ -470,6 +487,7 @@ export class ExtensionHost {
     const taken = owners ? g.tools.find((t) => owners.has(t.name)) : undefined;
     if (taken && owners) {
       e.parkedError = `tool "${taken.name}" is already provided by ${owners.get(taken.name)}; not started`;
+      e.nameConflict = true;
       this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: e.parkedError });
       await g.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
       return;
@@ -586,7 +604,11 @@ export class ExtensionHost {
     // The tool names must still be free: a reload never brings back an extension that was
     // refused for a conflict, nor lets two extensions publish one name.
     const conflict = this.#toolConflict(e);
-    if (conflict) throw this.#replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", `reload of "${name}" refused: ${conflict}`));
+    if (conflict) {
+      // Another holds one of its names: while it does not run, it holds none (tool-names.ts).
+      if (!oldServing) e.nameConflict = true;
+      throw this.#replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", `reload of "${name}" refused: ${conflict}`));
+    }
     const candidate = this.#newGeneration(e);
     try {
       await candidate.start();
@@ -608,6 +630,7 @@ export class ExtensionHost {
     // no call waits for the old generation's drain).
     e.generation = candidate;
     e.parkedError = null;
+    e.nameConflict = false;
     e.catalog ??= catalogOf(candidate);
     if (mode === "manual") e.supervisor?.revived();
     else e.supervisor?.ready();
@@ -628,33 +651,23 @@ export class ExtensionHost {
     return error;
   }
 
-  /** Why `e` may not publish its tools now (a reserved name or one another live extension has), or null. */
+  /** Why `e` may not publish its tools now, or null (tool-names.ts). */
   #toolConflict(e: Entry): string | null {
-    const tools = e.discovered.manifest?.contributes.tools ?? [];
-    const reserved = new Set(this.#options.reservedToolNames ?? []);
-    for (const t of tools) {
-      if (reserved.has(t)) return `tool "${t}" is reserved by the host`;
-      for (const other of this.#entries) {
-        if (other === e || !other.generation || other.generation.state === "stopped" || other.generation.state === "crashed") continue;
-        if (other.parkedError !== null) continue;
-        const theirs = other.generation.accepted ? other.generation.tools.map((x) => x.name) : other.discovered.manifest?.contributes.tools ?? [];
-        if (theirs.includes(t)) return `tool "${t}" is already provided by extension "${other.discovered.name}"`;
-      }
-    }
-    return null;
+    return toolConflict(this.#entries, e, this.#options.reservedToolNames ?? []);
   }
 
-  /** Every tool name held by the host or by a live extension other than `extension` (CAT-06). */
+  /** Every tool name held by the host or by an enabled extension other than `extension` (CAT-06, 13c). */
   #nameOwners(extension: string): Map<string, string> {
-    const owners = new Map<string, string>();
-    for (const name of this.#options.reservedToolNames ?? []) owners.set(name, "the host");
-    for (const other of this.#entries) {
-      if (other.discovered.name === extension || other.parkedError !== null) continue;
-      const g = other.generation;
-      const names = g && g.accepted && g.state !== "stopped" && g.state !== "crashed" ? g.tools.map((t) => t.name) : other.enabled && other.trusted ? other.discovered.manifest?.contributes.tools ?? [] : [];
-      for (const name of names) owners.set(name, `extension "${other.discovered.name}"`);
+    return nameOwners(this.#entries, extension, this.#options.reservedToolNames ?? []);
+  }
+
+  /** The schemas a call of `name` would be validated against, or null for a tool no extension provides (the embedder's own). */
+  #knownTool(name: string, options: CallOptions): ToolSchemas | null {
+    try {
+      return this.#resolveTool(name, options, null).schemas;
+    } catch {
+      return null;
     }
-    return owners;
   }
 
   #ready(): { e: Entry; g: Generation }[] {

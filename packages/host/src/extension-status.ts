@@ -79,6 +79,8 @@ export interface Entry {
   supervisor: Supervisor | null;
   /** The catalog accepted at the first successful start: later generations must match it (SUP-15). */
   catalog: string | null;
+  /** Refused because another held one of its tool names: it reserves no name until a start succeeds (13c). */
+  nameConflict?: boolean;
 }
 
 /**

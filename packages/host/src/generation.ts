@@ -22,7 +22,7 @@ import { groupMembers, signalGroup } from "./process/process-group.js";
 import { spawnChild } from "./process/spawn-child.js";
 import { buildInitializeRequest } from "./initialize-request.js";
 import { HostRequests, type HostRequestOptions } from "./host-requests.js";
-import { compileOutputSchemas, type OutputCheck } from "./output-schemas.js";
+import { CompileBudget, compileToolSchemas, NO_SCHEMAS, type ToolSchemas } from "./schema-check/tool-schemas.js";
 import type { LifecycleMethod } from "./lifecycle.js";
 import { ChildWriter } from "./transport/child-writer.js";
 import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
@@ -103,7 +103,10 @@ export class Generation {
   #inbox: ChildInbox;
   /** The host's requests once ready: admission, cancellation, progress (see host-requests.ts). */
   #requests: HostRequests | null = null;
-  #outputChecks = new Map<string, OutputCheck>();
+  /** The current epoch's compiled parameters and output schemas. */
+  #schemas: ToolSchemas = NO_SCHEMAS;
+  /** How much new schema text this generation may still compile (issue 13b). */
+  readonly #compileBudget = new CompileBudget();
   /** The dynamic catalog after the first accepted mutation; null while the initialize catalog stands. */
   #published: { revision: number; tools: ToolDefinition[] } | null = null;
   /** Aborted when a stop begins (start included): a foreign launch in progress gives up. */
@@ -221,21 +224,21 @@ export class Generation {
   }
 
   /**
-   * Publishes a complete new tool list as the next epoch, atomically (CAT-07, CAT-08): the
-   * output schemas are compiled first, so a schema that does not compile throws and nothing
+   * Publishes a complete new tool list as the next epoch, atomically (CAT-07, CAT-08): its
+   * schemas are compiled first, so a publication over the compile budget throws and nothing
    * changes. Returns the new revision.
    */
   publishTools(next: readonly ToolDefinition[]): number {
-    const checks = compileOutputSchemas(next);
+    const schemas = compileToolSchemas(next, this.#compileBudget);
     const revision = (this.#published?.revision ?? 0) + 1;
-    this.#outputChecks = checks;
+    this.#schemas = schemas;
     this.#published = { revision, tools: [...next] };
     return revision;
   }
 
-  /** Validates a tool's structured_content against its output_schema; null when valid or none. */
-  checkStructured(tool: string, structured: unknown): string | null {
-    return this.#outputChecks.get(tool)?.(structured) ?? null;
+  /** The compiled schemas of the epoch published now (a catalog snapshot keeps the one it saw). */
+  get schemas(): ToolSchemas {
+    return this.#schemas;
   }
 
   get lastError(): string | null {
@@ -545,7 +548,7 @@ export class Generation {
     const checked = validateInitializeResult(raw, expect);
     if (!checked.ok) throw new OctetError("initialize_failed", `initialize response rejected: ${checked.problems.join("; ")}`);
     try {
-      this.#outputChecks = compileOutputSchemas(checked.value.result.tools);
+      this.#schemas = compileToolSchemas(checked.value.result.tools, this.#compileBudget);
     } catch (err) {
       throw new OctetError("initialize_failed", `initialize response rejected: ${err instanceof Error ? err.message : String(err)}`);
     }

@@ -15,6 +15,7 @@ import type { HostEvent } from "./events.js";
 import type { Generation } from "./generation.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
 import type { ResolvedMedia } from "./services/artifacts/artifact-store.js";
+import type { ToolSchemas } from "./schema-check/tool-schemas.js";
 
 export interface ToolCallOutcome extends NormalizedToolResult {
   extension: string;
@@ -30,7 +31,8 @@ export function toolError(g: Generation, text: string): ToolCallOutcome {
   return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
 }
 
-export function toolOutcome(g: Generation, tool: ToolDefinition, raw: unknown, emit: (event: HostEvent) => void): ToolCallOutcome {
+/** `schemas`: the compiled schemas of the epoch the call was planned from (its catalog snapshot's). */
+export function toolOutcome(g: Generation, tool: ToolDefinition, raw: unknown, emit: (event: HostEvent) => void, schemas: ToolSchemas = g.schemas): ToolCallOutcome {
   const checked = validateToolResult(raw, g.api, tool);
   let problem: string | null = checked.ok ? null : checked.problems.join("; ");
   let resolved: ResolvedMedia[] = [];
@@ -43,7 +45,7 @@ export function toolOutcome(g: Generation, tool: ToolDefinition, raw: unknown, e
       if (r.ok) resolved = r.media;
       else problem = r.problem;
     }
-    if (problem === null && checked.value.structured_content !== undefined) problem = g.checkStructured(tool.name, checked.value.structured_content);
+    if (problem === null && checked.value.structured_content !== undefined) problem = schemas.checkStructured(tool.name, checked.value.structured_content);
     if (problem === null) problem = diagnosticsProblem(g, checked.value);
   }
   if (!checked.ok || problem !== null) {

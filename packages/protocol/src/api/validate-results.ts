@@ -3,7 +3,7 @@
  * validator checks shape and bounds and returns a normalized value with defaults filled in; the
  * contributions embedded in them are checked by validate-contributions.ts. Left to the host:
  * artifact verification and the artifacts feature (CALL-18, CALL-19), output_schema validation of
- * structured_content (ajv), and what to do with a refusal (CALL-23).
+ * structured_content (schema-check/), and what to do with a refusal (CALL-23).
  */
 import {
   MAX_COMMAND_TEXT_BYTES,

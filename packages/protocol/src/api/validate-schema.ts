@@ -1,8 +1,8 @@
 /**
  * Structural checks of the two JSON Schemas a tool definition carries: `parameters` (TDEF-01,
  * TDEF-07) and `output_schema` (TDEF-03..06). Owns node shapes, schema nesting, property-name
- * bounds and the output_schema keyword subset. Validating instances against a schema (ajv, once
- * per catalog epoch) is the host's; this only makes sure the schema is one it may compile.
+ * bounds and the output_schema keyword subset. Validating instances against a schema (once per
+ * catalog epoch, schema-check/) is the host's; this only makes sure the schema is one it may compile.
  *
  * Schema depth counts schema nodes, not JSON containers: the root schema is level 1 and each
  * subschema (a value of properties, items, allOf...) is one level below its parent.

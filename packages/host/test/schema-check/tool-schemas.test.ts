@@ -1,0 +1,55 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { ToolDefinition } from "@octet/protocol";
+import { CompileBudget, compileToolSchemas } from "../../src/schema-check/tool-schemas.js";
+
+/** A schema of about 3.9 KB; each salt gives a distinct one (the compile cache is process-wide). */
+function schema(salt: string): Record<string, unknown> {
+  const properties: Record<string, unknown> = {};
+  for (let i = 0; i < 40; i++) properties[`${salt}_${i}`] = { type: ["string", "null"], description: "a field described at length", maxLength: 100 + i };
+  return { type: "object", properties };
+}
+const bytes = (s: unknown): number => Buffer.byteLength(JSON.stringify(s));
+
+function tools(n: number, output: (i: number) => Record<string, unknown>): ToolDefinition[] {
+  return Array.from({ length: n }, (_, i) => ({ name: `t${i}`, description: "d", parameters: { type: "object", properties: { n: { type: "integer" } } }, output_schema: output(i) }));
+}
+
+test("issue 13b: a schema repeated across 255 tools and three publications counts (and compiles) once", () => {
+  const shared = schema("repeat");
+  // Room for the shared schema and the parameters once, not for 255 copies.
+  const budget = new CompileBudget(bytes(shared) + 200, 1_000_000);
+  for (let round = 0; round < 3; round++) {
+    const s = compileToolSchemas(tools(255, () => shared), budget);
+    assert.equal(s.checkStructured("t254", { repeat_0: 1 }), "structured_content.repeat_0: must be string or null");
+    assert.equal(s.checkArguments("t0", { n: 1.5 }), "arguments.n: must be integer");
+  }
+});
+
+test("issue 13b: new schema text past the per-publication bound is refused, naming the figure and the limit", () => {
+  const budget = new CompileBudget(10_000, 1_000_000);
+  assert.throws(() => compileToolSchemas(tools(3, (i) => schema(`pub${i}`)), budget), /needs? \d+ bytes of new schema compilation, over the limit of 10000 bytes per publication/);
+  // Nothing was compiled: the same three still count as new.
+  assert.throws(() => compileToolSchemas(tools(3, (i) => schema(`pub${i}`)), budget), /over the limit of 10000 bytes per publication/);
+  compileToolSchemas(tools(2, (i) => schema(`pub${i}`)), budget);
+});
+
+test("issue 13b: a generation may compile at most its bytes per second; the allowance refills with time", () => {
+  let now = 0;
+  const one = bytes(schema("rate0"));
+  const budget = new CompileBudget(100_000, 2 * one + 100, () => now);
+  compileToolSchemas(tools(1, () => schema("rate0")), budget);
+  compileToolSchemas(tools(1, () => schema("rate1")), budget);
+  assert.throws(() => compileToolSchemas(tools(1, () => schema("rate2")), budget), new RegExp(`has \\d+ left of its ${2 * one + 100} bytes per second; publish again later`));
+  compileToolSchemas(tools(1, () => schema("rate1")), budget); // compiled before: free
+  now += 600;
+  compileToolSchemas(tools(1, () => schema("rate2")), budget);
+});
+
+test("issue 13.2: tools without an output schema have no structured check; arguments are always checked", () => {
+  const s = compileToolSchemas([{ name: "plain", description: "d", parameters: { type: "object", properties: { path: { type: "string" } }, required: ["path"] } }], new CompileBudget());
+  assert.equal(s.checkStructured("plain", 5), null);
+  assert.equal(s.checkArguments("plain", {}), 'arguments: must have required property "path"');
+  assert.equal(s.checkArguments("plain", { path: "a" }), null);
+  assert.equal(s.checkArguments("unknown", { path: 1 }), null, "not this catalog's tool");
+});
