@@ -70,6 +70,27 @@ for (const tier of ["default containment", "process-group"]) {
   });
 }
 
+// The Python SDK keeps the wire on a private duplicate of fd 1 and points fd 1 at stderr (so
+// print() cannot corrupt the wire): the pipe is still open, so the transport has not ended. The
+// namespace watch once compared fd 1 alone and killed every Python extension after 500 ms.
+test("issue 13.13: an extension that moves its stdout pipe to another descriptor (the Python SDK) is not taken as closed", async () => {
+  const fixtures = join(ROOT, "tests", "fixtures");
+  const events: HostEvent[] = [];
+  const host = await ExtensionHost.start({ workspace: fixtures, extensionDirs: [fixtures], enable: ["py-matrix"], onEvent: (e) => events.push(e), supervision: { clock: held } });
+  try {
+    const status = (): ReturnType<ExtensionHost["status"]>[number] => host.status().find((x) => x.name === "py-matrix")!;
+    assert.equal(status().state, "ready", status().lastError ?? "");
+    // Several periods of the stdout watch (500 ms) go by with the extension idle.
+    await new Promise((resolve) => setTimeout(resolve, 1_600));
+    assert.equal(status().state, "ready", status().lastError ?? "");
+    assert.equal(status().generation, 1);
+    assert.deepEqual(events.flatMap((e) => (e.type === "diagnostic" && /closed its stdout/.test(e.message) ? [e.message] : [])), []);
+    assert.equal(JSON.parse((await host.callTool("plain_sync", { helper: "confirm" })).text).ctx, false);
+  } finally {
+    await host.shutdown();
+  }
+});
+
 /** Runs `octet ... call` through bash with fd 77 open on a secret file, as a wrapper script would. */
 function callWithFd77(args: string[], secret: string, env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
