@@ -351,7 +351,7 @@ export class Extension {
     this.#active.set(request.id, scope);
     // A request cancelled while it waits for a slot is answered at once, not when a running
     // handler frees one: the host ends a generation that leaves a cancel unanswered for 2 s.
-    const admitted = await this.#semaphore.acquire(() => scope.signal);
+    const admitted = await this.#semaphore.acquire(scope);
     try {
       // Cancelled while waiting for a slot: answer without running the handler, so no work (and
       // no side effect) starts after the host gave up on it.

@@ -30,6 +30,8 @@ export class RequestScope {
   #reason: unknown = undefined;
   #sequence = 0;
   #active = true;
+  /** Set while the request waits for a concurrency slot (Semaphore): leaves the queue on cancel. */
+  withdraw: (() => void) | null = null;
 
   constructor(id: JsonRpcId, method: string, link: Link) {
     this.id = id;
@@ -63,6 +65,12 @@ export class RequestScope {
     // not the $/cancelRequest notification's empty context.
     const controller = this.#controller;
     if (controller) requestStorage.run(this, () => controller.abort(reason));
+    this.withdraw?.();
+  }
+
+  /** Semaphore's view: a cancelled request never takes a slot. */
+  get withdrawn(): boolean {
+    return this.#aborted;
   }
 
   /** False once the SDK has decided the response: nothing may be sent for the request after it. */
