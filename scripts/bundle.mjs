@@ -4,14 +4,14 @@
 // (resolve, open, read, compile), and the host's ~60 modules took about 50 ms to import; one file
 // takes about 17 ms (benchmarks: import-time). Types still come from dist/src/*.d.ts.
 // @octet/protocol stays one shared module (never copied into another bundle), so instanceof
-// OctetError holds across packages; ajv stays external because the host loads it on first use.
+// OctetError holds across packages.
 import { build } from "esbuild";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const packages = [
   { dir: "packages/protocol", platform: "neutral", external: [] },
-  { dir: "packages/host", platform: "node", external: ["@octet/protocol", "ajv"] },
+  { dir: "packages/host", platform: "node", external: ["@octet/protocol"] },
   { dir: "sdk/typescript", platform: "node", external: ["@octet/protocol"] },
 ];
 
