@@ -101,6 +101,10 @@ try {
 } catch {
   // Scheduling hints only.
 }
+// The closing line CI reads, alone on its line: a file that failed without a failed test (killed
+// at its limit, crashed) counts as one failure.
+const fileOnly = failed.filter((r) => r.fail === 0).length;
+console.log(`tests: ${totals.pass} passed, ${totals.fail + fileOnly} failed, ${totals.skipped} skipped`);
 process.exit(failed.length > 0 ? 1 : 0);
 
 /** One file in its own `node --test` process group; its output is printed whole when it ends. */
