@@ -119,3 +119,22 @@ test("issue 13.2: the subset validator agrees with Ajv on random schemas and val
     for (const v of values) assert.equal(mine.check(v, 1_000_000) === null, expected(v), `schema ${JSON.stringify(s)} value ${JSON.stringify(v)}`);
   }), { numRuns: 300 });
 });
+
+test("issue 13.13 (review): enum and const charge the encoded length of what they compare, so many alternatives over one large value are refused as too large, not re-encoded for seconds", () => {
+  const schema = { anyOf: Array.from({ length: 2_000 }, (_, i) => ({ enum: [i, `v${i}`] })) };
+  const big = { rows: Array.from({ length: 4_000 }, (_, i) => ({ i, text: "x".repeat(40) })) };
+  // Primitives-only enums never encode an object: 2,000 cheap refusals, then anyOf fails.
+  assert.equal(problem(schema, big), "arguments: must match a schema in anyOf");
+  const objects = { anyOf: Array.from({ length: 2_000 }, (_, i) => ({ const: { i } })) };
+  assert.match(problem(objects, big) ?? "", /too large to check against its schema \(over 1000000 validation steps\)/);
+  // Within the budget the verdict is exact.
+  assert.equal(problem(objects, { i: 1_999 }), null);
+  assert.equal(problem({ enum: [{ a: 1 }, "b"] }, { a: 1 }), null);
+  assert.equal(problem({ enum: ["a", "b"] }, ["a"]), 'arguments: must be one of "a", "b"');
+});
+
+test("issue 13.2 (review): with patternProperties (outside the enforced subset), additionalProperties false is not enforced, so names the patterns admit are not refused", () => {
+  const schema = { type: "object", properties: { name: { type: "string" } }, patternProperties: { "^x-": { type: "string" } }, additionalProperties: false };
+  assert.equal(problem(schema, { name: "a", "x-trace": "abc" }), null);
+  assert.equal(problem(schema, { name: 5 }), "arguments.name: must be string");
+});
