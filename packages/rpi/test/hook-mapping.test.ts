@@ -45,3 +45,16 @@ test("QJS-08: lifecycle notifications become pi events with pi's field names", (
     sessionId: "s", turnId: "t", toolCallId: "c", toolName: "bash", outcome: "failed", isError: true, reason: "boom",
   });
 });
+
+test("issue 13.5 (review): a transform that leaves the prompt as it was, and a tool_result handed back unchanged, are not refusals", () => {
+  const same = octetHookResult([{ event: "input", value: { action: "transform", text: "hello there" }, data: { text: "hello there", source: "interactive" } }]);
+  assert.equal(same.result.disposition.action, "continue");
+  assert.deepEqual(same.unapplied, []);
+  const changed = octetHookResult([{ event: "input", value: { action: "transform", text: "hello [redacted]" }, data: { text: "hello there", source: "interactive" } }]);
+  assert.equal(changed.result.disposition.action, "deny");
+  const content = [{ type: "text", text: "out" }];
+  const unchanged = octetHookResult([{ event: "tool_result", value: { content, isError: false }, data: { toolName: "read", input: {}, content, isError: false } }]);
+  assert.deepEqual(unchanged.unapplied, []);
+  const flipped = octetHookResult([{ event: "tool_result", value: { content, isError: true }, data: { toolName: "read", input: {}, content, isError: false } }]);
+  assert.equal(flipped.unapplied.length, 1);
+});

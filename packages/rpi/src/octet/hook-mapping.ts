@@ -96,7 +96,10 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
       }
       // Fail closed, as for a tool_call that edited its input: the extension meant the prompt
       // not to go out as it is (a redaction, say), and octet cannot send its version.
-      if (v["action"] === "transform") {
+      // A transform that leaves the text as it was (a redaction that found nothing) changes nothing.
+      const images = v["images"];
+      const same = v["text"] === data["text"] && (images === undefined || images === null || (Array.isArray(images) && images.length === 0));
+      if (v["action"] === "transform" && !same) {
         result.disposition = { action: "deny", reason: "an input hook transformed the prompt, which octet's before_prompt cannot apply; the prompt is refused rather than sent unchanged" };
         unapplied.push("refused the prompt: an input hook transformed it, and octet's before_prompt cannot rewrite a prompt");
         break;
@@ -104,7 +107,10 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
     }
     // octet's after_tool_call observes a result that is already final: a rewrite cannot be
     // applied, and the one thing left is to say so loudly.
-    if (event === "tool_result" && value !== null && value !== undefined && ["content", "details", "isError"].some((k) => v[k] !== undefined)) {
+    // Only a real change is a rewrite: a handler that hands the result back as it was (or the
+    // prelude, which returns the folded result whenever a handler answered) changes nothing.
+    const rewrote = (k: string): boolean => v[k] !== undefined && JSON.stringify(v[k]) !== JSON.stringify(data[k]);
+    if (event === "tool_result" && value !== null && value !== undefined && ["content", "details", "isError"].some(rewrote)) {
       unapplied.push(`a tool_result hook rewrote the result of tool "${String(data["toolName"])}"; octet's after_tool_call cannot change a result, so the rewrite was refused and the original result stands`);
     }
     if (event === "before_agent_start") {
