@@ -28,7 +28,7 @@ export async function extensionsValidate(options: GlobalOptions, names: string[]
   const verdicts: Verdict[] = [];
   for (const s of found) {
     if (names.length > 0 && !names.includes(s.name)) continue;
-    verdicts.push({ name: s.name === "" ? "-" : s.name, manifest_path: s.manifestPath, valid: s.errors.length === 0, errors: s.errors.map((e) => withFile(s, e)) });
+    verdicts.push({ name: s.name === "" ? "-" : s.name, manifest_path: s.manifestPath, valid: s.errors.every((e) => /is shadowed by/.test(e)), errors: s.errors.map((e) => withFile(s, e)) });
   }
   const discovered = found.map((s) => s.name).filter((n) => n !== "");
   const missing = names.filter((n) => !discovered.includes(n));

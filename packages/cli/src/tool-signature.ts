@@ -10,24 +10,31 @@ type Schema = Record<string, unknown>;
 
 /** Nesting shown inline before an object reads "{...}". */
 const MAX_DEPTH = 3;
+/** Schema nodes one rendered type may visit, and how deep arrays and unions may nest in it. */
+const MAX_RENDERED_NODES = 200;
+const MAX_NESTING = 12;
 
 function isSchema(v: unknown): v is Schema {
   return typeof v === "object" && v !== null && !Array.isArray(v);
 }
 
 /** One schema as a type: string, integer, "a" | "b", string[], { a: string, b?: number }, string | null. */
-export function typeText(schema: unknown, depth = 0): string {
+export function typeText(schema: unknown, depth = 0, budget: { left: number } = { left: MAX_RENDERED_NODES }): string {
+  // A schema is the extension's to shape: bound the nodes rendered, whatever its nesting and
+  // unions (nested anyOf of two would otherwise double the work per level).
+  if (--budget.left < 0 || depth > MAX_NESTING) return "...";
   if (schema === true || (isSchema(schema) && Object.keys(schema).length === 0)) return "any";
   if (!isSchema(schema)) return "any";
   if ("const" in schema) return JSON.stringify(schema["const"]);
   if (Array.isArray(schema["enum"])) return schema["enum"].map((v) => JSON.stringify(v)).join(" | ");
   const union = (Array.isArray(schema["anyOf"]) ? schema["anyOf"] : Array.isArray(schema["oneOf"]) ? schema["oneOf"] : null) as unknown[] | null;
-  if (union) return [...new Set(union.map((s) => typeText(s, depth)))].join(" | ");
+  if (union) return [...new Set(union.map((s) => typeText(s, depth + 1, budget)))].join(" | ");
   const type = schema["type"];
-  if (Array.isArray(type)) return type.map((t) => typeText({ ...schema, type: t }, depth)).join(" | ");
+  // Each distinct type once: a repeated one (["array","array"]) would double the work per level.
+  if (Array.isArray(type)) return [...new Set(type)].map((t) => typeText({ ...schema, type: t }, depth + 1, budget)).join(" | ");
   switch (type) {
     case "array": {
-      const item = typeText(schema["items"], depth + 1);
+      const item = typeText(schema["items"], depth + 1, budget);
       return item.includes(" | ") ? `(${item})[]` : `${item}[]`;
     }
     case "object": {
@@ -35,7 +42,7 @@ export function typeText(schema: unknown, depth = 0): string {
       if (!isSchema(props) || Object.keys(props).length === 0) return "object";
       if (depth >= MAX_DEPTH) return "{...}";
       const required = new Set(Array.isArray(schema["required"]) ? (schema["required"] as unknown[]).map(String) : []);
-      return `{ ${Object.entries(props).map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${typeText(v, depth + 1)}`).join(", ")} }`;
+      return `{ ${Object.entries(props).map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${typeText(v, depth + 1, budget)}`).join(", ")} }`;
     }
     case "string":
     case "integer":
@@ -44,7 +51,7 @@ export function typeText(schema: unknown, depth = 0): string {
     case "null":
       return type;
     default:
-      return isSchema(schema["properties"]) ? typeText({ ...schema, type: "object" }, depth) : "any";
+      return isSchema(schema["properties"]) ? typeText({ ...schema, type: "object" }, depth, budget) : "any";
   }
 }
 

@@ -160,6 +160,8 @@ export function notReadyReasons(list: readonly ExtensionStatus[], enabledNames: 
   const out: string[] = [];
   for (const s of list) {
     if (!s.enabled || s.state === "ready") continue;
+    // A copy shadowed by one of higher precedence is not the one that runs: it is no reason.
+    if (s.errors.length > 0 && s.errors.every((e) => /is shadowed by/.test(e))) continue;
     const why =
       s.state === "invalid" ? `has an invalid manifest: ${s.errors.slice(0, 3).join("; ")}${s.errors.length > 3 ? ` (and ${s.errors.length - 3} more errors)` : ""}`
       : s.state === "not_trusted" ? `is not trusted: ${s.reason}`
