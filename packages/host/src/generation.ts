@@ -548,7 +548,7 @@ export class Generation {
     const checked = validateInitializeResult(raw, expect);
     if (!checked.ok) throw new OctetError("initialize_failed", `initialize response rejected: ${checked.problems.join("; ")}`);
     try {
-      this.#schemas = compileToolSchemas(checked.value.result.tools, this.#compileBudget);
+      this.#schemas = compileToolSchemas(checked.value.result.tools, this.#compileBudget, true);
     } catch (err) {
       throw new OctetError("initialize_failed", `initialize response rejected: ${err instanceof Error ? err.message : String(err)}`);
     }

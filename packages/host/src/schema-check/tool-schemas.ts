@@ -13,9 +13,9 @@ import type { ToolDefinition } from "@octet/protocol";
 import { compileSubset, describeFailure, type CompiledSchema } from "./subset-validator.js";
 
 /**
- * Schema text (encoded JSON bytes) one publication may compile anew: a quarter of the 1 MiB
- * catalog bound (TDEF-13), tens of milliseconds of compile on a slow core. Repeats and schemas
- * compiled before do not count.
+ * Schema text (encoded JSON bytes) one tools/register publication may compile anew: a quarter of
+ * the 1 MiB catalog bound (TDEF-13), tens of milliseconds of compile on a slow core. Repeats and
+ * schemas compiled before do not count; the initialize catalog is taken whole (see take()).
  */
 export const MAX_NEW_SCHEMA_BYTES_PER_PUBLICATION = 256 * 1024;
 /** Schema text one generation may compile anew per second, refilled continuously. */
@@ -65,8 +65,17 @@ export class CompileBudget {
     this.#at = now();
   }
 
-  /** Takes `bytes` or throws, naming the figure and the limit; nothing is taken on a refusal. */
-  take(bytes: number): void {
+  /**
+   * Takes `bytes` or throws, naming the figure and the limit; nothing is taken on a refusal. The
+   * initialize catalog is taken whole whatever the bounds (TDEF-13 already caps it at 1 MiB, and a
+   * catalog the spec allows must start); what it took is owed by the publications after it.
+   */
+  take(bytes: number, initial = false): void {
+    if (initial) {
+      this.#tokens -= bytes;
+      this.#at = this.now();
+      return;
+    }
     if (bytes > this.perPublication) {
       throw new Error(`its schemas need ${bytes} bytes of new schema compilation, over the limit of ${this.perPublication} bytes per publication (schemas already compiled, and repeats, do not count)`);
     }
@@ -74,7 +83,7 @@ export class CompileBudget {
     this.#tokens = Math.min(this.perSecond, this.#tokens + ((t - this.#at) / 1000) * this.perSecond);
     this.#at = t;
     if (bytes > this.#tokens) {
-      throw new Error(`its schemas need ${bytes} bytes of new schema compilation, and this extension has ${Math.floor(this.#tokens)} left of its ${this.perSecond} bytes per second; publish again later`);
+      throw new Error(`its schemas need ${bytes} bytes of new schema compilation, and this extension has ${Math.max(0, Math.floor(this.#tokens))} left of its ${this.perSecond} bytes per second; publish again later`);
     }
     this.#tokens -= bytes;
   }
@@ -90,7 +99,7 @@ export interface ToolSchemas {
 export const NO_SCHEMAS: ToolSchemas = { checkArguments: () => null, checkStructured: () => null };
 
 /** Compiles a catalog's schemas within `budget`; throws (and changes nothing) when over it. */
-export function compileToolSchemas(tools: readonly ToolDefinition[], budget: CompileBudget): ToolSchemas {
+export function compileToolSchemas(tools: readonly ToolDefinition[], budget: CompileBudget, initial = false): ToolSchemas {
   const keyed = tools.map((t) => ({
     name: t.name,
     parameters: JSON.stringify(t.parameters),
@@ -111,7 +120,7 @@ export function compileToolSchemas(tools: readonly ToolDefinition[], budget: Com
   });
   let bytes = 0;
   for (const key of fresh.keys()) bytes += Buffer.byteLength(key);
-  if (bytes > 0) budget.take(bytes);
+  if (bytes > 0) budget.take(bytes, initial);
   for (const [key, schema] of fresh) {
     const c = compileSubset(schema);
     remember(key, c);
