@@ -620,6 +620,15 @@ export class ExtensionHost {
       await candidate.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
       throw new OctetError("shutdown", `reload of "${name}" abandoned: the host is shutting down`);
     }
+    // A foreign extension's names are known only now (its manifest declares none): they must be
+    // free, as at its first start, or a reload would give one name to two extensions.
+    const owners = e.discovered.foreign ? this.#nameOwners(name) : null;
+    const taken = owners ? candidate.tools.find((t) => owners.has(t.name)) : undefined;
+    if (taken && owners) {
+      await candidate.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
+      if (!oldServing) e.nameConflict = true;
+      throw this.#replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", `reload of "${name}" refused: tool "${taken.name}" is already provided by ${owners.get(taken.name)}; ${oldServing ? `generation ${old!.number} stays active` : "the extension stays down"}`));
+    }
     // The product boundary was built with the first catalog: without dynamic tools a changed
     // one needs a full rebuild (SUP-15, SUP-16), whether the old generation still runs or not.
     if (e.catalog !== null && catalogOf(candidate) !== e.catalog) {
