@@ -125,11 +125,12 @@ test("issue 13.5: a hook result octet cannot apply is refused with a diagnostic:
   await waitUntil(() => diagnostics().some((m) => /tool_result hook rewrote the result of tool "weather".*refused/.test(m)), 5000, "the tool_result diagnostic");
 });
 
-test("issue 13a: a synchronous loop of 20,000 ctx.ui.notify puts at most 1024 requests in flight; the rest throw in the extension, naming the bound", async () => {
+test("issue 13a: a synchronous loop of 20,000 ctx.ui.notify puts at most 64 requests in flight, the host's own bound, so the host refuses none; the rest throw in the extension, naming the bound", async () => {
   const before = events.filter((e) => e.type === "notification").length;
   const r = JSON.parse((await host.callTool("chatter", {})).text) as { refused: number; message: string };
-  assert.equal(r.refused, 20000 - 1024);
-  assert.match(r.message, /ctx\.ui\.notify's request was not sent: 1024 requests are already awaiting the host's answer/);
-  assert.ok(events.filter((e) => e.type === "notification").length - before <= 1024);
+  assert.equal(r.refused, 20000 - 64);
+  assert.match(r.message, /ctx\.ui\.notify's request was not sent: 64 requests are already awaiting the host's answer/);
+  assert.ok(events.filter((e) => e.type === "notification").length - before <= 64);
+  assert.deepEqual(events.filter((e) => e.type === "diagnostic" && /requests outstanding; refused/.test(e.message)).map((e) => (e as { message: string }).message), [], "the host refused nothing");
   assert.equal(host.status().find((s) => s.name === "bridged")?.state, "ready", "the instance keeps serving");
 });

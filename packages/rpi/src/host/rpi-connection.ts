@@ -11,7 +11,7 @@
  * (RPI-33). Frames naming another generation are ignored with a diagnostic (RPI-30).
  */
 import { bounds, utf8ByteLength } from "@octet/protocol";
-import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
+import { DEFAULT_MAX_FRAME_BYTES, MAX_EXTENSION_REQUESTS, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
 import type { ExtensionFrame, ExtensionMode, ExtensionRequest, HelloManifest, HostFrame, InstanceId, Invocation, InvocationContext, ProtocolResult, ToolDescriptor } from "../protocol/frames.js";
 import { resolveEventName } from "../protocol/events.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
@@ -23,8 +23,6 @@ export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTime
 
 /** How long a cancelled invocation may take to answer before the host answers "cancelled" itself. */
 const CANCEL_ANSWER_MS = 1000;
-/** Extension requests (UI, actions) outstanding at once; more are refused. */
-const MAX_EXTENSION_REQUESTS = 64;
 
 export type DiagnosticLevel = "info" | "warning" | "error";
 

@@ -12,6 +12,12 @@ import { isPlainObject } from "@octet/protocol";
 export const PROTOCOL_VERSION = 1;
 /** Every frame, both directions, at most this many UTF-8 bytes without the LF (RPI-35). */
 export const DEFAULT_MAX_FRAME_BYTES = 1024 * 1024;
+/**
+ * Extension requests (UI, actions) one instance may have awaiting the host's answer. The host
+ * refuses past it, and the QuickJS prelude holds back at the same bound, so a flood is refused
+ * in the extension (once, with a warning) instead of by the host, request by request.
+ */
+export const MAX_EXTENSION_REQUESTS = 64;
 
 export type ExtensionMode = "tui" | "rpc" | "json" | "print";
 

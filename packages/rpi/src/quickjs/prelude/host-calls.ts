@@ -17,13 +17,15 @@
  * - Cancelled dialogs resolve as pi's dismissed ones: select/input/editor undefined, confirm
  *   false; cancelled queries resolve to their empty value; a cancelled action rejects.
  */
+import { MAX_EXTENSION_REQUESTS } from "../../protocol/frames.js";
+
 export const HOST_CALLS_JS = String.raw`
 // Sends a request and resolves with the host's result object (never rejects). A frame that cannot
 // be sent resolves as an error result, or throws when "throws" is set (pi's synchronous methods).
 // Requests awaiting the host's answer at once. Answers arrive only between the extension's runs,
 // so a synchronous loop of ctx.ui.notify would otherwise hold one pending entry per call until
 // the VM's heap is full (issue 13a); past this bound a request is refused at once.
-const MAX_PENDING_REQUESTS = 1024;
+const MAX_PENDING_REQUESTS = ${MAX_EXTENSION_REQUESTS};
 function hostCall(request, what, owner, signal, throws) {
   const id = "e" + nextRequest++;
   // Name the invocation this is asked for, so the host puts a dialog under the right call.
