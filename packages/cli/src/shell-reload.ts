@@ -29,10 +29,18 @@ export function catalogChanges(before: { tools: HostTool[]; commands: HostComman
  * Stops `old` and starts a new host with `start`; returns it with the message to show: what runs
  * now, what changed in the catalogs, and every enabled extension that is not ready, with why.
  */
-export async function rebuildHost(old: ExtensionHost, start: () => Promise<ExtensionHost>, enabled: readonly string[]): Promise<{ host: ExtensionHost; message: string }> {
+export async function rebuildHost(old: ExtensionHost, start: () => Promise<ExtensionHost>, enabled: readonly string[], signal?: AbortSignal): Promise<{ host: ExtensionHost; message: string }> {
   const before = { tools: old.tools(), commands: old.commands() };
   await old.shutdown();
-  const host = await start();
+  let host: ExtensionHost;
+  try {
+    host = await start();
+  } catch (err) {
+    // The old host is gone already: say so, rather than leave the shell on it as if it ran.
+    throw new Error(`/reload: the host was stopped and the new one did not start (${err instanceof Error ? err.message : String(err)}); no extension is running; type /reload to try again`);
+  }
+  // Ctrl-C during the start: the host comes back shut down. Never report that as a rebuild.
+  if (signal?.aborted) return { host, message: "/reload interrupted: no extension is running; type /reload to start them again\n" };
   const after = { tools: host.tools(), commands: host.commands() };
   const running = host.status().filter((s) => s.state === "ready").map((s) => `${s.name} ${s.version ?? ""}`.trim());
   const changes = catalogChanges(before, after);

@@ -92,7 +92,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
         const signal = running.signal;
         try {
           if (line === "/reload") {
-            const rebuilt = await rebuildHost(host, () => startHost(signal), options.enable);
+            const rebuilt = await rebuildHost(host, () => startHost(signal), options.enable, signal);
             host = rebuilt.host;
             process.stdout.write(rebuilt.message);
           } else await handle(host, line, signal, ui, options.verbose);
