@@ -7,7 +7,8 @@
  * so that the directories of a host that died without cleaning up (SIGKILL, a crash, power
  * loss) can be told from those of a live host, and removed by the next host to start (issue
  * 13). The start time (clock ticks since boot, /proc/<pid>/stat) tells a reused pid from the
- * host that made the directory; where /proc is missing it is 0 and only the pid is checked.
+ * host that made the directory; where /proc is missing it is 0, and then only whether the pid is
+ * alive is checked (kill 0): a stale directory may then be kept, a live one is never removed.
  */
 import { lstat, mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -53,10 +54,13 @@ export async function removeStaleScratch(root: string = tmpdir()): Promise<strin
 
 function hostAlive(pid: number, start: number): boolean {
   if (pid === process.pid) return true;
-  const now = startTime(pid);
-  // With /proc: alive, and the same process only if it started at the same tick.
-  if (now !== null) return now === start;
-  if (process.platform === "linux") return false;
+  // With /proc (ours readable, and a start time in the name): alive, and the same process only
+  // if it started at the same tick. Without either, the pid alone decides: a live pid keeps its
+  // directories, so a host that cannot read /proc never removes a live host's.
+  if (start !== 0 && startTime(process.pid) !== null) {
+    const now = startTime(pid);
+    return now !== null && now === start;
+  }
   try {
     process.kill(pid, 0);
     return true;

@@ -40,3 +40,17 @@ test("issue 13.13: scratch directories of dead hosts are removed; a live host's,
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test("issue 13.13 (review): a name made without /proc (start time 0) is judged by the pid alone: a live host's stays, a dead one's goes", async () => {
+  const root = mkdtempSync(join(tmpdir(), "octet-scratch-test-"));
+  try {
+    const liveNoProc = join(root, `octet-scratch-${process.ppid}.0-x-1-abcdef`);
+    const gone = spawnSync(process.execPath, ["-e", "0"]).pid!;
+    const deadNoProc = join(root, `octet-scratch-${gone}.0-x-1-abcdef`);
+    for (const dir of [liveNoProc, deadNoProc]) mkdirSync(dir);
+    assert.deepEqual(await removeStaleScratch(root), [deadNoProc]);
+    assert.ok(existsSync(liveNoProc), "a live pid keeps its directory when its start time is unknown");
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});
