@@ -430,7 +430,10 @@ export class Generation {
         this.#onExit(code, signal);
       });
     });
-    const writer = new ChildWriter(child.stdin, (error) => this.#violation(error.message));
+    // A closed stdin (EPIPE: the extension exited or closed it) ends the transport like a closed
+    // stdout: the exit, with its status and stderr, is the cause to report, not a violation. A
+    // stalled reader is a violation.
+    const writer = new ChildWriter(child.stdin, (error) => (error.code === "transport_closed" ? this.#transportEnded("stdin", error.message) : this.#violation(error.message)));
     this.#writer = writer;
     this.#peer = new RpcPeer({
       transport: writer,
@@ -612,9 +615,14 @@ export class Generation {
    * its exit status, then the group is killed (issue 13: noticed before, only by call timeouts).
    */
   #stdoutEnded(): void {
+    this.#transportEnded("stdout", null);
+  }
+
+  /** Either end of the pipe pair closed: wait (bounded) for the exit to tell why, then end it. */
+  #transportEnded(which: "stdout" | "stdin", detail: string | null): void {
     if (this.#ended || this.#stopping || this.#terminating) return;
-    const message = "transport ended: the extension closed its stdout but kept running";
-    this.#requests?.stopAdmitting(`extension "${this.name}" closed its stdout`);
+    const message = `transport ended: the extension closed its ${which}${detail ? ` (${detail})` : ""} but kept running`;
+    this.#requests?.stopAdmitting(`extension "${this.name}" closed its ${which}`);
     void deadline(this.#exited, bounds.SHUTDOWN_STAGE_TIMEOUT_MS).then(() => {
       if (this.#hasExited || this.#terminating || this.#stopping) return;
       this.#recordError(message);
