@@ -242,6 +242,9 @@ class Extension:
         handler. See docs/sdk-options.md."""
         if self.api_version == "0.1":
             raise ValueError("menu needs API 0.2 or later (menu/collect is not part of API 0.1)")
+        # One menu per extension: a second handler would silently replace the first, unlike tools.
+        if self._registry.menu_handler is not None:
+            raise ValueError("menu is registered twice; an extension has one menu handler")
         self._registry.menu_handler = HandlerEntry(None, fn, with_context=True)
         return fn
 

@@ -49,6 +49,13 @@ class MenuTest(unittest.TestCase):
         with self.assertRaises(ValueError):
             Extension(api_version="0.1").menu(lambda ctx: None)
 
+    def test_menu_is_registered_once(self):
+        """issue 13.10 (review): a second @ext.menu is refused, as a second tool of one name is."""
+        ext = Extension(api_version="0.4")
+        ext.menu(lambda ctx: None)
+        with self.assertRaisesRegex(ValueError, "menu is registered twice"):
+            ext.menu(lambda ctx: None)
+
 
 if __name__ == "__main__":
     unittest.main()

@@ -243,6 +243,8 @@ export class Extension {
   menu(handler: MenuHandler): this {
     if (this.apiVersion === "0.1") throw new TypeError("menu() needs API 0.2 or later (menu/collect is not part of API 0.1)");
     if (typeof handler !== "function") throw new TypeError("menu() needs a handler function");
+    // One menu per extension: a second handler would silently replace the first, unlike tools.
+    if (this.#registry.menuHandler) throw new TypeError("menu() is registered twice; an extension has one menu handler");
     this.#registry.menuHandler = handler;
     return this;
   }

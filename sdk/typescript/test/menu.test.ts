@@ -37,3 +37,10 @@ test("issue 13.10: without a menu handler, or on API 0.1, menu/collect is an unk
     await assert.rejects(route(request, r, api, notAborted, ctx), (err: unknown) => err instanceof WireError && err.code === ErrorCode.MethodNotFound && /registers no menu/.test(err.message));
   }
 });
+
+test("issue 13.10 (review): a second menu() is refused, as a second renderer for one tool is", async () => {
+  const { Extension } = await import("../src/extension.js");
+  const ext = new Extension({ apiVersion: "0.4" });
+  ext.menu(() => ({ title: "M", items: [] }));
+  assert.throws(() => ext.menu(() => ({ title: "N", items: [] })), /menu\(\) is registered twice; an extension has one menu handler/);
+});
