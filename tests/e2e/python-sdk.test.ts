@@ -64,7 +64,8 @@ test("PY-01: the Python bounds are generated from packages/protocol/src/bounds.t
 });
 
 test("issue 14.1: the Python method table is generated from packages/protocol/src/methods and has not drifted", () => {
-  const check = spawnSync(process.execPath, [join(ROOT, "scripts", "gen-python-methods.mjs"), "--check"], { encoding: "utf8" });
+  const generator = join(ROOT, "scripts", "gen-python-methods.mjs");
+  const check = spawnSync(process.execPath, [generator, "--check"], { encoding: "utf8" });
   assert.equal(check.status, 0, check.stderr);
   const script = [
     "import json, octet_extension._methods as m",
