@@ -49,5 +49,5 @@ test("MAN-21: under the controlled policy an API 0.1 extension stays discovered,
   assert.equal(reloadRefusal(hello, "hello-world")?.code, "not_enabled");
   const typed = entries.find((e) => e.discovered.name === "typed-echo")!;
   assert.notEqual(typed.discovered.manifest?.api_version, "0.1");
-  assert.equal(isStartable(typed), true, "an explicitly trusted API 0.2+ extension may start under controlled");
+  assert.equal(isStartable(typed), true, "a trusted API 0.2+ extension may start under controlled");
 });
