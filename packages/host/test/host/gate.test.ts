@@ -40,7 +40,7 @@ test("issue 14.3: discovery gates each extension and names an enabled one that w
   assert.equal(reloadRefusal(byName.get("hello-world"), "hello-world"), null);
 });
 
-test("MAN-21: under the controlled policy an API 0.1 extension stays discovered, not enabled, and says why", async () => {
+test("MAN-21: under the controlled policy an API 0.1 extension stays discovered, not enabled, saying why", async () => {
   const { entries } = await gated("controlled");
   const hello = entries.find((e) => e.discovered.name === "hello-world")!;
   assert.equal(hello.discovered.manifest?.api_version, "0.1");
