@@ -1,0 +1,72 @@
+/**
+ * The extensions a host tracks: one entry per discovered extension (in discovery order) and every
+ * generation not yet known to be over. The catalog views (tools, commands, the catalog snapshot
+ * of CAT-14) and status are read from here; only ready generations publish anything (INIT-49).
+ */
+import { OctetError, type CommandDefinition, type ToolDefinition } from "@octet/protocol";
+import type { Generation } from "../generation.js";
+import { statusOf, type Entry, type ExtensionStatus } from "../extension-status.js";
+import { CatalogSnapshot } from "../catalog-snapshot.js";
+
+export interface HostTool extends ToolDefinition {
+  extension: string;
+}
+export interface HostCommand extends CommandDefinition {
+  extension: string;
+}
+
+export class Roster {
+  readonly entries: Entry[] = [];
+  /** Every generation not yet known to be over, reload candidates included, so shutdown reaches all. */
+  readonly live = new Set<Generation>();
+
+  /** Adds a new generation to the live set, forgetting the ones that are over. */
+  track(g: Generation): void {
+    for (const x of this.live) if (x.state === "stopped" || x.state === "crashed") this.live.delete(x);
+    this.live.add(g);
+  }
+
+  /** The entry that owns `name` (a shadowed copy never does). */
+  named(name: string): Entry | undefined {
+    return this.entries.find((x) => x.discovered.name === name && !x.discovered.shadowedBy);
+  }
+
+  ready(): { e: Entry; g: Generation }[] {
+    return this.entries.flatMap((e) => {
+      const g = e.generation;
+      return g && g.state === "ready" ? [{ e, g }] : [];
+    });
+  }
+
+  readyGenerations(): Generation[] {
+    return this.ready().map(({ g }) => g);
+  }
+
+  readyGeneration(extension: string): Generation {
+    const found = this.ready().find(({ g }) => g.name === extension);
+    if (!found) throw new OctetError("not_ready", `extension "${extension}" is not running`);
+    return found.g;
+  }
+
+  tools(): HostTool[] {
+    return this.ready().flatMap(({ g }) => g.tools.map((t) => ({ ...t, extension: g.name })));
+  }
+
+  commands(): HostCommand[] {
+    return this.ready().flatMap(({ g }) => {
+      return (g.accepted?.result.commands ?? []).map((c) => ({ ...c, extension: g.name }));
+    });
+  }
+
+  catalog(): CatalogSnapshot {
+    const entries = this.ready().flatMap(({ g }) => {
+      const published = { extension: g.name, generation: g.number, revision: g.catalogRevision, schemas: g.schemas };
+      return g.tools.map((definition) => ({ ...published, definition }));
+    });
+    return new CatalogSnapshot(entries);
+  }
+
+  status(): ExtensionStatus[] {
+    return this.entries.map((e) => statusOf(e));
+  }
+}
