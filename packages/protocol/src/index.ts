@@ -93,3 +93,7 @@ export {
 export type { SecretGetParams, SecretGetResult, ProviderCredentialsParams, ProviderCredentialsResult } from "./api/validate-secret.js";
 export { ADVISORY_HOOKS, isAdvisoryHook, validateAdvisoryHookParams, validateCacheWarmingResult, validateCompactionResult } from "./api/advisory-hooks.js";
 export type { AdvisoryHook, AdvisoryHookParams, CacheWarmingAction, CacheWarmingDecision, CacheWarmingPayload, CompactionPayload } from "./api/advisory-hooks.js";
+export type {
+  ForeignRuntime, ForeignExtension, ForeignLaunchContext, ForeignLaunched, ForeignLoadResult, ForeignSpawnSpec,
+  ForeignCatalog, ForeignStopSignal,
+} from "./foreign/foreign-runtime.js";

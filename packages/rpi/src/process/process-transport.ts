@@ -6,17 +6,12 @@
  * on line by line. terminate() sends SIGKILL to the whole group, then to the child itself.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { JsonlDecoder } from "@octet/protocol";
+import { JsonlDecoder, type ForeignSpawnSpec } from "@octet/protocol";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/frames.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 
-export interface ProcessSpec {
-  command: string;
-  args: readonly string[];
-  cwd: string;
-  /** The child's whole environment. */
-  env: Record<string, string>;
-}
+/** What to start; `env` is the child's whole environment. The host's spawner takes the same. */
+export type ProcessSpec = ForeignSpawnSpec;
 
 /** Starts a child in its own group; the host passes its contained spawner, tests may omit it. */
 export type Spawner = (spec: ProcessSpec) => Promise<ChildProcessWithoutNullStreams>;
