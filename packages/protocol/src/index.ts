@@ -97,3 +97,6 @@ export type {
   ForeignRuntime, ForeignExtension, ForeignLaunchContext, ForeignLaunched, ForeignLoadResult, ForeignSpawnSpec,
   ForeignCatalog, ForeignStopSignal,
 } from "./foreign/foreign-runtime.js";
+export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
+export type { SignalPlatform } from "./os/process-group.js";
+export { truncateUtf8 } from "./text/utf8-truncate.js";
