@@ -100,3 +100,4 @@ export type {
 export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
 export type { SignalPlatform } from "./os/process-group.js";
 export { truncateUtf8 } from "./text/utf8-truncate.js";
+export { duplicateTopLevelKeys } from "./text/json-members.js";
