@@ -15,12 +15,30 @@ import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import ts from "typescript";
 
-const PACKAGES = ["packages/protocol/src", "sdk/typescript/src", "packages/host/src", "packages/rpi/src", "packages/cli/src"];
+const PACKAGES = [
+  "packages/protocol/src",
+  "sdk/typescript/src",
+  "packages/host/src",
+  "packages/rpi/src",
+  "packages/cli/src",
+];
 const rules = [
   { dir: "packages/protocol/src", imports: [/^node:/, /^@octet\//], pure: true, why: "the protocol core is pure" },
-  { dir: "sdk/typescript/src", imports: [/^@octet\/(host|cli)(\/|$)/, /^smol-toml(\/|$)/], why: "the SDK depends on @octet/protocol only" },
-  { dir: "packages/host/src", imports: [/^@octet\/(cli|extension|rpi)(\/|$)/], why: "the host does not import the CLI, the SDK or the rpi runtime" },
-  { dir: "packages/rpi/src", imports: [/^@octet\/(cli|extension|host)(\/|$)/], why: "the rpi runtime depends on @octet/protocol only; the host takes it as a plug-in" },
+  {
+    dir: "sdk/typescript/src",
+    imports: [/^@octet\/(host|cli)(\/|$)/, /^smol-toml(\/|$)/],
+    why: "the SDK depends on @octet/protocol only",
+  },
+  {
+    dir: "packages/host/src",
+    imports: [/^@octet\/(cli|extension|rpi)(\/|$)/],
+    why: "the host does not import the CLI, the SDK or the rpi runtime",
+  },
+  {
+    dir: "packages/rpi/src",
+    imports: [/^@octet\/(cli|extension|host)(\/|$)/],
+    why: "the rpi runtime depends on @octet/protocol only; the host takes it as a plug-in",
+  },
 ];
 
 // Cycles that exist today and are being broken in other branches (issue 14.5): each entry is the
@@ -74,7 +92,8 @@ function scan(file) {
         impure.push({ what: "require(...)", line: line(node) });
       }
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) add(node.argument.literal, node);
-    if (ts.isIdentifier(node) && node.text === "Buffer" && !isMemberName(node)) impure.push({ what: "Buffer", line: line(node) });
+    if (ts.isIdentifier(node) && node.text === "Buffer" && !isMemberName(node))
+      impure.push({ what: "Buffer", line: line(node) });
     if (ts.isPropertyAccessExpression(node) && ts.isIdentifier(node.expression) && node.expression.text === "process") {
       impure.push({ what: `process.${node.name.text}`, line: line(node) });
     }
@@ -173,11 +192,13 @@ export function checkBoundaries(root, allowedCycles = ALLOWED_CYCLES) {
       const { imports, impure } = scan(file);
       const edges = new Set();
       for (const { specifier, line } of imports) {
-        if (rule?.imports.some((re) => re.test(specifier))) problems.push(`${rel(file)}:${line}: imports "${specifier}"  (${rule.why})`);
+        if (rule?.imports.some((re) => re.test(specifier)))
+          problems.push(`${rel(file)}:${line}: imports "${specifier}"  (${rule.why})`);
         const target = resolveRelative(file, specifier);
         if (target !== null) edges.add(target);
       }
-      if (rule?.pure) for (const { what, line } of impure) problems.push(`${rel(file)}:${line}: uses ${what}  (${rule.why})`);
+      if (rule?.pure)
+        for (const { what, line } of impure) problems.push(`${rel(file)}:${line}: uses ${what}  (${rule.why})`);
       graph.set(file, edges);
     }
     for (const group of cycleGroups(graph)) {
@@ -185,7 +206,8 @@ export function checkBoundaries(root, allowedCycles = ALLOWED_CYCLES) {
       const chain = chainOf(group, graph);
       const all = group.length > chain.length - 1 ? ` (${group.length} files in all: ${names.join(", ")})` : "";
       const text = `${chain.map(rel).join(" -> ")}${all}`;
-      if (allowedCycles.some((entry) => names.every((n) => entry.includes(n)))) warnings.push(`import cycle (allowed for now): ${text}`);
+      if (allowedCycles.some((entry) => names.every((n) => entry.includes(n))))
+        warnings.push(`import cycle (allowed for now): ${text}`);
       else problems.push(`import cycle in ${dir}: ${text}`);
     }
   }
@@ -211,4 +233,5 @@ function main(argv) {
   console.log(`check-boundaries: imports flow one way; no import cycles${allowedNote}`);
 }
 
-if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url)) main(process.argv.slice(2));
+if (process.argv[1] !== undefined && realpathSync(process.argv[1]) === fileURLToPath(import.meta.url))
+  main(process.argv.slice(2));

@@ -44,16 +44,19 @@ const CLI = "packages/cli/src";
 
 test("issue 14.5: a tree without cycles or layer breaks passes", () => {
   const r = check({
-    [`${CLI}/a.ts`]: 'import { b } from "./b.js";\nexport { c } from "./c.js";\nexport const a = () => import("./c.js").then(() => b);\n',
+    [`${CLI}/a.ts`]:
+      'import { b } from "./b.js";\nexport { c } from "./c.js";\n' +
+      'export const a = () => import("./c.js").then(() => b);\n',
     [`${CLI}/b.ts`]: 'import type { C } from "./c.js";\nexport const b: C | null = null;\n',
     [`${CLI}/c.ts`]: "export type C = number;\nexport const c = 1;\n",
     // Comments and strings are not imports or uses.
-    "packages/protocol/src/p.ts": '// import { readFileSync } from "node:fs"; process.env\nexport const p = "process.env Buffer";\n',
+    "packages/protocol/src/p.ts":
+      '// import { readFileSync } from "node:fs"; process.env\nexport const p = "process.env Buffer";\n',
   });
   assert.deepEqual(r, { problems: [], warnings: [] });
 });
 
-test("issue 14.5: a cycle through export-from, a multi-line import and a dynamic import is found, as a chain of files", () => {
+test("issue 14.5: a cycle through export-from, a multi-line and a dynamic import is found, as a chain", () => {
   const r = check({
     [`${CLI}/a.ts`]: 'export { b } from "./b.js";\nexport const a = 1;\n',
     [`${CLI}/b.ts`]: 'export const b = async () => (await import(\n  "./c.js"\n)).c;\n',
@@ -71,7 +74,8 @@ test("issue 14.5: a type-only cycle and a file importing itself are cycles too",
     "packages/host/src/self.ts": 'import * as me from "./self.js";\nexport const x = 1;\nexport const y = me;\n',
   });
   assert.deepEqual(r.problems, [
-    "import cycle in sdk/typescript/src: sdk/typescript/src/diagnostics.ts -> sdk/typescript/src/types.ts -> sdk/typescript/src/diagnostics.ts",
+    "import cycle in sdk/typescript/src: sdk/typescript/src/diagnostics.ts -> sdk/typescript/src/types.ts" +
+      " -> sdk/typescript/src/diagnostics.ts",
     "import cycle in packages/host/src: packages/host/src/self.ts -> packages/host/src/self.ts",
   ]);
 });
@@ -82,19 +86,26 @@ test("issue 14.5: an allowed cycle is a warning; a cycle reaching past its files
     [`${CLI}/b.ts`]: 'import { a } from "./a.js";\nexport const b = () => a;\n',
   };
   const allowed = [[`${CLI}/a.ts`, `${CLI}/b.ts`]];
-  assert.deepEqual(check(files, allowed), { problems: [], warnings: [`import cycle (allowed for now): ${CLI}/a.ts -> ${CLI}/b.ts -> ${CLI}/a.ts`] });
-  const grown = check({
-    ...files,
-    [`${CLI}/b.ts`]: 'import { a } from "./a.js";\nimport "./c.js";\nexport const b = () => a;\n',
-    [`${CLI}/c.ts`]: 'import "./a.js";\n',
-  }, allowed);
+  assert.deepEqual(check(files, allowed), {
+    problems: [],
+    warnings: [`import cycle (allowed for now): ${CLI}/a.ts -> ${CLI}/b.ts -> ${CLI}/a.ts`],
+  });
+  const grown = check(
+    {
+      ...files,
+      [`${CLI}/b.ts`]: 'import { a } from "./a.js";\nimport "./c.js";\nexport const b = () => a;\n',
+      [`${CLI}/c.ts`]: 'import "./a.js";\n',
+    },
+    allowed,
+  );
   assert.deepEqual(grown.warnings, []);
   assert.deepEqual(grown.problems, [
-    `import cycle in ${CLI}: ${CLI}/a.ts -> ${CLI}/b.ts -> ${CLI}/a.ts (3 files in all: ${CLI}/a.ts, ${CLI}/b.ts, ${CLI}/c.ts)`,
+    `import cycle in ${CLI}: ${CLI}/a.ts -> ${CLI}/b.ts -> ${CLI}/a.ts` +
+      ` (3 files in all: ${CLI}/a.ts, ${CLI}/b.ts, ${CLI}/c.ts)`,
   ]);
 });
 
-test("issue 14.5: the layer rules hold on parsed imports: multi-line, export-from and dynamic ones, with file and line", () => {
+test("issue 14.5: layer rules hold on parsed imports (multi-line, export-from, dynamic), with file and line", () => {
   const r = check({
     "packages/protocol/src/a.ts": 'import {\n  readFileSync,\n} from "node:fs";\nexport const a = readFileSync;\n',
     "packages/protocol/src/b.ts": 'export const b = () => process.env["X"];\nexport const c = Buffer.from("x");\n',
@@ -107,7 +118,8 @@ test("issue 14.5: the layer rules hold on parsed imports: multi-line, export-fro
     'packages/protocol/src/a.ts:1: imports "node:fs"  (the protocol core is pure)',
     "packages/protocol/src/b.ts:1: uses process.env  (the protocol core is pure)",
     "packages/protocol/src/b.ts:2: uses Buffer  (the protocol core is pure)",
-    'packages/rpi/src/r.ts:1: imports "@octet/host"  (the rpi runtime depends on @octet/protocol only; the host takes it as a plug-in)',
+    'packages/rpi/src/r.ts:1: imports "@octet/host"' +
+      "  (the rpi runtime depends on @octet/protocol only; the host takes it as a plug-in)",
     'sdk/typescript/src/s.ts:1: imports "smol-toml"  (the SDK depends on @octet/protocol only)',
   ]);
 });
@@ -120,11 +132,16 @@ test("issue 14.5: the command exits 1 on a cycle and prints it, 0 with warnings 
   withTree(files, (root) => {
     const run = (allowed: string[][]): ReturnType<typeof spawnSync> => {
       writeFileSync(join(root, "allowed.json"), JSON.stringify(allowed));
-      return spawnSync(process.execPath, [CHECKER, "--root", root, "--allowed-cycles", join(root, "allowed.json")], { encoding: "utf8" });
+      return spawnSync(process.execPath, [CHECKER, "--root", root, "--allowed-cycles", join(root, "allowed.json")], {
+        encoding: "utf8",
+      });
     };
     const failed = run([]);
     assert.equal(failed.status, 1);
-    assert.equal(failed.stderr, `import cycle in ${CLI}: ${CLI}/a.ts -> ${CLI}/b.ts -> ${CLI}/a.ts\ncheck-boundaries: 1 problem(s)\n`);
+    assert.equal(
+      failed.stderr,
+      `import cycle in ${CLI}: ${CLI}/a.ts -> ${CLI}/b.ts -> ${CLI}/a.ts\ncheck-boundaries: 1 problem(s)\n`,
+    );
     const warned = run([[`${CLI}/a.ts`, `${CLI}/b.ts`]]);
     assert.equal(warned.status, 0, String(warned.stderr));
     assert.match(String(warned.stderr), /^check-boundaries: warning: import cycle \(allowed for now\)/);

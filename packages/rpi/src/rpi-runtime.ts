@@ -120,7 +120,12 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       } else {
         transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs, loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs });
       }
-      const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id, diagnose: ctx.diagnose, catalog: () => ctx.catalog() });
+      const bridge = createOctetBridge({
+        embedder: options.services,
+        extensionId: m.id,
+        diagnose: ctx.diagnose,
+        catalog: () => ctx.catalog(),
+      });
       const stderrLines: string[] = [];
       let attached = false;
       const connection = new RpiConnection({

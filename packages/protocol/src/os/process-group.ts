@@ -22,7 +22,9 @@ const MIN_GROUP_ID = 2;
  */
 export function signalProcessGroup(platform: SignalPlatform, pgid: number, signal: string): "sent" | "gone" {
   if (!Number.isSafeInteger(pgid) || pgid < MIN_GROUP_ID) {
-    throw new RangeError(`refusing to signal process group ${pgid}: a group id is an integer of at least ${MIN_GROUP_ID}`);
+    throw new RangeError(
+      `refusing to signal process group ${pgid}: a group id is an integer of at least ${MIN_GROUP_ID}`,
+    );
   }
   try {
     platform.kill(-pgid, signal);

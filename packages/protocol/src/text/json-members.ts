@@ -9,10 +9,10 @@
 
 /**
  * Calls `visit` with each top-level member's decoded name and its value's text (the number or
- * literal up to the next delimiter; "" for a string, object or array), in order, until it
- * returns false.
+ * literal up to the next delimiter; "" for a string, object or array), in order, while it
+ * returns true.
  */
-export function forEachTopLevelMember(text: string, visit: (name: string, valueText: string) => boolean | void): void {
+export function forEachTopLevelMember(text: string, visit: (name: string, valueText: string) => boolean): void {
   let depth = 0;
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
@@ -35,6 +35,7 @@ export function duplicateTopLevelKeys(text: string): string[] {
   forEachTopLevelMember(text, (name) => {
     if (seen.has(name)) dup.add(name);
     seen.add(name);
+    return true;
   });
   return [...dup];
 }

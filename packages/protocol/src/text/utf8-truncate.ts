@@ -14,7 +14,9 @@ import { utf8ByteLength } from "../validate/kit.js";
 export function truncateUtf8(s: string, maxBytes: number, marker = "..."): string {
   const markerBytes = utf8ByteLength(marker);
   if (!Number.isSafeInteger(maxBytes) || maxBytes < markerBytes) {
-    throw new RangeError(`truncateUtf8: maxBytes must be an integer of at least ${markerBytes} (the marker's bytes); got ${maxBytes}`);
+    throw new RangeError(
+      `truncateUtf8: maxBytes must be an integer of at least ${markerBytes} (the marker's bytes); got ${maxBytes}`,
+    );
   }
   // No code unit encodes to more than 3 bytes: short text needs no count.
   if (s.length * 3 <= maxBytes || utf8ByteLength(s) <= maxBytes) return s;

@@ -30,7 +30,11 @@ test("issue 14.4: signalProcessGroup signals the negated pgid, and reports a van
 test("issue 14.4: signalProcessGroup refuses pgid 0, 1, negatives and non-integers without signalling", () => {
   for (const pgid of [0, 1, -1, -1234, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
     const p = platform();
-    assert.throws(() => signalProcessGroup(p, pgid, "SIGCONT"), (e: unknown) => e instanceof RangeError && e.message.includes(`process group ${pgid}`), String(pgid));
+    assert.throws(
+      () => signalProcessGroup(p, pgid, "SIGCONT"),
+      (e: unknown) => e instanceof RangeError && e.message.includes(`process group ${pgid}`),
+      String(pgid),
+    );
     assert.deepEqual(p.calls, [], String(pgid));
   }
 });
