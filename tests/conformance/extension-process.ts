@@ -11,7 +11,7 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { tmpdir } from "node:os";
-import { MAX_FRAME_BYTES } from "@octet/protocol";
+import { MAX_FRAME_BYTES, killProcessGroup } from "@octet/protocol";
 import { show } from "./pattern.js";
 
 export type Frame = Record<string, unknown>;
@@ -157,13 +157,7 @@ export class ExtensionProcess {
   /** Kills the whole process group (if anything of it is left) and waits for the child to close. */
   async kill(timeoutMs = 5_000): Promise<void> {
     const pid = this.child.pid;
-    if (pid !== undefined) {
-      try {
-        process.kill(-pid, "SIGKILL");
-      } catch {
-        // ESRCH: the group is already gone.
-      }
-    }
+    killProcessGroup(process, pid);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new Error(`the extension (pid ${String(pid)}) did not close within ${timeoutMs} ms of SIGKILL`)), timeoutMs);

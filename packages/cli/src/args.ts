@@ -7,6 +7,7 @@ import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { PolicyRules } from "@octet/host";
 import { loadPolicyFile, parseSecretFlags, type SecretMapping } from "./policy-secrets.js";
+import { UsageError } from "./usage-error.js";
 
 export interface GlobalOptions {
   extensionDirs: string[];
@@ -36,9 +37,7 @@ export interface ParsedArgs {
   positionals: string[];
 }
 
-export class UsageError extends Error {
-  override readonly name = "UsageError";
-}
+export { UsageError };
 
 const FLAGS = {
   "extension-dir": { type: "string", multiple: true },

@@ -7,7 +7,7 @@
 import { readFileSync } from "node:fs";
 import { parsePolicyRules, policyFormatOf, rulesClassifier, type HostServiceOptions, type PolicyApproveRequest, type PolicyRules } from "@octet/host";
 import { SECRET_NAME_PATTERN, bounds } from "@octet/protocol";
-import { UsageError } from "./args.js";
+import { UsageError } from "./usage-error.js";
 
 /** One --secret NAME=ENV_VAR. */
 export interface SecretMapping {

@@ -101,3 +101,11 @@ export {
   TOOLS_REGISTER, TOOLS_UNREGISTER,
 } from "./methods/index.js";
 export type { MethodDirection, MethodKind, MethodSpec, MethodValidator, MethodFilter } from "./methods/index.js";
+export type {
+  ForeignRuntime, ForeignExtension, ForeignLaunchContext, ForeignLaunched, ForeignLoadResult, ForeignSpawnSpec,
+  ForeignCatalog, ForeignStopSignal,
+} from "./foreign/foreign-runtime.js";
+export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
+export type { SignalPlatform } from "./os/process-group.js";
+export { truncateUtf8 } from "./text/utf8-truncate.js";
+export { duplicateTopLevelKeys } from "./text/json-members.js";

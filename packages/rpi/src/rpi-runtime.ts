@@ -5,22 +5,23 @@
  * changed), started as a process or a QuickJS worker, taken through handshake, load and
  * initialize by the one RpiConnection, and handed to the host behind the octet bridge.
  *
- * The shapes below match @octet/host's ForeignRuntime structurally: this package does not import
- * the host (the host does not know rpi either; the embedder joins them).
+ * It implements @octet/protocol's ForeignRuntime, the contract the host consumes: this package does
+ * not import the host (the host does not know rpi either; the embedder joins them).
  */
 import { loadRpiManifest, readRpiManifestFile } from "./manifest/load-manifest.js";
 import { parseRpiManifest, type RpiManifest } from "./manifest/rpi-manifest.js";
-import { resolveRpiLaunch, type RpiLaunch, type RpiManifestSource } from "./manifest/resolve-launch.js";
+import { resolveRpiLaunch, type RpiLaunch } from "./manifest/resolve-launch.js";
 import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
 import { DEFAULT_RPI_TIMEOUTS, RpiConnection, resolveTimeouts, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
-import { createOctetBridge, type HostCatalog, type OctetBridge } from "./octet/octet-bridge.js";
+import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
 import { octetHooksFor, undeliveredPiEvents } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
 import type { RpiTransport } from "./transport.js";
 import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quickjs.js";
 import { PI_PRELUDE } from "./quickjs/pi-prelude.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import type { ForeignExtension, ForeignRuntime } from "@octet/protocol";
 
 /** stderr lines of a starting instance kept for the start's error message and the status tail. */
 const STARTUP_STDERR_LINES = 20;
@@ -50,31 +51,9 @@ export interface RpiRuntimeOptions {
   quickjs?: RpiQuickJsLimits;
 }
 
-interface LaunchContext {
-  workspace: string;
-  generation: number;
-  source: RpiManifestSource;
-  trusted: boolean;
-  spawn(spec: { command: string; args: readonly string[]; cwd: string; env: Record<string, string> }): Promise<ChildProcessWithoutNullStreams>;
-  diagnose(level: "info" | "warning" | "error", message: string): void;
-  /** Aborted when the host stops the generation, start included. */
-  signal?: AbortSignal;
-  /** The host's ready tools and commands now, for the invocation context (else the extension's own). */
-  catalog?(): HostCatalog;
-}
-
-export interface RpiForeignExtension {
-  name: string;
-  version: string;
-  runtime: string;
-  grants: { notifications: boolean; confirmations: boolean; status: boolean };
-  launch(context: LaunchContext): Promise<{ child: OctetBridge["child"]; contributes: { tools: string[]; commands: string[]; hooks: string[] }; unsupportedHooks: string[] }>;
-}
-
-export interface RpiForeignRuntime {
-  readonly manifestFile: string;
-  load(manifestPath: string, context: { source: RpiManifestSource; workspace: string }): Promise<{ ok: true; extension: RpiForeignExtension } | { ok: false; errors: string[] }>;
-}
+/** The rpi runtime as the host's foreign-runtime contract types it (@octet/protocol). */
+export type RpiForeignExtension = ForeignExtension<OctetBridge["child"], ChildProcessWithoutNullStreams>;
+export type RpiForeignRuntime = ForeignRuntime<OctetBridge["child"], ChildProcessWithoutNullStreams>;
 
 /**
  * A QuickJS instance for one launch: its own worker thread, runtime and context, the pi prelude,
@@ -141,8 +120,12 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       } else {
         transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs, loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs });
       }
-      const catalog = ctx.catalog?.bind(ctx);
-      const bridge = createOctetBridge({ embedder: options.services, extensionId: m.id, diagnose: ctx.diagnose, ...(catalog ? { catalog } : {}) });
+      const bridge = createOctetBridge({
+        embedder: options.services,
+        extensionId: m.id,
+        diagnose: ctx.diagnose,
+        catalog: () => ctx.catalog(),
+      });
       const stderrLines: string[] = [];
       let attached = false;
       const connection = new RpiConnection({
@@ -166,15 +149,15 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       });
       // Stopped while starting: the instance goes at once (its start then fails).
       const onStop = (): void => void connection.terminate("the host stopped it while it was starting");
-      ctx.signal?.addEventListener("abort", onStop, { once: true });
-      if (ctx.signal?.aborted) onStop();
+      ctx.signal.addEventListener("abort", onStop, { once: true });
+      if (ctx.signal.aborted) onStop();
       try {
         await connection.start();
       } catch (err) {
         const tail = stderrLines.slice(-3).join(" | ");
         throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`);
       }
-      ctx.signal?.removeEventListener("abort", onStop);
+      ctx.signal.removeEventListener("abort", onStop);
       bridge.attach(connection);
       for (const line of stderrLines) bridge.child.stderr.write(`${line}\n`);
       attached = true;

@@ -8,7 +8,8 @@ import { lstat, readdir, realpath, stat } from "node:fs/promises";
 import { homedir } from "node:os";
 import path from "node:path";
 import type { ManifestSource } from "@octet/protocol";
-import { MANIFEST_FILE_NAME, parseManifestDetailed, readManifestFile } from "./manifest.js";
+import { MANIFEST_FILE_NAME, parseManifestDetailed } from "./manifest.js";
+import { readManifestFile } from "./manifest-file.js";
 import type { ExtensionManifest, ManifestError } from "./manifest.js";
 import { foreignManifest, type ForeignExtension, type ForeignRuntime } from "../foreign-runtime.js";
 

@@ -6,7 +6,7 @@ import { constants } from "node:fs";
 import type { Stats } from "node:fs";
 import { open } from "node:fs/promises";
 import { bounds } from "@octet/protocol";
-import type { ManifestError } from "./manifest.js";
+import type { ManifestError } from "./manifest-error.js";
 
 /** "ENOENT: no such file or directory" without the path Node appends (the message already names it). */
 function ioReason(err: unknown): string {

@@ -4,7 +4,7 @@
  * boolean and string-list checks the schema in manifest.ts is written with.
  */
 import { bounds } from "@octet/protocol";
-import type { ManifestError, ManifestErrorCode } from "./manifest.js";
+import type { ManifestError, ManifestErrorCode } from "./manifest-error.js";
 
 /** A parsed TOML table. */
 export type Table = Record<string, unknown>;

@@ -10,23 +10,12 @@ import type { ApiVersion, FilesystemCapability, InitializeContributes } from "@o
 import { Collector, bool, isTable, noNul, quote, showValue, stringList } from "./manifest-values.js";
 import type { Table } from "./manifest-values.js";
 
-export { readManifestFile } from "./manifest-file.js";
+import type { ManifestError } from "./manifest-error.js";
+
+export type { ManifestError, ManifestErrorCode } from "./manifest-error.js";
 
 export const MANIFEST_FILE_NAME = "extension.toml";
 
-export type ManifestErrorCode = "manifest_invalid" | "manifest_unsupported_api" | "version_mismatch";
-
-export interface ManifestError {
-  /** The manifest file (or directory) the problem is in. */
-  file: string;
-  /** Dotted key with array indexes, e.g. "contributes.tools[2]"; "" for the whole file. */
-  key: string;
-  /** Short rule token, e.g. "required", "type", "grammar", "bound", "unknown_key". */
-  rule: string;
-  /** `<file>: key "<key>": <what is wrong, with the value and the limit>`. */
-  message: string;
-  code: ManifestErrorCode;
-}
 
 export interface ExtensionManifest {
   name: string;

@@ -4,17 +4,11 @@
  * Liveness never uses kill(pid, 0): a zombie answers it.
  */
 import { readFileSync, readdirSync } from "node:fs";
+import { signalProcessGroup } from "@octet/protocol";
 
 /** Sends `signal` to the whole group. Refuses pgid <= 1, which would hit our group or everyone. */
 export function signalGroup(pgid: number, signal: NodeJS.Signals): "sent" | "gone" {
-  if (!Number.isSafeInteger(pgid) || pgid <= 1) throw new RangeError(`refusing to signal process group ${pgid}`);
-  try {
-    process.kill(-pgid, signal);
-    return "sent";
-  } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ESRCH") return "gone";
-    throw err;
-  }
+  return signalProcessGroup(process, pgid, signal);
 }
 
 interface ProcStat {

@@ -9,7 +9,7 @@
  * quota is spent the rest of a chunk is only counted (a byte loop, no allocation) until the
  * next second. An unfinished line holds at most 4 KiB + 4 bytes.
  */
-import { bounds } from "@octet/protocol";
+import { bounds, truncateUtf8 } from "@octet/protocol";
 
 /** Diagnostic lines emitted per second before suppression starts. */
 export const STDERR_LINES_PER_SECOND = 50;
@@ -173,11 +173,7 @@ export class StderrSink {
   }
 }
 
-/** Cuts a string to at most `max` UTF-8 bytes on a character boundary, marking the cut. */
+/** Cuts a string to at most `max` UTF-8 bytes on a character boundary; the host marks its cuts with "…". */
 export function truncateBytes(s: string, max: number): string {
-  if (Buffer.byteLength(s) <= max) return s;
-  const marker = "…";
-  let cut = Buffer.from(s).subarray(0, max - Buffer.byteLength(marker)).toString("utf8");
-  if (cut.endsWith("\uFFFD")) cut = cut.slice(0, -1);
-  return cut + marker;
+  return truncateUtf8(s, max, "…");
 }

@@ -3,6 +3,7 @@
  * their whole group afterwards.
  */
 import type { ChildProcess } from "node:child_process";
+import { killProcessGroup } from "@octet/protocol";
 import { withDeadline } from "./wait.js";
 
 /** All of the child's stdout up to its first LF (without it), within `ms`. */
@@ -45,12 +46,7 @@ export function exited(child: ChildProcess, ms = 5_000): Promise<void> {
 
 /** SIGKILLs the group led by `pgid` (a detached child's pid), ignoring a group already gone. */
 export function killGroup(pgid: number | undefined): void {
-  if (pgid === undefined || !Number.isSafeInteger(pgid) || pgid <= 1) return;
-  try {
-    process.kill(-pgid, "SIGKILL");
-  } catch {
-    // ESRCH: already gone.
-  }
+  killProcessGroup(process, pgid);
 }
 
 /** Kills the child's group and waits for the child to exit. */

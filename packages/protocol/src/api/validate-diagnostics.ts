@@ -27,8 +27,9 @@ import {
 import {
   at, checkCount, finish, index, refuse, isAbsent, member, quote, readArray, readInteger, readObject, readOneOf, readString, rejectUnknown,
 } from "../validate/fields.js";
+import { truncateUtf8 } from "../text/utf8-truncate.js";
 import { measureJson } from "../validate/json-bounds.js";
-import { Problems, utf8ByteLength, type Checked } from "../validate/kit.js";
+import { Problems, type Checked } from "../validate/kit.js";
 
 /** The reserved metadata key of the profile (DIAG-01, PY-24). */
 export const DIAGNOSTICS_METADATA_KEY = "octet_diagnostics_v1";
@@ -283,20 +284,4 @@ function locationText(loc: WireDiagnosticLocation): string {
   const s = loc.source;
   const name = s.kind === "workspace" ? `${s.path}${s.revision !== undefined ? `@${s.revision}` : ""}` : s.kind === "blob" ? `blob ${s.blob.digest.value.slice(0, 12)}` : `artifact ${s.artifact_id}`;
   return loc.span ? `${name} bytes ${loc.span.start}-${loc.span.end}` : name;
-}
-
-/** Cuts s to at most max UTF-8 bytes, ending in "..." when cut, never inside a surrogate pair. */
-function truncateUtf8(s: string, max: number): string {
-  if (utf8ByteLength(s) <= max) return s;
-  const budget = max - 3;
-  let n = 0;
-  let i = 0;
-  while (i < s.length) {
-    const c = s.codePointAt(i)!;
-    const w = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
-    if (n + w > budget) break;
-    n += w;
-    i += c >= 0x10000 ? 2 : 1;
-  }
-  return `${s.slice(0, i)}...`;
 }

@@ -6,8 +6,9 @@
  * frame is refused (FRAME-01, REV-02; issue 13).
  *
  * Names are compared decoded: `"\u0069d"` is the member "id". Linear in the text: a fast path
- * for the common frame, else one scan that skips strings and tracks nesting.
+ * for the common frame, else the one top-level member scan (text/json-members.ts).
  */
+import { forEachTopLevelMember, memberValueText } from "../text/json-members.js";
 
 /** Names whose repetition matters; only they are searched on the fast path. */
 const ENVELOPE_MEMBERS = ['"jsonrpc"', '"id"', '"method"', '"params"', '"result"', '"error"'];
@@ -61,67 +62,20 @@ function scanTopLevel(text: string, wantId: boolean): TopLevel {
     }
     if (!repeated) {
       const at = wantId ? text.indexOf('"id"') : -1;
-      return { duplicate: null, idText: at === -1 ? null : valueText(text, at + 4) };
+      return { duplicate: null, idText: at === -1 ? null : memberValueText(text, at + 4) };
     }
   }
   const seen = new Set<string>();
+  let duplicate: string | null = null;
   let idText: string | null = null;
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      const end = stringEnd(text, i);
-      if (depth === 1) {
-        const value = valueText(text, end + 1);
-        if (value !== null) {
-          const name = JSON.parse(text.slice(i, end + 1)) as string;
-          if (seen.has(name)) return { duplicate: name, idText: null };
-          seen.add(name);
-          if (name === "id") idText = value;
-        }
-      }
-      i = end;
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return { duplicate: null, idText };
-}
-
-/** Index of the closing quote of the string that opens at `open`. */
-function stringEnd(text: string, open: number): number {
-  let end = open + 1;
-  while (end < text.length) {
-    const d = text.charCodeAt(end);
-    if (d === 0x5c) end += 2;
-    else if (d === 0x22) break;
-    else end++;
-  }
-  return end;
-}
-
-/**
- * When a colon follows `from` (after whitespace), the text of the number or literal after it (up
- * to the next delimiter; "" for a string, object or array value), else null: `from` did not end
- * a member name.
- */
-function valueText(text: string, from: number): string | null {
-  let k = skipSpace(text, from);
-  if (text.charCodeAt(k) !== 0x3a) return null;
-  k = skipSpace(text, k + 1);
-  let end = k;
-  while (end < text.length && !isDelimiter(text.charCodeAt(end))) end++;
-  return text.slice(k, end);
-}
-
-function skipSpace(text: string, k: number): number {
-  while (k < text.length && isSpace(text.charCodeAt(k))) k++;
-  return k;
-}
-
-function isSpace(c: number): boolean {
-  return c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d;
-}
-
-function isDelimiter(c: number): boolean {
-  return isSpace(c) || c === 0x2c || c === 0x7d || c === 0x5d || c === 0x22 || c === 0x7b || c === 0x5b;
+  forEachTopLevelMember(text, (name, value) => {
+    if (seen.has(name)) {
+      duplicate = name;
+      return false;
+    }
+    seen.add(name);
+    if (name === "id") idText = value;
+    return true;
+  });
+  return duplicate !== null ? { duplicate, idText: null } : { duplicate: null, idText };
 }

@@ -79,6 +79,7 @@ test("TDEF-07: parameters accept any keyword, including ones outside the output_
     $defs: { n: { type: "integer" } },
     patternProperties: { "^x": true },
     if: { required: ["path"] },
+    // biome-ignore lint/suspicious/noThenProperty: "then" is the JSON Schema keyword under test, not a thenable.
     then: false,
   };
   assert.deepEqual(accepted(validateToolDefinition(tool({ parameters }), "0.2")).parameters, parameters);

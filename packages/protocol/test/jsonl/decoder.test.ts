@@ -33,6 +33,7 @@ function feed(decoder: JsonlDecoder, chunks: Uint8Array[]): DecodedFrame[] {
   return chunks.flatMap((c) => decoder.push(c));
 }
 
+// biome-ignore lint/suspicious/noShadowRestrictedNames: a module-level helper; it shadows no object's valueOf.
 function valueOf(frame: DecodedFrame | undefined): unknown {
   assert.ok(frame, "expected a frame");
   if (!frame.ok) assert.fail(`expected a value, got ${frame.error.code}: ${frame.error.message}`);

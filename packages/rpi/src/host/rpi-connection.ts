@@ -10,13 +10,12 @@
  * invocation or hook that times out answers its caller with an error and keeps the instance
  * (RPI-33). Frames naming another generation are ignored with a diagnostic (RPI-30).
  */
-import { bounds, utf8ByteLength } from "@octet/protocol";
+import { bounds, duplicateTopLevelKeys, utf8ByteLength } from "@octet/protocol";
 import { DEFAULT_MAX_FRAME_BYTES, MAX_EXTENSION_REQUESTS, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
 import type { ExtensionFrame, ExtensionMode, ExtensionRequest, HelloManifest, HostFrame, InstanceId, Invocation, InvocationContext, ProtocolResult, ToolDescriptor } from "../protocol/frames.js";
 import { resolveEventName } from "../protocol/events.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { requestRefusal, type RpiGrants } from "./grants.js";
-import { duplicateTopLevelKeys } from "../manifest/rpi-manifest.js";
 import { resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 
 export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";

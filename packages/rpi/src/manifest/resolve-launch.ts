@@ -11,10 +11,11 @@ import { access, realpath, stat } from "node:fs/promises";
 import path from "node:path";
 import { entryKind, errnoCode } from "./fs-facts.js";
 import { relativePathProblem, scriptExtensionProblem, quote } from "./relative-path.js";
+import type { ManifestSource } from "@octet/protocol";
 import type { RpiManifest } from "./rpi-manifest.js";
 
 /** Where a manifest was found: named explicitly, in the user's global packages, or in the project. */
-export type RpiManifestSource = "explicit" | "global" | "project";
+export type RpiManifestSource = ManifestSource;
 
 export interface RpiLaunchOptions {
   source: RpiManifestSource;

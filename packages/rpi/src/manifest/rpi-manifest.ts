@@ -5,7 +5,7 @@
  * touches the filesystem: the bounded read is load-manifest.ts, the containment and file checks
  * are resolve-launch.ts, the child environment is environment.ts.
  */
-import { isPlainObject } from "@octet/protocol";
+import { duplicateTopLevelKeys, isPlainObject } from "@octet/protocol";
 import { quote, relativePathProblem, scriptExtensionProblem, showValue } from "./relative-path.js";
 
 export const RPI_MANIFEST_FILE = "pi-extension.json";
@@ -82,36 +82,6 @@ class Collector {
     }
     return this.errors;
   }
-}
-
-/**
- * The names that occur more than once among the members of the top-level object of `text`,
- * which must already have parsed as JSON. JSON.parse keeps the last of duplicates silently, so a
- * reviewer could read one value while the host uses another: the scan makes that visible.
- */
-export function duplicateTopLevelKeys(text: string): string[] {
-  const seen = new Set<string>();
-  const dup = new Set<string>();
-  let depth = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c === 0x22) {
-      let end = i + 1;
-      while (end < text.length && text.charCodeAt(end) !== 0x22) end += text.charCodeAt(end) === 0x5c ? 2 : 1;
-      if (depth === 1) {
-        let k = end + 1;
-        while (k < text.length && " \t\n\r".includes(text[k] as string)) k++;
-        if (text[k] === ":") {
-          const name = JSON.parse(text.slice(i, end + 1)) as string;
-          if (seen.has(name)) dup.add(name);
-          seen.add(name);
-        }
-      }
-      i = end;
-    } else if (c === 0x7b || c === 0x5b) depth++;
-    else if (c === 0x7d || c === 0x5d) depth--;
-  }
-  return [...dup];
 }
 
 /** Reports one problem and yields null, so a check can `return reject(...)`. */

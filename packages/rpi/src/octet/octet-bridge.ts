@@ -15,7 +15,7 @@
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import {
-  EnvelopeReader, ErrorCode, RpcPeer, WireError, REQUIRED_FEATURES, bounds, utf8ByteLength,
+  EnvelopeReader, ErrorCode, RpcPeer, WireError, REQUIRED_FEATURES, bounds, truncateUtf8,
   type RequestMessage, type ToolDefinition, type CommandDefinition, type ContentPart,
 } from "@octet/protocol";
 import type { InvocationContext, ProtocolResult } from "../protocol/frames.js";
@@ -34,14 +34,6 @@ export interface OctetBridge {
 
 /** Status keys kept per instance; the oldest goes first. */
 const MAX_STATUS_KEYS = 32;
-
-/** `text` cut to at most `max` UTF-8 bytes, on a character boundary. */
-function truncateUtf8(text: string, max: number): string {
-  if (utf8ByteLength(text) <= max) return text;
-  let out = text.slice(0, max);
-  while (utf8ByteLength(out) > max - 3) out = out.slice(0, -1);
-  return `${out}...`;
-}
 
 /** Lifecycle hook invocations outstanding at once; more are dropped (a burst of tool events must not pile up). */
 const MAX_LIFECYCLE_IN_FLIGHT = 16;

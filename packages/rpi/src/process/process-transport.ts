@@ -6,17 +6,12 @@
  * on line by line. terminate() sends SIGKILL to the whole group, then to the child itself.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { JsonlDecoder } from "@octet/protocol";
+import { JsonlDecoder, killProcessGroup, type ForeignSpawnSpec } from "@octet/protocol";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/frames.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 
-export interface ProcessSpec {
-  command: string;
-  args: readonly string[];
-  cwd: string;
-  /** The child's whole environment. */
-  env: Record<string, string>;
-}
+/** What to start; `env` is the child's whole environment. The host's spawner takes the same. */
+export type ProcessSpec = ForeignSpawnSpec;
 
 /** Starts a child in its own group; the host passes its contained spawner, tests may omit it. */
 export type Spawner = (spec: ProcessSpec) => Promise<ChildProcessWithoutNullStreams>;
@@ -46,17 +41,6 @@ const defaultSpawn: Spawner = (spec) =>
     child.once("error", (err: NodeJS.ErrnoException) => reject(new Error(`could not start ${spec.command}: ${err.code === "ENOENT" ? "not found" : err.code === "EACCES" ? "permission denied" : err.message}`)));
   });
 
-/** SIGKILL to the process group `pid` leads; false when there is no such group (any more). */
-function killGroup(pid: number | undefined): boolean {
-  if (pid === undefined || pid <= 1) return false;
-  try {
-    process.kill(-pid, "SIGKILL");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 class ProcessTransport implements RpiTransport {
   readonly exited: Promise<RpiExit>;
   readonly #child: ChildProcessWithoutNullStreams;
@@ -74,7 +58,7 @@ class ProcessTransport implements RpiTransport {
         this.#gone = true;
         // The child is gone; whatever it left in its group goes with it (RPI-34), whether it
         // exited by itself, crashed or was killed.
-        killGroup(child.pid);
+        killProcessGroup(process, child.pid);
         const how = signal ? `was killed by ${signal}` : `exited with code ${code}`;
         const exit: RpiExit = {
           code: this.#terminateReason !== null ? "terminated" : "exited",
@@ -125,7 +109,7 @@ class ProcessTransport implements RpiTransport {
     this.#terminateReason ??= reason;
     // The group first, so descendants die with the child (also after the child itself has
     // exited); the child itself if the group kill fails.
-    if (!killGroup(this.#child.pid) && !this.#gone) this.#child.kill("SIGKILL");
+    if (!killProcessGroup(process, this.#child.pid) && !this.#gone) this.#child.kill("SIGKILL");
     if (!this.#gone) {
       this.#child.stdin.destroy();
       await Promise.race([this.exited, new Promise((r) => setTimeout(r, KILL_REAP_MS).unref())]);

@@ -1,0 +1,95 @@
+/**
+ * Foreign runtimes: extensions that speak another protocol (rpi's pi-extension.json, in
+ * @octet/rpi) plugged into the octet host so they share its catalog, routing, status, reload and
+ * supervision. A runtime finds its manifests next to extension.toml ones, validates them, and
+ * launches an instance as a stand-in child that speaks octet's JSON-RPC on its stdio; the host
+ * treats that child like any other. The host never imports a runtime (the embedder passes it)
+ * and a runtime never imports the host: both implement these types, which is why they live here.
+ *
+ * Type-only, and generic in the two platform types this pure package cannot name: `Child`, what
+ * the host's generation talks to (Node streams in @octet/host's LaunchedChild), and `Process`,
+ * what the host's spawner returns (Node's ChildProcessWithoutNullStreams).
+ */
+import type { ManifestSource } from "../api/types.js";
+
+/** A process to start: exactly `env` is its environment (nothing is inherited). */
+export interface ForeignSpawnSpec {
+  command: string;
+  args: readonly string[];
+  cwd: string;
+  env: Record<string, string>;
+}
+
+/** The part of an AbortSignal a runtime uses (declared here: this package has no DOM or Node types). */
+export interface ForeignStopSignal {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+/** The host's ready tools and commands at one moment (every extension's). */
+export interface ForeignCatalog {
+  tools: { name: string; description: string }[];
+  commands: { name: string; description: string }[];
+}
+
+export interface ForeignLaunchContext<Process> {
+  workspace: string;
+  generation: number;
+  source: ManifestSource;
+  /** The host's start decision said trusted (project extensions need an explicit grant). */
+  trusted: boolean;
+  /**
+   * Starts a real process the host's way: its own process group, contained (PID namespace and
+   * parent-death signal when available), with exactly `env` as its environment.
+   */
+  spawn(spec: ForeignSpawnSpec): Promise<Process>;
+  /** A diagnostic of this generation (shown with the extension's status and events). */
+  diagnose(level: "info" | "warning" | "error", message: string): void;
+  /** Aborted when the host stops this generation, also while launch() is still running. */
+  signal: ForeignStopSignal;
+  /**
+   * The host's catalog at the moment of the call, for a runtime whose protocol hands the catalog
+   * to its extensions (rpi's invocation context).
+   */
+  catalog(): ForeignCatalog;
+}
+
+export interface ForeignLaunched<Child> {
+  child: Child;
+  /**
+   * The tool and command names the instance registered (what initialize must answer) and the
+   * octet hooks it answers.
+   */
+  contributes: { tools: string[]; commands: string[]; hooks?: string[] };
+  /**
+   * Events the instance hooked in its own protocol that this host never delivers (e.g. a pi
+   * extension's "session_before_compact"): shown as the extension's unsupportedHooks in status.
+   */
+  unsupportedHooks?: string[];
+}
+
+export interface ForeignExtension<Child, Process> {
+  name: string;
+  version: string;
+  /** Shown in status, e.g. "rpi-process" or "quickjs". */
+  runtime: string;
+  /** UI surfaces and services its manifest grants, for the host's per-generation checks. */
+  grants: { notifications: boolean; confirmations: boolean; status?: boolean };
+  /** Validates again (files may have changed since discovery) and starts one instance. */
+  launch(context: ForeignLaunchContext<Process>): Promise<ForeignLaunched<Child>>;
+}
+
+export type ForeignLoadResult<Child, Process> =
+  | { ok: true; extension: ForeignExtension<Child, Process> }
+  | { ok: false; errors: string[] };
+
+export interface ForeignRuntime<Child, Process> {
+  /** The file name its manifests have, e.g. "pi-extension.json". */
+  readonly manifestFile: string;
+  /** Reads and validates one manifest; problems are returned as messages, never thrown. */
+  load(
+    manifestPath: string,
+    context: { source: ManifestSource; workspace: string },
+  ): Promise<ForeignLoadResult<Child, Process>>;
+}
