@@ -12,6 +12,7 @@ from .errors import ErrorCode, WireError, author_error
 from .results import (to_command_result, to_context, to_hook_result, to_render_result, to_status_result,
                       to_tool_result)
 from .diagnostics import normalize_result
+from .menu_rules import check_menu
 
 __all__ = ["route", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
 
@@ -165,11 +166,10 @@ async def route(method: str, params: Any, registry: Any, api: str, cancelled: Ca
             raise WireError(ErrorCode.METHOD_NOT_FOUND, "method not found: menu/collect (this extension registers no menu: @ext.menu)")
         context = _context(_params(params))
         value = await _author(invoke(entry, (), context))
-        # The full rules (declared commands, bounds) are the host's; it falls back to its
-        # generated menu and says why when they are broken.
-        if not isinstance(value, dict) or not isinstance(value.get("title"), str) or not isinstance(value.get("items"), list):
+        if not isinstance(value, dict):
             raise WireError(ErrorCode.INTERNAL_ERROR, f"invalid menu {str(value)[:64]}; expected a dict with title (str) and items (list)")
-        return value
+        # The host's rules, checked here as the TS SDK does, so the author reads the rule broken.
+        return check_menu(value, registry.commands)
     raise WireError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
 
 

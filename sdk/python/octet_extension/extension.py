@@ -29,6 +29,7 @@ from .dispatch import HOOK_NAMES, HOOKS_04, route
 from .errors import ErrorCode, WireError
 from .framing import FrameDecoder, parse_envelope
 from .host_services import Policy, Secrets
+from .menu_rules import check_menu_handler
 from .negotiation import LIFECYCLE_EVENTS, check_supported_features, negotiate
 from .peer import Link, RpcPeer, diagnose
 from .presentation import Presentation
@@ -242,6 +243,7 @@ class Extension:
         handler. See docs/sdk-options.md."""
         if self.api_version == "0.1":
             raise ValueError("menu needs API 0.2 or later (menu/collect is not part of API 0.1)")
+        check_menu_handler(fn)
         # One menu per extension: a second handler would silently replace the first, unlike tools.
         if self._registry.menu_handler is not None:
             raise ValueError("menu is registered twice; an extension has one menu handler")
