@@ -88,7 +88,7 @@ async function until(ready: () => boolean, what: string): Promise<void> {
   assert.ok(ready(), `no ${what} within 5 s`);
 }
 
-test("issue 13 review: take() drops frames that came while the extension waited, and its stderr starts with the new user", async () => {
+test("issue 13 review: take() drops frames that came while the extension waited; its stderr starts anew", async () => {
   const pool = new ExtensionPool();
   try {
     await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
@@ -104,13 +104,14 @@ test("issue 13 review: take() drops frames that came while the extension waited,
     assert.equal(again!.proc.stderrTail, "", "the late stderr line is not the next transcript's");
     pool.give("0.1", again!);
     // A transcript on it now runs clean: its failure report would carry only its own stderr.
-    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK, { refute: { method: "raw/late" } }]), "0.1", pool);
+    const refuteLate: Step = { refute: { method: "raw/late" } };
+    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK, refuteLate]), "0.1", pool);
   } finally {
     await pool.close();
   }
 });
 
-test("issue 13 review: a kept extension that exited while it waited is reaped at take(), and the next transcript starts a fresh one", async () => {
+test("issue 13 review: a kept extension that exited while it waited is reaped at take(); the next one starts fresh", async () => {
   const pool = new ExtensionPool();
   try {
     await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
@@ -120,7 +121,8 @@ test("issue 13 review: a kept extension that exited while it waited is reaped at
     await lease.proc.waitFor(() => lease.proc.exit ?? undefined, 5_000, "exit", true);
     assert.equal(pool.take("0.1"), undefined, "a dead extension is never handed out");
     // The next shareable transcript runs on a new process, from its own initialize (request 1).
-    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, { expect: { id: 2, result: { content: "ok" } } }]), "0.1", pool);
+    const second: Step = { expect: { id: 2, result: { content: "ok" } } };
+    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, second]), "0.1", pool);
     const fresh = pool.take("0.1");
     assert.ok(fresh && fresh.proc.child.pid !== lease.proc.child.pid && alive(fresh.proc.child.pid!));
     pool.give("0.1", fresh);

@@ -49,7 +49,8 @@ test("issue 13.9: the README's Python path (a venv in the extension's folder, th
     const env = { ...process.env, PATH: [bin, process.env["PATH"] ?? ""].join(delimiter), PIP_DISABLE_PIP_VERSION_CHECK: "1", PYTHONPATH: "", VIRTUAL_ENV: "", NO_COLOR: "1", OCTET_HOME: join(temp, "home") };
     // The PATH's python3 may have the SDK on some machine (a user site, a .pth): isolated (-I: no
     // PYTHON* variables, no user site, no cwd) and without site-packages (-S), it certainly has not.
-    const bare = spawnSync("python3", ["-I", "-S", "-c", "import octet_extension"], { cwd: tmpdir(), env, encoding: "utf8" });
+    const isolated = ["-I", "-S", "-c", "import octet_extension"];
+    const bare = spawnSync("python3", isolated, { cwd: tmpdir(), env, encoding: "utf8" });
     assert.match(bare.stderr, /ModuleNotFoundError: No module named 'octet_extension'/, "only the venv can answer");
     const script = lines.slice(1).join("\n");
     const r = spawnSync("bash", ["-euo", "pipefail", "-c", script], { cwd: temp, env, encoding: "utf8", timeout: 110_000 });

@@ -260,7 +260,8 @@ def _check_item(p: _Problems, path: str, raw: Any, declared: Set[str]) -> Option
     item_id = _read_string(p, _at(path, "id"), obj.get("id", _MISSING), non_blank=True)
     # Hosts address an action by its id path ("submenu/item"), so an id cannot contain "/".
     if item_id is not None and "/" in item_id:
-        p.add(_at(path, "id"), f'{json.dumps(item_id[:64], ensure_ascii=False)} contains "/", which separates the levels of an item path')
+        shown = json.dumps(item_id[:64], ensure_ascii=False)
+        p.add(_at(path, "id"), f'{shown} contains "/", which separates the levels of an item path')
     label = _read_string(p, _at(path, "label"), obj.get("label", _MISSING), non_blank=True)
     if not _absent(obj.get("items", _MISSING)):
         for key in _ACTION_ONLY:

@@ -22,7 +22,8 @@ class _Registry:
 def collect(handler, api="0.2", commands=()):
     async def invoke(entry, args, context):
         return entry.handler(*args, {"context": context})  # ctx: what the handler reads of it
-    return asyncio.run(route("menu/collect", {"context": CONTEXT}, _Registry(handler, commands), api, lambda: False, invoke))
+    registry = _Registry(handler, commands)
+    return asyncio.run(route("menu/collect", {"context": CONTEXT}, registry, api, lambda: False, invoke))
 
 
 def refusal(menu, commands=("greet",)):
@@ -82,7 +83,8 @@ class MenuRulesTest(unittest.TestCase):
             "title": "M", "status": {"state": "ok", "label": "fine"},
             "items": [{"id": "a", "label": "A", "command": "greet", "arguments": ["x"], "recommended": True,
                        "description": "d", "destructive": False},
-                      {"id": "sub", "label": "More", "items": [{"id": "b", "label": "B", "command": "greet", "arguments": []}]}]})
+                      {"id": "sub", "label": "More",
+                       "items": [{"id": "b", "label": "B", "command": "greet", "arguments": []}]}]})
 
     def test_each_rule_is_refused_with_the_ts_message(self):
         cases = [
@@ -92,7 +94,8 @@ class MenuRulesTest(unittest.TestCase):
             ({"title": "M"}, "invalid menu: items: missing; expected an array"),
             ({"title": "M", "items": [action("a", command="nope")]},
              'invalid menu: items[0].command: "nope" is not one of the extension\'s declared commands'),
-            ({"title": "M", "items": [action("a"), action("a")]}, 'invalid menu: items: duplicate ids "a" in one level'),
+            ({"title": "M", "items": [action("a"), action("a")]},
+             'invalid menu: items: duplicate ids "a" in one level'),
             ({"title": "M", "items": [action("a", recommended=True), action("b", recommended=True)]},
              "invalid menu: items: 2 recommended items in one level; at most one is allowed"),
             ({"title": "M", "items": [action("a/b")]},

@@ -300,10 +300,12 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
 
         h = await self.start(ext)
         lines = text_of(await h.response(await h.tool("forgot"))).split("\n")
-        self.assertEqual(lines[0], "`ctx.confirm(...)` was not awaited: in an async def handler it returns an awaitable,"
-                                   " so write `await ctx.confirm(...)` (its truth value is not the host's answer)")
+        self.assertEqual(lines[0], "`ctx.confirm(...)` was not awaited: in an async def handler it returns an"
+                                   " awaitable, so write `await ctx.confirm(...)` (its truth value is not the host's"
+                                   " answer)")
         self.assertEqual([line.split(" was not awaited")[0] for line in lines],
-                         ["`ctx.confirm(...)`", "`ext.input(...)`", "`ctx.publish_artifact(...)`", "`ext.policy.evaluate(...)`"])
+                         ["`ctx.confirm(...)`", "`ext.input(...)`", "`ctx.publish_artifact(...)`",
+                          "`ext.policy.evaluate(...)`"])
 
     async def test_PY_57_helpers_refused_outside_a_parent(self):
         """PY-57: helpers outside a tool/call or command/execute handler are refused locally, before anything is sent."""

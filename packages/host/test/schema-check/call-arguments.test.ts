@@ -11,7 +11,11 @@ const schemas = compileToolSchemas(
       description: "d",
       parameters: {
         type: "object",
-        properties: { name: { type: "string" }, tags: { type: "array", items: { type: "string" } }, opts: { type: "object", properties: { n: { type: "integer" } } } },
+        properties: {
+          name: { type: "string" },
+          tags: { type: "array", items: { type: "string" } },
+          opts: { type: "object", properties: { n: { type: "integer" } } },
+        },
         required: ["name"],
         additionalProperties: false,
       },
@@ -31,17 +35,20 @@ function refusal(args: unknown): WireError {
   assert.fail(`${JSON.stringify(args)} was accepted`);
 }
 
-test("issue 13 review: the argument refusal keeps its message and says in data.errors what was given at the path", () => {
+test("issue 13 review: the argument refusal keeps its message; data.errors says what was given at the path", () => {
   const e = refusal({ name: 5 });
   assert.equal(e.code, -32602);
   assert.equal(e.message, 'invalid arguments for tool "greet": arguments.name: must be string');
   assert.deepEqual(e.data, { errors: [{ path: "arguments.name", rule: "must be string", got: "number 5" }] });
   assert.deepEqual(e.toJSON().data, { errors: [{ path: "arguments.name", rule: "must be string", got: "number 5" }] });
-  assert.deepEqual(refusal({ name: "x", tags: ["a", true] }).data, { errors: [{ path: "arguments.tags[1]", rule: "must be string", got: "boolean true" }] });
-  assert.deepEqual(refusal({ name: "x", opts: { n: "1.5" } }).data, { errors: [{ path: "arguments.opts.n", rule: "must be integer", got: 'string "1.5"' }] });
+  const only = (path: string, rule: string, got: string) => ({ errors: [{ path, rule, got }] });
+  const tags = refusal({ name: "x", tags: ["a", true] });
+  assert.deepEqual(tags.data, only("arguments.tags[1]", "must be string", "boolean true"));
+  const nested = refusal({ name: "x", opts: { n: "1.5" } });
+  assert.deepEqual(nested.data, only("arguments.opts.n", "must be integer", 'string "1.5"'));
   // A failure of the object itself (a missing or an extra member) shows the object's type.
-  assert.deepEqual(refusal({}).data, { errors: [{ path: "arguments", rule: 'must have required property "name"', got: "object" }] });
-  assert.deepEqual(refusal([1]).data, { errors: [{ path: "arguments", rule: "must be object", got: "array" }] });
+  assert.deepEqual(refusal({}).data, only("arguments", 'must have required property "name"', "object"));
+  assert.deepEqual(refusal([1]).data, only("arguments", "must be object", "array"));
   refuseInvalidArguments("greet", schemas, { name: "fine" });
 });
 

@@ -44,7 +44,8 @@ test("issue 13b: a generation may compile at most its bytes per second; the allo
   compileToolSchemas(tools(1, () => schema("rate1")), budget);
   assert.throws(() => compileToolSchemas(tools(1, () => schema("rate2")), budget), new RegExp(`has \\d+ left of its ${2 * one + 100} bytes per second; publish again later`));
   // Compiled before, but published again: it counts (issue 13 review).
-  assert.throws(() => compileToolSchemas(tools(1, () => schema("rate1")), budget), /bytes per second; publish again later/);
+  const again = () => compileToolSchemas(tools(1, () => schema("rate1")), budget);
+  assert.throws(again, /bytes per second; publish again later/);
   now += 600;
   compileToolSchemas(tools(1, () => schema("rate2")), budget);
 });
@@ -74,25 +75,31 @@ test("issue 13b (review): the initialize catalog compiles whole past the per-pub
   assert.throws(() => compileToolSchemas(tools(200, (i) => schema(`later${i}`)), budget), /over the limit of 262144 bytes per publication/);
 });
 
-test("issue 13 review: a cached catalog republished in a loop counts whole against the per-second allowance; a single republish passes", () => {
+test("issue 13 review: a cached catalog republished in a loop counts whole per second; one republish passes", () => {
   let now = 0;
   const catalog = tools(60, (i) => schema(`loop${i}`)); // about 230 KB, under the per-publication bound
-  const size = catalog.reduce((n, t) => n + t.name.length + t.description.length + bytes(t.parameters) + bytes(t.output_schema), 0);
+  const defined = (t: ToolDefinition): number => t.name.length + t.description.length + bytes(t.parameters);
+  const size = catalog.reduce((n, t) => n + defined(t) + bytes(t.output_schema), 0);
   const budget = new CompileBudget(262_144, 524_288, () => now);
   compileToolSchemas(catalog, budget); // compiles all 60
   compileToolSchemas(catalog, budget); // nothing new to compile, and still within the second
-  assert.throws(() => compileToolSchemas(catalog, budget), new RegExp(`its tool definitions are ${size} bytes \\(schemas compiled before count too.*has \\d+ left of its 524288 bytes per second; publish again later`));
+  const refusal = new RegExp(
+    `its tool definitions are ${size} bytes \\(schemas compiled before count too.*` +
+      "has \\d+ left of its 524288 bytes per second; publish again later",
+  );
+  assert.throws(() => compileToolSchemas(catalog, budget), refusal);
   now += 500; // half a second refills 262,144 bytes: one more republish
   compileToolSchemas(catalog, budget);
   assert.throws(() => compileToolSchemas(catalog, budget), /bytes per second; publish again later/);
 });
 
-test("issue 13 review: a publication larger than a second's allowance passes once the allowance is full, and owes the rest", () => {
+test("issue 13 review: a publication over a second's allowance passes once it is full, and owes the rest", () => {
   let now = 0;
   const budget = new CompileBudget(1_000_000, 100_000, () => now);
   const big = tools(40, () => schema("owed")); // one schema compiled once, about 160 KB published
   compileToolSchemas(big, budget);
-  assert.throws(() => compileToolSchemas(tools(1, () => schema("owed")), budget), /has 0 left of its 100000 bytes per second/);
+  const small = () => compileToolSchemas(tools(1, () => schema("owed")), budget);
+  assert.throws(small, /has 0 left of its 100000 bytes per second/);
   now += 1_000; // a second refills 100,000: still owing
   assert.throws(() => compileToolSchemas(big, budget), /bytes per second; publish again later/);
   now += 1_000;
