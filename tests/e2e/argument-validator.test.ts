@@ -32,6 +32,10 @@ test("issue 13.2: octet call hello_world '{\"name\":5}' exits 1 with a message n
   const r = await runCli([...HELLO, "call", "hello_world", '{"name":5}']);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /arguments\.name: must be string/);
+  // issue 13 review: what was given follows the message (from the error's data.errors[0].got);
+  // --json (below) keeps {code, message}.
+  const refused = 'invalid arguments for tool "hello_world": arguments.name: must be string';
+  assert.equal(r.stderr, `octet: ${refused} (got number 5)\n`);
   assert.equal(r.stdout, "");
   const missing = await runCli([...HELLO, "--json", "call", "hello_world", "{}"]);
   assert.equal(missing.code, 1);
@@ -42,13 +46,13 @@ test("issue 13.2: octet call hello_world '{\"name\":5}' exits 1 with a message n
   assert.match(extra.stderr, /arguments: must not have property "extra"/);
 });
 
-test("issue 13 review: the CLI prints what was given after a refused argument; --json keeps code and message", async () => {
-  const message = 'invalid arguments for tool "hello_world": arguments.name: must be string';
-  const r = await runCli([...HELLO, "call", "hello_world", '{"name":5}']);
-  assert.equal(r.code, 1, r.stderr);
-  assert.equal(r.stderr, `octet: ${message} (got number 5)\n`);
-  const json = await runCli([...HELLO, "--json", "call", "hello_world", '{"name":true}']);
-  assert.deepEqual(JSON.parse(json.stdout), { error: { code: -32602, message } });
+test("issue 13 review: the shell prints what was given after a refused argument, and goes on", async () => {
+  const input = ['/call hello_world {"name":"x","n":1}', '/call hello_world {"name":false}', "/quit", ""].join("\n");
+  const r = await runCli(HELLO, { input });
+  assert.equal(r.code, 0, r.stderr);
+  const refused = 'error: invalid arguments for tool "hello_world": arguments';
+  assert.ok(r.stdout.includes(`${refused}: must not have property "n" (got object)\n`), r.stdout);
+  assert.ok(r.stdout.includes(`${refused}.name: must be string (got boolean false)\n`), r.stdout);
 });
 
 test("issue 13.2: embedder API: invalid arguments are refused with -32602 before any before_tool_call hook and before any send", async () => {
