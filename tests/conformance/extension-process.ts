@@ -34,6 +34,9 @@ export class ExtensionProcess {
   readonly violations: string[] = [];
   #received = 0;
   #stderr = "";
+  /** Characters of stderr received in all, and how many of them came before the current user's turn. */
+  #stderrTotal = 0;
+  #stderrMark = 0;
   #pending: Buffer[] = [];
   #exit: Exit | null = null;
   readonly #closed: Promise<Exit>;
@@ -52,6 +55,7 @@ export class ExtensionProcess {
     this.child.stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
     this.child.stderr.setEncoding("utf8").on("data", (s: string) => {
       this.#stderr = (this.#stderr + s).slice(-STDERR_TAIL);
+      this.#stderrTotal += s.length;
     });
     // Writing to a child that exited is an outcome the transcript reports, not a runner crash.
     this.child.stdin.on("error", () => {});
@@ -76,8 +80,20 @@ export class ExtensionProcess {
     return this.#exit;
   }
 
+  /** The end of what stderr carried since markStderr() (since the start without one). */
   get stderrTail(): string {
-    return this.#stderr;
+    const since = this.#stderrTotal - this.#stderrMark;
+    return since >= this.#stderr.length ? this.#stderr : this.#stderr.slice(this.#stderr.length - since);
+  }
+
+  /** Starts a new user's share of stderr: stderrTail shows nothing written before this call. */
+  markStderr(): void {
+    this.#stderrMark = this.#stderrTotal;
+  }
+
+  /** Whether the child has exited, or is exiting (its exit is known before its streams close). */
+  get ended(): boolean {
+    return this.#exit !== null || this.child.exitCode !== null || this.child.signalCode !== null;
   }
 
   /** Writes one frame (a JSON value) as one line; records a request's id for response checks. */

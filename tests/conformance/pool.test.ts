@@ -81,3 +81,52 @@ test("issue 13.12: a failed transcript's extension, and a passed one with a requ
     await pool.close();
   }
 });
+
+/** Polls `ready` until it holds (a late frame and its stderr line come on two pipes). */
+async function until(ready: () => boolean, what: string): Promise<void> {
+  for (let i = 0; i < 500 && !ready(); i++) await new Promise((r) => setTimeout(r, 10));
+  assert.ok(ready(), `no ${what} within 5 s`);
+}
+
+test("issue 13 review: take() drops frames that came while the extension waited; its stderr starts anew", async () => {
+  const pool = new ExtensionPool();
+  try {
+    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
+    const lease = pool.take("0.1")!;
+    assert.equal(lease.proc.stderrTail, "", "the first user's stderr (the start line) is not the next one's");
+    pool.give("0.1", lease);
+    // While it waits in the pool, the extension writes a frame and a stderr line nobody asked for.
+    process.kill(lease.proc.child.pid!, "SIGUSR1");
+    await until(() => lease.proc.queue.length === 1 && lease.proc.stderrTail.includes("late stderr"), "late frame");
+    const again = pool.take("0.1");
+    assert.equal(again?.proc.child.pid, lease.proc.child.pid, "the same extension, still alive");
+    assert.deepEqual(again!.proc.queue, [], "the late frame is not the next transcript's");
+    assert.equal(again!.proc.stderrTail, "", "the late stderr line is not the next transcript's");
+    pool.give("0.1", again!);
+    // A transcript on it now runs clean: its failure report would carry only its own stderr.
+    const refuteLate: Step = { refute: { method: "raw/late" } };
+    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK, refuteLate]), "0.1", pool);
+  } finally {
+    await pool.close();
+  }
+});
+
+test("issue 13 review: a kept extension that exited while it waited is reaped at take(); the next one starts fresh", async () => {
+  const pool = new ExtensionPool();
+  try {
+    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
+    const lease = pool.take("0.1")!;
+    pool.give("0.1", lease);
+    process.kill(lease.proc.child.pid!, "SIGTERM");
+    await lease.proc.waitFor(() => lease.proc.exit ?? undefined, 5_000, "exit", true);
+    assert.equal(pool.take("0.1"), undefined, "a dead extension is never handed out");
+    // The next shareable transcript runs on a new process, from its own initialize (request 1).
+    const second: Step = { expect: { id: 2, result: { content: "ok" } } };
+    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, second]), "0.1", pool);
+    const fresh = pool.take("0.1");
+    assert.ok(fresh && fresh.proc.child.pid !== lease.proc.child.pid && alive(fresh.proc.child.pid!));
+    pool.give("0.1", fresh);
+  } finally {
+    await pool.close();
+  }
+});

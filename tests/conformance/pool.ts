@@ -44,9 +44,29 @@ export function shareable(transcript: Transcript): boolean {
 
 export class ExtensionPool {
   readonly #idle = new Map<ApiVersion, Lease[]>();
+  /** Kept extensions found dead or broken at take(), being reaped; close() waits for them. */
+  readonly #reaping = new Set<Promise<void>>();
 
+  /**
+   * A kept extension ready for the next transcript, or undefined (the caller starts a fresh one).
+   * One that exited or broke the protocol while it waited is reaped instead, and the next is
+   * tried. Frames that arrived while it waited (a late notification) are dropped, and its stderr
+   * starts anew, so the next transcript's expects and its failure report see only its own.
+   */
   take(api: ApiVersion): Lease | undefined {
-    return this.#idle.get(api)?.pop();
+    const list = this.#idle.get(api);
+    for (let lease = list?.pop(); lease !== undefined; lease = list?.pop()) {
+      if (lease.proc.ended || lease.proc.violations.length > 0) {
+        const reaped = lease.proc.kill().catch(() => undefined);
+        this.#reaping.add(reaped);
+        void reaped.then(() => this.#reaping.delete(reaped));
+        continue;
+      }
+      lease.proc.queue.length = 0;
+      lease.proc.markStderr();
+      return lease;
+    }
+    return undefined;
   }
 
   /** Keeps a quiescent extension; frames its transcript left unconsumed are dropped. */
@@ -61,6 +81,6 @@ export class ExtensionPool {
   async close(): Promise<void> {
     const all = [...this.#idle.values()].flat();
     this.#idle.clear();
-    await Promise.all(all.map((l) => l.proc.kill()));
+    await Promise.all([...all.map((l) => l.proc.kill()), ...this.#reaping]);
   }
 }

@@ -32,6 +32,10 @@ test("issue 13.2: octet call hello_world '{\"name\":5}' exits 1 with a message n
   const r = await runCli([...HELLO, "call", "hello_world", '{"name":5}']);
   assert.equal(r.code, 1, r.stderr);
   assert.match(r.stderr, /arguments\.name: must be string/);
+  // issue 13 review: what was given follows the message (from the error's data.errors[0].got);
+  // --json (below) keeps {code, message}.
+  const refused = 'invalid arguments for tool "hello_world": arguments.name: must be string';
+  assert.equal(r.stderr, `octet: ${refused} (got number 5)\n`);
   assert.equal(r.stdout, "");
   const missing = await runCli([...HELLO, "--json", "call", "hello_world", "{}"]);
   assert.equal(missing.code, 1);
@@ -40,6 +44,15 @@ test("issue 13.2: octet call hello_world '{\"name\":5}' exits 1 with a message n
   const extra = await runCli([...HELLO, "call", "hello_world", '{"name":"x","extra":1}']);
   assert.equal(extra.code, 1);
   assert.match(extra.stderr, /arguments: must not have property "extra"/);
+});
+
+test("issue 13 review: the shell prints what was given after a refused argument, and goes on", async () => {
+  const input = ['/call hello_world {"name":"x","n":1}', '/call hello_world {"name":false}', "/quit", ""].join("\n");
+  const r = await runCli(HELLO, { input });
+  assert.equal(r.code, 0, r.stderr);
+  const refused = 'error: invalid arguments for tool "hello_world": arguments';
+  assert.ok(r.stdout.includes(`${refused}: must not have property "n" (got object)\n`), r.stdout);
+  assert.ok(r.stdout.includes(`${refused}.name: must be string (got boolean false)\n`), r.stdout);
 });
 
 test("issue 13.2: embedder API: invalid arguments are refused with -32602 before any before_tool_call hook and before any send", async () => {
@@ -144,25 +157,69 @@ function bigSchema(salt: string): Record<string, unknown> {
   return { type: "object", properties };
 }
 
+interface Answer {
+  error?: { code: number; message: string };
+  result?: { revision: number; tools: string[] };
+}
+
+/** `publish()` again, while the per-second publication allowance refuses it (for up to 10 s). */
+async function whenAllowed(publish: () => Promise<Answer>): Promise<Answer> {
+  for (let tries = 0; ; tries++) {
+    const r = await publish();
+    if (tries === 40 || !/bytes per second; publish again later/.test(r.error?.message ?? "")) return r;
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+}
+
 test("issue 13b: tools/register of 255 tools sharing a 3.9 KB output schema compiles it once; new schema text past the per-publication bound is refused whole", async () => {
-  const ask = async (host: ExtensionHost, params: unknown) => JSON.parse((await host.callTool("ask", { method: "tools/register", params })).text) as { error?: { code: number; message: string }; result?: { revision: number; tools: string[] } };
+  const ask = async (host: ExtensionHost, params: unknown, method = "tools/register") =>
+    JSON.parse((await host.callTool("ask", { method, params })).text) as Answer;
   const shared = bigSchema("0");
   assert.ok(JSON.stringify(shared).length > 3800);
   await withRuntime([{ name: "many", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } }], { services: { dynamicTools: true } }, async ({ host }) => {
     for (let round = 1; round <= 3; round++) {
       // The same 255 names each time: each publication replaces them whole (256 with "ask").
       const tools = Array.from({ length: 255 }, (_, i) => ({ name: `t_${i}`, description: `round ${round}`, parameters: { type: "object" }, output_schema: shared }));
-      const r = await ask(host, { tools });
+      // Each is about 1 MB published: the per-second allowance (512 KiB) spaces them out.
+      const r = await whenAllowed(() => ask(host, { tools }));
       assert.equal(r.result?.revision, round, JSON.stringify(r.error));
     }
     // 80 distinct schemas (about 310 KB of new schema text) in one publication: over 256 KiB.
-    await host.callTool("ask", { method: "tools/unregister", params: { names: Array.from({ length: 255 }, (_, i) => `t_${i}`) } });
+    await whenAllowed(() => ask(host, { names: Array.from({ length: 255 }, (_, i) => `t_${i}`) }, "tools/unregister"));
     const distinct = Array.from({ length: 80 }, (_, i) => ({ name: `d_${i}`, description: "d", parameters: { type: "object" }, output_schema: bigSchema(String(i + 1)) }));
     const over = await ask(host, { tools: distinct });
     assert.equal(over.error?.code, -32602);
     assert.match(over.error!.message, /bytes of new schema compilation, over the limit of 262144 bytes per publication/);
     assert.ok(!host.tools().some((t) => t.name === "d_0"), "the catalog is unchanged");
     assert.equal(host.status()[0]!.catalogRevision, 4);
+  });
+});
+
+test("issue 13 review: a cached catalog republished in a loop is refused, naming the budget; one republish passes", async () => {
+  const ask = async (host: ExtensionHost, params: unknown) =>
+    JSON.parse((await host.callTool("ask", { method: "tools/register", params })).text) as Answer;
+  // About 230 KB: under the per-publication compile bound, under half the 512 KiB per second.
+  const tools = Array.from({ length: 60 }, (_, i) => ({
+    name: `c_${i}`,
+    description: "d",
+    parameters: { type: "object" },
+    output_schema: bigSchema(`loop${i}`),
+  }));
+  const looping = { name: "looping", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } };
+  await withRuntime([looping], { services: { dynamicTools: true } }, async ({ host }) => {
+    assert.equal((await ask(host, { tools })).result?.revision, 1);
+    // Every schema is compiled and cached now; republishing it once still passes.
+    const again = await ask(host, { tools });
+    assert.equal(again.result?.revision, 2, JSON.stringify(again.error));
+    let refused: Answer | undefined;
+    for (let i = 0; i < 20 && refused === undefined; i++) {
+      const r = await ask(host, { tools });
+      if (r.error) refused = r;
+    }
+    assert.equal(refused?.error?.code, -32602, "a tight loop of republications is refused");
+    const budget = /its tool definitions are \d+ bytes \(schemas compiled before count too.*left of its 524288 bytes per second/;
+    assert.match(refused!.error!.message, budget);
+    assert.match(refused!.error!.message, /publish again later; the published catalog is unchanged$/);
   });
 });
 

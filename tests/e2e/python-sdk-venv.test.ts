@@ -5,8 +5,9 @@
  * `./.venv/bin/python`. This test takes the manifest, the extension and the shell commands from
  * README.md itself (so the two cannot drift), writes the files, and runs the commands in a
  * temporary folder where `./sdk` is this checkout's and `octet` is this build's CLI. The
- * environment is never activated and the PATH's python3 cannot import the SDK: only the
- * manifest's relative command can make the call answer. The `apt-get` line is .ci/run's to run.
+ * environment is never activated and the interpreter that tells the negative case is isolated
+ * (`python3 -I -S`), so it cannot import the SDK on any machine: only the manifest's relative
+ * command can make the call answer. The `apt-get` line is .ci/run's to run.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -46,8 +47,11 @@ test("issue 13.9: the README's Python path (a venv in the extension's folder, th
     await writeFile(join(bin, "octet"), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(CLI)} "$@"\n`);
     await chmod(join(bin, "octet"), 0o755);
     const env = { ...process.env, PATH: [bin, process.env["PATH"] ?? ""].join(delimiter), PIP_DISABLE_PIP_VERSION_CHECK: "1", PYTHONPATH: "", VIRTUAL_ENV: "", NO_COLOR: "1", OCTET_HOME: join(temp, "home") };
-    const bare = spawnSync("python3", ["-c", "import octet_extension"], { cwd: temp, env, encoding: "utf8" });
-    assert.notEqual(bare.status, 0, "the PATH's python3 has no octet_extension: only the venv can answer");
+    // The PATH's python3 may have the SDK on some machine (a user site, a .pth): isolated (-I: no
+    // PYTHON* variables, no user site, no cwd) and without site-packages (-S), it certainly has not.
+    const isolated = ["-I", "-S", "-c", "import octet_extension"];
+    const bare = spawnSync("python3", isolated, { cwd: tmpdir(), env, encoding: "utf8" });
+    assert.match(bare.stderr, /ModuleNotFoundError: No module named 'octet_extension'/, "only the venv can answer");
     const script = lines.slice(1).join("\n");
     const r = spawnSync("bash", ["-euo", "pipefail", "-c", script], { cwd: temp, env, encoding: "utf8", timeout: 110_000 });
     assert.equal(r.status, 0, `the README's commands failed:\n${r.stdout}\n${r.stderr}`);

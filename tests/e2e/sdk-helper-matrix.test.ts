@@ -124,7 +124,10 @@ test("issue 13.1: in a Python async def handler a helper called without await re
   const asked = sides.py.seen.confirms.length;
   const out = await sides.py.host.callTool("plain_async", { helper: "unawaited" });
   assert.deepEqual(JSON.parse(out.text), {
-    truth: "TypeError: confirm() was called from an async def handler, where it returns an awaitable: write `await` before it (its truth value is not the host's answer)",
+    // Named as the author wrote it (issue 13 review), not as the SDK's internal coroutine.
+    truth:
+      "TypeError: `ctx.confirm(...)` was not awaited: in an async def handler it returns an awaitable, " +
+      "so write `await ctx.confirm(...)` (its truth value is not the host's answer)",
     task: "answer to plain_async task input",
     gathered: [true, true],
   });

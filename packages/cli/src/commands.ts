@@ -3,7 +3,7 @@
  * host API and its outcome to output and an exit status (see exit-codes.ts).
  */
 import { ExtensionHost, notReadyReasons, type ToolCallOutcome } from "@octet/host";
-import { OctetError, WireError } from "@octet/protocol";
+import { ErrorCode, OctetError, WireError } from "@octet/protocol";
 import { UsageError, type GlobalOptions } from "./args.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE } from "./exit-codes.js";
 import { listTable, statusTable, terminalSafe } from "./output.js";
@@ -154,6 +154,18 @@ export async function withProgress<T>(ui: CliUi, label: string, run: (onProgress
 }
 
 /**
+ * An error's message for a person: a -32602 refusal of the host argument validator says what was
+ * given after its message (`arguments.name: must be string (got number 5)`), from its data.
+ */
+export function errorText(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  if (!(error instanceof WireError) || error.code !== ErrorCode.InvalidParams) return message;
+  const errors = (error.data as { errors?: unknown } | undefined)?.errors;
+  const got = Array.isArray(errors) ? (errors[0] as { got?: unknown } | undefined)?.got : undefined;
+  return typeof got === "string" ? `${message} (got ${got})` : message;
+}
+
+/**
  * Prints why a call failed, and picks the exit status: an error the extension itself answered
  * (a JSON-RPC error reply) is the command's error result (1); anything else means the extension
  * could not be started or reached (3), or the user interrupted (130).
@@ -162,7 +174,7 @@ export function reportFailure(options: GlobalOptions, error: unknown, interrupte
   const code = error instanceof OctetError ? error.code : error instanceof WireError ? error.code : "error";
   const message = error instanceof Error ? error.message : String(error);
   if (options.json) process.stdout.write(JSON.stringify({ error: { code, message } }, null, 2) + "\n");
-  else process.stderr.write(`octet: ${terminalSafe(message)}\n`);
+  else process.stderr.write(`octet: ${terminalSafe(errorText(error))}\n`);
   if (interrupted) return EXIT_INTERRUPTED;
   return error instanceof WireError ? EXIT_TOOL_ERROR : EXIT_UNAVAILABLE;
 }

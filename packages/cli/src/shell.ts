@@ -10,7 +10,7 @@ import { ExtensionHost, notReadyReasons } from "@octet/host";
 import { OctetError } from "@octet/protocol";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./args.js";
-import { parseToolArgs, withProgress } from "./commands.js";
+import { errorText, parseToolArgs, withProgress } from "./commands.js";
 import { EXIT_INTERRUPTED, EXIT_OK } from "./exit-codes.js";
 import { SHELL_HELP } from "./help.js";
 import { listTable, statusTable, table, terminalSafe } from "./output.js";
@@ -97,7 +97,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
             process.stdout.write(rebuilt.message);
           } else await handle(host, line, signal, ui, options.verbose);
         } catch (err) {
-          const text = err instanceof Error ? err.message : String(err);
+          const text = errorText(err);
           // A live reload must keep the catalog; the rebuild is how an edited one is taken.
           const hint = err instanceof OctetError && err.code === "reregistration_required" ? "\n(type /reload to rebuild the host from the manifests on disk and take the new catalog)" : "";
           process.stdout.write(`error: ${terminalSafe(text)}${hint}\n`);

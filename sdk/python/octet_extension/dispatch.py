@@ -13,6 +13,7 @@ from .errors import ErrorCode, WireError, author_error
 from .results import (to_command_result, to_context, to_hook_result, to_render_result, to_status_result,
                       to_tool_result)
 from .diagnostics import normalize_result
+from .menu_rules import check_menu
 
 __all__ = ["route", "legal_method", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
 
@@ -212,12 +213,11 @@ async def _menu_collect(params: Any, r: _Routed) -> Any:
         raise _unknown("menu/collect")
     context = _context(_params(params))
     value = await _author(r.invoke(entry, (), context))
-    # The full rules (declared commands, bounds) are the host's; it falls back to its
-    # generated menu and says why when they are broken.
-    if not (isinstance(value, dict) and isinstance(value.get("title"), str) and isinstance(value.get("items"), list)):
+    if not isinstance(value, dict):
         raise WireError(ErrorCode.INTERNAL_ERROR,
                         f"invalid menu {str(value)[:64]}; expected a dict with title (str) and items (list)")
-    return value
+    # The host's rules, checked here as the TS SDK does, so the author reads the rule broken.
+    return check_menu(value, r.registry.commands)
 
 
 #: The host content requests an extension answers, by method name.

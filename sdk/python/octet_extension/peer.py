@@ -156,7 +156,7 @@ class Link:
         the awaitable is returned for the caller to await; on a handler thread this blocks until
         the result (the helpers are blocking there, PY-57)."""
         if self.on_loop():
-            return HostAnswer(make())
+            return HostAnswer(make(), helper_name(make))
         if threading.current_thread() is threading.main_thread() and not self.loop.is_running():
             raise RuntimeError("the extension is not running (call this from a handler while ext.run() serves the host)")
         return asyncio.run_coroutine_threadsafe(_run(make), self.loop).result()
@@ -168,10 +168,11 @@ class HostAnswer(collections.abc.Coroutine):
     refused: a coroutine is always truthy, so `if ctx.confirm(...):` without `await` would read
     as a yes the host was never asked for (issue 13.1). Better a TypeError naming the fix."""
 
-    __slots__ = ("_coro",)
+    __slots__ = ("_coro", "_helper")
 
-    def __init__(self, coro: Any) -> None:
+    def __init__(self, coro: Any, helper: str = "this helper") -> None:
         self._coro = coro
+        self._helper = helper
 
     def send(self, value: Any) -> Any:
         return self._coro.send(value)
@@ -186,12 +187,25 @@ class HostAnswer(collections.abc.Coroutine):
         return self._coro.__await__()
 
     def __bool__(self) -> bool:
-        name = getattr(self._coro, "__qualname__", "the helper")
-        raise TypeError(f"{name}() was called from an async def handler, where it returns an awaitable: write `await`"
-                        " before it (its truth value is not the host's answer)")
+        raise TypeError(f"`{self._helper}(...)` was not awaited: in an async def handler it returns an awaitable, so"
+                        f" write `await {self._helper}(...)` (its truth value is not the host's answer)")
 
     def __repr__(self) -> str:
         return f"<HostAnswer {self._coro!r}>"
+
+
+#: How the author reaches each class whose methods call Link.call: `ctx.confirm`, `ext.policy.evaluate`.
+_RECEIVERS = {"HandlerContext": "ctx", "Extension": "ext", "Policy": "ext.policy", "Secrets": "ext.secrets"}
+
+
+def helper_name(make: Callable[..., Any]) -> str:
+    """The helper the author called, as they wrote it (`ctx.confirm`), read from where `make` was
+    defined ("HandlerContext.confirm.<locals>.<lambda>"), not the internal coroutine it runs."""
+    owner = getattr(make, "__qualname__", "").split(".<locals>", 1)[0].split(".")
+    if len(owner) < 2 or not owner[-1].isidentifier():
+        return "this helper"
+    receiver = _RECEIVERS.get(owner[-2])
+    return f"{receiver}.{owner[-1]}" if receiver else owner[-1]
 
 
 async def _run(make: Callable[[], Awaitable[Any]]) -> Any:

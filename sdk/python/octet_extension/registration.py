@@ -9,6 +9,7 @@ from .definitions import HandlerEntry, command_definition, tool_definition
 from .dispatch import HOOK_NAMES, HOOKS_04
 from .negotiation import LIFECYCLE_EVENTS
 from .peer import Link
+from .menu_rules import check_menu_handler
 
 
 class _Registry:
@@ -131,6 +132,7 @@ class Registration:
         handler. See docs/sdk-options.md."""
         if self.api_version == "0.1":
             raise ValueError("menu needs API 0.2 or later (menu/collect is not part of API 0.1)")
+        check_menu_handler(fn)
         # One menu per extension: a second handler would silently replace the first, unlike tools.
         if self._registry.menu_handler is not None:
             raise ValueError("menu is registered twice; an extension has one menu handler")

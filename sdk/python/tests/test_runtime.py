@@ -281,6 +281,32 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         h.respond(c["id"], {"confirmed": True})
         self.assertEqual(text_of(await h.response(rid)), "True")
 
+    async def test_issue_13_review_an_unawaited_helper_names_what_the_author_called(self):
+        """issue 13 review: the TypeError of a helper used without await in an async def handler names the helper
+        as the author wrote it (ctx.confirm, ext.input, ext.policy.evaluate), not an internal function."""
+        ext = Extension(api_version="0.2")
+
+        @ext.tool(name="forgot", description="forgets await")
+        async def forgot(args, ctx):
+            messages = []
+            for answer in (ctx.confirm("A?"), ext.input("B?"), ctx.publish_artifact(b"x", "text/plain"),
+                           ext.policy.evaluate("net.fetch", {"origin": "https://example.test", "label": "x"})):
+                try:
+                    bool(answer)
+                except TypeError as err:
+                    messages.append(str(err))
+                answer.close()
+            return "\n".join(messages)
+
+        h = await self.start(ext)
+        lines = text_of(await h.response(await h.tool("forgot"))).split("\n")
+        self.assertEqual(lines[0], "`ctx.confirm(...)` was not awaited: in an async def handler it returns an"
+                                   " awaitable, so write `await ctx.confirm(...)` (its truth value is not the host's"
+                                   " answer)")
+        self.assertEqual([line.split(" was not awaited")[0] for line in lines],
+                         ["`ctx.confirm(...)`", "`ext.input(...)`", "`ctx.publish_artifact(...)`",
+                          "`ext.policy.evaluate(...)`"])
+
     async def test_PY_57_helpers_refused_outside_a_parent(self):
         """PY-57: helpers outside a tool/call or command/execute handler are refused locally, before anything is sent."""
         ext = Extension(api_version="0.2")

@@ -293,12 +293,24 @@ function show(v: unknown): string {
 }
 
 /** `arguments.name`, `arguments.items[0]`, `arguments["a b"]`: the failure's path under `root`. */
-export function describeFailure(root: string, failure: Failure): string {
+export function failurePath(root: string, failure: Failure): string {
   let path = root;
   for (const seg of failure.path) {
     if (typeof seg === "number") path += `[${seg}]`;
     else if (/^[A-Za-z_$][A-Za-z0-9_$]*$/.test(seg) && seg.length <= 64) path += `.${seg}`;
     else path += `[${show(seg)}]`;
   }
-  return `${path}: ${failure.rule}`;
+  return path;
+}
+
+/** `arguments.name: must be string`: the failure's path under `root`, and its rule. */
+export function describeFailure(root: string, failure: Failure): string {
+  return `${failurePath(root, failure)}: ${failure.rule}`;
+}
+
+/** The value a failure is about: `value` followed along the failure's path (root first). */
+export function failedValue(value: unknown, failure: Failure): unknown {
+  let v = value;
+  for (const seg of failure.path) v = (v as Record<string | number, unknown>)[seg];
+  return v;
 }

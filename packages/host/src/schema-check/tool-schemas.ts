@@ -6,11 +6,13 @@
  * Compiled once per epoch, never per call, and once per distinct schema: compiled schemas are
  * cached by their JSON text, process-wide, so a publication that repeats a schema (255 tools
  * with the same output schema) compiles it once. What is still new is bounded per publication
- * and per second for each generation (13b); past either bound the publication is refused whole
- * with an error naming the figure and the limit, and the published catalog stays as it was.
+ * (13b); every publication's size, cached or not, is bounded per second for each generation, as
+ * even a fully cached catalog is re-walked (encoded and looked up) whole. Past either bound the
+ * publication is refused whole with an error naming the figure and the limit, and the published
+ * catalog stays as it was.
  */
 import type { ToolDefinition } from "@octet/protocol";
-import { compileSubset, describeFailure, type CompiledSchema } from "./subset-validator.js";
+import { compileSubset, describeFailure, failedValue, failurePath, type CompiledSchema } from "./subset-validator.js";
 
 /**
  * Schema text (encoded JSON bytes) one tools/register publication may compile anew: a quarter of
@@ -18,8 +20,12 @@ import { compileSubset, describeFailure, type CompiledSchema } from "./subset-va
  * schemas compiled before do not count; the initialize catalog is taken whole (see take()).
  */
 export const MAX_NEW_SCHEMA_BYTES_PER_PUBLICATION = 256 * 1024;
-/** Schema text one generation may compile anew per second, refilled continuously. */
-export const MAX_NEW_SCHEMA_BYTES_PER_SECOND = 512 * 1024;
+/**
+ * Bytes of tool definitions (name, description and schemas, compiled before or not) one
+ * generation may publish per second, refilled continuously (issue 13 review: a cached catalog
+ * republished in a loop made the host re-walk it for free).
+ */
+export const MAX_PUBLISHED_BYTES_PER_SECOND = 512 * 1024;
 /** Validation steps (schema node visits) one check may take; a value past it is refused (13e). */
 export const MAX_CHECK_STEPS = 1_000_000;
 
@@ -50,15 +56,16 @@ function remember(key: string, compiled: CompiledSchema): void {
 }
 
 /**
- * The compile allowance of one generation: a token bucket of schema bytes, full at the start,
- * refilled at `perSecond`. `now` is injectable for tests.
+ * The publication allowance of one generation: a bound on new schema bytes per publication, and
+ * a token bucket of published bytes, full at the start, refilled at `perSecond`. `now` is
+ * injectable for tests.
  */
 export class CompileBudget {
   #tokens: number;
   #at: number;
   constructor(
     readonly perPublication = MAX_NEW_SCHEMA_BYTES_PER_PUBLICATION,
-    readonly perSecond = MAX_NEW_SCHEMA_BYTES_PER_SECOND,
+    readonly perSecond = MAX_PUBLISHED_BYTES_PER_SECOND,
     readonly now: () => number = () => performance.now(),
   ) {
     this.#tokens = perSecond;
@@ -66,37 +73,60 @@ export class CompileBudget {
   }
 
   /**
-   * Takes `bytes` or throws, naming the figure and the limit; nothing is taken on a refusal. The
-   * initialize catalog is taken whole whatever the bounds (TDEF-13 already caps it at 1 MiB, and a
-   * catalog the spec allows must start); what it took is owed by the publications after it.
+   * Takes a publication of `published` bytes, `fresh` of them schema text to compile anew, or
+   * throws naming the figure and the limit; nothing is taken on a refusal. A publication larger
+   * than a second's allowance passes once the allowance is full, and owes the rest (TDEF-13 allows
+   * a 1 MiB catalog). The initialize catalog is taken whole whatever the bounds (a catalog the
+   * spec allows must start); what it took is owed by the publications after it.
    */
-  take(bytes: number, initial = false): void {
+  take(fresh: number, published: number, initial = false): void {
     if (initial) {
-      this.#tokens -= bytes;
+      this.#tokens -= published;
       this.#at = this.now();
       return;
     }
-    if (bytes > this.perPublication) {
-      throw new Error(`its schemas need ${bytes} bytes of new schema compilation, over the limit of ${this.perPublication} bytes per publication (schemas already compiled, and repeats, do not count)`);
+    if (fresh > this.perPublication) {
+      throw new Error(
+        `its schemas need ${fresh} bytes of new schema compilation, over the limit of ${this.perPublication} bytes ` +
+          "per publication (schemas already compiled, and repeats, do not count)",
+      );
     }
     const t = this.now();
     this.#tokens = Math.min(this.perSecond, this.#tokens + ((t - this.#at) / 1000) * this.perSecond);
     this.#at = t;
-    if (bytes > this.#tokens) {
-      throw new Error(`its schemas need ${bytes} bytes of new schema compilation, and this extension has ${Math.max(0, Math.floor(this.#tokens))} left of its ${this.perSecond} bytes per second; publish again later`);
+    if (Math.min(published, this.perSecond) > this.#tokens) {
+      const left = Math.max(0, Math.floor(this.#tokens));
+      throw new Error(
+        `its tool definitions are ${published} bytes (schemas compiled before count too: each publication is ` +
+          `re-walked whole), and this extension has ${left} left of its ${this.perSecond} bytes per second; ` +
+          "publish again later",
+      );
     }
-    this.#tokens -= bytes;
+    this.#tokens -= published;
   }
+}
+
+/** Where arguments failed (`arguments.name`), the rule (`must be string`) and the value found there. */
+export interface ArgumentProblem {
+  path: string;
+  rule: string;
+  value: unknown;
 }
 
 export interface ToolSchemas {
   /** Why `args` do not match the tool's parameters ("arguments.name: must be string"), or null. */
   checkArguments(tool: string, args: unknown): string | null;
+  /** checkArguments() in parts, with the offending value, for a refusal that shows what was given. */
+  explainArguments(tool: string, args: unknown): ArgumentProblem | null;
   /** Why `value` does not match the tool's output_schema ("structured_content.n: must be integer"), or null. */
   checkStructured(tool: string, value: unknown): string | null;
 }
 
-export const NO_SCHEMAS: ToolSchemas = { checkArguments: () => null, checkStructured: () => null };
+export const NO_SCHEMAS: ToolSchemas = {
+  checkArguments: () => null,
+  explainArguments: () => null,
+  checkStructured: () => null,
+};
 
 /** Compiles a catalog's schemas within `budget`; throws (and changes nothing) when over it. */
 export function compileToolSchemas(tools: readonly ToolDefinition[], budget: CompileBudget, initial = false): ToolSchemas {
@@ -118,9 +148,15 @@ export function compileToolSchemas(tools: readonly ToolDefinition[], budget: Com
     note(keyed[i]!.parameters, t.parameters);
     if (keyed[i]!.output !== null) note(keyed[i]!.output!, t.output_schema);
   });
-  let bytes = 0;
-  for (const key of fresh.keys()) bytes += Buffer.byteLength(key);
-  if (bytes > 0) budget.take(bytes, initial);
+  let freshBytes = 0;
+  for (const key of fresh.keys()) freshBytes += Buffer.byteLength(key);
+  let published = 0;
+  tools.forEach((t, i) => {
+    const k = keyed[i]!;
+    published += Buffer.byteLength(t.name) + Buffer.byteLength(t.description ?? "") + Buffer.byteLength(k.parameters);
+    if (k.output !== null) published += Buffer.byteLength(k.output);
+  });
+  budget.take(freshBytes, published, initial);
   for (const [key, schema] of fresh) {
     const c = compileSubset(schema);
     remember(key, c);
@@ -138,6 +174,11 @@ export function compileToolSchemas(tools: readonly ToolDefinition[], budget: Com
   };
   return {
     checkArguments: (tool, args) => run(params.get(tool), "arguments", args),
+    explainArguments: (tool, args) => {
+      const failure = params.get(tool)?.check(args, MAX_CHECK_STEPS) ?? null;
+      if (failure === null) return null;
+      return { path: failurePath("arguments", failure), rule: failure.rule, value: failedValue(args, failure) };
+    },
     checkStructured: (tool, value) => run(outputs.get(tool), "structured_content", value),
   };
 }

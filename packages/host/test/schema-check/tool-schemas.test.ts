@@ -17,8 +17,9 @@ function tools(n: number, output: (i: number) => Record<string, unknown>): ToolD
 
 test("issue 13b: a schema repeated across 255 tools and three publications counts (and compiles) once", () => {
   const shared = schema("repeat");
-  // Room for the shared schema and the parameters once, not for 255 copies.
-  const budget = new CompileBudget(bytes(shared) + 200, 1_000_000);
+  // Room for the shared schema and the parameters once, not for 255 copies (of new compilation;
+  // every publication's whole size counts per second, so that allowance is ample here).
+  const budget = new CompileBudget(bytes(shared) + 200, 10_000_000);
   for (let round = 0; round < 3; round++) {
     const s = compileToolSchemas(tools(255, () => shared), budget);
     assert.equal(s.checkStructured("t254", { repeat_0: 1 }), "structured_content.repeat_0: must be string or null");
@@ -36,12 +37,15 @@ test("issue 13b: new schema text past the per-publication bound is refused, nami
 
 test("issue 13b: a generation may compile at most its bytes per second; the allowance refills with time", () => {
   let now = 0;
-  const one = bytes(schema("rate0"));
+  // A publication's size: its one tool's name, description, parameters and output schema.
+  const one = bytes(schema("rate0")) + bytes(tools(1, () => ({}))[0]!.parameters) + "t0d".length;
   const budget = new CompileBudget(100_000, 2 * one + 100, () => now);
   compileToolSchemas(tools(1, () => schema("rate0")), budget);
   compileToolSchemas(tools(1, () => schema("rate1")), budget);
   assert.throws(() => compileToolSchemas(tools(1, () => schema("rate2")), budget), new RegExp(`has \\d+ left of its ${2 * one + 100} bytes per second; publish again later`));
-  compileToolSchemas(tools(1, () => schema("rate1")), budget); // compiled before: free
+  // Compiled before, but published again: it counts (issue 13 review).
+  const again = () => compileToolSchemas(tools(1, () => schema("rate1")), budget);
+  assert.throws(again, /bytes per second; publish again later/);
   now += 600;
   compileToolSchemas(tools(1, () => schema("rate2")), budget);
 });
@@ -69,4 +73,35 @@ test("issue 13b (review): the initialize catalog compiles whole past the per-pub
   compileToolSchemas(tools(1, () => schema("after0")), clock);
   // Not initial: the same size is refused whole by the per-publication bound.
   assert.throws(() => compileToolSchemas(tools(200, (i) => schema(`later${i}`)), budget), /over the limit of 262144 bytes per publication/);
+});
+
+test("issue 13 review: a cached catalog republished in a loop counts whole per second; one republish passes", () => {
+  let now = 0;
+  const catalog = tools(60, (i) => schema(`loop${i}`)); // about 230 KB, under the per-publication bound
+  const defined = (t: ToolDefinition): number => t.name.length + t.description.length + bytes(t.parameters);
+  const size = catalog.reduce((n, t) => n + defined(t) + bytes(t.output_schema), 0);
+  const budget = new CompileBudget(262_144, 524_288, () => now);
+  compileToolSchemas(catalog, budget); // compiles all 60
+  compileToolSchemas(catalog, budget); // nothing new to compile, and still within the second
+  const refusal = new RegExp(
+    `its tool definitions are ${size} bytes \\(schemas compiled before count too.*` +
+      "has \\d+ left of its 524288 bytes per second; publish again later",
+  );
+  assert.throws(() => compileToolSchemas(catalog, budget), refusal);
+  now += 500; // half a second refills 262,144 bytes: one more republish
+  compileToolSchemas(catalog, budget);
+  assert.throws(() => compileToolSchemas(catalog, budget), /bytes per second; publish again later/);
+});
+
+test("issue 13 review: a publication over a second's allowance passes once it is full, and owes the rest", () => {
+  let now = 0;
+  const budget = new CompileBudget(1_000_000, 100_000, () => now);
+  const big = tools(40, () => schema("owed")); // one schema compiled once, about 160 KB published
+  compileToolSchemas(big, budget);
+  const small = () => compileToolSchemas(tools(1, () => schema("owed")), budget);
+  assert.throws(small, /has 0 left of its 100000 bytes per second/);
+  now += 1_000; // a second refills 100,000: still owing
+  assert.throws(() => compileToolSchemas(big, budget), /bytes per second; publish again later/);
+  now += 1_000;
+  compileToolSchemas(big, budget);
 });
