@@ -21,6 +21,7 @@ import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { requestRefusal, type RpiGrants } from "./grants.js";
 import { duplicateTopLevelKeys } from "../manifest/rpi-manifest.js";
 import { resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
+import { CoalescedWarnings } from "./coalesced-warnings.js";
 
 export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 
@@ -126,6 +127,8 @@ export class RpiConnection {
   /** The last context given to invoke() and its encoding (JSON text), reused while the same object comes. */
   #context: { known: Partial<InvocationContext>; text: string } | null = null;
   #contextEncodings = 0;
+  /** Warnings an extension's flood of requests would repeat. */
+  readonly #warnings = new CoalescedWarnings((message) => this.#safeDiagnose("warning", message));
 
   constructor(options: RpiConnectionOptions) {
     this.#o = options;
@@ -143,6 +146,7 @@ export class RpiConnection {
         p.resolve({ status: "error", error: { code: "closed", message: `the extension ended before answering: ${final.reason}` } });
       }
       for (const c of this.#extensionRequests.values()) c.abort();
+      this.#warnings.close();
       return final;
     });
   }
@@ -494,8 +498,10 @@ export class RpiConnection {
     // What the extension asked is said to the user too: pi's session and UI setters return
     // nothing, so an extension rarely awaits them and a refusal would otherwise leave no trace.
     const what = request.kind === "ui" ? `UI request "${request.ui.request.type}"` : `action "${request.action.kind}"`;
+    // A flood of refusals (past MAX_EXTENSION_REQUESTS, say) is one line per window, not one per request.
     const denied = (message: string): void => {
-      this.#safeDiagnose("warning", `refused the extension's ${what}: ${message}`);
+      this.#warnings.warn(`refused ${what}: ${message}`, `refused the extension's ${what}: ${message}`,
+        (n, s) => `refused the extension's ${what} ${n} more times in the last ${s} s: ${message}`);
       answer({ status: "error", error: { code: "denied", message } });
     };
     if (this.#extensionRequests.has(id)) return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
@@ -521,7 +527,8 @@ export class RpiConnection {
       (err: unknown) => {
         if (controller.signal.aborted) return answer({ status: "cancelled" });
         const message = err instanceof Error ? err.message : String(err);
-        this.#safeDiagnose("warning", `the extension's ${what} failed: ${message}`);
+        this.#warnings.warn(`failed ${what}: ${message}`, `the extension's ${what} failed: ${message}`,
+          (n, s) => `the extension's ${what} failed ${n} more times in the last ${s} s: ${message}`);
         answer({ status: "error", error: { message } });
       },
     );
