@@ -1,7 +1,7 @@
 /**
  * Warnings a flood would repeat (an extension's refused or failed requests), coalesced per
  * window: the first of each kind is said at once, its repeats are counted and said as one line
- * when the window ends ("... 935 more times in the last 1 s: ..."). A kind that keeps repeating
+ * when the window ends ("... 935 times more in the last 1 s: ..."). A kind that keeps repeating
  * gets one such line per window, and is said in full again only after a window without it. So a
  * flood costs the host's log a line or two per second, however fast it goes, and no count is lost.
  */
@@ -12,6 +12,9 @@ export const WARNING_WINDOW_MS = 1000;
 export const MAX_WARNING_KINDS = 16;
 
 const OTHER_KINDS = "\0other";
+
+/** "1 time", "2 times": for a summary's count. */
+export const times = (n: number): string => `${n} ${n === 1 ? "time" : "times"}`;
 
 /** The one line for `count` repeats within the last `seconds`. */
 export type Summary = (count: number, seconds: number) => string;

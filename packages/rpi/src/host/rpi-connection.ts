@@ -21,7 +21,7 @@ import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { requestRefusal, type RpiGrants } from "./grants.js";
 import { duplicateTopLevelKeys } from "../manifest/rpi-manifest.js";
 import { resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
-import { CoalescedWarnings } from "./coalesced-warnings.js";
+import { CoalescedWarnings, times } from "./coalesced-warnings.js";
 
 export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 
@@ -501,7 +501,7 @@ export class RpiConnection {
     // A flood of refusals (past MAX_EXTENSION_REQUESTS, say) is one line per window, not one per request.
     const denied = (message: string): void => {
       this.#warnings.warn(`refused ${what}: ${message}`, `refused the extension's ${what}: ${message}`,
-        (n, s) => `refused the extension's ${what} ${n} more times in the last ${s} s: ${message}`);
+        (n, s) => `refused the extension's ${what} ${times(n)} more in the last ${s} s: ${message}`);
       answer({ status: "error", error: { code: "denied", message } });
     };
     if (this.#extensionRequests.has(id)) return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
@@ -528,7 +528,7 @@ export class RpiConnection {
         if (controller.signal.aborted) return answer({ status: "cancelled" });
         const message = err instanceof Error ? err.message : String(err);
         this.#warnings.warn(`failed ${what}: ${message}`, `the extension's ${what} failed: ${message}`,
-          (n, s) => `the extension's ${what} failed ${n} more times in the last ${s} s: ${message}`);
+          (n, s) => `the extension's ${what} failed ${times(n)} more in the last ${s} s: ${message}`);
         answer({ status: "error", error: { message } });
       },
     );
