@@ -60,7 +60,7 @@ test("issue 13a: frames past maxOutboundFramesPerSecond are refused inside the V
   }
 });
 
-test("issue 13.3: time parked waiting for a slow host's credit is not engine time: a throttled extension that uses little CPU is not interrupted", async () => {
+test("issue 13 review: time parked for a slow host's credit is not engine time: a throttled run goes on", async () => {
   // A 300 ms budget with 300 ms of watchdog grace; the host takes 60 ms per frame, so the 40
   // frames of 60,000 characters (three to a batch) keep the worker parked for seconds.
   const inst = await launch(undefined, { interruptAfterMs: 300, watchdogGraceMs: 300 });
