@@ -18,7 +18,7 @@ export { RPI_MAX_MANIFEST_BYTES, loadRpiManifest, readRpiManifestFile } from "./
 export type { RpiLoadResult } from "./manifest/load-manifest.js";
 export { rpiRuntime } from "./rpi-runtime.js";
 export type { RpiRuntimeOptions, RpiQuickJsLimits, RpiForeignRuntime, RpiForeignExtension } from "./rpi-runtime.js";
-export { RpiConnection, DEFAULT_RPI_TIMEOUTS } from "./host/rpi-connection.js";
+export { RpiConnection, DEFAULT_RPI_TIMEOUTS, LARGE_CONTEXT_BYTES } from "./host/rpi-connection.js";
 export type { RpiConnectionOptions, RpiHostServices, RpiTimeouts, InvokeOptions, RpiState } from "./host/rpi-connection.js";
 export { UI_REQUEST_GRANTS, SESSION_ACTIONS } from "./host/grants.js";
 export type { RpiGrants } from "./host/grants.js";

@@ -59,3 +59,32 @@ test("issue 13a: frames past maxOutboundFramesPerSecond are refused inside the V
     await inst.transport.terminate("test done");
   }
 });
+
+test("issue 13 review: time parked for a slow host's credit is not engine time: a throttled run goes on", async () => {
+  // A 300 ms budget with 300 ms of watchdog grace; the host takes 60 ms per frame, so the 40
+  // frames of 60,000 characters (three to a batch) keep the worker parked for seconds.
+  const inst = await launch(undefined, { interruptAfterMs: 300, watchdogGraceMs: 300 });
+  try {
+    let slowFrames = 0;
+    inst.transport.onEvent((e) => {
+      if (e.kind !== "frame" || !e.text.startsWith('{"u":')) return;
+      slowFrames++;
+      const until = Date.now() + 60;
+      while (Date.now() < until) {
+        // The host is busy with each frame.
+      }
+    });
+    const r = await inst.run(`const s = "x".repeat(60000);
+      for (let i = 0; i < 40; i++) api.sendText(JSON.stringify({ u: i, s }));
+      return "all sent";`, 60_000);
+    assert.equal(r.value, "all sent");
+    assert.equal(slowFrames, 40);
+    assert.equal(inst.frames().filter((f) => "u" in f).length, 40, "every frame arrived");
+    // The budget still holds for work inside the engine.
+    inst.fire("for (;;) {}");
+    const exit = await inst.transport.exited;
+    assert.equal(exit.code, "runaway");
+  } finally {
+    await inst.transport.terminate("test done");
+  }
+});

@@ -371,3 +371,73 @@ test("issue 13.5: an invocation carries its context with the hello's cwd, mode a
     await c.shutdown("test over");
   }
 });
+
+test("issue 13 review: a context object is encoded once for any number of invocations; a new one again", async () => {
+  const { c, diagnostics } = await started("ok");
+  try {
+    const commands = [{ name: "forecast", description: "d" }];
+    const epoch1 = { sessionName: "s", model: { id: "m" }, allTools: ["weather"], activeTools: ["weather"], commands };
+    const args = { mode: "context" };
+    const call = (i: number) => ({ kind: "tool" as const, name: "weather", callId: `c${i}`, arguments: args });
+    for (let i = 0; i < 5; i++) {
+      const r = await c.invoke(call(i), { context: epoch1 });
+      assert.deepEqual(answerOf(r), { ...epoch1, cwd: "/work/space", mode: "rpc", projectTrusted: true });
+    }
+    assert.equal(c.contextEncodings, 1);
+    const epoch2 = { ...epoch1, allTools: ["weather", "tides"], activeTools: ["weather", "tides"] };
+    const r = await c.invoke(call(5), { context: epoch2 });
+    assert.deepEqual(answerOf(r), { ...epoch2, cwd: "/work/space", mode: "rpc", projectTrusted: true });
+    assert.equal(c.contextEncodings, 2);
+    // Without a context the frame has none, as before.
+    const bare = await c.invoke(call(6));
+    assert.equal(answerOf(bare), null);
+    assert.deepEqual(diagnostics.filter((d) => /invocation context/.test(d)), []);
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("issue 13 review: a context over LARGE_CONTEXT_BYTES that fits is said once, with size and bound", async () => {
+  // 4 MiB frames: a quarter is 1 MiB, so a 300 KB context is sent whole, and said once.
+  const { c, diagnostics } = await started("ok", { maxFrameBytes: 4 * 1024 * 1024 });
+  try {
+    const names = Array.from({ length: 12_000 }, (_, i) => `tool_number_${i}`);
+    const context = { allTools: names, activeTools: names };
+    for (let i = 0; i < 3; i++) {
+      const call = { kind: "tool" as const, name: "weather", callId: `call-${i}`, arguments: { mode: "context" } };
+      const r = await c.invoke(call, { context });
+      assert.equal((answerOf(r) as { allTools: string[] }).allTools.length, 12_000);
+    }
+    const said = diagnostics.filter((d) => /invocation context/.test(d));
+    assert.equal(said.length, 1, said.join("\n"));
+    const bound = "over 262144 bytes \\(LARGE_CONTEXT_BYTES\\)";
+    const why = "it is copied into every invocation until the catalog changes";
+    assert.match(said[0]!, new RegExp(`^warning: the invocation context is \\d{6} bytes, ${bound}; ${why}$`));
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
+test("issue 13 review: a child flooding past 64 outstanding requests is refused in a line per window", async () => {
+  // The host never answers: 64 requests stay outstanding and the rest are refused.
+  const { c, diagnostics } = await started("ok", { services: { ui: () => new Promise(() => undefined) } });
+  try {
+    const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "flood", count: 500 } });
+    assert.deepEqual(answerOf(r), { denied: 436 });
+    const refused = (): string[] => diagnostics.filter((d) => /refused the extension's UI request "notify"/.test(d));
+    const count = (d: string): number => Number(/ (\d+) times? more in the last 1 s/.exec(d)?.[1] ?? 1);
+    const summed = (): number => refused().reduce((n, d) => n + count(d), 0);
+    await eventually(() => (summed() === 436 ? true : undefined));
+    const flood = "more than 64 requests outstanding; refused";
+    assert.equal(refused()[0], `warning: refused the extension's UI request "notify": ${flood}`);
+    // One burst may straddle a window on a loaded machine: a line or two more, never one per request.
+    assert.ok(refused().length <= 3, refused().join("\n"));
+    const summary = new RegExp(
+      `^warning: refused the extension's UI request "notify" \\d+ times? more in the last 1 s: ${flood}$`,
+    );
+    for (const line of refused().slice(1)) assert.match(line, summary);
+    assert.equal(c.state, "ready");
+  } finally {
+    await c.shutdown("test over");
+  }
+});

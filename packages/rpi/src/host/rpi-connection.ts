@@ -12,16 +12,27 @@
  */
 import { bounds, duplicateTopLevelKeys, utf8ByteLength } from "@octet/protocol";
 import { DEFAULT_MAX_FRAME_BYTES, MAX_EXTENSION_REQUESTS, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
-import type { ExtensionFrame, ExtensionMode, ExtensionRequest, HelloManifest, HostFrame, InstanceId, Invocation, InvocationContext, ProtocolResult, ToolDescriptor } from "../protocol/frames.js";
+import type {
+  ExtensionFrame, ExtensionMode, ExtensionRequest, HelloManifest, HostFrame, HostRequest, InstanceId, Invocation,
+  InvocationContext, ProtocolResult, ToolDescriptor,
+} from "../protocol/frames.js";
 import { resolveEventName } from "../protocol/events.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { requestRefusal, type RpiGrants } from "./grants.js";
 import { resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
+import { CoalescedWarnings, times } from "./coalesced-warnings.js";
 
 export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 
 /** How long a cancelled invocation may take to answer before the host answers "cancelled" itself. */
 const CANCEL_ANSWER_MS = 1000;
+
+/**
+ * An encoded invocation context past this many bytes is said to the user (once per context, so
+ * once per catalog epoch): it is copied into every invocation frame. Contexts are trimmed at a
+ * quarter of the frame limit, which is this bound with the default 1 MiB frames.
+ */
+export const LARGE_CONTEXT_BYTES = 256 * 1024;
 
 export type DiagnosticLevel = "info" | "warning" | "error";
 
@@ -57,12 +68,34 @@ export interface InvokeOptions {
   onUpdate?(value: unknown): void;
   /**
    * What the host knows of the session for this invocation (QJS-08, QJS-09); cwd, mode and trust
-   * are the hello's. Lists too large for the frame are left out with a diagnostic.
+   * are the hello's. Lists too large for the frame are left out with a diagnostic. Encoded once
+   * per object: pass the same object while nothing in it changed (the octet bridge keeps one per
+   * catalog epoch), a new one when something did.
    */
   context?: Partial<InvocationContext>;
 }
 
 export type RpiState = "handshake" | "load" | "ready" | "stopping" | "closed";
+
+interface RequestOptions {
+  timeoutMs?: number;
+  budgetMs?: number;
+  signal?: AbortSignal | undefined;
+  onUpdate?: ((v: unknown) => void) | undefined;
+  tag?: unknown;
+  what?: string;
+  context?: string;
+}
+
+/**
+ * A request frame's text. An encoded context is spliced in as the request's last member, where
+ * JSON.stringify would put it: the frame is the same text, without encoding the context again.
+ */
+function requestFrameText(id: string, generation: number, request: HostRequest, context?: string): string {
+  const head = `{"type":"request","id":${JSON.stringify(id)},"generation":${generation},"request":`;
+  if (context === undefined || request.kind !== "invoke") return `${head}${JSON.stringify(request)}}`;
+  return `${head}{"kind":"invoke","invocation":${JSON.stringify(request.invocation)},"context":${context}}}`;
+}
 
 interface Pending {
   resolve(result: ProtocolResult): void;
@@ -90,6 +123,11 @@ export class RpiConnection {
   #initId: string | null = null;
   #fail: ((message: string) => void) | null = null;
   #violation: string | null = null;
+  /** The last context given to invoke() and its encoding (JSON text), reused while the same object comes. */
+  #context: { known: Partial<InvocationContext>; text: string } | null = null;
+  #contextEncodings = 0;
+  /** Warnings an extension's flood of requests would repeat. */
+  readonly #warnings = new CoalescedWarnings((message) => this.#safeDiagnose("warning", message));
 
   constructor(options: RpiConnectionOptions) {
     this.#o = options;
@@ -107,6 +145,7 @@ export class RpiConnection {
         p.resolve({ status: "error", error: { code: "closed", message: `the extension ended before answering: ${final.reason}` } });
       }
       for (const c of this.#extensionRequests.values()) c.abort();
+      this.#warnings.close();
       return final;
     });
   }
@@ -131,6 +170,10 @@ export class RpiConnection {
   }
   hooks(): string[] {
     return [...this.#hooks];
+  }
+  /** How many invocation contexts were encoded: one per distinct context object (see InvokeOptions.context). */
+  get contextEncodings(): number {
+    return this.#contextEncodings;
   }
 
   /**
@@ -180,26 +223,49 @@ export class RpiConnection {
   invoke(invocation: Invocation, options: InvokeOptions = {}): Promise<ProtocolResult> {
     if (this.#state !== "ready") return Promise.resolve({ status: "error", error: { code: "not_ready", message: `the extension is ${this.#state}, not ready` } });
     const timeoutMs = options.timeoutMs ?? (invocation.kind === "hook" ? this.timeouts.hookMs : this.timeouts.invocationMs);
-    const request = options.context ? { kind: "invoke" as const, invocation, context: this.#context(options.context) } : { kind: "invoke" as const, invocation };
-    return this.#request(request, { timeoutMs, budgetMs: timeoutMs, signal: options.signal, onUpdate: options.onUpdate, tag: options.tag, what: invocation.kind === "hook" ? "hook" : "invocation" });
+    const what = invocation.kind === "hook" ? "hook" : "invocation";
+    const context = options.context ? this.#encodedContext(options.context) : undefined;
+    const { signal, onUpdate, tag } = options;
+    const o = { timeoutMs, budgetMs: timeoutMs, signal, onUpdate, tag, what };
+    return this.#request({ kind: "invoke", invocation }, context === undefined ? o : { ...o, context });
   }
 
   /**
-   * The invocation snapshot: the hello's cwd, mode and trust plus what the caller knows. The
-   * catalog lists may be long (every tool of the host): past a quarter of the frame limit the
-   * command descriptions go, then the lists, so that the invocation itself is never refused.
+   * The invocation snapshot as JSON text: the hello's cwd, mode and trust plus what the caller
+   * knows, encoded once per `known` object. The catalog lists may be long (every tool of the
+   * host): past a quarter of the frame limit the command descriptions go, then the lists, so
+   * that the invocation itself is never refused; that, or a context over LARGE_CONTEXT_BYTES,
+   * is said once per context.
    */
-  #context(known: Partial<InvocationContext>): InvocationContext {
+  #encodedContext(known: Partial<InvocationContext>): string {
+    if (this.#context?.known === known) return this.#context.text;
+    this.#contextEncodings++;
     const context: InvocationContext = { ...known, cwd: this.#o.cwd, mode: this.#o.mode, projectTrusted: this.#o.projectTrusted };
-    const fits = (): boolean => utf8ByteLength(JSON.stringify(context)) <= this.#max / 4;
-    if (fits()) return context;
-    if (context.commands) context.commands = context.commands.map((c) => ({ name: c.name }));
-    if (fits()) return context;
-    delete context.allTools;
-    delete context.activeTools;
-    delete context.commands;
-    this.#safeDiagnose("warning", `the host's tool and command lists do not fit a quarter of the ${this.#max}-byte frame limit; the invocation context was sent without them`);
-    return context;
+    const limit = this.#max / 4;
+    let text = JSON.stringify(context);
+    const bytes = utf8ByteLength(text);
+    const size = `the invocation context is ${bytes} bytes`;
+    if (bytes > limit) {
+      if (context.commands) context.commands = context.commands.map((c) => ({ name: c.name }));
+      text = JSON.stringify(context);
+      if (utf8ByteLength(text) <= limit) {
+        const quarter = `a quarter of the ${this.#max}-byte frame limit`;
+        this.#safeDiagnose("warning", `${size}, over ${quarter}; it is sent without the command descriptions`);
+      } else {
+        delete context.allTools;
+        delete context.activeTools;
+        delete context.commands;
+        text = JSON.stringify(context);
+        const lists = `the host's tool and command lists do not fit a quarter of the ${this.#max}-byte frame limit`;
+        this.#safeDiagnose("warning", `${size}: ${lists}; the invocation context was sent without them`);
+      }
+    } else if (bytes > LARGE_CONTEXT_BYTES) {
+      const bound = `${LARGE_CONTEXT_BYTES} bytes (LARGE_CONTEXT_BYTES)`;
+      const why = "it is copied into every invocation until the catalog changes";
+      this.#safeDiagnose("warning", `${size}, over ${bound}; ${why}`);
+    }
+    this.#context = { known, text };
+    return text;
   }
 
   /** Shutdown frame, the shutdown timeout for the exit, then the group is killed (RPI-26, RPI-34). */
@@ -228,7 +294,8 @@ export class RpiConnection {
     return this.#o.transport.terminate(reason);
   }
 
-  #request(request: Extract<HostFrame, { type: "request" }>["request"], o: { timeoutMs?: number; budgetMs?: number; signal?: AbortSignal | undefined; onUpdate?: ((v: unknown) => void) | undefined; tag?: unknown; what?: string }): Promise<ProtocolResult> {
+  /** `o.context`: the invocation context already encoded, spliced into the frame as it is. */
+  #request(request: HostRequest, o: RequestOptions): Promise<ProtocolResult> {
     // Given up before anything was sent: nothing to tell the extension.
     if (o.signal?.aborted) return Promise.resolve({ status: "cancelled" });
     const id = `req-${this.#o.instance.generation}-${this.#nextId++}`;
@@ -264,7 +331,7 @@ export class RpiConnection {
         timer = setTimeout(() => settleLater({ status: "error", error: { code: "timeout", message: `no response within ${ms} ms (${o.what ?? "request"} timeout); the extension was sent a cancel` } }, "timeout"), ms);
       }
       try {
-        this.#send({ type: "request", id, generation: this.#o.instance.generation, request }, o.budgetMs);
+        this.#sendText(requestFrameText(id, this.#o.instance.generation, request, o.context), "request", o.budgetMs);
       } catch (err) {
         settle({ status: "error", error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) } });
       }
@@ -273,9 +340,14 @@ export class RpiConnection {
 
   /** Every host frame is bounded like the extension's (RPI-35): refused before a byte is sent. */
   #send(frame: HostFrame, budgetMs?: number): void {
-    const text = JSON.stringify(frame);
+    this.#sendText(JSON.stringify(frame), frame.type, budgetMs);
+  }
+
+  #sendText(text: string, type: HostFrame["type"], budgetMs?: number): void {
     const bytes = utf8ByteLength(text);
-    if (bytes > this.#max) throw new Error(`the ${frame.type} frame would be ${bytes} bytes, over the ${this.#max}-byte frame limit; not sent`);
+    if (bytes > this.#max) {
+      throw new Error(`the ${type} frame would be ${bytes} bytes, over the ${this.#max}-byte frame limit; not sent`);
+    }
     this.#o.transport.send(text, budgetMs);
   }
 
@@ -425,8 +497,10 @@ export class RpiConnection {
     // What the extension asked is said to the user too: pi's session and UI setters return
     // nothing, so an extension rarely awaits them and a refusal would otherwise leave no trace.
     const what = request.kind === "ui" ? `UI request "${request.ui.request.type}"` : `action "${request.action.kind}"`;
+    // A flood of refusals (past MAX_EXTENSION_REQUESTS, say) is one line per window, not one per request.
     const denied = (message: string): void => {
-      this.#safeDiagnose("warning", `refused the extension's ${what}: ${message}`);
+      this.#warnings.warn(`refused ${what}: ${message}`, `refused the extension's ${what}: ${message}`,
+        (n, s) => `refused the extension's ${what} ${times(n)} more in the last ${s} s: ${message}`);
       answer({ status: "error", error: { code: "denied", message } });
     };
     if (this.#extensionRequests.has(id)) return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
@@ -452,7 +526,8 @@ export class RpiConnection {
       (err: unknown) => {
         if (controller.signal.aborted) return answer({ status: "cancelled" });
         const message = err instanceof Error ? err.message : String(err);
-        this.#safeDiagnose("warning", `the extension's ${what} failed: ${message}`);
+        this.#warnings.warn(`failed ${what}: ${message}`, `the extension's ${what} failed: ${message}`,
+          (n, s) => `the extension's ${what} failed ${times(n)} more in the last ${s} s: ${message}`);
         answer({ status: "error", error: { message } });
       },
     );

@@ -27,6 +27,7 @@ let outbox: FromWorker[] = [];
 let outboxUnits = 0;
 let flushScheduled = false;
 let batchesSent = 0;
+const hasCredit = (): boolean => batchesSent - Atomics.load(status, STATUS_BATCHES_HANDLED) < MAX_BATCHES_IN_FLIGHT;
 /** Waits (blocking this thread) until the main thread has handled enough batches to send another. */
 function awaitCredit(): void {
   for (;;) {
@@ -42,7 +43,12 @@ function flush(): void {
   const messages = outbox;
   outbox = [];
   outboxUnits = 0;
-  awaitCredit();
+  // A flush inside a VM entry (a full batch) parks the entry: a host slow to take the frames
+  // must not make a well-behaved extension look like one that spins (the budget is CPU in the VM).
+  if (!hasCredit()) {
+    if (sandbox !== null) sandbox.parked(awaitCredit);
+    else awaitCredit();
+  }
   const batch: Batch<FromWorker> = messages.length === 1 ? messages[0]! : { kind: "batch", messages };
   port.postMessage(batch);
   batchesSent++;
