@@ -216,7 +216,8 @@ test("QJS-13: a dialog goes to the call it was asked for; with several calls run
       services: { confirm: async (r) => { asked.push(`${r.detail ?? ""}`); return true; } },
     });
     try {
-      const unnamed = await Promise.all(["a", "b"].map((city) => host.callTool("weather", { mode: "confirm", city, delayMs: 100 })));
+      const both = (city: string) => host.callTool("weather", { mode: "confirm", city, delayMs: 100, together: 2 });
+      const unnamed = await Promise.all(["a", "b"].map(both));
       for (const r of unnamed) assert.match(r.text, /2 calls are running and the request did not say which one it belongs to \(parentId\)/);
       assert.deepEqual(asked, []);
       const named = await Promise.all(["a", "b"].map((city) => host.callTool("weather", { mode: "confirm", city, delayMs: 100, parent: true })));

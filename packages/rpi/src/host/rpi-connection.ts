@@ -21,18 +21,13 @@ import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { requestRefusal, type RpiGrants } from "./grants.js";
 import { resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 import { CoalescedWarnings, times } from "./coalesced-warnings.js";
+import { ContextEncoder, requestFrameText } from "./invocation-context.js";
 
 export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
+export { LARGE_CONTEXT_BYTES } from "./invocation-context.js";
 
 /** How long a cancelled invocation may take to answer before the host answers "cancelled" itself. */
 const CANCEL_ANSWER_MS = 1000;
-
-/**
- * An encoded invocation context past this many bytes is said to the user (once per context, so
- * once per catalog epoch): it is copied into every invocation frame. Contexts are trimmed at a
- * quarter of the frame limit, which is this bound with the default 1 MiB frames.
- */
-export const LARGE_CONTEXT_BYTES = 256 * 1024;
 
 export type DiagnosticLevel = "info" | "warning" | "error";
 
@@ -77,24 +72,10 @@ export interface InvokeOptions {
 
 export type RpiState = "handshake" | "load" | "ready" | "stopping" | "closed";
 
+/** How one request is sent and settled; `context`: the invocation context encoded, spliced in as it is. */
 interface RequestOptions {
-  timeoutMs?: number;
-  budgetMs?: number;
-  signal?: AbortSignal | undefined;
-  onUpdate?: ((v: unknown) => void) | undefined;
-  tag?: unknown;
-  what?: string;
-  context?: string;
-}
-
-/**
- * A request frame's text. An encoded context is spliced in as the request's last member, where
- * JSON.stringify would put it: the frame is the same text, without encoding the context again.
- */
-function requestFrameText(id: string, generation: number, request: HostRequest, context?: string): string {
-  const head = `{"type":"request","id":${JSON.stringify(id)},"generation":${generation},"request":`;
-  if (context === undefined || request.kind !== "invoke") return `${head}${JSON.stringify(request)}}`;
-  return `${head}{"kind":"invoke","invocation":${JSON.stringify(request.invocation)},"context":${context}}}`;
+  timeoutMs?: number; budgetMs?: number; what?: string; tag?: unknown; context?: string;
+  signal?: AbortSignal | undefined; onUpdate?: ((v: unknown) => void) | undefined;
 }
 
 interface Pending {
@@ -123,9 +104,7 @@ export class RpiConnection {
   #initId: string | null = null;
   #fail: ((message: string) => void) | null = null;
   #violation: string | null = null;
-  /** The last context given to invoke() and its encoding (JSON text), reused while the same object comes. */
-  #context: { known: Partial<InvocationContext>; text: string } | null = null;
-  #contextEncodings = 0;
+  readonly #contexts: ContextEncoder;
   /** Warnings an extension's flood of requests would repeat. */
   readonly #warnings = new CoalescedWarnings((message) => this.#safeDiagnose("warning", message));
 
@@ -133,6 +112,9 @@ export class RpiConnection {
     this.#o = options;
     this.timeouts = resolveTimeouts(options.timeouts);
     this.#max = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+    const { cwd, mode, projectTrusted } = options;
+    const warn = (message: string): void => this.#safeDiagnose("warning", message);
+    this.#contexts = new ContextEncoder({ cwd, mode, projectTrusted, maxFrameBytes: this.#max, warn });
     options.transport.onEvent((event) => this.#onEvent(event));
     this.closed = options.transport.exited.then((exit) => {
       this.#state = "closed";
@@ -173,7 +155,7 @@ export class RpiConnection {
   }
   /** How many invocation contexts were encoded: one per distinct context object (see InvokeOptions.context). */
   get contextEncodings(): number {
-    return this.#contextEncodings;
+    return this.#contexts.encodings;
   }
 
   /**
@@ -224,48 +206,10 @@ export class RpiConnection {
     if (this.#state !== "ready") return Promise.resolve({ status: "error", error: { code: "not_ready", message: `the extension is ${this.#state}, not ready` } });
     const timeoutMs = options.timeoutMs ?? (invocation.kind === "hook" ? this.timeouts.hookMs : this.timeouts.invocationMs);
     const what = invocation.kind === "hook" ? "hook" : "invocation";
-    const context = options.context ? this.#encodedContext(options.context) : undefined;
+    const context = options.context ? this.#contexts.encode(options.context) : undefined;
     const { signal, onUpdate, tag } = options;
     const o = { timeoutMs, budgetMs: timeoutMs, signal, onUpdate, tag, what };
     return this.#request({ kind: "invoke", invocation }, context === undefined ? o : { ...o, context });
-  }
-
-  /**
-   * The invocation snapshot as JSON text: the hello's cwd, mode and trust plus what the caller
-   * knows, encoded once per `known` object. The catalog lists may be long (every tool of the
-   * host): past a quarter of the frame limit the command descriptions go, then the lists, so
-   * that the invocation itself is never refused; that, or a context over LARGE_CONTEXT_BYTES,
-   * is said once per context.
-   */
-  #encodedContext(known: Partial<InvocationContext>): string {
-    if (this.#context?.known === known) return this.#context.text;
-    this.#contextEncodings++;
-    const context: InvocationContext = { ...known, cwd: this.#o.cwd, mode: this.#o.mode, projectTrusted: this.#o.projectTrusted };
-    const limit = this.#max / 4;
-    let text = JSON.stringify(context);
-    const bytes = utf8ByteLength(text);
-    const size = `the invocation context is ${bytes} bytes`;
-    if (bytes > limit) {
-      if (context.commands) context.commands = context.commands.map((c) => ({ name: c.name }));
-      text = JSON.stringify(context);
-      if (utf8ByteLength(text) <= limit) {
-        const quarter = `a quarter of the ${this.#max}-byte frame limit`;
-        this.#safeDiagnose("warning", `${size}, over ${quarter}; it is sent without the command descriptions`);
-      } else {
-        delete context.allTools;
-        delete context.activeTools;
-        delete context.commands;
-        text = JSON.stringify(context);
-        const lists = `the host's tool and command lists do not fit a quarter of the ${this.#max}-byte frame limit`;
-        this.#safeDiagnose("warning", `${size}: ${lists}; the invocation context was sent without them`);
-      }
-    } else if (bytes > LARGE_CONTEXT_BYTES) {
-      const bound = `${LARGE_CONTEXT_BYTES} bytes (LARGE_CONTEXT_BYTES)`;
-      const why = "it is copied into every invocation until the catalog changes";
-      this.#safeDiagnose("warning", `${size}, over ${bound}; ${why}`);
-    }
-    this.#context = { known, text };
-    return text;
   }
 
   /** Shutdown frame, the shutdown timeout for the exit, then the group is killed (RPI-26, RPI-34). */
@@ -294,7 +238,6 @@ export class RpiConnection {
     return this.#o.transport.terminate(reason);
   }
 
-  /** `o.context`: the invocation context already encoded, spliced into the frame as it is. */
   #request(request: HostRequest, o: RequestOptions): Promise<ProtocolResult> {
     // Given up before anything was sent: nothing to tell the extension.
     if (o.signal?.aborted) return Promise.resolve({ status: "cancelled" });

@@ -20,8 +20,7 @@
  *   gave one, else interruptAfterMs; it is published in the status words, so the main thread's
  *   watchdog (for a builtin that never polls the handler) uses the same one.
  * The stack limit, the frame size and the outbound rate only throw inside the VM; the instance
- * keeps working. Time parked waiting for the host's credit (parked()) is not engine time and
- * counts against neither the budget nor the watchdog.
+ * keeps working. Time parked waiting for the host's credit is not engine time (excludeParked).
  */
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
 import type { CustomizeVariantOptions, QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSSyncVariant } from "quickjs-emscripten-core";
@@ -224,27 +223,10 @@ export class Sandbox {
     }, budget);
   }
 
-  /**
-   * Runs `wait`, a blocking wait for the host (the back-pressure of worker.ts), outside the
-   * budget of the entry it happens in: the budget measures work inside the engine, so the
-   * deadline moves by the time parked, and the watchdog sees no entry meanwhile and then a new
-   * one with the budget that is left. Outside an entry it just waits.
-   */
-  parked(wait: () => void): void {
-    const inEntry = Atomics.load(this.status, STATUS_IN_VM) === 1;
-    if (!inEntry) return wait();
-    const since = performance.now();
-    Atomics.store(this.status, STATUS_IN_VM, 0);
-    try {
-      wait();
-    } finally {
-      const now = performance.now();
-      this.deadline += now - since;
-      const left = Math.max(1, Math.ceil(this.deadline - now));
-      Atomics.store(this.status, STATUS_BUDGET_MS, Math.min(left, MAX_BUDGET_MS));
-      Atomics.add(this.status, STATUS_ENTRY_SEQ, 1);
-      Atomics.store(this.status, STATUS_IN_VM, 1);
-    }
+  /** Moves the running entry's deadline by `ms` spent parked outside the engine (worker.ts); returns the ms left. */
+  excludeParked(ms: number): number {
+    this.deadline += ms;
+    return this.deadline - performance.now();
   }
 
   /** Stops the timers and frees the context and runtime (a normal stop only). */

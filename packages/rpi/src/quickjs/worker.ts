@@ -13,6 +13,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { MAX_BATCHES_IN_FLIGHT, MAX_BATCH_MESSAGES, MAX_BATCH_UNITS, STATUS_BATCHES_HANDLED, type Batch, type FromWorker, type ToWorker, type WorkerExitCode, type WorkerStart } from "./channel.js";
+import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_IN_VM } from "./channel.js";
 import { LoadError, Sandbox, Teardown } from "./sandbox.js";
 
 if (parentPort === null) throw new Error("octet quickjs worker.js must run in a worker thread");
@@ -37,6 +38,24 @@ function awaitCredit(): void {
     Atomics.wait(status, STATUS_BATCHES_HANDLED, handled, 50);
   }
 }
+/**
+ * Runs `wait` outside the budget of the VM entry it happens in (if any): the budget is engine
+ * time, so the entry's deadline moves by the time parked, and the watchdog sees no entry
+ * meanwhile and then a new one with the budget that is left.
+ */
+function parked(wait: () => void): void {
+  if (sandbox === null || Atomics.load(status, STATUS_IN_VM) !== 1) return wait();
+  const since = performance.now();
+  Atomics.store(status, STATUS_IN_VM, 0);
+  try {
+    wait();
+  } finally {
+    const left = Math.max(1, Math.ceil(sandbox.excludeParked(performance.now() - since)));
+    Atomics.store(status, STATUS_BUDGET_MS, Math.min(left, MAX_BUDGET_MS));
+    Atomics.add(status, STATUS_ENTRY_SEQ, 1);
+    Atomics.store(status, STATUS_IN_VM, 1);
+  }
+}
 function flush(): void {
   flushScheduled = false;
   if (outbox.length === 0) return;
@@ -45,10 +64,7 @@ function flush(): void {
   outboxUnits = 0;
   // A flush inside a VM entry (a full batch) parks the entry: a host slow to take the frames
   // must not make a well-behaved extension look like one that spins (the budget is CPU in the VM).
-  if (!hasCredit()) {
-    if (sandbox !== null) sandbox.parked(awaitCredit);
-    else awaitCredit();
-  }
+  if (!hasCredit()) parked(awaitCredit);
   const batch: Batch<FromWorker> = messages.length === 1 ? messages[0]! : { kind: "batch", messages };
   port.postMessage(batch);
   batchesSent++;
