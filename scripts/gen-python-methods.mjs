@@ -27,7 +27,7 @@ const lines = [
   '"""The wire methods of octet, GENERATED from packages/protocol/src/methods/ (issue 14.1).',
   "",
   "Do not edit: run `node scripts/gen-python-methods.mjs` after `npm run build`. A test",
-  "(tests/e2e/python-sdk.test.ts) fails when this file and the TypeScript table drift apart.",
+  "(tests/e2e/python-methods.test.ts) fails when this file and the TypeScript table drift apart.",
   "Each method: who sends it, whether it is answered, the negotiated feature that must be on",
   "for it to be legal (None for core methods), and the API versions that carry it.",
   '"""',
