@@ -20,11 +20,11 @@ import {
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
-import { collectContext, collectStatus, renderTool, runHook, type CallOptions as CollectOptions, type CollectEnv, type HookOutcome, type RenderInput } from "./collect.js";
+import { collectContext, collectStatus, renderTool, runHook, type CallOptions as CollectOptions, type CollectEnv, type HookOutcome, type RenderInput } from "./modules/collection/collect.js";
 import { LifecycleHub, type LifecycleMethod } from "./lifecycle.js";
 import { ContributionStore, type Contributions } from "./contributions.js";
 import { toolError, toolOutcome, type ToolCallOutcome } from "./tool-outcome.js";
-import { collectMenu, offersMenu, requireAction, type MenuOutcome } from "./menus.js";
+import { collectMenu, offersMenu, requireAction, type MenuOutcome } from "./modules/menus/menus.js";
 import type { ConfirmService, InputService } from "./child-inbox.js";
 import { discoverExtensions, type DiscoveredExtension } from "./manifest/discovery.js";
 import { resolveStartDecision } from "./manifest/trust.js";
@@ -32,16 +32,16 @@ import { truncateBytes } from "./transport/stderr-sink.js";
 import { catalogOf, notReadyReasons, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 import { Supervisor, isPermanentRestartError, type SupervisorClock } from "./supervision/supervisor.js";
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restart-policy.js";
-import { bindServices, type HostServiceOptions } from "./services/index.js";
-import type { ServiceFactory } from "./services/child-service.js";
+import { bindModules, type HostServiceOptions } from "./modules/registry.js";
+import type { BoundModule } from "./modules/module.js";
 import { CatalogSnapshot } from "./catalog-snapshot.js";
 import { nameOwners, toolConflict } from "./tool-names.js";
 import { refuseInvalidArguments } from "./schema-check/call-arguments.js";
 import type { ToolSchemas } from "./schema-check/tool-schemas.js";
-import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from "./advisory-hooks.js";
-import { PresentationStore } from "./services/presentation/presentation-store.js";
-import type { PresentationRecord } from "./services/presentation/presentation-service.js";
-import type { Artifact } from "./services/artifacts/artifact-store.js";
+import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from "./modules/advisory-hooks/advisory-hooks.js";
+import { PresentationStore } from "./modules/presentation/presentation-store.js";
+import type { PresentationRecord } from "./modules/presentation/presentation-service.js";
+import type { Artifact } from "./modules/artifacts/artifact-store.js";
 import type { ForeignRuntime } from "./foreign-runtime.js";
 import { sweepStaleScratch } from "./process/scratch.js";
 
@@ -122,14 +122,14 @@ export class ExtensionHost {
   /** The menu last collected per extension: actions run only from a menu the host validated. */
   readonly #menus = new Map<string, ExtensionMenu>();
   #shutdown: Promise<void> | null = null;
-  /** Per-generation factories of the API 0.2 services the embedder bound (services/). */
-  readonly #serviceFactories: ServiceFactory[];
-  /** The latest accepted presentation snapshots (services/presentation/). */
+  /** The host modules, bound to the services the embedder gave (modules/registry.ts). */
+  readonly #modules: BoundModule[];
+  /** The latest accepted presentation snapshots (modules/presentation/). */
   readonly #presentations = new PresentationStore();
 
   private constructor(options: ExtensionHostOptions) {
     this.#options = options;
-    this.#serviceFactories = bindServices(options.services ?? {}, { nameOwners: (extension) => this.#nameOwners(extension) });
+    this.#modules = bindModules(options.services ?? {}, { nameOwners: (extension) => this.#nameOwners(extension) });
     this.workspace = resolve(options.workspace ?? process.cwd());
     if (options.onEvent) this.#listeners.push(options.onEvent);
   }
@@ -542,9 +542,7 @@ export class ExtensionHost {
       },
       parentEnv: this.#options.env ?? process.env,
       emit: (event) => this.#emit(event),
-      confirm: this.#options.services?.confirm,
-      input: this.#options.services?.input,
-      services: this.#serviceFactories,
+      modules: this.#modules,
       ...(e.discovered.foreign ? { foreign: { extension: e.discovered.foreign, trusted: e.trusted, catalog: () => ({ tools: this.tools().map((t) => ({ name: t.name, description: t.description })), commands: this.commands().map((c) => ({ name: c.name, description: c.description })) }) } } : {}),
       ...(this.#options.timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: this.#options.timeouts.initializeMs } : {}),
       ...(this.#options.timeouts?.frameAssemblyMs !== undefined ? { frameAssemblyTimeoutMs: this.#options.timeouts.frameAssemblyMs } : {}),
@@ -713,7 +711,7 @@ export class ExtensionHost {
     return `no ready extension provides ${kind} "${name}" (${running})${notReady.map((r) => `\n  ${r}`).join("")}`;
   }
 
-  #diagnoseFailure(g: Generation, what: string, err: unknown): void {
+  #diagnoseFailure(g: { readonly name: string; readonly number: number }, what: string, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "warning", message: `${what} failed: ${truncateBytes(message, 1024)}` });
   }

@@ -1,0 +1,17 @@
+/**
+ * The API 0.4 advisory hooks (INIT-43, PY-43..52): cache_warming_decision and compaction_strategy
+ * are offered only to a 0.4 manifest that declares them in contributes.hooks; the host asks
+ * through hook/run (advisory-hooks.ts).
+ */
+import { defineModule } from "../module.js";
+
+const ADVISORY = ["compaction_strategy", "cache_warming_decision"] as const;
+
+export const advisoryHooksModule = defineModule<true>({
+  feature: "advisory_hooks",
+  offer: (m, api) => (api === "0.4" ? ADVISORY.filter((hook) => m.contributes.hooks.includes(hook)) : null),
+  open: () => null,
+  childRequests: [],
+  childNotifications: [],
+  hostRequests: ["hook/run"],
+});

@@ -1,0 +1,108 @@
+/**
+ * The bound modules as one generation sees them: the optional features offered to its manifest,
+ * the instances opened for it, and the dispatch of child requests and notifications to them.
+ * Built from the registry's bound modules, never from a hand-written list (issue 14.2).
+ */
+import type { ApiVersion } from "@octet/protocol";
+import type { ExtensionManifest } from "../manifest/manifest.js";
+import type {
+  BoundModule, ChildNotificationHandler, ChildRequestHandler, GenerationService, HostModule, ServiceGeneration,
+} from "./module.js";
+
+/** Which module answers each child method: the static table the inbox dispatches through. */
+export interface DispatchTable {
+  requests: ReadonlyMap<string, HostModule>;
+  notifications: ReadonlyMap<string, HostModule>;
+}
+
+/** The dispatch table of `modules`; a method claimed by two modules is a programming error. */
+export function dispatchTable(modules: readonly HostModule[]): DispatchTable {
+  const requests = new Map<string, HostModule>();
+  const notifications = new Map<string, HostModule>();
+  for (const m of modules) {
+    for (const method of m.childRequests) claim(requests, method, m);
+    for (const method of m.childNotifications) claim(notifications, method, m);
+  }
+  return { requests, notifications };
+}
+
+function claim(table: Map<string, HostModule>, method: string, m: HostModule): void {
+  const other = table.get(method);
+  if (other && other !== m) throw new Error(`host modules "${other.feature}" and "${m.feature}" both answer ${method}`);
+  table.set(method, m);
+}
+
+/** The optional features `bound` offer to a manifest, in registry order, each once. */
+export function offeredFeatures(bound: readonly BoundModule[], manifest: ExtensionManifest, api: ApiVersion): string[] {
+  const out: string[] = [];
+  for (const { module, binding } of bound) for (const f of module.offer(manifest, api, binding) ?? []) if (!out.includes(f)) out.push(f);
+  return out;
+}
+
+export class GenerationModules {
+  /** The optional features offered in initialize. */
+  readonly features: string[];
+  readonly #table: DispatchTable;
+  readonly #open = new Map<HostModule, GenerationService>();
+
+  constructor(bound: readonly BoundModule[], g: ServiceGeneration) {
+    this.features = offeredFeatures(bound, g.manifest, g.api);
+    this.#table = dispatchTable(bound.map((b) => b.module));
+    for (const { module, binding } of bound) {
+      if (module.offer(g.manifest, g.api, binding) === null) continue;
+      const instance = module.open(g, binding);
+      if (!instance) continue;
+      checkListed(module, instance);
+      this.#open.set(module, instance);
+    }
+  }
+
+  static none(): GenerationModules {
+    return new GenerationModules([], NO_GENERATION);
+  }
+
+  /** The handler of `method`, when the module that answers it is open for this generation. */
+  request(method: string): ChildRequestHandler | undefined {
+    const m = this.#table.requests.get(method);
+    return m ? this.#open.get(m)?.requests?.[method] : undefined;
+  }
+
+  notification(method: string): ChildNotificationHandler | undefined {
+    const m = this.#table.notifications.get(method);
+    return m ? this.#open.get(m)?.notifications?.[method] : undefined;
+  }
+
+  /** The instance `module` opened for this generation, for the host's own use of it (media). */
+  instance(module: HostModule): GenerationService | undefined {
+    return this.#open.get(module);
+  }
+
+  negotiated(features: readonly string[]): void {
+    for (const s of this.#open.values()) s.negotiated?.(features);
+  }
+
+  dispose(): void {
+    for (const s of this.#open.values()) {
+      try {
+        s.dispose?.();
+      } catch {
+        // A module's cleanup failing must not stop the others'.
+      }
+    }
+  }
+}
+
+/** An instance's handlers must be the module's declared methods: the table is built from those. */
+function checkListed(m: HostModule, s: GenerationService): void {
+  for (const method of Object.keys(s.requests ?? {})) {
+    if (!m.childRequests.includes(method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childRequests`);
+  }
+  for (const method of Object.keys(s.notifications ?? {})) {
+    if (!m.childNotifications.includes(method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childNotifications`);
+  }
+}
+
+const NO_GENERATION = {
+  manifest: null as unknown as ExtensionManifest,
+  api: "0.1",
+} as unknown as ServiceGeneration;
