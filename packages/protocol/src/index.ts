@@ -93,3 +93,11 @@ export {
 export type { SecretGetParams, SecretGetResult, ProviderCredentialsParams, ProviderCredentialsResult } from "./api/validate-secret.js";
 export { ADVISORY_HOOKS, isAdvisoryHook, validateAdvisoryHookParams, validateCacheWarmingResult, validateCompactionResult } from "./api/advisory-hooks.js";
 export type { AdvisoryHook, AdvisoryHookParams, CacheWarmingAction, CacheWarmingDecision, CacheWarmingPayload, CompactionPayload } from "./api/advisory-hooks.js";
+export {
+  METHODS, methodSpec, methodsFor, buildMethodTable, ALL_VERSIONS, NEGOTIATED_VERSIONS,
+  INITIALIZE, SHUTDOWN, CANCEL_REQUEST, TOOL_CALL, COMMAND_EXECUTE, HOOK_RUN, CONTEXT_COLLECT, STATUS_COLLECT,
+  TOOL_RENDER, NOTIFICATION, CONTEXT_CONTRIBUTION, STATUS_CONTRIBUTION, CONFIRMATION_REQUEST, INPUT_REQUEST, PROGRESS,
+  MENU_COLLECT, ARTIFACT_PUBLISH, POLICY_EVALUATE, SECRET_GET, PROVIDER_CREDENTIALS, PRESENTATION_UPDATE,
+  TOOLS_REGISTER, TOOLS_UNREGISTER,
+} from "./methods/index.js";
+export type { MethodDirection, MethodKind, MethodSpec, MethodValidator, MethodFilter } from "./methods/index.js";
