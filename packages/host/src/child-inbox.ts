@@ -7,8 +7,8 @@
  * unsupported. Every diagnostic goes through the generation's rate-limited channel.
  */
 import {
-  ErrorCode, WireError, bounds,
-  type ApiVersion, type JsonRpcId, type NotificationMessage, type RequestMessage,
+  ErrorCode, WireError, bounds, methodSpec,
+  type ApiVersion, type MethodKind, type MethodSpec, type JsonRpcId, type NotificationMessage, type RequestMessage,
 } from "@octet/protocol";
 import type { DiagnosticLevel, HostEvent } from "./events.js";
 import type { ExtensionManifest } from "./manifest/manifest.js";
@@ -44,6 +44,8 @@ export interface InboxContext {
   diagnose(level: DiagnosticLevel, message: string): void;
   /** The clock of the rate windows (tests inject one). */
   now?: () => number;
+  /** The features negotiated; a method behind one not negotiated is refused. Absent: not checked. */
+  features?(): readonly string[];
   /** The host modules opened for this generation; absent: the registry's, bound to confirm and input only. */
   readonly modules?: GenerationModules;
 }
@@ -85,7 +87,11 @@ export class ChildInbox {
     this.#cancellers.set(id, own);
     const cleanup: (() => void)[] = [];
     try {
-      const handler = this.#modules.request(request.method);
+      const spec = this.#legal(request.method, "request");
+      if (spec?.feature !== undefined && ctx.features && !ctx.features().includes(spec.feature)) {
+        throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} needs the ${spec.feature} feature, which was not negotiated`);
+      }
+      const handler = spec ? this.#modules.request(request.method) : undefined;
       if (handler) {
         const ownSignal = anySignal(ctx.generationSignal, own.signal);
         cleanup.push(ownSignal.dispose);
@@ -115,6 +121,16 @@ export class ChildInbox {
     this.#cancellers.get(id)?.abort();
   }
 
+  /**
+   * The method table's declaration of `method` when the extension may send it as `kind` on this
+   * generation's API version; undefined for anything else, which is answered as unsupported.
+   */
+  #legal(method: string, kind: MethodKind): MethodSpec | undefined {
+    const spec = methodSpec(method);
+    if (!spec || spec.direction === "host->child" || spec.kind !== kind || !spec.apiVersions.includes(this.#ctx.api)) return undefined;
+    return spec;
+  }
+
   /** The active parent's signal (REV-07, REV-08), combined with the request's own cancellation. */
   #scope(method: string, parentId: number, own: AbortSignal, cleanup: (() => void)[]): { signal: AbortSignal; parent: ActiveParent } {
     const parent = this.#ctx.activeRequest(parentId);
@@ -132,7 +148,11 @@ export class ChildInbox {
       ctx.diagnose("warning", `ignored ${n.method.slice(0, 64)} sent while the extension was not ready`);
       return;
     }
-    const handler = this.#modules.notification(n.method);
+    const spec = this.#legal(n.method, "notification");
+    if (spec?.feature !== undefined && ctx.features && !ctx.features().includes(spec.feature)) {
+      return ctx.diagnose("warning", `ignored ${n.method}: it needs the ${spec.feature} feature, which was not negotiated`);
+    }
+    const handler = spec ? this.#modules.notification(n.method) : undefined;
     if (handler) return handler(n.params);
     ctx.diagnose("warning", `ignored unknown notification ${JSON.stringify(n.method.slice(0, 64))}`);
   }

@@ -141,6 +141,7 @@ export class Generation {
       generation: spec.number,
       manifest: spec.manifest,
       accepting: () => this.#state === "ready" || this.#state === "draining",
+      features: () => this.features,
       activeRequest: (id) => this.#requests?.active(id),
       generationSignal: this.#ended$.signal,
       emit: (event) => spec.emit(event),

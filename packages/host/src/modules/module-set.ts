@@ -3,7 +3,7 @@
  * the instances opened for it, and the dispatch of child requests and notifications to them.
  * Built from the registry's bound modules, never from a hand-written list (issue 14.2).
  */
-import type { ApiVersion } from "@octet/protocol";
+import type { ApiVersion, MethodKind, MethodSpec } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type {
   BoundModule, ChildNotificationHandler, ChildRequestHandler, GenerationService, HostModule, ServiceGeneration,
@@ -15,21 +15,27 @@ export interface DispatchTable {
   notifications: ReadonlyMap<string, HostModule>;
 }
 
-/** The dispatch table of `modules`; a method claimed by two modules is a programming error. */
+/**
+ * The dispatch table of `modules`. A method claimed by two modules, or listed as a child request
+ * or notification when the method table says otherwise, is a programming error.
+ */
 export function dispatchTable(modules: readonly HostModule[]): DispatchTable {
   const requests = new Map<string, HostModule>();
   const notifications = new Map<string, HostModule>();
   for (const m of modules) {
-    for (const method of m.childRequests) claim(requests, method, m);
-    for (const method of m.childNotifications) claim(notifications, method, m);
+    for (const spec of m.childRequests) claim(requests, spec, "request", m);
+    for (const spec of m.childNotifications) claim(notifications, spec, "notification", m);
   }
   return { requests, notifications };
 }
 
-function claim(table: Map<string, HostModule>, method: string, m: HostModule): void {
-  const other = table.get(method);
-  if (other && other !== m) throw new Error(`host modules "${other.feature}" and "${m.feature}" both answer ${method}`);
-  table.set(method, m);
+function claim(table: Map<string, HostModule>, spec: MethodSpec, kind: MethodKind, m: HostModule): void {
+  if (spec.direction === "host->child" || spec.kind !== kind) {
+    throw new Error(`host module "${m.feature}" lists ${spec.method} as a child ${kind}, but it is a ${spec.direction} ${spec.kind}`);
+  }
+  const other = table.get(spec.method);
+  if (other && other !== m) throw new Error(`host modules "${other.feature}" and "${m.feature}" both answer ${spec.method}`);
+  table.set(spec.method, m);
 }
 
 /** The optional features `bound` offer to a manifest, in registry order, each once. */
@@ -95,10 +101,10 @@ export class GenerationModules {
 /** An instance's handlers must be the module's declared methods: the table is built from those. */
 function checkListed(m: HostModule, s: GenerationService): void {
   for (const method of Object.keys(s.requests ?? {})) {
-    if (!m.childRequests.includes(method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childRequests`);
+    if (!m.childRequests.some((spec) => spec.method === method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childRequests`);
   }
   for (const method of Object.keys(s.notifications ?? {})) {
-    if (!m.childNotifications.includes(method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childNotifications`);
+    if (!m.childNotifications.some((spec) => spec.method === method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childNotifications`);
   }
 }
 

@@ -9,7 +9,7 @@
  * unsupported by the inbox. The inbox keeps the generic rules (child ids, the 128 outstanding
  * requests, readiness); a module sees only its own methods.
  */
-import type { ApiVersion, JsonRpcId, ResourceOwner, ToolDefinition } from "@octet/protocol";
+import type { ApiVersion, JsonRpcId, MethodSpec, ResourceOwner, ToolDefinition } from "@octet/protocol";
 import type { DiagnosticLevel, HostEvent } from "../events.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type { HostServiceOptions, NameOwners } from "./options.js";
@@ -94,8 +94,9 @@ export interface ModuleHost {
  * One host feature. `bind` reads the embedder's option of this module (absent: the module needs
  * none and is always bound); `offer` names the optional features offered to a manifest, or null
  * when the module does not apply to it (then it is not opened, and its methods are unsupported);
- * `open` builds the generation's instance. The method lists are the module's own dispatch entries:
- * a method an instance answers must be listed here, so the inbox table can be built statically.
+ * `open` builds the generation's instance. The method lists are the module's own dispatch entries,
+ * declarations from the protocol method table: a method an instance answers must be listed here,
+ * so the inbox table is built statically and checked against the table's direction and kind.
  */
 export interface HostModule<B = unknown> {
   /** The module's name: its protocol feature, or the concern it covers when it has none. */
@@ -103,10 +104,10 @@ export interface HostModule<B = unknown> {
   bind?(options: HostServiceOptions, host: ModuleHost): B | null;
   offer(manifest: ExtensionManifest, api: ApiVersion, binding: B): readonly string[] | null;
   open(g: ServiceGeneration, binding: B): GenerationService | null;
-  readonly childRequests: readonly string[];
-  readonly childNotifications: readonly string[];
-  /** The host->child requests this module sends (documentation and the architecture check). */
-  readonly hostRequests?: readonly string[];
+  readonly childRequests: readonly MethodSpec[];
+  readonly childNotifications: readonly MethodSpec[];
+  /** The host->child requests this module sends. */
+  readonly hostRequests?: readonly MethodSpec[];
 }
 
 /** A module with the binding the embedder gave it. */

@@ -3,15 +3,14 @@
  * are offered only to a 0.4 manifest that declares them in contributes.hooks; the host asks
  * through hook/run (advisory-hooks.ts).
  */
+import { ADVISORY_HOOKS, HOOK_RUN } from "@octet/protocol";
 import { defineModule } from "../module.js";
-
-const ADVISORY = ["compaction_strategy", "cache_warming_decision"] as const;
 
 export const advisoryHooksModule = defineModule<true>({
   feature: "advisory_hooks",
-  offer: (m, api) => (api === "0.4" ? ADVISORY.filter((hook) => m.contributes.hooks.includes(hook)) : null),
+  offer: (m, api) => (api === "0.4" ? ADVISORY_HOOKS.filter((hook) => m.contributes.hooks.includes(hook)) : null),
   open: () => null,
   childRequests: [],
   childNotifications: [],
-  hostRequests: ["hook/run"],
+  hostRequests: [HOOK_RUN],
 });

@@ -2,7 +2,7 @@
  * The artifacts module (W 2.8): artifact/publish into the generation's store, and the resolver
  * the host uses for the media parts of results (CALL-18); see artifacts-service.ts.
  */
-import { isNegotiated } from "@octet/protocol";
+import { ARTIFACT_PUBLISH, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import type { GenerationModules } from "../module-set.js";
 import { artifactsService, type ArtifactServiceOption, type ArtifactsInstance, type MediaResolver } from "./artifacts-service.js";
@@ -19,7 +19,7 @@ export const artifactsModule = defineModule<ServiceFactory>({
   bind: (o) => (o.artifacts ? artifactsService(o.artifacts) : null),
   offer: (_m, api) => (isNegotiated(api) ? ["artifacts"] : null),
   open: (g, factory) => factory(g),
-  childRequests: ["artifact/publish"],
+  childRequests: [ARTIFACT_PUBLISH],
   childNotifications: [],
 });
 

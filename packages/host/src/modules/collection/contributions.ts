@@ -3,11 +3,11 @@
  * by the manifest's declarations, rate-limited together like notifications, and at most 32
  * distinct context labels per generation; the host keeps one entry per label (CTX-06, CTX-07).
  */
-import { bounds, validateContextContribution, validateStatusContribution } from "@octet/protocol";
+import { CONTEXT_CONTRIBUTION, STATUS_CONTRIBUTION, bounds, validateContextContribution, validateStatusContribution } from "@octet/protocol";
 import type { GenerationService, ServiceGeneration } from "../module.js";
 import { RateWindow } from "../../util/rate-window.js";
 
-export const CONTRIBUTION_METHODS = ["context/contribution", "status/contribution"] as const;
+export const CONTRIBUTION_METHODS = [CONTEXT_CONTRIBUTION, STATUS_CONTRIBUTION];
 
 export function openContributions(g: ServiceGeneration): GenerationService {
   const rate = new RateWindow(bounds.MAX_CONTRIBUTIONS_PER_SECOND, g.now);

@@ -4,7 +4,7 @@
  * service the answer is a denial, never a guess (CONF-04). On API 0.1 there is no parent: the
  * question lives as long as the generation.
  */
-import { ErrorCode, WireError, isNegotiated, validateConfirmationParams } from "@octet/protocol";
+import { CONFIRMATION_REQUEST, ErrorCode, WireError, isNegotiated, validateConfirmationParams } from "@octet/protocol";
 import { defineModule, type ActiveParent, type ChildRequestScope, type ServiceGeneration } from "../module.js";
 import { requireParent } from "../parent.js";
 import { settleBy } from "../signals.js";
@@ -26,14 +26,14 @@ declare module "../options.js" {
   }
 }
 
-const METHOD = "confirmation/request";
+const METHOD = CONFIRMATION_REQUEST.method;
 
 export const confirmationModule = defineModule<{ confirm: ConfirmService | undefined }>({
   feature: "confirmation",
   bind: (o) => ({ confirm: o.confirm }),
   offer: () => [],
   open: (g, b) => ({ features: [], requests: { [METHOD]: (scope) => confirmation(g, b.confirm, scope) } }),
-  childRequests: [METHOD],
+  childRequests: [CONFIRMATION_REQUEST],
   childNotifications: [],
 });
 

@@ -1,5 +1,5 @@
 /** The dynamic_tools module (CAT-01..18): tools/register and tools/unregister; see dynamic-tools.ts. */
-import { isNegotiated } from "@octet/protocol";
+import { TOOLS_REGISTER, TOOLS_UNREGISTER, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import { dynamicToolsService, type DynamicToolsOptions } from "./dynamic-tools.js";
 
@@ -19,6 +19,6 @@ export const dynamicToolsModule = defineModule<ServiceFactory>({
   bind: (o, host) => (o.dynamicTools ? dynamicToolsService(o.dynamicTools === true ? {} : o.dynamicTools, host.nameOwners) : null),
   offer: (_m, api) => (isNegotiated(api) ? ["dynamic_tools"] : null),
   open: (g, factory) => factory(g),
-  childRequests: ["tools/register", "tools/unregister"],
+  childRequests: [TOOLS_REGISTER, TOOLS_UNREGISTER],
   childNotifications: [],
 });

@@ -4,7 +4,7 @@
  * answer is null (cancelled), never guessed (INPUT-06). A secret answer is never logged: it goes
  * only on the private reply.
  */
-import { ErrorCode, WireError, bounds, isNegotiated, utf8ByteLength, validateInputParams } from "@octet/protocol";
+import { ErrorCode, INPUT_REQUEST, WireError, bounds, utf8ByteLength, validateInputParams } from "@octet/protocol";
 import { defineModule, type ChildRequestScope, type ServiceGeneration } from "../module.js";
 import { requireParent } from "../parent.js";
 import { settleBy } from "../signals.js";
@@ -23,14 +23,15 @@ declare module "../options.js" {
   }
 }
 
-const METHOD = "input/request";
+const METHOD = INPUT_REQUEST.method;
 
 export const inputModule = defineModule<{ input: InputService | undefined }>({
   feature: "input",
   bind: (o) => ({ input: o.input }),
-  offer: (_m, api) => (isNegotiated(api) ? [] : null),
+  // The method table carries input/request on API 0.2+ only; the inbox refuses it on 0.1.
+  offer: () => [],
   open: (g, b) => ({ features: [], requests: { [METHOD]: (scope) => input(g, b.input, scope) } }),
-  childRequests: [METHOD],
+  childRequests: [INPUT_REQUEST],
   childNotifications: [],
 });
 

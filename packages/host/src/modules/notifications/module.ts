@@ -3,11 +3,11 @@
  * manifest's contributes.notifications and bounded in rate per generation; a flood reaches the
  * embedder as one diagnostic per window.
  */
-import { bounds, validateNotification } from "@octet/protocol";
+import { NOTIFICATION, bounds, validateNotification } from "@octet/protocol";
 import { defineModule, type ServiceGeneration } from "../module.js";
 import { RateWindow } from "../../util/rate-window.js";
 
-const METHOD = "notification";
+const METHOD = NOTIFICATION.method;
 
 export const notificationsModule = defineModule<true>({
   feature: "notifications",
@@ -17,7 +17,7 @@ export const notificationsModule = defineModule<true>({
     return { features: [], notifications: { [METHOD]: (params) => notify(g, rate, params) } };
   },
   childRequests: [],
-  childNotifications: [METHOD],
+  childNotifications: [NOTIFICATION],
 });
 
 function notify(g: ServiceGeneration, rate: RateWindow, params: unknown): void {

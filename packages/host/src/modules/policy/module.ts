@@ -1,5 +1,5 @@
 /** The policy module (W 2.9, POL-01..13): policy/evaluate and single-use approvals; see policy-service.ts. */
-import { isNegotiated } from "@octet/protocol";
+import { POLICY_EVALUATE, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import { policyFeatures, policyService, type PolicyOptions } from "./policy-service.js";
 
@@ -15,6 +15,6 @@ export const policyModule = defineModule<{ factory: ServiceFactory; options: Pol
   bind: (o) => (o.policy ? { factory: policyService(o.policy), options: o.policy } : null),
   offer: (_m, api, b) => (isNegotiated(api) ? policyFeatures(b.options) : null),
   open: (g, b) => b.factory(g),
-  childRequests: ["policy/evaluate"],
+  childRequests: [POLICY_EVALUATE],
   childNotifications: [],
 });

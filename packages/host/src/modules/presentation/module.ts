@@ -3,7 +3,7 @@
  * presentation-service.ts. It has no protocol feature string (INIT-47): it offers nothing and is
  * gated by the manifest's contributes.presentation and by the embedder binding it.
  */
-import { isNegotiated } from "@octet/protocol";
+import { PRESENTATION_UPDATE, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import { presentationService, type PresentationServiceOptions } from "./presentation-service.js";
 
@@ -23,5 +23,5 @@ export const presentationModule = defineModule<ServiceFactory>({
   offer: (_m, api) => (isNegotiated(api) ? [] : null),
   open: (g, factory) => factory(g),
   childRequests: [],
-  childNotifications: ["presentation/update"],
+  childNotifications: [PRESENTATION_UPDATE],
 });

@@ -3,7 +3,7 @@
  * SEC-08..10); see secret-service.ts. Each is offered only to a manifest that declares what it
  * may ask for: a non-empty [capabilities].secrets, or provider_credentials.
  */
-import { isNegotiated } from "@octet/protocol";
+import { PROVIDER_CREDENTIALS, SECRET_GET, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import { providerCredentialsService, secretService, type ProviderCredentialsOptions, type SecretBroker } from "./secret-service.js";
 
@@ -21,7 +21,7 @@ export const secretsModule = defineModule<ServiceFactory>({
   bind: (o) => (o.secrets ? secretService(o.secrets) : null),
   offer: (m, api) => (isNegotiated(api) && m.capabilities.secrets.length > 0 ? ["secrets"] : null),
   open: (g, factory) => factory(g),
-  childRequests: ["secret/get"],
+  childRequests: [SECRET_GET],
   childNotifications: [],
 });
 
@@ -30,6 +30,6 @@ export const providerCredentialsModule = defineModule<ServiceFactory>({
   bind: (o) => (o.providerCredentials ? providerCredentialsService(o.providerCredentials) : null),
   offer: (m, api) => (isNegotiated(api) && m.capabilities.provider_credentials ? ["provider_credentials"] : null),
   open: (g, factory) => factory(g),
-  childRequests: ["provider/credentials"],
+  childRequests: [PROVIDER_CREDENTIALS],
   childNotifications: [],
 });
