@@ -20,7 +20,7 @@ import {
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
-import { collectContext, collectStatus, renderTool, runHook, type CallOptions as CollectOptions, type CollectEnv, type HookOutcome, type RenderInput } from "./modules/collection/collect.js";
+import type { CallOptions as CollectOptions, CollectEnv, HookOutcome, RenderInput } from "./modules/collection/collect.js";
 import { LifecycleHub, type LifecycleMethod } from "./lifecycle.js";
 import { ContributionStore, type Contributions } from "./contributions.js";
 import { toolError, toolOutcome, type ToolCallOutcome } from "./tool-outcome.js";
@@ -32,13 +32,13 @@ import { truncateBytes } from "./transport/stderr-sink.js";
 import { catalogOf, notReadyReasons, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 import { Supervisor, isPermanentRestartError, type SupervisorClock } from "./supervision/supervisor.js";
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "./supervision/restart-policy.js";
-import { bindModules, type HostServiceOptions } from "./modules/registry.js";
+import { bindModules, embedderSurface, type EmbedderSurface, type HostServiceOptions } from "./modules/registry.js";
 import type { BoundModule } from "./modules/module.js";
 import { CatalogSnapshot } from "./catalog-snapshot.js";
 import { nameOwners, toolConflict } from "./tool-names.js";
 import { refuseInvalidArguments } from "./schema-check/call-arguments.js";
 import type { ToolSchemas } from "./schema-check/tool-schemas.js";
-import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from "./modules/advisory-hooks/advisory-hooks.js";
+import type { CacheWarmingAdvice } from "./modules/advisory-hooks/advisory-hooks.js";
 import { PresentationStore } from "./modules/presentation/presentation-store.js";
 import type { PresentationRecord } from "./modules/presentation/presentation-service.js";
 import type { Artifact } from "./modules/artifacts/artifact-store.js";
@@ -124,12 +124,15 @@ export class ExtensionHost {
   #shutdown: Promise<void> | null = null;
   /** The host modules, bound to the services the embedder gave (modules/registry.ts). */
   readonly #modules: BoundModule[];
+  /** The host modules' embedder APIs (collection, advisory hooks), over the ready generations. */
+  readonly #api: EmbedderSurface;
   /** The latest accepted presentation snapshots (modules/presentation/). */
   readonly #presentations = new PresentationStore();
 
   private constructor(options: ExtensionHostOptions) {
     this.#options = options;
     this.#modules = bindModules(options.services ?? {}, { nameOwners: (extension) => this.#nameOwners(extension) });
+    this.#api = embedderSurface({ ready: () => this.#readyGenerations(), env: () => this.#collectEnv() });
     this.workspace = resolve(options.workspace ?? process.cwd());
     if (options.onEvent) this.#listeners.push(options.onEvent);
   }
@@ -287,17 +290,17 @@ export class ExtensionHost {
         }
       }
     }
-    return runHook(this.#readyGenerations(), hook, payload, options, this.#collectEnv());
+    return this.#api.runHook(hook, payload, options);
   }
 
   /** context/collect from every ready extension that declared contributes.context (CTX-03). */
   collectContext(input: { prompt: string | null }, options: CallOptions = {}): Promise<(ContextContribution & { extension: string })[]> {
-    return collectContext(this.#readyGenerations(), input, options, this.#collectEnv());
+    return this.#api.collectContext(input, options);
   }
 
   /** status/collect from every ready extension that declared the surface in contributes.ui. */
   collectStatus(surface: UiSurface = "status", options: CallOptions = {}): Promise<(StatusContribution & { extension: string })[]> {
-    return collectStatus(this.#readyGenerations(), surface, options, this.#collectEnv());
+    return this.#api.collectStatus(surface, options);
   }
 
   /**
@@ -305,7 +308,7 @@ export class ExtensionHost {
    * renderer applies or it failed (the caller falls back to plain output, REND-03).
    */
   renderTool(input: RenderInput, options: CallOptions = {}): Promise<RenderSegment[] | null> {
-    return renderTool(this.#readyGenerations(), input, options, this.#collectEnv());
+    return this.#api.renderTool(input, options);
   }
 
   /**
@@ -356,7 +359,7 @@ export class ExtensionHost {
    * anything else keeps the action before it. `deadlineMs` is the refresh's own deadline.
    */
   adviseCacheWarming(payload: CacheWarmingPayload, options: { signal?: AbortSignal; deadlineMs?: number } = {}): Promise<CacheWarmingAdvice> {
-    return adviseCacheWarming(this.#readyGenerations(), payload, options, this.#collectEnv(), (g) => this.#readyGenerations().includes(g));
+    return this.#api.adviseCacheWarming(payload, options);
   }
 
   /**
@@ -364,7 +367,7 @@ export class ExtensionHost {
    * compaction_strategy: every frame a complete PNG, at most 16, or null.
    */
   compactionFrames(payload: CompactionPayload, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<{ extension: string; frames: Uint8Array[] } | null> {
-    return compactionFrames(this.#readyGenerations(), payload, options, this.#collectEnv());
+    return this.#api.compactionFrames(payload, options);
   }
 
   /** The latest unsolicited context and status contributions of the running generations (CTX-07). */

@@ -13,6 +13,7 @@ import type { ApiVersion, JsonRpcId, MethodSpec, ResourceOwner, ToolDefinition }
 import type { DiagnosticLevel, HostEvent } from "../events.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type { HostServiceOptions, NameOwners } from "./options.js";
+import type { CollectEnv, RequestTarget } from "./target.js";
 
 /** An active host request as a parent of reverse requests. */
 export interface ActiveParent {
@@ -90,6 +91,12 @@ export interface ModuleHost {
   nameOwners: NameOwners;
 }
 
+/** What a module's embedder API sees of the host: the ready generations, in discovery order, and the collect channel. */
+export interface EmbedderView {
+  ready(): readonly RequestTarget[];
+  env(): CollectEnv;
+}
+
 /**
  * One host feature. `bind` reads the embedder's option of this module (absent: the module needs
  * none and is always bound); `offer` names the optional features offered to a manifest, or null
@@ -98,7 +105,7 @@ export interface ModuleHost {
  * declarations from the protocol method table: a method an instance answers must be listed here,
  * so the inbox table is built statically and checked against the table's direction and kind.
  */
-export interface HostModule<B = unknown> {
+export interface HostModule<B = unknown, E extends object = object> {
   /** The module's name: its protocol feature, or the concern it covers when it has none. */
   readonly feature: string;
   bind?(options: HostServiceOptions, host: ModuleHost): B | null;
@@ -108,6 +115,8 @@ export interface HostModule<B = unknown> {
   readonly childNotifications: readonly MethodSpec[];
   /** The host->child requests this module sends. */
   readonly hostRequests?: readonly MethodSpec[];
+  /** What the module adds to the embedder's surface (registry.ts embedderSurface). */
+  embedderApi?(view: EmbedderView): E;
 }
 
 /** A module with the binding the embedder gave it. */
@@ -116,7 +125,10 @@ export interface BoundModule {
   readonly binding: unknown;
 }
 
-/** Declares a module, keeping its binding type inside (the registry holds modules of every type). */
-export function defineModule<B>(module: HostModule<B>): HostModule {
-  return module as HostModule;
+/**
+ * Declares a module, keeping its binding type inside (the registry holds modules of every type)
+ * and its embedder API's type outside (the embedder surface is typed from the registry).
+ */
+export function defineModule<B, E extends object = object>(module: HostModule<B, E>): HostModule<unknown, E> {
+  return module as HostModule<unknown, E>;
 }

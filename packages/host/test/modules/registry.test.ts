@@ -6,7 +6,7 @@ import { buildInitializeRequest } from "../../src/initialize-request.js";
 import { parseManifest } from "../../src/manifest/manifest.js";
 import { defineModule, type ChildRequestScope, type HostModule, type ServiceGeneration } from "../../src/modules/module.js";
 import { GenerationModules, dispatchTable } from "../../src/modules/module-set.js";
-import { BARE_HOST, HOST_MODULES, bindModules, policyModule } from "../../src/modules/registry.js";
+import { BARE_HOST, HOST_MODULES, bindModules, embedderSurface, policyModule } from "../../src/modules/registry.js";
 
 function manifest(api: string) {
   const text = `name = "x"\nversion = "1"\napi_version = "${api}"\n[entrypoint]\ncommand = "x"\n[contributes]\ntools = ["t"]\n`;
@@ -111,4 +111,15 @@ test("issue 14.2: a module that lists a host request as a child request, claims 
   assert.throws(() => dispatchTable([policyModule, twice]), /"policy_intents" and "twice" both answer policy\/evaluate/);
   const sneaky = defineModule<true>({ ...base, childRequests: [], open: () => ({ features: [], requests: { "policy/evaluate": async () => ({}) } }) });
   assert.throws(() => new GenerationModules(bindModules({}, BARE_HOST, [sneaky]), generation("0.4")), /answers policy\/evaluate without listing it/);
+});
+
+test("issue 14.2: the embedder surface is the registry's embedder APIs merged, and one name exported twice is refused", async () => {
+  const view = { ready: () => [], env: () => ({ collectMs: 10, emit: () => {}, diagnoseFailure: () => {} }) };
+  const surface = embedderSurface(view);
+  assert.deepEqual(await surface.collectContext({ prompt: null }, {}), [], "no ready extension: nothing collected");
+  assert.equal(await surface.compactionFrames({} as never, {}), null);
+  const extra = defineModule({ feature: "extra", offer: () => [], open: () => null, childRequests: [], childNotifications: [], embedderApi: () => ({ ping: () => "pong" }) });
+  assert.equal((embedderSurface(view, [extra]) as unknown as { ping(): string }).ping(), "pong");
+  const clash = defineModule({ ...extra, feature: "clash", embedderApi: () => ({ collectContext: () => [] }) });
+  assert.throws(() => embedderSurface(view, [...HOST_MODULES, clash]), /"collection" and "clash" both export collectContext/);
 });
