@@ -16,6 +16,7 @@ import type { ActiveParent, ServiceGeneration } from "./modules/module.js";
 import { GenerationModules } from "./modules/module-set.js";
 import { BARE_HOST, bindModules } from "./modules/registry.js";
 import { anySignal } from "./modules/signals.js";
+import { requireParent } from "./modules/parent.js";
 import type { ConfirmService } from "./modules/confirmation/module.js";
 import type { InputService } from "./modules/input/module.js";
 
@@ -60,7 +61,8 @@ export class ChildInbox {
 
   constructor(ctx: InboxContext) {
     this.#ctx = ctx;
-    this.#modules = ctx.modules ?? new GenerationModules(bindModules({ confirm: ctx.confirm, input: ctx.input }, BARE_HOST), inboxGeneration(ctx));
+    const frontend = { confirm: ctx.confirm, input: ctx.input };
+    this.#modules = ctx.modules ?? new GenerationModules(bindModules(frontend, BARE_HOST), inboxGeneration(ctx));
   }
 
   /** Child requests awaiting the host's answer. */
@@ -89,7 +91,8 @@ export class ChildInbox {
     try {
       const spec = this.#legal(request.method, "request");
       if (spec?.feature !== undefined && ctx.features && !ctx.features().includes(spec.feature)) {
-        throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} needs the ${spec.feature} feature, which was not negotiated`);
+        const why = `needs the ${spec.feature} feature, which was not negotiated`;
+        throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} ${why}`);
       }
       const handler = spec ? this.#modules.request(request.method) : undefined;
       if (handler) {
@@ -101,8 +104,11 @@ export class ChildInbox {
           params: request.params,
           signal: ownSignal.signal,
           parent: (parentId) => {
-            if (parentId === undefined || parentId === null) throw new WireError(ErrorCode.Unavailable, `${request.method} refused: parent_request_id is missing; it must name an active tool/call or command/execute`);
-            if (typeof parentId !== "number" || !Number.isSafeInteger(parentId)) throw new WireError(ErrorCode.InvalidParams, `${request.method}: parent_request_id must be the integer id of an active host request`);
+            requireParent(request.method, { parent_request_id: parentId });
+            if (typeof parentId !== "number" || !Number.isSafeInteger(parentId)) {
+              const why = "parent_request_id must be the integer id of an active host request";
+              throw new WireError(ErrorCode.InvalidParams, `${request.method}: ${why}`);
+            }
             return { ...this.#scope(request.method, parentId, own.signal, cleanup), parentId };
           },
         });
@@ -127,12 +133,15 @@ export class ChildInbox {
    */
   #legal(method: string, kind: MethodKind): MethodSpec | undefined {
     const spec = methodSpec(method);
-    if (!spec || spec.direction === "host->child" || spec.kind !== kind || !spec.apiVersions.includes(this.#ctx.api)) return undefined;
-    return spec;
+    if (!spec || spec.direction === "host->child" || spec.kind !== kind) return undefined;
+    return spec.apiVersions.includes(this.#ctx.api) ? spec : undefined;
   }
 
   /** The active parent's signal (REV-07, REV-08), combined with the request's own cancellation. */
-  #scope(method: string, parentId: number, own: AbortSignal, cleanup: (() => void)[]): { signal: AbortSignal; parent: ActiveParent } {
+  #scope(method: string, parentId: number, own: AbortSignal, cleanup: (() => void)[]): {
+    signal: AbortSignal;
+    parent: ActiveParent;
+  } {
     const parent = this.#ctx.activeRequest(parentId);
     if (!parent || !PARENT_METHODS.includes(parent.method)) {
       throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id ${String(parentId)} is not an active tool/call or command/execute`);
@@ -150,7 +159,7 @@ export class ChildInbox {
     }
     const spec = this.#legal(n.method, "notification");
     if (spec?.feature !== undefined && ctx.features && !ctx.features().includes(spec.feature)) {
-      return ctx.diagnose("warning", `ignored ${n.method}: it needs the ${spec.feature} feature, which was not negotiated`);
+      return ctx.diagnose("warning", `ignored ${n.method}: needs the ${spec.feature} feature, which was not negotiated`);
     }
     const handler = spec ? this.#modules.notification(n.method) : undefined;
     if (handler) return handler(n.params);

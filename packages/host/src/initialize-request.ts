@@ -3,7 +3,9 @@
  * shape, and for API 0.2/0.4 the protocol offer of the features this host binds, which the host
  * modules name (modules/registry.ts). Pure: builds data from the manifest, sends nothing.
  */
-import { OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type HostState, type InitializeParams, type ManifestSource } from "@octet/protocol";
+import {
+  OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type HostState, type InitializeParams, type ManifestSource,
+} from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
 import { offeredFeatures } from "./modules/module-set.js";
 import { BARE_HOST, bindModules } from "./modules/registry.js";

@@ -31,17 +31,22 @@ export function dispatchTable(modules: readonly HostModule[]): DispatchTable {
 
 function claim(table: Map<string, HostModule>, spec: MethodSpec, kind: MethodKind, m: HostModule): void {
   if (spec.direction === "host->child" || spec.kind !== kind) {
-    throw new Error(`host module "${m.feature}" lists ${spec.method} as a child ${kind}, but it is a ${spec.direction} ${spec.kind}`);
+    const is = `${spec.direction} ${spec.kind}`;
+    throw new Error(`host module "${m.feature}" lists ${spec.method} as a child ${kind}, but it is a ${is}`);
   }
   const other = table.get(spec.method);
-  if (other && other !== m) throw new Error(`host modules "${other.feature}" and "${m.feature}" both answer ${spec.method}`);
+  if (other && other !== m) {
+    throw new Error(`host modules "${other.feature}" and "${m.feature}" both answer ${spec.method}`);
+  }
   table.set(spec.method, m);
 }
 
 /** The optional features `bound` offer to a manifest, in registry order, each once. */
 export function offeredFeatures(bound: readonly BoundModule[], manifest: ExtensionManifest, api: ApiVersion): string[] {
   const out: string[] = [];
-  for (const { module, binding } of bound) for (const f of module.offer(manifest, api, binding) ?? []) if (!out.includes(f)) out.push(f);
+  for (const { module, binding } of bound) {
+    for (const f of module.offer(manifest, api, binding) ?? []) if (!out.includes(f)) out.push(f);
+  }
   return out;
 }
 
@@ -101,11 +106,15 @@ export class GenerationModules {
 /** An instance's handlers must be the module's declared methods: the table is built from those. */
 function checkListed(m: HostModule, s: GenerationService): void {
   for (const method of Object.keys(s.requests ?? {})) {
-    if (!m.childRequests.some((spec) => spec.method === method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childRequests`);
+    if (!m.childRequests.some((spec) => spec.method === method)) unlisted(m, method, "childRequests");
   }
   for (const method of Object.keys(s.notifications ?? {})) {
-    if (!m.childNotifications.some((spec) => spec.method === method)) throw new Error(`host module "${m.feature}" answers ${method} without listing it in childNotifications`);
+    if (!m.childNotifications.some((spec) => spec.method === method)) unlisted(m, method, "childNotifications");
   }
+}
+
+function unlisted(m: HostModule, method: string, list: string): never {
+  throw new Error(`host module "${m.feature}" answers ${method} without listing it in ${list}`);
 }
 
 const NO_GENERATION = {

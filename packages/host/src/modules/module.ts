@@ -91,7 +91,7 @@ export interface ModuleHost {
   nameOwners: NameOwners;
 }
 
-/** What a module's embedder API sees of the host: the ready generations, in discovery order, and the collect channel. */
+/** What a module's embedder API sees of the host: the ready generations (discovery order), the collect channel. */
 export interface EmbedderView {
   ready(): readonly RequestTarget[];
   env(): CollectEnv;

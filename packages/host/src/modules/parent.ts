@@ -5,8 +5,10 @@
 import { ErrorCode, WireError } from "@octet/protocol";
 
 export function requireParent(method: string, params: unknown): void {
-  const parent = typeof params === "object" && params !== null && !Array.isArray(params) ? (params as Record<string, unknown>)["parent_request_id"] : undefined;
+  const object = typeof params === "object" && params !== null && !Array.isArray(params);
+  const parent = object ? (params as Record<string, unknown>)["parent_request_id"] : undefined;
   if (parent === undefined || parent === null) {
-    throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id is missing; it must name an active tool/call or command/execute`);
+    const why = "parent_request_id is missing; it must name an active tool/call or command/execute";
+    throw new WireError(ErrorCode.Unavailable, `${method} refused: ${why}`);
   }
 }

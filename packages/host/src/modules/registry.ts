@@ -57,7 +57,9 @@ export function embedderSurface(view: EmbedderView, modules: readonly HostModule
   for (const m of modules) {
     for (const [name, fn] of Object.entries(m.embedderApi?.(view) ?? {})) {
       const other = owner.get(name);
-      if (other !== undefined) throw new Error(`host modules "${other}" and "${m.feature}" both export ${name} to the embedder`);
+      if (other !== undefined) {
+        throw new Error(`host modules "${other}" and "${m.feature}" both export ${name} to the embedder`);
+      }
       owner.set(name, m.feature);
       surface[name] = fn;
     }
@@ -66,7 +68,11 @@ export function embedderSurface(view: EmbedderView, modules: readonly HostModule
 }
 
 /** Every module of `modules` the host runs with `options`: one without `bind` always is. */
-export function bindModules(options: HostServiceOptions, host: ModuleHost, modules: readonly HostModule<unknown, object>[] = HOST_MODULES): BoundModule[] {
+export function bindModules(
+  options: HostServiceOptions,
+  host: ModuleHost,
+  modules: readonly HostModule<unknown, object>[] = HOST_MODULES,
+): BoundModule[] {
   const bound: BoundModule[] = [];
   for (const module of modules) {
     const binding = module.bind ? module.bind(options, host) : true;

@@ -4,12 +4,15 @@ import { METHODS, POLICY_EVALUATE, TOOL_CALL, WireError, type RequestMessage } f
 import { ChildInbox } from "../../src/child-inbox.js";
 import { buildInitializeRequest } from "../../src/initialize-request.js";
 import { parseManifest } from "../../src/manifest/manifest.js";
-import { defineModule, type ChildRequestScope, type HostModule, type ServiceGeneration } from "../../src/modules/module.js";
+import {
+  defineModule, type ChildRequestScope, type HostModule, type ServiceGeneration,
+} from "../../src/modules/module.js";
 import { GenerationModules, dispatchTable } from "../../src/modules/module-set.js";
 import { BARE_HOST, HOST_MODULES, bindModules, embedderSurface, policyModule } from "../../src/modules/registry.js";
 
 function manifest(api: string) {
-  const text = `name = "x"\nversion = "1"\napi_version = "${api}"\n[entrypoint]\ncommand = "x"\n[contributes]\ntools = ["t"]\n`;
+  const text = `name = "x"\nversion = "1"\napi_version = "${api}"\n`
+    + `[entrypoint]\ncommand = "x"\n[contributes]\ntools = ["t"]\n`;
   const r = parseManifest(text, "/x/extension.toml");
   assert.ok(r.ok);
   return r.manifest;
@@ -55,12 +58,20 @@ function inboxOf(modules: GenerationModules, api: string, features: readonly str
   });
 }
 
-const req = (id: number, method: string, params: unknown = {}): RequestMessage => ({ jsonrpc: "2.0", id, method, params });
+const req = (id: number, method: string, params: unknown = {}): RequestMessage =>
+  ({ jsonrpc: "2.0", id, method, params });
+const refused = (code: number, message: RegExp) => (e: unknown): boolean =>
+  e instanceof WireError && e.code === code && message.test(e.message);
+/** The registry with the fake module in the policy module's place. */
+const withFake = (seen: ChildRequestScope[]): HostModule[] => [
+  ...HOST_MODULES.filter((m) => m !== policyModule),
+  fakeModule(seen),
+];
 
-test("issue 14.2: a module registered in the list is offered in initialize and its method is dispatched to it", async () => {
+test("issue 14.2: a module in the registry list is offered in initialize and its method dispatched to it", async () => {
   const seen: ChildRequestScope[] = [];
-  const list = [...HOST_MODULES.filter((m) => m !== policyModule), fakeModule(seen)];
-  const modules = new GenerationModules(bindModules({ fake: "allow" } as never, BARE_HOST, list), generation("0.4"));
+  const bound = bindModules({ fake: "allow" } as never, BARE_HOST, withFake(seen));
+  const modules = new GenerationModules(bound, generation("0.4"));
   assert.ok(modules.features.includes("policy_intents"), modules.features.join(", "));
   const { params } = buildInitializeRequest(manifest("0.4"), {
     manifestPath: "/x/extension.toml", source: "explicit", workspace: "/w",
@@ -73,53 +84,61 @@ test("issue 14.2: a module registered in the list is offered in initialize and i
   assert.deepEqual(seen.map((s) => s.params), [{ probe: 1 }]);
 });
 
-test("issue 14.2: a module not bound is neither offered nor dispatched; a feature not negotiated is refused as before", async () => {
+test("issue 14.2: a module not bound is not offered nor dispatched; a feature not negotiated is refused", async () => {
   const seen: ChildRequestScope[] = [];
-  const list = [...HOST_MODULES.filter((m) => m !== policyModule), fakeModule(seen)];
-  const unbound = new GenerationModules(bindModules({}, BARE_HOST, list), generation("0.4"));
+  const unbound = new GenerationModules(bindModules({}, BARE_HOST, withFake(seen)), generation("0.4"));
   assert.ok(!unbound.features.includes("policy_intents"));
   await assert.rejects(inboxOf(unbound, "0.4", ["policy_intents"]).request(req(1, "policy/evaluate")),
-    (e: unknown) => e instanceof WireError && e.code === -32601 && /^unsupported_feature policy\/evaluate is not offered/.test(e.message));
-  const bound = new GenerationModules(bindModules({ fake: "deny" } as never, BARE_HOST, list), generation("0.4"));
+    refused(-32601, /^unsupported_feature policy\/evaluate is not offered/));
+  const bound = new GenerationModules(bindModules({ fake: "deny" } as never, BARE_HOST, withFake(seen)),
+    generation("0.4"));
   await assert.rejects(inboxOf(bound, "0.4", []).request(req(2, "policy/evaluate")),
-    (e: unknown) => e instanceof WireError && e.code === -32601 && /needs the policy_intents feature, which was not negotiated/.test(e.message));
+    refused(-32601, /needs the policy_intents feature, which was not negotiated/));
   assert.equal(seen.length, 0, "the module never saw a refused request");
 });
 
 test("issue 14.2: the method table's API versions gate dispatch: input/request is unsupported on API 0.1", async () => {
   const modules = new GenerationModules(bindModules({ input: async () => "typed" }, BARE_HOST), generation("0.1"));
-  await assert.rejects(inboxOf(modules, "0.1", []).request(req(1, "input/request", { parent_request_id: 1, prompt: "?" })),
-    (e: unknown) => e instanceof WireError && e.code === -32601 && /unsupported_feature/.test(e.message));
+  const ask = req(1, "input/request", { parent_request_id: 1, prompt: "?" });
+  await assert.rejects(inboxOf(modules, "0.1", []).request(ask), refused(-32601, /unsupported_feature/));
 });
 
 test("issue 14.2: the registry answers every child->host method of the method table exactly once", () => {
   const table = dispatchTable(HOST_MODULES);
   // $/progress and $/cancelRequest belong to the generation's own request ledger, not to a module.
   const own = new Set(["$/progress", "$/cancelRequest"]);
-  for (const spec of METHODS.values()) {
-    if (spec.direction === "host->child" || own.has(spec.method)) continue;
+  const expected = [...METHODS.values()].filter((s) => s.direction !== "host->child" && !own.has(s.method));
+  for (const spec of expected) {
     const where = spec.kind === "request" ? table.requests : table.notifications;
     assert.ok(where.has(spec.method), `no host module answers ${spec.method}`);
   }
-  assert.equal(table.requests.size + table.notifications.size, [...METHODS.values()].filter((s) => s.direction === "child->host" && !own.has(s.method)).length);
+  assert.equal(table.requests.size + table.notifications.size, expected.length);
 });
 
-test("issue 14.2: a module that lists a host request as a child request, claims another's method or answers an unlisted one is refused", () => {
+test("issue 14.2: modules that list a host request, reclaim a method or answer an unlisted one are refused", () => {
   const base = { feature: "bad", offer: () => [], open: () => null, childNotifications: [] };
-  assert.throws(() => dispatchTable([defineModule({ ...base, childRequests: [TOOL_CALL] })]), /lists tool\/call as a child request, but it is a host->child request/);
+  assert.throws(() => dispatchTable([defineModule({ ...base, childRequests: [TOOL_CALL] })]),
+    /lists tool\/call as a child request, but it is a host->child request/);
   const twice = defineModule({ ...base, feature: "twice", childRequests: [POLICY_EVALUATE] });
-  assert.throws(() => dispatchTable([policyModule, twice]), /"policy_intents" and "twice" both answer policy\/evaluate/);
-  const sneaky = defineModule<true>({ ...base, childRequests: [], open: () => ({ features: [], requests: { "policy/evaluate": async () => ({}) } }) });
-  assert.throws(() => new GenerationModules(bindModules({}, BARE_HOST, [sneaky]), generation("0.4")), /answers policy\/evaluate without listing it/);
+  assert.throws(() => dispatchTable([policyModule, twice]),
+    /"policy_intents" and "twice" both answer policy\/evaluate/);
+  const answers = { features: [], requests: { "policy/evaluate": async () => ({}) } };
+  const sneaky = defineModule<true>({ ...base, childRequests: [], open: () => answers });
+  assert.throws(() => new GenerationModules(bindModules({}, BARE_HOST, [sneaky]), generation("0.4")),
+    /answers policy\/evaluate without listing it/);
 });
 
-test("issue 14.2: the embedder surface is the registry's embedder APIs merged, and one name exported twice is refused", async () => {
+test("issue 14.2: the embedder surface merges the embedder APIs of the modules; one name twice is refused", async () => {
   const view = { ready: () => [], env: () => ({ collectMs: 10, emit: () => {}, diagnoseFailure: () => {} }) };
   const surface = embedderSurface(view);
   assert.deepEqual(await surface.collectContext({ prompt: null }, {}), [], "no ready extension: nothing collected");
   assert.equal(await surface.compactionFrames({} as never, {}), null);
-  const extra = defineModule({ feature: "extra", offer: () => [], open: () => null, childRequests: [], childNotifications: [], embedderApi: () => ({ ping: () => "pong" }) });
+  const extra = defineModule({
+    feature: "extra", offer: () => [], open: () => null, childRequests: [], childNotifications: [],
+    embedderApi: () => ({ ping: () => "pong" }),
+  });
   assert.equal((embedderSurface(view, [extra]) as unknown as { ping(): string }).ping(), "pong");
   const clash = defineModule({ ...extra, feature: "clash", embedderApi: () => ({ collectContext: () => [] }) });
-  assert.throws(() => embedderSurface(view, [...HOST_MODULES, clash]), /"collection" and "clash" both export collectContext/);
+  assert.throws(() => embedderSurface(view, [...HOST_MODULES, clash]),
+    /"collection" and "clash" both export collectContext/);
 });

@@ -5,7 +5,9 @@
 import { ARTIFACT_PUBLISH, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import type { GenerationModules } from "../module-set.js";
-import { artifactsService, type ArtifactServiceOption, type ArtifactsInstance, type MediaResolver } from "./artifacts-service.js";
+import {
+  artifactsService, type ArtifactServiceOption, type ArtifactsInstance, type MediaResolver,
+} from "./artifacts-service.js";
 
 declare module "../options.js" {
   interface HostServiceOptions {

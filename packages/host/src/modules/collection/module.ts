@@ -16,9 +16,12 @@ export const collectionModule = defineModule({
   childNotifications: CONTRIBUTION_METHODS,
   hostRequests: [HOOK_RUN, CONTEXT_COLLECT, STATUS_COLLECT, TOOL_RENDER],
   embedderApi: (view) => ({
-    runHook: (hook: HookName, payload: Record<string, unknown>, options: CallOptions) => runHook(view.ready(), hook, payload, options, view.env()),
-    collectContext: (input: { prompt: string | null }, options: CallOptions) => collectContext(view.ready(), input, options, view.env()),
-    collectStatus: (surface: UiSurface, options: CallOptions) => collectStatus(view.ready(), surface, options, view.env()),
+    runHook: (hook: HookName, payload: Record<string, unknown>, options: CallOptions) =>
+      runHook(view.ready(), hook, payload, options, view.env()),
+    collectContext: (input: { prompt: string | null }, options: CallOptions) =>
+      collectContext(view.ready(), input, options, view.env()),
+    collectStatus: (surface: UiSurface, options: CallOptions) =>
+      collectStatus(view.ready(), surface, options, view.env()),
     renderTool: (input: RenderInput, options: CallOptions) => renderTool(view.ready(), input, options, view.env()),
   }),
 });

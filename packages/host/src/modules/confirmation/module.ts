@@ -37,7 +37,11 @@ export const confirmationModule = defineModule<{ confirm: ConfirmService | undef
   childNotifications: [],
 });
 
-async function confirmation(g: ServiceGeneration, confirm: ConfirmService | undefined, scope: ChildRequestScope): Promise<unknown> {
+async function confirmation(
+  g: ServiceGeneration,
+  confirm: ConfirmService | undefined,
+  scope: ChildRequestScope,
+): Promise<unknown> {
   const negotiated = isNegotiated(g.api);
   if (negotiated) requireParent(METHOD, scope.params);
   const checked = validateConfirmationParams(scope.params, g.api);
@@ -58,12 +62,15 @@ async function confirmation(g: ServiceGeneration, confirm: ConfirmService | unde
   let confirmed = false;
   try {
     const detail = p.detail !== undefined ? { detail: p.detail } : {};
-    const answer = confirm({ extension: g.name, prompt: p.prompt, ...detail, destructive: p.destructive, default: p.default, signal });
+    const question = { extension: g.name, prompt: p.prompt, ...detail, destructive: p.destructive, default: p.default };
+    const answer = confirm({ ...question, signal });
     confirmed = (await settleBy(answer, signal)) === true;
   } catch {
     confirmed = false;
   }
   // A cancelled child request is answered -32800 (FRAME-14); on API 0.1 there is no parent.
-  if (signal.aborted && negotiated) throw new WireError(ErrorCode.RequestCancelled, `${METHOD} cancelled: its parent settled or it was cancelled`);
+  if (signal.aborted && negotiated) {
+    throw new WireError(ErrorCode.RequestCancelled, `${METHOD} cancelled: its parent settled or it was cancelled`);
+  }
   return { confirmed: confirmed && !signal.aborted };
 }

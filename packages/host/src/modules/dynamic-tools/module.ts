@@ -16,7 +16,10 @@ declare module "../options.js" {
 
 export const dynamicToolsModule = defineModule<ServiceFactory>({
   feature: "dynamic_tools",
-  bind: (o, host) => (o.dynamicTools ? dynamicToolsService(o.dynamicTools === true ? {} : o.dynamicTools, host.nameOwners) : null),
+  bind: (o, host) => {
+    if (!o.dynamicTools) return null;
+    return dynamicToolsService(o.dynamicTools === true ? {} : o.dynamicTools, host.nameOwners);
+  },
   offer: (_m, api) => (isNegotiated(api) ? ["dynamic_tools"] : null),
   open: (g, factory) => factory(g),
   childRequests: [TOOLS_REGISTER, TOOLS_UNREGISTER],

@@ -14,7 +14,12 @@ import { settleBy } from "../signals.js";
  * or nobody can answer; `signal` aborts when the answer is no longer needed. A secret answer must
  * never be logged: the host passes it only on the private reply.
  */
-export type InputService = (request: { extension: string; prompt: string; secret: boolean; signal: AbortSignal }) => Promise<string | null>;
+export type InputService = (request: {
+  extension: string;
+  prompt: string;
+  secret: boolean;
+  signal: AbortSignal;
+}) => Promise<string | null>;
 
 declare module "../options.js" {
   interface HostServiceOptions {
@@ -35,7 +40,11 @@ export const inputModule = defineModule<{ input: InputService | undefined }>({
   childNotifications: [],
 });
 
-async function input(g: ServiceGeneration, service: InputService | undefined, scope: ChildRequestScope): Promise<unknown> {
+async function input(
+  g: ServiceGeneration,
+  service: InputService | undefined,
+  scope: ChildRequestScope,
+): Promise<unknown> {
   requireParent(METHOD, scope.params);
   const checked = validateInputParams(scope.params);
   if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid ${METHOD}: ${checked.problems.join("; ")}`);
@@ -45,14 +54,18 @@ async function input(g: ServiceGeneration, service: InputService | undefined, sc
   if (!service) return { value: null };
   let value: string | null;
   try {
-    value = (await settleBy(service({ extension: g.name, prompt: p.prompt, secret: p.secret, signal }), signal)) ?? null;
+    const answer = service({ extension: g.name, prompt: p.prompt, secret: p.secret, signal });
+    value = (await settleBy(answer, signal)) ?? null;
   } catch {
     value = null;
   }
-  if (signal.aborted) throw new WireError(ErrorCode.RequestCancelled, `${METHOD} cancelled: its parent settled or it was cancelled`);
+  if (signal.aborted) {
+    throw new WireError(ErrorCode.RequestCancelled, `${METHOD} cancelled: its parent settled or it was cancelled`);
+  }
   if (value !== null && utf8ByteLength(value) > bounds.MAX_INPUT_VALUE_BYTES) {
     // The value itself is never put in a diagnostic: it may be secret (INPUT-05).
-    g.diagnose("warning", `${METHOD} answer dropped: ${utf8ByteLength(value)} bytes, over the ${bounds.MAX_INPUT_VALUE_BYTES}-byte limit`);
+    const limit = `over the ${bounds.MAX_INPUT_VALUE_BYTES}-byte limit`;
+    g.diagnose("warning", `${METHOD} answer dropped: ${utf8ByteLength(value)} bytes, ${limit}`);
     value = null;
   }
   return { value };

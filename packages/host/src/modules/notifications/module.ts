@@ -21,10 +21,14 @@ export const notificationsModule = defineModule<true>({
 });
 
 function notify(g: ServiceGeneration, rate: RateWindow, params: unknown): void {
-  if (!g.manifest.contributes.notifications) return g.diagnose("warning", "dropped a notification: the manifest does not declare contributes.notifications");
+  if (!g.manifest.contributes.notifications) {
+    return g.diagnose("warning", "dropped a notification: the manifest does not declare contributes.notifications");
+  }
   const checked = validateNotification(params);
   if (!checked.ok) return g.diagnose("warning", `dropped an invalid notification: ${checked.problems.join("; ")}`);
   const { admitted, droppedBefore } = rate.admit();
-  if (droppedBefore > 0) g.diagnose("warning", `dropped ${droppedBefore} notifications over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second`);
+  if (droppedBefore > 0) {
+    g.diagnose("warning", `dropped ${droppedBefore} notifications over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second`);
+  }
   if (admitted) g.emit({ type: "notification", extension: g.name, generation: g.number, notification: checked.value });
 }
