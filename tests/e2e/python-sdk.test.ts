@@ -12,7 +12,7 @@ import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { ExtensionHost, type HostEvent } from "@octet/host";
-import { bounds } from "@octet/protocol";
+import { ADVISORY_HOOKS, API_VERSIONS, HOOK_NAMES, METHODS, bounds } from "@octet/protocol";
 import { EXAMPLES, ROOT, processesMentioning, runCli } from "./helpers.js";
 
 const SDK = join(ROOT, "sdk", "python");
@@ -61,6 +61,25 @@ test("PY-01: the Python bounds are generated from packages/protocol/src/bounds.t
   const r = spawnSync("python3", ["-c", script], { encoding: "utf8", env: { ...process.env, PYTHONPATH: SDK } });
   assert.equal(r.status, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { ...bounds });
+});
+
+test("issue 14.1: the Python method table is generated from packages/protocol/src/methods and has not drifted", () => {
+  const generator = join(ROOT, "scripts", "gen-python-methods.mjs");
+  const check = spawnSync(process.execPath, [generator, "--check"], { encoding: "utf8" });
+  assert.equal(check.status, 0, check.stderr);
+  const script = [
+    "import json, octet_extension._methods as m",
+    "print(json.dumps({'versions': m.API_VERSIONS, 'hooks': m.HOOK_NAMES, 'advisory': m.ADVISORY_HOOKS,",
+    "  'methods': [[s.method, s.direction, s.kind, s.feature, s.api_versions] for s in m.METHODS.values()]}))",
+  ].join("\n");
+  const r = spawnSync("python3", ["-c", script], { encoding: "utf8", env: { ...process.env, PYTHONPATH: SDK } });
+  assert.equal(r.status, 0, r.stderr);
+  const py = JSON.parse(r.stdout) as { versions: string[]; hooks: string[]; advisory: string[]; methods: unknown[][] };
+  assert.deepEqual(py.versions, [...API_VERSIONS]);
+  assert.deepEqual(py.hooks, [...HOOK_NAMES]);
+  assert.deepEqual(py.advisory, [...ADVISORY_HOOKS]);
+  const ts = [...METHODS.values()].map((s) => [s.method, s.direction, s.kind, s.feature ?? null, [...s.apiVersions]]);
+  assert.deepEqual(py.methods, ts);
 });
 
 test("PY-01, PY-02: pip install ./sdk/python works offline and installs octet-extension-sdk 0.9.5 importable as octet_extension", () => {

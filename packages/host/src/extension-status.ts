@@ -3,6 +3,7 @@
  * state, generation, pid, features, pending requests, health and a bounded last error (LIFE-01,
  * LIFE-02). Pure: reads, never changes an entry.
  */
+import { ADVISORY_HOOKS, HOOK_NAMES } from "@octet/protocol";
 import type { DiscoveredExtension } from "./manifest/discovery.js";
 import type { GenerationState } from "./events.js";
 import type { Generation } from "./generation.js";
@@ -63,7 +64,7 @@ export interface ExtensionStatus {
 }
 
 /** The hooks runHook dispatches; others may be declared but are shown as unsupported. */
-const DISPATCHED_HOOKS: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call", "compaction_strategy", "cache_warming_decision"];
+const DISPATCHED_HOOKS: readonly string[] = [...HOOK_NAMES, ...ADVISORY_HOOKS];
 
 /** One discovered extension as the host tracks it. */
 export interface Entry {

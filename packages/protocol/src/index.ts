@@ -94,7 +94,7 @@ export type { SecretGetParams, SecretGetResult, ProviderCredentialsParams, Provi
 export { ADVISORY_HOOKS, isAdvisoryHook, validateAdvisoryHookParams, validateCacheWarmingResult, validateCompactionResult } from "./api/advisory-hooks.js";
 export type { AdvisoryHook, AdvisoryHookParams, CacheWarmingAction, CacheWarmingDecision, CacheWarmingPayload, CompactionPayload } from "./api/advisory-hooks.js";
 export {
-  METHODS, methodSpec, methodsFor, buildMethodTable, ALL_VERSIONS, NEGOTIATED_VERSIONS,
+  METHODS, methodSpec, methodsFor, legalMethod, buildMethodTable, ALL_VERSIONS, NEGOTIATED_VERSIONS,
   INITIALIZE, SHUTDOWN, CANCEL_REQUEST, TOOL_CALL, COMMAND_EXECUTE, HOOK_RUN, CONTEXT_COLLECT, STATUS_COLLECT,
   TOOL_RENDER, NOTIFICATION, CONTEXT_CONTRIBUTION, STATUS_CONTRIBUTION, CONFIRMATION_REQUEST, INPUT_REQUEST, PROGRESS,
   MENU_COLLECT, ARTIFACT_PUBLISH, POLICY_EVALUATE, SECRET_GET, PROVIDER_CREDENTIALS, PRESENTATION_UPDATE,

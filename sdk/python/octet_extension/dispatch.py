@@ -6,23 +6,33 @@ Concurrency, the request scope and the handler's thread are the caller's (extens
 passes `invoke(handler, args)`, which runs the handler and returns its value.
 """
 import base64
-from typing import Any, Awaitable, Callable, Dict, List, Optional
+from typing import AbstractSet, Any, Awaitable, Callable, Dict, List, NamedTuple, Optional
 
+from ._methods import ADVISORY_HOOKS, HOOK_NAMES, METHODS, MethodSpec
 from .errors import ErrorCode, WireError, author_error
 from .results import (to_command_result, to_context, to_hook_result, to_render_result, to_status_result,
                       to_tool_result)
 from .diagnostics import normalize_result
 
-__all__ = ["route", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
+__all__ = ["route", "legal_method", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
 
-HOOK_NAMES = ("before_prompt", "after_response", "before_tool_call", "after_tool_call")
 #: API 0.4 hooks with their own result shape, each behind its negotiated feature.
-HOOKS_04 = ("compaction_strategy", "cache_warming_decision")
+HOOKS_04 = ADVISORY_HOOKS
 CACHE_WARMING_ACTIONS = ("warm", "stop")
 #: PY-45 GAP default: at most 16 frames per compaction_strategy result.
 MAX_COMPACTION_FRAMES = 16
 _PNG = b"\x89PNG\r\n\x1a\n"
 UI_SURFACES = ("status", "header", "footer")
+
+
+def legal_method(method: str, direction: str, api: str, features: AbstractSet[str]) -> Optional[MethodSpec]:
+    """The declaration of `method` (_methods.py, generated from the protocol's method table) if
+    it is legal here: sent in `direction` (or both ways), carried by `api`, and its feature, if
+    any, negotiated. None otherwise: the caller answers or ignores it as an unknown method."""
+    spec = METHODS.get(method)
+    if spec is None or spec.direction not in (direction, "both") or api not in spec.api_versions:
+        return None
+    return spec if spec.feature is None or spec.feature in features else None
 
 
 def cache_warming_decision(action: Optional[str]) -> Dict[str, Any]:
@@ -72,105 +82,158 @@ def _context(p: Dict[str, Any]) -> Dict[str, Any]:
     return c
 
 
+class _Routed(NamedTuple):
+    registry: Any
+    api: str
+    cancelled: Callable[[], bool]
+    invoke: Callable[[Any, tuple, Dict[str, Any]], Awaitable[Any]]
+
+
 async def route(method: str, params: Any, registry: Any, api: str, cancelled: Callable[[], bool],
-                invoke: Callable[[Any, tuple, Dict[str, Any]], Awaitable[Any]]) -> Any:
-    """`invoke(entry, args, context)` runs an author handler entry with its arguments (plus ctx,
-    built from `context`, when the handler takes it)."""
-    if method == "tool/call":
-        p = _params(params)
-        name = _string(p, "name", True)
-        arguments = _object(p, "arguments")
-        revision = p.get("catalog_revision")
-        if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool) or revision < 0):
-            raise _bad(f"catalog_revision must be an integer >= 0, got {revision!r}")
-        context = _context(p)
-        tools = registry.tools_at(revision)
-        entry = tools.get(name)
-        if entry is None:
-            raise WireError(ErrorCode.INVALID_PARAMS, f'unknown tool "{name}"')
-        try:
-            # Reserved diagnostics metadata is checked and projected on every result (PY-24, DIAG-03).
-            return to_tool_result(normalize_result(await invoke(entry, (arguments,), context)), api)
-        except Exception as err:
-            if isinstance(err, WireError) or cancelled():
-                raise author_error(err)
-            return to_tool_result({"content": f"Error: {err}", "is_error": True}, api)
-    if method == "command/execute":
-        p = _params(params)
-        name = _string(p, "name", True)
-        arguments = p.get("arguments")
-        if not isinstance(arguments, list) or not all(isinstance(a, str) for a in arguments):
-            raise _bad("arguments must be an array of strings")
-        context = _context(p)
-        entry = registry.commands.get(name)
-        if entry is None:
-            raise WireError(ErrorCode.INVALID_PARAMS, f'unknown command "{name}"')
-        return to_command_result(await _author(invoke(entry, (arguments,), context)))
-    if method == "hook/run":
-        p = _params(params)
-        hook = p.get("hook")
-        if hook not in HOOK_NAMES and not (api == "0.4" and hook in HOOKS_04):
-            raise _bad(f"hook must be one of {', '.join(HOOK_NAMES)}, got {hook!r}")
-        payload = _object(p, "payload")
-        if hook in HOOK_NAMES:
-            _check_payload(hook, payload)
-        context = _context(p)
-        entry = registry.hooks.get(hook)
-        if entry is None:
-            raise WireError(ErrorCode.INVALID_PARAMS, f'no handler for hook "{hook}"')
-        value = await _author(invoke(entry, (payload,), context))
-        if hook == "cache_warming_decision":
-            return _cache_warming_result(value)
-        if hook == "compaction_strategy":
-            return _compaction_result(value)
-        return to_hook_result(value)
-    if method == "context/collect":
-        p = _params(params)
-        prompt = p.get("prompt")
-        if prompt is not None and not isinstance(prompt, str):
-            raise _bad("prompt must be a string or null")
-        context = _context(p)
-        entry = registry.context_handler
-        if entry is None:
-            return []
-        value = await _author(invoke(entry, (prompt,), context))
-        return [to_context(c) for c in value or []]
-    if method == "status/collect":
-        p = _params(params)
-        surface = p.get("surface")
-        if surface not in UI_SURFACES:
-            raise _bad(f"surface must be one of {', '.join(UI_SURFACES)}, got {surface!r}")
-        context = _context(p)
-        entry = registry.status_handler
-        if entry is None:
-            return None
-        return to_status_result(await _author(invoke(entry, (surface,), context)), surface)
-    if method == "tool/render":
-        p = _params(params)
-        name = _string(p, "name", True)
-        arguments = _object(p, "arguments")
-        output = _string(p, "output")
-        is_error = p.get("is_error")
-        if not isinstance(is_error, bool):
-            raise _bad("is_error must be a boolean")
-        context = _context(p)
-        entry = registry.renderers.get(name)
-        if entry is None:
-            raise WireError(ErrorCode.INVALID_PARAMS, f'no renderer for tool "{name}"')
-        rendered = {"name": name, "arguments": arguments, "output": output, "is_error": is_error}
-        return to_render_result(await _author(invoke(entry, (rendered,), context)))
-    if method == "menu/collect":
-        entry = registry.menu_handler
-        if api == "0.1" or entry is None:
-            raise WireError(ErrorCode.METHOD_NOT_FOUND, "method not found: menu/collect (this extension registers no menu: @ext.menu)")
-        context = _context(_params(params))
-        value = await _author(invoke(entry, (), context))
-        # The full rules (declared commands, bounds) are the host's; it falls back to its
-        # generated menu and says why when they are broken.
-        if not isinstance(value, dict) or not isinstance(value.get("title"), str) or not isinstance(value.get("items"), list):
-            raise WireError(ErrorCode.INTERNAL_ERROR, f"invalid menu {str(value)[:64]}; expected a dict with title (str) and items (list)")
-        return value
-    raise WireError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}")
+                invoke: Callable[[Any, tuple, Dict[str, Any]], Awaitable[Any]],
+                features: AbstractSet[str] = frozenset()) -> Any:
+    """Routes a host content request by the method table: a name with no handler here, or one
+    not legal on this API version or behind a feature not in `features`, is an unknown method
+    (-32601). `invoke(entry, args, context)` runs an author handler entry with its arguments
+    (plus ctx, built from `context`, when the handler takes it)."""
+    handler = _HANDLERS.get(method)
+    if handler is None or legal_method(method, "host->child", api, features) is None:
+        raise _unknown(method)
+    return await handler(params, _Routed(registry, api, cancelled, invoke))
+
+
+#: Said after "method not found" where the reason is the author's to fix.
+_UNKNOWN_HINTS = {"menu/collect": "this extension registers no menu: @ext.menu"}
+
+
+def _unknown(method: str) -> WireError:
+    hint = _UNKNOWN_HINTS.get(method)
+    return WireError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}" + (f" ({hint})" if hint else ""))
+
+
+async def _tool_call(params: Any, r: _Routed) -> Any:
+    p = _params(params)
+    name = _string(p, "name", True)
+    arguments = _object(p, "arguments")
+    revision = p.get("catalog_revision")
+    if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool) or revision < 0):
+        raise _bad(f"catalog_revision must be an integer >= 0, got {revision!r}")
+    context = _context(p)
+    tools = r.registry.tools_at(revision)
+    entry = tools.get(name)
+    if entry is None:
+        raise WireError(ErrorCode.INVALID_PARAMS, f'unknown tool "{name}"')
+    try:
+        # Reserved diagnostics metadata is checked and projected on every result (PY-24, DIAG-03).
+        return to_tool_result(normalize_result(await r.invoke(entry, (arguments,), context)), r.api)
+    except Exception as err:
+        if isinstance(err, WireError) or r.cancelled():
+            raise author_error(err)
+        return to_tool_result({"content": f"Error: {err}", "is_error": True}, r.api)
+
+
+async def _command_execute(params: Any, r: _Routed) -> Any:
+    p = _params(params)
+    name = _string(p, "name", True)
+    arguments = p.get("arguments")
+    if not isinstance(arguments, list) or not all(isinstance(a, str) for a in arguments):
+        raise _bad("arguments must be an array of strings")
+    context = _context(p)
+    entry = r.registry.commands.get(name)
+    if entry is None:
+        raise WireError(ErrorCode.INVALID_PARAMS, f'unknown command "{name}"')
+    return to_command_result(await _author(r.invoke(entry, (arguments,), context)))
+
+
+async def _hook_run(params: Any, r: _Routed) -> Any:
+    p = _params(params)
+    hook = p.get("hook")
+    if hook not in HOOK_NAMES and not (r.api == "0.4" and hook in HOOKS_04):
+        raise _bad(f"hook must be one of {', '.join(HOOK_NAMES)}, got {hook!r}")
+    payload = _object(p, "payload")
+    if hook in HOOK_NAMES:
+        _check_payload(hook, payload)
+    context = _context(p)
+    entry = r.registry.hooks.get(hook)
+    if entry is None:
+        raise WireError(ErrorCode.INVALID_PARAMS, f'no handler for hook "{hook}"')
+    value = await _author(r.invoke(entry, (payload,), context))
+    if hook == "cache_warming_decision":
+        return _cache_warming_result(value)
+    if hook == "compaction_strategy":
+        return _compaction_result(value)
+    return to_hook_result(value)
+
+
+async def _context_collect(params: Any, r: _Routed) -> Any:
+    p = _params(params)
+    prompt = p.get("prompt")
+    if prompt is not None and not isinstance(prompt, str):
+        raise _bad("prompt must be a string or null")
+    context = _context(p)
+    entry = r.registry.context_handler
+    if entry is None:
+        return []
+    value = await _author(r.invoke(entry, (prompt,), context))
+    return [to_context(c) for c in value or []]
+
+
+async def _status_collect(params: Any, r: _Routed) -> Any:
+    p = _params(params)
+    surface = p.get("surface")
+    if surface not in UI_SURFACES:
+        raise _bad(f"surface must be one of {', '.join(UI_SURFACES)}, got {surface!r}")
+    context = _context(p)
+    entry = r.registry.status_handler
+    if entry is None:
+        return None
+    return to_status_result(await _author(r.invoke(entry, (surface,), context)), surface)
+
+
+async def _tool_render(params: Any, r: _Routed) -> Any:
+    p = _params(params)
+    name = _string(p, "name", True)
+    arguments = _object(p, "arguments")
+    output = _string(p, "output")
+    is_error = p.get("is_error")
+    if not isinstance(is_error, bool):
+        raise _bad("is_error must be a boolean")
+    context = _context(p)
+    entry = r.registry.renderers.get(name)
+    if entry is None:
+        raise WireError(ErrorCode.INVALID_PARAMS, f'no renderer for tool "{name}"')
+    rendered = {"name": name, "arguments": arguments, "output": output, "is_error": is_error}
+    return to_render_result(await _author(r.invoke(entry, (rendered,), context)))
+
+
+async def _menu_collect(params: Any, r: _Routed) -> Any:
+    entry = r.registry.menu_handler
+    if entry is None:
+        raise _unknown("menu/collect")
+    context = _context(_params(params))
+    value = await _author(r.invoke(entry, (), context))
+    # The full rules (declared commands, bounds) are the host's; it falls back to its
+    # generated menu and says why when they are broken.
+    if not (isinstance(value, dict) and isinstance(value.get("title"), str) and isinstance(value.get("items"), list)):
+        raise WireError(ErrorCode.INTERNAL_ERROR,
+                        f"invalid menu {str(value)[:64]}; expected a dict with title (str) and items (list)")
+    return value
+
+
+#: The host content requests an extension answers, by method name.
+_HANDLERS: Dict[str, Callable[[Any, _Routed], Awaitable[Any]]] = {
+    "tool/call": _tool_call,
+    "command/execute": _command_execute,
+    "hook/run": _hook_run,
+    "context/collect": _context_collect,
+    "status/collect": _status_collect,
+    "tool/render": _tool_render,
+    "menu/collect": _menu_collect,
+}
+for _method in _HANDLERS:
+    _spec = METHODS.get(_method)
+    if _spec is None or _spec.direction != "host->child" or _spec.kind != "request":
+        raise RuntimeError(f"dispatch: {_method} is not a declared host request")
 
 
 def _check_payload(hook: str, payload: Dict[str, Any]) -> None:

@@ -8,65 +8,15 @@
  */
 import {
   DIAGNOSTICS_METADATA_KEY, diagnosticsProjection, isPlainObject, validateDiagnostics,
-  type ApiVersion, type ContentPart, type DiagnosticSeverity, type WireBlobRef, type WireDiagnostic,
+  type ApiVersion, type ContentPart, type WireDiagnostic,
 } from "@octet/protocol";
 import type { ToolResultObject, ToolReturn } from "./types.js";
+import type { DiagnosticSource, DiagnosticLocation, DiagnosticEdit, Diagnostic } from "./diagnostic-types.js";
 
-export type { DiagnosticSeverity };
-/** [start, end) in UTF-8 bytes of the source, start <= end. */
-export interface DiagnosticSpan {
-  start: number;
-  end: number;
-}
-/** A workspace-relative file ("/" separators); revision is the version the diagnostic was computed on. */
-export interface WorkspaceSource {
-  kind: "workspace";
-  path: string;
-  revision?: string;
-}
-/** An immutable blob the host already issued (bulk_objects_v1 BlobRef, passed through as received). */
-export interface BlobSource {
-  kind: "blob";
-  blob: WireBlobRef;
-}
-/** An artifact this generation already published (ctx.publishArtifact). */
-export interface ArtifactSource {
-  kind: "artifact";
-  artifactId: string;
-}
-export type DiagnosticSource = WorkspaceSource | BlobSource | ArtifactSource;
-export interface DiagnosticLocation {
-  source: DiagnosticSource;
-  span?: DiagnosticSpan;
-}
-export interface DiagnosticRelated {
-  location: DiagnosticLocation;
-  message: string;
-}
-/** A suggested replacement of a span in a workspace file at a named revision. */
-export interface DiagnosticEdit {
-  location: DiagnosticLocation;
-  newText: string;
-}
-export interface DiagnosticFix {
-  title: string;
-  edits: DiagnosticEdit[];
-}
-export interface DiagnosticAttachment {
-  label: string;
-  source: BlobSource | ArtifactSource;
-}
-export interface Diagnostic {
-  severity: DiagnosticSeverity;
-  /** A stable identifier such as "solver.nonconvergent": at most 128 bytes, no spaces. */
-  code: string;
-  /** Plain text (LF and TAB allowed), at most 4 KiB. */
-  message: string;
-  primary?: DiagnosticLocation;
-  related?: DiagnosticRelated[];
-  fixes?: DiagnosticFix[];
-  attachments?: DiagnosticAttachment[];
-}
+export type {
+  DiagnosticSeverity, DiagnosticSpan, WorkspaceSource, BlobSource, ArtifactSource, DiagnosticSource, DiagnosticLocation,
+  DiagnosticRelated, DiagnosticEdit, DiagnosticFix, DiagnosticAttachment, Diagnostic,
+} from "./diagnostic-types.js";
 
 /** `result` with `diagnostics` added after any it already carries (Python's with_diagnostics). */
 export function withDiagnostics(result: ToolReturn, diagnostics: readonly Diagnostic[]): ToolResultObject {

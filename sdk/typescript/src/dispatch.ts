@@ -7,9 +7,11 @@
  */
 import { toAdvisoryResult } from "./advisory.js";
 import {
-  ErrorCode, WireError, isServerErrorCode, isPlainObject, isAdvisoryHook, validateAdvisoryHookParams, validateToolCallParams, validateCommandExecuteParams, validateHookRunParams,
-  validateContextCollectParams, validateStatusCollectParams, validateToolRenderParams, validateMenu,
-  type ApiVersion, type Checked, type CommandDefinition, type ExecutionContext, type RequestMessage, type ToolDefinition,
+  COMMAND_EXECUTE, CONTEXT_COLLECT, ErrorCode, HOOK_RUN, MENU_COLLECT, STATUS_COLLECT, TOOL_CALL, TOOL_RENDER,
+  WireError, isAdvisoryHook, isPlainObject, isServerErrorCode, legalMethod, methodSpec, validateAdvisoryHookParams,
+  validateMenu,
+  type ApiVersion, type Checked, type CommandDefinition, type ExecutionContext, type RequestMessage,
+  type ToolDefinition,
 } from "@octet/protocol";
 import { toCommandResult, toContext, toHookResult, toRenderResult, toStatusResult, toToolResult } from "./results.js";
 import type {
@@ -33,72 +35,133 @@ export interface Registry {
 /** Builds the ctx of the running request from the execution context its params carried. */
 export type ContextFactory = (context: ExecutionContext | null) => HandlerContext;
 
-export async function route(request: RequestMessage, registry: Registry, api: ApiVersion, signal: { readonly aborted: boolean }, ctx: ContextFactory): Promise<unknown> {
-  switch (request.method) {
-    case "tool/call": {
-      const p = params(validateToolCallParams(request.params));
-      const tool = (registry.toolsAt ? registry.toolsAt(p.catalog_revision) : registry.tools).get(p.name);
-      if (!tool) throw new WireError(ErrorCode.InvalidParams, `unknown tool "${p.name}"`);
-      try {
-        return toToolResult(await tool.handler(p.arguments, ctx(p.context)), api);
-      } catch (err) {
-        if (err instanceof WireError || signal.aborted) throw authorError(err);
-        const message = err instanceof Error ? err.message : String(err);
-        return toToolResult({ content: `Error: ${message}`, isError: true }, api);
-      }
-    }
-    case "command/execute": {
-      const p = params(validateCommandExecuteParams(request.params));
-      const command = registry.commands.get(p.name);
-      if (!command) throw new WireError(ErrorCode.InvalidParams, `unknown command "${p.name}"`);
-      return toCommandResult(await author(() => command.handler(p.arguments, ctx(p.context))));
-    }
-    case "hook/run": {
-      const named = isPlainObject(request.params) ? request.params["hook"] : undefined;
-      if (isAdvisoryHook(named)) {
-        const a = params(validateAdvisoryHookParams(request.params));
-        const advisory = registry.hooks.get(a.hook);
-        if (!advisory) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${a.hook}"`);
-        return toAdvisoryResult(a.hook, await author(() => advisory(a.payload as unknown as Record<string, unknown>, ctx(a.context))));
-      }
-      const p = params(validateHookRunParams(request.params));
-      const hook = registry.hooks.get(p.hook);
-      if (!hook) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${p.hook}"`);
-      return toHookResult(await author(() => hook(p.payload as Record<string, unknown>, ctx(p.context))));
-    }
-    case "context/collect": {
-      const p = params(validateContextCollectParams(request.params));
-      const handler = registry.contextHandler;
-      if (!handler) return [];
-      return (await author(() => handler(p.prompt, ctx(p.context)))).map(toContext);
-    }
-    case "status/collect": {
-      const p = params(validateStatusCollectParams(request.params));
-      const handler = registry.statusHandler;
-      if (!handler) return null;
-      return toStatusResult(await author(() => handler(p.surface, ctx(p.context))), p.surface);
-    }
-    case "tool/render": {
-      const p = params(validateToolRenderParams(request.params));
-      const renderer = registry.renderers.get(p.name);
-      if (!renderer) throw new WireError(ErrorCode.InvalidParams, `no renderer for tool "${p.name}"`);
-      const input = { name: p.name, arguments: p.arguments, output: p.output, isError: p.is_error };
-      return toRenderResult(await author(() => renderer(input, ctx(p.context))));
-    }
-    case "menu/collect": {
-      const handler = registry.menuHandler;
-      if (api === "0.1" || !handler) throw new WireError(ErrorCode.MethodNotFound, "method not found: menu/collect (this extension registers no menu: ext.menu(handler))");
-      const context = isPlainObject(request.params) ? request.params["context"] : undefined;
-      if (!isPlainObject(context)) throw new WireError(ErrorCode.InvalidParams, "invalid params: context must be an object");
-      const value = await author(() => handler(ctx(context as unknown as ExecutionContext)));
-      // Checked here with the host's own rules, so the author reads what is wrong in the
-      // extension's error rather than only as the reason of the host's generated fallback.
-      const checked = validateMenu(value, [...registry.commands.keys()]);
-      if (!checked.ok) throw new WireError(ErrorCode.InternalError, `invalid menu: ${checked.problems.join("; ")}`);
-      return checked.value;
-    }
-    default:
-      throw new WireError(ErrorCode.MethodNotFound, `method not found: ${request.method}`);
+/** What a method's handler needs of the request being routed. */
+interface Routed {
+  readonly registry: Registry;
+  readonly api: ApiVersion;
+  readonly signal: { readonly aborted: boolean };
+  readonly ctx: ContextFactory;
+}
+type MethodHandler = (params: unknown, r: Routed) => Promise<unknown>;
+
+/**
+ * Routes a host content request by the method table (packages/protocol/src/methods): a name with
+ * no handler here, or one the table does not carry on this API version or behind a feature not in
+ * `features`, is an unknown method (-32601), as an extension that does not implement it answers.
+ */
+export async function route(
+  request: RequestMessage,
+  registry: Registry,
+  api: ApiVersion,
+  signal: { readonly aborted: boolean },
+  ctx: ContextFactory,
+  features: ReadonlySet<string> = NO_FEATURES,
+): Promise<unknown> {
+  const handler = HANDLERS.get(request.method);
+  if (!handler || !legalMethod(request.method, { direction: "host->child", apiVersion: api, features })) {
+    throw unknownMethod(request.method);
+  }
+  return handler(request.params, { registry, api, signal, ctx });
+}
+
+const NO_FEATURES: ReadonlySet<string> = new Set();
+
+/** Said after "method not found" where the reason is the author's to fix. */
+const UNKNOWN_HINTS: Readonly<Record<string, string>> = {
+  [MENU_COLLECT.method]: "this extension registers no menu: ext.menu(handler)",
+};
+
+function unknownMethod(method: string): WireError {
+  const hint = UNKNOWN_HINTS[method];
+  return new WireError(ErrorCode.MethodNotFound, `method not found: ${method}${hint ? ` (${hint})` : ""}`);
+}
+
+async function toolCall(raw: unknown, { registry, api, signal, ctx }: Routed): Promise<unknown> {
+  const p = params(TOOL_CALL.validateParams(raw));
+  const tool = (registry.toolsAt ? registry.toolsAt(p.catalog_revision) : registry.tools).get(p.name);
+  if (!tool) throw new WireError(ErrorCode.InvalidParams, `unknown tool "${p.name}"`);
+  try {
+    return toToolResult(await tool.handler(p.arguments, ctx(p.context)), api);
+  } catch (err) {
+    if (err instanceof WireError || signal.aborted) throw authorError(err);
+    const message = err instanceof Error ? err.message : String(err);
+    return toToolResult({ content: `Error: ${message}`, isError: true }, api);
+  }
+}
+
+async function commandExecute(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {
+  const p = params(COMMAND_EXECUTE.validateParams(raw));
+  const command = registry.commands.get(p.name);
+  if (!command) throw new WireError(ErrorCode.InvalidParams, `unknown command "${p.name}"`);
+  return toCommandResult(await author(() => command.handler(p.arguments, ctx(p.context))));
+}
+
+async function hookRun(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {
+  const named = isPlainObject(raw) ? raw["hook"] : undefined;
+  if (isAdvisoryHook(named)) {
+    const a = params(validateAdvisoryHookParams(raw));
+    const advisory = registry.hooks.get(a.hook);
+    if (!advisory) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${a.hook}"`);
+    const payload = a.payload as unknown as Record<string, unknown>;
+    return toAdvisoryResult(a.hook, await author(() => advisory(payload, ctx(a.context))));
+  }
+  const p = params(HOOK_RUN.validateParams(raw));
+  const hook = registry.hooks.get(p.hook);
+  if (!hook) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${p.hook}"`);
+  return toHookResult(await author(() => hook(p.payload as Record<string, unknown>, ctx(p.context))));
+}
+
+async function contextCollect(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {
+  const p = params(CONTEXT_COLLECT.validateParams(raw));
+  const handler = registry.contextHandler;
+  if (!handler) return [];
+  return (await author(() => handler(p.prompt, ctx(p.context)))).map(toContext);
+}
+
+async function statusCollect(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {
+  const p = params(STATUS_COLLECT.validateParams(raw));
+  const handler = registry.statusHandler;
+  if (!handler) return null;
+  return toStatusResult(await author(() => handler(p.surface, ctx(p.context))), p.surface);
+}
+
+async function toolRender(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {
+  const p = params(TOOL_RENDER.validateParams(raw));
+  const renderer = registry.renderers.get(p.name);
+  if (!renderer) throw new WireError(ErrorCode.InvalidParams, `no renderer for tool "${p.name}"`);
+  const input = { name: p.name, arguments: p.arguments, output: p.output, isError: p.is_error };
+  return toRenderResult(await author(() => renderer(input, ctx(p.context))));
+}
+
+async function menuCollect(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {
+  const handler = registry.menuHandler;
+  if (!handler) throw unknownMethod(MENU_COLLECT.method);
+  const context = isPlainObject(raw) ? raw["context"] : undefined;
+  if (!isPlainObject(context)) {
+    throw new WireError(ErrorCode.InvalidParams, "invalid params: context must be an object");
+  }
+  const value = await author(() => handler(ctx(context as unknown as ExecutionContext)));
+  // Checked here with the host's own rules, so the author reads what is wrong in the
+  // extension's error rather than only as the reason of the host's generated fallback.
+  const checked = validateMenu(value, [...registry.commands.keys()]);
+  if (!checked.ok) throw new WireError(ErrorCode.InternalError, `invalid menu: ${checked.problems.join("; ")}`);
+  return checked.value;
+}
+
+/** The host content requests an extension answers, by method name. */
+const HANDLERS: ReadonlyMap<string, MethodHandler> = new Map<string, MethodHandler>([
+  [TOOL_CALL.method, toolCall],
+  [COMMAND_EXECUTE.method, commandExecute],
+  [HOOK_RUN.method, hookRun],
+  [CONTEXT_COLLECT.method, contextCollect],
+  [STATUS_COLLECT.method, statusCollect],
+  [TOOL_RENDER.method, toolRender],
+  [MENU_COLLECT.method, menuCollect],
+]);
+for (const method of HANDLERS.keys()) {
+  const spec = methodSpec(method);
+  if (spec?.direction !== "host->child" || spec.kind !== "request") {
+    throw new Error(`dispatch: ${method} is not a declared host request`);
   }
 }
 

@@ -15,7 +15,7 @@ import {
   validateStatusContribution,
   type ApiVersion, type CommandDefinition, type JsonRpcId, type RequestMessage, type NotificationMessage,
   type ToolDefinition, type HookName, type LifecycleEvent, type AdvisoryHook, type CacheWarmingAction, type CacheWarmingPayload,
-  ADVISORY_HOOKS, isAdvisoryHook,
+  ADVISORY_HOOKS, CANCEL_REQUEST, HOOK_NAMES, INITIALIZE, LIFECYCLE_EVENTS, SHUTDOWN, isAdvisoryHook, legalMethod,
 } from "@octet/protocol";
 import { StdoutWriter } from "./stdout-writer.js";
 import { toContext, toNotification } from "./results.js";
@@ -39,7 +39,7 @@ import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typ
 import type { TObject, TSchema } from "@sinclair/typebox";
 
 const DEFAULT_MAX_CONCURRENT = 16;
-const HOOK_NAMES: readonly string[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
+const NO_FEATURES: ReadonlySet<string> = new Set();
 
 export class Extension {
   readonly apiVersion: ApiVersion;
@@ -330,23 +330,45 @@ export class Extension {
     process.exit(code);
   }
 
+  /** The host notifications this runtime acts on, by method; the others are ignored. */
+  readonly #notifications = new Map<string, (n: NotificationMessage) => void>([
+    [CANCEL_REQUEST.method, (n) => this.#onCancel(n.params)],
+    ...LIFECYCLE_EVENTS.map((event) => [event, (n: NotificationMessage) => this.#deliver(event, n.params)] as const),
+  ]);
+
+  /** The session requests answered here; content requests go to route() (dispatch.ts). */
+  readonly #session = new Map<string, (params: unknown) => unknown>([
+    [INITIALIZE.method, (params) => this.#initialize(params)],
+    [SHUTDOWN.method, () => {
+      setImmediate(() => void this.#exit(0));
+      return {};
+    }],
+  ]);
+
   #onNotification(n: NotificationMessage): void {
-    // API 0.1 has no cancellation (CANCEL-01). The id names a host request only (FRAME-14).
-    if (n.method === "$/cancelRequest" && isNegotiated(this.apiVersion) && isPlainObject(n.params)) {
-      const id = n.params["id"];
-      const reason = typeof n.params["reason"] === "string" ? ` (${n.params["reason"].slice(0, 256)})` : "";
-      if (typeof id === "number" || typeof id === "string") this.#active.get(id)?.abort(new Error(`cancelled by the host${reason}`));
-      return;
-    }
-    this.#lifecycle.deliver(n.method, n.params);
+    // Legal by the method table: API 0.1 has no cancellation (CANCEL-01), and a lifecycle event
+    // arrives only with lifecycle_events negotiated (the subscription is checked in deliver()).
+    const handle = this.#notifications.get(n.method);
+    const features = this.#link?.features ?? NO_FEATURES;
+    if (handle && legalMethod(n.method, { direction: "host->child", apiVersion: this.apiVersion, features })) handle(n);
+  }
+
+  #deliver(event: string, params: unknown): void {
+    this.#lifecycle.deliver(event, params);
+  }
+
+  /** $/cancelRequest: the id names a host request only (FRAME-14). */
+  #onCancel(params: unknown): void {
+    if (!isPlainObject(params)) return;
+    const id = params["id"];
+    const reason = typeof params["reason"] === "string" ? ` (${params["reason"].slice(0, 256)})` : "";
+    if (typeof id !== "number" && typeof id !== "string") return;
+    this.#active.get(id)?.abort(new Error(`cancelled by the host${reason}`));
   }
 
   async #onRequest(request: RequestMessage): Promise<unknown> {
-    if (request.method === "initialize") return this.#initialize(request.params);
-    if (request.method === "shutdown") {
-      setImmediate(() => void this.#exit(0));
-      return {};
-    }
+    const session = this.#session.get(request.method);
+    if (session) return session(request.params);
     const link = this.#link;
     if (!link) throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize`);
     const scope = new RequestScope(request.id, request.method, link);
@@ -358,7 +380,10 @@ export class Extension {
       // Cancelled while waiting for a slot: answer without running the handler, so no work (and
       // no side effect) starts after the host gave up on it.
       if (scope.aborted) throw scope.abortReason;
-      return await requestStorage.run(scope, () => route(request, this.#registry, this.apiVersion, scope, (context) => this.#context(scope, link, context)));
+      const ctx = (context: HandlerContext["context"]): HandlerContext => this.#context(scope, link, context);
+      const registry = this.#registry;
+      const api = this.apiVersion;
+      return await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));
     } catch (err) {
       if (scope.aborted && isNegotiated(this.apiVersion)) throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
       throw err;

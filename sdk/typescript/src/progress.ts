@@ -9,14 +9,14 @@
  * the SDK checks types only, and the frame bound on send.
  */
 import { toToolResult } from "./results.js";
-import type { Link, RequestScope } from "./request-scope.js";
+import type { Link, ProgressScope } from "./link.js";
 import type { Progress, ProgressOutputOptions, ProgressStatusOptions, ToolReturn } from "./types.js";
 
 export class RequestProgress implements Progress {
-  readonly #scope: RequestScope;
+  readonly #scope: ProgressScope;
   readonly #link: Link;
 
-  constructor(scope: RequestScope, link: Link) {
+  constructor(scope: ProgressScope, link: Link) {
     this.#scope = scope;
     this.#link = link;
   }

@@ -8,19 +8,14 @@
  * the meaning of the progress events (progress.ts).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import type { ApiVersion, JsonRpcId, RpcPeer } from "@octet/protocol";
+import type { JsonRpcId } from "@octet/protocol";
+import type { Link, ProgressScope } from "./link.js";
 import { RequestProgress } from "./progress.js";
 import type { Cancellation } from "./types.js";
 
-/** What a request needs of the negotiated connection. Exists only after initialize. */
-export interface Link {
-  readonly api: ApiVersion;
-  /** The features this connection negotiated (empty on API 0.1). */
-  readonly features: ReadonlySet<string>;
-  readonly peer: RpcPeer;
-}
+export type { Link } from "./link.js";
 
-export class RequestScope {
+export class RequestScope implements ProgressScope {
   readonly id: JsonRpcId;
   readonly method: string;
   readonly progress: RequestProgress;

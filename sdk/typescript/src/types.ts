@@ -6,7 +6,7 @@ import type {
   ApiVersion, ContentPart, ContextContribution, ExecutionContext, ExtensionNotification, HookName,
   Placement, RenderSegment, StatusContribution, UiSurface, NotificationLevel, JsonRpcId, ExtensionMenu,
 } from "@octet/protocol";
-import type { Diagnostic } from "./diagnostics.js";
+import type { Diagnostic } from "./diagnostic-types.js";
 
 export interface ExtensionOptions {
   /** The wire version; must equal the manifest's api_version. */

@@ -5,7 +5,7 @@
  * where manifests live is discovery.ts; whether one may start is trust.ts.
  */
 import { parse as parseToml, TomlError } from "smol-toml";
-import { OCTET_VERSION, bounds, isApiVersion, utf8ByteLength } from "@octet/protocol";
+import { HOOK_NAMES, OCTET_VERSION, bounds, isApiVersion, utf8ByteLength } from "@octet/protocol";
 import type { ApiVersion, FilesystemCapability, InitializeContributes } from "@octet/protocol";
 import { Collector, bool, isTable, noNul, quote, showValue, stringList } from "./manifest-values.js";
 import type { Table } from "./manifest-values.js";
@@ -67,7 +67,7 @@ export const UI_SURFACES: readonly string[] = ["status", "header", "footer"];
 /** The only ambient variable [capabilities].environment may name (MAN-15). */
 export const ENVIRONMENT_ALLOWLIST: readonly string[] = ["SSH_AUTH_SOCK"];
 
-const HOOKS_01 = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"] as const;
+const HOOKS_01 = HOOK_NAMES;
 const HOOKS_02 = [...HOOKS_01, "provider_retry", "before_persistence", "post_mutation"] as const;
 const HOOKS_04 = [...HOOKS_02, "model_turn_start", "model_turn_end", "compaction_strategy", "cache_warming_decision"] as const;
 /** Hook names a manifest may declare, per API version (HOOK-02, HOOK-08, INIT-43). */

@@ -62,14 +62,24 @@ export interface MethodFilter {
 /** The methods legal on a wire of `apiVersion` with `features` negotiated, in declaration order. */
 export function methodsFor(filter: MethodFilter): MethodSpec[] {
   const features = new Set(filter.features);
-  const out: MethodSpec[] = [];
-  for (const spec of METHODS.values()) {
-    if (filter.direction && spec.direction !== "both" && spec.direction !== filter.direction) continue;
-    if (!spec.apiVersions.includes(filter.apiVersion)) continue;
-    if (spec.feature !== undefined && !features.has(spec.feature)) continue;
-    out.push(spec);
-  }
-  return out;
+  return [...METHODS.values()].filter((spec) => legal(spec, filter, features));
+}
+
+/**
+ * The declaration of `method` if it is legal under `filter` (its direction, API version and
+ * feature), else undefined: what a receiver asks before handling a method by name.
+ */
+export function legalMethod(method: string, filter: MethodFilter): MethodSpec | undefined {
+  const spec = METHODS.get(method);
+  if (!spec) return undefined;
+  const features = filter.features instanceof Set ? (filter.features as ReadonlySet<string>) : new Set(filter.features);
+  return legal(spec, filter, features) ? spec : undefined;
+}
+
+function legal(spec: MethodSpec, filter: MethodFilter, features: ReadonlySet<string>): boolean {
+  if (filter.direction && spec.direction !== "both" && spec.direction !== filter.direction) return false;
+  if (!spec.apiVersions.includes(filter.apiVersion)) return false;
+  return spec.feature === undefined || features.has(spec.feature);
 }
 
 /** A Map whose mutators throw: Object.freeze alone leaves set/delete/clear working. */

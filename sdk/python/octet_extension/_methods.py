@@ -1,0 +1,82 @@
+"""The wire methods of octet, GENERATED from packages/protocol/src/methods/ (issue 14.1).
+
+Do not edit: run `node scripts/gen-python-methods.mjs` after `npm run build`. A test
+(tests/e2e/python-sdk.test.ts) fails when this file and the TypeScript table drift apart.
+Each method: who sends it, whether it is answered, the negotiated feature that must be on
+for it to be legal (None for core methods), and the API versions that carry it.
+"""
+from typing import NamedTuple, Optional, Tuple
+
+
+class MethodSpec(NamedTuple):
+    method: str
+    direction: str  # "host->child", "child->host" or "both"
+    kind: str  # "request" or "notification"
+    feature: Optional[str]
+    api_versions: Tuple[str, ...]
+
+
+API_VERSIONS = ("0.1", "0.2", "0.4")
+HOOK_NAMES = ("before_prompt", "after_response", "before_tool_call", "after_tool_call")
+ADVISORY_HOOKS = ("cache_warming_decision", "compaction_strategy")
+
+METHODS = {
+    "initialize": MethodSpec(
+        "initialize", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "shutdown": MethodSpec(
+        "shutdown", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "$/cancelRequest": MethodSpec(
+        "$/cancelRequest", "both", "notification", "request_cancellation", ("0.2", "0.4")),
+    "tool/call": MethodSpec(
+        "tool/call", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "command/execute": MethodSpec(
+        "command/execute", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "hook/run": MethodSpec(
+        "hook/run", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "context/collect": MethodSpec(
+        "context/collect", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "status/collect": MethodSpec(
+        "status/collect", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "tool/render": MethodSpec(
+        "tool/render", "host->child", "request", None, ("0.1", "0.2", "0.4")),
+    "notification": MethodSpec(
+        "notification", "child->host", "notification", None, ("0.1", "0.2", "0.4")),
+    "context/contribution": MethodSpec(
+        "context/contribution", "child->host", "notification", None, ("0.1", "0.2", "0.4")),
+    "status/contribution": MethodSpec(
+        "status/contribution", "child->host", "notification", None, ("0.1", "0.2", "0.4")),
+    "confirmation/request": MethodSpec(
+        "confirmation/request", "child->host", "request", None, ("0.1", "0.2", "0.4")),
+    "input/request": MethodSpec(
+        "input/request", "child->host", "request", None, ("0.2", "0.4")),
+    "$/progress": MethodSpec(
+        "$/progress", "child->host", "notification", "request_progress", ("0.2", "0.4")),
+    "session/started": MethodSpec(
+        "session/started", "host->child", "notification", "lifecycle_events", ("0.2", "0.4")),
+    "session/settled": MethodSpec(
+        "session/settled", "host->child", "notification", "lifecycle_events", ("0.2", "0.4")),
+    "turn/started": MethodSpec(
+        "turn/started", "host->child", "notification", "lifecycle_events", ("0.2", "0.4")),
+    "turn/settled": MethodSpec(
+        "turn/settled", "host->child", "notification", "lifecycle_events", ("0.2", "0.4")),
+    "tool/started": MethodSpec(
+        "tool/started", "host->child", "notification", "lifecycle_events", ("0.2", "0.4")),
+    "tool/settled": MethodSpec(
+        "tool/settled", "host->child", "notification", "lifecycle_events", ("0.2", "0.4")),
+    "menu/collect": MethodSpec(
+        "menu/collect", "host->child", "request", None, ("0.2", "0.4")),
+    "artifact/publish": MethodSpec(
+        "artifact/publish", "child->host", "request", "artifacts", ("0.2", "0.4")),
+    "policy/evaluate": MethodSpec(
+        "policy/evaluate", "child->host", "request", "policy_intents", ("0.2", "0.4")),
+    "secret/get": MethodSpec(
+        "secret/get", "child->host", "request", "secrets", ("0.2", "0.4")),
+    "provider/credentials": MethodSpec(
+        "provider/credentials", "child->host", "request", "provider_credentials", ("0.2", "0.4")),
+    "presentation/update": MethodSpec(
+        "presentation/update", "child->host", "notification", None, ("0.2", "0.4")),
+    "tools/register": MethodSpec(
+        "tools/register", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
+    "tools/unregister": MethodSpec(
+        "tools/unregister", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
+}

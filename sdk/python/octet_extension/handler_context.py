@@ -1,0 +1,46 @@
+"""The `ctx` an Extension handler receives when it takes a second argument: the request's id,
+method, execution context, progress and cancellation, and the helpers that talk to the host on
+the request's behalf (blocking in a `def` handler, awaited in an `async def` one)."""
+from typing import TYPE_CHECKING, Any, Dict
+
+from .artifacts import publish_artifact
+from .peer import Link
+from .progress import RequestProgress
+from .reverse import confirm as _confirm, request_input as _input
+from .scope import RequestScope
+
+if TYPE_CHECKING:
+    from .extension import Extension
+
+__all__ = ["HandlerContext"]
+
+
+class HandlerContext:
+    """The `ctx` a handler receives when it takes a second argument."""
+
+    def __init__(self, ext: "Extension", scope: RequestScope, link: Link, context: Dict[str, Any]) -> None:
+        self._ext, self._scope, self._link = ext, scope, link
+        self.request_id = scope.id
+        self.method = scope.method
+        #: The execution context the host sent (workspace, host state, resource_owner...).
+        self.context = context
+        self.progress: RequestProgress = scope.progress
+
+    @property
+    def cancelled(self) -> bool:
+        return self._scope.cancelled
+
+    def raise_if_cancelled(self) -> None:
+        self._scope.raise_if_cancelled()
+
+    def notify(self, title: str, message: str, *, level: str = "info") -> None:
+        self._ext.notify(title, message, level=level)
+
+    def confirm(self, prompt: str, **options: Any) -> Any:
+        return self._link.call(lambda: _confirm(self._scope, self._link, prompt, **options))
+
+    def input(self, prompt: str, *, secret: bool = False) -> Any:
+        return self._link.call(lambda: _input(self._scope, self._link, prompt, secret=secret))
+
+    def publish_artifact(self, source: Any, mime_type: str, **options: Any) -> Any:
+        return self._link.call(lambda: publish_artifact(self._scope, self._link, source, mime_type, **options))

@@ -1,0 +1,321 @@
+"""Serving the host, the runtime half of Extension (extension.py): the stdin loop, routing of
+frames by the method table (dispatch.py for content requests), the initialize handshake and
+feature negotiation (negotiation.py), each request under the concurrency limit in its request
+scope (scope.py), cancellation, lifecycle notifications, shutdown and stdin EOF.
+"""
+import asyncio
+import concurrent.futures
+import contextvars
+import inspect
+import os
+import sys
+import threading
+from typing import Any, Awaitable, Callable, Dict, List, Optional
+
+from ._bounds import SHUTDOWN_STAGE_TIMEOUT_MS
+from .catalog import ToolCatalog
+from .definitions import HandlerEntry
+from .dispatch import legal_method, route
+from .errors import ErrorCode, WireError
+from .framing import FrameDecoder, parse_envelope
+from .handler_context import HandlerContext
+from .negotiation import LIFECYCLE_EVENTS, negotiate
+from .peer import Link, RpcPeer, diagnose
+from .progress import RequestProgress
+from .scope import RequestScope, set_current
+from .writer import FrameWriter
+
+
+class Serving:
+    """Mixin of Extension: serves one connection. The state it reads and writes is created in
+    Extension.__init__."""
+
+    api_version: str
+    max_concurrent_requests: int
+    _link: Optional[Link]
+    _peer: Optional[RpcPeer]
+    _active: Dict[Any, RequestScope]
+    _lifecycle: Dict[str, List[HandlerEntry]]
+    _subscribed: frozenset
+
+
+    def run(self) -> None:
+        """Serves the host on stdin/stdout until `shutdown` or stdin EOF, then exits the process
+        (code 0; 1 when the host's input was unreadable)."""
+        if self._running:
+            raise RuntimeError("run() was called twice")
+        writer = FrameWriter.for_fd(self._stdout_fd)
+        code = asyncio.run(self._serve(_stdin_chunks(), writer))
+        try:
+            sys.stderr.flush()
+        finally:
+            # Handler threads still running (shutdown does not wait for requests in flight) must
+            # not hold the exit: leave without joining them.
+            os._exit(code)
+
+    async def _serve(self, next_chunk: Callable[[], Awaitable[bytes]], writer: FrameWriter) -> int:
+        """Serves one connection: `next_chunk()` returns input bytes (b"" at EOF); frames go to
+        `writer`. Returns the exit code. Tests drive this directly."""
+        self._running = True
+        loop = asyncio.get_running_loop()
+        writer.never_wait_on(threading.current_thread())
+        self._peer = RpcPeer(writer)
+        self._done = loop.create_future()
+        self._executor = concurrent.futures.ThreadPoolExecutor(self.max_concurrent_requests + 2, thread_name_prefix="octet-handler")
+        reading = loop.create_task(self._read(next_chunk))
+        try:
+            code = await self._done
+        finally:
+            reading.cancel()
+            for scope in list(self._active.values()):
+                scope.abort("extension is shutting down")
+            self._peer.close(RuntimeError("the extension is shutting down"))
+            await loop.run_in_executor(None, writer.wait_idle, SHUTDOWN_STAGE_TIMEOUT_MS / 1000)
+            self._executor.shutdown(wait=False)
+        return code
+
+    def _exit(self, code: int) -> None:
+        if self._done is not None and not self._done.done():
+            self._done.set_result(code)
+
+    async def _read(self, next_chunk: Callable[[], Awaitable[bytes]]) -> None:
+        decoder = FrameDecoder()
+        while True:
+            chunk = await next_chunk()
+            frames = decoder.push(chunk) if chunk else decoder.end()
+            for value, error in frames:
+                if error is None:
+                    self._on_value(value)
+                elif error.fatal:
+                    diagnose(f"unreadable input from the host ({error.message}); exiting")
+                    self._exit(1)
+                    return
+                else:
+                    self._peer.reply_error(None, ErrorCode.PARSE_ERROR, f"parse error: {error.message}")
+            if not chunk:
+                # Stdin EOF is transport loss or final teardown: exit promptly (FRAME-12).
+                self._exit(0)
+                return
+
+    def _on_value(self, value: Any) -> None:
+        kind, reason, message_id = parse_envelope(value)
+        if kind is None:
+            self._peer.reply_error(message_id, ErrorCode.INVALID_REQUEST, f"invalid request: {reason}")
+        elif kind == "response":
+            self._peer.settle(value)
+        elif kind == "notification":
+            self._on_notification(value["method"], value.get("params"))
+        else:
+            self._on_request(value["id"], value["method"], value.get("params"))
+
+    def _on_notification(self, method: str, params: Any) -> None:
+        # Legal by the method table: API 0.1 has no cancellation (CANCEL-01), and a lifecycle
+        # event needs lifecycle_events negotiated (and a subscription, checked on delivery).
+        handler = _NOTIFICATIONS.get(method)
+        features = self._link.features if self._link is not None else frozenset()
+        if handler is not None and legal_method(method, "host->child", self.api_version, features) is not None:
+            handler(self, method, params)
+
+    def _on_cancel(self, _method: str, params: Any) -> None:
+        # The id names a host request only (FRAME-14).
+        if isinstance(params, dict):
+            reason = params.get("reason")
+            scope = self._active.get(params.get("id")) if isinstance(params.get("id"), (int, str)) else None
+            if scope is not None:
+                said = f": {reason[:256]}" if isinstance(reason, str) else ""
+                scope.abort(f"cancelled by the host{said}")
+
+    def _on_lifecycle(self, method: str, params: Any) -> None:
+        if method in self._subscribed:
+            self._deliver_lifecycle(method, params)
+
+    def _deliver_lifecycle(self, event: str, params: Any) -> None:
+        if not isinstance(params, dict):
+            diagnose(f"ignored {event} without an object of params")
+            return
+        for entry in self._lifecycle.get(event, []):
+            async def run(entry: HandlerEntry = entry) -> None:
+                try:
+                    if entry.asynchronous:
+                        await entry.handler(dict(params))
+                    else:
+                        await asyncio.get_running_loop().run_in_executor(self._executor, contextvars.copy_context().run, entry.handler, dict(params))
+                except Exception as err:
+                    diagnose(f"the {event} handler failed: {type(err).__name__}: {err}")
+            self._spawn(run())
+
+    def _spawn(self, coro: Awaitable[Any]) -> None:
+        task = asyncio.ensure_future(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _on_request(self, request_id: Any, method: str, params: Any) -> None:
+        session = _SESSION_REQUESTS.get(method)
+        if session is not None:
+            session(self, request_id, params)
+            return
+        link = self._link
+        if link is None:
+            self._peer.reply_error(request_id, ErrorCode.UNAVAILABLE, f"{method} before initialize")
+            return
+        scope = RequestScope(request_id, method)
+        scope.progress = RequestProgress(scope, link)
+        self._active[request_id] = scope
+        self._spawn(self._handle(scope, link, params))
+
+    async def _handle(self, scope: RequestScope, link: Link, params: Any) -> None:
+        set_current(scope)  # this task's own context: the handler and what it starts see it
+        outcome: Any = None
+        failure: Optional[BaseException] = None
+        acquired = False
+        try:
+            acquired = await self._slot(scope)
+            # Cancelled while waiting for a slot: answer without running the handler, so no
+            # work (and no side effect) starts after the host gave up on it.
+            scope.raise_if_cancelled()
+            outcome = await route(scope.method, params, self._registry, self.api_version, lambda: scope.cancelled,
+                                  lambda entry, args, context: self._invoke(entry, args, scope, link, context),
+                                  link.features)
+        except asyncio.CancelledError:
+            return  # the loop is closing (shutdown or EOF): nothing is answered any more
+        except BaseException as err:
+            failure = err
+            if scope.cancelled and self.api_version != "0.1":
+                failure = WireError(ErrorCode.REQUEST_CANCELLED, f"request {scope.id} was cancelled")
+        finally:
+            if acquired:
+                self._semaphore.release()
+            # The response is decided: nothing more may be sent for this request.
+            scope.settle()
+            if self._active.get(scope.id) is scope:
+                del self._active[scope.id]
+        if failure is not None:
+            self._peer.reply_failure(scope.id, scope.method, failure)
+        else:
+            self._peer.reply_result(scope.id, scope.method, outcome)
+
+    async def _slot(self, scope: RequestScope) -> bool:
+        """Waits for a concurrency slot (True) or for the request's cancellation (False), whichever
+        comes first: a request cancelled while queued is answered at once, not when a running
+        handler frees its slot (the host ends a generation that leaves a cancelled request
+        unanswered past its 2 s grace, CANCEL-07)."""
+        semaphore = self._semaphore
+        if not semaphore.locked():
+            await semaphore.acquire()
+            return True
+        acquire = asyncio.ensure_future(semaphore.acquire())
+        cancelled = asyncio.get_running_loop().create_future()
+        remove = scope.on_abort(lambda _err: cancelled.done() or cancelled.set_result(None))
+        try:
+            await asyncio.wait({acquire, cancelled}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            remove()
+            if not cancelled.done():
+                cancelled.cancel()
+            if not acquire.done():
+                # Cancelled first (or the loop is closing): give the place in the queue up; a
+                # slot granted meanwhile goes back to the semaphore (asyncio does that on cancel).
+                acquire.cancel()
+        return acquire.done() and not acquire.cancelled()
+
+    async def _invoke(self, entry: HandlerEntry, args: tuple, scope: RequestScope, link: Link, context: Dict[str, Any]) -> Any:
+        if entry.with_context:
+            args = args + (HandlerContext(self, scope, link, context),)
+        if entry.asynchronous:
+            return await entry.handler(*args)
+        loop = asyncio.get_running_loop()
+        value = await loop.run_in_executor(self._executor, contextvars.copy_context().run, entry.handler, *args)
+        if inspect.isawaitable(value):
+            value = await value
+        return value
+
+    def _answer_initialize(self, request_id: Any, params: Any) -> None:
+        try:
+            self._peer.reply_result(request_id, "initialize", self._initialize(params))
+        except Exception as err:
+            self._peer.reply_failure(request_id, "initialize", err)
+
+    def _answer_shutdown(self, request_id: Any, _params: Any) -> None:
+        self._peer.reply_result(request_id, "shutdown", {})
+        asyncio.get_running_loop().call_soon(self._exit, 0)
+
+    def _initialize(self, params: Any) -> Dict[str, Any]:
+        if self._link is not None:
+            raise WireError(ErrorCode.INVALID_REQUEST, "initialize was already received")
+        if not isinstance(params, dict):
+            raise WireError(ErrorCode.INVALID_PARAMS, "initialize params must be an object")
+        if params.get("api_version") != self.api_version:
+            raise WireError(ErrorCode.INVALID_PARAMS, f"host asked for API {params.get('api_version')!r} but this extension speaks API {self.api_version}; make the manifest's api_version match")
+        contributes = params.get("contributes") if isinstance(params.get("contributes"), dict) else None
+        loop = asyncio.get_running_loop()
+        tools = [e.definition for e in self._registry.tools.values()]
+        commands = [e.definition for e in self._registry.commands.values()]
+        if self.api_version == "0.1":
+            self._semaphore = asyncio.Semaphore(self.max_concurrent_requests)
+            self._link = Link(self.api_version, frozenset(), self._peer, loop, contributes)
+            return {"api_version": self.api_version, "tools": tools, "commands": commands}
+        events = [e for e in LIFECYCLE_EVENTS if e in self._lifecycle]
+        n = negotiate(params.get("protocol"), api=self.api_version, max_concurrent=self.max_concurrent_requests,
+                      lifecycle_events=events, tools=tools, supported=self._supported, dynamic_tools=self._dynamic_tools,
+                      hooks=self._registry.hooks.keys())
+        if n["stripped_prompt_metadata"]:
+            diagnose(f"the host did not offer tool_prompt_metadata_v1; the prompt metadata of {', '.join(n['stripped_prompt_metadata'])} is not sent")
+        if events and "lifecycle_events" not in n["features"]:
+            diagnose(f"the host did not offer lifecycle_events; the handlers for {', '.join(events)} will not run")
+        self._subscribed = frozenset(n["protocol"].get("lifecycle_events", []))
+        self._semaphore = asyncio.Semaphore(n["max_concurrent"])
+        self._link = Link(self.api_version, n["features"], self._peer, loop, contributes)
+        if "dynamic_tools" in n["features"]:
+            # Epoch 0 is the catalog sent in this response (CAT-09), definitions as sent.
+            self._registry.catalog = ToolCatalog({d["name"]: _with_definition(self._registry.tools[d["name"]], d) for d in n["tools"]})
+        elif self._dynamic_tools:
+            diagnose("the host did not offer dynamic_tools; register_tools() and unregister_tools() will refuse")
+        return {"api_version": self.api_version, "tools": n["tools"], "commands": commands, "protocol": n["protocol"]}
+
+
+#: The host notifications the runtime acts on, by method; the others are ignored.
+_NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
+    "$/cancelRequest": Serving._on_cancel,
+    **{event: Serving._on_lifecycle for event in LIFECYCLE_EVENTS},
+}
+
+#: The session requests answered by the runtime itself; content requests go to route().
+_SESSION_REQUESTS: Dict[str, Callable[[Serving, Any, Any], None]] = {
+    "initialize": Serving._answer_initialize,
+    "shutdown": Serving._answer_shutdown,
+}
+
+
+def _with_definition(entry: HandlerEntry, definition: Dict[str, Any]) -> HandlerEntry:
+    return HandlerEntry(definition, entry.handler, entry.with_context)
+
+
+
+def _stdin_chunks() -> Callable[[], Awaitable[bytes]]:
+    """Stdin read on a daemon thread (any kind of descriptor, never asyncio's 64 KiB line limit),
+    handed to the loop one chunk at a time; b"" is EOF."""
+    queue: "Optional[asyncio.Queue[bytes]]" = None
+
+    def reader(target_loop: asyncio.AbstractEventLoop, q: "asyncio.Queue[bytes]") -> None:
+        fd = sys.stdin.fileno() if sys.stdin is not None else 0
+        while True:
+            try:
+                chunk = os.read(fd, 65536)
+            except InterruptedError:
+                continue
+            except OSError:
+                chunk = b""
+            # Bounded hand-off: wait for the loop to take the chunk before reading more, so a
+            # flooding host is held back by the pipe, not by our memory.
+            asyncio.run_coroutine_threadsafe(q.put(chunk), target_loop).result()
+            if not chunk:
+                return
+
+    async def next_chunk() -> bytes:
+        nonlocal queue
+        if queue is None:
+            queue = asyncio.Queue(maxsize=16)
+            threading.Thread(target=reader, args=(asyncio.get_running_loop(), queue), name="octet-stdin-reader", daemon=True).start()
+        return await queue.get()
+
+    return next_chunk
