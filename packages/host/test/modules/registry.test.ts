@@ -128,7 +128,7 @@ test("issue 14.2: modules that list a host request, reclaim a method or answer a
     /answers policy\/evaluate without listing it/);
 });
 
-test("issue 14.2: the embedder surface merges the embedder APIs of the modules; one name twice is refused", async () => {
+test("issue 14.2: the embedder surface merges the embedder APIs of the modules; a name twice is refused", async () => {
   const view = { ready: () => [], env: () => ({ collectMs: 10, emit: () => {}, diagnoseFailure: () => {} }) };
   const surface = embedderSurface(view);
   assert.deepEqual(await surface.collectContext({ prompt: null }, {}), [], "no ready extension: nothing collected");
