@@ -68,10 +68,6 @@ export class GenerationModules {
     }
   }
 
-  static none(): GenerationModules {
-    return new GenerationModules([], NO_GENERATION);
-  }
-
   /** The handler of `method`, when the module that answers it is open for this generation. */
   request(method: string): ChildRequestHandler | undefined {
     const m = this.#table.requests.get(method);
@@ -116,8 +112,3 @@ function checkListed(m: HostModule, s: GenerationService): void {
 function unlisted(m: HostModule, method: string, list: string): never {
   throw new Error(`host module "${m.feature}" answers ${method} without listing it in ${list}`);
 }
-
-const NO_GENERATION = {
-  manifest: null as unknown as ExtensionManifest,
-  api: "0.1",
-} as unknown as ServiceGeneration;
