@@ -4,7 +4,7 @@
  */
 import type { ContextContribution, ExtensionNotification, StatusContribution } from "@octet/protocol";
 import type { SupervisorEvent } from "./supervision/supervisor.js";
-import type { PresentationRecord } from "./services/presentation/presentation-service.js";
+import type { PresentationRecord } from "./modules/presentation/record.js";
 
 export type GenerationState = "starting" | "initializing" | "ready" | "draining" | "stopped" | "degraded" | "crashed";
 

@@ -22,26 +22,23 @@ import {
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "./events.js";
 import { Generation } from "./generation.js";
-import {
-  collectContext, collectStatus, renderTool, runHook,
-  type CallOptions as CollectOptions, type CollectEnv, type HookOutcome, type RenderInput,
-} from "./collect.js";
+import type { CallOptions as CollectOptions, CollectEnv, HookOutcome, RenderInput } from "./modules/collection/collect.js";
 import { LifecycleHub, type LifecycleMethod } from "./lifecycle.js";
 import { ContributionStore, type Contributions } from "./contributions.js";
 import type { ToolCallOutcome } from "./tool-outcome.js";
-import type { MenuOutcome } from "./menus.js";
+import type { MenuOutcome } from "./modules/menus/menus.js";
 import type { ConfirmService, InputService } from "./child-inbox.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
 import type { Entry, ExtensionStatus } from "./extension-status.js";
 import type { SupervisorClock } from "./supervision/supervisor.js";
 import type { RestartPolicy } from "./supervision/restart-policy.js";
-import { bindServices, type HostServiceOptions } from "./services/index.js";
-import type { ServiceFactory } from "./services/child-service.js";
+import { bindModules, embedderSurface, type EmbedderSurface, type HostServiceOptions } from "./modules/registry.js";
+import type { BoundModule } from "./modules/module.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
-import { adviseCacheWarming, compactionFrames, type CacheWarmingAdvice } from "./advisory-hooks.js";
-import { PresentationStore } from "./services/presentation/presentation-store.js";
-import type { PresentationRecord } from "./services/presentation/presentation-service.js";
-import type { Artifact } from "./services/artifacts/artifact-store.js";
+import type { CacheWarmingAdvice } from "./modules/advisory-hooks/advisory-hooks.js";
+import { PresentationStore } from "./modules/presentation/presentation-store.js";
+import type { PresentationRecord } from "./modules/presentation/presentation-service.js";
+import type { Artifact } from "./modules/artifacts/artifact-store.js";
 import type { ForeignRuntime } from "./foreign-runtime.js";
 import { sweepStaleScratch } from "./process/scratch.js";
 import { Roster, type HostCommand, type HostTool } from "./host/roster.js";
@@ -107,9 +104,11 @@ export class ExtensionHost {
   readonly #lifecycle = new LifecycleHub();
   readonly #contributions = new ContributionStore();
   #shutdown: Promise<void> | null = null;
-  /** Per-generation factories of the API 0.2 services the embedder bound (services/). */
-  readonly #serviceFactories: ServiceFactory[];
-  /** The latest accepted presentation snapshots (services/presentation/). */
+  /** The host modules, bound to the services the embedder gave (modules/registry.ts). */
+  readonly #modules: BoundModule[];
+  /** The host modules' embedder APIs (collection, advisory hooks), over the ready generations. */
+  readonly #api: EmbedderSurface;
+  /** The latest accepted presentation snapshots (modules/presentation/). */
   readonly #presentations = new PresentationStore();
   readonly #ledger: ToolNameLedger;
   readonly #replacements: ReplacementQueue;
@@ -119,9 +118,8 @@ export class ExtensionHost {
   private constructor(options: ExtensionHostOptions) {
     this.#options = options;
     this.#ledger = new ToolNameLedger(this.#roster.entries, options.reservedToolNames ?? []);
-    this.#serviceFactories = bindServices(options.services ?? {}, {
-      nameOwners: (extension) => this.#ledger.owners(extension),
-    });
+    this.#modules = bindModules(options.services ?? {}, { nameOwners: (extension) => this.#ledger.owners(extension) });
+    this.#api = embedderSurface({ ready: () => this.#roster.readyGenerations(), env: () => this.#collectEnv() });
     this.workspace = resolve(options.workspace ?? process.cwd());
     if (options.onEvent) this.#listeners.push(options.onEvent);
     const emit = (event: HostEvent): void => this.#emit(event);
@@ -234,7 +232,7 @@ export class ExtensionHost {
         return Promise.reject(err);
       }
     }
-    return runHook(this.#roster.readyGenerations(), hook, payload, options, this.#collectEnv());
+    return this.#api.runHook(hook, payload, options);
   }
 
   /** context/collect from every ready extension that declared contributes.context (CTX-03). */
@@ -242,7 +240,7 @@ export class ExtensionHost {
     input: { prompt: string | null },
     options: CallOptions = {},
   ): Promise<(ContextContribution & { extension: string })[]> {
-    return collectContext(this.#roster.readyGenerations(), input, options, this.#collectEnv());
+    return this.#api.collectContext(input, options);
   }
 
   /** status/collect from every ready extension that declared the surface in contributes.ui. */
@@ -250,7 +248,7 @@ export class ExtensionHost {
     surface: UiSurface = "status",
     options: CallOptions = {},
   ): Promise<(StatusContribution & { extension: string })[]> {
-    return collectStatus(this.#roster.readyGenerations(), surface, options, this.#collectEnv());
+    return this.#api.collectStatus(surface, options);
   }
 
   /**
@@ -258,7 +256,7 @@ export class ExtensionHost {
    * renderer applies or it failed (the caller falls back to plain output, REND-03).
    */
   renderTool(input: RenderInput, options: CallOptions = {}): Promise<RenderSegment[] | null> {
-    return renderTool(this.#roster.readyGenerations(), input, options, this.#collectEnv());
+    return this.#api.renderTool(input, options);
   }
 
   /**
@@ -298,8 +296,7 @@ export class ExtensionHost {
     payload: CacheWarmingPayload,
     options: { signal?: AbortSignal; deadlineMs?: number } = {},
   ): Promise<CacheWarmingAdvice> {
-    const stillReady = (g: Generation): boolean => this.#roster.readyGenerations().includes(g);
-    return adviseCacheWarming(this.#roster.readyGenerations(), payload, options, this.#collectEnv(), stillReady);
+    return this.#api.adviseCacheWarming(payload, options);
   }
 
   /**
@@ -310,7 +307,7 @@ export class ExtensionHost {
     payload: CompactionPayload,
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<{ extension: string; frames: Uint8Array[] } | null> {
-    return compactionFrames(this.#roster.readyGenerations(), payload, options, this.#collectEnv());
+    return this.#api.compactionFrames(payload, options);
   }
 
   /** The latest unsolicited context and status contributions of the running generations (CTX-07). */
@@ -404,9 +401,7 @@ export class ExtensionHost {
       },
       parentEnv: this.#options.env ?? process.env,
       emit: (event) => this.#emit(event),
-      confirm: this.#options.services?.confirm,
-      input: this.#options.services?.input,
-      services: this.#serviceFactories,
+      modules: this.#modules,
       ...(e.discovered.foreign
         ? { foreign: { extension: e.discovered.foreign, trusted: e.trusted, catalog: () => this.#foreignCatalog() } }
         : {}),
@@ -441,7 +436,7 @@ export class ExtensionHost {
     };
   }
 
-  #diagnoseFailure(g: Generation, what: string, err: unknown): void {
+  #diagnoseFailure(g: { readonly name: string; readonly number: number }, what: string, err: unknown): void {
     const message = err instanceof Error ? err.message : String(err);
     const text = `${what} failed: ${truncateBytes(message, 1024)}`;
     this.#emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "warning", message: text });

@@ -33,10 +33,12 @@ import { createScratch, launchSpec } from "./process/launch.js";
 import { containment, extensionPid, type ContainmentTier } from "./process/containment.js";
 import { describeFrameError } from "./transport/frame-errors.js";
 import { RateWindow } from "./util/rate-window.js";
-import { ChildInbox, type ConfirmService, type InputService } from "./child-inbox.js";
+import { ChildInbox } from "./child-inbox.js";
 import { registerGroup, unregisterGroup } from "./process/registry.js";
-import { GenerationServices, type ServiceFactory } from "./services/child-service.js";
-import type { MediaResolver } from "./services/artifacts/artifacts-service.js";
+import type { BoundModule } from "./modules/module.js";
+import { GenerationModules } from "./modules/module-set.js";
+import { mediaResolver } from "./modules/artifacts/module.js";
+import type { MediaResolver } from "./modules/artifacts/artifacts-service.js";
 import type { ForeignExtension, ForeignLaunchContext, LaunchedChild } from "./foreign-runtime.js";
 
 /** Diagnostics one generation may cause per second; the rest are counted in one summary. */
@@ -53,10 +55,6 @@ export interface GenerationSpec {
   host: HostState;
   parentEnv: Readonly<Record<string, string | undefined>>;
   emit: (event: HostEvent) => void;
-  /** Answers confirmation/request; absent means no interactive frontend, which denies (CONF-04). */
-  confirm?: ConfirmService | undefined;
-  /** Answers input/request (API 0.2+); absent means headless, which cancels (INPUT-06). */
-  input?: InputService | undefined;
   initializeTimeoutMs?: number;
   /** How long a frame may stay unfinished on stdout (default FRAME_ASSEMBLY_TIMEOUT_MS). */
   frameAssemblyTimeoutMs?: number;
@@ -67,8 +65,8 @@ export interface GenerationSpec {
   onDrained?: ((reason: "shutdown" | "reload") => void) | undefined;
   /** Called once when the generation ends for any reason other than a requested stop. */
   onUnexpectedEnd?: (error: OctetError) => void;
-  /** The host services the embedder bound; each builds this generation's instance (services/). */
-  services?: readonly ServiceFactory[];
+  /** The host modules, bound to the embedder's services; each opens this generation's instance (modules/). */
+  modules: readonly BoundModule[];
   /** A foreign runtime's extension (foreign-runtime.ts): launched by it instead of spawned here. */
   foreign?: { extension: ForeignExtension; trusted: boolean; catalog?: ForeignLaunchContext["catalog"] };
 }
@@ -115,41 +113,35 @@ export class Generation {
   readonly #ended$ = new AbortController();
   /** Diagnostics per second; an extension must not be able to flood the embedder through us. */
   readonly #diagnostics = new RateWindow(DIAGNOSTICS_PER_SECOND);
-  /** This generation's instances of the bound host services. */
-  readonly #services: GenerationServices;
+  /** This generation's instances of the bound host modules. */
+  readonly #modules: GenerationModules;
 
   constructor(spec: GenerationSpec) {
     this.spec = spec;
     this.name = spec.manifest.name;
     this.api = spec.manifest.api_version;
     this.#stderr = new StderrSink((line) => spec.emit({ type: "stderr", extension: this.name, generation: spec.number, line }));
-    this.#services = isNegotiated(this.api) && spec.services?.length
-      ? new GenerationServices(spec.services.flatMap((factory) => {
-        const service = factory({
-          name: this.name,
-          api: this.api,
-          number: spec.number,
-          manifest: spec.manifest,
-          scratchDir: () => this.#scratch,
-          catalog: { tools: () => this.tools, publish: (next) => this.publishTools(next), features: () => this.features },
-          owner: () => this.owner(),
-          ended: this.#ended$.signal,
-          activeRequest: (id) => this.#requests?.active(id),
-          diagnose: (level, message) => this.#diagnose(level, message),
-          emit: (event) => spec.emit(event),
-        });
-        return service ? [service] : [];
-      }))
-      : GenerationServices.none();
+    this.#modules = new GenerationModules(spec.modules, {
+      name: this.name,
+      api: this.api,
+      number: spec.number,
+      manifest: spec.manifest,
+      scratchDir: () => this.#scratch,
+      catalog: { tools: () => this.tools, publish: (next) => this.publishTools(next), features: () => this.features },
+      owner: () => this.owner(),
+      ended: this.#ended$.signal,
+      activeRequest: (id) => this.#requests?.active(id),
+      diagnose: (level, message) => this.#diagnose(level, message),
+      emit: (event) => spec.emit(event),
+    });
     this.#inbox = new ChildInbox({
-      services: this.#services,
+      modules: this.#modules,
       name: this.name,
       api: this.api,
       generation: spec.number,
       manifest: spec.manifest,
-      confirm: spec.confirm,
-      input: spec.input,
       accepting: () => this.#state === "ready" || this.#state === "draining",
+      features: () => this.features,
       activeRequest: (id) => this.#requests?.active(id),
       generationSignal: this.#ended$.signal,
       emit: (event) => spec.emit(event),
@@ -183,7 +175,7 @@ export class Generation {
   }
   /** The bound artifacts service's resolver of media parts, or undefined when none is bound. */
   get media(): MediaResolver | undefined {
-    return this.#services.media;
+    return mediaResolver(this.#modules);
   }
   get pendingRequests(): number {
     return this.#requests?.inFlight ?? this.#peer?.pendingCount ?? 0;
@@ -381,7 +373,7 @@ export class Generation {
       this.spec.emit({ type: "diagnostic", extension: this.name, generation: this.spec.number, level: "warning", message: `(${this.#diagnostics.dropped} more diagnostics suppressed; over ${DIAGNOSTICS_PER_SECOND} per second)` });
     }
     this.#ended$.abort();
-    this.#services.dispose();
+    this.#modules.dispose();
     if (this.#scratch) {
       const dir = this.#scratch;
       this.#scratch = null;
@@ -535,7 +527,7 @@ export class Generation {
       source: this.spec.source,
       workspace: this.spec.workspace,
       host: this.spec.host,
-      serviceFeatures: this.#services.features,
+      optional: this.#modules.features,
     });
     const timeoutMs = this.spec.initializeTimeoutMs ?? bounds.INITIALIZE_TIMEOUT_MS;
     let raw: unknown;
@@ -556,7 +548,7 @@ export class Generation {
       throw new OctetError("initialize_failed", `initialize response rejected: ${err instanceof Error ? err.message : String(err)}`);
     }
     this.#accepted = checked.value;
-    this.#services.negotiated(checked.value.features);
+    this.#modules.negotiated(checked.value.features);
     const features = new Set(checked.value.features);
     this.#requests = new HostRequests({
       peer,
@@ -571,7 +563,7 @@ export class Generation {
       onGraceExpired: (id, method) => this.#unsettledCancel(id, method),
       artifacts: features.has("artifacts"),
       checkMedia: (parts) => {
-        const r = this.#services.media?.resolve(parts, this.owner());
+        const r = mediaResolver(this.#modules)?.resolve(parts, this.owner());
         return r === undefined ? "no artifacts service is bound" : r.ok ? null : r.problem;
       },
       diagnose: (level, message) => this.#diagnose(level, message),

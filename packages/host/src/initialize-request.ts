@@ -1,10 +1,16 @@
 /**
  * The initialize request of one generation (INIT-02..05, INIT-12, INIT-13): the frozen API 0.1
- * shape, and for API 0.2/0.4 the protocol offer of the features this host binds. Pure: builds
- * data from the manifest, sends nothing.
+ * shape, and for API 0.2/0.4 the protocol offer of the features this host binds, which the host
+ * modules name (modules/registry.ts). Pure: builds data from the manifest, sends nothing.
  */
-import { OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type ApiVersion, type HostState, type InitializeParams, type ManifestSource } from "@octet/protocol";
+import {
+  OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type HostState, type InitializeParams, type ManifestSource,
+} from "@octet/protocol";
 import type { ExtensionManifest } from "./manifest/manifest.js";
+import { offeredFeatures } from "./modules/module-set.js";
+import { BARE_HOST, bindModules } from "./modules/registry.js";
+
+export { offeredOptionalFeatures } from "./modules/core/module.js";
 
 export interface InitializeOffer {
   required: string[];
@@ -14,7 +20,14 @@ export interface InitializeOffer {
 
 export function buildInitializeRequest(
   manifest: ExtensionManifest,
-  where: { manifestPath: string; source: ManifestSource; workspace: string; host: HostState; serviceFeatures?: readonly string[] },
+  where: {
+    manifestPath: string;
+    source: ManifestSource;
+    workspace: string;
+    host: HostState;
+    /** The optional features the generation's modules offer; default: those of a host with no embedder service. */
+    optional?: readonly string[];
+  },
 ): { params: InitializeParams; offered: InitializeOffer | undefined } {
   const params: InitializeParams = {
     api_version: manifest.api_version,
@@ -26,10 +39,7 @@ export function buildInitializeRequest(
     host: where.host,
   };
   if (!isNegotiated(manifest.api_version)) return { params, offered: undefined };
-  const optional = offeredOptionalFeatures(manifest.api_version);
-  // The advisory hooks of API 0.4 are offered only to a manifest that declares them (INIT-43).
-  if (manifest.api_version === "0.4") for (const hook of ["compaction_strategy", "cache_warming_decision"]) if (manifest.contributes.hooks.includes(hook)) optional.push(hook);
-  for (const f of where.serviceFeatures ?? []) if (!optional.includes(f)) optional.push(f);
+  const optional = [...(where.optional ?? offeredFeatures(bindModules({}, BARE_HOST), manifest, manifest.api_version))];
   const offered: InitializeOffer = { required: [...REQUIRED_FEATURES], optional, maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS };
   params.protocol = {
     version: manifest.api_version,
@@ -38,19 +48,6 @@ export function buildInitializeRequest(
     limits: { max_concurrent_requests: offered.maxConcurrentRequests },
   };
   return { params, offered };
-}
-
-/**
- * The optional features this host binds a service behind (INIT-29): progress (with decoration,
- * whose bounds are defined, INIT-47), lifecycle events (emitLifecycle), runtime_commands (a fixed
- * per-generation command list), and on API 0.4 prompt metadata. The host services the embedder
- * binds (artifacts, presentation, policy, secrets, dynamic tools: services/) add theirs through
- * `serviceFeatures`; agent sessions and the Wave-1 features are not offered.
- */
-export function offeredOptionalFeatures(api: ApiVersion): string[] {
-  const features = ["request_progress", "progress_decoration", "lifecycle_events", "runtime_commands"];
-  if (api === "0.4") features.push("tool_prompt_metadata_v1");
-  return features;
 }
 
 function initializeCapabilities(m: ExtensionManifest): InitializeParams["capabilities"] {

@@ -14,7 +14,7 @@ import {
 import type { HostEvent } from "./events.js";
 import type { Generation } from "./generation.js";
 import { truncateBytes } from "./transport/stderr-sink.js";
-import type { ResolvedMedia } from "./services/artifacts/artifact-store.js";
+import type { ResolvedMedia } from "./modules/artifacts/artifact-store.js";
 import type { ToolSchemas } from "./schema-check/tool-schemas.js";
 
 export interface ToolCallOutcome extends NormalizedToolResult {

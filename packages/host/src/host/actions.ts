@@ -8,9 +8,9 @@
 import { OctetError, bounds, type CommandResult, type ExtensionMenu } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
 import type { ConfirmService } from "../child-inbox.js";
-import type { CallOptions as CollectOptions } from "../collect.js";
-import { collectMenu, offersMenu, requireAction, type MenuOutcome } from "../menus.js";
-import type { PresentationStore } from "../services/presentation/presentation-store.js";
+import type { CallOptions as CollectOptions } from "../modules/collection/collect.js";
+import { collectMenu, offersMenu, requireAction, type MenuOutcome } from "../modules/menus/menus.js";
+import type { PresentationStore } from "../modules/presentation/presentation-store.js";
 import type { Roster } from "./roster.js";
 import type { CallOptions, Router } from "./routing.js";
 

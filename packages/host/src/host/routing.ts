@@ -11,7 +11,7 @@ import {
 } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
 import type { Generation } from "../generation.js";
-import type { CallOptions as CollectOptions } from "../collect.js";
+import type { CallOptions as CollectOptions } from "../modules/collection/collect.js";
 import { notReadyReasons, statusOf } from "../extension-status.js";
 import { toolError, toolOutcome, type ToolCallOutcome } from "../tool-outcome.js";
 import { refuseInvalidArguments } from "../schema-check/call-arguments.js";
