@@ -44,7 +44,8 @@ function setup(o: Partial<HostRequestsOptions> = {}, hold = false) {
     diagnose: (level, message) => said.push(`${level}: ${message}`),
     ...o,
   });
-  const answer = (id: number, result: unknown = {}): void => peer.receive({ kind: "response", message: { jsonrpc: "2.0", id, result } });
+  const answer = (id: number, result: unknown = {}): void =>
+    peer.receive({ kind: "response", message: { jsonrpc: "2.0", id, result } });
   const progress = (params: unknown): void => requests.progress(params);
   return { peer, requests, sent, held, said, expired, answer, progress };
 }
@@ -108,7 +109,8 @@ test("CANCEL-04: a late reply to a cancelled request, told by the peer, releases
   await call.catch(() => undefined);
   const next = t.requests.send("tool/call", { n: 2 }, opts);
   await new Promise((r) => setImmediate(r));
-  assert.equal(t.sent.filter((s) => s.method === "tool/call").length, 1, "no slot while the cancelled one is unsettled");
+  const calls = t.sent.filter((s) => s.method === "tool/call");
+  assert.equal(calls.length, 1, "no slot while the cancelled one is unsettled");
   t.answer(t.sent[0]!.id!);
   await waitUntil(() => t.sent.some((s) => s.params?.["n"] === 2), 2_000, "the next request");
   assert.equal(t.requests.inFlight, 1);
@@ -177,7 +179,8 @@ test("SHUT-08: once admission stops, waiting and new requests are refused as not
   const waiting = t.requests.send("tool/call", {}, opts);
   await new Promise((r) => setImmediate(r));
   t.requests.stopAdmitting("draining");
-  await assert.rejects(waiting, (err: unknown) => err instanceof OctetError && err.code === "not_sent" && err.message === "not sent: draining");
+  const notSent = (err: unknown): boolean => err instanceof OctetError && err.code === "not_sent";
+  await assert.rejects(waiting, (err: unknown) => notSent(err) && (err as Error).message === "not sent: draining");
   await assert.rejects(t.requests.send("tool/call", {}, opts), /not sent: draining/);
   const idle = t.requests.idle(60_000);
   t.answer(t.sent[0]!.id!);
@@ -194,7 +197,8 @@ test("SHUT-08: cancelAll cancels every active request with the reason, one $/can
   t.requests.cancelAll("shutdown");
   await assert.rejects(a, /tool\/call \(id \d+\) was cancelled: shutdown/);
   await assert.rejects(b, /command\/execute \(id \d+\) was cancelled: shutdown/);
-  assert.deepEqual(t.sent.filter((s) => s.method === "$/cancelRequest").map((s) => s.params?.["reason"]), ["shutdown", "shutdown"]);
+  const reasons = t.sent.filter((s) => s.method === "$/cancelRequest").map((s) => s.params?.["reason"]);
+  assert.deepEqual(reasons, ["shutdown", "shutdown"]);
 });
 
 test("PROG-07: chunkOutput keeps small output whole and cuts base64 output on byte boundaries", () => {

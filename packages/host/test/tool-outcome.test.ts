@@ -52,7 +52,8 @@ test("CALL-18: a media part needs the artifacts feature, and with it a bound art
   const image = { type: "image", artifact_id: "art_1", mime_type: "image/png" };
   const ok = { structured_content: { n: 1 } };
   const without = run(gen(), { content: [text("see"), image], ...ok });
-  assert.equal(without.outcome.text, 'Tool shape returned an invalid result: content part of type "image" needs the artifacts feature, which was not negotiated');
+  const needs = 'content part of type "image" needs the artifacts feature, which was not negotiated';
+  assert.equal(without.outcome.text, `Tool shape returned an invalid result: ${needs}`);
   const unbound = run(gen({ features: ["artifacts"] }), { content: [text("see"), image], ...ok });
   assert.equal(unbound.outcome.text, "Tool shape returned an invalid result: no artifacts service is bound");
   let askedFor: ResourceOwner | undefined;
@@ -83,7 +84,8 @@ test("DIAG-04, DIAG-05: typed diagnostics are checked: an unknown artifact and a
   assert.equal(workspace.outcome.is_error, false, workspace.outcome.text);
   const artifact = { kind: "artifact", artifact_id: "art_9" };
   const unbound = run(gen(), { ...x, metadata: diagnostic(artifact) });
-  assert.match(unbound.outcome.text, /primary\.source: artifact "art_9" cannot be resolved: no artifacts service is bound/);
+  const cannot = /primary\.source: artifact "art_9" cannot be resolved: no artifacts service is bound/;
+  assert.match(unbound.outcome.text, cannot);
   const media: MediaResolver = { resolve: () => ({ ok: true, media: [] }), get: () => undefined };
   const unknown = run(gen({ media }), { ...x, metadata: diagnostic(artifact) });
   assert.match(unknown.outcome.text, /unknown artifact "art_9"; an artifact is valid only for the session owner/);

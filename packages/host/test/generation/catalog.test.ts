@@ -26,7 +26,8 @@ test("CAT-08: a publication over the compile budget throws and changes nothing",
   const c = new GenerationCatalog(new CompileBudget(50, 1_000_000));
   c.accept([tool("a")]);
   const before = c.schemas;
-  assert.throws(() => c.publish([tool("big", "integer"), tool("bigger", "number")]), /over the limit of 50 bytes per publication/);
+  const next = [tool("big", "integer"), tool("bigger", "number")];
+  assert.throws(() => c.publish(next), /over the limit of 50 bytes per publication/);
   assert.equal(c.revision, 0);
   assert.deepEqual(c.tools.map((t) => t.name), ["a"]);
   assert.equal(c.schemas, before);

@@ -55,7 +55,11 @@ test("issue 13.4: a real child that writes its error and exits at once is report
     await mkdir(join(dir, "quick"));
     // Written and gone at once: the exit and the last stderr bytes reach the host in either order.
     const script = 'echo "Error: cause $OCTET_PROCESS_GENERATION" >&2; exit 3';
-    const toml = `name = "quick"\nversion = "0.1.0"\napi_version = "0.1"\n\n[entrypoint]\ncommand = "/bin/sh"\nargs = ["-c", ${JSON.stringify(script)}]\n\n[contributes]\ntools = ["z"]\n`;
+    const toml = [
+      'name = "quick"', 'version = "0.1.0"', 'api_version = "0.1"',
+      "[entrypoint]", 'command = "/bin/sh"', `args = ["-c", ${JSON.stringify(script)}]`,
+      "[contributes]", 'tools = ["z"]', "",
+    ].join("\n");
     await writeFile(join(dir, "quick", "extension.toml"), toml);
     const parsed = parseManifest(toml, join(dir, "quick", "extension.toml"));
     if (!parsed.ok) assert.fail(parsed.errors.map((e) => e.message).join("\n"));
@@ -68,7 +72,8 @@ test("issue 13.4: a real child that writes its error and exits at once is report
         parentEnv: { PATH: process.env["PATH"], ...tiers[n % 2] }, emit: () => undefined,
       });
       const err = await g.start().then(() => assert.fail("started"), (e: unknown) => e as OctetError);
-      assert.match(err.message, new RegExp(`process exited with code 3; stderr: Error: cause ${n}$`), `run ${n}: ${err.message}`);
+      const expected = new RegExp(`process exited with code 3; stderr: Error: cause ${n}$`);
+      assert.match(err.message, expected, `run ${n}: ${err.message}`);
     }
   } finally {
     await rm(dir, { recursive: true, force: true });

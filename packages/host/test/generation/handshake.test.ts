@@ -12,7 +12,13 @@ import { parseManifest } from "../../src/manifest/manifest.js";
 import { FakeChild } from "./fake-child.js";
 import { harness, initializeResult, manifestToml } from "./harness.js";
 
-function setup(api: "0.1" | "0.2" | "0.4", timeoutMs = 5_000): { child: FakeChild; run: Promise<unknown>; catalog: GenerationCatalog } {
+interface Setup {
+  child: FakeChild;
+  run: Promise<unknown>;
+  catalog: GenerationCatalog;
+}
+
+function setup(api: "0.1" | "0.2" | "0.4", timeoutMs = 5_000): Setup {
   const parsed = parseManifest(manifestToml(api), "/fake/extension.toml");
   if (!parsed.ok) throw new Error("bad manifest");
   const child = new FakeChild();
@@ -21,7 +27,8 @@ function setup(api: "0.1" | "0.2" | "0.4", timeoutMs = 5_000): { child: FakeChil
     stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
     inbox: { request: async () => null, notification: () => undefined, cancel: () => undefined },
     childCancels: api !== "0.1", progress: () => false, onStderr: () => undefined,
-    onViolation: (m) => assert.fail(m), onTransportEnded: () => undefined, diagnose: () => undefined, ended: ended.signal,
+    onViolation: (m) => assert.fail(m), onTransportEnded: () => undefined, diagnose: () => undefined,
+    ended: ended.signal,
   });
   const catalog = new GenerationCatalog();
   const o: HandshakeOptions = {
@@ -54,7 +61,8 @@ test("issue 14.3: the handshake refuses an answer with another api_version, nami
   child.reply(await child.next("initialize"), { ...initializeResult("0.1"), api_version: "0.2" });
   const err = await refusal(run);
   assert.equal(err.code, "initialize_failed");
-  assert.match(err.message, /^initialize response rejected: .*api_version.*"0\.2" does not equal the manifest-selected "0\.1"/);
+  const why = /^initialize response rejected: .*api_version.*"0\.2" does not equal the manifest-selected "0\.1"/;
+  assert.match(err.message, why);
   assert.deepEqual(catalog.tools, [], "nothing of a refused answer is kept");
 });
 

@@ -31,7 +31,13 @@ export function manifestToml(api: ApiVersion, tools: readonly string[] = ["echo"
   ].join("\n");
 }
 
-export function harness(api: ApiVersion, o: { child?: FakeChild; launch?: ChildLauncher; initializeTimeoutMs?: number } = {}): Harness {
+export interface HarnessOptions {
+  child?: FakeChild;
+  launch?: ChildLauncher;
+  initializeTimeoutMs?: number;
+}
+
+export function harness(api: ApiVersion, o: HarnessOptions = {}): Harness {
   const parsed = parseManifest(manifestToml(api), "/fake/extension.toml");
   if (!parsed.ok) assert.fail(parsed.errors.map((e) => e.message).join("\n"));
   const child = o.child ?? new FakeChild();
@@ -50,7 +56,8 @@ export function harness(api: ApiVersion, o: { child?: FakeChild; launch?: ChildL
     launch: o.launch ?? launcherOf(child),
     ...(o.initializeTimeoutMs !== undefined ? { initializeTimeoutMs: o.initializeTimeoutMs } : {}),
   });
-  const diagnostics = (): string[] => events.flatMap((e) => (e.type === "diagnostic" ? [`${e.level}: ${e.message}`] : []));
+  const diagnostics = (): string[] =>
+    events.flatMap((e) => (e.type === "diagnostic" ? [`${e.level}: ${e.message}`] : []));
   return { g, child, events, diagnostics };
 }
 

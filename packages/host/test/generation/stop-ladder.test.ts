@@ -36,8 +36,10 @@ test("SHUT-03, SHUT-05: an unanswered shutdown: after the acknowledgement and ex
   assert.equal(h.g.state, "stopped");
   assert.equal(h.child.kills[0]?.running, true, "the kill came while the child was still running");
   const d = h.diagnostics();
-  assert.ok(d.some((x) => /^warning: no shutdown acknowledgement: shutdown \(id 2\) got no response within \d+ ms/.test(x)), d.join("\n"));
-  assert.ok(d.some((x) => /^warning: did not exit within \d+ ms of the shutdown request; killing its process group/.test(x)), d.join("\n"));
+  const noAck = /^warning: no shutdown acknowledgement: shutdown \(id 2\) got no response within \d+ ms/;
+  const noExit = /^warning: did not exit within \d+ ms of the shutdown request; killing its process group/;
+  assert.ok(d.some((x) => noAck.test(x)), d.join("\n"));
+  assert.ok(d.some((x) => noExit.test(x)), d.join("\n"));
   // API 0.1 has no draining phase (SHUT-09).
   assert.ok(!h.events.some((e) => e.type === "state" && e.state === "draining"));
 });
@@ -80,7 +82,13 @@ test("SHUT-02: a child that exits after acknowledging, during the exit stage, en
 });
 
 /** The ladder alone, over a real connection to a fake child, with short stages. */
-function subject(child: FakeChild, state: GenerationState = "ready"): { s: LadderSubject; said: string[]; states: string[] } {
+interface Subject {
+  s: LadderSubject;
+  said: string[];
+  states: string[];
+}
+
+function subject(child: FakeChild, state: GenerationState = "ready"): Subject {
   const said: string[] = [];
   const states: string[] = [];
   const ended = new AbortController();
