@@ -123,7 +123,11 @@ export class HostRequests {
       throw new OctetError("request_timeout", `${method} got no free request slot within ${options.timeoutMs} ms; nothing was sent`);
     }
     const peer = this.#o.peer;
-    const outgoing = peer.request(method, params);
+    // The peer says when the extension settles it (as the response is read, or late after a
+    // cancel): this table follows the peer's, it is not a second ledger kept from the wire.
+    const outgoing = peer.request(method, params, {
+      onSettled: (how) => (how === "answered" ? this.#responded(outgoing.id) : this.#lateResponse(outgoing.id)),
+    });
     const entry: Active = { method, controller: null, onProgress: options.onProgress, lastSequence: -1, preApproved: options.preApproveFirstConfirmation === true };
     this.#active.set(outgoing.id, entry);
     let cancelled = false;
@@ -216,11 +220,11 @@ export class HostRequests {
   }
 
   /**
-   * A response to `id` arrived. Called as the frame is read, before the waiter runs, so a
-   * $/progress or reverse request that follows the response in the same read already finds the
+   * A response to `id` arrived. Told by the peer as the frame is read, before the waiter runs, so
+   * a $/progress or reverse request that follows the response in the same read already finds the
    * request settled (PROG-04, REV-08) and its pending children are cancelled at once (CANCEL-10).
    */
-  responded(id: number): void {
+  #responded(id: number): void {
     const a = this.#active.get(id);
     if (!a) return;
     this.#active.delete(id);
@@ -229,7 +233,7 @@ export class HostRequests {
   }
 
   /** A reply arrived for a tombstoned id: the cancelled request is settled after all. */
-  lateResponse(id: number): void {
+  #lateResponse(id: number): void {
     const g = this.#graces.get(id);
     if (!g) return;
     clearTimeout(g.timer);

@@ -27,12 +27,15 @@ export interface ToolCallOutcome extends NormalizedToolResult {
   media?: ResolvedMedia[];
 }
 
-export function toolError(g: Generation, text: string): ToolCallOutcome {
+/** What an outcome needs of the generation that answered: a Generation, or any such object in a test. */
+export type OutcomeGeneration = Pick<Generation, "name" | "api" | "number" | "features" | "media" | "owner" | "schemas">;
+
+export function toolError(g: Pick<Generation, "name">, text: string): ToolCallOutcome {
   return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
 }
 
 /** `schemas`: the compiled schemas of the epoch the call was planned from (its catalog snapshot's). */
-export function toolOutcome(g: Generation, tool: ToolDefinition, raw: unknown, emit: (event: HostEvent) => void, schemas: ToolSchemas = g.schemas): ToolCallOutcome {
+export function toolOutcome(g: OutcomeGeneration, tool: ToolDefinition, raw: unknown, emit: (event: HostEvent) => void, schemas: ToolSchemas = g.schemas): ToolCallOutcome {
   const checked = validateToolResult(raw, g.api, tool);
   let problem: string | null = checked.ok ? null : checked.problems.join("; ");
   let resolved: ResolvedMedia[] = [];
@@ -68,7 +71,7 @@ const DIAGNOSTICS_PATH = `metadata.${DIAGNOSTICS_METADATA_KEY}`;
  *   publish new references (refused, not stripped: docs/decisions.md).
  * Fix edits are workspace-only suggestions; nothing here grants or applies them.
  */
-function diagnosticsProblem(g: Generation, result: NormalizedToolResult): string | null {
+function diagnosticsProblem(g: OutcomeGeneration, result: NormalizedToolResult): string | null {
   const metadata = result.metadata;
   if (metadata === null || typeof metadata !== "object" || Array.isArray(metadata)) return null;
   const raw = (metadata as Record<string, unknown>)[DIAGNOSTICS_METADATA_KEY];

@@ -43,6 +43,12 @@ export interface PeerOptions {
 export interface RequestOptions {
   /** Reject with request_timeout after this many milliseconds; none when absent. */
   timeoutMs?: number;
+  /**
+   * Told when the other side settles this request, as its response is read and before the
+   * waiter runs ("answered"), or, once given up on after its frame was written, when the late
+   * response comes ("late"). The layer above keeps no ledger of its own for either.
+   */
+  onSettled?: (how: "answered" | "late") => void;
 }
 
 export interface OutgoingRequest {
@@ -56,6 +62,13 @@ interface Pending {
   reject: (reason: unknown) => void;
   timer: unknown;
   ticket: SendTicket;
+  onSettled: RequestOptions["onSettled"];
+}
+
+interface Tombstone {
+  reason: "timeout" | "cancelled";
+  /** Dropped once told: a second late response is only diagnosed. */
+  onSettled: RequestOptions["onSettled"];
 }
 
 export class RpcPeer {
@@ -66,7 +79,7 @@ export class RpcPeer {
   readonly #timers: TimerApi;
   readonly #pending = new Map<number, Pending>();
   /** Ids given up on (timeout, cancel): late replies are diagnosed, never delivered. Bounded FIFO. */
-  readonly #tombstones = new Map<number, "timeout" | "cancelled">();
+  readonly #tombstones = new Map<number, Tombstone>();
   #nextId = 1;
   #closed: Error | null = null;
 
@@ -104,7 +117,9 @@ export class RpcPeer {
         reject(err);
         return;
       }
-      const entry: Pending = { method, resolve, reject, timer: undefined, ticket: { withdraw: () => false } };
+      const entry: Pending = {
+        method, resolve, reject, timer: undefined, ticket: { withdraw: () => false }, onSettled: options.onSettled,
+      };
       this.#pending.set(id, entry);
       if (options.timeoutMs !== undefined) {
         entry.timer = this.#timers.setTimeout(() => {
@@ -134,7 +149,7 @@ export class RpcPeer {
     this.#pending.delete(id);
     if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
     const withdrawn = entry.ticket.withdraw();
-    if (!withdrawn) this.#tombstone(id, reason);
+    if (!withdrawn) this.#tombstone(id, { reason, onSettled: entry.onSettled });
     entry.reject(error);
     return { withdrawn };
   }
@@ -179,8 +194,8 @@ export class RpcPeer {
     }
   }
 
-  #tombstone(id: number, reason: "timeout" | "cancelled"): void {
-    this.#tombstones.set(id, reason);
+  #tombstone(id: number, tombstone: Tombstone): void {
+    this.#tombstones.set(id, tombstone);
     if (this.#tombstones.size > MAX_CHILD_IDS_PER_GENERATION) {
       const oldest = this.#tombstones.keys().next();
       if (!oldest.done) this.#tombstones.delete(oldest.value);
@@ -198,14 +213,19 @@ export class RpcPeer {
     const entry = typeof id === "number" ? this.#pending.get(id) : undefined;
     if (!entry || typeof id !== "number") {
       const tomb = typeof id === "number" ? this.#tombstones.get(id) : undefined;
-      if (tomb !== undefined) {
-        this.#onDiagnostic(isErrorResponse(response) ? { kind: "late_response", id, reason: tomb, errorCode: response.error.code } : { kind: "late_response", id, reason: tomb });
+      if (tomb !== undefined && typeof id === "number") {
+        const told = tomb.onSettled;
+        tomb.onSettled = undefined;
+        told?.("late");
+        const late = { kind: "late_response", id, reason: tomb.reason } as const;
+        this.#onDiagnostic(isErrorResponse(response) ? { ...late, errorCode: response.error.code } : late);
       }
       else this.#onDiagnostic({ kind: "unknown_response", id });
       return;
     }
     this.#pending.delete(id);
     if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
+    entry.onSettled?.("answered");
     if (isErrorResponse(response)) entry.reject(new WireError(response.error.code, response.error.message, response.error.data));
     else entry.resolve(response.result);
   }

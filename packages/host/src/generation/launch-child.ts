@@ -1,0 +1,96 @@
+/**
+ * The real launcher of a generation's child: a process spawned the host's way (its own group,
+ * contained where the machine allows, process/*), or a foreign runtime's instance behind a
+ * stand-in child (foreign-runtime.ts). The generation gets it through the ChildLauncher seam.
+ */
+import { OctetError, type ManifestSource } from "@octet/protocol";
+import type { ExtensionManifest } from "../manifest/manifest.js";
+import type { ForeignExtension, ForeignLaunchContext } from "../foreign-runtime.js";
+import { containment } from "../process/containment.js";
+import { launchSpec } from "../process/launch.js";
+import { signalGroup } from "../process/process-group.js";
+import { registerGroup, unregisterGroup } from "../process/registry.js";
+import { spawnChild } from "../process/spawn-child.js";
+import { watchNamespacedStdout } from "../transport/stdout-watch.js";
+import { adoptChild, type ChildLauncher, type GenerationChild } from "./child.js";
+import type { LaunchedChild } from "../foreign-runtime.js";
+
+export interface ProcessLaunchSpec {
+  manifest: ExtensionManifest;
+  extensionDir: string;
+  source: ManifestSource;
+  workspace: string;
+  number: number;
+  parentEnv: Readonly<Record<string, string | undefined>>;
+  foreign?: { extension: ForeignExtension; trusted: boolean; catalog?: ForeignLaunchContext["catalog"] } | undefined;
+}
+
+export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
+  return async (request) => {
+    const contained = containment(spec.parentEnv);
+    const foreign = spec.foreign;
+    if (!foreign) {
+      const child = await spawnChild(contained.wrap(launchSpec(spec, request.scratch)));
+      return { child: adopt(child, contained.tier), tier: contained.tier };
+    }
+    // Registered the moment it exists, not when launch() returns: a stop or a host exit during a
+    // foreign instance's start (up to its initialize timeout) still kills the group at once.
+    let spawned = 0;
+    const onStop = (): void => {
+      if (spawned > 1) killQuietly(spawned, request.diagnose);
+    };
+    request.signal.addEventListener("abort", onStop, { once: true });
+    try {
+      const launched = await foreign.extension.launch({
+        workspace: spec.workspace,
+        generation: spec.number,
+        source: spec.source,
+        trusted: foreign.trusted,
+        spawn: async (s) => {
+          const child = await spawnChild(contained.wrap({ ...s, args: [...s.args] }));
+          if ((child.pid ?? 0) > 1) {
+            spawned = child.pid!;
+            registerGroup(spawned);
+            request.onGroup?.(spawned);
+            if (request.signal.aborted) onStop();
+          }
+          return child;
+        },
+        diagnose: request.diagnose,
+        signal: request.signal,
+        catalog: () => foreign.catalog?.() ?? { tools: [], commands: [] },
+      });
+      const { tools, commands, hooks } = launched.contributes;
+      return {
+        child: adopt(launched.child, contained.tier),
+        tier: contained.tier,
+        declared: { tools, commands },
+        ...(hooks ? { hooks } : {}),
+        unsupportedHooks: launched.unsupportedHooks ?? [],
+      };
+    } catch (err) {
+      // A launch that failed after spawning leaves nothing behind: its group is killed here.
+      if (spawned > 1) killQuietly(spawned, request.diagnose);
+      throw new OctetError("spawn_failed", err instanceof Error ? err.message : String(err));
+    } finally {
+      request.signal.removeEventListener("abort", onStop);
+    }
+  };
+}
+
+/** A child behind the PID-namespace launcher gets the stdout watch its pipe's EOF cannot give. */
+function adopt(launched: LaunchedChild, tier: ReturnType<typeof containment>["tier"]): GenerationChild {
+  const child = adoptChild(launched);
+  const pgid = child.pgid;
+  if (tier !== "pid-namespace" || pgid === null) return child;
+  return { ...child, watchStdout: (onEnded, until) => watchNamespacedStdout(pgid, onEnded, until) };
+}
+
+function killQuietly(pgid: number, diagnose: (level: "error", message: string) => void): void {
+  try {
+    signalGroup(pgid, "SIGKILL");
+  } catch (err) {
+    diagnose("error", `could not kill process group ${pgid}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  unregisterGroup(pgid);
+}
