@@ -200,7 +200,8 @@ test("INPUT-08, PROG-05: in the shell on a terminal, a call shows its bar, a sec
     assert.match(run.output(), /\] 100% 30\/30 files/);
     const from = run.output().length;
     run.type(`/call ask ${JSON.stringify({ steps: [{ secret: "Token:" }, { confirm: "Sure?" }] })}\r`);
-    await run.waitFor(/Token:/, "the secret prompt", { from });
+    // The prompt, not the echoed command line (which also says Token:): it carries the extension's tag.
+    await run.waitFor(/\[cli-ext\]\S* Token:/, "the secret prompt", { from });
     const typedFrom = run.output().length;
     run.type("hunter2\r");
     await run.waitFor(/\[y\/N\] $/, "the confirmation", { from: typedFrom });

@@ -49,7 +49,7 @@ test("INIT-02: the handshake sends initialize for the manifest and accepts a val
   const { child, run, catalog } = setup("0.2");
   const init = await child.next("initialize");
   assert.equal(init.params?.["api_version"], "0.2");
-  assert.deepEqual((init.params?.["contributes"] as { tools: string[] }).tools, ["echo"]);
+  assert.deepEqual((init.params?.["contributes"] as { tools: string[] } | undefined)?.tools, ["echo"]);
   child.reply(init, initializeResult("0.2"));
   const accepted = (await run) as { features: string[] };
   assert.deepEqual(accepted.features, ["request_cancellation", "content_parts"]);
