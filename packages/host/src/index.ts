@@ -1,9 +1,9 @@
-export { ExtensionHost } from "./extension-host.js";
+export { ExtensionHost } from "./host/extension-host.js";
 export type {
   ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService, InputService, MenuOutcome, RenderInput, Contributions,
-} from "./extension-host.js";
-export type { ExtensionStatus, ExtensionState, Health } from "./extension-status.js";
-export { notReadyReasons } from "./extension-status.js";
+} from "./host/extension-host.js";
+export type { ExtensionStatus, ExtensionState, Health } from "./host/extension-status.js";
+export { notReadyReasons } from "./host/extension-status.js";
 export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
 export type { HostServiceOptions } from "./modules/registry.js";
 export type { PresentationRecord, PresentationClock, PresentationServiceOptions } from "./modules/presentation/presentation-service.js";
@@ -11,12 +11,12 @@ export { parseManifest } from "./manifest/manifest.js";
 export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";
 export { discoverExtensions } from "./manifest/discovery.js";
 export type { DiscoveredExtension } from "./manifest/discovery.js";
-export type { LifecycleMethod } from "./lifecycle.js";
+export type { LifecycleMethod } from "./generation/lifecycle.js";
 export type { SupervisionState, SupervisorClock, SupervisorEvent } from "./supervision/supervisor.js";
 export { decideRestart, backoffCeiling, DEFAULT_RESTART_POLICY } from "./supervision/restart-policy.js";
 export type { RestartPolicy, RestartDecision, RestartBudget } from "./supervision/restart-policy.js";
-export { CatalogSnapshot } from "./catalog-snapshot.js";
-export type { CatalogEntry } from "./catalog-snapshot.js";
+export { CatalogSnapshot } from "./host/catalog-snapshot.js";
+export type { CatalogEntry } from "./host/catalog-snapshot.js";
 export type { DynamicToolsOptions } from "./modules/dynamic-tools/dynamic-tools.js";
 export type { Artifact, ResolvedMedia, ArtifactLimits } from "./modules/artifacts/artifact-store.js";
 export type { ArtifactServiceOption } from "./modules/artifacts/artifacts-service.js";

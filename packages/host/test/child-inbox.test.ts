@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { WireError, bounds, type RequestMessage } from "@octet/protocol";
-import { ChildInbox, type ConfirmService, type InboxContext } from "../src/child-inbox.js";
+import { ChildInbox, type ConfirmService, type InboxContext } from "../src/generation/child-inbox.js";
 import { parseManifest } from "../src/manifest/manifest.js";
 
 function manifest() {

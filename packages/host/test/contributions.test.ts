@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ContributionStore } from "../src/contributions.js";
+import { ContributionStore } from "../src/modules/collection/contribution-store.js";
 
 test("CTX-07: the latest context per (extension, label) replaces earlier ones and is cleared when its generation ends", () => {
   const store = new ContributionStore();

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { OctetError, RpcPeer, bounds, type ProgressEvent, type SendTicket } from "@octet/protocol";
-import { HostRequests, chunkOutput, type HostRequestsOptions } from "../src/host-requests.js";
+import { HostRequests, chunkOutput, type HostRequestsOptions } from "../src/generation/host-requests.js";
 import { waitUntil } from "./helpers/wait.js";
 
 interface Sent {

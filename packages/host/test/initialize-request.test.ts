@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bounds } from "@octet/protocol";
-import { buildInitializeRequest, offeredOptionalFeatures } from "../src/initialize-request.js";
+import { buildInitializeRequest, offeredOptionalFeatures } from "../src/generation/initialize-request.js";
 import { parseManifest } from "../src/manifest/manifest.js";
 
 function manifest(api: string) {

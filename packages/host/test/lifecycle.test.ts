@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { LifecycleHub, type LifecycleMethod, type LifecycleTarget } from "../src/lifecycle.js";
+import { LifecycleHub, type LifecycleMethod, type LifecycleTarget } from "../src/generation/lifecycle.js";
 
 function target(subscribed: LifecycleMethod[]): LifecycleTarget & { got: [string, Record<string, unknown>][] } {
   const got: [string, Record<string, unknown>][] = [];

@@ -8,7 +8,7 @@ import type { ResourceOwner, ToolDefinition } from "@octet/protocol";
 import type { HostEvent } from "../src/events.js";
 import type { MediaResolver } from "../src/modules/artifacts/artifacts-service.js";
 import { CompileBudget, compileToolSchemas } from "../src/schema-check/tool-schemas.js";
-import { toolOutcome, type OutcomeGeneration } from "../src/tool-outcome.js";
+import { toolOutcome, type OutcomeGeneration } from "../src/generation/tool-outcome.js";
 
 const OWNER: ResourceOwner = { session_id: "s", extension_instance_id: "i", process_generation: 3 };
 const TOOL: ToolDefinition = {

@@ -10,8 +10,8 @@ import {
   type AcceptedInitialize, type ApiVersion, type ContentPart, type HostState, type ManifestSource, type RpcPeer,
 } from "@octet/protocol";
 import type { DiagnosticLevel } from "../events.js";
-import type { HostRequestsOptions } from "../host-requests.js";
-import { buildInitializeRequest } from "../initialize-request.js";
+import type { HostRequestsOptions } from "./host-requests.js";
+import { buildInitializeRequest } from "./initialize-request.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type { GenerationCatalog } from "./catalog.js";
 

@@ -7,7 +7,7 @@
  */
 import { OctetError, bounds, type CommandResult, type ExtensionMenu } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
-import type { ConfirmService } from "../child-inbox.js";
+import type { ConfirmService } from "../generation/child-inbox.js";
 import type { CallOptions as CollectOptions } from "../modules/collection/collect.js";
 import { collectMenu, offersMenu, requireAction, type MenuOutcome } from "../modules/menus/menus.js";
 import type { PresentationStore } from "../modules/presentation/presentation-store.js";

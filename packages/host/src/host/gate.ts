@@ -6,8 +6,8 @@
  */
 import { OctetError, bounds } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
-import type { Generation } from "../generation.js";
-import { catalogOf, type Entry } from "../extension-status.js";
+import type { Generation } from "../generation/generation.js";
+import { catalogOf, type Entry } from "./extension-status.js";
 import { discoverExtensions } from "../manifest/discovery.js";
 import { resolveStartDecision } from "../manifest/trust.js";
 import type { ForeignRuntime } from "../foreign-runtime.js";

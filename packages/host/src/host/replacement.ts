@@ -9,8 +9,8 @@
  */
 import { OctetError, bounds } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
-import type { Generation } from "../generation.js";
-import { catalogOf, statusOf, type Entry, type ExtensionStatus } from "../extension-status.js";
+import type { Generation } from "../generation/generation.js";
+import { catalogOf, statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
 import { Supervisor, isPermanentRestartError, type SupervisorClock } from "../supervision/supervisor.js";
 import { DEFAULT_RESTART_POLICY, type RestartPolicy } from "../supervision/restart-policy.js";
 import type { ToolNameLedger } from "./tool-ledger.js";

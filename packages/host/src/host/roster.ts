@@ -4,9 +4,9 @@
  * of CAT-14) and status are read from here; only ready generations publish anything (INIT-49).
  */
 import { OctetError, type CommandDefinition, type ToolDefinition } from "@octet/protocol";
-import type { Generation } from "../generation.js";
-import { statusOf, type Entry, type ExtensionStatus } from "../extension-status.js";
-import { CatalogSnapshot } from "../catalog-snapshot.js";
+import type { Generation } from "../generation/generation.js";
+import { statusOf, type Entry, type ExtensionStatus } from "./extension-status.js";
+import { CatalogSnapshot } from "./catalog-snapshot.js";
 
 export interface HostTool extends ToolDefinition {
   extension: string;

@@ -10,13 +10,13 @@ import {
   type CommandResult, type ProgressEvent, type ToolDefinition,
 } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
-import type { Generation } from "../generation.js";
+import type { Generation } from "../generation/generation.js";
 import type { CallOptions as CollectOptions } from "../modules/collection/collect.js";
-import { notReadyReasons, statusOf } from "../extension-status.js";
-import { toolError, toolOutcome, type ToolCallOutcome } from "../tool-outcome.js";
+import { notReadyReasons, statusOf } from "./extension-status.js";
+import { toolError, toolOutcome, type ToolCallOutcome } from "../generation/tool-outcome.js";
 import { refuseInvalidArguments } from "../schema-check/call-arguments.js";
 import type { ToolSchemas } from "../schema-check/tool-schemas.js";
-import type { CatalogSnapshot } from "../catalog-snapshot.js";
+import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import type { Roster } from "./roster.js";
 
 export interface CallOptions extends CollectOptions {

@@ -10,7 +10,7 @@
  * manifests in discovery order), a reload, a foreign extension's late catalog, and the
  * dynamic-tools service (tools/register).
  */
-import type { Entry } from "../extension-status.js";
+import type { Entry } from "./extension-status.js";
 
 /** Who holds a tool name: the host (extension null) or an extension, parked or not. */
 export interface NameHolder {

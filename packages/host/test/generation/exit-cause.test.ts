@@ -9,7 +9,7 @@ import { mkdtemp, rm, writeFile, mkdir } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { OctetError } from "@octet/protocol";
-import { Generation } from "../../src/generation.js";
+import { Generation } from "../../src/generation/generation.js";
 import { parseManifest } from "../../src/manifest/manifest.js";
 import { FakeChild } from "./fake-child.js";
 import { harness, started } from "./harness.js";

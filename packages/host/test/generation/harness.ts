@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import type { ApiVersion } from "@octet/protocol";
-import { Generation } from "../../src/generation.js";
+import { Generation } from "../../src/generation/generation.js";
 import type { HostEvent } from "../../src/events.js";
 import { parseManifest } from "../../src/manifest/manifest.js";
 import type { ChildLauncher } from "../../src/generation/child.js";

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { OctetError } from "@octet/protocol";
-import type { ConfirmService } from "../../src/child-inbox.js";
+import type { ConfirmService } from "../../src/generation/child-inbox.js";
 import { confirmDestructive } from "../../src/host/actions.js";
 
 type Question = Parameters<ConfirmService>[0];

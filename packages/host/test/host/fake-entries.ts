@@ -3,8 +3,8 @@
  * wire. A fake generation starts when its gate opens (or fails with `fail`), publishes `tools`
  * and `commands` once ready, and logs start, stop and drain so tests can check the order.
  */
-import type { Entry } from "../../src/extension-status.js";
-import type { Generation } from "../../src/generation.js";
+import type { Entry } from "../../src/host/extension-status.js";
+import type { Generation } from "../../src/generation/generation.js";
 import type { GenerationState } from "../../src/events.js";
 import type { ExtensionManifest } from "../../src/manifest/manifest.js";
 import type { DiscoveredExtension } from "../../src/manifest/discovery.js";

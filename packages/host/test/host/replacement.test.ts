@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { OctetError } from "@octet/protocol";
-import type { Entry } from "../../src/extension-status.js";
+import type { Entry } from "../../src/host/extension-status.js";
 import type { HostEvent } from "../../src/events.js";
-import { catalogOf } from "../../src/extension-status.js";
+import { catalogOf } from "../../src/host/extension-status.js";
 import { ToolNameLedger } from "../../src/host/tool-ledger.js";
 import { ReplacementQueue } from "../../src/host/replacement.js";
 import { entry, fakeGeneration, readyGeneration, setState, type FakeGenerationOptions } from "./fake-entries.js";

@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { METHODS, POLICY_EVALUATE, TOOL_CALL, WireError, type RequestMessage } from "@octet/protocol";
-import { ChildInbox } from "../../src/child-inbox.js";
-import { buildInitializeRequest } from "../../src/initialize-request.js";
+import { ChildInbox } from "../../src/generation/child-inbox.js";
+import { buildInitializeRequest } from "../../src/generation/initialize-request.js";
 import { parseManifest } from "../../src/manifest/manifest.js";
 import {
   defineModule, type ChildRequestScope, type HostModule, type ServiceGeneration,

@@ -15,31 +15,31 @@ import {
   type AcceptedInitialize, type ApiVersion, type ExecutionContext, type ResourceOwner, type SendTicket,
   type ToolDefinition,
 } from "@octet/protocol";
-import type { DiagnosticLevel, GenerationState } from "./events.js";
-import { createScratch } from "./process/launch.js";
-import { extensionPid, type ContainmentTier } from "./process/containment.js";
+import type { DiagnosticLevel, GenerationState } from "../events.js";
+import { createScratch } from "../process/launch.js";
+import { extensionPid, type ContainmentTier } from "../process/containment.js";
 import { HostRequests, type HostRequestOptions } from "./host-requests.js";
-import type { ToolSchemas } from "./schema-check/tool-schemas.js";
+import type { ToolSchemas } from "../schema-check/tool-schemas.js";
 import type { LifecycleMethod } from "./lifecycle.js";
-import { StderrSink, truncateBytes } from "./transport/stderr-sink.js";
-import { STDERR_CAUSE_BYTES } from "./transport/stderr-excerpt.js";
-import { deadline } from "./util/deadline.js";
+import { StderrSink, truncateBytes } from "../transport/stderr-sink.js";
+import { STDERR_CAUSE_BYTES } from "../transport/stderr-excerpt.js";
+import { deadline } from "../util/deadline.js";
 import { ChildInbox } from "./child-inbox.js";
-import { GenerationModules } from "./modules/module-set.js";
-import { mediaResolver } from "./modules/artifacts/module.js";
-import type { MediaResolver } from "./modules/artifacts/artifacts-service.js";
+import { GenerationModules } from "../modules/module-set.js";
+import { mediaResolver } from "../modules/artifacts/module.js";
+import type { MediaResolver } from "../modules/artifacts/artifacts-service.js";
 import {
   EXIT_STDERR_GRACE_MS, discardChild, exitMessage, type ChildExit, type GenerationChild,
-} from "./generation/child.js";
-import { processLauncher } from "./generation/launch-child.js";
-import { Connection } from "./generation/connection.js";
-import { handshake, negotiatedRequests } from "./generation/handshake.js";
-import { GenerationCatalog } from "./generation/catalog.js";
-import { reap, runStopLadder } from "./generation/stop-ladder.js";
-import { GenerationDiagnostics } from "./generation/diagnostics.js";
-import type { GenerationSpec } from "./generation/spec.js";
+} from "./child.js";
+import { processLauncher } from "./launch-child.js";
+import { Connection } from "./connection.js";
+import { handshake, negotiatedRequests } from "./handshake.js";
+import { GenerationCatalog } from "./catalog.js";
+import { reap, runStopLadder } from "./stop-ladder.js";
+import { GenerationDiagnostics } from "./diagnostics.js";
+import type { GenerationSpec } from "./spec.js";
 
-export type { GenerationSpec } from "./generation/spec.js";
+export type { GenerationSpec } from "./spec.js";
 
 type ErrorCodeName = "request_cancelled" | "transport_closed" | "protocol_violation";
 

@@ -4,11 +4,11 @@
  * LIFE-02). Pure: reads, never changes an entry.
  */
 import { ADVISORY_HOOKS, HOOK_NAMES } from "@octet/protocol";
-import type { DiscoveredExtension } from "./manifest/discovery.js";
-import type { GenerationState } from "./events.js";
-import type { Generation } from "./generation.js";
-import type { Supervisor, SupervisionState } from "./supervision/supervisor.js";
-import { STDERR_CAUSE_BYTES, errorLines } from "./transport/stderr-excerpt.js";
+import type { DiscoveredExtension } from "../manifest/discovery.js";
+import type { GenerationState } from "../events.js";
+import type { Generation } from "../generation/generation.js";
+import type { Supervisor, SupervisionState } from "../supervision/supervisor.js";
+import { STDERR_CAUSE_BYTES, errorLines } from "../transport/stderr-excerpt.js";
 
 export type ExtensionState = GenerationState | "not_enabled" | "not_trusted" | "invalid" | "parked";
 export type Health = "ok" | "degraded" | "failed" | "stopped" | "inactive";

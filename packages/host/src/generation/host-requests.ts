@@ -14,9 +14,9 @@ import {
   OctetError, bounds, validateProgressParams,
   type ContentPart, type ProgressEvent, type RpcPeer,
 } from "@octet/protocol";
-import type { DiagnosticLevel } from "./events.js";
-import { Slots } from "./util/slots.js";
-import type { ActiveParent } from "./modules/module.js";
+import type { DiagnosticLevel } from "../events.js";
+import { Slots } from "../util/slots.js";
+import type { ActiveParent } from "../modules/module.js";
 
 /** The abort reason of a settled parent; one shared instance, since building an Error per call is costly. */
 const PARENT_SETTLED = new OctetError("request_cancelled", "parent_settled");

@@ -5,7 +5,7 @@
  * and the catalog epoch the model saw, not whatever was published since. Immutable.
  */
 import type { ToolDefinition } from "@octet/protocol";
-import type { ToolSchemas } from "./schema-check/tool-schemas.js";
+import type { ToolSchemas } from "../schema-check/tool-schemas.js";
 
 export interface CatalogEntry {
   extension: string;

@@ -5,7 +5,7 @@
  * process-scoped: no resource owner is attached (CTX-05).
  */
 import type { ContextContribution, StatusContribution } from "@octet/protocol";
-import type { HostEvent } from "./events.js";
+import type { HostEvent } from "../../events.js";
 
 export interface Contributions {
   context: (ContextContribution & { extension: string; generation: number })[];

@@ -10,19 +10,19 @@ import {
   ErrorCode, WireError, bounds, methodSpec,
   type ApiVersion, type MethodKind, type MethodSpec, type JsonRpcId, type NotificationMessage, type RequestMessage,
 } from "@octet/protocol";
-import type { DiagnosticLevel, HostEvent } from "./events.js";
-import type { ExtensionManifest } from "./manifest/manifest.js";
-import type { ActiveParent, ServiceGeneration } from "./modules/module.js";
-import { GenerationModules } from "./modules/module-set.js";
-import { BARE_HOST, bindModules } from "./modules/registry.js";
-import { anySignal } from "./modules/signals.js";
-import { requireParent } from "./modules/parent.js";
-import type { ConfirmService } from "./modules/confirmation/module.js";
-import type { InputService } from "./modules/input/module.js";
+import type { DiagnosticLevel, HostEvent } from "../events.js";
+import type { ExtensionManifest } from "../manifest/manifest.js";
+import type { ActiveParent, ServiceGeneration } from "../modules/module.js";
+import { GenerationModules } from "../modules/module-set.js";
+import { BARE_HOST, bindModules } from "../modules/registry.js";
+import { anySignal } from "../modules/signals.js";
+import { requireParent } from "../modules/parent.js";
+import type { ConfirmService } from "../modules/confirmation/module.js";
+import type { InputService } from "../modules/input/module.js";
 
-export type { ConfirmService } from "./modules/confirmation/module.js";
-export type { InputService } from "./modules/input/module.js";
-export type { ActiveParent } from "./modules/module.js";
+export type { ConfirmService } from "../modules/confirmation/module.js";
+export type { InputService } from "../modules/input/module.js";
+export type { ActiveParent } from "../modules/module.js";
 
 /** Host requests that may parent reverse requests (CALL-11). */
 const PARENT_METHODS: readonly string[] = ["tool/call", "command/execute"];

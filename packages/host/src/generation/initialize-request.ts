@@ -6,11 +6,11 @@
 import {
   OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type HostState, type InitializeParams, type ManifestSource,
 } from "@octet/protocol";
-import type { ExtensionManifest } from "./manifest/manifest.js";
-import { offeredFeatures } from "./modules/module-set.js";
-import { BARE_HOST, bindModules } from "./modules/registry.js";
+import type { ExtensionManifest } from "../manifest/manifest.js";
+import { offeredFeatures } from "../modules/module-set.js";
+import { BARE_HOST, bindModules } from "../modules/registry.js";
 
-export { offeredOptionalFeatures } from "./modules/core/module.js";
+export { offeredOptionalFeatures } from "../modules/core/module.js";
 
 export interface InitializeOffer {
   required: string[];

@@ -11,11 +11,11 @@ import {
   bounds, DIAGNOSTICS_METADATA_KEY, validateDiagnostics, validateToolResult, type NormalizedToolResult, type ToolDefinition,
   type WireDiagnostic, type WireDiagnosticSource,
 } from "@octet/protocol";
-import type { HostEvent } from "./events.js";
+import type { HostEvent } from "../events.js";
 import type { Generation } from "./generation.js";
-import { truncateBytes } from "./transport/stderr-sink.js";
-import type { ResolvedMedia } from "./modules/artifacts/artifact-store.js";
-import type { ToolSchemas } from "./schema-check/tool-schemas.js";
+import { truncateBytes } from "../transport/stderr-sink.js";
+import type { ResolvedMedia } from "../modules/artifacts/artifact-store.js";
+import type { ToolSchemas } from "../schema-check/tool-schemas.js";
 
 export interface ToolCallOutcome extends NormalizedToolResult {
   extension: string;
