@@ -77,7 +77,11 @@ function runOnce(spec, hostCpu) {
         if (code === 0 && parsed.ok && parsed.unsupported) return resolve({ ok: true, unsupported: parsed.unsupported });
         if (code === 0 && parsed.ok) return resolve({ ok: true, metrics: parsed.metrics });
       } catch {}
-      resolve({ ok: false, error: `exit ${code ?? signal}: ${err.trim().split("\n").slice(-3).join(" | ") || "no output"}` });
+      // The error's own line (not only the stack's tail) says why a round failed.
+      const lines = err.trim().split("\n");
+      const cause = lines.find((l) => /^\s*(\w*Error|OctetError)\b|^Error:/.test(l));
+      const tail = lines.slice(-3).join(" | ");
+      resolve({ ok: false, error: `exit ${code ?? signal}: ${[cause, tail].filter(Boolean).join(" ... ") || "no output"}` });
     });
   });
 }
