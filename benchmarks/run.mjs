@@ -25,32 +25,55 @@ const BASELINES = { "py-sdk": "raw-py" };
  * CPU per message) is made by the Node candidates.
  */
 const CANDIDATE_PLACEMENTS = { "raw-py": ["split"], "py-sdk": ["split"] };
-const SCENARIOS = ["latency", "throughput", "cold-start", "large-result", "peak-rss", "import-time", "cancel-storm", "scale"];
+const SCENARIOS = [
+  "latency",
+  "throughput",
+  "cold-start",
+  "large-result",
+  "peak-rss",
+  "import-time",
+  "cancel-storm",
+  "scale",
+];
 const PLACEMENTS = {
   split: { hostCpu: 0, childCpu: 1, label: "split: host on CPU 0, extension on CPU 1" },
   shared: { hostCpu: 0, childCpu: 0, label: "shared: host and extension both on CPU 0" },
 };
 
 function parseArgs(argv) {
-  const opts = { quick: false, rounds: null, scenarios: SCENARIOS, candidates: CANDIDATES, placements: Object.keys(PLACEMENTS) };
+  const opts = {
+    quick: false,
+    rounds: null,
+    scenarios: SCENARIOS,
+    candidates: CANDIDATES,
+    placements: Object.keys(PLACEMENTS),
+  };
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i];
-    const list = () => String(argv[++i] ?? "").split(",").filter(Boolean);
+    const list = () =>
+      String(argv[++i] ?? "")
+        .split(",")
+        .filter(Boolean);
     if (a === "--quick") opts.quick = true;
     else if (a === "--rounds") opts.rounds = Number(argv[++i]);
     else if (a === "--scenario") opts.scenarios = list();
     else if (a === "--candidate") opts.candidates = list();
     else if (a === "--placement") opts.placements = list();
     else if (a === "--help" || a === "-h") {
-      console.log(`usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario ${SCENARIOS.join(",")}] [--candidate ${CANDIDATES.join(",")}] [--placement split,shared]`);
+      console.log(
+        `usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario ${SCENARIOS.join(",")}] [--candidate ${CANDIDATES.join(",")}] [--placement split,shared]`,
+      );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
   }
   opts.rounds ??= opts.quick ? 3 : 4;
   if (!Number.isInteger(opts.rounds) || opts.rounds < 1) throw new Error(`--rounds must be a positive integer`);
-  for (const s of opts.scenarios) if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(", ")}`);
-  for (const c of opts.candidates) if (!CANDIDATES.includes(c)) throw new Error(`unknown candidate ${c}; known: ${CANDIDATES.join(", ")}`);
-  for (const p of opts.placements) if (!(p in PLACEMENTS)) throw new Error(`unknown placement ${p}; known: ${Object.keys(PLACEMENTS).join(", ")}`);
+  for (const s of opts.scenarios)
+    if (!SCENARIOS.includes(s)) throw new Error(`unknown scenario ${s}; known: ${SCENARIOS.join(", ")}`);
+  for (const c of opts.candidates)
+    if (!CANDIDATES.includes(c)) throw new Error(`unknown candidate ${c}; known: ${CANDIDATES.join(", ")}`);
+  for (const p of opts.placements)
+    if (!(p in PLACEMENTS)) throw new Error(`unknown placement ${p}; known: ${Object.keys(PLACEMENTS).join(", ")}`);
   // The floors are always measured: every ratio is paired against one.
   for (const c of [...opts.candidates]) {
     const base = BASELINES[c];
@@ -63,7 +86,9 @@ function parseArgs(argv) {
 /** Runs one candidate x scenario in a fresh process pinned to the placement's host CPU. */
 function runOnce(spec, hostCpu) {
   return new Promise((resolve) => {
-    const child = spawn("taskset", ["-c", String(hostCpu), process.execPath, WORKER, JSON.stringify(spec)], { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn("taskset", ["-c", String(hostCpu), process.execPath, WORKER, JSON.stringify(spec)], {
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     let out = "";
     let err = "";
     child.stdout.setEncoding("utf8").on("data", (d) => (out += d));
@@ -74,14 +99,18 @@ function runOnce(spec, hostCpu) {
       const last = out.trim().split("\n").pop() ?? "";
       try {
         const parsed = JSON.parse(last);
-        if (code === 0 && parsed.ok && parsed.unsupported) return resolve({ ok: true, unsupported: parsed.unsupported });
+        if (code === 0 && parsed.ok && parsed.unsupported)
+          return resolve({ ok: true, unsupported: parsed.unsupported });
         if (code === 0 && parsed.ok) return resolve({ ok: true, metrics: parsed.metrics });
       } catch {}
       // The error's own line (not only the stack's tail) says why a round failed.
       const lines = err.trim().split("\n");
       const cause = lines.find((l) => /^\s*(\w*Error|OctetError)\b|^Error:/.test(l));
       const tail = lines.slice(-3).join(" | ");
-      resolve({ ok: false, error: `exit ${code ?? signal}: ${[cause, tail].filter(Boolean).join(" ... ") || "no output"}` });
+      resolve({
+        ok: false,
+        error: `exit ${code ?? signal}: ${[cause, tail].filter(Boolean).join(" ... ") || "no output"}`,
+      });
     });
   });
 }
@@ -108,18 +137,24 @@ function range(values) {
 function table(rows) {
   const widths = rows[0].map((_, c) => Math.max(...rows.map((r) => r[c].length)));
   const right = (c) => c >= 2;
-  return rows.map((r, i) => {
-    const line = r.map((cell, c) => (right(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c]))).join("  ").trimEnd();
-    return i === 0 ? `${line}\n${"-".repeat(line.length)}` : line;
-  }).join("\n");
+  return rows
+    .map((r, i) => {
+      const line = r
+        .map((cell, c) => (right(c) ? cell.padStart(widths[c]) : cell.padEnd(widths[c])))
+        .join("  ")
+        .trimEnd();
+      return i === 0 ? `${line}\n${"-".repeat(line.length)}` : line;
+    })
+    .join("\n");
 }
 
 /** Medians, min-max and ratios to raw paired per round for one scenario x placement block. */
 function summarize(scenario, runs, candidates, rounds) {
-  const byRound = (cand, key) => Array.from({ length: rounds }, (_, r) => {
-    const run = runs.find((x) => x.candidate === cand && x.round === r);
-    return run?.ok && run.metrics ? run.metrics[key] : NaN;
-  });
+  const byRound = (cand, key) =>
+    Array.from({ length: rounds }, (_, r) => {
+      const run = runs.find((x) => x.candidate === cand && x.round === r);
+      return run?.ok && run.metrics ? run.metrics[key] : NaN;
+    });
   const out = [];
   for (const cand of candidates) {
     for (const m of scenario.metrics) {
@@ -128,9 +163,20 @@ function summarize(scenario, runs, candidates, rounds) {
       const ratios = vals.map((v, r) => v / base[r]).filter(Number.isFinite);
       const ok = vals.filter(Number.isFinite);
       out.push({
-        candidate: cand, baseline: BASELINES[cand] ?? "raw", metric: m.key, label: m.label, unit: m.unit, better: m.better,
-        values: vals, median: median(ok), min: ok.length ? Math.min(...ok) : NaN, max: ok.length ? Math.max(...ok) : NaN,
-        ratios, ratio_median: median(ratios), ratio_min: ratios.length ? Math.min(...ratios) : NaN, ratio_max: ratios.length ? Math.max(...ratios) : NaN,
+        candidate: cand,
+        baseline: BASELINES[cand] ?? "raw",
+        metric: m.key,
+        label: m.label,
+        unit: m.unit,
+        better: m.better,
+        values: vals,
+        median: median(ok),
+        min: ok.length ? Math.min(...ok) : NaN,
+        max: ok.length ? Math.max(...ok) : NaN,
+        ratios,
+        ratio_median: median(ratios),
+        ratio_min: ratios.length ? Math.min(...ratios) : NaN,
+        ratio_max: ratios.length ? Math.max(...ratios) : NaN,
         failures: runs.filter((x) => x.candidate === cand && !x.ok).map((x) => x.error),
         unsupported: runs.find((x) => x.candidate === cand && x.unsupported)?.unsupported ?? null,
       });
@@ -145,8 +191,16 @@ async function main() {
   const scenarios = [];
   for (const s of opts.scenarios) scenarios.push(await import(new URL(`./scenarios/${s}.mjs`, import.meta.url).href));
   const started = new Date();
-  const machine = { cpu: cpus()[0]?.model ?? "unknown", cores: cpus().length, memory_gib: +(totalmem() / 2 ** 30).toFixed(1), kernel: release(), node: process.version };
-  console.log(`octet bench (${mode}): ${opts.rounds} rounds, candidates ${opts.candidates.join(", ")}; ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`);
+  const machine = {
+    cpu: cpus()[0]?.model ?? "unknown",
+    cores: cpus().length,
+    memory_gib: +(totalmem() / 2 ** 30).toFixed(1),
+    kernel: release(),
+    node: process.version,
+  };
+  console.log(
+    `octet bench (${mode}): ${opts.rounds} rounds, candidates ${opts.candidates.join(", ")}; ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
+  );
 
   const blocks = [];
   let failed = 0;
@@ -154,7 +208,8 @@ async function main() {
     const placement = PLACEMENTS[placementName];
     for (const scenario of scenarios) {
       // A scenario with no extension process (import time) is the same in every placement: run once.
-      if ((scenario.placementIndependent || scenario.firstPlacementOnly) && placementName !== opts.placements[0]) continue;
+      if ((scenario.placementIndependent || scenario.firstPlacementOnly) && placementName !== opts.placements[0])
+        continue;
       const params = scenario.params[mode];
       const runs = [];
       const rounds = Math.min(opts.rounds, scenario.maxRounds ?? Infinity);
@@ -171,20 +226,49 @@ async function main() {
           runs.push({ candidate, round, ...res });
         }
       }
-      const present = opts.candidates.filter((c) => !CANDIDATE_PLACEMENTS[c] || CANDIDATE_PLACEMENTS[c].includes(placementName));
+      const present = opts.candidates.filter(
+        (c) => !CANDIDATE_PLACEMENTS[c] || CANDIDATE_PLACEMENTS[c].includes(placementName),
+      );
       const summary = summarize(scenario, runs, present, rounds);
       const blockSeconds = (Date.now() - blockStarted) / 1000;
-      blocks.push({ scenario: scenario.name, title: scenario.title(params), placement: placementName, params, rounds, seconds: blockSeconds, runs, summary });
-      const notes = [...new Set(summary.filter((s) => s.unsupported).map((s) => `${s.candidate}: not supported (${s.unsupported})`))];
+      blocks.push({
+        scenario: scenario.name,
+        title: scenario.title(params),
+        placement: placementName,
+        params,
+        rounds,
+        seconds: blockSeconds,
+        runs,
+        summary,
+      });
+      const notes = [
+        ...new Set(summary.filter((s) => s.unsupported).map((s) => `${s.candidate}: not supported (${s.unsupported})`)),
+      ];
       const rows = [["candidate", "metric", "median", "min-max", "x base (median)", "x base min-max"]];
       for (const s of summary) {
-        rows.push([s.candidate, `${s.label} (${s.unit}, ${s.better} is better)`, fmt(s.median), range(s.values),
-          s.candidate === "raw" ? (Number.isFinite(s.median) ? "1.00" : "-") : fmt(s.ratio_median), s.candidate === "raw" ? "" : range(s.ratios)]);
+        rows.push([
+          s.candidate,
+          `${s.label} (${s.unit}, ${s.better} is better)`,
+          fmt(s.median),
+          range(s.values),
+          s.candidate === "raw" ? (Number.isFinite(s.median) ? "1.00" : "-") : fmt(s.ratio_median),
+          s.candidate === "raw" ? "" : range(s.ratios),
+        ]);
       }
-      if (present.some((c) => BASELINES[c])) notes.push(`base: raw, except ${present.filter((c) => BASELINES[c]).map((c) => `${c} (against ${BASELINES[c]})`).join(", ")}`);
+      if (present.some((c) => BASELINES[c]))
+        notes.push(
+          `base: raw, except ${present
+            .filter((c) => BASELINES[c])
+            .map((c) => `${c} (against ${BASELINES[c]})`)
+            .join(", ")}`,
+        );
 
-      const where = scenario.placementIndependent ? `any placement: host on CPU ${placement.hostCpu}, no extension process` : `${placement.label}${scenario.firstPlacementOnly ? " (this placement only)" : ""}`;
-      console.log(`\n${scenario.title(params)}\n[${where}; ${rounds} rounds, ${blockSeconds.toFixed(0)} s]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`);
+      const where = scenario.placementIndependent
+        ? `any placement: host on CPU ${placement.hostCpu}, no extension process`
+        : `${placement.label}${scenario.firstPlacementOnly ? " (this placement only)" : ""}`;
+      console.log(
+        `\n${scenario.title(params)}\n[${where}; ${rounds} rounds, ${blockSeconds.toFixed(0)} s]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`,
+      );
     }
   }
 
@@ -192,23 +276,49 @@ async function main() {
   if (targets.length > 0) {
     const rows = [["target", "placement", "goal", "median", "verdict"]];
     for (const t of targets) {
-      rows.push([`${t.candidate} ${t.scenario} ${t.metric}`, t.placement, t.target, `${fmt(t.value)}${t.kind === "ratio" ? "x" : " ms"}`,
-        t.met ? "met" : `missed by ${(t.off_by * 100).toFixed(0)}%`]);
+      rows.push([
+        `${t.candidate} ${t.scenario} ${t.metric}`,
+        t.placement,
+        t.target,
+        `${fmt(t.value)}${t.kind === "ratio" ? "x" : " ms"}`,
+        t.met ? "met" : `missed by ${(t.off_by * 100).toFixed(0)}%`,
+      ]);
     }
     const missed = targets.filter((t) => !t.met).length;
-    console.log(`\nTargets (issues 4 and 7): ${targets.length - missed} of ${targets.length} met; why each miss happens is in the results file\n${table(rows)}`);
+    console.log(
+      `\nTargets (issues 4 and 7): ${targets.length - missed} of ${targets.length} met; why each miss happens is in the results file\n${table(rows)}`,
+    );
   }
 
   const finished = new Date();
   const seconds = (finished - started) / 1000;
-  const stamp = started.toISOString().replace(/:/g, "-").replace(/\.\d+Z$/, "Z");
+  const stamp = started
+    .toISOString()
+    .replace(/:/g, "-")
+    .replace(/\.\d+Z$/, "Z");
   const file = `${HERE}results/${stamp}${opts.quick ? "-quick" : ""}.json`;
   mkdirSync(`${HERE}results`, { recursive: true });
-  writeFileSync(file, JSON.stringify({
-    started: started.toISOString(), seconds, mode, rounds: opts.rounds, machine,
-    candidates: opts.candidates, placements: Object.fromEntries(opts.placements.map((p) => [p, PLACEMENTS[p]])), targets, blocks,
-  }, null, 2) + "\n");
-  console.log(`\n${failed ? `${failed} run(s) failed; ` : ""}done in ${seconds.toFixed(1)} s; results in ${file.replace(process.cwd() + "/", "")}`);
+  writeFileSync(
+    file,
+    JSON.stringify(
+      {
+        started: started.toISOString(),
+        seconds,
+        mode,
+        rounds: opts.rounds,
+        machine,
+        candidates: opts.candidates,
+        placements: Object.fromEntries(opts.placements.map((p) => [p, PLACEMENTS[p]])),
+        targets,
+        blocks,
+      },
+      null,
+      2,
+    ) + "\n",
+  );
+  console.log(
+    `\n${failed ? `${failed} run(s) failed; ` : ""}done in ${seconds.toFixed(1)} s; results in ${file.replace(process.cwd() + "/", "")}`,
+  );
   if (failed) process.exitCode = 1;
 }
 

@@ -23,7 +23,9 @@ const drainMib = arg("drain-mib", 1024);
 
 async function extension(dir, name, tools) {
   await mkdir(join(dir, name));
-  await writeFile(join(dir, name, "extension.toml"), `name = "${name}"
+  await writeFile(
+    join(dir, name, "extension.toml"),
+    `name = "${name}"
 version = "0.0.1"
 api_version = "0.1"
 
@@ -38,7 +40,8 @@ network = false
 
 [contributes]
 tools = [${tools.map((t) => JSON.stringify(t)).join(", ")}]
-`);
+`,
+  );
 }
 
 const pct = (xs, p) => {
@@ -50,7 +53,13 @@ const dir = await mkdtemp(join(tmpdir(), "octet-stderr-flood-"));
 await extension(dir, "good", ["echo", "slow"]);
 await extension(dir, "flooder", ["flood", "f_slow"]);
 let stderrEvents = 0;
-const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["good", "flooder"], onEvent: (e) => e.type === "stderr" && stderrEvents++, timeouts: { callMs: 180_000 } });
+const host = await ExtensionHost.start({
+  workspace: dir,
+  extensionDirs: [dir],
+  enable: ["good", "flooder"],
+  onEvent: (e) => e.type === "stderr" && stderrEvents++,
+  timeouts: { callMs: 180_000 },
+});
 try {
   const idle = [];
   for (let i = 0; i < 50; i++) {
@@ -74,18 +83,29 @@ try {
   }
   await flood;
   const floodMs = performance.now() - started;
-  console.log(`${floodMib} MiB of blank stderr lines drained in ${(floodMs / 1000).toFixed(2)} s (${(floodMib / (floodMs / 1000)).toFixed(0)} MiB/s)`);
-  console.log(`neighbour call during the flood: ${during.length} calls, p50 ${pct(during, 50).toFixed(2)} ms, p95 ${pct(during, 95).toFixed(2)} ms, max ${Math.max(...during).toFixed(2)} ms`);
+  console.log(
+    `${floodMib} MiB of blank stderr lines drained in ${(floodMs / 1000).toFixed(2)} s (${(floodMib / (floodMs / 1000)).toFixed(0)} MiB/s)`,
+  );
+  console.log(
+    `neighbour call during the flood: ${during.length} calls, p50 ${pct(during, 50).toFixed(2)} ms, p95 ${pct(during, 95).toFixed(2)} ms, max ${Math.max(...during).toFixed(2)} ms`,
+  );
 
   if (drainMib > 0) {
     const t = performance.now();
     const outcome = await Promise.race([
-      host.callTool("flood", { __stderr_blank_mib: drainMib }, { timeoutMs: 120_000 }).then(() => "drained", (e) => `failed: ${e.message}`),
+      host.callTool("flood", { __stderr_blank_mib: drainMib }, { timeoutMs: 120_000 }).then(
+        () => "drained",
+        (e) => `failed: ${e.message}`,
+      ),
       new Promise((r) => setTimeout(() => r("not drained within 120 s"), 120_000)),
     ]);
-    console.log(`${drainMib} MiB of blank stderr lines: ${outcome} after ${((performance.now() - t) / 1000).toFixed(2)} s`);
+    console.log(
+      `${drainMib} MiB of blank stderr lines: ${outcome} after ${((performance.now() - t) / 1000).toFixed(2)} s`,
+    );
   }
-  console.log(`stderr events emitted: ${stderrEvents}; host peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+  console.log(
+    `stderr events emitted: ${stderrEvents}; host peak RSS ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+  );
 } finally {
   await host.shutdown();
   await rm(dir, { recursive: true, force: true });

@@ -29,7 +29,9 @@ const lines = [
 for (const name of names) {
   const value = bounds[name];
   if (typeof value !== "number" || !Number.isSafeInteger(value)) {
-    console.error(`gen-python-bounds: ${name} is ${String(value)}, not a safe integer; the generator handles integers only`);
+    console.error(
+      `gen-python-bounds: ${name} is ${String(value)}, not a safe integer; the generator handles integers only`,
+    );
     process.exit(2);
   }
   lines.push(`${name} = ${value}`);
@@ -39,7 +41,9 @@ const text = lines.join("\n") + "\n";
 if (process.argv.includes("--check")) {
   const current = existsSync(target) ? readFileSync(target, "utf8") : "";
   if (current !== text) {
-    console.error(`gen-python-bounds: ${target} is out of date with packages/protocol/src/bounds.ts; run node scripts/gen-python-bounds.mjs`);
+    console.error(
+      `gen-python-bounds: ${target} is out of date with packages/protocol/src/bounds.ts; run node scripts/gen-python-bounds.mjs`,
+    );
     process.exit(1);
   }
   console.log(`gen-python-bounds: ${names.length} bounds match`);

@@ -9,13 +9,24 @@
 // machine). A file's TAP output is printed whole when it ends, with its duration; the run ends
 // with the slowest files, so a CI log shows where the time goes. A file that runs past
 // FILE_LIMIT_MS is killed (its whole process group) and fails, naming the limit.
-import { readdirSync, statSync, existsSync, readFileSync, writeFileSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import {
+  readdirSync,
+  statSync,
+  existsSync,
+  readFileSync,
+  writeFileSync,
+  mkdirSync,
+  mkdtempSync,
+  rmSync,
+} from "node:fs";
 import { join, relative, dirname } from "node:path";
 import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism, tmpdir } from "node:os";
 
 const root = new URL("..", import.meta.url).pathname;
-const roots = ["packages/protocol", "packages/host", "packages/rpi", "packages/cli", "sdk/typescript"].map((p) => join(root, p, "dist", "test"));
+const roots = ["packages/protocol", "packages/host", "packages/rpi", "packages/cli", "sdk/typescript"].map((p) =>
+  join(root, p, "dist", "test"),
+);
 roots.push(join(root, "tests", "dist"));
 // A hung test fails after 90 s, named by the test runner, instead of holding CI; a whole file is
 // killed at 120 s. The file's bound is the larger, or the test's could never fire first.
@@ -83,22 +94,42 @@ for (const sig of ["SIGINT", "SIGTERM"]) {
 const started = Date.now();
 console.log(`run-tests: ${files.length} files, ${concurrency} at a time`);
 
-await Promise.all(Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
-  for (let file = queue.shift(); file !== undefined; file = queue.shift()) results.push(await runFile(file));
-}));
+await Promise.all(
+  Array.from({ length: Math.min(concurrency, queue.length) }, async () => {
+    for (let file = queue.shift(); file !== undefined; file = queue.shift()) results.push(await runFile(file));
+  }),
+);
 
 if (binDir) rmSync(binDir, { recursive: true, force: true });
 const wall = Date.now() - started;
 const failed = results.filter((r) => !r.ok);
-const totals = results.reduce((t, r) => ({ tests: t.tests + r.tests, pass: t.pass + r.pass, fail: t.fail + r.fail, skipped: t.skipped + r.skipped }), { tests: 0, pass: 0, fail: 0, skipped: 0 });
+const totals = results.reduce(
+  (t, r) => ({
+    tests: t.tests + r.tests,
+    pass: t.pass + r.pass,
+    fail: t.fail + r.fail,
+    skipped: t.skipped + r.skipped,
+  }),
+  { tests: 0, pass: 0, fail: 0, skipped: 0 },
+);
 console.log("\n# slowest files");
-for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10)) console.log(`#   ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${rel(r.file)}`);
-console.log(`# ${results.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, in ${(wall / 1000).toFixed(1)} s (${concurrency} at a time)`);
+for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10))
+  console.log(`#   ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${rel(r.file)}`);
+console.log(
+  `# ${results.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, in ${(wall / 1000).toFixed(1)} s (${concurrency} at a time)`,
+);
 for (const r of failed) console.log(`# FAILED ${rel(r.file)}${r.why ? `: ${r.why}` : ""}`);
 try {
   mkdirSync(dirname(TIMINGS), { recursive: true });
   const kept = Object.entries(known).filter(([f]) => existsSync(join(root, f)));
-  writeFileSync(TIMINGS, JSON.stringify({ ...Object.fromEntries(kept), ...Object.fromEntries(results.map((r) => [rel(r.file), r.ms])) }, null, 1));
+  writeFileSync(
+    TIMINGS,
+    JSON.stringify(
+      { ...Object.fromEntries(kept), ...Object.fromEntries(results.map((r) => [rel(r.file), r.ms])) },
+      null,
+      1,
+    ),
+  );
 } catch {
   // Scheduling hints only.
 }
@@ -112,7 +143,12 @@ process.exit(failed.length > 0 ? 1 : 0);
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ["--test", "--test-reporter=tap", `--test-timeout=${TEST_LIMIT_MS}`, file], { cwd: root, env, detached: true, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(process.execPath, ["--test", "--test-reporter=tap", `--test-timeout=${TEST_LIMIT_MS}`, file], {
+      cwd: root,
+      env,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     live.add(child);
     let out = "";
     child.stdout.setEncoding("utf8").on("data", (s) => (out += s));
@@ -132,8 +168,19 @@ function runFile(file) {
       const count = (name) => Number([...out.matchAll(new RegExp(`^# ${name} (\\d+)$`, "gm"))].at(-1)?.[1] ?? 0);
       const ok = code === 0 && why === "";
       if (!ok && !why) why = signal ? `ended by ${signal}` : `exit code ${String(code)}`;
-      process.stdout.write(`\n# file: ${rel(file)} (${(ms / 1000).toFixed(1)} s)${ok ? "" : ` FAILED: ${why}`}\n${out}`);
-      resolve({ file, ms, ok, why, tests: count("tests"), pass: count("pass"), fail: count("fail"), skipped: count("skipped") });
+      process.stdout.write(
+        `\n# file: ${rel(file)} (${(ms / 1000).toFixed(1)} s)${ok ? "" : ` FAILED: ${why}`}\n${out}`,
+      );
+      resolve({
+        file,
+        ms,
+        ok,
+        why,
+        tests: count("tests"),
+        pass: count("pass"),
+        fail: count("fail"),
+        skipped: count("skipped"),
+      });
     });
   });
 }

@@ -51,8 +51,20 @@ async function waitFor(check, ms) {
 
 async function crashLoop(n) {
   const { dir, cleanup } = await makeExtensions([{ name: "crasher", behaviour: "good" }]);
-  const instant = { now: () => Date.now(), random: () => 0, setTimer: (fn, ms) => { const t = setTimeout(fn, ms); return () => clearTimeout(t); } };
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["crasher"], supervision: { clock: instant, policy: { maxAttempts: Number.MAX_SAFE_INTEGER } } });
+  const instant = {
+    now: () => Date.now(),
+    random: () => 0,
+    setTimer: (fn, ms) => {
+      const t = setTimeout(fn, ms);
+      return () => clearTimeout(t);
+    },
+  };
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: ["crasher"],
+    supervision: { clock: instant, policy: { maxAttempts: Number.MAX_SAFE_INTEGER } },
+  });
   let orphans = 0;
   let failures = 0;
   const started = Date.now();
@@ -60,17 +72,30 @@ async function crashLoop(n) {
     for (let i = 1; i <= n; i++) {
       const before = host.status()[0].generation;
       await host.callTool("echo", { __exit: 1 }).catch(() => undefined);
-      const back = await waitFor(() => { const s = host.status()[0]; return s.state === "ready" && s.generation !== before; }, 10_000);
+      const back = await waitFor(() => {
+        const s = host.status()[0];
+        return s.state === "ready" && s.generation !== before;
+      }, 10_000);
       if (!back) {
         failures++;
         console.error(`  cycle ${i}: not back within 10 s: ${JSON.stringify(host.status()[0]).slice(0, 300)}`);
         break;
       }
       const current = String(host.status()[0].generation);
-      const stale = processesMentioning(dir).filter((pid) => { const g = generationOf(pid); return g !== null && g !== current; });
+      const stale = processesMentioning(dir).filter((pid) => {
+        const g = generationOf(pid);
+        return g !== null && g !== current;
+      });
       // A finished generation's processes may take a moment to be reaped; count what stays.
-      if (stale.length > 0 && !(await waitFor(() => processesMentioning(dir).every((pid) => generationOf(pid) === current), 2_000))) orphans += stale.length;
-      if (i % 100 === 0) process.stdout.write(`  ${i} crash-restart cycles, ${orphans} orphans so far (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+      if (
+        stale.length > 0 &&
+        !(await waitFor(() => processesMentioning(dir).every((pid) => generationOf(pid) === current), 2_000))
+      )
+        orphans += stale.length;
+      if (i % 100 === 0)
+        process.stdout.write(
+          `  ${i} crash-restart cycles, ${orphans} orphans so far (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+        );
     }
   } finally {
     await host.shutdown();
@@ -107,7 +132,10 @@ async function killLoop(n) {
     orphans += left.length;
     for (const pid of left) process.kill(pid, "SIGKILL");
     await cleanup();
-    if (i % 10 === 0) process.stdout.write(`  ${i} host kill -9 cycles, ${orphans} orphans so far (${((Date.now() - started) / 1000).toFixed(0)} s)\n`);
+    if (i % 10 === 0)
+      process.stdout.write(
+        `  ${i} host kill -9 cycles, ${orphans} orphans so far (${((Date.now() - started) / 1000).toFixed(0)} s)\n`,
+      );
   }
   return { orphans, containment };
 }

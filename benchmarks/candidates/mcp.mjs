@@ -14,7 +14,11 @@ export const importModules = [
 ];
 
 export async function connect({ childCpu }) {
-  const transport = new StdioClientTransport({ command: "taskset", args: ["-c", String(childCpu), process.execPath, SERVER], stderr: "inherit" });
+  const transport = new StdioClientTransport({
+    command: "taskset",
+    args: ["-c", String(childCpu), process.execPath, SERVER],
+    stderr: "inherit",
+  });
   const client = new Client({ name: "octet-bench", version: "0.1.0" });
   await client.connect(transport);
   return {

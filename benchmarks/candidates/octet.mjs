@@ -18,11 +18,23 @@ export const importModules = [import.meta.resolve("@octet/host")];
 /** The committed manifest, pinned; with `suffix`, a copy named bench-echo<suffix> whose tools are too. */
 function pinnedManifest(childCpu, suffix = "") {
   const toml = readFileSync(join(EXT_DIR, "extension.toml"), "utf8");
-  const args = JSON.stringify(["-c", String(childCpu), process.execPath, join(EXT_DIR, "ext.mjs"), ...(suffix ? ["--suffix", suffix] : [])]);
+  const args = JSON.stringify([
+    "-c",
+    String(childCpu),
+    process.execPath,
+    join(EXT_DIR, "ext.mjs"),
+    ...(suffix ? ["--suffix", suffix] : []),
+  ]);
   let out = toml.replace(/^command = .*$/m, 'command = "taskset"').replace(/^args = .*$/m, `args = ${args}`);
   if (suffix) {
-    out = out.replace(/^name = "bench-echo"$/m, `name = "bench-echo${suffix}"`)
-      .replace(/^tools = \[(.*)\]$/m, (_, list) => `tools = [${list.split(",").map((t) => `"${JSON.parse(t.trim())}${suffix}"`).join(", ")}]`);
+    out = out.replace(/^name = "bench-echo"$/m, `name = "bench-echo${suffix}"`).replace(
+      /^tools = \[(.*)\]$/m,
+      (_, list) =>
+        `tools = [${list
+          .split(",")
+          .map((t) => `"${JSON.parse(t.trim())}${suffix}"`)
+          .join(", ")}]`,
+    );
   }
   return out;
 }
@@ -42,16 +54,20 @@ export async function connect({ childCpu }) {
   if (!host.tools().some((t) => t.name === "echo")) {
     throw new Error(`bench-echo did not become ready: ${JSON.stringify(status)}`);
   }
-  return hostConnection(host, async () => {
-    await host.shutdown();
-    rmSync(root, { recursive: true, force: true });
-  }, {
-    /** The extension's pid from host.status() (taskset execs node, so it is node's own). */
-    pids() {
-      const pid = host.status().find((s) => s.name === "bench-echo")?.pid ?? null;
-      return { host: process.pid, extension: pid };
+  return hostConnection(
+    host,
+    async () => {
+      await host.shutdown();
+      rmSync(root, { recursive: true, force: true });
     },
-  });
+    {
+      /** The extension's pid from host.status() (taskset execs node, so it is node's own). */
+      pids() {
+        const pid = host.status().find((s) => s.name === "bench-echo")?.pid ?? null;
+        return { host: process.pid, extension: pid };
+      },
+    },
+  );
 }
 
 /**
@@ -68,7 +84,12 @@ export async function startMany({ childCpu }, count) {
     mkdirSync(join(extRoot, name), { recursive: true });
     writeFileSync(join(extRoot, name, "extension.toml"), pinnedManifest(childCpu, `_${i}`));
   }
-  const host = await ExtensionHost.start({ workspace: root, extensionDirs: [extRoot], enable: names, octetHome: join(root, "home") });
+  const host = await ExtensionHost.start({
+    workspace: root,
+    extensionDirs: [extRoot],
+    enable: names,
+    octetHome: join(root, "home"),
+  });
   const ready = host.status().filter((s) => names.includes(s.name) && s.state === "ready").length;
   if (ready !== count) {
     const bad = host.status().find((s) => names.includes(s.name) && s.state !== "ready");
@@ -79,7 +100,11 @@ export async function startMany({ childCpu }, count) {
   return {
     ready,
     /** Each copy's process (taskset execs node, so the status pid is node's own). */
-    pids: () => host.status().filter((s) => names.includes(s.name) && s.pid !== null).map((s) => s.pid),
+    pids: () =>
+      host
+        .status()
+        .filter((s) => names.includes(s.name) && s.pid !== null)
+        .map((s) => s.pid),
     async close() {
       await host.shutdown();
       rmSync(root, { recursive: true, force: true });

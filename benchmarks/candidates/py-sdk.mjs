@@ -23,8 +23,14 @@ export async function connect({ childCpu }) {
     .replace(/^command = .*$/m, 'command = "taskset"')
     .replace(/^args = .*$/m, `args = ${JSON.stringify(["-c", String(childCpu), "python3", join(EXT_DIR, "ext.py")])}`);
   writeFileSync(join(dir, "extension.toml"), toml);
-  const host = await ExtensionHost.start({ workspace: root, extensionDirs: [join(root, "extensions")], enable: ["bench-echo-py"], octetHome: join(root, "home") });
-  if (!host.tools().some((t) => t.name === "echo")) throw new Error(`bench-echo-py did not become ready: ${JSON.stringify(host.status()[0]).slice(0, 400)}`);
+  const host = await ExtensionHost.start({
+    workspace: root,
+    extensionDirs: [join(root, "extensions")],
+    enable: ["bench-echo-py"],
+    octetHome: join(root, "home"),
+  });
+  if (!host.tools().some((t) => t.name === "echo"))
+    throw new Error(`bench-echo-py did not become ready: ${JSON.stringify(host.status()[0]).slice(0, 400)}`);
   return hostConnection(host, async () => {
     await host.shutdown();
     rmSync(root, { recursive: true, force: true });

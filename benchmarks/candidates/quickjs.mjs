@@ -24,19 +24,29 @@ function writeCopy(extRoot, id, suffix) {
   mkdirSync(dir, { recursive: true });
   const manifest = JSON.parse(readFileSync(join(EXT_DIR, "pi-extension.json"), "utf8"));
   writeFileSync(join(dir, "pi-extension.json"), JSON.stringify({ ...manifest, id }));
-  const source = readFileSync(join(EXT_DIR, "ext.mjs"), "utf8").replace(/name: "(echo|blob)"/g, (_, t) => `name: "${t}${suffix}"`);
+  const source = readFileSync(join(EXT_DIR, "ext.mjs"), "utf8").replace(
+    /name: "(echo|blob)"/g,
+    (_, t) => `name: "${t}${suffix}"`,
+  );
   writeFileSync(join(dir, "ext.mjs"), source);
 }
 
 async function startHost(root, ids) {
-  return ExtensionHost.start({ workspace: root, extensionDirs: [join(root, "extensions")], enable: ids, octetHome: join(root, "home"), runtimes: [rpiRuntime()] });
+  return ExtensionHost.start({
+    workspace: root,
+    extensionDirs: [join(root, "extensions")],
+    enable: ids,
+    octetHome: join(root, "home"),
+    runtimes: [rpiRuntime()],
+  });
 }
 
 export async function connect() {
   const root = mkdtempSync(join(tmpdir(), "octet-bench-qjs-"));
   writeCopy(join(root, "extensions"), "bench-echo-qjs", "");
   const host = await startHost(root, ["bench-echo-qjs"]);
-  if (!host.tools().some((t) => t.name === "echo")) throw new Error(`bench-echo-qjs did not become ready: ${JSON.stringify(host.status()[0]).slice(0, 400)}`);
+  if (!host.tools().some((t) => t.name === "echo"))
+    throw new Error(`bench-echo-qjs did not become ready: ${JSON.stringify(host.status()[0]).slice(0, 400)}`);
   return hostConnection(host, async () => {
     await host.shutdown();
     rmSync(root, { recursive: true, force: true });

@@ -21,7 +21,9 @@ async function wait(id, maxMs) {
   try {
     while (Date.now() < until) {
       if (state.cancelled) {
-        process.stdout.write(JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32800, message: "cancelled" } }) + "\n");
+        process.stdout.write(
+          JSON.stringify({ jsonrpc: "2.0", id, error: { code: -32800, message: "cancelled" } }) + "\n",
+        );
         return;
       }
       await new Promise((r) => setTimeout(r, 1));
@@ -41,7 +43,12 @@ rl.on("line", (line) => {
   }
   const name = msg.params?.name;
   if (name === "wait") return void wait(msg.id, Number(msg.params.arguments?.max_ms ?? 30_000));
-  const text = name === "blob" ? blob(Number(msg.params.arguments.bytes)) : name === "live" ? String(waiting.size) : msg.params?.arguments?.text ?? "";
+  const text =
+    name === "blob"
+      ? blob(Number(msg.params.arguments.bytes))
+      : name === "live"
+        ? String(waiting.size)
+        : (msg.params?.arguments?.text ?? "");
   reply(msg.id, { text });
 });
 rl.on("close", () => process.exit(0));

@@ -44,13 +44,19 @@ export async function connectChild(argv, childCpu) {
     const id = nextId++;
     return new Promise((resolve, reject) => {
       pending.set(id, resolve);
-      child.stdin.write(JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args } }) + "\n");
+      child.stdin.write(
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tool/call", params: { name, arguments: args } }) + "\n",
+      );
       // Cancelling settles the caller at once and tells the child; its late reply finds no pending id.
-      signal?.addEventListener("abort", () => {
-        if (!pending.delete(id)) return;
-        child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }) + "\n");
-        reject(signal.reason);
-      }, { once: true });
+      signal?.addEventListener(
+        "abort",
+        () => {
+          if (!pending.delete(id)) return;
+          child.stdin.write(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id } }) + "\n");
+          reject(signal.reason);
+        },
+        { once: true },
+      );
     });
   };
   return {
@@ -74,10 +80,16 @@ export async function connectChild(argv, childCpu) {
 
 /** The scale scenario: `count` children spawned at once, each ready after its first echo reply. */
 export async function startMany({ childCpu }, count) {
-  const conns = await Promise.all(Array.from({ length: count }, async () => {
-    const conn = await connect({ childCpu });
-    await conn.call({ text: "ready" });
-    return conn;
-  }));
-  return { ready: conns.length, pids: () => conns.map((c) => c.pids().extension), close: () => Promise.all(conns.map((c) => c.close())) };
+  const conns = await Promise.all(
+    Array.from({ length: count }, async () => {
+      const conn = await connect({ childCpu });
+      await conn.call({ text: "ready" });
+      return conn;
+    }),
+  );
+  return {
+    ready: conns.length,
+    pids: () => conns.map((c) => c.pids().extension),
+    close: () => Promise.all(conns.map((c) => c.close())),
+  };
 }

@@ -8,7 +8,8 @@ import { needs } from "../lib/support.mjs";
 import { nowNs } from "../lib/stats.mjs";
 
 export const name = "cancel-storm";
-export const title = (p) => `cancellation storm (${p.calls} wait calls at once, each cancelled ${p.cancelAfterMs} ms after it was issued)`;
+export const title = (p) =>
+  `cancellation storm (${p.calls} wait calls at once, each cancelled ${p.cancelAfterMs} ms after it was issued)`;
 export const metrics = [
   { key: "settled_ms", label: "all callers settled", unit: "ms", better: "lower" },
   { key: "drained_ms", label: "no live handler", unit: "ms", better: "lower" },
@@ -28,7 +29,12 @@ export async function run(candidate, p, ctx) {
     const calls = [];
     for (let i = 0; i < p.calls; i++) {
       const ac = new AbortController();
-      calls.push(conn.callTool("wait", { max_ms: p.maxWaitMs }, { signal: ac.signal }).then(() => resolved++, () => {}));
+      calls.push(
+        conn.callTool("wait", { max_ms: p.maxWaitMs }, { signal: ac.signal }).then(
+          () => resolved++,
+          () => {},
+        ),
+      );
       setTimeout(() => ac.abort(new Error("cancelled by the storm")), p.cancelAfterMs);
     }
     await Promise.all(calls);
@@ -37,7 +43,8 @@ export async function run(candidate, p, ctx) {
     const deadline = Date.now() + p.deadlineMs;
     let live;
     while ((live = await conn.callTool("live", {})) !== "0") {
-      if (Date.now() > deadline) throw new Error(`extension still holds ${live} live handlers ${p.deadlineMs} ms after the storm`);
+      if (Date.now() > deadline)
+        throw new Error(`extension still holds ${live} live handlers ${p.deadlineMs} ms after the storm`);
       await new Promise((r) => setTimeout(r, 1));
     }
     return { settled_ms, drained_ms: Number(nowNs() - t0) / 1e6 };

@@ -28,7 +28,11 @@ process.stdout.write(String(performance.now() - t0));
 export async function run(candidate, p) {
   const samples = [];
   for (let i = 0; i < p.samples; i++) {
-    const out = execFileSync(process.execPath, ["--input-type=module", "-e", SCRIPT, JSON.stringify(candidate.importModules)], { encoding: "utf8" });
+    const out = execFileSync(
+      process.execPath,
+      ["--input-type=module", "-e", SCRIPT, JSON.stringify(candidate.importModules)],
+      { encoding: "utf8" },
+    );
     const ms = Number(out.trim());
     if (!Number.isFinite(ms)) throw new Error(`import child printed ${JSON.stringify(out.slice(0, 200))}`);
     samples.push(ms);

@@ -5,7 +5,8 @@ import { needs } from "../lib/support.mjs";
 import { nowNs } from "../lib/stats.mjs";
 
 export const name = "large-result";
-export const title = (p) => `large result (${p.calls} sequential calls returning ${p.bytes / 1024} KiB of text, after ${p.warmup} warm-up)`;
+export const title = (p) =>
+  `large result (${p.calls} sequential calls returning ${p.bytes / 1024} KiB of text, after ${p.warmup} warm-up)`;
 export const metrics = [
   { key: "calls_per_s", label: "calls/s", unit: "/s", better: "higher" },
   { key: "mib_per_s", label: "result rate", unit: "MiB/s", better: "higher" },
@@ -18,7 +19,9 @@ export const params = {
 async function once(conn, bytes) {
   const text = await conn.callTool("blob", { bytes });
   if (typeof text !== "string" || text.length !== bytes) {
-    throw new Error(`blob returned ${typeof text === "string" ? `${text.length} characters` : typeof text}, expected ${bytes}`);
+    throw new Error(
+      `blob returned ${typeof text === "string" ? `${text.length} characters` : typeof text}, expected ${bytes}`,
+    );
   }
 }
 

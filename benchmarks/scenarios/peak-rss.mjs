@@ -6,7 +6,8 @@ import { readFileSync } from "node:fs";
 import { pump } from "./throughput.mjs";
 
 export const name = "peak-rss";
-export const title = (p) => `peak RSS (VmHWM) during the throughput workload (${p.calls} calls of ~100 B, ${p.inFlight} in flight)`;
+export const title = (p) =>
+  `peak RSS (VmHWM) during the throughput workload (${p.calls} calls of ~100 B, ${p.inFlight} in flight)`;
 export const metrics = [
   { key: "host_mib", label: "host peak RSS", unit: "MiB", better: "lower" },
   { key: "extension_mib", label: "extension peak RSS", unit: "MiB", better: "lower" },

@@ -24,7 +24,9 @@ export default function (pi) {
       required: ["text"],
     },
     async execute(_toolCallId, params, signal, onUpdate) {
-      const words = String(params.text).split(/\s+/).filter((w) => w.length > 0);
+      const words = String(params.text)
+        .split(/\s+/)
+        .filter((w) => w.length > 0);
       onUpdate?.({ content: [{ type: "text", text: `counting ${words.length} words` }] });
       if (signal?.aborted) throw new Error("cancelled");
       const longest = words.reduce((a, w) => (w.length > a.length ? w : a), "");

@@ -9,6 +9,8 @@ import { join } from "node:path";
 import { IMPLEMENTATIONS, ROOT } from "./implementations.js";
 
 test("issue 13.12: every implementation in the registry has its conformance-<name>.test.ts", () => {
-  const missing = IMPLEMENTATIONS.map((i) => `conformance-${i.name}.test.ts`).filter((f) => !existsSync(join(ROOT, "tests", "conformance", f)));
+  const missing = IMPLEMENTATIONS.map((i) => `conformance-${i.name}.test.ts`).filter(
+    (f) => !existsSync(join(ROOT, "tests", "conformance", f)),
+  );
   assert.deepEqual(missing, []);
 });

@@ -26,7 +26,9 @@ export const REQUIRED_FEATURES = ["request_cancellation", "content_parts"];
 
 /** The optional features the standard initialize offers: what the transcripts exercise, no more. */
 export function defaultOptionalFeatures(api: ApiVersion): string[] {
-  return api === "0.4" ? ["request_progress", "lifecycle_events", "tool_prompt_metadata_v1"] : ["request_progress", "lifecycle_events"];
+  return api === "0.4"
+    ? ["request_progress", "lifecycle_events", "tool_prompt_metadata_v1"]
+    : ["request_progress", "lifecycle_events"];
 }
 
 export const HOST_STATE = {
@@ -48,7 +50,12 @@ export function initializeParams(api: ApiVersion): Record<string, Json> {
   const params: Record<string, Json> = {
     api_version: api,
     octet_version: "0.1.0",
-    extension: { name: "conformance", version: "0.1.0", manifest_path: `${WORKSPACE}/conformance/extension.toml`, source: "explicit" },
+    extension: {
+      name: "conformance",
+      version: "0.1.0",
+      manifest_path: `${WORKSPACE}/conformance/extension.toml`,
+      source: "explicit",
+    },
     workspace: WORKSPACE,
     capabilities: { filesystem: "none", process: false, network: false },
     contributes: {

@@ -62,7 +62,10 @@ export class ExtensionProcess {
     this.#closed = new Promise((resolve) => {
       // "close" comes after stdout and stderr are drained: frames and violations are final then.
       this.child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
-        if (this.#pending.length > 0) this.#violation(`stdout ended inside a frame (${this.#pending.reduce((n, b) => n + b.length, 0)} bytes after the last LF)`);
+        if (this.#pending.length > 0)
+          this.#violation(
+            `stdout ended inside a frame (${this.#pending.reduce((n, b) => n + b.length, 0)} bytes after the last LF)`,
+          );
         this.#exit = { code, signal };
         resolve(this.#exit);
         this.#changed();
@@ -133,7 +136,8 @@ export class ExtensionProcess {
   waitFor<T>(check: () => T | undefined, timeoutMs: number, what: string, afterExit = false): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const evaluate = (): void => {
-        if (this.violations.length > 0) return finish(() => reject(new Error(`protocol violation on stdout: ${this.violations[0]}`)));
+        if (this.violations.length > 0)
+          return finish(() => reject(new Error(`protocol violation on stdout: ${this.violations[0]}`)));
         let value: T | undefined;
         try {
           value = check();
@@ -141,7 +145,8 @@ export class ExtensionProcess {
           return finish(() => reject(err));
         }
         if (value !== undefined) return finish(() => resolve(value));
-        if (this.#exit && !afterExit) return finish(() => reject(new Error(`the extension exited (${describeExit(this.#exit)}) before ${what}`)));
+        if (this.#exit && !afterExit)
+          return finish(() => reject(new Error(`the extension exited (${describeExit(this.#exit)}) before ${what}`)));
       };
       const timer = setTimeout(() => finish(() => reject(new Error(`no ${what} within ${timeoutMs} ms`))), timeoutMs);
       const finish = (settle: () => void): void => {
@@ -162,7 +167,9 @@ export class ExtensionProcess {
    */
   async quiescent(timeoutMs: number): Promise<boolean> {
     const settled = (): true | undefined =>
-      [...this.#sent].every((id) => this.#answered.has(id)) && [...this.#asked].every((id) => this.#replied.has(id)) ? true : undefined;
+      [...this.#sent].every((id) => this.#answered.has(id)) && [...this.#asked].every((id) => this.#replied.has(id))
+        ? true
+        : undefined;
     try {
       return await this.waitFor(settled, timeoutMs, "quiescence");
     } catch {
@@ -176,7 +183,10 @@ export class ExtensionProcess {
     killProcessGroup(process, pid);
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the extension (pid ${String(pid)}) did not close within ${timeoutMs} ms of SIGKILL`)), timeoutMs);
+      timer = setTimeout(
+        () => reject(new Error(`the extension (pid ${String(pid)}) did not close within ${timeoutMs} ms of SIGKILL`)),
+        timeoutMs,
+      );
     });
     try {
       await Promise.race([this.#closed, late]);
@@ -205,7 +215,9 @@ export class ExtensionProcess {
     if (start < chunk.length) this.#pending.push(Buffer.from(chunk.subarray(start)));
     const pendingBytes = this.#pending.reduce((n, b) => n + b.length, 0);
     if (pendingBytes > MAX_FRAME_BYTES) {
-      this.#violation(`a line of more than ${pendingBytes} bytes without LF, over the ${MAX_FRAME_BYTES}-byte frame bound`);
+      this.#violation(
+        `a line of more than ${pendingBytes} bytes without LF, over the ${MAX_FRAME_BYTES}-byte frame bound`,
+      );
       this.#pending = [];
     }
   }
@@ -213,15 +225,19 @@ export class ExtensionProcess {
   #line(bytes: Buffer): void {
     const head = bytes.subarray(0, 160).toString("latin1");
     if (bytes.length === 0) return this.#violation("a blank line on stdout");
-    if (bytes.length > MAX_FRAME_BYTES) return this.#violation(`a line of ${bytes.length} bytes, over the ${MAX_FRAME_BYTES}-byte frame bound`);
+    if (bytes.length > MAX_FRAME_BYTES)
+      return this.#violation(`a line of ${bytes.length} bytes, over the ${MAX_FRAME_BYTES}-byte frame bound`);
     if (bytes.includes(0x0d)) return this.#violation(`a CR in a line on stdout: ${head}`);
     let value: unknown;
     try {
       value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
     } catch (err) {
-      return this.#violation(`a line on stdout that is not UTF-8 JSON (${(err as Error).message.slice(0, 80)}): ${head}`);
+      return this.#violation(
+        `a line on stdout that is not UTF-8 JSON (${(err as Error).message.slice(0, 80)}): ${head}`,
+      );
     }
-    if (typeof value !== "object" || value === null || Array.isArray(value)) return this.#violation(`a line on stdout that is not a JSON object: ${head}`);
+    if (typeof value !== "object" || value === null || Array.isArray(value))
+      return this.#violation(`a line on stdout that is not a JSON object: ${head}`);
     const frame = value as Frame;
     const problem = this.#envelopeProblem(frame);
     if (problem) return this.#violation(`${problem}: ${show(frame, 300)}`);
@@ -239,14 +255,20 @@ export class ExtensionProcess {
       if (typeof f["method"] !== "string") return "a frame whose method is not a string";
       if ("result" in f || "error" in f) return "a request or notification that also carries result or error";
       if ("id" in f && !idOk) return "a request whose id is neither a string nor an integer";
-      if ("params" in f && (typeof f["params"] !== "object" || f["params"] === null)) return "a frame whose params is neither an object nor an array";
+      if ("params" in f && (typeof f["params"] !== "object" || f["params"] === null))
+        return "a frame whose params is neither an object nor an array";
       return this.#correlationProblem(f);
     }
     if (!("id" in f)) return "a frame with neither method nor id";
     if ("result" in f === "error" in f) return "a response that does not carry exactly one of result and error";
     if ("error" in f) {
       const e = f["error"];
-      if (typeof e !== "object" || e === null || !Number.isInteger((e as Frame)["code"]) || typeof (e as Frame)["message"] !== "string") {
+      if (
+        typeof e !== "object" ||
+        e === null ||
+        !Number.isInteger((e as Frame)["code"]) ||
+        typeof (e as Frame)["message"] !== "string"
+      ) {
         return "an error response whose error is not {code: integer, message: string}";
       }
     }
@@ -267,9 +289,12 @@ export class ExtensionProcess {
     const params = f["params"];
     if (typeof params !== "object" || params === null || Array.isArray(params)) return null;
     const p = params as Frame;
-    const active = (id: unknown): boolean => (typeof id === "number" || typeof id === "string") && this.#sent.has(id) && !this.#answered.has(id);
-    if (f["method"] === "$/progress" && !active(p["request_id"])) return `$/progress for request ${show(p["request_id"])}, which is not an active host request`;
-    if ("parent_request_id" in p && !active(p["parent_request_id"])) return `parent_request_id ${show(p["parent_request_id"])} names no active host request`;
+    const active = (id: unknown): boolean =>
+      (typeof id === "number" || typeof id === "string") && this.#sent.has(id) && !this.#answered.has(id);
+    if (f["method"] === "$/progress" && !active(p["request_id"]))
+      return `$/progress for request ${show(p["request_id"])}, which is not an active host request`;
+    if ("parent_request_id" in p && !active(p["parent_request_id"]))
+      return `parent_request_id ${show(p["parent_request_id"])} names no active host request`;
     return null;
   }
 }

@@ -9,7 +9,9 @@ import { fileURLToPath } from "node:url";
 import type { Implementation } from "./runner.js";
 
 /** The repository root, from tests/dist/conformance/ (compiled) or tests/conformance/. */
-export const ROOT = fileURLToPath(new URL(import.meta.url.includes("/tests/dist/") ? "../../../" : "../../", import.meta.url));
+export const ROOT = fileURLToPath(
+  new URL(import.meta.url.includes("/tests/dist/") ? "../../../" : "../../", import.meta.url),
+);
 
 export const IMPLEMENTATIONS: readonly Implementation[] = [
   {

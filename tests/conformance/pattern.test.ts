@@ -8,17 +8,27 @@ import { checkPattern, expand, match, type Scope } from "./pattern.js";
 
 const scope: Scope = {
   api: "0.2",
-  ids: new Map([["", 7], ["call", 3]]),
+  ids: new Map([
+    ["", 7],
+    ["call", 3],
+  ]),
   vars: new Map<string, unknown>([["seq", 4]]),
   values: new Map([["context", { workspace: "/w" }]]),
 };
 
 const ok = (pattern: unknown, actual: unknown): void => {
   const r = match(pattern, actual, scope);
-  assert.ok(r.ok, `${JSON.stringify(pattern)} should match ${JSON.stringify(actual)}: ${r.ok ? "" : `${r.mismatch.path}: ${r.mismatch.reason}`}`);
+  assert.ok(
+    r.ok,
+    `${JSON.stringify(pattern)} should match ${JSON.stringify(actual)}: ${r.ok ? "" : `${r.mismatch.path}: ${r.mismatch.reason}`}`,
+  );
 };
 const no = (pattern: unknown, actual: unknown): void => {
-  assert.equal(match(pattern, actual, scope).ok, false, `${JSON.stringify(pattern)} should not match ${JSON.stringify(actual)}`);
+  assert.equal(
+    match(pattern, actual, scope).ok,
+    false,
+    `${JSON.stringify(pattern)} should not match ${JSON.stringify(actual)}`,
+  );
 };
 
 test("objects match partially, arrays element by element, literals by equality", () => {
@@ -32,7 +42,15 @@ test("objects match partially, arrays element by element, literals by equality",
 });
 
 test("placeholders: types, presence, absence, $api, $id, $var, and $$ for a literal $", () => {
-  for (const [p, yes, nope] of [["$string", "s", 1], ["$number", 1.5, "1"], ["$integer", 2, 2.5], ["$boolean", false, 0], ["$null", null, 0], ["$object", {}, []], ["$array", [], {}]] as const) {
+  for (const [p, yes, nope] of [
+    ["$string", "s", 1],
+    ["$number", 1.5, "1"],
+    ["$integer", 2, 2.5],
+    ["$boolean", false, 0],
+    ["$null", null, 0],
+    ["$object", {}, []],
+    ["$array", [], {}],
+  ] as const) {
     ok(p, yes);
     no(p, nope);
   }
@@ -63,8 +81,14 @@ test("operators on objects and arrays: $closed, $optional, $unordered, $includes
   no({ $excludes: ["x"] }, ["a", "x"]);
   ok({ $each: "$integer" }, []);
   no({ $each: "$integer" }, [1, "2"]);
-  ok({ $unique: true }, [{ a: 1, b: 2 }, { b: 2, a: 2 }]);
-  no({ $unique: true }, [{ a: 1, b: 2 }, { b: 2, a: 1 }]);
+  ok({ $unique: true }, [
+    { a: 1, b: 2 },
+    { b: 2, a: 2 },
+  ]);
+  no({ $unique: true }, [
+    { a: 1, b: 2 },
+    { b: 2, a: 1 },
+  ]);
 });
 
 test("operators on strings and numbers: $length, $bytes, $json, $regex, $range, $gt", () => {
@@ -90,25 +114,55 @@ test("combinators and captures: $not, $all, $anyOf, $capture binds only on a who
   no({ a: { $anyOf: ["$absent", []] } }, { a: [1] });
   const r = match({ s: { $capture: ["first", "$integer"] }, t: { $gt: "$var:first" } }, { s: 1, t: 2 }, scope);
   assert.ok(r.ok && r.captures.get("first") === 1);
-  assert.equal(match({ s: { $capture: ["first", "$integer"] }, t: { $gt: "$var:first" } }, { s: 1, t: 1 }, scope).ok, false);
+  assert.equal(
+    match({ s: { $capture: ["first", "$integer"] }, t: { $gt: "$var:first" } }, { s: 1, t: 1 }, scope).ok,
+    false,
+  );
 });
 
 test("a mismatch names its path and what came instead", () => {
-  const r = match({ result: { content: [{ text: { $regex: "boom" } }] } }, { result: { content: [{ text: "fine" }] } }, scope);
+  const r = match(
+    { result: { content: [{ text: { $regex: "boom" } }] } },
+    { result: { content: [{ text: "fine" }] } },
+    scope,
+  );
   assert.ok(!r.ok);
   assert.equal(r.mismatch.path, "$.result.content[0].text");
   assert.equal(r.mismatch.reason, 'expected a string matching /boom/, got "fine"');
 });
 
 test("templates: references, named values, $repeat, and $absent leaves a member out", () => {
-  assert.deepEqual(expand({ id: "$id:call", api: "$api", ctx: "$context", gone: "$absent", s: { $repeat: ["ab", 3] }, lit: "$$x", m: "$/cancelRequest" }, scope), {
-    id: 3, api: "0.2", ctx: { workspace: "/w" }, s: "ababab", lit: "$x", m: "$/cancelRequest",
-  });
+  assert.deepEqual(
+    expand(
+      {
+        id: "$id:call",
+        api: "$api",
+        ctx: "$context",
+        gone: "$absent",
+        s: { $repeat: ["ab", 3] },
+        lit: "$$x",
+        m: "$/cancelRequest",
+      },
+      scope,
+    ),
+    {
+      id: 3,
+      api: "0.2",
+      ctx: { workspace: "/w" },
+      s: "ababab",
+      lit: "$x",
+      m: "$/cancelRequest",
+    },
+  );
 });
 
 test("checkPattern reports unknown placeholders and malformed operators", () => {
   const problems: string[] = [];
-  checkPattern({ a: "$strng", b: { $range: [1] }, c: { $capture: "x" }, d: { $each: { $oops: 1 } }, e: "$/progress" }, "p", problems);
+  checkPattern(
+    { a: "$strng", b: { $range: [1] }, c: { $capture: "x" }, d: { $each: { $oops: 1 } }, e: "$/progress" },
+    "p",
+    problems,
+  );
   assert.deepEqual(problems, [
     "p.a: unknown placeholder $strng",
     "p.b: $range takes [min, max] (numbers or null)",

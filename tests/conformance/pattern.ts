@@ -44,8 +44,23 @@ const TYPE_PLACEHOLDERS: Record<string, (v: unknown) => boolean> = {
 };
 
 const OPERATORS = [
-  "$closed", "$optional", "$unordered", "$includes", "$excludes", "$each", "$length", "$bytes", "$unique",
-  "$json", "$regex", "$range", "$gt", "$capture", "$not", "$all", "$anyOf",
+  "$closed",
+  "$optional",
+  "$unordered",
+  "$includes",
+  "$excludes",
+  "$each",
+  "$length",
+  "$bytes",
+  "$unique",
+  "$json",
+  "$regex",
+  "$range",
+  "$gt",
+  "$capture",
+  "$not",
+  "$all",
+  "$anyOf",
 ] as const;
 type Operator = (typeof OPERATORS)[number];
 
@@ -56,9 +71,16 @@ export function match(pattern: unknown, actual: unknown, scope: Scope): MatchRes
   return mismatch ? { ok: false, mismatch } : { ok: true, captures };
 }
 
-function matchAt(pattern: unknown, actual: unknown, scope: Scope, path: string, captures: Map<string, unknown>): Mismatch | null {
+function matchAt(
+  pattern: unknown,
+  actual: unknown,
+  scope: Scope,
+  path: string,
+  captures: Map<string, unknown>,
+): Mismatch | null {
   const fail = (reason: string): Mismatch => ({ path, reason: `${reason}, got ${show(actual)}` });
-  if (typeof pattern === "string" && pattern.startsWith("$$")) return actual === pattern.slice(1) ? null : fail(`expected ${show(pattern.slice(1))}`);
+  if (typeof pattern === "string" && pattern.startsWith("$$"))
+    return actual === pattern.slice(1) ? null : fail(`expected ${show(pattern.slice(1))}`);
   if (typeof pattern === "string" && isPlaceholder(pattern)) {
     if (pattern === "$absent") return actual === undefined ? null : fail("expected no value");
     const test = TYPE_PLACEHOLDERS[pattern];
@@ -70,7 +92,8 @@ function matchAt(pattern: unknown, actual: unknown, scope: Scope, path: string, 
   const op = isObject(pattern) ? operatorOf(pattern) : null;
   if (op) return matchOperator(op, (pattern as Record<string, unknown>)[op], actual, scope, path, captures);
   if (actual === undefined) return { path, reason: `expected ${show(pattern)}, got nothing (member absent)` };
-  if (pattern === null || typeof pattern !== "object") return pattern === actual ? null : fail(`expected ${show(pattern)}`);
+  if (pattern === null || typeof pattern !== "object")
+    return pattern === actual ? null : fail(`expected ${show(pattern)}`);
   if (Array.isArray(pattern)) {
     if (!Array.isArray(actual)) return fail("expected an array");
     if (actual.length !== pattern.length) return fail(`expected an array of ${pattern.length} elements`);
@@ -84,24 +107,43 @@ function matchAt(pattern: unknown, actual: unknown, scope: Scope, path: string, 
 }
 
 function matchObject(
-  pattern: Record<string, unknown>, actual: unknown, scope: Scope, path: string, captures: Map<string, unknown>, closed: boolean,
+  pattern: Record<string, unknown>,
+  actual: unknown,
+  scope: Scope,
+  path: string,
+  captures: Map<string, unknown>,
+  closed: boolean,
 ): Mismatch | null {
   if (!isObject(actual)) return { path, reason: `expected an object, got ${show(actual)}` };
   for (const [key, sub] of Object.entries(pattern)) {
     const value = Object.hasOwn(actual, key) ? actual[key] : undefined;
     const optional = isObject(sub) && operatorOf(sub) === "$optional";
     if (optional && value === undefined) continue;
-    const m = matchAt(optional ? (sub as Record<string, unknown>)["$optional"] : sub, value, scope, `${path}.${key}`, captures);
+    const m = matchAt(
+      optional ? (sub as Record<string, unknown>)["$optional"] : sub,
+      value,
+      scope,
+      `${path}.${key}`,
+      captures,
+    );
     if (m) return m;
   }
   if (closed) {
     const extra = Object.keys(actual).filter((k) => !Object.hasOwn(pattern, k));
-    if (extra.length > 0) return { path, reason: `unexpected member(s) ${extra.join(", ")} in a closed object ${show(actual)}` };
+    if (extra.length > 0)
+      return { path, reason: `unexpected member(s) ${extra.join(", ")} in a closed object ${show(actual)}` };
   }
   return null;
 }
 
-function matchOperator(op: Operator, arg: unknown, actual: unknown, scope: Scope, path: string, captures: Map<string, unknown>): Mismatch | null {
+function matchOperator(
+  op: Operator,
+  arg: unknown,
+  actual: unknown,
+  scope: Scope,
+  path: string,
+  captures: Map<string, unknown>,
+): Mismatch | null {
   const fail = (reason: string): Mismatch => ({ path, reason: `${reason}, got ${show(actual)}` });
   switch (op) {
     case "$closed":
@@ -112,16 +154,22 @@ function matchOperator(op: Operator, arg: unknown, actual: unknown, scope: Scope
     case "$includes": {
       const patterns = arg as unknown[];
       if (!Array.isArray(actual)) return fail("expected an array");
-      if (op === "$unordered" && actual.length !== patterns.length) return fail(`expected an array of ${patterns.length} elements in any order`);
+      if (op === "$unordered" && actual.length !== patterns.length)
+        return fail(`expected an array of ${patterns.length} elements in any order`);
       const assignment = assign(patterns, actual, scope, captures);
       if (assignment) return null;
-      return fail(op === "$unordered" ? `expected a permutation of ${show(patterns)}` : `expected an array including ${show(patterns)}`);
+      return fail(
+        op === "$unordered"
+          ? `expected a permutation of ${show(patterns)}`
+          : `expected an array including ${show(patterns)}`,
+      );
     }
     case "$excludes": {
       if (!Array.isArray(actual)) return fail("expected an array");
       for (const p of arg as unknown[]) {
         const i = actual.findIndex((a) => matchAt(p, a, scope, path, new Map(captures)) === null);
-        if (i !== -1) return { path: `${path}[${i}]`, reason: `expected no element matching ${show(p)}, got ${show(actual[i])}` };
+        if (i !== -1)
+          return { path: `${path}[${i}]`, reason: `expected no element matching ${show(p)}, got ${show(actual[i])}` };
       }
       return null;
     }
@@ -167,12 +215,14 @@ function matchOperator(op: Operator, arg: unknown, actual: unknown, scope: Scope
     case "$range": {
       const [min, max] = arg as [number | null, number | null];
       if (typeof actual !== "number") return fail("expected a number");
-      if ((min !== null && actual < min) || (max !== null && actual > max)) return fail(`expected a number in [${String(min)}, ${String(max)}]`);
+      if ((min !== null && actual < min) || (max !== null && actual > max))
+        return fail(`expected a number in [${String(min)}, ${String(max)}]`);
       return null;
     }
     case "$gt": {
       const bound = typeof arg === "string" ? lookup(arg, scope, captures) : arg;
-      if (typeof actual !== "number" || typeof bound !== "number") return fail(`expected a number greater than ${show(bound)}`);
+      if (typeof actual !== "number" || typeof bound !== "number")
+        return fail(`expected a number greater than ${show(bound)}`);
       return actual > bound ? null : fail(`expected a number greater than ${bound}`);
     }
     case "$capture": {
@@ -182,7 +232,9 @@ function matchOperator(op: Operator, arg: unknown, actual: unknown, scope: Scope
       return m;
     }
     case "$not":
-      return matchAt(arg, actual, scope, path, new Map(captures)) === null ? fail(`expected no match for ${show(arg)}`) : null;
+      return matchAt(arg, actual, scope, path, new Map(captures)) === null
+        ? fail(`expected no match for ${show(arg)}`)
+        : null;
     case "$all": {
       for (const p of arg as unknown[]) {
         const m = matchAt(p, actual, scope, path, captures);
@@ -233,7 +285,8 @@ function lookup(ref: string, scope: Scope, captures: ReadonlyMap<string, unknown
   if (ref === "$id" || ref.startsWith("$id:")) {
     const label = ref === "$id" ? "" : ref.slice(4);
     const id = scope.ids.get(label);
-    if (id === undefined) throw new Error(`${ref}: no request ${label === "" ? "was sent yet" : `labelled "${label}" was sent`}`);
+    if (id === undefined)
+      throw new Error(`${ref}: no request ${label === "" ? "was sent yet" : `labelled "${label}" was sent`}`);
     return id;
   }
   if (ref.startsWith("$var:")) {
@@ -290,7 +343,10 @@ export function checkPattern(pattern: unknown, where: string, problems: string[]
     return;
   }
   const op = operatorOf(obj);
-  if (!op) return void problems.push(`${where}: ${dollar.join(", ")} is not an operator (operators are single-key objects: ${OPERATORS.join(" ")})`);
+  if (!op)
+    return void problems.push(
+      `${where}: ${dollar.join(", ")} is not an operator (operators are single-key objects: ${OPERATORS.join(" ")})`,
+    );
   const arg = obj[op];
   const bad = (what: string): void => void problems.push(`${where}: ${op} takes ${what}`);
   switch (op) {
@@ -298,7 +354,11 @@ export function checkPattern(pattern: unknown, where: string, problems: string[]
       if (!isObject(arg)) return bad("an object pattern");
       for (const [k, v] of Object.entries(arg)) checkPattern(v, `${where}.${k}`, problems);
       return;
-    case "$unordered": case "$includes": case "$excludes": case "$all": case "$anyOf":
+    case "$unordered":
+    case "$includes":
+    case "$excludes":
+    case "$all":
+    case "$anyOf":
       if (!Array.isArray(arg)) return bad("an array of patterns");
       return arg.forEach((p, i) => checkPattern(p, `${where}.${op}[${i}]`, problems));
     case "$regex":
@@ -310,10 +370,12 @@ export function checkPattern(pattern: unknown, where: string, problems: string[]
       }
       return;
     case "$range":
-      if (!Array.isArray(arg) || arg.length !== 2 || !arg.every((b) => b === null || typeof b === "number")) return bad("[min, max] (numbers or null)");
+      if (!Array.isArray(arg) || arg.length !== 2 || !arg.every((b) => b === null || typeof b === "number"))
+        return bad("[min, max] (numbers or null)");
       return;
     case "$gt":
-      if (typeof arg !== "number" && !(typeof arg === "string" && isReference(arg))) return bad("a number or a $var reference");
+      if (typeof arg !== "number" && !(typeof arg === "string" && isReference(arg)))
+        return bad("a number or a $var reference");
       return;
     case "$unique":
       if (arg !== true) return bad("true");
@@ -339,9 +401,15 @@ export function checkTemplate(template: unknown, where: string, problems: string
   const obj = template as Record<string, unknown>;
   if ("$repeat" in obj) {
     const arg = obj["$repeat"];
-    const ok = Object.keys(obj).length === 1 && Array.isArray(arg) && typeof arg[0] === "string" && Number.isInteger(arg[1]) && (arg[1] as number) >= 0;
+    const ok =
+      Object.keys(obj).length === 1 &&
+      Array.isArray(arg) &&
+      typeof arg[0] === "string" &&
+      Number.isInteger(arg[1]) &&
+      (arg[1] as number) >= 0;
     if (!ok) problems.push(`${where}: $repeat takes [text, count]`);
-    else if ((arg as [string, number])[0].length * (arg as [string, number])[1] > MAX_FRAME_BYTES) problems.push(`${where}: $repeat makes more than one frame can carry`);
+    else if ((arg as [string, number])[0].length * (arg as [string, number])[1] > MAX_FRAME_BYTES)
+      problems.push(`${where}: $repeat makes more than one frame can carry`);
     return;
   }
   for (const [k, v] of Object.entries(obj)) checkTemplate(v, `${where}.${k}`, problems, values);
@@ -376,7 +444,10 @@ export function canonical(v: unknown): string {
   if (v === null || typeof v !== "object") return JSON.stringify(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   const obj = v as Record<string, unknown>;
-  return `{${Object.keys(obj).sort().map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`).join(",")}}`;
+  return `{${Object.keys(obj)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(obj[k])}`)
+    .join(",")}}`;
 }
 
 /** A short rendering of a value for messages. */

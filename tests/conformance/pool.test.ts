@@ -11,9 +11,22 @@ import { runTranscript, type Implementation } from "./runner.js";
 import type { Step, Transcript } from "./transcript.js";
 
 const RAW = fileURLToPath(new URL("./fixtures/raw-extension.js", import.meta.url));
-const raw = (behaviour: string): Implementation => ({ name: `raw-${behaviour}`, command: [process.execPath, RAW], env: { RAW_BEHAVIOUR: behaviour } });
-const transcript = (steps: Step[]): Transcript => ({ id: "TEST-01", title: "pool self-test", api: ["0.1"], steps, file: "inline" });
-const CALL: Step = { request: { method: "tool/call", params: { name: "anything", arguments: {}, context: "$owner_context" } }, as: "call" };
+const raw = (behaviour: string): Implementation => ({
+  name: `raw-${behaviour}`,
+  command: [process.execPath, RAW],
+  env: { RAW_BEHAVIOUR: behaviour },
+});
+const transcript = (steps: Step[]): Transcript => ({
+  id: "TEST-01",
+  title: "pool self-test",
+  api: ["0.1"],
+  steps,
+  file: "inline",
+});
+const CALL: Step = {
+  request: { method: "tool/call", params: { name: "anything", arguments: {}, context: "$owner_context" } },
+  as: "call",
+};
 const EXPECT_OK: Step = { expect: { id: "$id:call", result: { content: "ok", is_error: false } } };
 
 const alive = (pid: number): boolean => {
@@ -27,7 +40,18 @@ const alive = (pid: number): boolean => {
 
 test("issue 13.12: only a transcript that starts with the standard initialize and never ends or reconfigures the extension is shareable", () => {
   const init: Step = { initialize: {} };
-  assert.equal(shareable(transcript([init, CALL, EXPECT_OK, { refute: { method: "x" } }, { notify: { method: "$/cancelRequest", params: { id: 2 } } }])), true);
+  assert.equal(
+    shareable(
+      transcript([
+        init,
+        CALL,
+        EXPECT_OK,
+        { refute: { method: "x" } },
+        { notify: { method: "$/cancelRequest", params: { id: 2 } } },
+      ]),
+    ),
+    true,
+  );
   for (const steps of [
     [{ initialize: { protocol: "$absent" } }, CALL],
     [{ initialize: {}, result: { api_version: "0.1" } }, CALL],
@@ -52,7 +76,12 @@ test("issue 13.12: shareable transcripts run in turn on one kept extension, thei
     assert.equal(first.nextId, 3);
     pool.give("0.1", first);
     // The second transcript skips its initialize; its call is request 3 on the same process.
-    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, { expect: { id: 3, result: { content: "ok" } } }]), "0.1", pool);
+    await runTranscript(
+      raw("ok"),
+      transcript([{ initialize: {} }, CALL, { expect: { id: 3, result: { content: "ok" } } }]),
+      "0.1",
+      pool,
+    );
     const second = pool.take("0.1");
     assert.equal(second?.proc.child.pid, first.proc.child.pid);
     assert.equal(second?.nextId, 4);
@@ -65,7 +94,18 @@ test("issue 13.12: shareable transcripts run in turn on one kept extension, thei
 test("issue 13.12: a failed transcript's extension, and a passed one with a request still unanswered, are killed, not kept", async () => {
   const pool = new ExtensionPool();
   try {
-    await assert.rejects(runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, { expect: { id: "$id:call", result: { content: "no" } }, within_ms: 200 }]), "0.1", pool));
+    await assert.rejects(
+      runTranscript(
+        raw("ok"),
+        transcript([
+          { initialize: {} },
+          CALL,
+          { expect: { id: "$id:call", result: { content: "no" } }, within_ms: 200 },
+        ]),
+        "0.1",
+        pool,
+      ),
+    );
     assert.equal(pool.take("0.1"), undefined);
     // raw "hang" never answers tool/call: the transcript passes without waiting for it.
     await runTranscript(raw("hang"), transcript([{ initialize: {} }, CALL]), "0.1", pool);

@@ -35,7 +35,12 @@ const QUIESCENCE_MS = 1_000;
  * initialized with the same step, and a passed one leaves its extension there if quiescent;
  * without one every transcript starts its own, as the runner's self-tests do.
  */
-export async function runTranscript(impl: Implementation, transcript: Transcript, api: ApiVersion, pool?: ExtensionPool): Promise<void> {
+export async function runTranscript(
+  impl: Implementation,
+  transcript: Transcript,
+  api: ApiVersion,
+  pool?: ExtensionPool,
+): Promise<void> {
   const share = pool !== undefined && shareable(transcript);
   const lease = share ? pool.take(api) : undefined;
   const env: Record<string, string> = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", [API_ENV]: api, ...impl.env };
@@ -53,10 +58,15 @@ export async function runTranscript(impl: Implementation, transcript: Transcript
       } catch (err) {
         const reused = lease ? " on an extension an earlier transcript started and initialized" : "";
         const where = `${impl.name} ${transcript.id} (API ${api}), step ${i + 1} of ${transcript.steps.length}${reused}: ${show(step, 600)}`;
-        throw new Error(`${where}\n${(err as Error).message}\nstderr tail:\n${indent(proc.stderrTail.slice(-2_000) || "(empty)")}`);
+        throw new Error(
+          `${where}\n${(err as Error).message}\nstderr tail:\n${indent(proc.stderrTail.slice(-2_000) || "(empty)")}`,
+        );
       }
     }
-    if (proc.violations.length > 0) throw new Error(`${impl.name} ${transcript.id} (API ${api}): protocol violation on stdout: ${proc.violations[0]}`);
+    if (proc.violations.length > 0)
+      throw new Error(
+        `${impl.name} ${transcript.id} (API ${api}): protocol violation on stdout: ${proc.violations[0]}`,
+      );
     keep = share && (await proc.quiescent(QUIESCENCE_MS));
   } finally {
     if (keep) pool?.give(api, run.lease());
@@ -103,11 +113,17 @@ class Run {
       await this.#expect({ id, result: step["result"] ?? { api_version: "$api" } }, strict, within, undefined);
     } else if ("request" in step) {
       const r = step["request"] as { method: string; params?: unknown };
-      this.#request(r.method, r.params === undefined ? undefined : expand(r.params, this.#scope), step["as"] as string | undefined);
+      this.#request(
+        r.method,
+        r.params === undefined ? undefined : expand(r.params, this.#scope),
+        step["as"] as string | undefined,
+      );
     } else if ("notify" in step) {
       const n = step["notify"] as { method: string; params?: unknown };
       const params = n.params === undefined ? undefined : expand(n.params, this.#scope);
-      this.#proc.sendFrame(params === undefined ? { jsonrpc: "2.0", method: n.method } : { jsonrpc: "2.0", method: n.method, params });
+      this.#proc.sendFrame(
+        params === undefined ? { jsonrpc: "2.0", method: n.method } : { jsonrpc: "2.0", method: n.method, params },
+      );
     } else if ("send" in step) {
       this.#proc.sendFrame(expand(step["send"], this.#scope) ?? null);
     } else if ("send_raw" in step) {
@@ -121,9 +137,15 @@ class Run {
     } else if ("close_stdin" in step) {
       this.#proc.closeStdin();
     } else if ("expect_exit" in step) {
-      const exit = await this.#proc.waitFor(() => this.#proc.exit ?? undefined, (step["within_ms"] as number | undefined) ?? DEFAULT_EXIT_MS, "exit", true);
+      const exit = await this.#proc.waitFor(
+        () => this.#proc.exit ?? undefined,
+        (step["within_ms"] as number | undefined) ?? DEFAULT_EXIT_MS,
+        "exit",
+        true,
+      );
       const code = step["expect_exit"];
-      if (code !== null && (exit.signal !== null || exit.code !== code)) throw new Error(`expected exit code ${String(code)}, got ${describeExit(exit)}`);
+      if (code !== null && (exit.signal !== null || exit.code !== code))
+        throw new Error(`expected exit code ${String(code)}, got ${describeExit(exit)}`);
     }
   }
 
@@ -131,7 +153,9 @@ class Run {
     const id = this.#nextId++;
     this.#ids.set("", id);
     if (label !== undefined) this.#ids.set(label, id);
-    this.#proc.sendFrame(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params });
+    this.#proc.sendFrame(
+      params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params },
+    );
     return id;
   }
 
@@ -142,7 +166,10 @@ class Run {
         const first = queue[0];
         if (!first) return undefined;
         const r = match(pattern, first.frame, this.#scope);
-        if (!r.ok) throw new Error(`the next frame does not match (strict)\nexpected: ${show(pattern, 1_500)}\nactual:   #${first.n} ${show(first.frame, 1_500)}\n  ✗ at ${r.mismatch.path}: ${r.mismatch.reason}`);
+        if (!r.ok)
+          throw new Error(
+            `the next frame does not match (strict)\nexpected: ${show(pattern, 1_500)}\nactual:   #${first.n} ${show(first.frame, 1_500)}\n  ✗ at ${r.mismatch.path}: ${r.mismatch.reason}`,
+          );
         return { index: 0, captures: r.captures };
       }
       for (const [index, received] of queue.entries()) {
@@ -167,7 +194,9 @@ class Run {
   #refute(pattern: unknown): void {
     for (const received of this.#proc.queue) {
       if (match(pattern, received.frame, this.#scope).ok) {
-        throw new Error(`a frame that must not have been sent was received\nrefuted: ${show(pattern, 1_000)}\nactual:  #${received.n} ${show(received.frame, 1_000)}`);
+        throw new Error(
+          `a frame that must not have been sent was received\nrefuted: ${show(pattern, 1_000)}\nactual:  #${received.n} ${show(received.frame, 1_000)}`,
+        );
       }
     }
     if (this.#proc.violations.length > 0) throw new Error(`protocol violation on stdout: ${this.#proc.violations[0]}`);
@@ -176,8 +205,12 @@ class Run {
   #respond(label: string, step: Step): void {
     const frame = this.#labelled.get(label);
     if (!frame) throw new Error(`respond: no expect step labelled "${label}" has matched yet`);
-    if (typeof frame["method"] !== "string" || !("id" in frame)) throw new Error(`respond: the frame labelled "${label}" is not a request: ${show(frame)}`);
-    const body = "error" in step ? { error: expand(step["error"], this.#scope) ?? null } : { result: expand(step["result"], this.#scope) ?? null };
+    if (typeof frame["method"] !== "string" || !("id" in frame))
+      throw new Error(`respond: the frame labelled "${label}" is not a request: ${show(frame)}`);
+    const body =
+      "error" in step
+        ? { error: expand(step["error"], this.#scope) ?? null }
+        : { result: expand(step["result"], this.#scope) ?? null };
     this.#proc.sendFrame({ jsonrpc: "2.0", id: frame["id"] as Json, ...body });
   }
 
@@ -202,5 +235,8 @@ class Run {
 }
 
 function indent(text: string): string {
-  return text.split("\n").map((l) => `  ${l}`).join("\n");
+  return text
+    .split("\n")
+    .map((l) => `  ${l}`)
+    .join("\n");
 }

@@ -38,7 +38,9 @@ export const ID_PATTERN = /^[A-Z][A-Z0-9]*-\d+[a-z]?$/;
 export function loadTranscripts(dir: string): Transcript[] {
   const problems: string[] = [];
   const transcripts: Transcript[] = [];
-  for (const name of readdirSync(dir).filter((n) => n.endsWith(".json")).sort()) {
+  for (const name of readdirSync(dir)
+    .filter((n) => n.endsWith(".json"))
+    .sort()) {
     const file = join(dir, name);
     let value: unknown;
     try {
@@ -62,7 +64,8 @@ function checkTranscript(value: unknown, stem: string, problems: string[]): Omit
     return null;
   }
   const { id, title, api, steps } = value;
-  if (typeof id !== "string" || !ID_PATTERN.test(id)) problems.push(`${where}: "id" must be a requirement ID such as INIT-07, got ${JSON.stringify(id)}`);
+  if (typeof id !== "string" || !ID_PATTERN.test(id))
+    problems.push(`${where}: "id" must be a requirement ID such as INIT-07, got ${JSON.stringify(id)}`);
   else if (id !== stem) problems.push(`${where}: "id" is ${id} but the file is named ${stem}.json`);
   if (typeof title !== "string" || title.trim() === "") problems.push(`${where}: "title" must be a non-empty string`);
   if (!Array.isArray(api) || api.length === 0 || !api.every((a) => (API_VERSIONS as readonly unknown[]).includes(a))) {
@@ -79,19 +82,30 @@ function checkTranscript(value: unknown, stem: string, problems: string[]): Omit
 function checkStep(step: unknown, where: string, problems: string[]): void {
   if (!isObject(step)) return void problems.push(`${where}: a step must be an object`);
   const verbs = Object.keys(step).filter((k) => k in VERBS);
-  if (verbs.length !== 1) return void problems.push(`${where}: a step needs exactly one of ${Object.keys(VERBS).join(", ")}; it has ${verbs.length === 0 ? "none" : verbs.join(", ")}`);
+  if (verbs.length !== 1)
+    return void problems.push(
+      `${where}: a step needs exactly one of ${Object.keys(VERBS).join(", ")}; it has ${verbs.length === 0 ? "none" : verbs.join(", ")}`,
+    );
   const verb = verbs[0] as string;
   const allowed = [verb, ...(VERBS[verb] ?? []), ...COMMON];
   const extra = Object.keys(step).filter((k) => !allowed.includes(k));
   if (extra.length > 0) problems.push(`${where}: ${verb} does not take ${extra.join(", ")}`);
   const arg = step[verb];
-  if (step["api"] !== undefined && (!Array.isArray(step["api"]) || !step["api"].every((a) => (API_VERSIONS as readonly unknown[]).includes(a)))) {
+  if (
+    step["api"] !== undefined &&
+    (!Array.isArray(step["api"]) || !step["api"].every((a) => (API_VERSIONS as readonly unknown[]).includes(a)))
+  ) {
     problems.push(`${where}: "api" must be a subset of ${JSON.stringify(API_VERSIONS)}`);
   }
   for (const key of ["as", "strict", "within_ms"] as const) {
     const v = step[key];
     if (v === undefined) continue;
-    const ok = key === "as" ? typeof v === "string" && /^[\w.-]+$/.test(v) : key === "strict" ? typeof v === "boolean" : Number.isInteger(v) && (v as number) > 0 && (v as number) <= 30_000;
+    const ok =
+      key === "as"
+        ? typeof v === "string" && /^[\w.-]+$/.test(v)
+        : key === "strict"
+          ? typeof v === "boolean"
+          : Number.isInteger(v) && (v as number) > 0 && (v as number) <= 30_000;
     if (!ok) problems.push(`${where}: bad "${key}" ${JSON.stringify(v)}`);
   }
   switch (verb) {
@@ -102,10 +116,14 @@ function checkStep(step: unknown, where: string, problems: string[]): void {
       return;
     case "request":
     case "notify":
-      if (!isObject(arg) || typeof arg["method"] !== "string") problems.push(`${where}: ${verb} takes {method, params?}`);
+      if (!isObject(arg) || typeof arg["method"] !== "string")
+        problems.push(`${where}: ${verb} takes {method, params?}`);
       else {
         const keys = Object.keys(arg).filter((k) => k !== "method" && k !== "params");
-        if (keys.length > 0) problems.push(`${where}: ${verb} takes {method, params?}, not ${keys.join(", ")} (use "send" for a crafted frame)`);
+        if (keys.length > 0)
+          problems.push(
+            `${where}: ${verb} takes {method, params?}, not ${keys.join(", ")} (use "send" for a crafted frame)`,
+          );
         checkTemplate(arg, `${where}.${verb}`, problems, TEMPLATE_VALUE_NAMES);
       }
       return;
@@ -118,11 +136,17 @@ function checkStep(step: unknown, where: string, problems: string[]): void {
     case "refute":
       return checkPattern(arg, `${where}.${verb}`, problems);
     case "respond": {
-      if (typeof arg !== "string") problems.push(`${where}: respond takes the label of an expect step that matched a request`);
+      if (typeof arg !== "string")
+        problems.push(`${where}: respond takes the label of an expect step that matched a request`);
       const hasResult = step["result"] !== undefined;
       const hasError = step["error"] !== undefined;
       if (hasResult === hasError) problems.push(`${where}: respond needs exactly one of result or error`);
-      if (hasError && (!isObject(step["error"]) || !Number.isInteger(step["error"]["code"]) || typeof step["error"]["message"] !== "string")) {
+      if (
+        hasError &&
+        (!isObject(step["error"]) ||
+          !Number.isInteger(step["error"]["code"]) ||
+          typeof step["error"]["message"] !== "string")
+      ) {
         problems.push(`${where}: error must be {code: integer, message: string}`);
       }
       checkTemplate(step["result"] ?? step["error"], `${where}.respond`, problems, TEMPLATE_VALUE_NAMES);
@@ -132,7 +156,8 @@ function checkStep(step: unknown, where: string, problems: string[]): void {
       if (arg !== true) problems.push(`${where}: close_stdin takes true`);
       return;
     case "expect_exit":
-      if (arg !== null && !Number.isInteger(arg)) problems.push(`${where}: expect_exit takes an exit code (or null for any)`);
+      if (arg !== null && !Number.isInteger(arg))
+        problems.push(`${where}: expect_exit takes an exit code (or null for any)`);
       return;
   }
 }

@@ -21,11 +21,16 @@ interface Spec {
   hooks?: string[];
 }
 
-async function withAdvisors(specs: Spec[], body: (host: ExtensionHost, events: HostEvent[]) => Promise<void>): Promise<void> {
+async function withAdvisors(
+  specs: Spec[],
+  body: (host: ExtensionHost, events: HostEvent[]) => Promise<void>,
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "octet-advice-"));
   for (const s of specs) {
     await mkdir(join(dir, s.name));
-    await writeFile(join(dir, s.name, "extension.toml"), `name = "${s.name}"
+    await writeFile(
+      join(dir, s.name, "extension.toml"),
+      `name = "${s.name}"
 version = "0.1.0"
 api_version = "${s.api ?? "0.4"}"
 
@@ -40,10 +45,16 @@ network = false
 
 [contributes]
 hooks = ${JSON.stringify(s.hooks ?? ["cache_warming_decision", "compaction_strategy"])}
-`);
+`,
+    );
   }
   const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e) });
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: specs.map((s) => s.name),
+    onEvent: (e) => events.push(e),
+  });
   try {
     await body(host, events);
   } finally {
@@ -54,26 +65,58 @@ hooks = ${JSON.stringify(s.hooks ?? ["cache_warming_decision", "compaction_strat
 
 const payload = (host_action: "warm" | "stop", warm = 1_000): CacheWarmingPayload => ({
   model: "local-model",
-  decision: { phase: "idle", warm_cost_microdollars: warm, miss_cost_microdollars: 9_000, continuation_probability: 0.6, expected_savings_microdollars: -250, economics_available: true, host_action },
+  decision: {
+    phase: "idle",
+    warm_cost_microdollars: warm,
+    miss_cost_microdollars: 9_000,
+    continuation_probability: 0.6,
+    expected_savings_microdollars: -250,
+    economics_available: true,
+    host_action,
+  },
 });
 
 test("INIT-43: the advisory hooks are offered only on API 0.4 and only to manifests that declare them", async () => {
-  await withAdvisors([{ name: "a_declares", mode: "warm" }, { name: "b_silent", mode: "warm", hooks: [] }], async (host) => {
-    const features = (n: string) => host.status().find((s) => s.name === n)!.features;
-    assert.ok(features("a_declares").includes("cache_warming_decision") && features("a_declares").includes("compaction_strategy"));
-    assert.ok(!features("b_silent").includes("cache_warming_decision"), "registered in code but not declared: not offered");
-    const advice = await host.adviseCacheWarming(payload("stop"));
-    assert.deepEqual(advice, { action: "warm", decidedBy: "a_declares" }, "only the declaring extension was asked");
-  });
+  await withAdvisors(
+    [
+      { name: "a_declares", mode: "warm" },
+      { name: "b_silent", mode: "warm", hooks: [] },
+    ],
+    async (host) => {
+      const features = (n: string) => host.status().find((s) => s.name === n)!.features;
+      assert.ok(
+        features("a_declares").includes("cache_warming_decision") &&
+          features("a_declares").includes("compaction_strategy"),
+      );
+      assert.ok(
+        !features("b_silent").includes("cache_warming_decision"),
+        "registered in code but not declared: not offered",
+      );
+      const advice = await host.adviseCacheWarming(payload("stop"));
+      assert.deepEqual(advice, { action: "warm", decidedBy: "a_declares" }, "only the declaring extension was asked");
+    },
+  );
 });
 
 test("PY-46, PY-47, PY-49: advice goes to every extension in order and the last valid action wins; no opinion keeps the one before", async () => {
-  await withAdvisors([{ name: "a_warm", mode: "warm" }, { name: "b_none", mode: "none" }], async (host) => {
-    assert.deepEqual(await host.adviseCacheWarming(payload("stop")), { action: "warm", decidedBy: "a_warm" });
-  });
-  await withAdvisors([{ name: "a_warm", mode: "warm" }, { name: "b_stop", mode: "stop" }], async (host) => {
-    assert.deepEqual(await host.adviseCacheWarming(payload("warm")), { action: "stop", decidedBy: "b_stop" });
-  });
+  await withAdvisors(
+    [
+      { name: "a_warm", mode: "warm" },
+      { name: "b_none", mode: "none" },
+    ],
+    async (host) => {
+      assert.deepEqual(await host.adviseCacheWarming(payload("stop")), { action: "warm", decidedBy: "a_warm" });
+    },
+  );
+  await withAdvisors(
+    [
+      { name: "a_warm", mode: "warm" },
+      { name: "b_stop", mode: "stop" },
+    ],
+    async (host) => {
+      assert.deepEqual(await host.adviseCacheWarming(payload("warm")), { action: "stop", decidedBy: "b_stop" });
+    },
+  );
   // The spec's example handler: "stop" when warming costs more than 5,000 microdollars.
   await withAdvisors([{ name: "costly", mode: "costly" }], async (host) => {
     assert.deepEqual(await host.adviseCacheWarming(payload("warm", 6_000)), { action: "stop", decidedBy: "costly" });
@@ -82,15 +125,29 @@ test("PY-46, PY-47, PY-49: advice goes to every extension in order and the last 
 });
 
 test("PY-49, PY-51: an invalid action fails closed and a handler slower than 200 ms is not waited for; the previous action stands", async () => {
-  await withAdvisors([{ name: "a_stop", mode: "stop" }, { name: "b_invalid", mode: "invalid" }, { name: "c_slow", mode: "slow" }], async (host, events) => {
-    const started = Date.now();
-    const advice = await host.adviseCacheWarming(payload("warm"));
-    const took = Date.now() - started;
-    assert.deepEqual(advice, { action: "stop", decidedBy: "a_stop" });
-    assert.ok(took < 900, `the slow advisor was cut at 200 ms (took ${took} ms)`);
-    assert.ok(events.some((e) => e.type === "diagnostic" && e.extension === "b_invalid"), "the invalid answer is diagnosed");
-    assert.ok(events.some((e) => e.type === "diagnostic" && e.extension === "c_slow" && /cache_warming_decision/.test(e.message)));
-  });
+  await withAdvisors(
+    [
+      { name: "a_stop", mode: "stop" },
+      { name: "b_invalid", mode: "invalid" },
+      { name: "c_slow", mode: "slow" },
+    ],
+    async (host, events) => {
+      const started = Date.now();
+      const advice = await host.adviseCacheWarming(payload("warm"));
+      const took = Date.now() - started;
+      assert.deepEqual(advice, { action: "stop", decidedBy: "a_stop" });
+      assert.ok(took < 900, `the slow advisor was cut at 200 ms (took ${took} ms)`);
+      assert.ok(
+        events.some((e) => e.type === "diagnostic" && e.extension === "b_invalid"),
+        "the invalid answer is diagnosed",
+      );
+      assert.ok(
+        events.some(
+          (e) => e.type === "diagnostic" && e.extension === "c_slow" && /cache_warming_decision/.test(e.message),
+        ),
+      );
+    },
+  );
 });
 
 test("PY-43, PY-45: compaction frames come back as complete PNGs; one bad frame fails the hook and no frame is used", async () => {
@@ -98,11 +155,16 @@ test("PY-43, PY-45: compaction frames come back as complete PNGs; one bad frame 
     const out = await host.compactionFrames({ model_id: "vision-model", text: "a long conversation" });
     assert.equal(out?.extension, "renderer");
     assert.equal(out?.frames.length, 2);
-    for (const f of out!.frames) assert.deepEqual([...f.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    for (const f of out!.frames)
+      assert.deepEqual([...f.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
   });
   await withAdvisors([{ name: "broken", mode: "bad-frames" }], async (host, events) => {
     assert.equal(await host.compactionFrames({ model_id: "vision-model", text: "x" }), null);
-    assert.ok(events.some((e) => e.type === "diagnostic" && /invalid compaction_strategy result, no frames used/.test(e.message)));
+    assert.ok(
+      events.some(
+        (e) => e.type === "diagnostic" && /invalid compaction_strategy result, no frames used/.test(e.message),
+      ),
+    );
   });
 });
 

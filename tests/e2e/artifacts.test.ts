@@ -16,17 +16,30 @@ import { EXAMPLES, processesMentioning, runCli } from "./helpers.js";
 import { REQUIRED, json, withRuntime, type Runtime } from "./runtime-helpers.js";
 
 /** A real 1x1 PNG (IHDR, IDAT, IEND). */
-const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==", "base64");
+const PNG = Buffer.from(
+  "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==",
+  "base64",
+);
 const sha = (b: Uint8Array): string => createHash("sha256").update(b).digest("hex");
 const text = (t: string): { type: "text"; text: string } => ({ type: "text", text: t });
 const WITH_ARTIFACTS = { features: [...REQUIRED, "request_progress", "artifacts"] };
 
 function publishParams(bytes: Buffer, extra: Record<string, unknown> = {}): Record<string, unknown> {
-  return { parent_request_id: "self", mime_type: "image/png", size: bytes.length, sha256: sha(bytes), data: { encoding: "base64", data: bytes.toString("base64") }, ...extra };
+  return {
+    parent_request_id: "self",
+    mime_type: "image/png",
+    size: bytes.length,
+    sha256: sha(bytes),
+    data: { encoding: "base64", data: bytes.toString("base64") },
+    ...extra,
+  };
 }
 
 /** Sends artifact/publish from inside a tool call of `tool` extension; returns the host's answer. */
-async function publish(rt: Runtime, params: Record<string, unknown>): Promise<{ result?: { artifact_id: string }; error?: { code: number; message: string } }> {
+async function publish(
+  rt: Runtime,
+  params: Record<string, unknown>,
+): Promise<{ result?: { artifact_id: string }; error?: { code: number; message: string } }> {
   return json(await rt.host.callTool("ask", { method: "artifact/publish", params }));
 }
 
@@ -43,13 +56,20 @@ test("ART-01, ART-04, CALL-18: a published artifact gets an opaque id, and a res
     const id = answer.result.artifact_id;
     assert.match(id, /^art_[A-Za-z0-9_-]+$/);
     assert.deepEqual(Object.keys(answer.result), ["artifact_id"]);
-    const outcome = await resultWith(rt, [text("a pixel"), { type: "image", artifact_id: id, mime_type: "image/png", alt: "one pixel" }]);
+    const outcome = await resultWith(rt, [
+      text("a pixel"),
+      { type: "image", artifact_id: id, mime_type: "image/png", alt: "one pixel" },
+    ]);
     assert.equal(outcome.is_error, false, outcome.text);
     assert.equal(outcome.media?.length, 1);
     assert.deepEqual(Buffer.from(outcome.media![0]!.bytes), PNG);
     assert.equal(outcome.media![0]!.part, 1);
     assert.equal(outcome.media![0]!.sha256, sha(PNG));
-    assert.deepEqual(Buffer.from(rt.host.artifact("art", id)!.bytes), PNG, "the embedder can look the artifact up by id");
+    assert.deepEqual(
+      Buffer.from(rt.host.artifact("art", id)!.bytes),
+      PNG,
+      "the embedder can look the artifact up by id",
+    );
     assert.equal(rt.host.artifact("art", "art_unknown"), undefined);
   });
 });
@@ -58,7 +78,10 @@ test("ART-01: artifact/publish is refused when artifacts was not negotiated, and
   await withRuntime([{ name: "plain" }], { services: { artifacts: true } }, async (rt) => {
     const answer = await publish(rt, publishParams(PNG));
     assert.equal(answer.error?.code, -32601);
-    assert.match(answer.error!.message, /^unsupported_feature artifact\/publish needs the artifacts feature, which was not negotiated/);
+    assert.match(
+      answer.error!.message,
+      /^unsupported_feature artifact\/publish needs the artifacts feature, which was not negotiated/,
+    );
   });
   await withRuntime([{ name: "unbound" }], {}, async (rt) => {
     const offered = rt.received("unbound", "initialize")[0]!.params.protocol.optional_features as string[];
@@ -75,12 +98,18 @@ test("ART-02, ART-03, ART-05, ART-06, ART-08, ART-09: malformed or rejected publ
       assert.equal(answer.error?.code, -32602, JSON.stringify(answer));
       assert.match(answer.error!.message, pattern);
     };
-    await invalid(publishParams(PNG, { path: "a.png" }), /both data and path are given; exactly one source is required/);
+    await invalid(
+      publishParams(PNG, { path: "a.png" }),
+      /both data and path are given; exactly one source is required/,
+    );
     const { data: _data, ...neither } = publishParams(PNG);
     await invalid(neither, /neither data nor path/);
     await invalid(publishParams(PNG, { data: undefined, path: "../outside.png" }), /parent traversal/);
     await invalid(publishParams(PNG, { data: undefined, path: "/etc/hostname" }), /is absolute/);
-    await invalid(publishParams(PNG, { data: undefined, path: "missing.png" }), /"missing\.png" does not exist in the scratch directory/);
+    await invalid(
+      publishParams(PNG, { data: undefined, path: "missing.png" }),
+      /"missing\.png" does not exist in the scratch directory/,
+    );
     await invalid(publishParams(PNG, { sha256: sha(Buffer.from("x")) }), /sha256 mismatch/);
     await invalid(publishParams(PNG, { sha256: sha(PNG).toUpperCase() }), /uppercase/);
     await invalid(publishParams(PNG, { mime_type: "image/gif" }), /do not match the declared mime_type image\/gif/);
@@ -105,37 +134,74 @@ test("CALL-18: unknown ids, a wrong MIME type or a wrong kind turn the result in
       assert.match(outcome.text, pattern);
       assert.equal(outcome.media, undefined);
     };
-    await refused([text("x"), { type: "image", artifact_id: "art_made_up", mime_type: "image/png" }], /content\[1\]: unknown artifact "art_made_up"/);
-    await refused([text("x"), { type: "image", artifact_id: id, mime_type: "image/webp" }], /mime_type "image\/webp" does not match artifact/);
-    await refused([text("x"), { type: "audio", artifact_id: id, mime_type: "image/png" }], /an audio part names image artifact/);
+    await refused(
+      [text("x"), { type: "image", artifact_id: "art_made_up", mime_type: "image/png" }],
+      /content\[1\]: unknown artifact "art_made_up"/,
+    );
+    await refused(
+      [text("x"), { type: "image", artifact_id: id, mime_type: "image/webp" }],
+      /mime_type "image\/webp" does not match artifact/,
+    );
+    await refused(
+      [text("x"), { type: "audio", artifact_id: id, mime_type: "image/png" }],
+      /an audio part names image artifact/,
+    );
   });
 });
 
 test("ART-14: another extension's process never resolves an id it learned; ART-15: a reload makes every id unknown", async () => {
-  await withRuntime([{ name: "a", config: WITH_ARTIFACTS, tools: ["ask", "result"] }, { name: "b", config: WITH_ARTIFACTS, tools: ["typed"] }], { services: { artifacts: true } }, async (rt) => {
-    const id = (await publish(rt, publishParams(PNG))).result!.artifact_id;
-    assert.equal((await resultWith(rt, [text("mine"), { type: "image", artifact_id: id, mime_type: "image/png" }])).is_error, false);
-    // b's only tool answers what it is told: here a result naming a's artifact.
-    const foreign = await rt.host.callTool("typed", { result: { content: [text("stolen"), { type: "image", artifact_id: id, mime_type: "image/png" }], structured_content: { count: 1 } } });
-    assert.equal(foreign.is_error, true);
-    assert.match(foreign.text, /unknown artifact/);
-    assert.equal(rt.host.artifact("b", id), undefined, "the other extension's lookup sees nothing");
+  await withRuntime(
+    [
+      { name: "a", config: WITH_ARTIFACTS, tools: ["ask", "result"] },
+      { name: "b", config: WITH_ARTIFACTS, tools: ["typed"] },
+    ],
+    { services: { artifacts: true } },
+    async (rt) => {
+      const id = (await publish(rt, publishParams(PNG))).result!.artifact_id;
+      assert.equal(
+        (await resultWith(rt, [text("mine"), { type: "image", artifact_id: id, mime_type: "image/png" }])).is_error,
+        false,
+      );
+      // b's only tool answers what it is told: here a result naming a's artifact.
+      const foreign = await rt.host.callTool("typed", {
+        result: {
+          content: [text("stolen"), { type: "image", artifact_id: id, mime_type: "image/png" }],
+          structured_content: { count: 1 },
+        },
+      });
+      assert.equal(foreign.is_error, true);
+      assert.match(foreign.text, /unknown artifact/);
+      assert.equal(rt.host.artifact("b", id), undefined, "the other extension's lookup sees nothing");
 
-    await rt.host.reload("a");
-    const stale = await resultWith(rt, [text("after reload"), { type: "image", artifact_id: id, mime_type: "image/png" }]);
-    assert.equal(stale.is_error, true);
-    assert.match(stale.text, /unknown artifact/);
-    assert.equal(rt.host.artifact("a", id), undefined);
-  });
+      await rt.host.reload("a");
+      const stale = await resultWith(rt, [
+        text("after reload"),
+        { type: "image", artifact_id: id, mime_type: "image/png" },
+      ]);
+      assert.equal(stale.is_error, true);
+      assert.match(stale.text, /unknown artifact/);
+      assert.equal(rt.host.artifact("a", id), undefined);
+    },
+  );
 });
 
 test("CALL-18, PROG-12: a partial_result's media resolve through the store too; an unknown one is ignored with a diagnostic", async () => {
   const features = { features: [...REQUIRED, "request_progress", "artifacts"] };
   await withRuntime([{ name: "p", api: "0.4", config: features }], { services: { artifacts: true } }, async (rt) => {
     const id = (await publish(rt, publishParams(PNG))).result!.artifact_id;
-    const partial = (sequence: number, artifact: string) => ({ sequence, event: { type: "partial_result", result: { content: [text("so far"), { type: "image", artifact_id: artifact, mime_type: "image/png" }] } } });
+    const partial = (sequence: number, artifact: string) => ({
+      sequence,
+      event: {
+        type: "partial_result",
+        result: { content: [text("so far"), { type: "image", artifact_id: artifact, mime_type: "image/png" }] },
+      },
+    });
     const events: ProgressEvent[] = [];
-    await rt.host.callTool("progress", { steps: [partial(1, id), partial(2, "art_nope")] }, { onProgress: (e) => events.push(e) });
+    await rt.host.callTool(
+      "progress",
+      { steps: [partial(1, id), partial(2, "art_nope")] },
+      { onProgress: (e) => events.push(e) },
+    );
     assert.equal(events.length, 1, rt.diagnostics().join("\n"));
     assert.equal(events[0]!.type, "partial_result");
     await rt.waitDiagnostic(/ignored partial_result for request \d+: content\[1\]: unknown artifact "art_nope"/);
@@ -144,7 +210,13 @@ test("CALL-18, PROG-12: a partial_result's media resolve through the store too; 
 
 test("ART-07, CALL-18: the media example returns a PNG published inline and a WAV published from its scratch directory, through the SDK", async () => {
   const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({ workspace: EXAMPLES, extensionDirs: [EXAMPLES], enable: ["media"], services: { artifacts: true }, onEvent: (e) => events.push(e) });
+  const host = await ExtensionHost.start({
+    workspace: EXAMPLES,
+    extensionDirs: [EXAMPLES],
+    enable: ["media"],
+    services: { artifacts: true },
+    onEvent: (e) => events.push(e),
+  });
   try {
     assert.equal(host.status().find((s) => s.name === "media")?.state, "ready");
     const image = await host.callTool("gradient_png", { width: 20, height: 10 });
@@ -183,7 +255,9 @@ test("CALL-18: octet call saves a result's media to --media-dir, never overwriti
     const base = ["--extension-dir", EXAMPLES, "--enable-extension", "media", "--media-dir", dir];
     const first = await runCli([...base, "--json", "call", "gradient_png", '{"width":8,"height":4}']);
     assert.equal(first.code, 0, first.stderr);
-    const out = JSON.parse(first.stdout) as { media: { path: string; mime_type: string; size: number; sha256: string; part: number }[] };
+    const out = JSON.parse(first.stdout) as {
+      media: { path: string; mime_type: string; size: number; sha256: string; part: number }[];
+    };
     assert.equal(out.media.length, 1);
     const saved = out.media[0]!;
     assert.equal(saved.path, join(dir, "gradient_png-1.png"));
@@ -192,7 +266,10 @@ test("CALL-18: octet call saves a result's media to --media-dir, never overwriti
     const bytes = await readFile(saved.path);
     assert.equal(bytes.length, saved.size);
     assert.equal(sha(bytes), saved.sha256);
-    assert.match(first.stderr, new RegExp(`saved image/png \\(${saved.size} bytes\\) to ${saved.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`));
+    assert.match(
+      first.stderr,
+      new RegExp(`saved image/png \\(${saved.size} bytes\\) to ${saved.path.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}`),
+    );
     const second = await runCli([...base, "call", "tone_wav", '{"ms":20}']);
     assert.equal(second.code, 0, second.stderr);
     assert.match(second.stdout, /A 20 ms 440 Hz tone/);
@@ -210,7 +287,12 @@ test("ENV-02: an artifact path is resolved in the generation's OCTET_EXTENSION_S
   // Decoys in the workspace under every name the example could pick: a host resolving against the
   // cwd would read one of these (not a WAV) instead of the file the extension wrote to scratch.
   for (let id = 0; id < 50; id++) await writeFile(join(workspace, `tone-${id}.wav`), "not a wav, from the workspace");
-  const host = await ExtensionHost.start({ workspace, extensionDirs: [EXAMPLES], enable: ["media"], services: { artifacts: true } });
+  const host = await ExtensionHost.start({
+    workspace,
+    extensionDirs: [EXAMPLES],
+    enable: ["media"],
+    services: { artifacts: true },
+  });
   try {
     const tone = await host.callTool("tone_wav", { ms: 100, hz: 440 });
     assert.equal(tone.is_error, false, tone.text);

@@ -9,7 +9,17 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT } from "./helpers.js";
 
-interface Target { scenario: string; metric: string; placement: string; kind: string; target: string; value: number; met: boolean; off_by: number; why?: string }
+interface Target {
+  scenario: string;
+  metric: string;
+  placement: string;
+  kind: string;
+  target: string;
+  value: number;
+  met: boolean;
+  off_by: number;
+  why?: string;
+}
 type CheckTargets = (blocks: unknown[], candidate?: string) => Target[];
 
 const targetsModule = (): Promise<{ checkTargets: CheckTargets }> =>
@@ -50,8 +60,23 @@ test("checkTargets: a minimum ratio and the absolute import-time target", async 
 
 test("npm run bench -- --quick (one round, two scenarios) completes, prints figures and writes consistent verdicts", async () => {
   const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-    execFile(process.execPath, [join(ROOT, "benchmarks", "run.mjs"), "--quick", "--rounds", "1", "--scenario", "latency,import-time", "--placement", "split", "--candidate", "raw,octet"],
-      { cwd: ROOT, timeout: 110_000 }, (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve({ stdout: out })));
+    execFile(
+      process.execPath,
+      [
+        join(ROOT, "benchmarks", "run.mjs"),
+        "--quick",
+        "--rounds",
+        "1",
+        "--scenario",
+        "latency,import-time",
+        "--placement",
+        "split",
+        "--candidate",
+        "raw,octet",
+      ],
+      { cwd: ROOT, timeout: 110_000 },
+      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve({ stdout: out })),
+    );
   });
   // Every candidate row carries a number for its median (not "-").
   const rows = stdout.split("\n").filter((l) => /^(raw|octet)\s+(p(50|99)|import) \(/.test(l));
@@ -62,11 +87,24 @@ test("npm run bench -- --quick (one round, two scenarios) completes, prints figu
   assert.ok(file, stdout);
   const path = join(ROOT, file);
   try {
-    const results = JSON.parse(readFileSync(path, "utf8")) as { mode: string; targets: Target[]; blocks: { scenario: string; summary: { candidate: string; metric: string; median: number; ratio_median: number }[] }[] };
+    const results = JSON.parse(readFileSync(path, "utf8")) as {
+      mode: string;
+      targets: Target[];
+      blocks: {
+        scenario: string;
+        summary: { candidate: string; metric: string; median: number; ratio_median: number }[];
+      }[];
+    };
     assert.equal(results.mode, "quick");
-    assert.deepEqual(results.targets.map((t) => `${t.scenario}.${t.metric}`).sort(), ["import-time.import_ms", "latency.p50_us", "latency.p99_us"]);
+    assert.deepEqual(results.targets.map((t) => `${t.scenario}.${t.metric}`).sort(), [
+      "import-time.import_ms",
+      "latency.p50_us",
+      "latency.p99_us",
+    ]);
     for (const t of results.targets) {
-      const s = results.blocks.find((b) => b.scenario === t.scenario)!.summary.find((x) => x.candidate === "octet" && x.metric === t.metric)!;
+      const s = results.blocks
+        .find((b) => b.scenario === t.scenario)!
+        .summary.find((x) => x.candidate === "octet" && x.metric === t.metric)!;
       assert.equal(t.value, t.kind === "ratio" ? s.ratio_median : s.median);
       const limit = Number(/[\d.]+/.exec(t.target)![0]);
       assert.equal(t.met, t.value <= limit, `${t.scenario}.${t.metric}: ${t.value} vs ${t.target}`);

@@ -31,15 +31,30 @@ test("PROG-05, PROG-06, PROG-09: on a terminal, octet call draws a throttled bar
     assert.equal(await run.exit(), 0, run.output());
     assert.equal(await run.stdout(), "progress done\n", "nothing of the progress on stdout");
     const out = run.output();
-    assert.match(out, /\[#{20}\] 100% 200\/200 files {2}copying/, "the bar shows percentage, current/total, unit and message");
+    assert.match(
+      out,
+      /\[#{20}\] 100% 200\/200 files {2}copying/,
+      "the bar shows percentage, current/total, unit and message",
+    );
     assert.match(out, /\r\u001b\[2K[|/\\-] warming up/, "a spinner while there is no total");
     const draws = out.match(/\r\u001b\[2K\[[#-]{20}\]/g) ?? [];
-    assert.ok(draws.length >= 1 && draws.length <= 20, `200 status events in a burst drew the bar ${draws.length} times (throttled to 20 per second)`);
+    assert.ok(
+      draws.length >= 1 && draws.length <= 20,
+      `200 status events in a burst drew the bar ${draws.length} times (throttled to 20 per second)`,
+    );
     assert.match(out, /\u001b\[2m· phase: counting\u001b\[0m/, "the decoration is a dim line");
     const text = plain(out);
     assert.match(text, /\[progress stdout\] line one\n\[progress stdout\] line two\n/);
-    assert.match(text, /\[progress stderr\] warn: é ok\n/, "base64 output decoded, a character split across events intact");
-    assert.match(text, /\[progress stdout\] no newline at end\n/, "an unterminated last line is printed when the call ends");
+    assert.match(
+      text,
+      /\[progress stderr\] warn: é ok\n/,
+      "base64 output decoded, a character split across events intact",
+    );
+    assert.match(
+      text,
+      /\[progress stdout\] no newline at end\n/,
+      "an unterminated last line is printed when the call ends",
+    );
     const tail = out.slice(out.lastIndexOf("copying"));
     assert.match(tail, /^copying\r\u001b\[2K/, "the bar is cleared at the end");
   });
@@ -52,7 +67,11 @@ test("PROG-06: without a terminal only output events reach stderr, and --json ke
     assert.equal(JSON.parse(r.stdout)["text"], "progress done");
     assert.match(r.stderr, /\[progress stdout\] line one\n\[progress stdout\] line two\n/);
     assert.match(r.stderr, /\[progress stderr\] warn: é ok\n/);
-    assert.doesNotMatch(r.stderr, /%|warming up|copying|phase|\r|\u001b/, "no bar, spinner or decoration, no escape sequences");
+    assert.doesNotMatch(
+      r.stderr,
+      /%|warming up|copying|phase|\r|\u001b/,
+      "no bar, spinner or decoration, no escape sequences",
+    );
   });
 });
 
@@ -69,16 +88,26 @@ test("CONF-01, INPUT-01, INPUT-08: on a terminal the person answers y/N, a visib
     run.type("\u007f"); // Backspace
     run.type("ret\r");
     assert.equal(await run.exit(), 0, run.output());
-    assert.deepEqual(JSON.parse(await run.stdout()), [true, "Ann", { sha256: sha("s3cret") }], "Backspace edited the secret");
+    assert.deepEqual(
+      JSON.parse(await run.stdout()),
+      [true, "Ann", { sha256: sha("s3cret") }],
+      "Backspace edited the secret",
+    );
     assert.match(plain(run.output()), /Your name: Ann\n/, "ordinary input is echoed");
     const afterSecret = run.output().slice(before);
-    for (const piece of ["s3c", "X", "ret", "*"]) assert.ok(!afterSecret.includes(piece), `the secret is not echoed (found ${piece}): ${JSON.stringify(afterSecret)}`);
+    for (const piece of ["s3c", "X", "ret", "*"])
+      assert.ok(
+        !afterSecret.includes(piece),
+        `the secret is not echoed (found ${piece}): ${JSON.stringify(afterSecret)}`,
+      );
   });
 });
 
 test("INPUT-08: Ctrl-C at a secret prompt cancels the call, exits 130 and leaves no extension process", async () => {
   await withExt("good", async (base) => {
-    const run = await runOnPty([...base, "call", "ask", JSON.stringify({ steps: [{ secret: "Token:" }] })], { stdoutToFile: true });
+    const run = await runOnPty([...base, "call", "ask", JSON.stringify({ steps: [{ secret: "Token:" }] })], {
+      stdoutToFile: true,
+    });
     await run.waitFor(/Token:/, "the secret prompt");
     run.type("ab\u0003");
     assert.equal(await run.exit(), 130, run.output());
@@ -105,11 +134,18 @@ test("CONF-04, INPUT-06: without a terminal confirmations are denied and input c
     const headless = await runCli([...base, "call", "ask", steps]);
     assert.equal(headless.code, 0, headless.stderr);
     assert.deepEqual(JSON.parse(headless.stdout), [false, null]);
-    assert.match(headless.stderr, /\[cli-ext\] Delete it\? \(destructive\): denied, no terminal to ask \(pass --yes to accept\)/);
+    assert.match(
+      headless.stderr,
+      /\[cli-ext\] Delete it\? \(destructive\): denied, no terminal to ask \(pass --yes to accept\)/,
+    );
     assert.match(headless.stderr, /input requested: Your name:: cancelled, no terminal to ask/);
     const yes = await runCli([...base, "--yes", "--json", "call", "ask", steps]);
     assert.equal(yes.code, 0, yes.stderr);
-    assert.deepEqual(JSON.parse(JSON.parse(yes.stdout)["text"]), [true, null], "--yes accepts confirmations, never invents input");
+    assert.deepEqual(
+      JSON.parse(JSON.parse(yes.stdout)["text"]),
+      [true, null],
+      "--yes accepts confirmations, never invents input",
+    );
     assert.match(yes.stderr, /\[cli-ext\] Delete it\? \(destructive\): yes \(--yes\)/);
     const short = await runCli([...base, "-y", "call", "ask", steps]);
     assert.deepEqual(JSON.parse(short.stdout), [true, null], "-y is --yes");
@@ -128,7 +164,15 @@ test("INPUT-07: a question whose call settles is withdrawn at once; the CLI does
 
 test("MENU-04, MENU-05, MENU-11: /menu shows the tree with paths and marks; /menu NAME PATH runs the action with its literal arguments", async () => {
   await withExt("good", async (base) => {
-    const input = ["/menu cli-ext", "/menu cli-ext setup", "/menu cli-ext more/check", "/menu cli-ext nope", "/menu", "/quit", ""].join("\n");
+    const input = [
+      "/menu cli-ext",
+      "/menu cli-ext setup",
+      "/menu cli-ext more/check",
+      "/menu cli-ext nope",
+      "/menu",
+      "/quit",
+      "",
+    ].join("\n");
     const r = await runCli(base, { input });
     assert.equal(r.code, 0, r.stderr);
     const expected = [
@@ -168,7 +212,10 @@ test("MENU-03, MENU-06: a menu that names an undeclared command is replaced by t
     const r = await runCli(base, { input: "/menu cli-ext\n/menu cli-ext status\n/quit\n" });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /generated menu: menu rejected: .*undeclared/);
-    assert.match(r.stdout, /  setup  \[setup\] — the setup command\n  wipe  \[wipe\] — the wipe command\n  status  \[status\] — the status command\n/);
+    assert.match(
+      r.stdout,
+      /  setup  \[setup\] — the setup command\n  wipe  \[wipe\] — the wipe command\n  status  \[status\] — the status command\n/,
+    );
     assert.match(r.stdout, /ran status \[\]\n/, "the generated entry runs the command without arguments");
   });
 });
@@ -226,9 +273,20 @@ test("--yes and --no-input are documented in --help, and the shell help lists /m
 });
 
 test("terminal safety: escape sequences in an extension's command text, notifications and errors never reach the terminal", async () => {
-  const { dir, cleanup } = await makeExtensions([{ name: "esc", behaviour: "command-error", extraToml: 'commands = ["boom"]' }]);
+  const { dir, cleanup } = await makeExtensions([
+    { name: "esc", behaviour: "command-error", extraToml: 'commands = ["boom"]' },
+  ]);
   try {
-    const r = await runCli(["--extension-dir", dir, "--workspace", dir, "--enable-extension", "esc", "command", "boom"]);
+    const r = await runCli([
+      "--extension-dir",
+      dir,
+      "--workspace",
+      dir,
+      "--enable-extension",
+      "esc",
+      "command",
+      "boom",
+    ]);
     assert.equal(r.code, 1);
     assert.match(r.stderr, /boom: the command failed as asked/);
     assert.ok(!/\u001b|PWNED\u0007/.test(r.stderr), `no escape sequence on stderr: ${JSON.stringify(r.stderr)}`);

@@ -90,7 +90,18 @@ test("LIFE-01, LIFE-02: octet extensions status starts the extension and reports
 test("octet --help and octet call --help teach the forms; unknown commands are usage errors", async () => {
   const help = await runCli(["--help"]);
   assert.equal(help.code, 0);
-  for (const form of ["extensions list", "extensions status", "call TOOL [ARGS_JSON]", "command NAME [ARG...]", "--extension-dir DIR", "--enable-extension NAME", "--trust-extension NAME", "--safe-mode", "--workspace DIR", "--json"]) {
+  for (const form of [
+    "extensions list",
+    "extensions status",
+    "call TOOL [ARGS_JSON]",
+    "command NAME [ARG...]",
+    "--extension-dir DIR",
+    "--enable-extension NAME",
+    "--trust-extension NAME",
+    "--safe-mode",
+    "--workspace DIR",
+    "--json",
+  ]) {
     assert.ok(help.stdout.includes(form), `--help mentions ${form}`);
   }
   const callHelp = await runCli(["call", "--help"]);
@@ -103,7 +114,16 @@ test("octet --help and octet call --help teach the forms; unknown commands are u
 });
 
 test("the interactive shell runs /extensions status, /tools, /call, a slash command and /quit from piped input", async () => {
-  const input = ["/help", "/extensions status", "/tools", '/call hello_world {"name":"shell"}', "/hello pipe", "/nope", "/quit", ""].join("\n");
+  const input = [
+    "/help",
+    "/extensions status",
+    "/tools",
+    '/call hello_world {"name":"shell"}',
+    "/hello pipe",
+    "/nope",
+    "/quit",
+    "",
+  ].join("\n");
   const r = await runCli(HELLO, { input });
   assert.equal(r.code, 0, r.stderr);
   assert.match(r.stdout, /running hello-world/);
@@ -122,7 +142,16 @@ test("CALL-13, CALL-15: a tool error result exits 1; an API 0.2 text result exit
     { name: "partsy", behaviour: "good", api: "0.2", tools: ["echo2", "slow2"] },
   ]);
   try {
-    const base = ["--extension-dir", dir, "--workspace", dir, "--enable-extension", "failing", "--enable-extension", "partsy"];
+    const base = [
+      "--extension-dir",
+      dir,
+      "--workspace",
+      dir,
+      "--enable-extension",
+      "failing",
+      "--enable-extension",
+      "partsy",
+    ];
     const failed = await runCli([...base, "call", "echo", '{"v":1}']);
     assert.equal(failed.code, 1, failed.stderr);
     assert.equal(failed.stdout, "the tool failed as asked\n");
@@ -138,10 +167,26 @@ test("Ctrl-C during octet call cancels the call, exits 130 and leaves no extensi
   const { dir, cleanup } = await makeExtensions([{ name: "sleepy", behaviour: "good" }]);
   try {
     const { spawn } = await import("node:child_process");
-    const child = spawn(process.execPath, [CLI, "--verbose", "--extension-dir", dir, "--workspace", dir, "--enable-extension", "sleepy", "call", "slow", "{}"], {
-      env: { ...process.env, NO_COLOR: "1" },
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        CLI,
+        "--verbose",
+        "--extension-dir",
+        dir,
+        "--workspace",
+        dir,
+        "--enable-extension",
+        "sleepy",
+        "call",
+        "slow",
+        "{}",
+      ],
+      {
+        env: { ...process.env, NO_COLOR: "1" },
+        stdio: ["ignore", "pipe", "pipe"],
+      },
+    );
     let stderr = "";
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
@@ -160,7 +205,10 @@ test("Ctrl-C during octet call cancels the call, exits 130 and leaves no extensi
 /** Spawns the CLI with live pipes so a test can signal it mid-run. */
 async function spawnCli(args: string[], input?: string) {
   const { spawn } = await import("node:child_process");
-  const child = spawn(process.execPath, [CLI, ...args], { env: { ...process.env, NO_COLOR: "1" }, stdio: ["pipe", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [CLI, ...args], {
+    env: { ...process.env, NO_COLOR: "1" },
+    stdio: ["pipe", "pipe", "pipe"],
+  });
   const out = { stdout: "", stderr: "" };
   child.stdout.setEncoding("utf8").on("data", (d: string) => (out.stdout += d));
   child.stderr.setEncoding("utf8").on("data", (d: string) => (out.stderr += d));
@@ -172,7 +220,17 @@ async function spawnCli(args: string[], input?: string) {
 test("SHUT-07: Ctrl-C while an extension is still starting stops it and exits 130", async () => {
   const { dir, cleanup } = await makeExtensions([{ name: "mute", behaviour: "hang-init" }]);
   try {
-    const { child, out, exited } = await spawnCli(["--extension-dir", dir, "--workspace", dir, "--enable-extension", "mute", "call", "echo", "{}"]);
+    const { child, out, exited } = await spawnCli([
+      "--extension-dir",
+      dir,
+      "--workspace",
+      dir,
+      "--enable-extension",
+      "mute",
+      "call",
+      "echo",
+      "{}",
+    ]);
     child.stdin.end();
     await waitUntil(() => processesMentioning(`${dir}/mute`).length > 0, 10_000, "the extension to be spawned");
     child.kill("SIGINT");
@@ -186,7 +244,18 @@ test("SHUT-07: Ctrl-C while an extension is still starting stops it and exits 13
 test("SHUT-07: a second Ctrl-C leaves at once and still kills every extension process group", async () => {
   const { dir, cleanup } = await makeExtensions([{ name: "stubborn", behaviour: "hang-shutdown" }]);
   try {
-    const { child, out, exited } = await spawnCli(["--verbose", "--extension-dir", dir, "--workspace", dir, "--enable-extension", "stubborn", "call", "slow", "{}"]);
+    const { child, out, exited } = await spawnCli([
+      "--verbose",
+      "--extension-dir",
+      dir,
+      "--workspace",
+      dir,
+      "--enable-extension",
+      "stubborn",
+      "call",
+      "slow",
+      "{}",
+    ]);
     child.stdin.end();
     await waitUntil(() => /generation 1: ready/.test(out.stderr), 10_000, "the extension to be ready");
     child.kill("SIGINT");
@@ -207,7 +276,11 @@ test("the shell on piped input: Ctrl-C cancels the running call, SIGTERM leaves 
     await waitUntil(() => /running sh/.test(first.out.stdout), 10_000, "the shell to start");
     first.child.kill("SIGINT");
     await waitUntil(() => /cancelling the running call/.test(first.out.stdout), 5_000, "the cancel");
-    await waitUntil(() => /error: tool "slow" of extension "sh": tool\/call \(id \d+\) was cancelled/.test(first.out.stdout), 5_000, "the cancelled call's error");
+    await waitUntil(
+      () => /error: tool "slow" of extension "sh": tool\/call \(id \d+\) was cancelled/.test(first.out.stdout),
+      5_000,
+      "the cancelled call's error",
+    );
     first.child.stdin.end("/quit\n");
     assert.equal(await first.exited, 0, first.out.stderr);
     assert.deepEqual(processesMentioning(dir), []);
@@ -227,10 +300,23 @@ test("the shell on piped input: Ctrl-C cancels the running call, SIGTERM leaves 
 test("--json usage errors print one JSON document on stdout; a command's error reply exits 1", async () => {
   const usage = await runCli(["--json", "call"]);
   assert.equal(usage.code, 2);
-  assert.deepEqual(JSON.parse(usage.stdout), { error: { code: "usage", message: "call needs a TOOL name: octet call TOOL [ARGS_JSON]" } });
-  const { dir, cleanup } = await makeExtensions([{ name: "cmd", behaviour: "command-error", extraToml: 'commands = ["boom"]' }]);
+  assert.deepEqual(JSON.parse(usage.stdout), {
+    error: { code: "usage", message: "call needs a TOOL name: octet call TOOL [ARGS_JSON]" },
+  });
+  const { dir, cleanup } = await makeExtensions([
+    { name: "cmd", behaviour: "command-error", extraToml: 'commands = ["boom"]' },
+  ]);
   try {
-    const r = await runCli(["--extension-dir", dir, "--workspace", dir, "--enable-extension", "cmd", "command", "boom"]);
+    const r = await runCli([
+      "--extension-dir",
+      dir,
+      "--workspace",
+      dir,
+      "--enable-extension",
+      "cmd",
+      "command",
+      "boom",
+    ]);
     assert.equal(r.code, 1, r.stderr);
     assert.match(r.stderr, /command \/boom of extension "cmd": boom: the command failed as asked/);
   } finally {
@@ -239,19 +325,49 @@ test("--json usage errors print one JSON document on stdout; a command's error r
 });
 
 test("SUP-21, SUP-22: octet extensions reload NAME replaces the running generation with a new one and shows the status", async () => {
-  const r = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-world", "--json", "extensions", "reload", "hello-world"]);
+  const r = await runCli([
+    "--extension-dir",
+    EXAMPLES,
+    "--enable-extension",
+    "hello-world",
+    "--json",
+    "extensions",
+    "reload",
+    "hello-world",
+  ]);
   assert.equal(r.code, 0, r.stderr);
-  const list = JSON.parse(r.stdout) as { name: string; state: string; generation: number; restarts: number; supervision: string }[];
+  const list = JSON.parse(r.stdout) as {
+    name: string;
+    state: string;
+    generation: number;
+    restarts: number;
+    supervision: string;
+  }[];
   const hello = list.find((s) => s.name === "hello-world")!;
   assert.equal(hello.state, "ready");
   assert.equal(hello.generation, 2, "generation 1 was replaced by 2");
   assert.equal(hello.restarts, 0, "a manual reload is not an automatic restart");
   assert.equal(hello.supervision, "watching");
-  const human = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-world", "extensions", "reload"]);
+  const human = await runCli([
+    "--extension-dir",
+    EXAMPLES,
+    "--enable-extension",
+    "hello-world",
+    "extensions",
+    "reload",
+  ]);
   assert.equal(human.code, 0, human.stderr);
   assert.match(human.stderr, /reloaded hello-world/);
   assert.match(human.stdout, /RESTARTS/);
-  const unknown = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-world", "extensions", "reload", "nope"]);
+  const unknown = await runCli([
+    "--extension-dir",
+    EXAMPLES,
+    "--enable-extension",
+    "hello-world",
+    "extensions",
+    "reload",
+    "nope",
+  ]);
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /no extension named "nope" was discovered \(known: .*hello-world/);
 });

@@ -49,7 +49,10 @@ wire = r["metadata"]["octet_diagnostics_v1"]
 print(json.dumps({"result": r, "projection": project_diagnostics(wire)}))
 `;
 
-function runPython(mode: string): { result: { content: string; is_error: boolean; metadata: Record<string, unknown> }; projection: string } {
+function runPython(mode: string): {
+  result: { content: string; is_error: boolean; metadata: Record<string, unknown> };
+  projection: string;
+} {
   const r = spawnSync("python3", ["-c", SCRIPT, mode], { encoding: "utf8", env: { ...process.env, PYTHONPATH: SDK } });
   assert.equal(r.status, 0, r.stderr);
   return JSON.parse(r.stdout);
@@ -64,9 +67,20 @@ test("DIAG-06, DIAG-01: diagnostics built with every record kind by the Python S
   assert.deepEqual(checked.value, raw);
   const first = checked.value[0]!;
   assert.deepEqual(first.fixes?.[0]?.edits[0], {
-    location: { source: { kind: "workspace", path: "src/solver.py", revision: "abc123" }, span: { start: 10, end: 14 } }, new_text: "2000",
+    location: {
+      source: { kind: "workspace", path: "src/solver.py", revision: "abc123" },
+      span: { start: 10, end: 14 },
+    },
+    new_text: "2000",
   });
-  assert.deepEqual(first.attachments?.map((a) => [a.label, a.source.kind]), [["Solver trace", "artifact"], [`blob ${"ab".repeat(6)}`, "blob"], ["artifact art-2", "artifact"]]);
+  assert.deepEqual(
+    first.attachments?.map((a) => [a.label, a.source.kind]),
+    [
+      ["Solver trace", "artifact"],
+      [`blob ${"ab".repeat(6)}`, "blob"],
+      ["artifact art-2", "artifact"],
+    ],
+  );
   assert.equal(first.related?.length, 3);
   assert.equal(checked.value.length, 11);
 });
@@ -81,7 +95,10 @@ test("DIAG-06, DIAG-03: the Python projection is diagnosticsProjection() of the 
     assert.equal(result.content, `Validation failed.\n\n${expected}`);
     assert.equal(result.content.split("Diagnostics (").length, 2);
     if (mode === "full") {
-      assert.match(expected, /^- error solver\.nonconvergent: Operating point did not converge\. Try a smaller step\. \[src\/solver\.py@abc123 bytes 10-14\]$/m);
+      assert.match(
+        expected,
+        /^- error solver\.nonconvergent: Operating point did not converge\. Try a smaller step\. \[src\/solver\.py@abc123 bytes 10-14\]$/m,
+      );
       assert.match(expected, /^- \+3 more in metadata\.octet_diagnostics_v1$/m);
     } else {
       assert.ok(Buffer.byteLength(expected) <= 4096 && expected.endsWith("..."));

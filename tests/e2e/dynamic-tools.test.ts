@@ -9,9 +9,20 @@ import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet
 import { EXAMPLES, processesMentioning } from "./helpers.js";
 import { withRuntime, REQUIRED } from "./runtime-helpers.js";
 
-async function withDynamic(options: Partial<ExtensionHostOptions>, body: (host: ExtensionHost, events: HostEvent[]) => Promise<void>, enable: string[] = ["dynamic-tools"]): Promise<void> {
+async function withDynamic(
+  options: Partial<ExtensionHostOptions>,
+  body: (host: ExtensionHost, events: HostEvent[]) => Promise<void>,
+  enable: string[] = ["dynamic-tools"],
+): Promise<void> {
   const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({ workspace: EXAMPLES, extensionDirs: [EXAMPLES], enable, onEvent: (e) => events.push(e), services: { dynamicTools: true }, ...options });
+  const host = await ExtensionHost.start({
+    workspace: EXAMPLES,
+    extensionDirs: [EXAMPLES],
+    enable,
+    onEvent: (e) => events.push(e),
+    services: { dynamicTools: true },
+    ...options,
+  });
   try {
     await body(host, events);
   } finally {
@@ -22,16 +33,27 @@ async function withDynamic(options: Partial<ExtensionHostOptions>, body: (host: 
 
 const register = async (host: ExtensionHost, tools: { name: string; reply: string }[]) => {
   const out = await host.callTool("register", { tools });
-  return { isError: out.is_error, text: out.text, change: out.is_error ? null : (JSON.parse(out.text) as { revision: number; tools: string[] }) };
+  return {
+    isError: out.is_error,
+    text: out.text,
+    change: out.is_error ? null : (JSON.parse(out.text) as { revision: number; tools: string[] }),
+  };
 };
-const names = (host: ExtensionHost) => host.tools().filter((t) => t.extension === "dynamic-tools").map((t) => t.name);
+const names = (host: ExtensionHost) =>
+  host
+    .tools()
+    .filter((t) => t.extension === "dynamic-tools")
+    .map((t) => t.name);
 
 test("CAT-01, CAT-02, CAT-08, CAT-09: with the service bound, registered tools are published as the next epoch and callable; the answer lists the whole catalog", async () => {
   await withDynamic({}, async (host) => {
     const s = host.status().find((x) => x.name === "dynamic-tools")!;
     assert.ok(s.features.includes("dynamic_tools"));
     assert.equal(s.catalogRevision, 0, "epoch 0 is the initialize catalog");
-    const first = await register(host, [{ name: "greet", reply: "hi" }, { name: "wave", reply: "o/" }]);
+    const first = await register(host, [
+      { name: "greet", reply: "hi" },
+      { name: "wave", reply: "o/" },
+    ]);
     assert.deepEqual(first.change, { revision: 1, tools: ["register", "unregister", "greet", "wave"] });
     assert.deepEqual(names(host), ["register", "unregister", "greet", "wave"]);
     assert.equal((await host.callTool("greet")).text, "hi");
@@ -46,7 +68,12 @@ test("CAT-01, CAT-02, CAT-08, CAT-09: with the service bound, registered tools a
 
 test("CAT-01: without the service bound, dynamic_tools is not offered and the SDK refuses locally", async () => {
   await withDynamic({ services: {} }, async (host) => {
-    assert.ok(!host.status().find((x) => x.name === "dynamic-tools")!.features.includes("dynamic_tools"));
+    assert.ok(
+      !host
+        .status()
+        .find((x) => x.name === "dynamic-tools")!
+        .features.includes("dynamic_tools"),
+    );
     assert.equal(host.status().find((x) => x.name === "dynamic-tools")!.catalogRevision, null);
     const r = await register(host, [{ name: "greet", reply: "hi" }]);
     assert.equal(r.isError, true);
@@ -56,22 +83,41 @@ test("CAT-01: without the service bound, dynamic_tools is not offered and the SD
 });
 
 test("CAT-06, CAT-07: a name held by the host or by another extension is refused with -32602 and the catalog stays as it was", async () => {
-  await withDynamic({ reservedToolNames: ["bash"] }, async (host) => {
-    await register(host, [{ name: "greet", reply: "hi" }]);
-    for (const taken of ["hello_world", "bash"]) {
-      const r = await register(host, [{ name: "fresh", reply: "x" }, { name: taken, reply: "mine" }]);
-      assert.equal(r.isError, true);
-      assert.match(r.text, new RegExp(`tool "${taken}" is already provided by (extension "hello-world"|the host).*-32602|code -32602`));
-    }
-    assert.deepEqual(names(host), ["register", "unregister", "greet"], "nothing of a refused request was published");
-    assert.equal(host.status().find((s) => s.name === "dynamic-tools")!.catalogRevision, 1, "refusals do not move the epoch");
-    assert.equal((await host.callTool("hello_world", { name: "x" })).is_error, false, "the other extension keeps its tool");
-  }, ["dynamic-tools", "hello-world"]);
+  await withDynamic(
+    { reservedToolNames: ["bash"] },
+    async (host) => {
+      await register(host, [{ name: "greet", reply: "hi" }]);
+      for (const taken of ["hello_world", "bash"]) {
+        const r = await register(host, [
+          { name: "fresh", reply: "x" },
+          { name: taken, reply: "mine" },
+        ]);
+        assert.equal(r.isError, true);
+        assert.match(
+          r.text,
+          new RegExp(`tool "${taken}" is already provided by (extension "hello-world"|the host).*-32602|code -32602`),
+        );
+      }
+      assert.deepEqual(names(host), ["register", "unregister", "greet"], "nothing of a refused request was published");
+      assert.equal(
+        host.status().find((s) => s.name === "dynamic-tools")!.catalogRevision,
+        1,
+        "refusals do not move the epoch",
+      );
+      assert.equal(
+        (await host.callTool("hello_world", { name: "x" })).is_error,
+        false,
+        "the other extension keeps its tool",
+      );
+    },
+    ["dynamic-tools", "hello-world"],
+  );
 });
 
 test("CAT-05: the prospective catalog is capped at 256: 254 more tools fit beside the 2 fixed ones, one more is refused", async () => {
   await withDynamic({}, async (host) => {
-    const batch = (from: number, n: number) => Array.from({ length: n }, (_, i) => ({ name: `t${from + i}`, reply: "r" }));
+    const batch = (from: number, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ name: `t${from + i}`, reply: "r" }));
     const ok = await register(host, batch(0, 254));
     assert.equal(ok.change!.tools.length, 256);
     const over = await register(host, batch(254, 1));
@@ -82,20 +128,34 @@ test("CAT-05: the prospective catalog is capped at 256: 254 more tools fit besid
 });
 
 test("CAT-08: the host tool policy may omit requested tools; the answer and the catalog say what was accepted", async () => {
-  await withDynamic({ services: { dynamicTools: { policy: (_ext, t) => !t.name.startsWith("secret_") } } }, async (host) => {
-    const r = await register(host, [{ name: "open_door", reply: "ok" }, { name: "secret_door", reply: "no" }]);
-    assert.deepEqual(r.change!.tools, ["register", "unregister", "open_door"]);
-    assert.ok(!names(host).includes("secret_door"));
-    await assert.rejects(host.callTool("secret_door"), /no ready extension provides tool "secret_door"/);
-  });
+  await withDynamic(
+    { services: { dynamicTools: { policy: (_ext, t) => !t.name.startsWith("secret_") } } },
+    async (host) => {
+      const r = await register(host, [
+        { name: "open_door", reply: "ok" },
+        { name: "secret_door", reply: "no" },
+      ]);
+      assert.deepEqual(r.change!.tools, ["register", "unregister", "open_door"]);
+      assert.ok(!names(host).includes("secret_door"));
+      await assert.rejects(host.callTool("secret_door"), /no ready extension provides tool "secret_door"/);
+    },
+  );
 });
 
 test("CAT-11, CAT-12, CAT-13: unregister withdraws names, ignores missing ones, and every accepted change moves the epoch once", async () => {
   await withDynamic({}, async (host) => {
-    await register(host, [{ name: "a1", reply: "1" }, { name: "a2", reply: "2" }]);
-    const out = JSON.parse((await host.callTool("unregister", { names: ["a1", "never_there"] })).text) as { revision: number; tools: string[] };
+    await register(host, [
+      { name: "a1", reply: "1" },
+      { name: "a2", reply: "2" },
+    ]);
+    const out = JSON.parse((await host.callTool("unregister", { names: ["a1", "never_there"] })).text) as {
+      revision: number;
+      tools: string[];
+    };
     assert.deepEqual(out, { revision: 2, tools: ["register", "unregister", "a2"] });
-    const noop = JSON.parse((await host.callTool("unregister", { names: ["never_there"] })).text) as { revision: number };
+    const noop = JSON.parse((await host.callTool("unregister", { names: ["never_there"] })).text) as {
+      revision: number;
+    };
     assert.equal(noop.revision, 3, "an accepted change with no effect still counts once (GAP default)");
     await assert.rejects(host.callTool("a1"), /no ready extension provides tool "a1"/);
   });
@@ -108,7 +168,11 @@ test("CALL-04, CAT-14, CAT-15, CAT-16: a call carries the epoch its model reques
     assert.deepEqual(seen.revisions(), { "dynamic-tools": 1 });
     await register(host, [{ name: "greet", reply: "v2" }]);
     assert.match(seen.entry("greet")!.definition.description, /v1/, "a snapshot never changes");
-    assert.equal((await host.callTool("greet", {}, { catalog: seen })).text, "v1", "the call went out with catalog_revision 1 and the SDK used epoch 1");
+    assert.equal(
+      (await host.callTool("greet", {}, { catalog: seen })).text,
+      "v1",
+      "the call went out with catalog_revision 1 and the SDK used epoch 1",
+    );
     assert.equal((await host.callTool("greet")).text, "v2", "without a snapshot: the catalog published now");
     assert.equal(host.catalog().revisions()["dynamic-tools"], 2, "the next model request sees the new epoch");
     // Eight more changes retire epoch 1 in the SDK.
@@ -127,7 +191,10 @@ test("CAT-17, SUP-15: a reload starts the new generation at epoch 0 with its ini
     assert.equal(s.state, "ready");
     assert.equal(s.catalogRevision, 0);
     assert.deepEqual(names(host), ["register", "unregister"]);
-    await assert.rejects(host.callTool("greet", {}, { catalog: before }), (e: Error & { code?: string }) => e.code === "stale_catalog" && /was replaced by generation/.test(e.message));
+    await assert.rejects(
+      host.callTool("greet", {}, { catalog: before }),
+      (e: Error & { code?: string }) => e.code === "stale_catalog" && /was replaced by generation/.test(e.message),
+    );
     const again = await register(host, [{ name: "greet", reply: "back" }]);
     assert.equal(again.change!.revision, 1);
   });
@@ -137,11 +204,18 @@ test("CALL-03, INIT-28: catalog_revision goes only to generations that negotiate
   await withRuntime(
     [
       { name: "fixed", tools: ["echo"] },
-      { name: "dyn", tools: ["dyn_echo"], config: { features: [...REQUIRED, "dynamic_tools"], tools: ["dyn_echo", "extra_tool"] } },
+      {
+        name: "dyn",
+        tools: ["dyn_echo"],
+        config: { features: [...REQUIRED, "dynamic_tools"], tools: ["dyn_echo", "extra_tool"] },
+      },
     ],
     { services: { dynamicTools: true } },
     async ({ host, received }) => {
-      assert.ok(host.tools().some((t) => t.name === "extra_tool"), "an initialize tool outside contributes.tools is accepted with dynamic_tools");
+      assert.ok(
+        host.tools().some((t) => t.name === "extra_tool"),
+        "an initialize tool outside contributes.tools is accepted with dynamic_tools",
+      );
       await host.callTool("echo", {});
       await host.callTool("dyn_echo", {});
       const fixedCall = received("fixed", "tool/call")[0]!;
@@ -154,25 +228,36 @@ test("CALL-03, INIT-28: catalog_revision goes only to generations that negotiate
 
 test("ERR-08, CAT-01, CAT-03, CAT-07: raw tools/register: -32601 unsupported_feature without the feature; -32602 for malformed params or a parent_request_id, catalog unchanged", async () => {
   const ask = async (host: ExtensionHost, tool: string, method: string, params: unknown) =>
-    JSON.parse((await host.callTool(tool, { method, params })).text) as { error?: { code: number; message: string }; result?: unknown };
+    JSON.parse((await host.callTool(tool, { method, params })).text) as {
+      error?: { code: number; message: string };
+      result?: unknown;
+    };
   const def = { name: "fresh", description: "d", parameters: { type: "object" } };
   // Bound and offered, but this generation did not select the feature.
-  await withRuntime([{ name: "declined", tools: ["ask"], config: { features: [...REQUIRED] } }], { services: { dynamicTools: true } }, async ({ host }) => {
-    const r = await ask(host, "ask", "tools/register", { tools: [def] });
-    assert.equal(r.error?.code, -32601);
-    assert.match(r.error!.message, /^unsupported_feature/);
-  });
-  await withRuntime([{ name: "offered", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } }], { services: { dynamicTools: true } }, async ({ host }) => {
-    const malformed = await ask(host, "ask", "tools/register", { tools: [{ name: "fresh" }] });
-    assert.equal(malformed.error?.code, -32602);
-    assert.match(malformed.error!.message, /tools\[0\]\.description/);
-    const parented = await ask(host, "ask", "tools/register", { tools: [def], parent_request_id: 1 });
-    assert.equal(parented.error?.code, -32602);
-    assert.match(parented.error!.message, /parent_request_id: unknown member/);
-    assert.ok(!host.tools().some((t) => t.name === "fresh"), "nothing was published");
-    const ok = await ask(host, "ask", "tools/register", { tools: [def] });
-    assert.deepEqual(ok.result, { revision: 1, tools: ["ask", "fresh"] });
-  });
+  await withRuntime(
+    [{ name: "declined", tools: ["ask"], config: { features: [...REQUIRED] } }],
+    { services: { dynamicTools: true } },
+    async ({ host }) => {
+      const r = await ask(host, "ask", "tools/register", { tools: [def] });
+      assert.equal(r.error?.code, -32601);
+      assert.match(r.error!.message, /^unsupported_feature/);
+    },
+  );
+  await withRuntime(
+    [{ name: "offered", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } }],
+    { services: { dynamicTools: true } },
+    async ({ host }) => {
+      const malformed = await ask(host, "ask", "tools/register", { tools: [{ name: "fresh" }] });
+      assert.equal(malformed.error?.code, -32602);
+      assert.match(malformed.error!.message, /tools\[0\]\.description/);
+      const parented = await ask(host, "ask", "tools/register", { tools: [def], parent_request_id: 1 });
+      assert.equal(parented.error?.code, -32602);
+      assert.match(parented.error!.message, /parent_request_id: unknown member/);
+      assert.ok(!host.tools().some((t) => t.name === "fresh"), "nothing was published");
+      const ok = await ask(host, "ask", "tools/register", { tools: [def] });
+      assert.deepEqual(ok.result, { revision: 1, tools: ["ask", "fresh"] });
+    },
+  );
   // Not bound at all: not offered, and the method is unknown to the host.
   await withRuntime([{ name: "unbound", tools: ["ask"] }], {}, async ({ host }) => {
     const r = await ask(host, "ask", "tools/unregister", { names: ["ask"] });
@@ -186,29 +271,60 @@ test("CAT-10: when the acknowledgement of a published change cannot be delivered
   // Process-group containment: behind the namespace launcher, which keeps the pipe's read end
   // open, a child closing its stdin cannot make the host's write fail.
   const env = { ...process.env, OCTET_CONTAINMENT: "process-group" };
-  await withRuntime([{ name: "deaf", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } }], { services: { dynamicTools: true }, supervision: { clock: held }, env }, async ({ host, events }) => {
-    const def = { name: "fresh", description: "d", parameters: { type: "object" } };
-    const call = host.callTool("ask", { method: "tools/register", params: { tools: [def] }, closeStdin: true });
-    await assert.rejects(call);
-    const deaf = () => host.status().find((s) => s.name === "deaf")!;
-    const until = Date.now() + 5_000;
-    while (deaf().state !== "crashed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
-    assert.equal(deaf().state, "crashed", `state ${deaf().state}`);
-    assert.ok(!host.tools().some((t) => t.name === "fresh" || t.name === "ask"), "the published group went with the generation");
-    assert.ok(events.some((e) => e.type === "diagnostic" && e.extension === "deaf" && /writing to the extension failed|stdin is closed/.test(e.message)), JSON.stringify(events.filter((e) => e.type === "diagnostic")));
-  });
+  await withRuntime(
+    [{ name: "deaf", tools: ["ask"], config: { features: [...REQUIRED, "dynamic_tools"] } }],
+    { services: { dynamicTools: true }, supervision: { clock: held }, env },
+    async ({ host, events }) => {
+      const def = { name: "fresh", description: "d", parameters: { type: "object" } };
+      const call = host.callTool("ask", { method: "tools/register", params: { tools: [def] }, closeStdin: true });
+      await assert.rejects(call);
+      const deaf = () => host.status().find((s) => s.name === "deaf")!;
+      const until = Date.now() + 5_000;
+      while (deaf().state !== "crashed" && Date.now() < until) await new Promise((r) => setTimeout(r, 20));
+      assert.equal(deaf().state, "crashed", `state ${deaf().state}`);
+      assert.ok(
+        !host.tools().some((t) => t.name === "fresh" || t.name === "ask"),
+        "the published group went with the generation",
+      );
+      assert.ok(
+        events.some(
+          (e) =>
+            e.type === "diagnostic" &&
+            e.extension === "deaf" &&
+            /writing to the extension failed|stdin is closed/.test(e.message),
+        ),
+        JSON.stringify(events.filter((e) => e.type === "diagnostic")),
+      );
+    },
+  );
 });
 
 test("ERR-05: reverse-request refusals map to one code each across services: -32602 params, -32002 no active owner, -32004 secret unavailable, -32601 not negotiated", async () => {
   const ask = async (host: ExtensionHost, method: string, params: unknown) =>
-    JSON.parse((await host.callTool("ask", { method, params })).text) as { error?: { code: number; message: string }; result?: unknown };
+    JSON.parse((await host.callTool("ask", { method, params })).text) as {
+      error?: { code: number; message: string };
+      result?: unknown;
+    };
   await withRuntime(
-    [{ name: "mapped", tools: ["ask"], capabilities: 'secrets = ["mapped.token"]', config: { features: [...REQUIRED, "dynamic_tools", "artifacts", "secrets"] } }],
+    [
+      {
+        name: "mapped",
+        tools: ["ask"],
+        capabilities: 'secrets = ["mapped.token"]',
+        config: { features: [...REQUIRED, "dynamic_tools", "artifacts", "secrets"] },
+      },
+    ],
     { services: { dynamicTools: true, artifacts: true, secrets: () => null } },
     async ({ host }) => {
       const malformed = await ask(host, "tools/register", { tools: "not a list" });
       assert.equal(malformed.error?.code, -32602, JSON.stringify(malformed));
-      const orphan = await ask(host, "artifact/publish", { parent_request_id: 999_999, mime_type: "image/png", size: 1, sha256: "0".repeat(64), data: "AA==" });
+      const orphan = await ask(host, "artifact/publish", {
+        parent_request_id: 999_999,
+        mime_type: "image/png",
+        size: 1,
+        sha256: "0".repeat(64),
+        data: "AA==",
+      });
       assert.equal(orphan.error?.code, -32002, JSON.stringify(orphan));
       const secret = await ask(host, "secret/get", { parent_request_id: "self", name: "mapped.token" });
       assert.equal(secret.error?.code, -32004, JSON.stringify(secret));

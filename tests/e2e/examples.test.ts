@@ -8,9 +8,18 @@ import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet
 import type { ProgressEvent } from "@octet/protocol";
 import { EXAMPLES, processesMentioning } from "./helpers.js";
 
-async function withLongTask(services: ExtensionHostOptions["services"], body: (host: ExtensionHost, events: HostEvent[]) => Promise<void>): Promise<void> {
+async function withLongTask(
+  services: ExtensionHostOptions["services"],
+  body: (host: ExtensionHost, events: HostEvent[]) => Promise<void>,
+): Promise<void> {
   const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({ workspace: EXAMPLES, extensionDirs: [EXAMPLES], enable: ["long-task"], ...(services ? { services } : {}), onEvent: (e) => events.push(e) });
+  const host = await ExtensionHost.start({
+    workspace: EXAMPLES,
+    extensionDirs: [EXAMPLES],
+    enable: ["long-task"],
+    ...(services ? { services } : {}),
+    onEvent: (e) => events.push(e),
+  });
   try {
     assert.equal(host.status().find((s) => s.name === "long-task")?.state, "ready");
     await body(host, events);
@@ -23,7 +32,10 @@ async function withLongTask(services: ExtensionHostOptions["services"], body: (h
 test("PROG-05, CONF-01, INPUT-01, CALL-20: long-task asks, reports strictly increasing progress and returns schema-checked output", async () => {
   const asked: string[] = [];
   await withLongTask(
-    { confirm: async (r) => (asked.push(`confirm: ${r.prompt}`), true), input: async (r) => (asked.push(`input: ${r.prompt}`), "nightly") },
+    {
+      confirm: async (r) => (asked.push(`confirm: ${r.prompt}`), true),
+      input: async (r) => (asked.push(`input: ${r.prompt}`), "nightly"),
+    },
     async (host) => {
       const seen: ProgressEvent[] = [];
       const r = await host.callTool("long_task", { steps: 4, step_ms: 20 }, { onProgress: (e) => seen.push(e) });
@@ -40,7 +52,16 @@ test("PROG-05, CONF-01, INPUT-01, CALL-20: long-task asks, reports strictly incr
 test("CANCEL-04, SHUT-11: the authoring smoke test: cancelling long-task mid-run stops it with -32800, it keeps serving, and it shuts down cleanly", async () => {
   await withLongTask({ confirm: async () => true, input: async () => null }, async (host, events) => {
     const controller = new AbortController();
-    const call = host.callTool("long_task", { steps: 200, step_ms: 50 }, { signal: controller.signal, onProgress: (e) => { if (e.type === "status" && e.current === 2) controller.abort(); } });
+    const call = host.callTool(
+      "long_task",
+      { steps: 200, step_ms: 50 },
+      {
+        signal: controller.signal,
+        onProgress: (e) => {
+          if (e.type === "status" && e.current === 2) controller.abort();
+        },
+      },
+    );
     await assert.rejects(call, /was cancelled/);
     // The extension settled the cancelled request (a late -32800), so no grace expiry and it stays ready.
     const again = await host.callTool("long_task", { steps: 1, step_ms: 1 });

@@ -43,25 +43,44 @@ export interface Ctx {
 export async function runScenario(s: Scenario): Promise<void> {
   const { dir, cleanup } = await makeExtensions([
     { name: "good", behaviour: "good", tools: ["echo", "slow"] },
-    { name: "faulty", behaviour: s.behaviour, api: s.api ?? "0.1", tools: ["f_echo", "f_slow"], extraToml: s.behaviour === "confirm-flood" ? "confirmations = true" : "" },
+    {
+      name: "faulty",
+      behaviour: s.behaviour,
+      api: s.api ?? "0.1",
+      tools: ["f_echo", "f_slow"],
+      extraToml: s.behaviour === "confirm-flood" ? "confirmations = true" : "",
+    },
   ]);
   const events: HostEvent[] = [];
   const started = Date.now();
   const host = await ExtensionHost.start({
-    workspace: dir, extensionDirs: [dir], enable: ["good", "faulty"], onEvent: (e) => events.push(e),
-    timeouts: { initializeMs: 5_000, ...s.timeouts }, supervision: { clock: held },
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: ["good", "faulty"],
+    onEvent: (e) => events.push(e),
+    timeouts: { initializeMs: 5_000, ...s.timeouts },
+    supervision: { clock: held },
     services: { confirm: async () => new Promise<boolean>(() => undefined) },
   });
   const faultyDir = join(dir, "faulty");
   const ctx: Ctx = {
-    host, events, dir,
+    host,
+    events,
+    dir,
     faulty: () => host.status().find((x) => x.name === "faulty")!,
     diagnostics: () => events.flatMap((e) => (e.type === "diagnostic" && e.extension === "faulty" ? [e.message] : [])),
     expectTerminated: async (why) => {
-      await waitUntil(() => ctx.faulty().supervision === "backoff", 10_000, "the faulty generation to end and a restart to be scheduled");
+      await waitUntil(
+        () => ctx.faulty().supervision === "backoff",
+        10_000,
+        "the faulty generation to end and a restart to be scheduled",
+      );
       assert.equal(ctx.faulty().state, "crashed");
       assert.match(ctx.faulty().lastError ?? "", why);
-      assert.ok(ctx.diagnostics().some((d) => why.test(d)), `a diagnostic says ${why}; got ${JSON.stringify(ctx.diagnostics().slice(0, 5))}`);
+      assert.ok(
+        ctx.diagnostics().some((d) => why.test(d)),
+        `a diagnostic says ${why}; got ${JSON.stringify(ctx.diagnostics().slice(0, 5))}`,
+      );
     },
   };
   try {
@@ -79,7 +98,8 @@ export async function runScenario(s: Scenario): Promise<void> {
     const bound = Math.max(60, 21 * Math.ceil((Date.now() - started) / 1000));
     assert.ok(diags.length <= bound, `${diags.length} diagnostics, over the bound of ${bound}`);
     assert.ok(Buffer.byteLength(ctx.faulty().lastError ?? "") <= 1024, "last error is bounded");
-    if (s.goneAfterRun !== false) await waitUntil(() => processesMentioning(faultyDir).length === 0, 5_000, "no process of the faulty extension");
+    if (s.goneAfterRun !== false)
+      await waitUntil(() => processesMentioning(faultyDir).length === 0, 5_000, "no process of the faulty extension");
   } finally {
     await host.shutdown();
     try {
@@ -99,4 +119,3 @@ export function environOf(pid: number): string {
 }
 
 export const rssMiB = (): number => Math.round(process.memoryUsage().rss / 2 ** 20);
-

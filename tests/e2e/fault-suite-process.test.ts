@@ -56,7 +56,11 @@ const scenarios: Scenario[] = [
     goneAfterRun: false,
     run: async (t) => {
       const faultyDir = join(t.dir, "faulty");
-      await waitUntil(() => t.events.some((e) => e.type === "stderr" && e.extension === "faulty" && /setsid grandchild/.test(e.line)), 5_000, "the grandchild to start");
+      await waitUntil(
+        () => t.events.some((e) => e.type === "stderr" && e.extension === "faulty" && /setsid grandchild/.test(e.line)),
+        5_000,
+        "the grandchild to start",
+      );
       if (t.faulty().containment !== "pid-namespace") {
         // The documented fallback: a process-group host cannot reach it. Say so, and clean up.
         const strays = processesMentioning(faultyDir);
@@ -65,10 +69,15 @@ const scenarios: Scenario[] = [
         return;
       }
       const old = t.faulty().generation;
-      const ofOld = (): number[] => processesMentioning(faultyDir).filter((pid) => environOf(pid).includes(`OCTET_PROCESS_GENERATION=${old}\0`));
+      const ofOld = (): number[] =>
+        processesMentioning(faultyDir).filter((pid) => environOf(pid).includes(`OCTET_PROCESS_GENERATION=${old}\0`));
       assert.ok(ofOld().length >= 3, "launcher, extension and the escaped grandchild of the old generation");
       await t.host.reload("faulty"); // stops the generation that started it
-      await waitUntil(() => ofOld().length === 0, 5_000, "every process of the old generation, the setsid grandchild included, to be gone");
+      await waitUntil(
+        () => ofOld().length === 0,
+        5_000,
+        "every process of the old generation, the setsid grandchild included, to be gone",
+      );
     },
   },
   {
@@ -90,7 +99,9 @@ const scenarios: Scenario[] = [
       const before = rssMiB();
       assert.equal((await t.host.callTool("f_echo", {})).text, "flooded");
       const after = rssMiB();
-      console.log(`# stdout flood: host RSS ${before} MiB -> ${after} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`);
+      console.log(
+        `# stdout flood: host RSS ${before} MiB -> ${after} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+      );
       assert.ok(after - before < 128, `host RSS grew ${after - before} MiB`);
     },
   },
@@ -99,9 +110,17 @@ const scenarios: Scenario[] = [
     behaviour: "no-read",
     run: async (t) => {
       const big = "y".repeat(900_000);
-      const calls = Array.from({ length: 12 }, () => t.host.callTool("f_echo", { big }).then(() => "answered", (e: Error) => e.message));
+      const calls = Array.from({ length: 12 }, () =>
+        t.host.callTool("f_echo", { big }).then(
+          () => "answered",
+          (e: Error) => e.message,
+        ),
+      );
       const outcomes = await Promise.all(calls);
-      assert.ok(outcomes.every((o) => o !== "answered"), "no call was answered");
+      assert.ok(
+        outcomes.every((o) => o !== "answered"),
+        "no call was answered",
+      );
       await t.expectTerminated(/not reading its stdin/);
     },
   },
@@ -117,7 +136,9 @@ test("ENV-09 (P15): when the host is killed with SIGKILL its extensions do not l
     { name: "escaper", behaviour: "setsid-grandchild", tools: ["e_echo", "e_slow"] },
   ]);
   try {
-    const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], { stdio: ["ignore", "pipe", "inherit"] });
+    const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     const line = await new Promise<string>((resolve, reject) => {
       let out = "";
       runner.stdout.setEncoding("utf8").on("data", (d: string) => {
@@ -127,10 +148,17 @@ test("ENV-09 (P15): when the host is killed with SIGKILL its extensions do not l
       runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
     });
     const started = JSON.parse(line) as { name: string; state: string; containment: string }[];
-    assert.deepEqual(started.map((s) => s.state), ["ready", "ready"]);
+    assert.deepEqual(
+      started.map((s) => s.state),
+      ["ready", "ready"],
+    );
     // The extension, its grandchild and (in a namespace) the launcher.
     const expected = started[0]!.containment === "pid-namespace" ? 3 : 2;
-    await waitUntil(() => processesMentioning(join(dir, "escaper")).length >= expected, 5_000, "the escaper's grandchild to start");
+    await waitUntil(
+      () => processesMentioning(join(dir, "escaper")).length >= expected,
+      5_000,
+      "the escaper's grandchild to start",
+    );
     runner.kill("SIGKILL");
     const survivors = (): number[] => processesMentioning(dir);
     if (started[0]!.containment === "pid-namespace") {
@@ -138,7 +166,11 @@ test("ENV-09 (P15): when the host is killed with SIGKILL its extensions do not l
     } else {
       // Fallback tier: the SDK-style exit on stdin EOF ends the extensions; the setsid grandchild
       // is beyond reach (documented), so it is cleaned up here and the rest is checked.
-      await waitUntil(() => processesMentioning(join(dir, "plain")).length === 0, 5_000, "the plain extension to exit on stdin EOF");
+      await waitUntil(
+        () => processesMentioning(join(dir, "plain")).length === 0,
+        5_000,
+        "the plain extension to exit on stdin EOF",
+      );
       for (const pid of survivors()) process.kill(pid, "SIGKILL");
       console.log("# containment is process-group: setsid grandchildren survive a SIGKILLed host here");
     }

@@ -53,7 +53,10 @@ const scenarios: Scenario[] = [
     run: async (t) => {
       await assert.rejects(t.host.callTool("f_echo", {}));
       await waitUntil(() => t.faulty().supervision === "backoff", 5_000, "backoff");
-      assert.ok(t.diagnostics().some((d) => /input ended inside a frame/.test(d)), JSON.stringify(t.diagnostics()));
+      assert.ok(
+        t.diagnostics().some((d) => /input ended inside a frame/.test(d)),
+        JSON.stringify(t.diagnostics()),
+      );
     },
   },
   {
@@ -113,7 +116,10 @@ const scenarios: Scenario[] = [
       assert.equal((await t.host.callTool("f_echo", {})).text, "answered after 10,000 strays");
       assert.equal(t.faulty().state, "ready");
       assert.ok(t.diagnostics().some((d) => /unknown request id/.test(d)));
-      assert.ok(t.diagnostics().some((d) => /more diagnostics suppressed/.test(d)) || t.diagnostics().length < 25, "the flood is summarized");
+      assert.ok(
+        t.diagnostics().some((d) => /more diagnostics suppressed/.test(d)) || t.diagnostics().length < 25,
+        "the flood is summarized",
+      );
     },
   },
   {
@@ -122,7 +128,11 @@ const scenarios: Scenario[] = [
     goneAfterRun: false,
     run: async (t) => {
       assert.equal((await t.host.callTool("f_echo", {})).text, "first");
-      await waitUntil(() => t.diagnostics().some((d) => /late response|unknown request/.test(d)), 2_000, "a diagnostic for the second answer");
+      await waitUntil(
+        () => t.diagnostics().some((d) => /late response|unknown request/.test(d)),
+        2_000,
+        "a diagnostic for the second answer",
+      );
       assert.equal(t.faulty().state, "ready");
     },
   },
@@ -136,7 +146,11 @@ const scenarios: Scenario[] = [
       const call = t.host.callTool("f_echo", {}, { signal: controller.signal });
       setTimeout(() => controller.abort(new Error("user cancelled")), 50);
       await assert.rejects(call, /cancel/i);
-      await waitUntil(() => t.diagnostics().some((d) => /late response/.test(d)), 3_000, "the late answer's diagnostic");
+      await waitUntil(
+        () => t.diagnostics().some((d) => /late response/.test(d)),
+        3_000,
+        "the late answer's diagnostic",
+      );
       await new Promise((r) => setTimeout(r, 2_200));
       assert.equal(t.faulty().state, "ready", "it settled within the grace period");
     },
@@ -158,12 +172,16 @@ const scenarios: Scenario[] = [
     behaviour: "ignore-cancel",
     goneAfterRun: false,
     run: async (t) => {
-      await assert.rejects(t.host.callTool("f_echo", {}, { timeoutMs: 300 }), (e: Error & { code?: string }) => e.code === "request_timeout" || /within 300 ms/.test(e.message));
+      await assert.rejects(
+        t.host.callTool("f_echo", {}, { timeoutMs: 300 }),
+        (e: Error & { code?: string }) => e.code === "request_timeout" || /within 300 ms/.test(e.message),
+      );
       assert.equal(t.faulty().state, "ready");
     },
   },
   {
-    title: "REV-04 (R7): 200 confirmation requests at once: 128 wait, the rest are refused; nothing queues without bound",
+    title:
+      "REV-04 (R7): 200 confirmation requests at once: 128 wait, the rest are refused; nothing queues without bound",
     behaviour: "confirm-flood",
     goneAfterRun: false,
     run: async (t) => {

@@ -8,7 +8,10 @@ import assert from "node:assert/strict";
 import { ExtensionHost, type HostEvent } from "@octet/host";
 import { makeExtensions, groupMembers, processesMentioning, waitUntil } from "./helpers.js";
 
-async function withPair(behaviour: string, body: (host: ExtensionHost, events: HostEvent[], dir: string) => Promise<void>): Promise<void> {
+async function withPair(
+  behaviour: string,
+  body: (host: ExtensionHost, events: HostEvent[], dir: string) => Promise<void>,
+): Promise<void> {
   const { dir, cleanup } = await makeExtensions([
     { name: "good", behaviour: "good", tools: ["echo", "slow"] },
     { name: "faulty", behaviour, tools: ["echo_faulty", "slow_faulty"] },
@@ -16,7 +19,14 @@ async function withPair(behaviour: string, body: (host: ExtensionHost, events: H
   const events: HostEvent[] = [];
   // Supervision off: each test looks at one fault, not at the restart that would follow it
   // (tests/e2e/supervision.test.ts and fault-suite.test.ts cover restarts).
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["good", "faulty"], onEvent: (e) => events.push(e), timeouts: { initializeMs: 5_000 }, supervision: { enabled: false } });
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: ["good", "faulty"],
+    onEvent: (e) => events.push(e),
+    timeouts: { initializeMs: 5_000 },
+    supervision: { enabled: false },
+  });
   try {
     await body(host, events, dir);
   } finally {
@@ -44,7 +54,9 @@ test("LIFE-01, SUP-10: an extension that crashes on start is parked with its std
     assert.match(s.lastError ?? "", /exited with code 1|transport|closed/);
     const good = await host.callTool("echo", { a: 1 });
     assert.equal(good.text, '{"a":1}');
-    assert.ok(events.some((e) => e.type === "diagnostic" && e.extension === "faulty" && /could not start/.test(e.message)));
+    assert.ok(
+      events.some((e) => e.type === "diagnostic" && e.extension === "faulty" && /could not start/.test(e.message)),
+    );
     assertNoProcessLeft(dir + "/faulty");
   });
 });
@@ -61,7 +73,10 @@ for (const [behaviour, pattern] of [
       await assert.rejects(host.callTool("echo_faulty", { x: 1 }), /closed|ended|violation/);
       await waitUntil(() => faultyStatus(host).state === "crashed", 5_000, "the faulty generation to be terminated");
       const diag = events.find((e) => e.type === "diagnostic" && e.extension === "faulty" && pattern.test(e.message));
-      assert.ok(diag && diag.type === "diagnostic", `a diagnostic matching ${pattern}; got ${JSON.stringify(events.filter((e) => e.type === "diagnostic"))}`);
+      assert.ok(
+        diag && diag.type === "diagnostic",
+        `a diagnostic matching ${pattern}; got ${JSON.stringify(events.filter((e) => e.type === "diagnostic"))}`,
+      );
       assert.ok(Buffer.byteLength(diag.message) <= 4096, "the diagnostic is at most 4 KiB");
       assert.ok((faultyStatus(host).lastError ?? "").length <= 1024, "last error is bounded");
       assert.deepEqual(groupMembers(pid), [], "no process of the faulty group is alive");
@@ -76,7 +91,15 @@ test("FRAME-03: banner text on stdout before initialize is a protocol violation,
   await withPair("banner", async (host, events, dir) => {
     const s = faultyStatus(host);
     assert.notEqual(s.state, "ready");
-    assert.ok(events.some((e) => e.type === "diagnostic" && e.extension === "faulty" && /Welcome to fake-ext/.test(e.message) && /log to stderr/.test(e.message)));
+    assert.ok(
+      events.some(
+        (e) =>
+          e.type === "diagnostic" &&
+          e.extension === "faulty" &&
+          /Welcome to fake-ext/.test(e.message) &&
+          /log to stderr/.test(e.message),
+      ),
+    );
     assertNoProcessLeft(dir + "/faulty");
     assert.equal((await host.callTool("echo", {})).text, "{}");
   });
@@ -88,7 +111,9 @@ test("SHUT-03, SHUT-04, SHUT-05, SHUT-06: an extension that ignores shutdown get
     const firstGen = faultyStatus(host).generation;
     // A reload stops the old generation with the full per-stage timeouts.
     await host.reload("faulty");
-    const stages = events.flatMap((e) => (e.type === "diagnostic" && e.extension === "faulty" && e.generation === firstGen ? [e.message] : []));
+    const stages = events.flatMap((e) =>
+      e.type === "diagnostic" && e.extension === "faulty" && e.generation === firstGen ? [e.message] : [],
+    );
     assert.match(stages[0] ?? "", /no shutdown acknowledgement: shutdown \(id \d+\) got no response within 2000 ms/);
     assert.match(stages[1] ?? "", /did not exit within 2000 ms of the shutdown request; killing its process group/);
     assert.deepEqual(groupMembers(first), [], "the old group is gone");
@@ -96,7 +121,9 @@ test("SHUT-03, SHUT-04, SHUT-05, SHUT-06: an extension that ignores shutdown get
     const second = faultyStatus(host).pgid!;
     const secondGen = faultyStatus(host).generation;
     await host.shutdown();
-    const last = events.flatMap((e) => (e.type === "diagnostic" && e.extension === "faulty" && e.generation === secondGen ? [e.message] : []));
+    const last = events.flatMap((e) =>
+      e.type === "diagnostic" && e.extension === "faulty" && e.generation === secondGen ? [e.message] : [],
+    );
     assert.match(last[0] ?? "", /got no response within 2000 ms/);
     const exitWait = Number(/did not exit within (\d+) ms/.exec(last[1] ?? "")?.[1]);
     assert.ok(exitWait <= 1000, `the exit stage was cut to the rest of the 3 s aggregate (${exitWait} ms)`);

@@ -107,7 +107,10 @@ export interface CliResult {
 }
 
 /** Runs the real `octet` binary with a deadline; stdin is closed unless `input` is given. */
-export function runCli(args: string[], options: { input?: string; cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {}): Promise<CliResult> {
+export function runCli(
+  args: string[],
+  options: { input?: string; cwd?: string; env?: Record<string, string>; timeoutMs?: number } = {},
+): Promise<CliResult> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], {
       cwd: options.cwd ?? ROOT,
@@ -120,7 +123,11 @@ export function runCli(args: string[], options: { input?: string; cwd?: string; 
     child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
     const timer = setTimeout(() => {
       child.kill("SIGKILL");
-      reject(new Error(`octet ${args.join(" ")} did not finish within ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`));
+      reject(
+        new Error(
+          `octet ${args.join(" ")} did not finish within ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+        ),
+      );
     }, options.timeoutMs ?? 20_000);
     child.on("close", (code) => {
       clearTimeout(timer);

@@ -26,12 +26,27 @@ export interface PtyRun {
   stop(): void;
 }
 
-export async function runOnPty(args: string[], options: { stdoutToFile?: boolean; env?: Record<string, string> } = {}): Promise<PtyRun> {
+export async function runOnPty(
+  args: string[],
+  options: { stdoutToFile?: boolean; env?: Record<string, string> } = {},
+): Promise<PtyRun> {
   const scratch = options.stdoutToFile ? await mkdtemp(join(tmpdir(), "octet-pty-")) : null;
   const stdoutFile = scratch === null ? null : join(scratch, "stdout.txt");
-  const env: Record<string, string | undefined> = { ...process.env, TERM: "xterm", OCTET_HOME: join(tmpdir(), "octet-e2e-no-home"), ...options.env };
+  const env: Record<string, string | undefined> = {
+    ...process.env,
+    TERM: "xterm",
+    OCTET_HOME: join(tmpdir(), "octet-e2e-no-home"),
+    ...options.env,
+  };
   if (options.env?.["NO_COLOR"] === undefined) delete env["NO_COLOR"];
-  const driverArgs = [PTY_DRIVER, ...(stdoutFile !== null ? ["--stdout-file", stdoutFile] : []), "--", process.execPath, CLI, ...args];
+  const driverArgs = [
+    PTY_DRIVER,
+    ...(stdoutFile !== null ? ["--stdout-file", stdoutFile] : []),
+    "--",
+    process.execPath,
+    CLI,
+    ...args,
+  ];
   const child = spawn("python3", driverArgs, { cwd: ROOT, env, stdio: ["pipe", "pipe", "pipe"] });
   let output = "";
   let driverErr = "";
@@ -82,7 +97,9 @@ export async function runOnPty(args: string[], options: { stdoutToFile?: boolean
 }
 
 /** A folder with the cli-ext fixture (API 0.2) as extension "cli-ext". */
-export async function makeCliExt(mode: "good" | "badmenu" = "good"): Promise<{ dir: string; base: string[]; cleanup: () => Promise<void> }> {
+export async function makeCliExt(
+  mode: "good" | "badmenu" = "good",
+): Promise<{ dir: string; base: string[]; cleanup: () => Promise<void> }> {
   const dir = await mkdtemp(join(tmpdir(), "octet-cli-rt-"));
   await mkdir(join(dir, "cli-ext"));
   await writeFile(

@@ -45,7 +45,13 @@ const MENUS: unknown[] = [
   { title: "M", status: { state: "", label: 3 }, detail: 4, items: [5, { id: "" }] },
   { title: "M", items: Array.from({ length: 257 }, (_, i) => action(`i${i}`)) },
   { title: "M", items: [nest(4), nest(3), nest(5)] },
-  { title: "M", items: [{ id: "a b", label: "L", command: "greet" }, { id: "a b", label: "L", command: "greet" }] },
+  {
+    title: "M",
+    items: [
+      { id: "a b", label: "L", command: "greet" },
+      { id: "a b", label: "L", command: "greet" },
+    ],
+  },
   { title: "M", items: [action("a", { description: "x".repeat(270_000) })] },
 ];
 
@@ -54,7 +60,8 @@ const sameSize = (v: unknown): unknown =>
   JSON.parse(JSON.stringify(v).replace(/at least \d+ bytes/g, "at least N bytes"));
 
 test("issue 13 review: Python's menu rules give the TypeScript SDK's checked menu or problems, word for word", () => {
-  const script = "import json, sys\nfrom octet_extension.menu_rules import menu_problems\n" +
+  const script =
+    "import json, sys\nfrom octet_extension.menu_rules import menu_problems\n" +
     "out = []\nfor m in json.load(sys.stdin):\n    menu, problems = menu_problems(m, ['greet'])\n" +
     "    out.append({'ok': True, 'value': menu} if menu is not None else {'ok': False, 'problems': problems})\n" +
     "print(json.dumps(out))\n";

@@ -26,20 +26,43 @@ export default function (pi) {
 }
 `;
 
-async function withSandbox(fn: (host: ExtensionHost, events: HostEvent[]) => Promise<void>, interruptAfterMs = 300): Promise<void> {
+async function withSandbox(
+  fn: (host: ExtensionHost, events: HostEvent[]) => Promise<void>,
+  interruptAfterMs = 300,
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "octet-qjs-"));
   const ext = join(dir, "escapes");
   await mkdir(ext);
   await writeFile(join(ext, "index.mjs"), ESCAPES);
-  await writeFile(join(ext, "pi-extension.json"), JSON.stringify({ schemaVersion: 1, id: "escapes", runtime: "quickjs", entry: "./index.mjs", capabilities: ["tools"] }));
+  await writeFile(
+    join(ext, "pi-extension.json"),
+    JSON.stringify({
+      schemaVersion: 1,
+      id: "escapes",
+      runtime: "quickjs",
+      entry: "./index.mjs",
+      capabilities: ["tools"],
+    }),
+  );
   const events: HostEvent[] = [];
   const host = await ExtensionHost.start({
-    extensionDirs: [dir, EXAMPLES], workspace: dir, enable: ["escapes", "pi-weather"], octetHome: join(dir, "home"),
+    extensionDirs: [dir, EXAMPLES],
+    workspace: dir,
+    enable: ["escapes", "pi-weather"],
+    octetHome: join(dir, "home"),
     runtimes: [rpiRuntime({ timeouts: { invocationMs: 2000 }, quickjs: { interruptAfterMs, watchdogGraceMs: 300 } })],
-    supervision: { policy: { baseMs: 10, capMs: 50 } }, onEvent: (e) => events.push(e),
+    supervision: { policy: { baseMs: 10, capMs: 50 } },
+    onEvent: (e) => events.push(e),
   });
   try {
-    assert.deepEqual(host.status().filter((s) => s.state === "ready").map((s) => `${s.name}:${s.runtime}`).sort(), ["escapes:quickjs", "pi-weather:rpi-process"]);
+    assert.deepEqual(
+      host
+        .status()
+        .filter((s) => s.state === "ready")
+        .map((s) => `${s.name}:${s.runtime}`)
+        .sort(),
+      ["escapes:quickjs", "pi-weather:rpi-process"],
+    );
     await fn(host, events);
   } finally {
     await host.shutdown();
@@ -51,7 +74,14 @@ async function withSandbox(fn: (host: ExtensionHost, events: HostEvent[]) => Pro
 async function survives(host: ExtensionHost, generationBefore: number, restarted: boolean): Promise<void> {
   const weather = await host.callTool("weather", { city: "Paris" });
   assert.equal(weather.text, "18 °C, sunny");
-  if (restarted) await waitUntil(() => host.status().find((s) => s.name === "escapes")!.generation > generationBefore && host.status().find((s) => s.name === "escapes")!.state === "ready", 10_000, "a new QuickJS runtime");
+  if (restarted)
+    await waitUntil(
+      () =>
+        host.status().find((s) => s.name === "escapes")!.generation > generationBefore &&
+        host.status().find((s) => s.name === "escapes")!.state === "ready",
+      10_000,
+      "a new QuickJS runtime",
+    );
   const ok = await host.callTool("ok", {});
   assert.equal(ok.text, "still here");
 }
@@ -63,7 +93,8 @@ test("QJS-17: extension code reaches no host global: no process, require, fetch,
     const r = await host.callTool("probe", {});
     const { names, reach } = JSON.parse(r.text) as { names: string[]; reach: string[] };
     assert.deepEqual(reach, []);
-    for (const n of ["process", "require", "fetch", "console", "Buffer", "__octet_host"]) assert.ok(!names.includes(n), n);
+    for (const n of ["process", "require", "fetch", "console", "Buffer", "__octet_host"])
+      assert.ok(!names.includes(n), n);
   });
 });
 
@@ -102,7 +133,11 @@ test("QJS-16: a microtask storm is a runaway; deep recursion is a catchable erro
     assert.match(deep.text, /caught: .*(stack overflow|call stack)/i);
     assert.equal(gen(host), before);
     await host.callTool("storm", {}).catch(() => undefined);
-    await waitUntil(() => gen(host) > before && host.status().find((s) => s.name === "escapes")!.state === "ready", 10_000, "the restart after the storm");
+    await waitUntil(
+      () => gen(host) > before && host.status().find((s) => s.name === "escapes")!.state === "ready",
+      10_000,
+      "the restart after the storm",
+    );
     await survives(host, before, true);
   });
 });
@@ -139,14 +174,28 @@ test("QJS-21, QJS-04, QJS-05: the reference example runs from the CLI: a command
   const rename = await runCli([...base, "command", "name-session", "demo"]);
   assert.equal(rename.code, 0, rename.stderr);
   assert.match(rename.stderr, /could not rename the session: the host cannot process the action "set_session_name"/);
-  const status = await runCli([...base, "--enable-extension", "pi-weather", "--enable-extension", "hello-world", "extensions", "status"]);
+  const status = await runCli([
+    ...base,
+    "--enable-extension",
+    "pi-weather",
+    "--enable-extension",
+    "hello-world",
+    "extensions",
+    "status",
+  ]);
   assert.match(status.stdout, /quickjs-example\s+quickjs\s+ready/);
   assert.match(status.stdout, /pi-weather\s+rpi-process\s+ready/);
   assert.match(status.stdout, /hello-world\s+octet 0\.1\s+ready/);
 });
 
 test("QJS-21: the reference example's event hook blocks a destructive command through octet's before_tool_call", async () => {
-  const host = await ExtensionHost.start({ extensionDirs: [EXAMPLES], workspace: EXAMPLES, enable: ["quickjs-example"], runtimes: [rpiRuntime()], octetHome: join(tmpdir(), "octet-no-home") });
+  const host = await ExtensionHost.start({
+    extensionDirs: [EXAMPLES],
+    workspace: EXAMPLES,
+    enable: ["quickjs-example"],
+    runtimes: [rpiRuntime()],
+    octetHome: join(tmpdir(), "octet-no-home"),
+  });
   try {
     const blocked = await host.runHook("before_tool_call", { name: "bash", arguments: { command: "rm -rf /" } });
     assert.deepEqual(blocked.denied, { extension: "quickjs-example", reason: "refusing rm -rf on an absolute path" });

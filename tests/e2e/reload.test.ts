@@ -10,10 +10,20 @@ import { join } from "node:path";
 import { ExtensionHost, type HostEvent } from "@octet/host";
 import { makeExtensions, processesMentioning, type FakeSpec } from "./helpers.js";
 
-async function withHost(specs: FakeSpec[], options: Partial<Parameters<typeof ExtensionHost.start>[0]>, body: (host: ExtensionHost, events: HostEvent[], dir: string) => Promise<void>): Promise<void> {
+async function withHost(
+  specs: FakeSpec[],
+  options: Partial<Parameters<typeof ExtensionHost.start>[0]>,
+  body: (host: ExtensionHost, events: HostEvent[], dir: string) => Promise<void>,
+): Promise<void> {
   const { dir, cleanup } = await makeExtensions(specs);
   const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e), ...options });
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: specs.map((s) => s.name),
+    onEvent: (e) => events.push(e),
+    ...options,
+  });
   try {
     await body(host, events, dir);
   } finally {
@@ -23,7 +33,8 @@ async function withHost(specs: FakeSpec[], options: Partial<Parameters<typeof Ex
   }
 }
 
-const stateAt = (events: HostEvent[], gen: number, state: string): number => events.findIndex((e) => e.type === "state" && e.generation === gen && e.state === state);
+const stateAt = (events: HostEvent[], gen: number, state: string): number =>
+  events.findIndex((e) => e.type === "state" && e.generation === gen && e.state === state);
 
 test("SUP-14, SUP-21: the candidate is started and negotiated while the current generation keeps serving calls", async () => {
   await withHost([{ name: "busy", behaviour: "good", api: "0.2" }], {}, async (host, events, dir) => {
@@ -35,14 +46,21 @@ test("SUP-14, SUP-21: the candidate is started and negotiated while the current 
       const s = host.status()[0]!;
       assert.equal(s.generation, 1, "generation 1 is the active one while 2 initializes");
       const out = await host.callTool("echo", { __show: "context" });
-      served.push((JSON.parse(out.text) as { resource_owner: { process_generation: number } }).resource_owner.process_generation);
+      served.push(
+        (JSON.parse(out.text) as { resource_owner: { process_generation: number } }).resource_owner.process_generation,
+      );
       await new Promise((r) => setTimeout(r, 50));
     }
-    assert.ok(served.length >= 5 && served.every((g) => g === 1), `generation 1 served every call during the reload: ${served.join(",")}`);
+    assert.ok(
+      served.length >= 5 && served.every((g) => g === 1),
+      `generation 1 served every call during the reload: ${served.join(",")}`,
+    );
     assert.equal(stateAt(events, 2, "initializing") !== -1, true, "the candidate was starting meanwhile");
     const after = await reloading;
     assert.equal(after.generation, 2);
-    const ctx = JSON.parse((await host.callTool("echo", { __show: "context" })).text) as { resource_owner: { process_generation: number } };
+    const ctx = JSON.parse((await host.callTool("echo", { __show: "context" })).text) as {
+      resource_owner: { process_generation: number };
+    };
     assert.equal(ctx.resource_owner.process_generation, 2, "new calls go to generation 2");
     await rm(join(dir, "fake-ext-slow-init"));
   });
@@ -59,7 +77,9 @@ test("SUP-17, SUP-23: after the swap new calls go to N+1 at once; N drains for a
     const reloading = host.reload("drainer");
     // As soon as generation 2 is ready, calls route there, while 1 is still draining.
     while (host.status()[0]!.generation !== 2) await new Promise((r) => setTimeout(r, 10));
-    const ctx = JSON.parse((await host.callTool("echo", { __show: "context" })).text) as { resource_owner: { process_generation: number } };
+    const ctx = JSON.parse((await host.callTool("echo", { __show: "context" })).text) as {
+      resource_owner: { process_generation: number };
+    };
     assert.equal(ctx.resource_owner.process_generation, 2);
     assert.notEqual(stateAt(events, 1, "draining"), -1, "generation 1 is draining");
     assert.equal(stateAt(events, 1, "stopped"), -1, "and not stopped yet: the call in flight holds it");
@@ -79,14 +99,21 @@ test("SUP-19: nothing issued to generation N crosses to N+1: a confirmation pend
       asked.push(req);
       req.signal.addEventListener("abort", () => resolve(false), { once: true });
     });
-  await withHost([{ name: "asker", behaviour: "confirm", api: "0.2", extraToml: "confirmations = true" }], { services: { confirm } }, async (host) => {
-    const pending = host.callTool("echo", {}).then((r) => r, (e: Error) => e);
-    while (asked.length === 0) await new Promise((r) => setTimeout(r, 10));
-    assert.equal(asked[0]!.signal.aborted, false);
-    const reloaded = await host.reload("asker");
-    assert.equal(reloaded.generation, 2);
-    assert.equal(asked[0]!.signal.aborted, true, "generation 1's confirmation was abandoned when it ended");
-    await pending;
-    assert.equal(asked.length, 1, "generation 2 was never asked to finish generation 1's confirmation");
-  });
+  await withHost(
+    [{ name: "asker", behaviour: "confirm", api: "0.2", extraToml: "confirmations = true" }],
+    { services: { confirm } },
+    async (host) => {
+      const pending = host.callTool("echo", {}).then(
+        (r) => r,
+        (e: Error) => e,
+      );
+      while (asked.length === 0) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(asked[0]!.signal.aborted, false);
+      const reloaded = await host.reload("asker");
+      assert.equal(reloaded.generation, 2);
+      assert.equal(asked[0]!.signal.aborted, true, "generation 1's confirmation was abandoned when it ended");
+      await pending;
+      assert.equal(asked.length, 1, "generation 2 was never asked to finish generation 1's confirmation");
+    },
+  );
 });

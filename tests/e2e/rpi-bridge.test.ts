@@ -50,19 +50,32 @@ export default function (pi) {
 let dir = "";
 let host: ExtensionHost;
 const events: HostEvent[] = [];
-const diagnostics = (): string[] => events.flatMap((e) => (e.type === "diagnostic" && e.extension === "bridged" ? [e.message] : []));
+const diagnostics = (): string[] =>
+  events.flatMap((e) => (e.type === "diagnostic" && e.extension === "bridged" ? [e.message] : []));
 
 before(async () => {
   dir = await mkdtemp(join(tmpdir(), "octet-bridge-"));
   await mkdir(join(dir, "bridged"));
   await writeFile(join(dir, "bridged", "index.mjs"), BRIDGED);
-  await writeFile(join(dir, "bridged", "pi-extension.json"), JSON.stringify({
-    schemaVersion: 1, id: "bridged", runtime: "quickjs", entry: "./index.mjs",
-    capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"], uiCapabilities: ["set_editor_text", "notify"],
-  }));
+  await writeFile(
+    join(dir, "bridged", "pi-extension.json"),
+    JSON.stringify({
+      schemaVersion: 1,
+      id: "bridged",
+      runtime: "quickjs",
+      entry: "./index.mjs",
+      capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"],
+      uiCapabilities: ["set_editor_text", "notify"],
+    }),
+  );
   host = await ExtensionHost.start({
-    extensionDirs: [dir, EXAMPLES], workspace: dir, enable: ["bridged", "pi-weather", "hello-world"], octetHome: join(dir, "home"),
-    session: { session_name: "demo", model: "test-model" }, runtimes: [rpiRuntime()], onEvent: (e) => events.push(e),
+    extensionDirs: [dir, EXAMPLES],
+    workspace: dir,
+    enable: ["bridged", "pi-weather", "hello-world"],
+    octetHome: join(dir, "home"),
+    session: { session_name: "demo", model: "test-model" },
+    runtimes: [rpiRuntime()],
+    onEvent: (e) => events.push(e),
   });
 });
 
@@ -73,17 +86,38 @@ after(async () => {
 
 test("issue 13.5: a pi command without a description loads, described by its name", async () => {
   assert.equal(host.status().find((s) => s.name === "bridged")?.state, "ready");
-  assert.deepEqual(host.commands().filter((c) => c.extension === "bridged").map((c) => [c.name, c.description]), [["bare", "/bare"]]);
+  assert.deepEqual(
+    host
+      .commands()
+      .filter((c) => c.extension === "bridged")
+      .map((c) => [c.name, c.description]),
+    [["bare", "/bare"]],
+  );
   assert.equal((await host.runCommand("bare")).text, "bare ran");
 });
 
 test("issue 13.5: every invocation carries the rpi context: the host's commands and tools, the session name and the model", async () => {
-  const seen = JSON.parse((await host.callTool("snapshot", {})).text) as { commands: string[]; all: string[]; active: string[]; session: string | null; model: unknown };
-  const tools = host.tools().map((t) => t.name).sort();
+  const seen = JSON.parse((await host.callTool("snapshot", {})).text) as {
+    commands: string[];
+    all: string[];
+    active: string[];
+    session: string | null;
+    model: unknown;
+  };
+  const tools = host
+    .tools()
+    .map((t) => t.name)
+    .sort();
   assert.ok(tools.includes("weather") && tools.includes("hello_world") && tools.includes("snapshot"), tools.join(","));
   assert.deepEqual(seen.all, tools);
   assert.deepEqual(seen.active, tools);
-  assert.deepEqual(seen.commands, host.commands().map((c) => c.name).sort());
+  assert.deepEqual(
+    seen.commands,
+    host
+      .commands()
+      .map((c) => c.name)
+      .sort(),
+  );
   assert.equal(seen.session, "demo");
   assert.deepEqual(seen.model, { id: "test-model" });
 });
@@ -91,9 +125,19 @@ test("issue 13.5: every invocation carries the rpi context: the host's commands 
 test("issue 13.5: a refused session action rejects in the extension and is said to the user; so is an unawaited UI request", async () => {
   const r = await host.callTool("rename", {});
   assert.match(r.text, /^rejected: the host cannot process the action "set_session_name"/);
-  await waitUntil(() => diagnostics().some((m) => /UI request "set_editor_text"/.test(m)), 5000, "the set_editor_text diagnostic");
-  assert.ok(diagnostics().some((m) => /the extension's action "set_session_name" failed: the host cannot process/.test(m)), diagnostics().join("\n"));
-  assert.ok(diagnostics().some((m) => /the extension's UI request "set_editor_text" failed: the host cannot process/.test(m)), diagnostics().join("\n"));
+  await waitUntil(
+    () => diagnostics().some((m) => /UI request "set_editor_text"/.test(m)),
+    5000,
+    "the set_editor_text diagnostic",
+  );
+  assert.ok(
+    diagnostics().some((m) => /the extension's action "set_session_name" failed: the host cannot process/.test(m)),
+    diagnostics().join("\n"),
+  );
+  assert.ok(
+    diagnostics().some((m) => /the extension's UI request "set_editor_text" failed: the host cannot process/.test(m)),
+    diagnostics().join("\n"),
+  );
 });
 
 test("issue 13.5: a QuickJS error keeps its name and says what was not a function", async () => {
@@ -121,8 +165,17 @@ test("issue 13.5: a hook result octet cannot apply is refused with a diagnostic:
   const prompt = await host.runHook("before_prompt", { prompt: "my password is hunter2" });
   assert.equal(prompt.denied?.extension, "bridged");
   assert.match(prompt.denied?.reason ?? "", /input hook transformed the prompt/);
-  await host.runHook("after_tool_call", { name: "weather", arguments: { city: "Paris" }, output: "18 °C, sunny", is_error: false });
-  await waitUntil(() => diagnostics().some((m) => /tool_result hook rewrote the result of tool "weather".*refused/.test(m)), 5000, "the tool_result diagnostic");
+  await host.runHook("after_tool_call", {
+    name: "weather",
+    arguments: { city: "Paris" },
+    output: "18 °C, sunny",
+    is_error: false,
+  });
+  await waitUntil(
+    () => diagnostics().some((m) => /tool_result hook rewrote the result of tool "weather".*refused/.test(m)),
+    5000,
+    "the tool_result diagnostic",
+  );
 });
 
 test("issue 13a: a synchronous loop of 20,000 ctx.ui.notify puts at most 64 requests in flight, the host's own bound, so the host refuses none; the rest throw in the extension, naming the bound", async () => {
@@ -131,6 +184,12 @@ test("issue 13a: a synchronous loop of 20,000 ctx.ui.notify puts at most 64 requ
   assert.equal(r.refused, 20000 - 64);
   assert.match(r.message, /ctx\.ui\.notify's request was not sent: 64 requests are already awaiting the host's answer/);
   assert.ok(events.filter((e) => e.type === "notification").length - before <= 64);
-  assert.deepEqual(events.filter((e) => e.type === "diagnostic" && /requests outstanding; refused/.test(e.message)).map((e) => (e as { message: string }).message), [], "the host refused nothing");
+  assert.deepEqual(
+    events
+      .filter((e) => e.type === "diagnostic" && /requests outstanding; refused/.test(e.message))
+      .map((e) => (e as { message: string }).message),
+    [],
+    "the host refused nothing",
+  );
   assert.equal(host.status().find((s) => s.name === "bridged")?.state, "ready", "the instance keeps serving");
 });

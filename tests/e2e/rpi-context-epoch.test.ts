@@ -47,13 +47,25 @@ before(async () => {
   dir = await mkdtemp(join(tmpdir(), "octet-context-"));
   await mkdir(join(dir, "bigcat"));
   await writeFile(join(dir, "bigcat", "index.mjs"), BIG_CATALOG);
-  await writeFile(join(dir, "bigcat", "pi-extension.json"), JSON.stringify({
-    schemaVersion: 1, id: "bigcat", runtime: "quickjs", entry: "./index.mjs",
-    capabilities: ["commands", "tools"], uiCapabilities: [],
-  }));
+  await writeFile(
+    join(dir, "bigcat", "pi-extension.json"),
+    JSON.stringify({
+      schemaVersion: 1,
+      id: "bigcat",
+      runtime: "quickjs",
+      entry: "./index.mjs",
+      capabilities: ["commands", "tools"],
+      uiCapabilities: [],
+    }),
+  );
   host = await ExtensionHost.start({
-    extensionDirs: [dir, EXAMPLES], workspace: dir, enable: ["bigcat", "dynamic-tools"], octetHome: join(dir, "home"),
-    runtimes: [rpiRuntime()], services: { dynamicTools: true }, onEvent: (e) => events.push(e),
+    extensionDirs: [dir, EXAMPLES],
+    workspace: dir,
+    enable: ["bigcat", "dynamic-tools"],
+    octetHome: join(dir, "home"),
+    runtimes: [rpiRuntime()],
+    services: { dynamicTools: true },
+    onEvent: (e) => events.push(e),
   });
 });
 

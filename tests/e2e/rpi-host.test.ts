@@ -10,12 +10,27 @@ import { EXAMPLES, ROOT, groupMembers, runCli, waitUntil } from "./helpers.js";
 const FAKE = join(ROOT, "packages", "rpi", "test", "fixtures", "rpi-fake.mjs");
 
 /** An rpi process extension in `root/<id>`: a manifest and a shell launcher of the fake (no PATH: absolute paths). */
-async function rpiExtension(root: string, id: string, mode = "ok", manifest: Record<string, unknown> = {}): Promise<string> {
+async function rpiExtension(
+  root: string,
+  id: string,
+  mode = "ok",
+  manifest: Record<string, unknown> = {},
+): Promise<string> {
   const dir = join(root, id);
   await mkdir(dir, { recursive: true });
   await writeFile(join(dir, "main"), `#!/bin/sh\nexec ${process.execPath} ${FAKE} ${mode} ${id}\n`);
   await chmod(join(dir, "main"), 0o755);
-  await writeFile(join(dir, "pi-extension.json"), JSON.stringify({ schemaVersion: 1, id, executable: "./main", capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify", "status"], ...manifest }));
+  await writeFile(
+    join(dir, "pi-extension.json"),
+    JSON.stringify({
+      schemaVersion: 1,
+      id,
+      executable: "./main",
+      capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"],
+      uiCapabilities: ["confirm", "notify", "status"],
+      ...manifest,
+    }),
+  );
   return dir;
 }
 
@@ -42,9 +57,18 @@ test("pi-weather from the CLI: octet call and octet command run it; status lists
   assert.match(cmd.stdout, /^Tokyo: 22 °C, light rain$/m);
   const status = await runCli([...base, "--enable-extension", "hello-world", "--json", "extensions", "status"]);
   assert.equal(status.code, 0, status.stderr);
-  const list = JSON.parse(status.stdout) as { name: string; runtime: string; state: string; tools: string[]; commands: string[] }[];
+  const list = JSON.parse(status.stdout) as {
+    name: string;
+    runtime: string;
+    state: string;
+    tools: string[];
+    commands: string[];
+  }[];
   const weather = list.find((s) => s.name === "pi-weather")!;
-  assert.deepEqual([weather.runtime, weather.state, weather.tools, weather.commands], ["rpi-process", "ready", ["weather"], ["forecast"]]);
+  assert.deepEqual(
+    [weather.runtime, weather.state, weather.tools, weather.commands],
+    ["rpi-process", "ready", ["weather"], ["forecast"]],
+  );
   assert.deepEqual(list.find((s) => s.name === "hello-world")!.runtime, "octet");
   const human = await runCli([...base, "extensions", "status"]);
   assert.match(human.stdout, /pi-weather\s+rpi-process\s+ready/);
@@ -59,12 +83,21 @@ test("RPI-01, RPI-02: discovery finds pi-extension.json where it finds extension
     await mkdir(join(dir, "bare"));
     await writeFile(join(dir, "bare", "main"), "#!/bin/sh\n");
     const both = await rpiExtension(dir, "both");
-    await writeFile(join(both, "extension.toml"), 'name = "both"\nversion = "0.1.0"\napi_version = "0.4"\n[entrypoint]\ncommand = "node"\n');
+    await writeFile(
+      join(both, "extension.toml"),
+      'name = "both"\nversion = "0.1.0"\napi_version = "0.4"\n[entrypoint]\ncommand = "node"\n',
+    );
     const list = await ExtensionHost.discover({ extensionDirs: [dir], workspace: dir, runtimes: [rpiRuntime()] });
-    assert.deepEqual(list.filter((s) => s.errors.length === 0).map((s) => [s.name, s.runtime]), [["pi-one", "rpi-process"]]);
+    assert.deepEqual(
+      list.filter((s) => s.errors.length === 0).map((s) => [s.name, s.runtime]),
+      [["pi-one", "rpi-process"]],
+    );
     assert.ok(!list.some((s) => s.name === "bare"));
     const conflict = list.find((s) => s.manifestPath === both)!;
-    assert.match(conflict.errors[0]!, /holds extension\.toml and pi-extension\.json; an extension directory has exactly one manifest/);
+    assert.match(
+      conflict.errors[0]!,
+      /holds extension\.toml and pi-extension\.json; an extension directory has exactly one manifest/,
+    );
     // Without the runtime the host knows only extension.toml.
     const plain = await ExtensionHost.discover({ extensionDirs: [dir], workspace: dir });
     assert.ok(!plain.some((s) => s.name === "pi-one"));
@@ -73,7 +106,12 @@ test("RPI-01, RPI-02: discovery finds pi-extension.json where it finds extension
 
 test("RPI-13: an invalid pi-extension.json is listed with its error and never launched", async () => {
   await withDir(async (dir) => {
-    await rpiExtension(dir, "broken", "ok", { entry: "./index.ts", runtime: "quickjs", executable: undefined, capabilities: ["tools"] });
+    await rpiExtension(dir, "broken", "ok", {
+      entry: "./index.ts",
+      runtime: "quickjs",
+      executable: undefined,
+      capabilities: ["tools"],
+    });
     const list = await ExtensionHost.discover({ extensionDirs: [dir], workspace: dir, runtimes: [rpiRuntime()] });
     assert.equal(list.length, 1);
     assert.equal(list[0]!.state, "invalid");
@@ -84,7 +122,12 @@ test("RPI-13: an invalid pi-extension.json is listed with its error and never la
 test("RPI-16, QJS-19: a project rpi extension launches only with trust", async () => {
   await withDir(async (workspace) => {
     await rpiExtension(join(workspace, ".octet", "extensions"), "pi-proj");
-    const untrusted = await ExtensionHost.start({ workspace, enable: ["pi-proj"], runtimes: [rpiRuntime()], octetHome: join(workspace, "home") });
+    const untrusted = await ExtensionHost.start({
+      workspace,
+      enable: ["pi-proj"],
+      runtimes: [rpiRuntime()],
+      octetHome: join(workspace, "home"),
+    });
     try {
       const s = untrusted.status().find((x) => x.name === "pi-proj")!;
       assert.equal(s.state, "not_trusted");
@@ -92,7 +135,13 @@ test("RPI-16, QJS-19: a project rpi extension launches only with trust", async (
     } finally {
       await untrusted.shutdown();
     }
-    const trusted = await ExtensionHost.start({ workspace, enable: ["pi-proj"], trust: ["pi-proj"], runtimes: [rpiRuntime()], octetHome: join(workspace, "home") });
+    const trusted = await ExtensionHost.start({
+      workspace,
+      enable: ["pi-proj"],
+      trust: ["pi-proj"],
+      runtimes: [rpiRuntime()],
+      octetHome: join(workspace, "home"),
+    });
     try {
       assert.equal(trusted.status().find((x) => x.name === "pi-proj")!.state, "ready");
     } finally {
@@ -106,15 +155,23 @@ test("supervision and reload work for rpi extensions: a crash is restarted, canc
     await rpiExtension(dir, "pi-crashy");
     const events: HostEvent[] = [];
     const host = await ExtensionHost.start({
-      extensionDirs: [dir], workspace: dir, enable: ["pi-crashy"], runtimes: [rpiRuntime()],
-      supervision: { policy: { baseMs: 10, capMs: 20 } }, onEvent: (e) => events.push(e),
+      extensionDirs: [dir],
+      workspace: dir,
+      enable: ["pi-crashy"],
+      runtimes: [rpiRuntime()],
+      supervision: { policy: { baseMs: 10, capMs: 20 } },
+      onEvent: (e) => events.push(e),
     });
     try {
       const first = host.status()[0]!;
       assert.equal(first.state, "ready");
       const pgid = first.pgid!;
       await assert.rejects(host.callTool("weather", { city: "Rome", mode: "crash" }), /exited with code 3|ended/);
-      await waitUntil(() => host.status()[0]!.state === "ready" && host.status()[0]!.generation > first.generation, 10_000, "the restart");
+      await waitUntil(
+        () => host.status()[0]!.state === "ready" && host.status()[0]!.generation > first.generation,
+        10_000,
+        "the restart",
+      );
       assert.equal(host.status()[0]!.restarts, 1);
       assert.deepEqual(groupMembers(pgid), []);
       const ok = await host.callTool("weather", { city: "Rome" });
@@ -139,7 +196,12 @@ test("supervision and reload work for rpi extensions: a crash is restarted, canc
 test("RPI-29: an rpi tool's update frames reach the caller as progress; a tool error is an error result", async () => {
   await withDir(async (dir) => {
     await rpiExtension(dir, "pi-prog");
-    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-prog"], runtimes: [rpiRuntime()] });
+    const host = await ExtensionHost.start({
+      extensionDirs: [dir],
+      workspace: dir,
+      enable: ["pi-prog"],
+      runtimes: [rpiRuntime()],
+    });
     try {
       const progress: unknown[] = [];
       const r = await host.callTool("weather", { city: "Oslo" }, { onProgress: (p) => progress.push(p) });
@@ -157,7 +219,12 @@ test("RPI-29: an rpi tool's update frames reach the caller as progress; a tool e
 test("rpi hooks join octet's hooks: a pi tool_call hook that blocks is a before_tool_call deny", async () => {
   await withDir(async (dir) => {
     await rpiExtension(dir, "pi-guard");
-    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-guard"], runtimes: [rpiRuntime()] });
+    const host = await ExtensionHost.start({
+      extensionDirs: [dir],
+      workspace: dir,
+      enable: ["pi-guard"],
+      runtimes: [rpiRuntime()],
+    });
     try {
       const denied = await host.runHook("before_tool_call", { name: "weather", arguments: { city: "Mordor" } });
       assert.deepEqual(denied.denied, { extension: "pi-guard", reason: "one does not simply walk into Mordor" });
@@ -176,15 +243,31 @@ test("QJS-07: octet lifecycle events reach an rpi extension as the pi events it 
   await withDir(async (dir) => {
     await rpiExtension(dir, "pi-life");
     const events: HostEvent[] = [];
-    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-life"], runtimes: [rpiRuntime()], onEvent: (e) => events.push(e) });
+    const host = await ExtensionHost.start({
+      extensionDirs: [dir],
+      workspace: dir,
+      enable: ["pi-life"],
+      runtimes: [rpiRuntime()],
+      onEvent: (e) => events.push(e),
+    });
     try {
       assert.ok(host.status()[0]!.features.includes("lifecycle_events"));
       host.emitLifecycle("session/started", { session_id: "s-1" });
       // Not hooked (the fake hooks session_switch and tool_call only): never delivered.
       host.emitLifecycle("turn/started", { session_id: "s-1", run_id: "r", turn_id: "t" });
-      await waitUntil(() => events.some((e) => e.type === "stderr" && e.line.startsWith("hook session_start")), 5000, "the session_start hook");
-      const line = events.find((e): e is Extract<HostEvent, { type: "stderr" }> => e.type === "stderr" && e.line.startsWith("hook session_start"))!;
-      assert.deepEqual(JSON.parse(line.line.slice("hook session_start ".length)), { sessionId: "s-1", reason: "startup" });
+      await waitUntil(
+        () => events.some((e) => e.type === "stderr" && e.line.startsWith("hook session_start")),
+        5000,
+        "the session_start hook",
+      );
+      const line = events.find(
+        (e): e is Extract<HostEvent, { type: "stderr" }> =>
+          e.type === "stderr" && e.line.startsWith("hook session_start"),
+      )!;
+      assert.deepEqual(JSON.parse(line.line.slice("hook session_start ".length)), {
+        sessionId: "s-1",
+        reason: "startup",
+      });
       await new Promise((r) => setTimeout(r, 100));
       assert.ok(!events.some((e) => e.type === "stderr" && e.line.startsWith("hook turn_start")));
     } finally {
@@ -196,11 +279,26 @@ test("QJS-07: octet lifecycle events reach an rpi extension as the pi events it 
 test("QJS-11, QJS-12: an rpi status request becomes the extension's status line in the host", async () => {
   await withDir(async (dir) => {
     await rpiExtension(dir, "pi-status");
-    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-status"], runtimes: [rpiRuntime()] });
+    const host = await ExtensionHost.start({
+      extensionDirs: [dir],
+      workspace: dir,
+      enable: ["pi-status"],
+      runtimes: [rpiRuntime()],
+    });
     try {
       const r = await host.callTool("weather", { mode: "status", city: "Lima" });
-      assert.deepEqual(JSON.parse(r.text), [{ status: "success", value: {} }, { status: "success", value: {} }]);
-      await waitUntil(() => host.contributions().status.some((c) => c.extension === "pi-status" && c.text === "weather: fetching · city: Lima"), 5000, "the status line");
+      assert.deepEqual(JSON.parse(r.text), [
+        { status: "success", value: {} },
+        { status: "success", value: {} },
+      ]);
+      await waitUntil(
+        () =>
+          host
+            .contributions()
+            .status.some((c) => c.extension === "pi-status" && c.text === "weather: fetching · city: Lima"),
+        5000,
+        "the status line",
+      );
     } finally {
       await host.shutdown();
     }
@@ -212,15 +310,26 @@ test("QJS-13: a dialog goes to the call it was asked for; with several calls run
     await rpiExtension(dir, "pi-ask");
     const asked: string[] = [];
     const host = await ExtensionHost.start({
-      extensionDirs: [dir], workspace: dir, enable: ["pi-ask"], runtimes: [rpiRuntime()],
-      services: { confirm: async (r) => { asked.push(`${r.detail ?? ""}`); return true; } },
+      extensionDirs: [dir],
+      workspace: dir,
+      enable: ["pi-ask"],
+      runtimes: [rpiRuntime()],
+      services: {
+        confirm: async (r) => {
+          asked.push(`${r.detail ?? ""}`);
+          return true;
+        },
+      },
     });
     try {
       const both = (city: string) => host.callTool("weather", { mode: "confirm", city, delayMs: 100, together: 2 });
       const unnamed = await Promise.all(["a", "b"].map(both));
-      for (const r of unnamed) assert.match(r.text, /2 calls are running and the request did not say which one it belongs to \(parentId\)/);
+      for (const r of unnamed)
+        assert.match(r.text, /2 calls are running and the request did not say which one it belongs to \(parentId\)/);
       assert.deepEqual(asked, []);
-      const named = await Promise.all(["a", "b"].map((city) => host.callTool("weather", { mode: "confirm", city, delayMs: 100, parent: true })));
+      const named = await Promise.all(
+        ["a", "b"].map((city) => host.callTool("weather", { mode: "confirm", city, delayMs: 100, parent: true })),
+      );
       for (const r of named) assert.deepEqual(JSON.parse(r.text), { status: "success", value: { confirmed: true } });
       assert.deepEqual(asked.sort(), ["a", "b"]);
     } finally {
@@ -233,11 +342,20 @@ test("RPI-35: an update that fits the rpi bound but not octet's once wrapped is 
   await withDir(async (dir) => {
     await rpiExtension(dir, "pi-big");
     const events: HostEvent[] = [];
-    const host = await ExtensionHost.start({ extensionDirs: [dir], workspace: dir, enable: ["pi-big"], runtimes: [rpiRuntime()], onEvent: (e) => events.push(e) });
+    const host = await ExtensionHost.start({
+      extensionDirs: [dir],
+      workspace: dir,
+      enable: ["pi-big"],
+      runtimes: [rpiRuntime()],
+      onEvent: (e) => events.push(e),
+    });
     try {
       const r = await host.callTool("weather", { city: "Rome", mode: "big-update" }, { onProgress: () => undefined });
       assert.equal(r.text, "done after a big update");
-      assert.ok(events.some((e) => e.type === "diagnostic" && /dropped progress of tool "weather"/.test(e.message)), JSON.stringify(events.filter((e) => e.type === "diagnostic")));
+      assert.ok(
+        events.some((e) => e.type === "diagnostic" && /dropped progress of tool "weather"/.test(e.message)),
+        JSON.stringify(events.filter((e) => e.type === "diagnostic")),
+      );
       assert.equal(host.status()[0]!.state, "ready");
     } finally {
       await host.shutdown();

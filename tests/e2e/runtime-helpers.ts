@@ -12,7 +12,23 @@ import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet
 import { ROOT, processesMentioning, waitUntil } from "./helpers.js";
 
 export const FAKE_V2 = join(ROOT, "tests", "fixtures", "fake-ext-v2.mjs");
-export const ALL_TOOLS = ["echo", "frames", "progress", "cancellable", "ignore_cancel", "late", "hold", "input", "confirm", "result", "typed", "contribute", "ask", "set_menu", "set_render"];
+export const ALL_TOOLS = [
+  "echo",
+  "frames",
+  "progress",
+  "cancellable",
+  "ignore_cancel",
+  "late",
+  "hold",
+  "input",
+  "confirm",
+  "result",
+  "typed",
+  "contribute",
+  "ask",
+  "set_menu",
+  "set_render",
+];
 export const REQUIRED = ["request_cancellation", "content_parts"];
 
 export interface V2Spec {
@@ -32,7 +48,13 @@ export interface V2Spec {
 export interface Frame {
   g: number;
   dir: "in" | "out";
-  msg: { id?: number | string | null; method?: string; params?: any; result?: any; error?: { code: number; message: string } };
+  msg: {
+    id?: number | string | null;
+    method?: string;
+    params?: any;
+    result?: any;
+    error?: { code: number; message: string };
+  };
 }
 
 export interface Runtime {
@@ -76,7 +98,11 @@ ${s.contributes ?? ""}
 }
 
 /** Writes the extensions, starts a host on them, runs `body`, then shuts down and checks no process is left. */
-export async function withRuntime(specs: V2Spec[], options: Partial<ExtensionHostOptions>, body: (rt: Runtime) => Promise<void>): Promise<void> {
+export async function withRuntime(
+  specs: V2Spec[],
+  options: Partial<ExtensionHostOptions>,
+  body: (rt: Runtime) => Promise<void>,
+): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "octet-rt-"));
   for (const s of specs) {
     await mkdir(join(dir, s.name));
@@ -86,10 +112,15 @@ export async function withRuntime(specs: V2Spec[], options: Partial<ExtensionHos
   const frames = (name: string): Frame[] => {
     const file = join(dir, name, "frames.jsonl");
     if (!existsSync(file)) return [];
-    return readFileSync(file, "utf8").split("\n").filter((l) => l !== "").map((l) => JSON.parse(l) as Frame);
+    return readFileSync(file, "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as Frame);
   };
   const received = (name: string, method?: string): Frame["msg"][] =>
-    frames(name).filter((f) => f.dir === "in" && (method === undefined || f.msg.method === method)).map((f) => f.msg);
+    frames(name)
+      .filter((f) => f.dir === "in" && (method === undefined || f.msg.method === method))
+      .map((f) => f.msg);
   const diagnostics = (name?: string): string[] =>
     events.flatMap((e) => (e.type === "diagnostic" && (name === undefined || e.extension === name) ? [e.message] : []));
   const rt: Runtime = {
@@ -106,14 +137,25 @@ export async function withRuntime(specs: V2Spec[], options: Partial<ExtensionHos
     },
     async waitDiagnostic(pattern, ms = 5_000) {
       let found: string | undefined;
-      await waitUntil(() => (found = diagnostics().find((d) => pattern.test(d))) !== undefined, ms, `a diagnostic matching ${pattern}`);
+      await waitUntil(
+        () => (found = diagnostics().find((d) => pattern.test(d))) !== undefined,
+        ms,
+        `a diagnostic matching ${pattern}`,
+      );
       return found!;
     },
   };
   // Restarts are scheduled but never fired unless a test brings its own supervision: these tests
   // look at one generation's end, not at the supervisor (tests/e2e/supervision.test.ts).
   const held = { now: () => Date.now(), random: () => 0.5, setTimer: () => () => undefined };
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e), supervision: { clock: held }, ...options });
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: specs.map((s) => s.name),
+    onEvent: (e) => events.push(e),
+    supervision: { clock: held },
+    ...options,
+  });
   rt.host = host;
   try {
     await body(rt);

@@ -14,15 +14,40 @@ const MENU = {
   status: { state: "pending", label: "Not set up" },
   detail: "Set up installs the driver.",
   items: [
-    { id: "setup", label: "Set up", command: "setup", arguments: ["--fast"], recommended: true, description: "Install, then check" },
-    { id: "jev", label: "Jev (optional)", items: [{ id: "forget", label: "Forget key", command: "forget", arguments: ["jev", "forget"], destructive: true }] },
+    {
+      id: "setup",
+      label: "Set up",
+      command: "setup",
+      arguments: ["--fast"],
+      recommended: true,
+      description: "Install, then check",
+    },
+    {
+      id: "jev",
+      label: "Jev (optional)",
+      items: [
+        { id: "forget", label: "Forget key", command: "forget", arguments: ["jev", "forget"], destructive: true },
+      ],
+    },
     { id: "wait", label: "Wait", command: "wait", arguments: ["600"] },
   ],
 };
-const SPEC: V2Spec = { name: "menu", tools: ["echo", "set_menu"], commands: ["setup", "forget", "wait"], contributes: "menu = true", config: { menu: MENU } };
+const SPEC: V2Spec = {
+  name: "menu",
+  tools: ["echo", "set_menu"],
+  commands: ["setup", "forget", "wait"],
+  contributes: "menu = true",
+  config: { menu: MENU },
+};
 const GENERATED = {
   title: "menu",
-  items: ["setup", "forget", "wait"].map((c) => ({ id: c, label: c, command: c, arguments: [], description: `fake /${c}` })),
+  items: ["setup", "forget", "wait"].map((c) => ({
+    id: c,
+    label: c,
+    command: c,
+    arguments: [],
+    description: `fake /${c}`,
+  })),
 };
 
 function nest(levels: number): unknown[] {
@@ -37,7 +62,11 @@ test("MENU-02, MENU-04, MENU-05: menu/collect carries the full context and its m
     assert.deepEqual(outcome, { extension: "menu", menu: MENU, generated: false, reason: null });
     const params = received("menu", "menu/collect")[0]!.params;
     assert.deepEqual(Object.keys(params), ["context"]);
-    assert.deepEqual(params.context.resource_owner, { session_id: "s-9", extension_instance_id: host.instanceId, process_generation: 1 });
+    assert.deepEqual(params.context.resource_owner, {
+      session_id: "s-9",
+      extension_instance_id: host.instanceId,
+      process_generation: 1,
+    });
     assert.equal(params.context.workspace, host.workspace);
     assert.equal(params.context.execution_scope, null);
   });
@@ -51,7 +80,9 @@ test("MENU-01: menu/collect goes only to API 0.2+ extensions that declare menu =
     assert.deepEqual(received("menu", "menu/collect"), []);
     assert.deepEqual(diagnostics("menu"), [], "no menu declared is not a problem to report");
   });
-  const { dir, cleanup } = await makeExtensions([{ name: "old", behaviour: "command-error", extraToml: 'commands = ["boom"]' }]);
+  const { dir, cleanup } = await makeExtensions([
+    { name: "old", behaviour: "command-error", extraToml: 'commands = ["boom"]' },
+  ]);
   const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["old"] });
   try {
     assert.equal((await host.collectMenu("old")).generated, true);
@@ -77,28 +108,66 @@ test("MENU-03: an error or no answer within 5 s falls back to one generated entr
     assert.ok(took >= 4_900 && took < 7_000, `the host waited 5 s (${took} ms)`);
     assert.deepEqual([slow.menu, slow.generated], [GENERATED, true]);
     const id = received("menu", "menu/collect").at(-1)!.id;
-    assert.deepEqual((await waitReceived("menu", (m) => m.method === "$/cancelRequest", "the cancellation")).params, { id, reason: "timeout" });
+    assert.deepEqual((await waitReceived("menu", (m) => m.method === "$/cancelRequest", "the cancellation")).params, {
+      id,
+      reason: "timeout",
+    });
     assert.equal(diagnostics("menu").filter((m) => /showing generated menu/.test(m)).length, 2);
     assert.equal(host.status()[0]!.state, "ready");
   });
 });
 
 test("MENU-06, MENU-07, MENU-08, MENU-09, MENU-10: a menu breaking any rule is rejected whole; at the limits it is accepted", async () => {
-  const action = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({ id, label: id, command: "setup", arguments: [], ...extra });
+  const action = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+    id,
+    label: id,
+    command: "setup",
+    arguments: [],
+    ...extra,
+  });
   const rejected: [string, unknown, RegExp][] = [
-    ["undeclared command", { title: "t", items: [action("a", { command: "rm-rf" })] }, /"rm-rf" is not one of the extension's declared commands/],
+    [
+      "undeclared command",
+      { title: "t", items: [action("a", { command: "rm-rf" })] },
+      /"rm-rf" is not one of the extension's declared commands/,
+    ],
     ["5 levels", { title: "t", items: nest(5) }, /5 levels of menu, over the 4-level limit/],
-    ["257 items", { title: "t", items: Array.from({ length: 257 }, (_, i) => action(`a${i}`)) }, /257 items across all levels, over the 256-item limit/],
+    [
+      "257 items",
+      { title: "t", items: Array.from({ length: 257 }, (_, i) => action(`a${i}`)) },
+      /257 items across all levels, over the 256-item limit/,
+    ],
     ["duplicate ids", { title: "t", items: [action("a"), action("a")] }, /duplicate ids "a" in one level/],
-    ["two recommended", { title: "t", items: [action("a", { recommended: true }), action("b", { recommended: true })] }, /2 recommended items in one level/],
-    ["submenu arguments", { title: "t", items: [{ id: "s", label: "S", arguments: ["x"], items: [action("a")] }] }, /arguments: not allowed on a submenu/],
-    ["submenu destructive", { title: "t", items: [{ id: "s", label: "S", destructive: true, items: [action("a")] }] }, /destructive: not allowed on a submenu/],
+    [
+      "two recommended",
+      { title: "t", items: [action("a", { recommended: true }), action("b", { recommended: true })] },
+      /2 recommended items in one level/,
+    ],
+    [
+      "submenu arguments",
+      { title: "t", items: [{ id: "s", label: "S", arguments: ["x"], items: [action("a")] }] },
+      /arguments: not allowed on a submenu/,
+    ],
+    [
+      "submenu destructive",
+      { title: "t", items: [{ id: "s", label: "S", destructive: true, items: [action("a")] }] },
+      /destructive: not allowed on a submenu/,
+    ],
     ["over 256 KiB", { title: "t", detail: "d".repeat(262_144), items: [action("a")] }, /262144-byte limit/],
   ];
   const accepted: [string, unknown][] = [
     ["4 levels", { title: "t", items: nest(4) }],
     ["256 items", { title: "t", items: Array.from({ length: 256 }, (_, i) => action(`a${i}`)) }],
-    ["same id in two levels", { title: "t", items: [action("a", { recommended: true }), { id: "s", label: "S", items: [action("a", { recommended: true })] }] }],
+    [
+      "same id in two levels",
+      {
+        title: "t",
+        items: [
+          action("a", { recommended: true }),
+          { id: "s", label: "S", items: [action("a", { recommended: true })] },
+        ],
+      },
+    ],
   ];
   await withRuntime([SPEC], {}, async ({ host }) => {
     for (const [what, menu, pattern] of rejected) {
@@ -124,17 +193,28 @@ test("MENU-06, MENU-07, MENU-08, MENU-09, MENU-10: a menu breaking any rule is r
 test("MENU-11: an action runs command/execute of its declared command with the literal arguments; a destructive one is confirmed first", async () => {
   const asked: string[] = [];
   let answer = false;
-  const confirm = async (r: { prompt: string; destructive: boolean }): Promise<boolean> => (asked.push(`${r.prompt} ${r.destructive}`), answer);
+  const confirm = async (r: { prompt: string; destructive: boolean }): Promise<boolean> => (
+    asked.push(`${r.prompt} ${r.destructive}`), answer
+  );
   await withRuntime([SPEC], { services: { confirm } }, async ({ host, received }) => {
     await assert.rejects(host.runMenuAction("menu", "setup"), /collect the menu of "menu" first/);
     await host.collectMenu("menu");
-    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "setup")).text), { name: "setup", arguments: ["--fast"] });
+    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "setup")).text), {
+      name: "setup",
+      arguments: ["--fast"],
+    });
     const exec = received("menu", "command/execute")[0]!.params;
-    assert.deepEqual([exec.name, exec.arguments, exec.context.resource_owner.process_generation], ["setup", ["--fast"], 1]);
+    assert.deepEqual(
+      [exec.name, exec.arguments, exec.context.resource_owner.process_generation],
+      ["setup", ["--fast"], 1],
+    );
     await assert.rejects(host.runMenuAction("menu", "jev/forget"), /was not confirmed/);
     assert.equal(received("menu", "command/execute").length, 1, "nothing ran without the confirmation");
     answer = true;
-    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "jev/forget")).text), { name: "forget", arguments: ["jev", "forget"] });
+    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "jev/forget")).text), {
+      name: "forget",
+      arguments: ["jev", "forget"],
+    });
     assert.deepEqual(asked, ['Run "Forget key"? true', 'Run "Forget key"? true']);
     await assert.rejects(host.runMenuAction("menu", "jev"), /has no menu action "jev"/, "a submenu is not an action");
   });
@@ -143,7 +223,11 @@ test("MENU-11: an action runs command/execute of its declared command with the l
 test("MENU-12: a menu action outlives the ordinary request deadline and the person can cancel it", async () => {
   await withRuntime([SPEC], { timeouts: { callMs: 200 } }, async ({ host, received, waitReceived }) => {
     await host.collectMenu("menu");
-    await assert.rejects(host.runCommand("wait", ["600"]), /no response within 200 ms/, "the same command outside a menu hits the deadline");
+    await assert.rejects(
+      host.runCommand("wait", ["600"]),
+      /no response within 200 ms/,
+      "the same command outside a menu hits the deadline",
+    );
     assert.equal((await host.runMenuAction("menu", "wait")).text, "waited", "the action ran for 600 ms");
     const controller = new AbortController();
     const running = host.runMenuAction("menu", "wait", { signal: controller.signal });
@@ -151,7 +235,11 @@ test("MENU-12: a menu action outlives the ordinary request deadline and the pers
     const exec = received("menu", "command/execute")[2]!;
     controller.abort();
     await assert.rejects(running, /cancelled/);
-    const cancel = await waitReceived("menu", (m) => m.method === "$/cancelRequest" && m.params.id === exec.id, "the cancellation");
+    const cancel = await waitReceived(
+      "menu",
+      (m) => m.method === "$/cancelRequest" && m.params.id === exec.id,
+      "the cancellation",
+    );
     assert.equal(cancel.params.reason, "user");
     assert.equal(host.status()[0]!.state, "ready");
   });
@@ -160,12 +248,28 @@ test("MENU-12: a menu action outlives the ordinary request deadline and the pers
 test("MENU-13: a confirmed destructive action pre-approves only its own first confirmation/request", async () => {
   const asked: string[] = [];
   const confirm = async (r: { prompt: string }): Promise<boolean> => (asked.push(r.prompt), true);
-  const menu = { title: "Danger", items: [{ id: "wipe", label: "Wipe", command: "twice", arguments: [], destructive: true }, { id: "safe", label: "Safe", command: "twice", arguments: [] }] };
-  const spec: V2Spec = { name: "menu", tools: ["echo", "set_menu"], commands: ["twice"], contributes: "menu = true\nconfirmations = true", config: { menu } };
+  const menu = {
+    title: "Danger",
+    items: [
+      { id: "wipe", label: "Wipe", command: "twice", arguments: [], destructive: true },
+      { id: "safe", label: "Safe", command: "twice", arguments: [] },
+    ],
+  };
+  const spec: V2Spec = {
+    name: "menu",
+    tools: ["echo", "set_menu"],
+    commands: ["twice"],
+    contributes: "menu = true\nconfirmations = true",
+    config: { menu },
+  };
   await withRuntime([spec], { services: { confirm } }, async ({ host }) => {
     await host.collectMenu("menu");
     assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "wipe")).text), [true, true]);
-    assert.deepEqual(asked, ['Run "Wipe"?', "second?"], "the person was asked for the action and the second question, not the first");
+    assert.deepEqual(
+      asked,
+      ['Run "Wipe"?', "second?"],
+      "the person was asked for the action and the second question, not the first",
+    );
     asked.length = 0;
     assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "safe")).text), [true, true]);
     assert.deepEqual(asked, ["first?", "second?"], "a non-destructive action pre-approves nothing");

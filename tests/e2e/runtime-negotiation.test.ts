@@ -24,9 +24,25 @@ test("INIT-13, INIT-14, INIT-15, INIT-16, INIT-29, INIT-30: the offer lists exac
       assert.equal(init.length, 1);
       const params = init[0]!.params;
       assert.equal(params.api_version, api);
-      assert.deepEqual(params.protocol, { version: api, required_features: REQUIRED, optional_features: optional, limits: { max_concurrent_requests: 64 } });
-      for (const unbound of ["artifacts", "policy_intents", "dynamic_tools", "approvals", "secrets", "agent_sessions", "tool_composition_v1"]) {
-        assert.ok(!params.protocol.optional_features.includes(unbound), `${unbound} has no bound service and is not offered`);
+      assert.deepEqual(params.protocol, {
+        version: api,
+        required_features: REQUIRED,
+        optional_features: optional,
+        limits: { max_concurrent_requests: 64 },
+      });
+      for (const unbound of [
+        "artifacts",
+        "policy_intents",
+        "dynamic_tools",
+        "approvals",
+        "secrets",
+        "agent_sessions",
+        "tool_composition_v1",
+      ]) {
+        assert.ok(
+          !params.protocol.optional_features.includes(unbound),
+          `${unbound} has no bound service and is not offered`,
+        );
       }
       assert.equal(params.contributes.presentation, false);
       assert.equal(params.contributes.menu, false);
@@ -43,7 +59,12 @@ test("INIT-19, INIT-20, INIT-29, INIT-30: a response selecting a feature that wa
     ["dup", "0.2", [...REQUIRED, "request_progress", "request_progress"], /duplicate "request_progress"/],
     ["meta02", "0.2", [...REQUIRED, "tool_prompt_metadata_v1"], /"tool_prompt_metadata_v1" was not offered/],
   ];
-  const specs: V2Spec[] = bad.map(([name, api, features]) => ({ name, api, tools: [`${name}_echo`], config: { features } }));
+  const specs: V2Spec[] = bad.map(([name, api, features]) => ({
+    name,
+    api,
+    tools: [`${name}_echo`],
+    config: { features },
+  }));
   specs.push({ name: "fine", tools: ["echo"] });
   await withRuntime(specs, {}, async ({ host, dir }) => {
     for (const [name, , , pattern] of bad) {
@@ -52,7 +73,10 @@ test("INIT-19, INIT-20, INIT-29, INIT-30: a response selecting a feature that wa
       assert.match(s.lastError ?? "", pattern, name);
       assert.deepEqual(processesMentioning(`${dir}/${name}`), [], `no process of ${name} is left`);
     }
-    assert.deepEqual(host.tools().map((t) => t.name), ["echo"]);
+    assert.deepEqual(
+      host.tools().map((t) => t.name),
+      ["echo"],
+    );
     assert.deepEqual(json(await host.callTool("echo", { ok: 1 })), { ok: 1 });
   });
 });
@@ -62,7 +86,11 @@ test("INIT-18, INIT-21, INIT-23, INIT-25, INIT-26: missing required features, ze
     ["noparts", { features: ["request_cancellation"] }, /missing required "content_parts"/],
     ["zero", { max: 0 }, /max_concurrent_requests.*below the minimum 1/],
     ["version", { protocol: { version: "0.4" } }, /protocol.version.*"0.4" does not equal api_version "0.2"/],
-    ["badsub", { features: [...REQUIRED, "lifecycle_events"], lifecycle: ["turn/started", "turn/paused"] }, /"turn\/paused" is not one of the six lifecycle events/],
+    [
+      "badsub",
+      { features: [...REQUIRED, "lifecycle_events"], lifecycle: ["turn/started", "turn/paused"] },
+      /"turn\/paused" is not one of the six lifecycle events/,
+    ],
     ["nosub", { lifecycle: ["turn/started"] }, /subscriptions without the lifecycle_events feature negotiated/],
   ];
   const specs: V2Spec[] = bad.map(([name, config]) => ({ name, tools: [`${name}_echo`], config }));
@@ -77,22 +105,45 @@ test("INIT-18, INIT-21, INIT-23, INIT-25, INIT-26: missing required features, ze
 });
 
 test("INIT-21, INIT-22, LIFE-02: a max_concurrent_requests above the cap is clamped to 64 and status shows the effective value", async () => {
-  await withRuntime([{ name: "greedy", tools: ["echo"], config: { max: 10_000, features: [...REQUIRED, "request_progress", "progress_decoration"] } }], {}, async ({ host }) => {
-    const s = host.status()[0]!;
-    assert.equal(s.state, "ready");
-    assert.equal(s.maxConcurrentRequests, 64);
-    assert.deepEqual(s.features, [...REQUIRED, "request_progress", "progress_decoration"]);
-    assert.equal(s.pendingRequests, 0);
-  });
+  await withRuntime(
+    [
+      {
+        name: "greedy",
+        tools: ["echo"],
+        config: { max: 10_000, features: [...REQUIRED, "request_progress", "progress_decoration"] },
+      },
+    ],
+    {},
+    async ({ host }) => {
+      const s = host.status()[0]!;
+      assert.equal(s.state, "ready");
+      assert.equal(s.maxConcurrentRequests, 64);
+      assert.deepEqual(s.features, [...REQUIRED, "request_progress", "progress_decoration"]);
+      assert.equal(s.pendingRequests, 0);
+    },
+  );
 });
 
 test("INIT-27: with runtime_commands the initialize command list is authoritative; commands/register is answered -32601", async () => {
-  const spec: V2Spec = { name: "rc", tools: ["echo", "ask"], commands: ["declared"], config: { commands: ["alpha", "beta"], features: [...REQUIRED, "runtime_commands"] } };
+  const spec: V2Spec = {
+    name: "rc",
+    tools: ["echo", "ask"],
+    commands: ["declared"],
+    config: { commands: ["alpha", "beta"], features: [...REQUIRED, "runtime_commands"] },
+  };
   await withRuntime([spec], {}, async ({ host }) => {
-    assert.deepEqual(host.commands().map((c) => c.name), ["alpha", "beta"]);
+    assert.deepEqual(
+      host.commands().map((c) => c.name),
+      ["alpha", "beta"],
+    );
     assert.deepEqual(JSON.parse((await host.runCommand("beta", ["x"])).text), { name: "beta", arguments: ["x"] });
     for (const method of ["commands/register", "commands/unregister"]) {
-      const answer = json(await host.callTool("ask", { method, params: { commands: [{ name: "gamma", description: "g", usage: "/gamma" }] } }));
+      const answer = json(
+        await host.callTool("ask", {
+          method,
+          params: { commands: [{ name: "gamma", description: "g", usage: "/gamma" }] },
+        }),
+      );
       assert.equal(answer.error.code, -32601, method);
     }
   });
@@ -104,11 +155,15 @@ test("INIT-27: with runtime_commands the initialize command list is authoritativ
 });
 
 test("INIT-30: on API 0.4 with tool_prompt_metadata_v1 a tool's prompt metadata is accepted and published", async () => {
-  await withRuntime([{ name: "meta", api: "0.4", tools: ["meta"], config: { features: [...REQUIRED, "tool_prompt_metadata_v1"] } }], {}, async ({ host }) => {
-    const tool = host.tools().find((t) => t.name === "meta")!;
-    assert.equal(tool.prompt_snippet, "Use meta for metadata.");
-    assert.deepEqual(tool.prompt_guidelines, ["Be brief."]);
-  });
+  await withRuntime(
+    [{ name: "meta", api: "0.4", tools: ["meta"], config: { features: [...REQUIRED, "tool_prompt_metadata_v1"] } }],
+    {},
+    async ({ host }) => {
+      const tool = host.tools().find((t) => t.name === "meta")!;
+      assert.equal(tool.prompt_snippet, "Use meta for metadata.");
+      assert.deepEqual(tool.prompt_guidelines, ["Be brief."]);
+    },
+  );
   await withRuntime([{ name: "meta", api: "0.4", tools: ["meta"] }], {}, async ({ host }) => {
     assert.equal(host.status()[0]!.state, "parked", "metadata without the feature rejects the catalog");
     assert.match(host.status()[0]!.lastError ?? "", /tool_prompt_metadata_v1/);
@@ -128,17 +183,27 @@ test("CALL-03, CALL-05, CALL-06, CALL-07, CALL-10: tools, commands, hooks and co
     await host.runHook("before_prompt", { prompt: "p" });
     await host.collectContext({ prompt: "p" });
     await host.collectStatus("status");
-    assert.deepEqual(await host.renderTool({ name: "echo", arguments: {}, output: "o", isError: false }), [{ text: "rendered echo", style_role: null }]);
+    assert.deepEqual(await host.renderTool({ name: "echo", arguments: {}, output: "o", isError: false }), [
+      { text: "rendered echo", style_role: null },
+    ]);
     const owner = { session_id: "s-42", extension_instance_id: host.instanceId, process_generation: 1 };
     const call = received("ctx", "tool/call")[0]!.params;
-    assert.deepEqual(Object.keys(call).sort(), ["arguments", "context", "name"], "no catalog_revision without dynamic_tools");
+    assert.deepEqual(
+      Object.keys(call).sort(),
+      ["arguments", "context", "name"],
+      "no catalog_revision without dynamic_tools",
+    );
     for (const method of ["tool/call", "command/execute", "hook/run", "context/collect"]) {
       assert.deepEqual(received("ctx", method)[0]!.params.context.resource_owner, owner, method);
     }
     for (const method of ["status/collect", "tool/render"]) {
       const context = received("ctx", method)[0]!.params.context;
       assert.ok(!("resource_owner" in context), `${method} carries no resource_owner`);
-      assert.deepEqual(context, { workspace: host.workspace, execution_scope: null, host: { session_id: "s-42", session_name: null, model: "m", reasoning: null, active_skills: [] } });
+      assert.deepEqual(context, {
+        workspace: host.workspace,
+        execution_scope: null,
+        host: { session_id: "s-42", session_name: null, model: "m", reasoning: null, active_skills: [] },
+      });
     }
   });
 });
@@ -151,7 +216,11 @@ test("FRAME-13: outstanding requests to a generation never exceed the negotiated
       try {
         const results = await Promise.all(Array.from({ length: 6 }, () => host.callTool("hold", { ms: 100 })));
         const maxes = results.map((r) => json(r).max as number);
-        assert.equal(Math.max(...maxes), max, `the extension saw at most ${max} calls at once (and the callers did fill it)`);
+        assert.equal(
+          Math.max(...maxes),
+          max,
+          `the extension saw at most ${max} calls at once (and the callers did fill it)`,
+        );
       } finally {
         clearInterval(watch);
       }
@@ -177,15 +246,23 @@ test("CALL-08: a complete host rebuild issues a new extension_instance_id, even 
 });
 
 test("INIT-47, REV-10: an unknown or unspecified feature name (editor_handoff, remote_ui) is never offered and is refused; parent correlation needs no feature string", async () => {
-  await withRuntime([{ name: "odd", tools: ["echo"], config: { features: [...REQUIRED, "editor_handoff"] } }], {}, async ({ host }) => {
-    const s = host.status()[0]!;
-    assert.equal(s.state, "parked");
-    assert.match(s.lastError ?? "", /editor_handoff/);
-  });
+  await withRuntime(
+    [{ name: "odd", tools: ["echo"], config: { features: [...REQUIRED, "editor_handoff"] } }],
+    {},
+    async ({ host }) => {
+      const s = host.status()[0]!;
+      assert.equal(s.state, "parked");
+      assert.match(s.lastError ?? "", /editor_handoff/);
+    },
+  );
   // Only the two required features: input/request, parented to the call, still works (base 0.2).
-  await withRuntime([{ name: "base", tools: ["input"], config: { features: REQUIRED } }], { services: { input: async () => "typed" } }, async ({ host }) => {
-    assert.deepEqual(host.status()[0]!.features, REQUIRED);
-    const r = await host.callTool("input", { prompt: "Name?" });
-    assert.match(r.text, /typed/);
-  });
+  await withRuntime(
+    [{ name: "base", tools: ["input"], config: { features: REQUIRED } }],
+    { services: { input: async () => "typed" } },
+    async ({ host }) => {
+      assert.deepEqual(host.status()[0]!.features, REQUIRED);
+      const r = await host.callTool("input", { prompt: "Name?" });
+      assert.match(r.text, /typed/);
+    },
+  );
 });

@@ -11,11 +11,25 @@ import { REQUIRED, withRuntime } from "./runtime-helpers.js";
 const PROGRESS = [...REQUIRED, "request_progress"];
 const DECORATED = [...PROGRESS, "progress_decoration"];
 
-function status(sequence: number, message: string, extra: Record<string, unknown> = {}): { sequence: number; event: Record<string, unknown> } {
+function status(
+  sequence: number,
+  message: string,
+  extra: Record<string, unknown> = {},
+): { sequence: number; event: Record<string, unknown> } {
   return { sequence, event: { type: "status", message, ...extra } };
 }
 
-async function collect(host: { callTool: (n: string, a: Record<string, unknown>, o: { onProgress: (e: ProgressEvent) => void }) => Promise<{ text: string; parts: unknown[] }> }, args: Record<string, unknown>, tool = "progress"): Promise<{ events: ProgressEvent[]; text: string; parts: unknown[] }> {
+async function collect(
+  host: {
+    callTool: (
+      n: string,
+      a: Record<string, unknown>,
+      o: { onProgress: (e: ProgressEvent) => void },
+    ) => Promise<{ text: string; parts: unknown[] }>;
+  },
+  args: Record<string, unknown>,
+  tool = "progress",
+): Promise<{ events: ProgressEvent[]; text: string; parts: unknown[] }> {
   const events: ProgressEvent[] = [];
   const r = await host.callTool(tool, args, { onProgress: (e) => events.push(e) });
   return { events, text: r.text, parts: r.parts };
@@ -23,7 +37,10 @@ async function collect(host: { callTool: (n: string, a: Record<string, unknown>,
 
 test("PROG-02, PROG-05, PROG-08: status progress reaches the caller's onProgress in order, exactly, and never the result", async () => {
   await withRuntime([{ name: "prog" }], {}, async ({ host }) => {
-    const steps = [status(1, "Fetched 3 of 10", { current: 3, total: 10, unit: "results", extra: "dropped" }), status(2, "Fetched 10 of 10", { current: 10, total: 10 })];
+    const steps = [
+      status(1, "Fetched 3 of 10", { current: 3, total: 10, unit: "results", extra: "dropped" }),
+      status(2, "Fetched 10 of 10", { current: 10, total: 10 }),
+    ];
     const { events, text, parts } = await collect(host, { steps });
     assert.deepEqual(events, [
       { type: "status", message: "Fetched 3 of 10", current: 3, total: 10, unit: "results" },
@@ -38,7 +55,10 @@ test("PROG-03: a non-monotonic sequence is ignored with a diagnostic and the req
   await withRuntime([{ name: "prog" }], {}, async ({ host, diagnostics }) => {
     const steps = [status(1, "one"), status(3, "three"), status(2, "two"), status(3, "three again"), status(5, "five")];
     const { events, text } = await collect(host, { steps });
-    assert.deepEqual(events.map((e) => (e.type === "status" ? e.message : e.type)), ["one", "three", "five"]);
+    assert.deepEqual(
+      events.map((e) => (e.type === "status" ? e.message : e.type)),
+      ["one", "three", "five"],
+    );
     assert.equal(text, "done");
     const d = diagnostics("prog").filter((m) => /does not increase/.test(m));
     assert.equal(d.length, 2);
@@ -48,7 +68,10 @@ test("PROG-03: a non-monotonic sequence is ignored with a diagnostic and the req
 
 test("PROG-04: progress for an unknown or already settled request is ignored with a diagnostic", async () => {
   await withRuntime([{ name: "prog" }], {}, async ({ host, received, waitDiagnostic }) => {
-    const { events } = await collect(host, { steps: [{ ...status(1, "elsewhere"), request_id: "other" }, status(2, "here")], after: [status(3, "too late")] });
+    const { events } = await collect(host, {
+      steps: [{ ...status(1, "elsewhere"), request_id: "other" }, status(2, "here")],
+      after: [status(3, "too late")],
+    });
     assert.deepEqual(events, [{ type: "status", message: "here" }]);
     const id = received("prog", "tool/call")[0]!.id as number;
     await waitDiagnostic(new RegExp(`ignored \\$/progress for inactive request ${id + 1000}`));
@@ -120,7 +143,10 @@ test("PROG-09, PROG-10: decoration needs progress_decoration; labels, messages a
 });
 
 test("PROG-11, PROG-12: on API 0.4 a partial_result is delivered under the final-result part limits but without the output_schema rule", async () => {
-  const partial = (sequence: number, result: Record<string, unknown>): { sequence: number; event: Record<string, unknown> } => ({ sequence, event: { type: "partial_result", result } });
+  const partial = (
+    sequence: number,
+    result: Record<string, unknown>,
+  ): { sequence: number; event: Record<string, unknown> } => ({ sequence, event: { type: "partial_result", result } });
   const text = (t: string): { type: string; text: string } => ({ type: "text", text: t });
   const steps = [
     partial(1, { content: [text("half way")], metadata: { pages: 1 } }),
@@ -132,10 +158,23 @@ test("PROG-11, PROG-12: on API 0.4 a partial_result is delivered under the final
     const { events } = await collect(host, { steps });
     assert.deepEqual(events, [
       { type: "partial_result", result: { content: [text("half way")], is_error: false, metadata: { pages: 1 } } },
-      { type: "partial_result", result: { content: [text("almost")], is_error: false, structured_content: { count: "not checked against the schema" } } },
+      {
+        type: "partial_result",
+        result: {
+          content: [text("almost")],
+          is_error: false,
+          structured_content: { count: "not checked against the schema" },
+        },
+      },
     ]);
-    assert.ok(diagnostics("v04").some((m) => /257 parts|over the 256/.test(m)), "257 parts refused");
-    assert.ok(diagnostics("v04").some((m) => /artifacts/.test(m)), "a media part without the artifacts feature refused");
+    assert.ok(
+      diagnostics("v04").some((m) => /257 parts|over the 256/.test(m)),
+      "257 parts refused",
+    );
+    assert.ok(
+      diagnostics("v04").some((m) => /artifacts/.test(m)),
+      "a media part without the artifacts feature refused",
+    );
   });
   await withRuntime([{ name: "v02", api: "0.2" }], {}, async ({ host, diagnostics }) => {
     const { events } = await collect(host, { steps: steps.slice(0, 1) });

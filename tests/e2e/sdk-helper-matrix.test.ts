@@ -35,7 +35,10 @@ function services(seen: Seen): NonNullable<ExtensionHostOptions["services"]> {
     artifacts: true,
     presentation: true,
     dynamicTools: true,
-    policy: { classify: (r) => (r.intent.operation === "matrix.ask" ? "ask" : "allow"), approve: async (r) => (seen.approvals.push(r.intent.operation), true) },
+    policy: {
+      classify: (r) => (r.intent.operation === "matrix.ask" ? "ask" : "allow"),
+      approve: async (r) => (seen.approvals.push(r.intent.operation), true),
+    },
     secrets: (r) => (seen.secrets.push(r.name), r.name === "matrix.token" ? TOKEN : null),
   };
 }
@@ -43,15 +46,25 @@ function services(seen: Seen): NonNullable<ExtensionHostOptions["services"]> {
 /** What each helper must answer, whatever handler called it (`mode` names the tool). */
 function expected(sdk: "py" | "ts", helper: (typeof HELPERS)[number], mode: string, presented: number): unknown {
   switch (helper) {
-    case "confirm": return { ctx: true, ext: true };
-    case "input": return { ctx: `answer to ${mode} ctx input`, ext: `answer to ${mode} ext input` };
-    case "artifacts": return { ctx: "image/png", ext: "image/png" };
+    case "confirm":
+      return { ctx: true, ext: true };
+    case "input":
+      return { ctx: `answer to ${mode} ctx input`, ext: `answer to ${mode} ext input` };
+    case "artifacts":
+      return { ctx: "image/png", ext: "image/png" };
     // The TypeScript SDK has ext.policy and ext.secrets only; Python adds ext.evaluate_policy and ext.get_secret.
-    case "policy": return sdk === "py" ? { evaluate: { decision: "allow" }, authorize: true, ext: { decision: "allow" } } : { evaluate: { decision: "allow" }, authorize: true };
-    case "secrets": return sdk === "py" ? { get: TOKEN.length, ext: TOKEN.length } : { get: TOKEN.length };
-    case "progress": return { ctx: null, ext: null };
-    case "catalog": return { revision: "int", tools: [`dyn_${mode}`] };
-    case "presentation": return { ext: null, revision: presented };
+    case "policy":
+      return sdk === "py"
+        ? { evaluate: { decision: "allow" }, authorize: true, ext: { decision: "allow" } }
+        : { evaluate: { decision: "allow" }, authorize: true };
+    case "secrets":
+      return sdk === "py" ? { get: TOKEN.length, ext: TOKEN.length } : { get: TOKEN.length };
+    case "progress":
+      return { ctx: null, ext: null };
+    case "catalog":
+      return { revision: "int", tools: [`dyn_${mode}`] };
+    case "presentation":
+      return { ext: null, revision: presented };
   }
 }
 
@@ -65,7 +78,13 @@ const NAMES = { py: "py-matrix", ts: "ts-matrix" } as const;
 
 async function start(sdk: "py" | "ts"): Promise<void> {
   const seen = fresh();
-  const host = await ExtensionHost.start({ workspace: FIXTURES, extensionDirs: [FIXTURES], enable: [NAMES[sdk]], services: services(seen), onEvent: (e) => seen.events.push(e) });
+  const host = await ExtensionHost.start({
+    workspace: FIXTURES,
+    extensionDirs: [FIXTURES],
+    enable: [NAMES[sdk]],
+    services: services(seen),
+    onEvent: (e) => seen.events.push(e),
+  });
   sides[sdk] = { host, seen };
   const status = host.status().find((s) => s.name === NAMES[sdk]);
   assert.equal(status?.state, "ready", JSON.stringify(status?.lastError));
@@ -81,28 +100,47 @@ after(async () => {
   assert.deepEqual(processesMentioning(join(FIXTURES, "ts-matrix")), []);
 });
 
-const MODES = { py: ["plain_sync", "plain_async", "typed_sync"], ts: ["plain_sync", "plain_async", "typed_sync", "typed_async"] } as const;
+const MODES = {
+  py: ["plain_sync", "plain_async", "typed_sync"],
+  ts: ["plain_sync", "plain_async", "typed_sync", "typed_async"],
+} as const;
 for (const sdk of ["py", "ts"] as const) {
   for (const mode of MODES[sdk]) {
     test(`issue 13.1: ${sdk === "py" ? "Python" : "TypeScript"} ${mode.replace("_", " ")} handler: every helper returns its value and reaches the host`, async () => {
       const { host, seen } = sides[sdk];
       for (const helper of HELPERS) {
         const progress: ProgressEvent[] = [];
-        const before = { confirms: seen.confirms.length, inputs: seen.inputs.length, approvals: seen.approvals.length, secrets: seen.secrets.length };
+        const before = {
+          confirms: seen.confirms.length,
+          inputs: seen.inputs.length,
+          approvals: seen.approvals.length,
+          secrets: seen.secrets.length,
+        };
         const out = await host.callTool(mode, { helper }, { onProgress: (e) => progress.push(e) });
         assert.equal(out.is_error, false, `${mode} ${helper}: ${out.text}`);
         const got = JSON.parse(out.text) as { revision?: number };
         assert.deepEqual(got, expected(sdk, helper, mode, got.revision ?? 0), `${mode} ${helper}`);
-        if (helper === "confirm") assert.deepEqual(seen.confirms.slice(before.confirms), [`${mode} ctx confirm`, `${mode} ext confirm`]);
-        if (helper === "input") assert.deepEqual(seen.inputs.slice(before.inputs), [`${mode} ctx input`, `${mode} ext input`]);
+        if (helper === "confirm")
+          assert.deepEqual(seen.confirms.slice(before.confirms), [`${mode} ctx confirm`, `${mode} ext confirm`]);
+        if (helper === "input")
+          assert.deepEqual(seen.inputs.slice(before.inputs), [`${mode} ctx input`, `${mode} ext input`]);
         if (helper === "policy") assert.deepEqual(seen.approvals.slice(before.approvals), ["matrix.ask"]);
-        if (helper === "secrets") assert.deepEqual(seen.secrets.slice(before.secrets), sdk === "py" ? ["matrix.token", "matrix.token"] : ["matrix.token"]);
+        if (helper === "secrets")
+          assert.deepEqual(
+            seen.secrets.slice(before.secrets),
+            sdk === "py" ? ["matrix.token", "matrix.token"] : ["matrix.token"],
+          );
         if (helper === "progress") {
           const messages = progress.flatMap((e) => (e.type === "status" ? [e.message] : []));
           assert.deepEqual(messages, [`${mode} ctx progress`, `${mode} ext progress`]);
         }
-        if (helper === "catalog") assert.ok(host.tools().some((t) => t.name === `dyn_${mode}`), `dyn_${mode} is in the host's catalog`);
-        if (helper === "presentation") assert.equal(host.presentation(NAMES[sdk])?.revision, got.revision, "the host took the snapshot");
+        if (helper === "catalog")
+          assert.ok(
+            host.tools().some((t) => t.name === `dyn_${mode}`),
+            `dyn_${mode} is in the host's catalog`,
+          );
+        if (helper === "presentation")
+          assert.equal(host.presentation(NAMES[sdk])?.revision, got.revision, "the host took the snapshot");
       }
     });
   }
@@ -114,7 +152,10 @@ for (const sdk of ["py", "ts"] as const) {
     const outcome = await host.collectMenu(NAMES[sdk]);
     assert.equal(outcome.generated, false, String(outcome.reason));
     assert.equal(outcome.menu.detail, FIXTURES, "the handler read ctx.context.workspace");
-    assert.deepEqual(outcome.menu.items.map((i) => i.id), ["hello", "more"]);
+    assert.deepEqual(
+      outcome.menu.items.map((i) => i.id),
+      ["hello", "more"],
+    );
     assert.equal((await host.runMenuAction(NAMES[sdk], "hello")).text, "greet from the menu");
     assert.ok(!seen.events.some((e) => e.type === "diagnostic" && /generated menu/.test(e.message)));
   });
@@ -131,7 +172,11 @@ test("issue 13.1: in a Python async def handler a helper called without await re
     task: "answer to plain_async task input",
     gathered: [true, true],
   });
-  assert.deepEqual(sides.py.seen.confirms.slice(asked), ["plain_async gathered confirm"], "the unawaited confirm was never sent");
+  assert.deepEqual(
+    sides.py.seen.confirms.slice(asked),
+    ["plain_async gathered confirm"],
+    "the unawaited confirm was never sent",
+  );
 });
 
 test("issue 13.1, PY-21: an async def typed handler is refused at registration, naming the rule", async () => {
@@ -144,14 +189,32 @@ for (const sdk of ["py", "ts"] as const) {
     const { host, seen } = sides[sdk];
     const pid = host.status().find((s) => s.name === NAMES[sdk])?.pid;
     const controller = new AbortController();
-    const call = host.callTool("block", {}, { signal: controller.signal, onProgress: (e) => { if (e.type === "status" && e.message === "blocking") controller.abort(); } });
+    const call = host.callTool(
+      "block",
+      {},
+      {
+        signal: controller.signal,
+        onProgress: (e) => {
+          if (e.type === "status" && e.message === "blocking") controller.abort();
+        },
+      },
+    );
     await assert.rejects(call, /cancelled/);
     // The host notes how the cancelled request ended: settled -32800, or not within the grace.
-    const ended = (): boolean => seen.events.some((e) => e.type === "diagnostic" && /settled with -32800|did not settle/.test(e.message));
+    const ended = (): boolean =>
+      seen.events.some((e) => e.type === "diagnostic" && /settled with -32800|did not settle/.test(e.message));
     for (let i = 0; i < 400 && !ended(); i++) await new Promise((r) => setTimeout(r, 25));
-    const notes = seen.events.flatMap((e) => (e.type === "diagnostic" ? [e.message] : e.type === "stderr" ? [e.line] : []));
-    assert.ok(notes.some((m) => /cancelled request \d+ settled with -32800/.test(m)), notes.join("\n"));
-    assert.ok(notes.some((m) => /block saw the cancellation: (ctx\.)?cancelled=(True|true)/.test(m)), notes.join("\n"));
+    const notes = seen.events.flatMap((e) =>
+      e.type === "diagnostic" ? [e.message] : e.type === "stderr" ? [e.line] : [],
+    );
+    assert.ok(
+      notes.some((m) => /cancelled request \d+ settled with -32800/.test(m)),
+      notes.join("\n"),
+    );
+    assert.ok(
+      notes.some((m) => /block saw the cancellation: (ctx\.)?cancelled=(True|true)/.test(m)),
+      notes.join("\n"),
+    );
     assert.ok(!notes.some((m) => /did not settle/.test(m)), notes.join("\n"));
     const after = host.status().find((s) => s.name === NAMES[sdk]);
     assert.equal(after?.state, "ready");
@@ -161,7 +224,16 @@ for (const sdk of ["py", "ts"] as const) {
 }
 
 test("issue 13.1: through the CLI with --no-input a typed def handler's ctx.confirm and ext.confirm are False, and the host saw both requests", async () => {
-  const r = await runCli(["--extension-dir", FIXTURES, "--enable-extension", "py-matrix", "--no-input", "call", "typed_sync", JSON.stringify({ helper: "confirm" })]);
+  const r = await runCli([
+    "--extension-dir",
+    FIXTURES,
+    "--enable-extension",
+    "py-matrix",
+    "--no-input",
+    "call",
+    "typed_sync",
+    JSON.stringify({ helper: "confirm" }),
+  ]);
   assert.equal(r.code, 0, r.stderr);
   assert.deepEqual(JSON.parse(r.stdout), { ctx: false, ext: false });
   assert.match(r.stderr, /\[py-matrix\] typed_sync ctx confirm: denied \(--no-input\)/);
@@ -169,11 +241,28 @@ test("issue 13.1: through the CLI with --no-input a typed def handler's ctx.conf
 });
 
 test("issue 13.1, 13.10: on a terminal a typed def handler's confirmations are asked: detail under the question, [Y/n] for default true (Enter takes it), [y/N] otherwise", async () => {
-  const run = await runOnPty(["--extension-dir", FIXTURES, "--enable-extension", "py-matrix", "call", "typed_sync", JSON.stringify({ helper: "confirm" })], { stdoutToFile: true, env: { NO_COLOR: "1" } });
+  const run = await runOnPty(
+    [
+      "--extension-dir",
+      FIXTURES,
+      "--enable-extension",
+      "py-matrix",
+      "call",
+      "typed_sync",
+      JSON.stringify({ helper: "confirm" }),
+    ],
+    { stdoutToFile: true, env: { NO_COLOR: "1" } },
+  );
   try {
-    await run.waitFor(/typed_sync ctx confirm\r?\n {2}d\r?\n\[Y\/n\] $/, "the first question, with its detail and [Y/n]");
+    await run.waitFor(
+      /typed_sync ctx confirm\r?\n {2}d\r?\n\[Y\/n\] $/,
+      "the first question, with its detail and [Y/n]",
+    );
     run.type("\r");
-    await run.waitFor(/typed_sync ext confirm \(destructive\)\r?\n\[y\/N\] $/, "the second question, destructive, [y/N]");
+    await run.waitFor(
+      /typed_sync ext confirm \(destructive\)\r?\n\[y\/N\] $/,
+      "the second question, destructive, [y/N]",
+    );
     run.type("\r");
     assert.equal(await run.exit(), 0, plain(run.output()));
     assert.deepEqual(JSON.parse(await run.stdout()), { ctx: true, ext: false }, "Enter took each question's default");

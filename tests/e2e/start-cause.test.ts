@@ -15,8 +15,12 @@ for (const tier of ["default containment", "process-group"]) {
     const dir = await mkdtemp(join(tmpdir(), "octet-start-cause-"));
     try {
       await mkdir(join(dir, "shut"));
-      await writeFile(join(dir, "shut", "extension.toml"), `name = "shut"\nversion = "0.1.0"\napi_version = "0.1"\n\n[entrypoint]\ncommand = "/bin/sh"\nargs = ["-c", "exec 0<&-; echo 'Error: the real cause' >&2; sleep 0.3; exit 1"]\n\n[contributes]\ntools = ["z"]\n`);
-      const env = tier === "process-group" ? { ...process.env, OCTET_CONTAINMENT: "process-group" } : { ...process.env };
+      await writeFile(
+        join(dir, "shut", "extension.toml"),
+        `name = "shut"\nversion = "0.1.0"\napi_version = "0.1"\n\n[entrypoint]\ncommand = "/bin/sh"\nargs = ["-c", "exec 0<&-; echo 'Error: the real cause' >&2; sleep 0.3; exit 1"]\n\n[contributes]\ntools = ["z"]\n`,
+      );
+      const env =
+        tier === "process-group" ? { ...process.env, OCTET_CONTAINMENT: "process-group" } : { ...process.env };
       const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["shut"], env });
       try {
         const s = host.status().find((x) => x.name === "shut")!;

@@ -58,23 +58,36 @@ interface Ctx {
   log: (name?: string) => string[];
 }
 
-async function withSupervised(specs: FakeSpec[], clock: SupervisorClock, body: (ctx: Ctx) => Promise<void>, markers: string[] = ["fake-ext-log"]): Promise<void> {
+async function withSupervised(
+  specs: FakeSpec[],
+  clock: SupervisorClock,
+  body: (ctx: Ctx) => Promise<void>,
+  markers: string[] = ["fake-ext-log"],
+): Promise<void> {
   const { dir, cleanup } = await makeExtensions(specs);
   for (const m of markers) await writeFile(join(dir, m), "");
   const events: HostEvent[] = [];
   const host = await ExtensionHost.start({
-    workspace: dir, extensionDirs: [dir], enable: specs.map((s) => s.name), onEvent: (e) => events.push(e),
-    supervision: { clock }, timeouts: { initializeMs: 5_000 },
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: specs.map((s) => s.name),
+    onEvent: (e) => events.push(e),
+    supervision: { clock },
+    timeouts: { initializeMs: 5_000 },
   });
   const ctx: Ctx = {
-    host, events, dir,
+    host,
+    events,
+    dir,
     status: (name = specs[0]!.name) => {
       const s = host.status().find((x) => x.name === name);
       assert.ok(s, `${name} is listed`);
       return s;
     },
     log: (name = specs[0]!.name) => {
-      const all = existsSync(join(dir, "fake-ext.log")) ? readFileSync(join(dir, "fake-ext.log"), "utf8").trim().split("\n") : [];
+      const all = existsSync(join(dir, "fake-ext.log"))
+        ? readFileSync(join(dir, "fake-ext.log"), "utf8").trim().split("\n")
+        : [];
       return all.flatMap((line) => {
         const [kind, ext, ...rest] = line.split(" ");
         return ext === name ? [[kind, ...rest].join(" ")] : [];
@@ -98,64 +111,106 @@ const supervision = (events: HostEvent[], name: string): string[] =>
 
 test("SUP-01, SUP-02, SUP-13, SUP-20, CANCEL-08, LIFE-01: a crash mid-call fails that call, removes the tools, and a restart brings generation 2 (the unsafe call is not replayed)", async () => {
   const timers = new HandTimers();
-  await withSupervised([{ name: "crashy", behaviour: "good", tools: ["c_echo", "c_slow"] }, { name: "bystander", behaviour: "good" }], timers, async ({ host, events, status, log }) => {
-    const first = status();
-    const highest = (): number => Math.max(...host.status().map((s) => s.generation));
-    const maxBefore = highest();
-    assert.equal(first.supervision, "watching");
-    await assert.rejects(host.callTool("c_echo", { __exit: 3 }), /crashy|exit|closed|ended/i);
-    await waitUntil(() => status().supervision === "backoff", 5_000, "the supervisor to schedule a restart");
-    const down = status();
-    assert.equal(down.state, "crashed");
-    assert.equal(down.health, "failed");
-    assert.match(down.lastError ?? "", /exited with code 3/);
-    assert.ok(down.stderrTail.some((l) => l.includes("exiting with 3 mid-call")), "the stderr tail says why");
-    assert.equal(down.nextRestartInMs !== null && down.nextRestartInMs <= 125, true, "random 0.5 of the first 250 ms ceiling");
-    assert.ok(!host.tools().some((t) => t.name === "c_echo"), "the dead generation's tools are gone (SUP-01)");
-    assert.ok(host.tools().some((t) => t.name === "echo"), "the other extension's tools stay");
-    assert.equal((await host.callTool("echo", { still: "up" })).text, '{"still":"up"}');
-    await assert.rejects(host.callTool("c_echo", {}), /crashed|not running|no ready/i);
-    assert.deepEqual(timers.live().map((t) => t.ms), [125]);
+  await withSupervised(
+    [
+      { name: "crashy", behaviour: "good", tools: ["c_echo", "c_slow"] },
+      { name: "bystander", behaviour: "good" },
+    ],
+    timers,
+    async ({ host, events, status, log }) => {
+      const first = status();
+      const highest = (): number => Math.max(...host.status().map((s) => s.generation));
+      const maxBefore = highest();
+      assert.equal(first.supervision, "watching");
+      await assert.rejects(host.callTool("c_echo", { __exit: 3 }), /crashy|exit|closed|ended/i);
+      await waitUntil(() => status().supervision === "backoff", 5_000, "the supervisor to schedule a restart");
+      const down = status();
+      assert.equal(down.state, "crashed");
+      assert.equal(down.health, "failed");
+      assert.match(down.lastError ?? "", /exited with code 3/);
+      assert.ok(
+        down.stderrTail.some((l) => l.includes("exiting with 3 mid-call")),
+        "the stderr tail says why",
+      );
+      assert.equal(
+        down.nextRestartInMs !== null && down.nextRestartInMs <= 125,
+        true,
+        "random 0.5 of the first 250 ms ceiling",
+      );
+      assert.ok(!host.tools().some((t) => t.name === "c_echo"), "the dead generation's tools are gone (SUP-01)");
+      assert.ok(
+        host.tools().some((t) => t.name === "echo"),
+        "the other extension's tools stay",
+      );
+      assert.equal((await host.callTool("echo", { still: "up" })).text, '{"still":"up"}');
+      await assert.rejects(host.callTool("c_echo", {}), /crashed|not running|no ready/i);
+      assert.deepEqual(
+        timers.live().map((t) => t.ms),
+        [125],
+      );
 
-    timers.fire();
-    await waitUntil(() => status().state === "ready", 5_000, "the restarted generation to be ready");
-    const after = status();
-    assert.equal(after.generation, maxBefore + 1, "the next generation is the host's previous maximum + 1 (SUP-13)");
-    assert.notEqual(after.pid, first.pid);
-    assert.equal(after.restarts, 1);
-    assert.equal(after.supervision, "watching");
-    assert.deepEqual(supervision(events, "crashy"), ["restart_scheduled", "restarting", "restarted"]);
-    assert.equal((await host.callTool("c_echo", { n: 2 })).text, '{"n":2}');
-    // SUP-20: the call that crashed generation 1 reached only generation 1.
-    const calls = log().filter((l) => l.startsWith("call "));
-    assert.deepEqual(calls.map((l) => l.split(" ").slice(1, 3)), [[String(first.generation), "c_echo"], [String(after.generation), "c_echo"]]);
-    assert.ok(calls[1]!.endsWith('{"n":2}'), "generation 2 got only the new call");
-    // The state machine of generation 1 as the embedder saw it.
-    const g1 = events.flatMap((e) => (e.type === "state" && e.extension === "crashy" && e.generation === first.generation ? [e.state] : []));
-    assert.deepEqual(g1, ["initializing", "ready", "crashed"]);
-  });
+      timers.fire();
+      await waitUntil(() => status().state === "ready", 5_000, "the restarted generation to be ready");
+      const after = status();
+      assert.equal(after.generation, maxBefore + 1, "the next generation is the host's previous maximum + 1 (SUP-13)");
+      assert.notEqual(after.pid, first.pid);
+      assert.equal(after.restarts, 1);
+      assert.equal(after.supervision, "watching");
+      assert.deepEqual(supervision(events, "crashy"), ["restart_scheduled", "restarting", "restarted"]);
+      assert.equal((await host.callTool("c_echo", { n: 2 })).text, '{"n":2}');
+      // SUP-20: the call that crashed generation 1 reached only generation 1.
+      const calls = log().filter((l) => l.startsWith("call "));
+      assert.deepEqual(
+        calls.map((l) => l.split(" ").slice(1, 3)),
+        [
+          [String(first.generation), "c_echo"],
+          [String(after.generation), "c_echo"],
+        ],
+      );
+      assert.ok(calls[1]!.endsWith('{"n":2}'), "generation 2 got only the new call");
+      // The state machine of generation 1 as the embedder saw it.
+      const g1 = events.flatMap((e) =>
+        e.type === "state" && e.extension === "crashy" && e.generation === first.generation ? [e.state] : [],
+      );
+      assert.deepEqual(g1, ["initializing", "ready", "crashed"]);
+    },
+  );
 });
 
 test("SUP-04, SUP-03: an extension that exits right after initialize forever is parked after eight restarts (nine spawns); the other one is unaffected", async () => {
-  await withSupervised([{ name: "looper", behaviour: "exit-after-init", tools: ["l_echo", "l_slow"] }, { name: "bystander", behaviour: "good" }], instant, async ({ host, events, status, log }) => {
-    await waitUntil(() => status("looper").supervision === "parked", 20_000, "the crash loop to be parked");
-    const s = status("looper");
-    assert.equal(s.state, "parked");
-    assert.equal(s.health, "failed");
-    assert.match(s.parkedReason ?? "", /8 restart attempts failed; last failure: .*exited with code 1/);
-    const spawns = log().filter((l) => l.startsWith("spawn ")).map((l) => Number(l.split(" ")[1]));
-    assert.equal(spawns.length, 9, "nine generations in all");
-    assert.equal(s.generation, spawns.at(-1), "a supervisor-parked extension keeps its last generation number");
-    assert.equal(s.restarts, 8, "each restart initialized, then died: counted as restarts and as failures");
-    const scheduled = events.flatMap((e) => (e.type === "supervision" && e.extension === "looper" && e.action === "restart_scheduled" ? [e.attempt] : []));
-    assert.deepEqual(scheduled, [0, 1, 2, 3, 4, 5, 6, 7]);
-    const parkedDiagnostic = events.find((e) => e.type === "diagnostic" && e.extension === "looper" && /parked, no more automatic restarts/.test(e.message));
-    assert.ok(parkedDiagnostic, "one clear diagnostic says it is parked and how to revive it");
-    assert.equal((await host.callTool("echo", { ok: true })).text, '{"ok":true}');
-    // Parked means parked: no spawn follows.
-    await new Promise((r) => setTimeout(r, 300));
-    assert.equal(log().filter((l) => l.startsWith("spawn ")).length, 9);
-  });
+  await withSupervised(
+    [
+      { name: "looper", behaviour: "exit-after-init", tools: ["l_echo", "l_slow"] },
+      { name: "bystander", behaviour: "good" },
+    ],
+    instant,
+    async ({ host, events, status, log }) => {
+      await waitUntil(() => status("looper").supervision === "parked", 20_000, "the crash loop to be parked");
+      const s = status("looper");
+      assert.equal(s.state, "parked");
+      assert.equal(s.health, "failed");
+      assert.match(s.parkedReason ?? "", /8 restart attempts failed; last failure: .*exited with code 1/);
+      const spawns = log()
+        .filter((l) => l.startsWith("spawn "))
+        .map((l) => Number(l.split(" ")[1]));
+      assert.equal(spawns.length, 9, "nine generations in all");
+      assert.equal(s.generation, spawns.at(-1), "a supervisor-parked extension keeps its last generation number");
+      assert.equal(s.restarts, 8, "each restart initialized, then died: counted as restarts and as failures");
+      const scheduled = events.flatMap((e) =>
+        e.type === "supervision" && e.extension === "looper" && e.action === "restart_scheduled" ? [e.attempt] : [],
+      );
+      assert.deepEqual(scheduled, [0, 1, 2, 3, 4, 5, 6, 7]);
+      const parkedDiagnostic = events.find(
+        (e) =>
+          e.type === "diagnostic" && e.extension === "looper" && /parked, no more automatic restarts/.test(e.message),
+      );
+      assert.ok(parkedDiagnostic, "one clear diagnostic says it is parked and how to revive it");
+      assert.equal((await host.callTool("echo", { ok: true })).text, '{"ok":true}');
+      // Parked means parked: no spawn follows.
+      await new Promise((r) => setTimeout(r, 300));
+      assert.equal(log().filter((l) => l.startsWith("spawn ")).length, 9);
+    },
+  );
 });
 
 test("SUP-06, SUP-15: a restart whose catalog changed parks at once as re-registration required", async () => {
@@ -177,7 +232,11 @@ test("SUP-15, SUP-16: a manual reload with a changed catalog is refused and the 
   await withSupervised([{ name: "shifty", behaviour: "good" }], new HandTimers(), async ({ host, dir, status }) => {
     const before = status();
     await writeFile(join(dir, "fake-ext-changed"), "");
-    await assert.rejects(host.reload("shifty"), (err: Error & { code?: string }) => err.code === "reregistration_required" && /generation 1 stays active/.test(err.message));
+    await assert.rejects(
+      host.reload("shifty"),
+      (err: Error & { code?: string }) =>
+        err.code === "reregistration_required" && /generation 1 stays active/.test(err.message),
+    );
     const after = status();
     assert.equal(after.state, "ready");
     assert.equal(after.pid, before.pid);
@@ -189,7 +248,12 @@ test("SUP-07: shutdown during backoff cancels the restart: no generation is spaw
   const timers = new HandTimers();
   const { dir, cleanup } = await makeExtensions([{ name: "crashy", behaviour: "good" }]);
   await writeFile(join(dir, "fake-ext-log"), "");
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["crashy"], supervision: { clock: timers } });
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: ["crashy"],
+    supervision: { clock: timers },
+  });
   try {
     await assert.rejects(host.callTool("echo", { __exit: 1 }));
     await waitUntil(() => host.status()[0]!.supervision === "backoff", 5_000, "backoff");
@@ -198,7 +262,9 @@ test("SUP-07: shutdown during backoff cancels the restart: no generation is spaw
     assert.equal(host.status()[0]!.supervision, "stopped");
     await assert.rejects(host.reload("crashy"), /shutting down/);
     await new Promise((r) => setTimeout(r, 200));
-    const spawns = readFileSync(join(dir, "fake-ext.log"), "utf8").split("\n").filter((l) => l.startsWith("spawn crashy "));
+    const spawns = readFileSync(join(dir, "fake-ext.log"), "utf8")
+      .split("\n")
+      .filter((l) => l.startsWith("spawn crashy "));
     assert.equal(spawns.length, 1);
     assert.deepEqual(processesMentioning(dir), []);
   } finally {
@@ -218,8 +284,14 @@ test("SUP-08: a manual reload asked for while an automatic restart is starting w
     const reloaded = await host.reload("slowpoke");
     assert.equal(reloaded.generation, 3);
     assert.equal(reloaded.state, "ready");
-    const at = (gen: number, state: string): number => events.findIndex((e) => e.type === "state" && e.extension === "slowpoke" && e.generation === gen && e.state === state);
-    assert.ok(at(2, "ready") !== -1 && at(3, "initializing") > at(2, "ready"), "generation 3 started only after the restart's generation 2 was ready");
+    const at = (gen: number, state: string): number =>
+      events.findIndex(
+        (e) => e.type === "state" && e.extension === "slowpoke" && e.generation === gen && e.state === state,
+      );
+    assert.ok(
+      at(2, "ready") !== -1 && at(3, "initializing") > at(2, "ready"),
+      "generation 3 started only after the restart's generation 2 was ready",
+    );
     assert.ok(at(2, "stopped") > at(3, "ready"), "and generation 2 stopped after 3 took over");
     assert.equal(status().restarts, 1);
     assert.equal(status().supervision, "watching");
@@ -228,8 +300,16 @@ test("SUP-08: a manual reload asked for while an automatic restart is starting w
 
 test("SUP-09, SUP-10: a manual reload revives a supervisor-parked extension with a fresh budget; an initial start failure is a generation-0 parked entry never retried", async () => {
   const timers = new HandTimers();
-  const { dir, cleanup } = await makeExtensions([{ name: "phoenix", behaviour: "good" }, { name: "stillborn", behaviour: "crash-on-start", tools: ["s_echo", "s_slow"] }]);
-  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["phoenix", "stillborn"], supervision: { clock: timers } });
+  const { dir, cleanup } = await makeExtensions([
+    { name: "phoenix", behaviour: "good" },
+    { name: "stillborn", behaviour: "crash-on-start", tools: ["s_echo", "s_slow"] },
+  ]);
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: ["phoenix", "stillborn"],
+    supervision: { clock: timers },
+  });
   try {
     const stillborn = host.status().find((s) => s.name === "stillborn")!;
     assert.equal(stillborn.state, "parked");
@@ -251,7 +331,11 @@ test("SUP-09, SUP-10: a manual reload revives a supervisor-parked extension with
     // And supervision works again after the revival.
     await assert.rejects(host.callTool("echo", { __exit: 1 }));
     await waitUntil(() => host.status()[0]!.supervision === "backoff", 5_000, "backoff again");
-    assert.equal(host.status().find((s) => s.name === "stillborn")!.state, "parked", "the generation-0 entry was never retried");
+    assert.equal(
+      host.status().find((s) => s.name === "stillborn")!.state,
+      "parked",
+      "the generation-0 entry was never retried",
+    );
   } finally {
     await host.shutdown();
     await cleanup();
@@ -269,7 +353,12 @@ test("SUP-11: the supervisor never heartbeats a live process: an idle extension 
 test("SUP-12: a full rebuild (a new ExtensionHost) is a new instance with a new supervisor: parked state does not carry over", async () => {
   const { dir, cleanup } = await makeExtensions([{ name: "twice", behaviour: "good", api: "0.2" }]);
   const timers = new HandTimers();
-  const a = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["twice"], supervision: { clock: timers } });
+  const a = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: ["twice"],
+    supervision: { clock: timers },
+  });
   let b: ExtensionHost | null = null;
   try {
     await assert.rejects(a.callTool("echo", { __exit: 1 }));
@@ -286,10 +375,20 @@ test("SUP-12: a full rebuild (a new ExtensionHost) is a new instance with a new 
     assert.equal(s.generation, 1);
     assert.equal(s.restarts, 0);
     assert.equal(s.supervision, "watching");
-    const context = JSON.parse((await b.callTool("echo", { __show: "context" })).text) as { resource_owner: { extension_instance_id: string; process_generation: number } };
-    assert.equal(context.resource_owner.extension_instance_id, b.instanceId, "the new instance id is the one extensions see");
+    const context = JSON.parse((await b.callTool("echo", { __show: "context" })).text) as {
+      resource_owner: { extension_instance_id: string; process_generation: number };
+    };
+    assert.equal(
+      context.resource_owner.extension_instance_id,
+      b.instanceId,
+      "the new instance id is the one extensions see",
+    );
     assert.equal(context.resource_owner.process_generation, 1);
-    assert.match(b.tools().find((t) => t.name === "echo")!.description, /changed/, "the rebuilt host took the new catalog");
+    assert.match(
+      b.tools().find((t) => t.name === "echo")!.description,
+      /changed/,
+      "the rebuilt host took the new catalog",
+    );
   } finally {
     await a.shutdown();
     await b?.shutdown();

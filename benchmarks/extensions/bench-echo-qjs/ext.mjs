@@ -5,7 +5,12 @@ export default function (pi) {
     name: "echo",
     label: "Echo",
     description: "Return the text argument unchanged",
-    parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { text: { type: "string" } },
+      required: ["text"],
+      additionalProperties: false,
+    },
     execute: async (_id, params) => ({ content: [{ type: "text", text: String(params.text) }] }),
   });
   // blob: a text of `bytes` ASCII bytes, cached per size so the figure measures the path, not string building.
@@ -14,7 +19,12 @@ export default function (pi) {
     name: "blob",
     label: "Blob",
     description: "Return a text of the requested number of bytes",
-    parameters: { type: "object", properties: { bytes: { type: "integer", minimum: 0 } }, required: ["bytes"], additionalProperties: false },
+    parameters: {
+      type: "object",
+      properties: { bytes: { type: "integer", minimum: 0 } },
+      required: ["bytes"],
+      additionalProperties: false,
+    },
     execute: async (_id, params) => {
       const n = Number(params.bytes);
       let text = blobs.get(n);

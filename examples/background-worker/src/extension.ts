@@ -41,7 +41,10 @@ function snapshot(): PresentationInput {
   const focus = selected !== undefined ? jobs.get(selected) : undefined;
   return {
     revision: revision++,
-    status: { state: running > 0 ? "running" : list.length > 0 ? "active" : "empty", label: `${running} running, ${list.length - running} finished` },
+    status: {
+      state: running > 0 ? "running" : list.length > 0 ? "active" : "empty",
+      label: `${running} running, ${list.length - running} finished`,
+    },
     activities: list.map((j) => ({
       id: j.id,
       kind: "job",
@@ -50,22 +53,52 @@ function snapshot(): PresentationInput {
       provenance: "background timer",
       started_at_ms: j.startedAt,
       ...(j.finishedAt !== undefined ? { finished_at_ms: j.finishedAt } : {}),
-      metrics: { tool_calls: j.done, input_tokens: j.done * 100, output_tokens: j.done * 10, reasoning_tokens: j.done * 2 },
+      metrics: {
+        tool_calls: j.done,
+        input_tokens: j.done * 100,
+        output_tokens: j.done * 10,
+        reasoning_tokens: j.done * 2,
+      },
     })),
     collection: {
       kind: "tree",
       title: "Jobs",
       nodes: list.flatMap((j) => [
-        { id: j.id, state: j.state, label: j.name, secondary: `${j.done}/${j.steps}`, action_ids: j.state === "running" ? [`cancel:${j.id}`] : [] },
-        ...Array.from({ length: Math.min(j.done, 8) }, (_, i) => ({ id: `${j.id}/step${i + 1}`, parent_id: j.id, state: "succeeded" as const, label: `step ${i + 1}` })),
+        {
+          id: j.id,
+          state: j.state,
+          label: j.name,
+          secondary: `${j.done}/${j.steps}`,
+          action_ids: j.state === "running" ? [`cancel:${j.id}`] : [],
+        },
+        ...Array.from({ length: Math.min(j.done, 8) }, (_, i) => ({
+          id: `${j.id}/step${i + 1}`,
+          parent_id: j.id,
+          state: "succeeded" as const,
+          label: `step ${i + 1}`,
+        })),
       ]),
-      ...(focus ? {
-        selected_node_id: focus.id,
-        detail: { node_id: focus.id, title: focus.name, body: `Job ${focus.id} (${focus.name})\nstate: ${focus.state}\nsteps: ${focus.done} of ${focus.steps}` },
-      } : {}),
+      ...(focus
+        ? {
+            selected_node_id: focus.id,
+            detail: {
+              node_id: focus.id,
+              title: focus.name,
+              body: `Job ${focus.id} (${focus.name})\nstate: ${focus.state}\nsteps: ${focus.done} of ${focus.steps}`,
+            },
+          }
+        : {}),
     },
     actions: [
-      ...list.filter((j) => j.state === "running").map((j) => ({ id: `cancel:${j.id}`, label: `Cancel ${j.name}`, command: "jobs", arguments: ["cancel", j.id], destructive: true })),
+      ...list
+        .filter((j) => j.state === "running")
+        .map((j) => ({
+          id: `cancel:${j.id}`,
+          label: `Cancel ${j.name}`,
+          command: "jobs",
+          arguments: ["cancel", j.id],
+          destructive: true,
+        })),
       { id: "clear", label: "Clear finished jobs", command: "jobs", arguments: ["clear"] },
     ],
   };
@@ -119,30 +152,37 @@ ext.tool(
   },
 );
 
-ext.command({ name: "jobs", description: "Manage background jobs: cancel ID, clear, select ID", usage: "/jobs cancel ID | clear | select ID" }, async (args) => {
-  const [verb, id] = args;
-  if (verb === "cancel" && id !== undefined) {
-    const job = jobs.get(id);
-    if (!job || job.state !== "running") return `no running job ${id}`;
-    clearTimeout(job.timer);
-    job.state = "cancelled";
-    job.finishedAt = Date.now();
-    publish();
-    return `cancelled ${id}`;
-  }
-  if (verb === "clear") {
-    let n = 0;
-    for (const [key, job] of jobs) if (job.state !== "running") (jobs.delete(key), n++);
-    if (selected !== undefined && !jobs.has(selected)) selected = undefined;
-    publish();
-    return `cleared ${n} finished job${n === 1 ? "" : "s"}`;
-  }
-  if (verb === "select" && id !== undefined && jobs.has(id)) {
-    selected = id;
-    publish();
-    return `selected ${id}`;
-  }
-  return "usage: /jobs cancel ID | clear | select ID";
-});
+ext.command(
+  {
+    name: "jobs",
+    description: "Manage background jobs: cancel ID, clear, select ID",
+    usage: "/jobs cancel ID | clear | select ID",
+  },
+  async (args) => {
+    const [verb, id] = args;
+    if (verb === "cancel" && id !== undefined) {
+      const job = jobs.get(id);
+      if (!job || job.state !== "running") return `no running job ${id}`;
+      clearTimeout(job.timer);
+      job.state = "cancelled";
+      job.finishedAt = Date.now();
+      publish();
+      return `cancelled ${id}`;
+    }
+    if (verb === "clear") {
+      let n = 0;
+      for (const [key, job] of jobs) if (job.state !== "running") jobs.delete(key), n++;
+      if (selected !== undefined && !jobs.has(selected)) selected = undefined;
+      publish();
+      return `cleared ${n} finished job${n === 1 ? "" : "s"}`;
+    }
+    if (verb === "select" && id !== undefined && jobs.has(id)) {
+      selected = id;
+      publish();
+      return `selected ${id}`;
+    }
+    return "usage: /jobs cancel ID | clear | select ID";
+  },
+);
 
 void ext.run();

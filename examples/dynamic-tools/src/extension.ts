@@ -44,7 +44,11 @@ ext.tool(
   {
     name: "unregister",
     description: "Withdraw tools published by register",
-    parameters: { type: "object", properties: { names: { type: "array", items: { type: "string" } } }, required: ["names"] },
+    parameters: {
+      type: "object",
+      properties: { names: { type: "array", items: { type: "string" } } },
+      required: ["names"],
+    },
   },
   async (args) => JSON.stringify(await ext.unregisterTools(args["names"] as string[])),
 );

@@ -29,19 +29,33 @@ ext.tool(
   async (args) => {
     const text = String(args["text"]);
     const preview = args["preview"] === true;
-    if (!ext.policy.available) return { content: "not published: this host offers no policy service, so nothing with side effects is attempted", isError: true };
+    if (!ext.policy.available)
+      return {
+        content: "not published: this host offers no policy service, so nothing with side effects is attempted",
+        isError: true,
+      };
     const allowed = await ext.policy.authorize({
       operation: preview ? "guarded.preview" : "guarded.publish",
-      target: { origin: "https://example.invalid", label: preview ? "Preview a post" : `Publish "${text.slice(0, 40)}"` },
+      target: {
+        origin: "https://example.invalid",
+        label: preview ? "Preview a post" : `Publish "${text.slice(0, 40)}"`,
+      },
       dataClasses: ["user_text"],
       hints: { readOnly: preview, destructive: false },
     });
-    if (!allowed) return { content: `not published: the host's policy did not allow ${preview ? "guarded.preview" : "guarded.publish"}`, isError: true };
+    if (!allowed)
+      return {
+        content: `not published: the host's policy did not allow ${preview ? "guarded.preview" : "guarded.publish"}`,
+        isError: true,
+      };
     let token: string;
     try {
       token = await ext.secrets.get("guarded.api_token");
     } catch (err) {
-      return { content: `not published: the API token is unavailable (${err instanceof Error ? err.message : String(err)})`, isError: true };
+      return {
+        content: `not published: the API token is unavailable (${err instanceof Error ? err.message : String(err)})`,
+        isError: true,
+      };
     }
     // Only a fingerprint: the token itself never goes into a result, a log or stderr.
     const fingerprint = createHash("sha256").update(token).digest("hex").slice(0, 12);

@@ -35,17 +35,28 @@ ext.hook("before_prompt", (payload) => {
   const prompt = typeof payload["prompt"] === "string" ? payload["prompt"] : "";
   // A demonstration veto: the host blocks a prompt that asks for it explicitly.
   if (prompt.includes("#deny-hello")) return { deny: "the prompt asked hello-world to deny it" };
-  return { context: [{ label: "hello-world", content: "The user may want a friendly greeting.", placement: "system_suffix" }] };
+  return {
+    context: [{ label: "hello-world", content: "The user may want a friendly greeting.", placement: "system_suffix" }],
+  };
 });
 
 ext.hook("after_response", () => undefined);
 
-ext.context(() => [{ label: "hello-world", content: "The hello-world extension is active.", placement: "system_suffix" }]);
+ext.context(() => [
+  { label: "hello-world", content: "The hello-world extension is active.", placement: "system_suffix" },
+]);
 
-ext.status((surface) => ({ text: `hello · ${greetings} greeted`, styleRole: `extension.hello_world.${surface}`, priority: 0 }));
+ext.status((surface) => ({
+  text: `hello · ${greetings} greeted`,
+  styleRole: `extension.hello_world.${surface}`,
+  priority: 0,
+}));
 
 ext.renderer("hello_world", (input) => [
-  { text: input.isError ? "hello · failed" : "hello · ok", style_role: input.isError ? "extension.hello_world.error" : "extension.hello_world.ok" },
+  {
+    text: input.isError ? "hello · failed" : "hello · ok",
+    style_role: input.isError ? "extension.hello_world.error" : "extension.hello_world.ok",
+  },
   { text: "\n", style_role: null },
   { text: input.output, style_role: "extension.hello_world.detail" },
 ]);

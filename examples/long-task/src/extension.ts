@@ -37,13 +37,26 @@ ext.tool(
   async (args, ctx) => {
     const steps = positiveInteger(args["steps"], 8);
     const stepMs = positiveInteger(args["step_ms"], STEP_MS);
-    if (!(await ctx.confirm({ prompt: `Run a long task of ${steps} steps?`, detail: `About ${Math.ceil((steps * stepMs) / 1000)} s`, default: true }))) {
-      return { content: "Not started: the run was not confirmed.", structuredContent: { completed: 0, steps, label: null } };
+    if (
+      !(await ctx.confirm({
+        prompt: `Run a long task of ${steps} steps?`,
+        detail: `About ${Math.ceil((steps * stepMs) / 1000)} s`,
+        default: true,
+      }))
+    ) {
+      return {
+        content: "Not started: the run was not confirmed.",
+        structuredContent: { completed: 0, steps, label: null },
+      };
     }
     const label = await ctx.input({ prompt: "A label for this run (optional):" });
     for (let done = 0; done < steps; done++) {
       ctx.throwIfCancelled();
-      ctx.progress.status(`Step ${done + 1} of ${steps}${label ? ` (${label})` : ""}`, { current: done, total: steps, unit: "steps" });
+      ctx.progress.status(`Step ${done + 1} of ${steps}${label ? ` (${label})` : ""}`, {
+        current: done,
+        total: steps,
+        unit: "steps",
+      });
       await sleep(stepMs, ctx.signal);
     }
     ctx.progress.status("Done", { current: steps, total: steps, unit: "steps" });

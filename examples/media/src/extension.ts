@@ -27,7 +27,11 @@ ext.tool(
   async (args, ctx) => {
     const width = typeof args["width"] === "number" ? args["width"] : 64;
     const height = typeof args["height"] === "number" ? args["height"] : 32;
-    const png = encodePng(width, height, (x, y) => [Math.round((255 * x) / Math.max(1, width - 1)), Math.round((255 * y) / Math.max(1, height - 1)), 160]);
+    const png = encodePng(width, height, (x, y) => [
+      Math.round((255 * x) / Math.max(1, width - 1)),
+      Math.round((255 * y) / Math.max(1, height - 1)),
+      160,
+    ]);
     const image = await ctx.publishArtifact(png, "image/png", { alt: `A ${width}x${height} color gradient` });
     return { content: [{ type: "text", text: `A ${width}x${height} gradient (${png.length} bytes).` }, image.part] };
   },

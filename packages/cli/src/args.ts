@@ -66,7 +66,9 @@ function flagProblem(message: string): string {
   const unknown = /^Unknown option '(-{1,2}[^'=]+)/.exec(message)?.[1];
   if (unknown === undefined) return text;
   const nearest = nearestFlag(unknown);
-  return nearest !== null ? `unknown flag ${unknown}; did you mean ${nearest}?` : `unknown flag ${unknown}\n(put "--" before arguments that start with "-", e.g. octet command NAME -- ${unknown})`;
+  return nearest !== null
+    ? `unknown flag ${unknown}; did you mean ${nearest}?`
+    : `unknown flag ${unknown}\n(put "--" before arguments that start with "-", e.g. octet command NAME -- ${unknown})`;
 }
 
 /** The known flag nearest to `typed` by edit distance, when it is close enough to be a typo. */
@@ -85,7 +87,8 @@ function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
-    for (let j = 1; j <= b.length; j++) cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
+    for (let j = 1; j <= b.length; j++)
+      cur.push(Math.min(prev[j]! + 1, cur[j - 1]! + 1, prev[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1)));
     prev = cur;
   }
   return prev[b.length]!;
@@ -99,7 +102,9 @@ function existingDir(flag: string, value: string): string {
     st = statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(`${flag} ${value}: ${code === "ENOENT" ? `no such folder (${path})` : `cannot read ${path} (${code ?? String(err)})`}`);
+    throw new UsageError(
+      `${flag} ${value}: ${code === "ENOENT" ? `no such folder (${path})` : `cannot read ${path} (${code ?? String(err)})`}`,
+    );
   }
   if (!st.isDirectory()) throw new UsageError(`${flag} ${value}: ${path} is a file, not a folder`);
   return path;
@@ -113,11 +118,16 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     throw new UsageError(flagProblem(err instanceof Error ? err.message : String(err)));
   }
   const v = parsed.values;
-  for (const [flag, list] of [["--enable-extension", v["enable-extension"]], ["--trust-extension", v["trust-extension"]], ["--extension-dir", v["extension-dir"]]] as const) {
+  for (const [flag, list] of [
+    ["--enable-extension", v["enable-extension"]],
+    ["--trust-extension", v["trust-extension"]],
+    ["--extension-dir", v["extension-dir"]],
+  ] as const) {
     for (const item of list ?? []) if (item.trim() === "") throw new UsageError(`${flag} needs a non-empty value`);
   }
   if (v.workspace !== undefined && v.workspace.trim() === "") throw new UsageError("--workspace needs a directory");
-  if (v["media-dir"] !== undefined && v["media-dir"].trim() === "") throw new UsageError("--media-dir needs a directory");
+  if (v["media-dir"] !== undefined && v["media-dir"].trim() === "")
+    throw new UsageError("--media-dir needs a directory");
   if (v.policy !== undefined && v.policy.trim() === "") throw new UsageError("--policy needs a file (.json or .toml)");
   return {
     options: {

@@ -33,7 +33,10 @@ function listJson(s: Awaited<ReturnType<typeof ExtensionHost.discover>>[number])
 }
 
 export async function extensionsStatus(options: GlobalOptions): Promise<number> {
-  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { signal })), async (host) => host.status());
+  const outcome = await withHost(
+    (signal) => ExtensionHost.start(hostOptions(options, { signal })),
+    async (host) => host.status(),
+  );
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const list = outcome.value!;
   process.stdout.write(options.json ? JSON.stringify(list, null, 2) + "\n" : statusTable(list, options.verbose));
@@ -48,20 +51,37 @@ export async function extensionsStatus(options: GlobalOptions): Promise<number> 
  * survives a reload with the same catalog.
  */
 export async function extensionsReload(options: GlobalOptions, name: string | undefined): Promise<number> {
-  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { signal })), async (host) => {
-    const running = host.status().filter((s) => s.state === "ready").map((s) => s.name);
-    if (name !== undefined && !host.status().some((s) => s.name === name)) throw new UsageError(`no extension named "${name}" was discovered (known: ${host.status().map((s) => s.name).join(", ") || "none"})`);
-    const names = name !== undefined ? [name] : running;
-    if (names.length === 0) {
-      const notReady = notReadyReasons(host.status(), options.enable);
-      throw new OctetError("not_ready", `no extension is running to reload${notReady.length > 0 ? notReady.map((r) => `\n  ${r}`).join("") : "; enable one with --enable-extension NAME"}`);
-    }
-    for (const n of names) {
-      await host.reload(n);
-      if (!options.json) process.stderr.write(`reloaded ${n}\n`);
-    }
-    return host.status();
-  });
+  const outcome = await withHost(
+    (signal) => ExtensionHost.start(hostOptions(options, { signal })),
+    async (host) => {
+      const running = host
+        .status()
+        .filter((s) => s.state === "ready")
+        .map((s) => s.name);
+      if (name !== undefined && !host.status().some((s) => s.name === name))
+        throw new UsageError(
+          `no extension named "${name}" was discovered (known: ${
+            host
+              .status()
+              .map((s) => s.name)
+              .join(", ") || "none"
+          })`,
+        );
+      const names = name !== undefined ? [name] : running;
+      if (names.length === 0) {
+        const notReady = notReadyReasons(host.status(), options.enable);
+        throw new OctetError(
+          "not_ready",
+          `no extension is running to reload${notReady.length > 0 ? notReady.map((r) => `\n  ${r}`).join("") : "; enable one with --enable-extension NAME"}`,
+        );
+      }
+      for (const n of names) {
+        await host.reload(n);
+        if (!options.json) process.stderr.write(`reloaded ${n}\n`);
+      }
+      return host.status();
+    },
+  );
   if (outcome.error !== undefined) {
     if (outcome.error instanceof UsageError) throw outcome.error;
     return reportFailure(options, outcome.error, outcome.interrupted);
@@ -77,10 +97,14 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   try {
     value = JSON.parse(text);
   } catch (err) {
-    throw new UsageError(`ARGS_JSON is not valid JSON (${err instanceof Error ? err.message : String(err)}): ${text.slice(0, 200)}`);
+    throw new UsageError(
+      `ARGS_JSON is not valid JSON (${err instanceof Error ? err.message : String(err)}): ${text.slice(0, 200)}`,
+    );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw new UsageError(`ARGS_JSON must be a JSON object such as '{"name":"x"}', got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`);
+    throw new UsageError(
+      `ARGS_JSON must be a JSON object such as '{"name":"x"}', got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`,
+    );
   }
   return value as Record<string, unknown>;
 }
@@ -88,7 +112,8 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
 export async function call(options: GlobalOptions, positionals: string[]): Promise<number> {
   const [tool, argsText, ...rest] = positionals;
   if (tool === undefined) throw new UsageError("call needs a TOOL name: octet call TOOL [ARGS_JSON]");
-  if (rest.length > 0) throw new UsageError(`call takes one ARGS_JSON argument; got extra arguments: ${rest.join(" ")} (quote the JSON)`);
+  if (rest.length > 0)
+    throw new UsageError(`call takes one ARGS_JSON argument; got extra arguments: ${rest.join(" ")} (quote the JSON)`);
   const args = parseToolArgs(argsText);
   const ui = createUi(options);
   const outcome = await withHost(
@@ -102,11 +127,16 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
   try {
     saved = await saveMedia(options.mediaDir, tool, result.media ?? []);
   } catch (err) {
-    process.stderr.write(`octet: could not save the result's media to ${options.mediaDir}: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.stderr.write(
+      `octet: could not save the result's media to ${options.mediaDir}: ${err instanceof Error ? err.message : String(err)}\n`,
+    );
     return EXIT_UNAVAILABLE;
   }
   for (const m of saved) process.stderr.write(`saved ${m.mime_type} (${m.size} bytes) to ${m.path}\n`);
-  if (options.json) process.stdout.write(JSON.stringify({ ...resultJson(tool, result), ...(saved.length > 0 ? { media: saved } : {}) }, null, 2) + "\n");
+  if (options.json)
+    process.stdout.write(
+      JSON.stringify({ ...resultJson(tool, result), ...(saved.length > 0 ? { media: saved } : {}) }, null, 2) + "\n",
+    );
   else {
     // On a terminal the text is made safe; piped, it is data and passes unchanged.
     const text = process.stdout.isTTY ? terminalSafe(result.text) : result.text;
@@ -116,7 +146,13 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
 }
 
 function resultJson(tool: string, r: ToolCallOutcome): Record<string, unknown> {
-  const out: Record<string, unknown> = { extension: r.extension, tool, is_error: r.is_error, content: r.parts, text: r.text };
+  const out: Record<string, unknown> = {
+    extension: r.extension,
+    tool,
+    is_error: r.is_error,
+    content: r.parts,
+    text: r.text,
+  };
   if (r.structured_content !== undefined) out["structured_content"] = r.structured_content;
   if (r.metadata !== undefined) out["metadata"] = r.metadata;
   return out;
@@ -128,23 +164,39 @@ export async function command(options: GlobalOptions, positionals: string[]): Pr
   const ui = createUi(options);
   const outcome = await withHost(
     (signal) => ExtensionHost.start(hostOptions(options, { signal }, ui)),
-    (host, signal) => withProgress(ui, `/${name.replace(/^\//, "")}`, (onProgress) => host.runCommand(name.replace(/^\//, ""), args, { signal, onProgress })),
+    (host, signal) =>
+      withProgress(ui, `/${name.replace(/^\//, "")}`, (onProgress) =>
+        host.runCommand(name.replace(/^\//, ""), args, { signal, onProgress }),
+      ),
     ui.line,
   );
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const r = outcome.value!;
   if (options.json) {
-    process.stdout.write(JSON.stringify({ extension: r.extension, command: name, text: r.text, notifications: r.notifications, context: r.context }, null, 2) + "\n");
+    process.stdout.write(
+      JSON.stringify(
+        { extension: r.extension, command: name, text: r.text, notifications: r.notifications, context: r.context },
+        null,
+        2,
+      ) + "\n",
+    );
   } else {
     const text = process.stdout.isTTY ? terminalSafe(r.text) : r.text;
     process.stdout.write(text.endsWith("\n") || text === "" ? text : `${text}\n`);
-    for (const n of r.notifications) process.stderr.write(`[${r.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`);
+    for (const n of r.notifications)
+      process.stderr.write(
+        `[${r.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`,
+      );
   }
   return EXIT_OK;
 }
 
 /** Runs one call with a progress view on stderr, finished (line cleared, output flushed) however it ends. */
-export async function withProgress<T>(ui: CliUi, label: string, run: (onProgress: ProgressView["handle"]) => Promise<T>): Promise<T> {
+export async function withProgress<T>(
+  ui: CliUi,
+  label: string,
+  run: (onProgress: ProgressView["handle"]) => Promise<T>,
+): Promise<T> {
   const view = ui.progress(label);
   try {
     return await run(view.handle);

@@ -28,12 +28,21 @@ export async function extensionsValidate(options: GlobalOptions, names: string[]
   const verdicts: Verdict[] = [];
   for (const s of found) {
     if (names.length > 0 && !names.includes(s.name)) continue;
-    verdicts.push({ name: s.name === "" ? "-" : s.name, manifest_path: s.manifestPath, valid: s.errors.every((e) => /is shadowed by/.test(e)), errors: s.errors.map((e) => withFile(s, e)) });
+    verdicts.push({
+      name: s.name === "" ? "-" : s.name,
+      manifest_path: s.manifestPath,
+      valid: s.errors.every((e) => /is shadowed by/.test(e)),
+      errors: s.errors.map((e) => withFile(s, e)),
+    });
   }
   const discovered = found.map((s) => s.name).filter((n) => n !== "");
   const missing = names.filter((n) => !discovered.includes(n));
   if (options.json) {
-    const out = { valid: verdicts.every((v) => v.valid) && missing.length === 0, extensions: verdicts, not_discovered: missing };
+    const out = {
+      valid: verdicts.every((v) => v.valid) && missing.length === 0,
+      extensions: verdicts,
+      not_discovered: missing,
+    };
     process.stdout.write(JSON.stringify(out, null, 2) + "\n");
   } else {
     let text = "";
@@ -42,9 +51,13 @@ export async function extensionsValidate(options: GlobalOptions, names: string[]
       text += `${v.valid ? "ok     " : "INVALID"}  ${v.name.padEnd(width)}  ${v.manifest_path}\n`;
       for (const e of v.errors) text += `  ${terminalSafe(e)}\n`;
     }
-    for (const n of missing) text += `MISSING  ${n}: no extension of that name was discovered (discovered: ${discovered.join(", ") || "none"})\n`;
+    for (const n of missing)
+      text += `MISSING  ${n}: no extension of that name was discovered (discovered: ${discovered.join(", ") || "none"})\n`;
     const bad = verdicts.filter((v) => !v.valid).length;
-    text += verdicts.length === 0 && missing.length === 0 ? "No extensions found. Pass --extension-dir DIR or put one under ./.octet/extensions/.\n" : `${verdicts.length} checked, ${bad} invalid${missing.length > 0 ? `, ${missing.length} not discovered` : ""}\n`;
+    text +=
+      verdicts.length === 0 && missing.length === 0
+        ? "No extensions found. Pass --extension-dir DIR or put one under ./.octet/extensions/.\n"
+        : `${verdicts.length} checked, ${bad} invalid${missing.length > 0 ? `, ${missing.length} not discovered` : ""}\n`;
     process.stdout.write(text);
   }
   return verdicts.every((v) => v.valid) && missing.length === 0 ? EXIT_OK : EXIT_TOOL_ERROR;
@@ -61,19 +74,35 @@ function withFile(s: ExtensionStatus, error: string): string {
  * that no ready extension provides is reported with every enabled extension that is not ready.
  */
 export async function tools(options: GlobalOptions, names: string[]): Promise<number> {
-  const outcome = await withHost((signal) => ExtensionHost.start(hostOptions(options, { signal })), async (host) => ({ tools: host.tools(), status: host.status() }));
+  const outcome = await withHost(
+    (signal) => ExtensionHost.start(hostOptions(options, { signal })),
+    async (host) => ({ tools: host.tools(), status: host.status() }),
+  );
   if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const { tools: all, status } = outcome.value!;
   const shown = names.length > 0 ? all.filter((t) => names.includes(t.name)) : all;
   const missing = names.filter((n) => !all.some((t) => t.name === n));
   const notReady = notReadyReasons(status, options.enable);
-  const missingText = missing.map((n) => `no ready extension provides tool "${n}" (available: ${all.map((t) => t.name).join(", ") || "none"})`);
+  const missingText = missing.map(
+    (n) => `no ready extension provides tool "${n}" (available: ${all.map((t) => t.name).join(", ") || "none"})`,
+  );
   // --json keeps its promise of one document: the definitions, or the error when a TOOL is missing.
-  if (options.json) process.stdout.write(JSON.stringify(missing.length > 0 ? { error: { code: "unknown_tool", message: [...missingText, ...notReady].join("\n") } } : shown.map(toolJson), null, 2) + "\n");
+  if (options.json)
+    process.stdout.write(
+      JSON.stringify(
+        missing.length > 0
+          ? { error: { code: "unknown_tool", message: [...missingText, ...notReady].join("\n") } }
+          : shown.map(toolJson),
+        null,
+        2,
+      ) + "\n",
+    );
   else process.stdout.write(toolsText(shown));
   for (const m of missingText) process.stderr.write(`octet: ${m}\n`);
-  if (notReady.length > 0) process.stderr.write(`octet: not ready:\n${notReady.map((r) => `  ${terminalSafe(r)}\n`).join("")}`);
-  if (all.length === 0 && notReady.length === 0 && options.enable.length === 0) process.stderr.write("octet: no extension is enabled; enable one with --enable-extension NAME\n");
+  if (notReady.length > 0)
+    process.stderr.write(`octet: not ready:\n${notReady.map((r) => `  ${terminalSafe(r)}\n`).join("")}`);
+  if (all.length === 0 && notReady.length === 0 && options.enable.length === 0)
+    process.stderr.write("octet: no extension is enabled; enable one with --enable-extension NAME\n");
   return missing.length > 0 || notReady.length > 0 ? EXIT_UNAVAILABLE : EXIT_OK;
 }
 

@@ -47,10 +47,15 @@ async function main(argv: string[]): Promise<number> {
         return extensionsReload(options, extra[0]);
       }
       if (sub === "validate") return extensionsValidate(options, extra);
-      if (extra.length > 0) throw new UsageError(`extensions ${sub ?? ""} takes no further arguments; got: ${extra.join(" ")}`);
+      if (extra.length > 0)
+        throw new UsageError(`extensions ${sub ?? ""} takes no further arguments; got: ${extra.join(" ")}`);
       if (sub === "list") return extensionsList(options);
       if (sub === "status") return extensionsStatus(options);
-      throw new UsageError(sub === undefined ? "extensions needs a subcommand: list, status, validate or reload" : `unknown subcommand "extensions ${sub}"; expected list, status, validate or reload`);
+      throw new UsageError(
+        sub === undefined
+          ? "extensions needs a subcommand: list, status, validate or reload"
+          : `unknown subcommand "extensions ${sub}"; expected list, status, validate or reload`,
+      );
     }
     case "tools":
       return tools(options, rest);
@@ -75,7 +80,8 @@ main(process.argv.slice(2)).then(
   (err: unknown) => {
     if (err instanceof UsageError) {
       // --json promises one JSON document on stdout, also when the command line is wrong.
-      if (process.argv.includes("--json")) process.stdout.write(JSON.stringify({ error: { code: "usage", message: err.message } }, null, 2) + "\n");
+      if (process.argv.includes("--json"))
+        process.stdout.write(JSON.stringify({ error: { code: "usage", message: err.message } }, null, 2) + "\n");
       process.stderr.write(`octet: ${err.message}\nRun "octet --help" for usage.\n`);
       process.exitCode = EXIT_USAGE;
       return;

@@ -47,7 +47,14 @@ export async function saveMedia(dir: string, tool: string, media: readonly Resol
       const path = join(dir, `${base}-${n}.${ext}`);
       try {
         await writeFile(path, m.bytes, { flag: "wx" });
-        saved.push({ part: m.part, artifact_id: m.artifact_id, mime_type: m.mime_type, size: m.size, sha256: m.sha256, path });
+        saved.push({
+          part: m.part,
+          artifact_id: m.artifact_id,
+          mime_type: m.mime_type,
+          size: m.size,
+          sha256: m.sha256,
+          path,
+        });
         n++;
         break;
       } catch (err) {

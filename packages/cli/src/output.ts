@@ -17,13 +17,16 @@ export function paint(color: Color, text: string, stream: NodeJS.WriteStream = p
 export function terminalSafe(text: string, keepColors = false): string {
   let colored = false;
   // Whole escape sequences go (CSI, OSC up to BEL or ST, two-byte ESC x), then lone controls.
-  const out = text.replace(/\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, (m) => {
-    if (keepColors && /^\u001b\[[0-9;]*m$/.test(m)) {
-      colored = true;
-      return m;
-    }
-    return "";
-  });
+  const out = text.replace(
+    /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    (m) => {
+      if (keepColors && /^\u001b\[[0-9;]*m$/.test(m)) {
+        colored = true;
+        return m;
+      }
+      return "";
+    },
+  );
   return colored ? `${out}\u001b[0m` : out;
 }
 
@@ -46,8 +49,17 @@ export function table(header: string[], rows: string[][]): string {
 }
 
 export function listTable(list: ExtensionStatus[]): string {
-  if (list.length === 0) return "No extensions found. Put one under ./.octet/extensions/, ~/.octet/extensions/ or pass --extension-dir DIR.\n";
-  const rows = list.map((s) => [s.name, s.version ?? "-", runtimeCell(s), s.source, yes(s.enabled), yes(s.trusted), s.manifestPath]);
+  if (list.length === 0)
+    return "No extensions found. Put one under ./.octet/extensions/, ~/.octet/extensions/ or pass --extension-dir DIR.\n";
+  const rows = list.map((s) => [
+    s.name,
+    s.version ?? "-",
+    runtimeCell(s),
+    s.source,
+    yes(s.enabled),
+    yes(s.trusted),
+    s.manifestPath,
+  ]);
   let out = table(["NAME", "VERSION", "RUNTIME", "SOURCE", "ENABLED", "TRUSTED", "MANIFEST"], rows);
   for (const s of list) for (const e of s.errors) out += `  ${s.name}: ${terminalSafe(e)}\n`;
   for (const s of list) if (s.errors.length === 0 && s.enabled && !s.trusted) out += `  ${s.name}: ${s.reason}\n`;
@@ -80,14 +92,19 @@ export function statusTable(list: ExtensionStatus[], verbose = false): string {
     restartsCell(s),
     s.lastError ?? (s.state === "not_trusted" ? s.reason : "-"),
   ]);
-  let out = table(["NAME", "RUNTIME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "RESTARTS", "LAST ERROR"], rows);
+  let out = table(
+    ["NAME", "RUNTIME", "STATE", "GEN", "PID", "FEATURES", "PENDING", "HEALTH", "RESTARTS", "LAST ERROR"],
+    rows,
+  );
   // What a failed extension wrote to stderr is usually the answer to "why": the lines that carry
   // the error first (they are rarely at the end of a stack trace), then its last lines.
   for (const s of list) {
     if (s.health !== "failed" && s.health !== "degraded" && s.supervision !== "backoff") continue;
-    if (s.stderrErrors.length > 0) out += `  ${s.name} stderr, the error:\n${s.stderrErrors.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
+    if (s.stderrErrors.length > 0)
+      out += `  ${s.name} stderr, the error:\n${s.stderrErrors.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
     const tail = s.stderrTail.slice(verbose ? 0 : -5);
-    if (tail.length > 0) out += `  ${s.name} stderr (last ${tail.length} lines${tail.length < s.stderrTail.length ? `; ${s.stderrTail.length} with -v` : ""}):\n${tail.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
+    if (tail.length > 0)
+      out += `  ${s.name} stderr (last ${tail.length} lines${tail.length < s.stderrTail.length ? `; ${s.stderrTail.length} with -v` : ""}):\n${tail.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
   }
   return out + idleHint(list);
 }
@@ -100,7 +117,8 @@ function runtimeCell(s: ExtensionStatus): string {
 /** "2", "2, restart in 1.2 s", "8, parked": restarts so far and what the supervisor does now. */
 function restartsCell(s: ExtensionStatus): string {
   const n = String(s.restarts);
-  if (s.supervision === "backoff" && s.nextRestartInMs !== null) return `${n}, next in ${(s.nextRestartInMs / 1000).toFixed(1)} s`;
+  if (s.supervision === "backoff" && s.nextRestartInMs !== null)
+    return `${n}, next in ${(s.nextRestartInMs / 1000).toFixed(1)} s`;
   if (s.supervision === "restarting") return `${n}, restarting`;
   if (s.supervision === "parked") return `${n}, parked`;
   return n;

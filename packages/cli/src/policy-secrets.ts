@@ -5,7 +5,14 @@
  * host's.
  */
 import { readFileSync } from "node:fs";
-import { parsePolicyRules, policyFormatOf, rulesClassifier, type HostServiceOptions, type PolicyApproveRequest, type PolicyRules } from "@octet/host";
+import {
+  parsePolicyRules,
+  policyFormatOf,
+  rulesClassifier,
+  type HostServiceOptions,
+  type PolicyApproveRequest,
+  type PolicyRules,
+} from "@octet/host";
 import { SECRET_NAME_PATTERN, bounds } from "@octet/protocol";
 import { UsageError } from "./usage-error.js";
 
@@ -22,13 +29,21 @@ export function parseSecretFlags(values: readonly string[]): SecretMapping[] {
   const out: SecretMapping[] = [];
   for (const value of values) {
     const eq = value.indexOf("=");
-    if (eq <= 0 || eq === value.length - 1) throw new UsageError(`--secret ${JSON.stringify(value)}: expected NAME=ENV_VAR, e.g. --secret guarded.api_token=GUARDED_TOKEN`);
+    if (eq <= 0 || eq === value.length - 1)
+      throw new UsageError(
+        `--secret ${JSON.stringify(value)}: expected NAME=ENV_VAR, e.g. --secret guarded.api_token=GUARDED_TOKEN`,
+      );
     const name = value.slice(0, eq);
     const variable = value.slice(eq + 1);
     if (name.length > bounds.MAX_SECRET_NAME_BYTES || !SECRET_NAME_PATTERN.test(name)) {
-      throw new UsageError(`--secret ${JSON.stringify(value)}: ${JSON.stringify(name)} is not a secret name (a letter or "_", then letters, digits, "_", "-" or "."; at most ${bounds.MAX_SECRET_NAME_BYTES} bytes)`);
+      throw new UsageError(
+        `--secret ${JSON.stringify(value)}: ${JSON.stringify(name)} is not a secret name (a letter or "_", then letters, digits, "_", "-" or "."; at most ${bounds.MAX_SECRET_NAME_BYTES} bytes)`,
+      );
     }
-    if (!ENV_VAR_PATTERN.test(variable)) throw new UsageError(`--secret ${JSON.stringify(value)}: ${JSON.stringify(variable)} is not an environment variable name`);
+    if (!ENV_VAR_PATTERN.test(variable))
+      throw new UsageError(
+        `--secret ${JSON.stringify(value)}: ${JSON.stringify(variable)} is not an environment variable name`,
+      );
     if (out.some((m) => m.name === name)) throw new UsageError(`--secret ${JSON.stringify(name)} is given twice`);
     out.push({ name, variable });
   }
@@ -78,11 +93,15 @@ export function policySecretServices(
     services.secrets = ({ name, extension }) => {
       const variable = byName.get(name);
       if (variable === undefined) {
-        o.unavailable?.(`secret "${name}" asked for by extension "${extension}" is unavailable: no --secret ${name}=ENV_VAR was given (mapped: ${[...byName.keys()].join(", ")})`);
+        o.unavailable?.(
+          `secret "${name}" asked for by extension "${extension}" is unavailable: no --secret ${name}=ENV_VAR was given (mapped: ${[...byName.keys()].join(", ")})`,
+        );
         return null;
       }
       if (!Object.hasOwn(env, variable)) {
-        o.unavailable?.(`secret "${name}" asked for by extension "${extension}" is unavailable: the environment variable ${variable} (--secret ${name}=${variable}) is not set`);
+        o.unavailable?.(
+          `secret "${name}" asked for by extension "${extension}" is unavailable: the environment variable ${variable} (--secret ${name}=${variable}) is not set`,
+        );
         return null;
       }
       return env[variable];

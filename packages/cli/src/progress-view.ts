@@ -210,7 +210,12 @@ export class ProgressView {
     const prefix = `[${this.#label} ${stream}]`;
     const shownPrefix = term.color ? `\u001b[${stream === "stderr" ? 33 : 2}m${prefix}\u001b[0m` : prefix;
     // A carriage return inside a line (a tool's own progress counter) keeps only its last state.
-    const text = lines.map((l) => `${shownPrefix} ${terminalSafe(l.slice(l.lastIndexOf("\r", l.length - 2) + 1).replace(/\r$/, ""), term.color)}\n`).join("");
+    const text = lines
+      .map(
+        (l) =>
+          `${shownPrefix} ${terminalSafe(l.slice(l.lastIndexOf("\r", l.length - 2) + 1).replace(/\r$/, ""), term.color)}\n`,
+      )
+      .join("");
     this.#line.print(text);
   }
 }

@@ -123,7 +123,10 @@ async function ask(o: PromptOptions, question: string, echo: boolean, signal: Ab
  * detached, so the keys reach only this question; they are restored afterwards, as are raw mode
  * and the flowing state of stdin.
  */
-export function readLine(question: string, o: { echo: boolean; signal: AbortSignal; onInterrupt: () => void }): Promise<string | null> {
+export function readLine(
+  question: string,
+  o: { echo: boolean; signal: AbortSignal; onInterrupt: () => void },
+): Promise<string | null> {
   const stdin = process.stdin;
   const err = process.stderr;
   return new Promise((resolve) => {

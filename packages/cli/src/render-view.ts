@@ -19,7 +19,10 @@ export function roleColor(role: string | null): Color | null {
   return null;
 }
 
-export function renderSegments(segments: readonly RenderSegment[], stream: NodeJS.WriteStream = process.stdout): string {
+export function renderSegments(
+  segments: readonly RenderSegment[],
+  stream: NodeJS.WriteStream = process.stdout,
+): string {
   const color = colorsOn(stream);
   return segments
     .map((s) => {
@@ -31,8 +34,17 @@ export function renderSegments(segments: readonly RenderSegment[], stream: NodeJ
 }
 
 /** The text to print for a tool result: rendered when the extension renders this tool, else plain. */
-export async function resultText(host: ExtensionHost, tool: string, args: Record<string, unknown>, result: ToolCallOutcome, signal: AbortSignal): Promise<string> {
-  const segments = await host.renderTool({ name: tool, arguments: args, output: result.text, isError: result.is_error }, { signal });
+export async function resultText(
+  host: ExtensionHost,
+  tool: string,
+  args: Record<string, unknown>,
+  result: ToolCallOutcome,
+  signal: AbortSignal,
+): Promise<string> {
+  const segments = await host.renderTool(
+    { name: tool, arguments: args, output: result.text, isError: result.is_error },
+    { signal },
+  );
   // Extension text never reaches the terminal raw: escape sequences could rewrite the screen.
   const text = segments === null ? terminalSafe(result.text) : renderSegments(segments);
   return `${result.is_error ? "[tool error] " : ""}${text}${text.endsWith("\n") ? "" : "\n"}`;

@@ -37,7 +37,11 @@ export function createUi(options: GlobalOptions): CliUi {
   return { line, services, progress: (label) => new ProgressView(line, label) };
 }
 
-export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHostOptions> = {}, ui?: CliUi): ExtensionHostOptions {
+export function hostOptions(
+  options: GlobalOptions,
+  extra: Partial<ExtensionHostOptions> = {},
+  ui?: CliUi,
+): ExtensionHostOptions {
   return {
     workspace: options.workspace,
     extensionDirs: options.extensionDirs,
@@ -46,7 +50,11 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
     safeMode: options.safeMode,
     // pi-extension.json manifests are found beside extension.toml ones and served the same way.
     // The hello's mode tells pi extensions whether a person can answer dialogs (ctx.hasUI).
-    runtimes: [rpiRuntime({ mode: process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput ? "rpc" : "print" })],
+    runtimes: [
+      rpiRuntime({
+        mode: process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput ? "rpc" : "print",
+      }),
+    ],
     onEvent: eventPrinter(options, ui?.line),
     // The CLI binds dynamic tools (every /call in the shell uses the catalog published at that
     // moment) and artifacts (`call` saves verified media to files, media-files.ts).
@@ -59,7 +67,8 @@ export function hostOptions(options: GlobalOptions, extra: Partial<ExtensionHost
         rules: options.policy,
         secrets: options.secrets,
         approve: ui ? ui.services.approve : async () => false,
-        unavailable: (message) => (ui ? ui.line.print(`octet: ${message}\n`) : void process.stderr.write(`octet: ${message}\n`)),
+        unavailable: (message) =>
+          ui ? ui.line.print(`octet: ${message}\n`) : void process.stderr.write(`octet: ${message}\n`),
       }),
     },
     ...extra,
@@ -73,22 +82,34 @@ export function eventPrinter(options: GlobalOptions, line?: LiveLine): (event: H
     switch (event.type) {
       case "notification": {
         const n = event.notification;
-        print(`${paint(levelColor(n.level), `[${event.extension}] ${n.level}`)}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}`);
+        print(
+          `${paint(levelColor(n.level), `[${event.extension}] ${n.level}`)}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}`,
+        );
         return;
       }
       case "diagnostic":
-        if (event.level !== "info" || options.verbose) print(`${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ${terminalSafe(event.message)}`);
+        if (event.level !== "info" || options.verbose)
+          print(
+            `${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ${terminalSafe(event.message)}`,
+          );
         return;
       case "stderr":
         if (options.verbose) print(`${paint("dim", `[${event.extension} stderr]`)} ${terminalSafe(event.line)}`);
         return;
       case "supervision":
         // Scheduled restarts and parking arrive as diagnostics too; say when it is back.
-        if (event.action === "restarted") print(`${paint("green", `[${event.extension}] restarted`)}: generation ${event.generation} is ready`);
-        else if (options.verbose && event.action === "restart_failed") print(`${paint("dim", `[${event.extension}] restart ${event.attempt + 1} failed: ${terminalSafe(event.reason)}`)}`);
+        if (event.action === "restarted")
+          print(`${paint("green", `[${event.extension}] restarted`)}: generation ${event.generation} is ready`);
+        else if (options.verbose && event.action === "restart_failed")
+          print(
+            `${paint("dim", `[${event.extension}] restart ${event.attempt + 1} failed: ${terminalSafe(event.reason)}`)}`,
+          );
         return;
       case "state":
-        if (options.verbose) print(`${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${terminalSafe(event.reason)})` : ""}`)}`);
+        if (options.verbose)
+          print(
+            `${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${terminalSafe(event.reason)})` : ""}`)}`,
+          );
         return;
       default:
         return;
@@ -106,7 +127,11 @@ function levelColor(level: string): "red" | "yellow" | "green" | "cyan" {
  * (or the start-up), a second one stops the extensions at once and leaves. The extensions are
  * always stopped before this returns.
  */
-export async function withHost<T>(start: (signal: AbortSignal) => Promise<ExtensionHost>, work: (host: ExtensionHost, signal: AbortSignal) => Promise<T>, line?: LiveLine): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
+export async function withHost<T>(
+  start: (signal: AbortSignal) => Promise<ExtensionHost>,
+  work: (host: ExtensionHost, signal: AbortSignal) => Promise<T>,
+  line?: LiveLine,
+): Promise<{ value?: T; error?: unknown; interrupted: boolean }> {
   const controller = new AbortController();
   let host: ExtensionHost | null = null;
   let interrupts = 0;

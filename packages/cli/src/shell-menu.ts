@@ -13,26 +13,46 @@ import type { ProgressView } from "./progress-view.js";
 
 const out = process.stdout;
 
-export async function menuCommand(host: ExtensionHost, words: string[], signal: AbortSignal, withProgress: <T>(label: string, run: (onProgress: ProgressView["handle"]) => Promise<T>) => Promise<T>): Promise<void> {
+export async function menuCommand(
+  host: ExtensionHost,
+  words: string[],
+  signal: AbortSignal,
+  withProgress: <T>(label: string, run: (onProgress: ProgressView["handle"]) => Promise<T>) => Promise<T>,
+): Promise<void> {
   const [name, path, ...extra] = words.filter((w) => w !== "");
   if (name === undefined || extra.length > 0) {
-    const ready = host.status().filter((s) => s.state === "ready").map((s) => s.name);
-    throw new UsageError(`usage: /menu NAME [PATH], e.g. /menu ${ready[0] ?? "my-extension"} (running: ${ready.join(", ") || "none"})`);
+    const ready = host
+      .status()
+      .filter((s) => s.state === "ready")
+      .map((s) => s.name);
+    throw new UsageError(
+      `usage: /menu NAME [PATH], e.g. /menu ${ready[0] ?? "my-extension"} (running: ${ready.join(", ") || "none"})`,
+    );
   }
   const outcome = await host.collectMenu(name, { signal });
   if (path === undefined) {
     out.write(formatMenu(outcome));
     return;
   }
-  const result = await withProgress(`${name} ${path}`, (onProgress) => host.runMenuAction(name, path, { signal, onProgress }));
+  const result = await withProgress(`${name} ${path}`, (onProgress) =>
+    host.runMenuAction(name, path, { signal, onProgress }),
+  );
   out.write(`${result.text}${result.text.endsWith("\n") ? "" : "\n"}`);
-  for (const n of result.notifications) out.write(`[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`);
+  for (const n of result.notifications)
+    out.write(
+      `[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`,
+    );
 }
 
 export function formatMenu(outcome: MenuOutcome): string {
   const { menu } = outcome;
-  const lines: string[] = [`${paint("bold", terminalSafe(menu.title), out)} ${paint("dim", `(menu of ${outcome.extension})`, out)}`];
-  if (outcome.generated) lines.push(paint("yellow", `generated menu: ${terminalSafe(outcome.reason ?? "the extension declares no menu")}`, out));
+  const lines: string[] = [
+    `${paint("bold", terminalSafe(menu.title), out)} ${paint("dim", `(menu of ${outcome.extension})`, out)}`,
+  ];
+  if (outcome.generated)
+    lines.push(
+      paint("yellow", `generated menu: ${terminalSafe(outcome.reason ?? "the extension declares no menu")}`, out),
+    );
   if (menu.status) lines.push(`status: ${terminalSafe(menu.status.state)}: ${terminalSafe(menu.status.label)}`);
   if (menu.detail !== undefined) lines.push(terminalSafe(menu.detail));
   const walk = (items: readonly MenuItem[], prefix: string, depth: number): void => {
@@ -49,7 +69,9 @@ export function formatMenu(outcome: MenuOutcome): string {
         item.destructive === true ? paint("red", "(destructive)", out) : "",
       ].filter((m) => m !== "");
       const description = item.description !== undefined ? ` — ${terminalSafe(item.description)}` : "";
-      lines.push(`${indent}${terminalSafe(item.label)}  [${path}]${marks.length > 0 ? ` ${marks.join(" ")}` : ""}${description}`);
+      lines.push(
+        `${indent}${terminalSafe(item.label)}  [${path}]${marks.length > 0 ? ` ${marks.join(" ")}` : ""}${description}`,
+      );
     }
   };
   walk(menu.items, "", 0);

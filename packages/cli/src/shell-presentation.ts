@@ -15,13 +15,21 @@ import type { ProgressView } from "./progress-view.js";
 const out = process.stdout;
 const s = (text: string): string => terminalSafe(text);
 
-export async function showCommand(host: ExtensionHost, words: string[], signal: AbortSignal, withProgress: <T>(label: string, run: (onProgress: ProgressView["handle"]) => Promise<T>) => Promise<T>): Promise<void> {
+export async function showCommand(
+  host: ExtensionHost,
+  words: string[],
+  signal: AbortSignal,
+  withProgress: <T>(label: string, run: (onProgress: ProgressView["handle"]) => Promise<T>) => Promise<T>,
+): Promise<void> {
   const [name, actionId, ...extra] = words.filter((w) => w !== "");
   if (name === undefined || extra.length > 0) throw new UsageError("usage: /extensions show NAME [ACTION]");
-  if (!host.status().some((x) => x.name === name)) throw new UsageError(`no extension named ${JSON.stringify(name)}; see /extensions list`);
+  if (!host.status().some((x) => x.name === name))
+    throw new UsageError(`no extension named ${JSON.stringify(name)}; see /extensions list`);
   const record = host.presentation(name);
   if (record === null) {
-    out.write(`${name} has published no presentation (it needs API 0.2+ and presentation = true under [contributes]).\n`);
+    out.write(
+      `${name} has published no presentation (it needs API 0.2+ and presentation = true under [contributes]).\n`,
+    );
     return;
   }
   if (actionId === undefined) {
@@ -29,20 +37,31 @@ export async function showCommand(host: ExtensionHost, words: string[], signal: 
     return;
   }
   const at = { instance: record.instance, generation: record.generation, revision: record.revision };
-  const result = await withProgress(`${name} ${actionId}`, (onProgress) => host.runPresentationAction(name, actionId, { signal, onProgress, at }));
+  const result = await withProgress(`${name} ${actionId}`, (onProgress) =>
+    host.runPresentationAction(name, actionId, { signal, onProgress, at }),
+  );
   out.write(`${s(result.text)}${result.text.endsWith("\n") ? "" : "\n"}`);
-  for (const n of result.notifications) out.write(`[${result.extension}] ${n.level}: ${s(n.title)}${n.message ? ` — ${s(n.message)}` : ""}\n`);
+  for (const n of result.notifications)
+    out.write(`[${result.extension}] ${n.level}: ${s(n.title)}${n.message ? ` — ${s(n.message)}` : ""}\n`);
 }
 
 export function formatPresentation(r: PresentationRecord): string {
   const { snapshot } = r;
   const owner = r.owner === null ? "process-scoped" : `session ${s(r.owner.session_id)}`;
-  const lines: string[] = [`${paint("bold", r.extension, out)} ${paint("dim", `${r.version}, generation ${r.generation}, revision ${r.revision}, ${owner}`, out)}`];
-  if (snapshot.status) lines.push(`status: ${snapshot.status.state}${snapshot.status.label !== undefined ? ` — ${s(snapshot.status.label)}` : ""}`);
+  const lines: string[] = [
+    `${paint("bold", r.extension, out)} ${paint("dim", `${r.version}, generation ${r.generation}, revision ${r.revision}, ${owner}`, out)}`,
+  ];
+  if (snapshot.status)
+    lines.push(
+      `status: ${snapshot.status.state}${snapshot.status.label !== undefined ? ` — ${s(snapshot.status.label)}` : ""}`,
+    );
   if (snapshot.activities.length > 0) {
     lines.push("activities:");
     for (const a of snapshot.activities) {
-      const what = [a.summary, a.provenance].filter((x): x is string => x !== undefined).map(s).join(" · ");
+      const what = [a.summary, a.provenance]
+        .filter((x): x is string => x !== undefined)
+        .map(s)
+        .join(" · ");
       lines.push(`  ${a.state.padEnd(11)} ${s(a.id)} [${s(a.kind)}]${what ? ` ${what}` : ""}`);
       if (a.metrics) lines.push(`              ${metricsText(a.metrics)}`);
       lines.push(...references(a.references, "              "));
@@ -54,8 +73,11 @@ export function formatPresentation(r: PresentationRecord): string {
     if (c.nodes.length === 0) lines.push("  (empty)");
     for (const { node, depth } of ordered(c.nodes)) {
       const mark = node.id === c.selected_node_id ? ">" : " ";
-      const parts = [s(node.label), node.state ?? "", node.secondary !== undefined ? s(node.secondary) : ""].filter((x) => x !== "");
-      const acts = node.action_ids.length > 0 ? paint("dim", ` actions: ${node.action_ids.map(s).join(", ")}`, out) : "";
+      const parts = [s(node.label), node.state ?? "", node.secondary !== undefined ? s(node.secondary) : ""].filter(
+        (x) => x !== "",
+      );
+      const acts =
+        node.action_ids.length > 0 ? paint("dim", ` actions: ${node.action_ids.map(s).join(", ")}`, out) : "";
       lines.push(`  ${mark} ${"  ".repeat(depth)}${parts.join("  ")}  ${paint("dim", `[${s(node.id)}]`, out)}${acts}`);
     }
     const d = c.detail;
@@ -83,13 +105,17 @@ export function metricsText(m: PresentationMetrics): string {
   if (m.input_tokens !== undefined) parts.push(`in ${m.input_tokens}`);
   if (m.cache_read_tokens !== undefined) parts.push(`cache read ${m.cache_read_tokens}`);
   if (m.cache_write_tokens !== undefined) parts.push(`cache write ${m.cache_write_tokens}`);
-  if (m.output_tokens !== undefined) parts.push(`out ${m.output_tokens}${m.reasoning_tokens !== undefined ? ` (reasoning ${m.reasoning_tokens})` : ""}`);
+  if (m.output_tokens !== undefined)
+    parts.push(`out ${m.output_tokens}${m.reasoning_tokens !== undefined ? ` (reasoning ${m.reasoning_tokens})` : ""}`);
   if (m.cost_microdollars !== undefined) parts.push(`$${(m.cost_microdollars / 1_000_000).toFixed(6)}`);
   return parts.join(" · ");
 }
 
 function references(refs: readonly PresentationReference[], indent: string): string[] {
-  return refs.map((ref) => `${indent}${ref.kind}: ${ref.label !== undefined ? `${s(ref.label)} ` : ""}${paint("dim", s(ref.id), out)}`);
+  return refs.map(
+    (ref) =>
+      `${indent}${ref.kind}: ${ref.label !== undefined ? `${s(ref.label)} ` : ""}${paint("dim", s(ref.id), out)}`,
+  );
 }
 
 /** Nodes in display order: each root followed by its subtree, depth-first, in snapshot order. */
@@ -101,7 +127,8 @@ function ordered(nodes: readonly PresentationNode[]): { node: PresentationNode; 
   const stack = [...(children.get(undefined) ?? [])].reverse().map((node) => ({ node, depth: 0 }));
   for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
     result.push(next);
-    for (const child of [...(children.get(next.node.id) ?? [])].reverse()) stack.push({ node: child, depth: next.depth + 1 });
+    for (const child of [...(children.get(next.node.id) ?? [])].reverse())
+      stack.push({ node: child, depth: next.depth + 1 });
   }
   return result;
 }

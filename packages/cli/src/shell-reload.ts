@@ -8,7 +8,10 @@
 import { notReadyReasons, type ExtensionHost, type HostCommand, type HostTool } from "@octet/host";
 
 /** What the new host offers that the old one did not, or offers differently. */
-export function catalogChanges(before: { tools: HostTool[]; commands: HostCommand[] }, after: { tools: HostTool[]; commands: HostCommand[] }): string[] {
+export function catalogChanges(
+  before: { tools: HostTool[]; commands: HostCommand[] },
+  after: { tools: HostTool[]; commands: HostCommand[] },
+): string[] {
   const changes: string[] = [];
   const diff = <T extends { name: string; extension: string }>(kind: string, a: T[], b: T[]): void => {
     const key = (x: T): string => `${x.extension}/${x.name}`;
@@ -29,7 +32,12 @@ export function catalogChanges(before: { tools: HostTool[]; commands: HostComman
  * Stops `old` and starts a new host with `start`; returns it with the message to show: what runs
  * now, what changed in the catalogs, and every enabled extension that is not ready, with why.
  */
-export async function rebuildHost(old: ExtensionHost, start: () => Promise<ExtensionHost>, enabled: readonly string[], signal?: AbortSignal): Promise<{ host: ExtensionHost; message: string }> {
+export async function rebuildHost(
+  old: ExtensionHost,
+  start: () => Promise<ExtensionHost>,
+  enabled: readonly string[],
+  signal?: AbortSignal,
+): Promise<{ host: ExtensionHost; message: string }> {
   const before = { tools: old.tools(), commands: old.commands() };
   await old.shutdown();
   let host: ExtensionHost;
@@ -37,12 +45,18 @@ export async function rebuildHost(old: ExtensionHost, start: () => Promise<Exten
     host = await start();
   } catch (err) {
     // The old host is gone already: say so, rather than leave the shell on it as if it ran.
-    throw new Error(`/reload: the host was stopped and the new one did not start (${err instanceof Error ? err.message : String(err)}); no extension is running; type /reload to try again`);
+    throw new Error(
+      `/reload: the host was stopped and the new one did not start (${err instanceof Error ? err.message : String(err)}); no extension is running; type /reload to try again`,
+    );
   }
   // Ctrl-C during the start: the host comes back shut down. Never report that as a rebuild.
-  if (signal?.aborted) return { host, message: "/reload interrupted: no extension is running; type /reload to start them again\n" };
+  if (signal?.aborted)
+    return { host, message: "/reload interrupted: no extension is running; type /reload to start them again\n" };
   const after = { tools: host.tools(), commands: host.commands() };
-  const running = host.status().filter((s) => s.state === "ready").map((s) => `${s.name} ${s.version ?? ""}`.trim());
+  const running = host
+    .status()
+    .filter((s) => s.state === "ready")
+    .map((s) => `${s.name} ${s.version ?? ""}`.trim());
   const changes = catalogChanges(before, after);
   const notReady = notReadyReasons(host.status(), enabled);
   const lines = [

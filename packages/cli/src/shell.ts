@@ -36,17 +36,32 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   };
   let host = await startHost(starting.signal);
   // Created after start-up: stdin stays paused (and buffers piped input) until readline reads it.
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: process.stdin.isTTY === true, prompt: "octet> " });
+  const rl = createInterface({
+    input: process.stdin,
+    output: process.stdout,
+    terminal: process.stdin.isTTY === true,
+    prompt: "octet> ",
+  });
   for (const sig of startSignals) process.off(sig, abandon);
   if (starting.signal.aborted) {
     await host.shutdown({ fast: true });
     process.stderr.write("octet: interrupted while the extensions were starting\n");
     return EXIT_INTERRUPTED;
   }
-  const ready = host.status().filter((s) => s.state === "ready").map((s) => s.name);
+  const ready = host
+    .status()
+    .filter((s) => s.state === "ready")
+    .map((s) => s.name);
   const notReady = notReadyReasons(host.status(), options.enable);
-  const idle = ready.length > 0 ? `running ${ready.join(", ")}` : notReady.length > 0 ? "no extension running" : "no extension running (enable one with --enable-extension NAME)";
-  process.stdout.write(`octet shell: ${idle}. Type /help.\n${notReady.map((r) => `not ready: ${terminalSafe(r)}\n`).join("")}`);
+  const idle =
+    ready.length > 0
+      ? `running ${ready.join(", ")}`
+      : notReady.length > 0
+        ? "no extension running"
+        : "no extension running (enable one with --enable-extension NAME)";
+  process.stdout.write(
+    `octet shell: ${idle}. Type /help.\n${notReady.map((r) => `not ready: ${terminalSafe(r)}\n`).join("")}`,
+  );
 
   let running: AbortController | null = null;
   let closing = false;
@@ -99,7 +114,10 @@ export async function runShell(options: GlobalOptions): Promise<number> {
         } catch (err) {
           const text = errorText(err);
           // A live reload must keep the catalog; the rebuild is how an edited one is taken.
-          const hint = err instanceof OctetError && err.code === "reregistration_required" ? "\n(type /reload to rebuild the host from the manifests on disk and take the new catalog)" : "";
+          const hint =
+            err instanceof OctetError && err.code === "reregistration_required"
+              ? "\n(type /reload to rebuild the host from the manifests on disk and take the new catalog)"
+              : "";
           process.stdout.write(`error: ${terminalSafe(text)}${hint}\n`);
         } finally {
           running = null;
@@ -129,7 +147,13 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   return EXIT_OK;
 }
 
-async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui: CliUi, verbose: boolean): Promise<void> {
+async function handle(
+  host: ExtensionHost,
+  line: string,
+  signal: AbortSignal,
+  ui: CliUi,
+  verbose: boolean,
+): Promise<void> {
   if (!line.startsWith("/")) throw new UsageError(`commands start with "/"; type /help`);
   const [head = "", ...restWords] = line.slice(1).split(/\s+/);
   const restText = line.slice(1 + head.length).trim();
@@ -142,13 +166,23 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui
       if (sub === "status") process.stdout.write(statusTable(host.status(), verbose));
       else if (sub === "list") process.stdout.write(listTable(host.status()));
       else if (sub === "reload") {
-        const names = restWords[1] !== undefined ? [restWords[1]] : host.status().filter((x) => x.enabled && x.trusted && x.errors.length === 0).map((x) => x.name);
+        const names =
+          restWords[1] !== undefined
+            ? [restWords[1]]
+            : host
+                .status()
+                .filter((x) => x.enabled && x.trusted && x.errors.length === 0)
+                .map((x) => x.name);
         for (const name of names) {
           const status = await host.reload(name);
           process.stdout.write(`reloaded ${name}: generation ${status.generation}, ${status.state}\n`);
         }
-      } else if (sub === "show") return showCommand(host, restWords.slice(1), signal, (label, run) => withProgress(ui, label, run));
-      else throw new UsageError("usage: /extensions status | /extensions list | /extensions reload [NAME] | /extensions show NAME [ACTION]");
+      } else if (sub === "show")
+        return showCommand(host, restWords.slice(1), signal, (label, run) => withProgress(ui, label, run));
+      else
+        throw new UsageError(
+          "usage: /extensions status | /extensions list | /extensions reload [NAME] | /extensions show NAME [ACTION]",
+        );
       return;
     }
     case "tools": {
@@ -157,14 +191,37 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui
       if (name !== undefined && name !== "") {
         const tool = tools.find((t) => t.name === name);
         // callTool's answer for an unknown name names every enabled extension that is not ready.
-        if (!tool) throw new UsageError(`no ready extension provides tool "${name}" (available: ${tools.map((t) => t.name).join(", ") || "none"})${notReadyReasons(host.status(), []).map((r) => `\n  ${r}`).join("")}`);
+        if (!tool)
+          throw new UsageError(
+            `no ready extension provides tool "${name}" (available: ${tools.map((t) => t.name).join(", ") || "none"})${notReadyReasons(
+              host.status(),
+              [],
+            )
+              .map((r) => `\n  ${r}`)
+              .join("")}`,
+          );
         process.stdout.write(toolsText([tool]));
-      } else process.stdout.write(tools.length === 0 ? "No tools.\n" : `${table(["TOOL", "EXTENSION", "DESCRIPTION"], tools.map((t) => [t.name, t.extension, t.description]))}(/tools NAME shows a tool's parameters)\n`);
+      } else
+        process.stdout.write(
+          tools.length === 0
+            ? "No tools.\n"
+            : `${table(
+                ["TOOL", "EXTENSION", "DESCRIPTION"],
+                tools.map((t) => [t.name, t.extension, t.description]),
+              )}(/tools NAME shows a tool's parameters)\n`,
+        );
       return;
     }
     case "commands": {
       const commands = host.commands();
-      process.stdout.write(commands.length === 0 ? "No commands.\n" : table(["COMMAND", "EXTENSION", "USAGE", "DESCRIPTION"], commands.map((c) => [`/${c.name}`, c.extension, c.usage, c.description])));
+      process.stdout.write(
+        commands.length === 0
+          ? "No commands.\n"
+          : table(
+              ["COMMAND", "EXTENSION", "USAGE", "DESCRIPTION"],
+              commands.map((c) => [`/${c.name}`, c.extension, c.usage, c.description]),
+            ),
+      );
       return;
     }
     case "call": {
@@ -180,10 +237,27 @@ async function handle(host: ExtensionHost, line: string, signal: AbortSignal, ui
       return menuCommand(host, restWords, signal, (label, run) => withProgress(ui, label, run));
     default: {
       const known = host.commands().find((c) => c.name === head);
-      if (!known) throw new UsageError(`unknown command /${head}; type /help (extension commands: ${host.commands().map((c) => `/${c.name}`).join(", ") || "none"})`);
-      const result = await withProgress(ui, `/${head}`, (onProgress) => host.runCommand(head, restWords.filter((w) => w !== ""), { signal, onProgress }));
+      if (!known)
+        throw new UsageError(
+          `unknown command /${head}; type /help (extension commands: ${
+            host
+              .commands()
+              .map((c) => `/${c.name}`)
+              .join(", ") || "none"
+          })`,
+        );
+      const result = await withProgress(ui, `/${head}`, (onProgress) =>
+        host.runCommand(
+          head,
+          restWords.filter((w) => w !== ""),
+          { signal, onProgress },
+        ),
+      );
       process.stdout.write(`${terminalSafe(result.text)}\n`);
-      for (const n of result.notifications) process.stdout.write(`[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`);
+      for (const n of result.notifications)
+        process.stdout.write(
+          `[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`,
+        );
     }
   }
 }

@@ -27,11 +27,14 @@ export function typeText(schema: unknown, depth = 0, budget: { left: number } = 
   if (!isSchema(schema)) return "any";
   if ("const" in schema) return JSON.stringify(schema["const"]);
   if (Array.isArray(schema["enum"])) return schema["enum"].map((v) => JSON.stringify(v)).join(" | ");
-  const union = (Array.isArray(schema["anyOf"]) ? schema["anyOf"] : Array.isArray(schema["oneOf"]) ? schema["oneOf"] : null) as unknown[] | null;
+  const union = (
+    Array.isArray(schema["anyOf"]) ? schema["anyOf"] : Array.isArray(schema["oneOf"]) ? schema["oneOf"] : null
+  ) as unknown[] | null;
   if (union) return [...new Set(union.map((s) => typeText(s, depth + 1, budget)))].join(" | ");
   const type = schema["type"];
   // Each distinct type once: a repeated one (["array","array"]) would double the work per level.
-  if (Array.isArray(type)) return [...new Set(type)].map((t) => typeText({ ...schema, type: t }, depth + 1, budget)).join(" | ");
+  if (Array.isArray(type))
+    return [...new Set(type)].map((t) => typeText({ ...schema, type: t }, depth + 1, budget)).join(" | ");
   switch (type) {
     case "array": {
       const item = typeText(schema["items"], depth + 1, budget);
@@ -42,7 +45,9 @@ export function typeText(schema: unknown, depth = 0, budget: { left: number } = 
       if (!isSchema(props) || Object.keys(props).length === 0) return "object";
       if (depth >= MAX_DEPTH) return "{...}";
       const required = new Set(Array.isArray(schema["required"]) ? (schema["required"] as unknown[]).map(String) : []);
-      return `{ ${Object.entries(props).map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${typeText(v, depth + 1, budget)}`).join(", ")} }`;
+      return `{ ${Object.entries(props)
+        .map(([k, v]) => `${k}${required.has(k) ? "" : "?"}: ${typeText(v, depth + 1, budget)}`)
+        .join(", ")} }`;
     }
     case "string":
     case "integer":
@@ -70,12 +75,22 @@ function rangeText(s: Schema): string {
 
 /** One line per parameter: "  steps: integer (1..1000), optional, default 100 — How many steps". */
 export function parameterLines(parameters: unknown): string[] {
-  if (!isSchema(parameters) || !isSchema(parameters["properties"]) || Object.keys(parameters["properties"]).length === 0) return ["(no parameters)"];
-  const required = new Set(Array.isArray(parameters["required"]) ? (parameters["required"] as unknown[]).map(String) : []);
+  if (
+    !isSchema(parameters) ||
+    !isSchema(parameters["properties"]) ||
+    Object.keys(parameters["properties"]).length === 0
+  )
+    return ["(no parameters)"];
+  const required = new Set(
+    Array.isArray(parameters["required"]) ? (parameters["required"] as unknown[]).map(String) : [],
+  );
   return Object.entries(parameters["properties"]).map(([name, raw]) => {
     const s = isSchema(raw) ? raw : {};
     const range = rangeText(s);
-    const parts = [`${name}: ${typeText(s)}${range ? ` (${range})` : ""}`, required.has(name) ? "required" : "optional"];
+    const parts = [
+      `${name}: ${typeText(s)}${range ? ` (${range})` : ""}`,
+      required.has(name) ? "required" : "optional",
+    ];
     if ("default" in s) parts.push(`default ${JSON.stringify(s["default"])}`);
     const description = typeof s["description"] === "string" ? ` — ${s["description"]}` : "";
     return `${parts.join(", ")}${description}`;
@@ -105,5 +120,11 @@ export function toolBlock(tool: HostTool): string {
 
 /** The definition as `octet tools --json` prints it. */
 export function toolJson(tool: HostTool): Record<string, unknown> {
-  return { extension: tool.extension, name: tool.name, description: tool.description, parameters: tool.parameters, output_schema: tool.output_schema ?? null };
+  return {
+    extension: tool.extension,
+    name: tool.name,
+    description: tool.description,
+    parameters: tool.parameters,
+    output_schema: tool.output_schema ?? null,
+  };
 }

@@ -11,10 +11,15 @@ test("issue 13.8 (review): /reload interrupted by Ctrl-C while the new host star
   const old = await ExtensionHost.start(options);
   assert.equal(old.status().find((s) => s.name === "hello-world")?.state, "ready");
   const interrupted = new AbortController();
-  const { host, message } = await rebuildHost(old, () => {
-    interrupted.abort(new Error("interrupted"));
-    return ExtensionHost.start({ ...options, signal: interrupted.signal });
-  }, ["hello-world"], interrupted.signal);
+  const { host, message } = await rebuildHost(
+    old,
+    () => {
+      interrupted.abort(new Error("interrupted"));
+      return ExtensionHost.start({ ...options, signal: interrupted.signal });
+    },
+    ["hello-world"],
+    interrupted.signal,
+  );
   try {
     assert.match(message, /^\/reload interrupted: no extension is running; type \/reload to start them again/);
     assert.doesNotMatch(message, /rebuilt/);
@@ -25,6 +30,9 @@ test("issue 13.8 (review): /reload interrupted by Ctrl-C while the new host star
 
 test("issue 13.8 (review): a /reload whose new host fails to start says the old one was stopped and nothing runs", async () => {
   const old = await ExtensionHost.start(options);
-  await assert.rejects(rebuildHost(old, () => Promise.reject(new Error("boom")), ["hello-world"]), /\/reload: the host was stopped and the new one did not start \(boom\); no extension is running; type \/reload to try again/);
+  await assert.rejects(
+    rebuildHost(old, () => Promise.reject(new Error("boom")), ["hello-world"]),
+    /\/reload: the host was stopped and the new one did not start \(boom\); no extension is running; type \/reload to try again/,
+  );
   assert.deepEqual(old.tools(), [], "the old host was stopped");
 });

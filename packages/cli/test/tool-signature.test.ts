@@ -9,7 +9,13 @@ test("issue 13.6 (review): a type list with repeats, nested deep, renders each t
   assert.ok(text.length < 200, `rendered ${text.length} characters`);
   assert.match(text, /^\S+\[\]/);
   let unions: Record<string, unknown> = { type: "string" };
-  for (let i = 0; i < 40; i++) unions = { anyOf: [{ type: "array", items: unions }, { type: "array", items: unions }] };
+  for (let i = 0; i < 40; i++)
+    unions = {
+      anyOf: [
+        { type: "array", items: unions },
+        { type: "array", items: unions },
+      ],
+    };
   assert.ok(typeText(unions).length < 200);
   assert.equal(typeText({ type: ["string", "null"] }), "string | null");
 });

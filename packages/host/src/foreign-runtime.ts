@@ -40,10 +40,25 @@ export function foreignManifest(ext: ForeignExtension): ExtensionManifest {
     api_version: "0.4",
     requires_octet: null,
     entrypoint: { command: `(${ext.runtime})`, args: [] },
-    capabilities: { filesystem: "none", process: false, network: false, secrets: [], environment: [], provider_credentials: false },
+    capabilities: {
+      filesystem: "none",
+      process: false,
+      network: false,
+      secrets: [],
+      environment: [],
+      provider_credentials: false,
+    },
     contributes: {
-      tools: [], commands: [], hooks: [], ui: ext.grants.status ? ["status"] : [], context: false, tool_renderers: [],
-      notifications: ext.grants.notifications, confirmations: ext.grants.confirmations, presentation: false, menu: false,
+      tools: [],
+      commands: [],
+      hooks: [],
+      ui: ext.grants.status ? ["status"] : [],
+      context: false,
+      tool_renderers: [],
+      notifications: ext.grants.notifications,
+      confirmations: ext.grants.confirmations,
+      presentation: false,
+      menu: false,
     },
   };
 }

@@ -1,12 +1,26 @@
 export { ExtensionHost } from "./host/extension-host.js";
 export type {
-  ExtensionHostOptions, CallOptions, HostTool, HostCommand, ToolCallOutcome, HookOutcome, ConfirmService, InputService, MenuOutcome, RenderInput, Contributions,
+  ExtensionHostOptions,
+  CallOptions,
+  HostTool,
+  HostCommand,
+  ToolCallOutcome,
+  HookOutcome,
+  ConfirmService,
+  InputService,
+  MenuOutcome,
+  RenderInput,
+  Contributions,
 } from "./host/extension-host.js";
 export type { ExtensionStatus, ExtensionState, Health } from "./host/extension-status.js";
 export { notReadyReasons } from "./host/extension-status.js";
 export type { HostEvent, HostEventListener, GenerationState, DiagnosticLevel } from "./events.js";
 export type { HostServiceOptions } from "./modules/registry.js";
-export type { PresentationRecord, PresentationClock, PresentationServiceOptions } from "./modules/presentation/presentation-service.js";
+export type {
+  PresentationRecord,
+  PresentationClock,
+  PresentationServiceOptions,
+} from "./modules/presentation/presentation-service.js";
 export { parseManifest } from "./manifest/manifest.js";
 export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";
 export { discoverExtensions } from "./manifest/discovery.js";
@@ -20,9 +34,32 @@ export type { CatalogEntry } from "./host/catalog-snapshot.js";
 export type { DynamicToolsOptions } from "./modules/dynamic-tools/dynamic-tools.js";
 export type { Artifact, ResolvedMedia, ArtifactLimits } from "./modules/artifacts/artifact-store.js";
 export type { ArtifactServiceOption } from "./modules/artifacts/artifacts-service.js";
-export type { PolicyOptions, PolicyClassifyRequest, PolicyApproveRequest, ClassifiedIntent } from "./modules/policy/policy-service.js";
-export type { SecretBroker, SecretRequest, SecretValue, ProviderCredentialsOptions, ProviderCredentialRequest } from "./modules/secrets/secret-service.js";
-export { parsePolicyRules, policyFormatOf, decideOperation, rulesClassifier, MAX_POLICY_FILE_BYTES } from "./modules/policy/policy-rules.js";
+export type {
+  PolicyOptions,
+  PolicyClassifyRequest,
+  PolicyApproveRequest,
+  ClassifiedIntent,
+} from "./modules/policy/policy-service.js";
+export type {
+  SecretBroker,
+  SecretRequest,
+  SecretValue,
+  ProviderCredentialsOptions,
+  ProviderCredentialRequest,
+} from "./modules/secrets/secret-service.js";
+export {
+  parsePolicyRules,
+  policyFormatOf,
+  decideOperation,
+  rulesClassifier,
+  MAX_POLICY_FILE_BYTES,
+} from "./modules/policy/policy-rules.js";
 export type { PolicyRules } from "./modules/policy/policy-rules.js";
 export type { CacheWarmingAdvice } from "./modules/advisory-hooks/advisory-hooks.js";
-export type { ForeignRuntime, ForeignExtension, ForeignLaunchContext, ForeignLaunched, LaunchedChild } from "./foreign-runtime.js";
+export type {
+  ForeignRuntime,
+  ForeignExtension,
+  ForeignLaunchContext,
+  ForeignLaunched,
+  LaunchedChild,
+} from "./foreign-runtime.js";

@@ -57,7 +57,10 @@ test("FRAME-13: past max_concurrent_requests a request waits for a slot; nothing
   const first = t.requests.send("tool/call", { n: 1 }, opts);
   const second = t.requests.send("tool/call", { n: 2 }, opts);
   await new Promise((r) => setImmediate(r));
-  assert.deepEqual(t.sent.map((s) => s.params?.["n"]), [1]);
+  assert.deepEqual(
+    t.sent.map((s) => s.params?.["n"]),
+    [1],
+  );
   t.answer(t.sent[0]!.id!, "one");
   assert.equal(await first, "one");
   await waitUntil(() => t.sent.length === 2, 2_000, "the second request to be written");
@@ -82,7 +85,11 @@ test("CANCEL-02: a request cancelled while it waits for a slot, or whose frame w
   await new Promise((r) => setImmediate(r));
   c2.abort();
   await assert.rejects(unwritten, /was cancelled/);
-  assert.deepEqual(h.held.map((e) => e.gone), [true], "the frame was withdrawn, and no $/cancelRequest queued");
+  assert.deepEqual(
+    h.held.map((e) => e.gone),
+    [true],
+    "the frame was withdrawn, and no $/cancelRequest queued",
+  );
 });
 
 test("CANCEL-03, CANCEL-07: a written request that is cancelled gets exactly one $/cancelRequest; unsettled past the grace, the generation is told", async () => {
@@ -125,7 +132,10 @@ test("CANCEL-01: a deadline cancels with reason timeout; API 0.1 (no cancellatio
   assert.equal(t.sent[1]?.params?.["reason"], "timeout");
   const old = setup({ cancellation: false, maxConcurrent: null });
   await assert.rejects(old.requests.send("tool/call", {}, { timeoutMs: 20 }), /got no response within 20 ms/);
-  assert.deepEqual(old.sent.map((s) => s.method), ["tool/call"]);
+  assert.deepEqual(
+    old.sent.map((s) => s.method),
+    ["tool/call"],
+  );
   assert.equal(old.requests.inFlight, 0, "nothing is held for a grace on API 0.1");
 });
 

@@ -12,13 +12,20 @@ import { toolOutcome, type OutcomeGeneration } from "../src/generation/tool-outc
 
 const OWNER: ResourceOwner = { session_id: "s", extension_instance_id: "i", process_generation: 3 };
 const TOOL: ToolDefinition = {
-  name: "shape", description: "d", parameters: { type: "object", properties: {} },
+  name: "shape",
+  description: "d",
+  parameters: { type: "object", properties: {} },
   output_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
 };
 
 function gen(o: { features?: string[]; media?: MediaResolver } = {}): OutcomeGeneration {
   return {
-    name: "ext", api: "0.4", number: 3, features: o.features ?? [], media: o.media, owner: () => OWNER,
+    name: "ext",
+    api: "0.4",
+    number: 3,
+    features: o.features ?? [],
+    media: o.media,
+    owner: () => OWNER,
     schemas: compileToolSchemas([TOOL], new CompileBudget(), true),
   };
 }

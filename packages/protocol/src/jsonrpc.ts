@@ -75,9 +75,15 @@ function salvageId(v: Record<string, unknown>): JsonRpcId | null {
  */
 export function parseEnvelope(value: unknown): EnvelopeResult {
   if (Array.isArray(value)) return { ok: false, reason: "batch arrays are not supported on this wire", id: null };
-  if (!isPlainObject(value)) return { ok: false, reason: `a frame must be a JSON object, got ${value === null ? "null" : typeof value}`, id: null };
+  if (!isPlainObject(value))
+    return {
+      ok: false,
+      reason: `a frame must be a JSON object, got ${value === null ? "null" : typeof value}`,
+      id: null,
+    };
   for (const key of Object.keys(value)) {
-    if (!ENVELOPE_KEYS.has(key)) return { ok: false, reason: `unknown envelope member "${key.slice(0, 64)}"`, id: salvageId(value) };
+    if (!ENVELOPE_KEYS.has(key))
+      return { ok: false, reason: `unknown envelope member "${key.slice(0, 64)}"`, id: salvageId(value) };
   }
   if (value["jsonrpc"] !== "2.0") return { ok: false, reason: `"jsonrpc" must be "2.0"`, id: salvageId(value) };
   const hasId = Object.hasOwn(value, "id");
@@ -85,9 +91,11 @@ export function parseEnvelope(value: unknown): EnvelopeResult {
   const hasResult = Object.hasOwn(value, "result");
   const hasError = Object.hasOwn(value, "error");
   if (hasMethod) {
-    if (hasResult || hasError) return { ok: false, reason: "a request cannot carry result or error", id: salvageId(value) };
+    if (hasResult || hasError)
+      return { ok: false, reason: "a request cannot carry result or error", id: salvageId(value) };
     const method = value["method"];
-    if (typeof method !== "string" || method.length === 0) return { ok: false, reason: `"method" must be a non-empty string`, id: salvageId(value) };
+    if (typeof method !== "string" || method.length === 0)
+      return { ok: false, reason: `"method" must be a non-empty string`, id: salvageId(value) };
     const params = value["params"];
     if (Object.hasOwn(value, "params") && !isPlainObject(params) && !Array.isArray(params)) {
       return { ok: false, reason: `"params" must be an object or an array`, id: salvageId(value) };
@@ -99,17 +107,22 @@ export function parseEnvelope(value: unknown): EnvelopeResult {
     if (idProblem !== null) return { ok: false, reason: idProblem, id: null };
     return { ok: true, envelope: { kind: "request", message: value as unknown as RequestMessage } };
   }
-  if (Object.hasOwn(value, "params")) return { ok: false, reason: "a response cannot carry params", id: salvageId(value) };
-  if (hasResult === hasError) return { ok: false, reason: "a response must carry exactly one of result or error", id: salvageId(value) };
+  if (Object.hasOwn(value, "params"))
+    return { ok: false, reason: "a response cannot carry params", id: salvageId(value) };
+  if (hasResult === hasError)
+    return { ok: false, reason: "a response must carry exactly one of result or error", id: salvageId(value) };
   if (!hasId) return { ok: false, reason: "a response must carry an id", id: null };
   if (hasError) {
     const error = value["error"];
     if (!isPlainObject(error)) return { ok: false, reason: `"error" must be an object`, id: salvageId(value) };
     for (const key of Object.keys(error)) {
-      if (!ERROR_KEYS.has(key)) return { ok: false, reason: `unknown error member "${key.slice(0, 64)}"`, id: salvageId(value) };
+      if (!ERROR_KEYS.has(key))
+        return { ok: false, reason: `unknown error member "${key.slice(0, 64)}"`, id: salvageId(value) };
     }
-    if (typeof error["code"] !== "number" || !Number.isInteger(error["code"])) return { ok: false, reason: `"error.code" must be an integer`, id: salvageId(value) };
-    if (typeof error["message"] !== "string") return { ok: false, reason: `"error.message" must be a string`, id: salvageId(value) };
+    if (typeof error["code"] !== "number" || !Number.isInteger(error["code"]))
+      return { ok: false, reason: `"error.code" must be an integer`, id: salvageId(value) };
+    if (typeof error["message"] !== "string")
+      return { ok: false, reason: `"error.message" must be a string`, id: salvageId(value) };
     if (value["id"] !== null) {
       const idProblem = checkId(value["id"]);
       if (idProblem !== null) return { ok: false, reason: idProblem, id: null };

@@ -73,10 +73,19 @@ test('FRAME-01: "jsonrpc" other than "2.0" (missing, "1.0", 2, "2.0 ", null) is 
 });
 
 test("FRAME-01: a response must carry exactly one of result or error; result plus error is refused", () => {
-  assert.match(refused({ jsonrpc: "2.0", id: 1, result: 1, error: { code: 1, message: "m" } }).reason, /exactly one of result or error/);
+  assert.match(
+    refused({ jsonrpc: "2.0", id: 1, result: 1, error: { code: 1, message: "m" } }).reason,
+    /exactly one of result or error/,
+  );
   assert.match(refused({ jsonrpc: "2.0", id: 1 }).reason, /exactly one of result or error/);
-  assert.match(refused({ jsonrpc: "2.0", id: 1, method: "m", result: 1 }).reason, /request cannot carry result or error/);
-  assert.match(refused({ jsonrpc: "2.0", id: 1, method: "m", error: { code: 1, message: "m" } }).reason, /request cannot carry result or error/);
+  assert.match(
+    refused({ jsonrpc: "2.0", id: 1, method: "m", result: 1 }).reason,
+    /request cannot carry result or error/,
+  );
+  assert.match(
+    refused({ jsonrpc: "2.0", id: 1, method: "m", error: { code: 1, message: "m" } }).reason,
+    /request cannot carry result or error/,
+  );
   assert.match(refused({ jsonrpc: "2.0", id: 1, result: 1, params: {} }).reason, /response cannot carry params/);
 });
 
@@ -95,15 +104,20 @@ test("FRAME-10: an error response with id null is accepted (the answer to a pars
 });
 
 test("FRAME-01: method must be a non-empty string; params, when present, an object or an array", () => {
-  for (const method of ["", 1, null, {}, ["m"]]) assert.match(refused({ jsonrpc: "2.0", id: 1, method }).reason, /"method" must be a non-empty string/);
+  for (const method of ["", 1, null, {}, ["m"]])
+    assert.match(refused({ jsonrpc: "2.0", id: 1, method }).reason, /"method" must be a non-empty string/);
   for (const params of [null, 1, "x", true]) {
-    assert.match(refused({ jsonrpc: "2.0", id: 1, method: "m", params }).reason, /"params" must be an object or an array/);
+    assert.match(
+      refused({ jsonrpc: "2.0", id: 1, method: "m", params }).reason,
+      /"params" must be an object or an array/,
+    );
     assert.match(refused({ jsonrpc: "2.0", method: "m", params }).reason, /"params" must be an object or an array/);
   }
 });
 
 test("FRAME-01: a malformed error object is refused: not an object, non-integer code, non-string message", () => {
-  for (const error of [null, "boom", [], 1]) assert.match(refused({ jsonrpc: "2.0", id: 1, error }).reason, /"error" must be an object/);
+  for (const error of [null, "boom", [], 1])
+    assert.match(refused({ jsonrpc: "2.0", id: 1, error }).reason, /"error" must be an object/);
   for (const code of [1.5, "1", null, undefined]) {
     const error: Record<string, unknown> = { message: "m" };
     if (code !== undefined) error["code"] = code;
@@ -123,7 +137,10 @@ test("FRAME-15: the envelope is closed: an unknown member is refused and named",
   assert.match(refused({ jsonrpc: "2.0", id: 1, method: "m", extra: 1 }).reason, /unknown envelope member "extra"/);
   assert.match(refused({ jsonrpc: "2.0", method: "m", Method: "x" }).reason, /unknown envelope member "Method"/);
   assert.match(refused({ jsonrpc: "2.0", id: 1, result: 1, meta: {} }).reason, /unknown envelope member "meta"/);
-  assert.match(refused({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "m", stack: "x" } }).reason, /unknown error member "stack"/);
+  assert.match(
+    refused({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "m", stack: "x" } }).reason,
+    /unknown error member "stack"/,
+  );
   // The member name is quoted bounded, whatever its length.
   assert.ok(refused({ jsonrpc: "2.0", method: "m", ["k".repeat(10_000)]: 1 }).reason.length < 200);
 });
@@ -131,7 +148,10 @@ test("FRAME-15: the envelope is closed: an unknown member is refused and named",
 test('FRAME-15 (F12): a "__proto__" member, as JSON.parse makes it, is an unknown member and is refused', () => {
   const value = parsed('{"jsonrpc":"2.0","id":1,"method":"m","__proto__":{"isAdmin":true}}');
   assert.match(refused(value).reason, /unknown envelope member "__proto__"/);
-  assert.match(refused(parsed('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","__proto__":{}}}')).reason, /unknown error member "__proto__"/);
+  assert.match(
+    refused(parsed('{"jsonrpc":"2.0","id":1,"error":{"code":1,"message":"m","__proto__":{}}}')).reason,
+    /unknown error member "__proto__"/,
+  );
 });
 
 test("FRAME-01: batch arrays are refused, empty or not", () => {
@@ -143,7 +163,12 @@ test("FRAME-01: batch arrays are refused, empty or not", () => {
 });
 
 test("FRAME-01: scalars and null are refused as not an object, naming what they are", () => {
-  for (const [value, what] of [[null, "null"], [1, "number"], ["x", "string"], [true, "boolean"]] as const) {
+  for (const [value, what] of [
+    [null, "null"],
+    [1, "number"],
+    ["x", "string"],
+    [true, "boolean"],
+  ] as const) {
     const r = refused(value);
     assert.match(r.reason, new RegExp(`must be a JSON object, got ${what}`));
     assert.equal(r.id, null);
@@ -233,7 +258,12 @@ test("REV-02 (F11): integer ids past 2^53-1 on the wire are refused, never alias
 test("FRAME-11: numeric host ids survive the wire exactly up to 2^53-1 and come back as numbers in the response", () => {
   for (const id of [1, 2, 2 ** 31, 2 ** 32 + 1, 2 ** 53 - 2, 2 ** 53 - 1]) {
     const d = new JsonlDecoder();
-    const frames = d.push(te.encode(encodeFrame({ jsonrpc: "2.0", id, method: "tool/call", params: {} }) + encodeFrame({ jsonrpc: "2.0", id, result: {} })));
+    const frames = d.push(
+      te.encode(
+        encodeFrame({ jsonrpc: "2.0", id, method: "tool/call", params: {} }) +
+          encodeFrame({ jsonrpc: "2.0", id, result: {} }),
+      ),
+    );
     assert.equal(frames.length, 2);
     const [request, response] = frames.map((f) => (f.ok ? parseEnvelope(f.value) : assert.fail(f.error.message)));
     assert.ok(request?.ok && request.envelope.kind === "request");
@@ -289,26 +319,79 @@ const idLike = fc.oneof(
   { weight: 4, arbitrary: fc.nat() },
   { weight: 2, arbitrary: fc.string({ maxLength: 12 }) },
   { weight: 2, arbitrary: nearLimitString },
-  { weight: 2, arbitrary: fc.constantFrom<unknown>(0, -1, 1.5, 2 ** 53 - 1, 2 ** 53, 2 ** 64, 1e300, -0, null, true, false, {}, [], [1], { a: 1 }) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom<unknown>(
+      0,
+      -1,
+      1.5,
+      2 ** 53 - 1,
+      2 ** 53,
+      2 ** 64,
+      1e300,
+      -0,
+      null,
+      true,
+      false,
+      {},
+      [],
+      [1],
+      { a: 1 },
+    ),
+  },
   { weight: 1, arbitrary: fc.integer() },
   { weight: 1, arbitrary: fc.double({ noNaN: true, noDefaultInfinity: true }) },
 );
 const errorLike = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ code: fc.integer(), message: fc.string(), data: fc.jsonValue({ maxDepth: 1 }) }, { requiredKeys: ["code", "message"] }) },
-  { weight: 1, arbitrary: fc.record({ code: fc.oneof(fc.double(), fc.string(), fc.constant(null)), message: fc.oneof(fc.string(), fc.nat()), data: fc.nat(), stack: fc.string(), ["__proto__"]: fc.nat() }, { requiredKeys: [] }) },
+  {
+    weight: 4,
+    arbitrary: fc.record(
+      { code: fc.integer(), message: fc.string(), data: fc.jsonValue({ maxDepth: 1 }) },
+      { requiredKeys: ["code", "message"] },
+    ),
+  },
+  {
+    weight: 1,
+    arbitrary: fc.record(
+      {
+        code: fc.oneof(fc.double(), fc.string(), fc.constant(null)),
+        message: fc.oneof(fc.string(), fc.nat()),
+        data: fc.nat(),
+        stack: fc.string(),
+        ["__proto__"]: fc.nat(),
+      },
+      { requiredKeys: [] },
+    ),
+  },
   { weight: 1, arbitrary: fc.constantFrom<unknown>(null, "boom", [], 1) },
 );
 const memberValues = {
-  jsonrpc: fc.oneof({ weight: 8, arbitrary: fc.constant<unknown>("2.0") }, { weight: 1, arbitrary: fc.constantFrom<unknown>("1.0", "2", 2, "2.0 ", null) }),
+  jsonrpc: fc.oneof(
+    { weight: 8, arbitrary: fc.constant<unknown>("2.0") },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>("1.0", "2", 2, "2.0 ", null) },
+  ),
   id: idLike,
-  method: fc.oneof({ weight: 6, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) }, { weight: 1, arbitrary: fc.constantFrom<unknown>("", 1, null, ["m"], {}) }),
-  params: fc.oneof({ weight: 4, arbitrary: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }) }, { weight: 2, arbitrary: fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }) }, { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 1, "x", true) }),
+  method: fc.oneof(
+    { weight: 6, arbitrary: fc.string({ minLength: 1, maxLength: 10 }) },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>("", 1, null, ["m"], {}) },
+  ),
+  params: fc.oneof(
+    { weight: 4, arbitrary: fc.dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }) },
+    { weight: 2, arbitrary: fc.array(fc.jsonValue({ maxDepth: 1 }), { maxLength: 3 }) },
+    { weight: 1, arbitrary: fc.constantFrom<unknown>(null, 1, "x", true) },
+  ),
   result: fc.jsonValue({ maxDepth: 2 }),
   error: errorLike,
 };
-const extraMember = fc.tuple(fc.constantFrom("extra", "Method", "ID", "__proto__", "jsonrpc ", "", "constructor", "toString"), fc.jsonValue({ maxDepth: 1 }));
+const extraMember = fc.tuple(
+  fc.constantFrom("extra", "Method", "ID", "__proto__", "jsonrpc ", "", "constructor", "toString"),
+  fc.jsonValue({ maxDepth: 1 }),
+);
 
-function shape(required: (keyof typeof memberValues)[], optional: (keyof typeof memberValues)[]): fc.Arbitrary<Record<string, unknown>> {
+function shape(
+  required: (keyof typeof memberValues)[],
+  optional: (keyof typeof memberValues)[],
+): fc.Arbitrary<Record<string, unknown>> {
   const all = [...required, ...optional];
   const model = Object.fromEntries(all.map((k) => [k, memberValues[k]])) as Record<string, fc.Arbitrary<unknown>>;
   return fc.record(model, { requiredKeys: required as string[] });
@@ -360,10 +443,13 @@ test("FRAME-01/FRAME-15/REV-02 property: parseEnvelope agrees with an independen
 
 test("REV-02 property: checkId accepts exactly the unsigned safe integers and the strings of at most 256 UTF-8 bytes", () => {
   fc.assert(
-    fc.property(fc.oneof(idLike, fc.string({ unit: "binary", maxLength: 140 }), fc.jsonValue({ maxDepth: 1 })), (id) => {
-      const problem = checkId(id);
-      assert.equal(problem === null, oracleIdOk(id), `id ${JSON.stringify(id)?.slice(0, 40)}`);
-    }),
+    fc.property(
+      fc.oneof(idLike, fc.string({ unit: "binary", maxLength: 140 }), fc.jsonValue({ maxDepth: 1 })),
+      (id) => {
+        const problem = checkId(id);
+        assert.equal(problem === null, oracleIdOk(id), `id ${JSON.stringify(id)?.slice(0, 40)}`);
+      },
+    ),
     { seed: 42, numRuns: 3000 },
   );
 });

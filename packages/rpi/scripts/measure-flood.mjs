@@ -38,12 +38,28 @@ const which = process.argv.slice(2);
 const runs = which.length > 0 ? which : ["updates", "notify"];
 const dir = await mkdtemp(join(tmpdir(), "octet-flood-"));
 await mkdir(join(dir, "flood"));
-await writeFile(join(dir, "flood", "index.mjs"), FLOOD(Number(process.env.UPDATES ?? 1_000_000), Number(process.env.NOTIFIES ?? 100_000)));
-await writeFile(join(dir, "flood", "pi-extension.json"), JSON.stringify({ schemaVersion: 1, id: "flood", runtime: "quickjs", entry: "./index.mjs", capabilities: ["tools", "ui"], uiCapabilities: ["notify"] }));
+await writeFile(
+  join(dir, "flood", "index.mjs"),
+  FLOOD(Number(process.env.UPDATES ?? 1_000_000), Number(process.env.NOTIFIES ?? 100_000)),
+);
+await writeFile(
+  join(dir, "flood", "pi-extension.json"),
+  JSON.stringify({
+    schemaVersion: 1,
+    id: "flood",
+    runtime: "quickjs",
+    entry: "./index.mjs",
+    capabilities: ["tools", "ui"],
+    uiCapabilities: ["notify"],
+  }),
+);
 let notifications = 0;
 let diagnostics = [];
 const host = await ExtensionHost.start({
-  extensionDirs: [dir], workspace: dir, enable: ["flood"], octetHome: join(dir, "home"),
+  extensionDirs: [dir],
+  workspace: dir,
+  enable: ["flood"],
+  octetHome: join(dir, "home"),
   runtimes: [rpiRuntime()],
   onEvent: (e) => {
     if (e.type === "notification") notifications++;
@@ -66,7 +82,8 @@ try {
     h.enable();
     const t0 = performance.now();
     // Where the longest stall happened (ms after the call began), to tell a flood from start-up.
-    let last = t0, worst = { ms: 0, at: 0 };
+    let last = t0,
+      worst = { ms: 0, at: 0 };
     const ticker = setInterval(() => {
       const now = performance.now();
       if (now - last > worst.ms) worst = { ms: Math.round(now - last), at: Math.round(last - t0) };
@@ -79,11 +96,21 @@ try {
     clearInterval(sampler);
     clearInterval(ticker);
     peak = Math.max(peak, process.memoryUsage().rss);
-    console.log(JSON.stringify({
-      tool, wallMs: Math.round(ms), maxLoopDelayMs: Math.round(h.max / 1e6), worstGap: worst, p99LoopDelayMs: Math.round(h.percentile(99) / 1e6),
-      rssGrowthMb: Math.round((peak - rss0) / 2 ** 20), progressEvents: progress, notifications, result: r.text.slice(0, 300),
-      diagnostics: diagnostics.slice(0, 3).map((d) => d.slice(0, 200)), diagnosticCount: diagnostics.length,
-    }));
+    console.log(
+      JSON.stringify({
+        tool,
+        wallMs: Math.round(ms),
+        maxLoopDelayMs: Math.round(h.max / 1e6),
+        worstGap: worst,
+        p99LoopDelayMs: Math.round(h.percentile(99) / 1e6),
+        rssGrowthMb: Math.round((peak - rss0) / 2 ** 20),
+        progressEvents: progress,
+        notifications,
+        result: r.text.slice(0, 300),
+        diagnostics: diagnostics.slice(0, 3).map((d) => d.slice(0, 200)),
+        diagnosticCount: diagnostics.length,
+      }),
+    );
   }
 } finally {
   await host.shutdown();

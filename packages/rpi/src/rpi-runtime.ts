@@ -13,7 +13,13 @@ import { parseRpiManifest, type RpiManifest } from "./manifest/rpi-manifest.js";
 import { resolveRpiLaunch, type RpiLaunch } from "./manifest/resolve-launch.js";
 import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
-import { DEFAULT_RPI_TIMEOUTS, RpiConnection, resolveTimeouts, type RpiHostServices, type RpiTimeouts } from "./host/rpi-connection.js";
+import {
+  DEFAULT_RPI_TIMEOUTS,
+  RpiConnection,
+  resolveTimeouts,
+  type RpiHostServices,
+  type RpiTimeouts,
+} from "./host/rpi-connection.js";
 import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
 import { octetHooksFor, undeliveredPiEvents } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
@@ -60,7 +66,11 @@ export type RpiForeignRuntime = ForeignRuntime<OctetBridge["child"], ChildProces
  * at most 64 MiB and 256 KiB of stack, a bytecode budget per VM entry equal to the invocation
  * timeout unless set, and the load timeout as the load's budget (QJS-14..18).
  */
-function launchQuickJsInstance(launch: Extract<RpiLaunch, { kind: "quickjs" }>, env: Record<string, string>, o: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number; loadMs: number }): Promise<RpiTransport> {
+function launchQuickJsInstance(
+  launch: Extract<RpiLaunch, { kind: "quickjs" }>,
+  env: Record<string, string>,
+  o: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number; loadMs: number },
+): Promise<RpiTransport> {
   return launchQuickJs({
     entry: launch.entry,
     packageDir: launch.packageDir,
@@ -80,7 +90,9 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   resolveTimeouts(options.timeouts);
   const memory = options.quickjs?.memoryLimitBytes;
   if (memory !== undefined && (!Number.isInteger(memory) || memory > DEFAULT_MEMORY_LIMIT_BYTES)) {
-    throw new RangeError(`rpiRuntime: quickjs.memoryLimitBytes must be an integer of at most ${DEFAULT_MEMORY_LIMIT_BYTES} bytes (64 MiB); got ${String(memory)}`);
+    throw new RangeError(
+      `rpiRuntime: quickjs.memoryLimitBytes must be an integer of at most ${DEFAULT_MEMORY_LIMIT_BYTES} bytes (64 MiB); got ${String(memory)}`,
+    );
   }
   return {
     manifestFile: "pi-extension.json",
@@ -94,13 +106,22 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   };
 }
 
-function foreignExtension(manifest: RpiManifest, manifestPath: string, options: RpiRuntimeOptions, maxFrameBytes: number): RpiForeignExtension {
+function foreignExtension(
+  manifest: RpiManifest,
+  manifestPath: string,
+  options: RpiRuntimeOptions,
+  maxFrameBytes: number,
+): RpiForeignExtension {
   const ui = manifest.capabilities.includes("ui");
   return {
     name: manifest.id,
     version: "0.0.0",
     runtime: manifest.runtime === "quickjs" ? "quickjs" : "rpi-process",
-    grants: { notifications: ui && manifest.uiCapabilities.includes("notify"), confirmations: ui && manifest.uiCapabilities.includes("confirm"), status: ui && manifest.uiCapabilities.includes("status") },
+    grants: {
+      notifications: ui && manifest.uiCapabilities.includes("notify"),
+      confirmations: ui && manifest.uiCapabilities.includes("confirm"),
+      status: ui && manifest.uiCapabilities.includes("status"),
+    },
     async launch(ctx) {
       // Validation before launch (RPI-13..16): the files as they are now, with the real trust.
       const read = await readRpiManifestFile(manifestPath);
@@ -108,7 +129,10 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       const parsed = parseRpiManifest(read.text, manifestPath);
       if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join("; "));
       const m = parsed.manifest;
-      if (m.id !== manifest.id) throw new Error(`${manifestPath}: its id changed from "${manifest.id}" to "${m.id}" since discovery; restart the host to pick it up`);
+      if (m.id !== manifest.id)
+        throw new Error(
+          `${manifestPath}: its id changed from "${manifest.id}" to "${m.id}" since discovery; restart the host to pick it up`,
+        );
       const resolved = await resolveRpiLaunch(m, manifestPath, { source: ctx.source, projectTrusted: ctx.trusted });
       if (!resolved.ok) throw new Error(resolved.error);
       const launch = resolved.launch;
@@ -116,9 +140,21 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       const timeouts = { ...options.timeouts };
       let transport: RpiTransport;
       if (launch.kind === "process") {
-        transport = await launchProcess({ command: launch.executable, args: launch.arguments, cwd: launch.packageDir, env, maxFrameBytes, spawn: ctx.spawn });
+        transport = await launchProcess({
+          command: launch.executable,
+          args: launch.arguments,
+          cwd: launch.packageDir,
+          env,
+          maxFrameBytes,
+          spawn: ctx.spawn,
+        });
       } else {
-        transport = await launchQuickJsInstance(launch, env, { maxFrameBytes, limits: options.quickjs ?? {}, invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs, loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs });
+        transport = await launchQuickJsInstance(launch, env, {
+          maxFrameBytes,
+          limits: options.quickjs ?? {},
+          invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs,
+          loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs,
+        });
       }
       const bridge = createOctetBridge({
         embedder: options.services,
@@ -155,7 +191,9 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
         await connection.start();
       } catch (err) {
         const tail = stderrLines.slice(-3).join(" | ");
-        throw new Error(`${err instanceof Error ? err.message : String(err)}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`);
+        throw new Error(
+          `${err instanceof Error ? err.message : String(err)}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`,
+        );
       }
       ctx.signal.removeEventListener("abort", onStop);
       bridge.attach(connection);
@@ -163,8 +201,20 @@ function foreignExtension(manifest: RpiManifest, manifestPath: string, options: 
       attached = true;
       Object.assign(bridge.child, { pid: transport.pid ?? undefined });
       const unsupportedHooks = undeliveredPiEvents(connection.hooks());
-      if (unsupportedHooks.length > 0) ctx.diagnose("info", `hooks pi events this host never emits, so their handlers will not run: ${unsupportedHooks.join(", ")}`);
-      return { child: bridge.child, contributes: { tools: connection.tools().map((t) => t.name), commands: connection.commands().map((c) => c.name), hooks: octetHooksFor(connection.hooks()) }, unsupportedHooks };
+      if (unsupportedHooks.length > 0)
+        ctx.diagnose(
+          "info",
+          `hooks pi events this host never emits, so their handlers will not run: ${unsupportedHooks.join(", ")}`,
+        );
+      return {
+        child: bridge.child,
+        contributes: {
+          tools: connection.tools().map((t) => t.name),
+          commands: connection.commands().map((c) => c.name),
+          hooks: octetHooksFor(connection.hooks()),
+        },
+        unsupportedHooks,
+      };
     },
   };
 }

@@ -4,7 +4,10 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { CoalescedWarnings, MAX_WARNING_KINDS, times } from "../src/host/coalesced-warnings.js";
 
-const summary = (what: string) => (n: number, s: number): string => `${what} ${times(n)} more in the last ${s} s`;
+const summary =
+  (what: string) =>
+  (n: number, s: number): string =>
+    `${what} ${times(n)} more in the last ${s} s`;
 
 async function until(check: () => boolean): Promise<void> {
   for (let i = 0; i < 250 && !check(); i++) await new Promise((r) => setTimeout(r, 10));

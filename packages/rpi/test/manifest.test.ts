@@ -1,19 +1,28 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  RPI_CAPABILITIES, RPI_MAX_MANIFEST_ERRORS, RPI_UI_CAPABILITIES, parseRpiManifest,
-} from "../src/index.js";
+import { RPI_CAPABILITIES, RPI_MAX_MANIFEST_ERRORS, RPI_UI_CAPABILITIES, parseRpiManifest } from "../src/index.js";
 import type { RpiManifestError } from "../src/index.js";
 
 const FILE = "/pkgs/pi-weather/pi-extension.json";
 
 /** The spec's executable manifest. */
-const PROCESS = { schemaVersion: 1, id: "pi-weather", executable: "./main", arguments: [], capabilities: ["tools"], uiCapabilities: [] };
+const PROCESS = {
+  schemaVersion: 1,
+  id: "pi-weather",
+  executable: "./main",
+  arguments: [],
+  capabilities: ["tools"],
+  uiCapabilities: [],
+};
 /** The spec's QuickJS manifest. */
 const QUICKJS = {
-  schemaVersion: 1, id: "pi-weather", runtime: "quickjs", entry: "./index.mjs",
-  capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"], uiCapabilities: ["notify", "status"],
+  schemaVersion: 1,
+  id: "pi-weather",
+  runtime: "quickjs",
+  entry: "./index.mjs",
+  capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"],
+  uiCapabilities: ["notify", "status"],
 };
 
 function errorsOf(doc: unknown): RpiManifestError[] {
@@ -45,13 +54,26 @@ function accepted(doc: unknown) {
 
 test("RPI-02, RPI-05, RPI-06: the spec's executable manifest is valid and omitting runtime means process", () => {
   assert.deepEqual(accepted(PROCESS), {
-    schemaVersion: 1, id: "pi-weather", runtime: "process", executable: "./main", arguments: [], capabilities: ["tools"], uiCapabilities: [],
+    schemaVersion: 1,
+    id: "pi-weather",
+    runtime: "process",
+    executable: "./main",
+    arguments: [],
+    capabilities: ["tools"],
+    uiCapabilities: [],
   });
 });
 
-test("RPI-05, RPI-06: the explicit \"runtime\": \"process\" form is the same manifest; arguments and uiCapabilities may be omitted", () => {
+test('RPI-05, RPI-06: the explicit "runtime": "process" form is the same manifest; arguments and uiCapabilities may be omitted', () => {
   assert.deepEqual(accepted({ ...PROCESS, runtime: "process" }), accepted(PROCESS));
-  const m = accepted({ schemaVersion: 1, id: "x", runtime: "process", executable: "bin/run", arguments: ["--port", "", "a b"], capabilities: ["tools"] });
+  const m = accepted({
+    schemaVersion: 1,
+    id: "x",
+    runtime: "process",
+    executable: "bin/run",
+    arguments: ["--port", "", "a b"],
+    capabilities: ["tools"],
+  });
   assert.deepEqual(m.arguments, ["--port", "", "a b"]);
   assert.deepEqual(m.uiCapabilities, []);
   assert.equal("entry" in m, false);
@@ -60,30 +82,50 @@ test("RPI-05, RPI-06: the explicit \"runtime\": \"process\" form is the same man
 
 test("RPI-05, RPI-07, RPI-10: the spec's QuickJS manifest is valid", () => {
   assert.deepEqual(accepted(QUICKJS), {
-    schemaVersion: 1, id: "pi-weather", runtime: "quickjs", entry: "./index.mjs", arguments: [],
-    capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"], uiCapabilities: ["notify", "status"],
+    schemaVersion: 1,
+    id: "pi-weather",
+    runtime: "quickjs",
+    entry: "./index.mjs",
+    arguments: [],
+    capabilities: ["commands", "tools", "event_hooks", "session_actions", "ui"],
+    uiCapabilities: ["notify", "status"],
   });
   assert.equal(accepted({ ...QUICKJS, entry: "lib/main.js" }).entry, "lib/main.js");
 });
 
 test("RPI-02: text that is not a JSON object is refused", () => {
-  refused("{ \"schemaVersion\": 1,", "", /is not valid JSON/);
+  refused('{ "schemaVersion": 1,', "", /is not valid JSON/);
   refused("", "", /is not valid JSON/);
   refused("[1]", "", /must be a JSON object, got array of 1/);
   refused("null", "", /must be a JSON object, got null/);
-  refused("\"pi\"", "", /must be a JSON object, got string "pi"/);
+  refused('"pi"', "", /must be a JSON object, got string "pi"/);
 });
 
 test("RPI-02: duplicate top-level keys are refused (JSON.parse would keep the last)", () => {
   const text = `{"schemaVersion":1,"id":"a","executable":"./main","id":"b","capabilities":["tools"]}`;
   refused(text, "id", /appears more than once/, /duplicate keys are refused/);
   // An escaped spelling of the same name is the same key.
-  refused(`{"schemaVersion":1,"id":"a","executable":"./main","\\u0069d":"b","capabilities":["tools"]}`, "id", /appears more than once/);
+  refused(
+    `{"schemaVersion":1,"id":"a","executable":"./main","\\u0069d":"b","capabilities":["tools"]}`,
+    "id",
+    /appears more than once/,
+  );
   // Equal strings in values or nested arrays are not keys.
-  assert.equal(parseRpiManifest(`{"schemaVersion":1,"id":"id","executable":"id","arguments":["id","id:"],"capabilities":["tools"]}`, FILE).ok, true);
+  assert.equal(
+    parseRpiManifest(
+      `{"schemaVersion":1,"id":"id","executable":"id","arguments":["id","id:"],"capabilities":["tools"]}`,
+      FILE,
+    ).ok,
+    true,
+  );
   // A duplicate inside a nested object is not a top-level key (the object is refused for its type).
-  const nested = errorsOf(`{"schemaVersion":1,"id":"a","executable":"./main","capabilities":["tools"],"uiCapabilities":{"x":1,"x":2}}`);
-  assert.deepEqual(nested.map((e) => e.key), ["uiCapabilities"]);
+  const nested = errorsOf(
+    `{"schemaVersion":1,"id":"a","executable":"./main","capabilities":["tools"],"uiCapabilities":{"x":1,"x":2}}`,
+  );
+  assert.deepEqual(
+    nested.map((e) => e.key),
+    ["uiCapabilities"],
+  );
 });
 
 test("RPI-03: schemaVersion must be exactly 1", () => {
@@ -95,8 +137,13 @@ test("RPI-03: schemaVersion must be exactly 1", () => {
 });
 
 test("RPI-04: ids are ASCII letters, digits, _, - and .; at most 64 characters; not . or ..", () => {
-  for (const id of ["a", "pi-weather", "A_b-c.d", "1", "...", ".hidden", "x".repeat(64)]) assert.equal(accepted({ ...PROCESS, id }).id, id);
-  refused({ ...PROCESS, id: "pi weather" }, "id", /"pi weather" must contain only ASCII letters, digits, "_", "-" and "\."/);
+  for (const id of ["a", "pi-weather", "A_b-c.d", "1", "...", ".hidden", "x".repeat(64)])
+    assert.equal(accepted({ ...PROCESS, id }).id, id);
+  refused(
+    { ...PROCESS, id: "pi weather" },
+    "id",
+    /"pi weather" must contain only ASCII letters, digits, "_", "-" and "\."/,
+  );
   refused({ ...PROCESS, id: "pi/weather" }, "id", /"pi\/weather" must contain only ASCII letters/);
   refused({ ...PROCESS, id: "café" }, "id", /"café" must contain only ASCII letters/);
   refused({ ...PROCESS, id: "a\u0000b" }, "id", /must contain only ASCII letters/);
@@ -121,18 +168,30 @@ test("RPI-04: property: a random id is accepted iff it matches the grammar", () 
     fc.property(ids, (id) => {
       const r = parseRpiManifest(JSON.stringify({ ...PROCESS, id }), FILE);
       assert.equal(r.ok, grammar(id), JSON.stringify(id));
-      if (!r.ok) assert.deepEqual(r.errors.map((e) => e.key), ["id"]);
+      if (!r.ok)
+        assert.deepEqual(
+          r.errors.map((e) => e.key),
+          ["id"],
+        );
     }),
     { numRuns: 500 },
   );
 });
 
-test("RPI-05: runtime is \"process\" or \"quickjs\"; a script entry needs \"quickjs\"", () => {
-  refused({ ...PROCESS, runtime: "node" }, "runtime", /must be "process" \(or omitted\) for an executable or "quickjs" for a script entry, got string "node"/);
+test('RPI-05: runtime is "process" or "quickjs"; a script entry needs "quickjs"', () => {
+  refused(
+    { ...PROCESS, runtime: "node" },
+    "runtime",
+    /must be "process" \(or omitted\) for an executable or "quickjs" for a script entry, got string "node"/,
+  );
   refused({ ...QUICKJS, runtime: "QuickJS" }, "runtime", /got string "QuickJS"/);
   refused({ ...PROCESS, runtime: null }, "runtime", /got null/);
   const { runtime: _, ...noRuntime } = QUICKJS;
-  refused(noRuntime, "entry", /is QuickJS-only but runtime is omitted, which means "process"; a script entry needs "runtime": "quickjs"/);
+  refused(
+    noRuntime,
+    "entry",
+    /is QuickJS-only but runtime is omitted, which means "process"; a script entry needs "runtime": "quickjs"/,
+  );
   refused({ ...QUICKJS, runtime: "process" }, "entry", /is QuickJS-only but runtime is "process"/);
 });
 
@@ -150,13 +209,27 @@ test("RPI-06: arguments is an optional array of NUL-free strings, and QuickJS ma
   refused({ ...PROCESS, arguments: "--flag" }, "arguments", /must be an array of strings, got string "--flag"/);
   refused({ ...PROCESS, arguments: ["ok", 3] }, "arguments[1]", /must be a string, got number 3/);
   refused({ ...PROCESS, arguments: ["a\u0000b"] }, "arguments[0]", /"a\\u0000b" must not contain a NUL character/);
-  refused({ ...QUICKJS, arguments: [] }, "arguments", /is process-only and QuickJS manifests reject it \(even an empty array\), got array of 0/);
+  refused(
+    { ...QUICKJS, arguments: [] },
+    "arguments",
+    /is process-only and QuickJS manifests reject it \(even an empty array\), got array of 0/,
+  );
   refused({ ...QUICKJS, arguments: ["--x"] }, "arguments", /QuickJS manifests reject it/);
 });
 
 test("RPI-07: entry must end in .js or .mjs; TypeScript and other extensions are refused", () => {
-  refused({ ...QUICKJS, entry: "./index.ts" }, "entry", /"\.\/index\.ts" is a TypeScript file \(\.ts\)/, /TypeScript is not supported by the in-process runtime/);
-  refused({ ...QUICKJS, entry: "src/main.mts" }, "entry", /is a TypeScript file \(\.mts\)/, /TypeScript is not supported/);
+  refused(
+    { ...QUICKJS, entry: "./index.ts" },
+    "entry",
+    /"\.\/index\.ts" is a TypeScript file \(\.ts\)/,
+    /TypeScript is not supported by the in-process runtime/,
+  );
+  refused(
+    { ...QUICKJS, entry: "src/main.mts" },
+    "entry",
+    /is a TypeScript file \(\.mts\)/,
+    /TypeScript is not supported/,
+  );
   for (const entry of ["./index.cjs", "./main.py", "./index", "./INDEX.MJS", "./index.js.map", "./main.jsx"]) {
     const e = refused({ ...QUICKJS, entry }, "entry", /TypeScript is not supported by the in-process runtime/);
     assert.ok(e.message.includes(`${JSON.stringify(entry)} does not end in .js or .mjs`), e.message);
@@ -167,47 +240,105 @@ test("RPI-07: entry must end in .js or .mjs; TypeScript and other extensions are
 });
 
 test("RPI-08: a manifest with both executable and entry is refused, whatever its runtime", () => {
-  refused({ ...QUICKJS, executable: "./main" }, "entry", /either "executable" \(runtime "process"\) or "entry" \(runtime "quickjs"\), not both/);
+  refused(
+    { ...QUICKJS, executable: "./main" },
+    "entry",
+    /either "executable" \(runtime "process"\) or "entry" \(runtime "quickjs"\), not both/,
+  );
   refused({ ...PROCESS, entry: "./index.mjs" }, "entry", /not both/);
   refused({ ...PROCESS, runtime: "process", entry: "./index.mjs" }, "entry", /not both/);
 });
 
 test("RPI-09: capabilities is a non-empty list of unique known values", () => {
-  assert.deepEqual(accepted({ ...PROCESS, capabilities: [...RPI_CAPABILITIES], uiCapabilities: ["notify"] }).capabilities, [...RPI_CAPABILITIES]);
+  assert.deepEqual(
+    accepted({ ...PROCESS, capabilities: [...RPI_CAPABILITIES], uiCapabilities: ["notify"] }).capabilities,
+    [...RPI_CAPABILITIES],
+  );
   const { capabilities: _, ...noCaps } = PROCESS;
   refused(noCaps, "capabilities", /is required: one or more of commands, tools, event_hooks/);
   refused({ ...PROCESS, capabilities: [] }, "capabilities", /is empty; list one or more of commands, tools/);
   refused({ ...PROCESS, capabilities: "tools" }, "capabilities", /must be an array of strings, got string "tools"/);
-  refused({ ...PROCESS, capabilities: ["tools", "widgets"] }, "capabilities[1]", /unknown value "widgets" \(allowed: commands, tools, event_hooks, message_renderers, provider_metadata, session_actions, ui, overlays\)/);
-  refused({ ...PROCESS, capabilities: ["tools", "tools"] }, "capabilities[1]", /duplicate value "tools" \(values must be unique\)/);
+  refused(
+    { ...PROCESS, capabilities: ["tools", "widgets"] },
+    "capabilities[1]",
+    /unknown value "widgets" \(allowed: commands, tools, event_hooks, message_renderers, provider_metadata, session_actions, ui, overlays\)/,
+  );
+  refused(
+    { ...PROCESS, capabilities: ["tools", "tools"] },
+    "capabilities[1]",
+    /duplicate value "tools" \(values must be unique\)/,
+  );
   refused({ ...PROCESS, capabilities: [true] }, "capabilities[0]", /must be a string, got boolean true/);
 });
 
 test("RPI-10: uiCapabilities is required and non-empty when ui is listed, with known unique values", () => {
-  assert.deepEqual(accepted({ ...PROCESS, capabilities: ["ui"], uiCapabilities: [...RPI_UI_CAPABILITIES] }).uiCapabilities, [...RPI_UI_CAPABILITIES]);
+  assert.deepEqual(
+    accepted({ ...PROCESS, capabilities: ["ui"], uiCapabilities: [...RPI_UI_CAPABILITIES] }).uiCapabilities,
+    [...RPI_UI_CAPABILITIES],
+  );
   const { uiCapabilities: _, ...noUi } = QUICKJS;
-  refused(noUi, "uiCapabilities", /must list one or more of select, confirm, input, editor, notify, status, widget, title, set_editor_text, overlay because capabilities lists "ui", got nothing/);
+  refused(
+    noUi,
+    "uiCapabilities",
+    /must list one or more of select, confirm, input, editor, notify, status, widget, title, set_editor_text, overlay because capabilities lists "ui", got nothing/,
+  );
   refused({ ...QUICKJS, uiCapabilities: [] }, "uiCapabilities", /because capabilities lists "ui", got array of 0/);
-  refused({ ...QUICKJS, uiCapabilities: ["notify", "toast"] }, "uiCapabilities[1]", /unknown value "toast" \(allowed: select, confirm/);
+  refused(
+    { ...QUICKJS, uiCapabilities: ["notify", "toast"] },
+    "uiCapabilities[1]",
+    /unknown value "toast" \(allowed: select, confirm/,
+  );
   refused({ ...QUICKJS, uiCapabilities: ["notify", "notify"] }, "uiCapabilities[1]", /duplicate value "notify"/);
-  refused({ ...QUICKJS, uiCapabilities: "notify" }, "uiCapabilities", /must be an array of strings, got string "notify"/);
+  refused(
+    { ...QUICKJS, uiCapabilities: "notify" },
+    "uiCapabilities",
+    /must be an array of strings, got string "notify"/,
+  );
 });
 
 test("RPI-11: non-empty uiCapabilities without ui, unknown keys and any environment field are refused", () => {
-  refused({ ...PROCESS, uiCapabilities: ["notify"] }, "uiCapabilities", /is not empty \(array of 1\) but capabilities does not list "ui"/);
+  refused(
+    { ...PROCESS, uiCapabilities: ["notify"] },
+    "uiCapabilities",
+    /is not empty \(array of 1\) but capabilities does not list "ui"/,
+  );
   assert.ok(accepted({ ...PROCESS, uiCapabilities: [] }));
   const { uiCapabilities: _, ...noUi } = PROCESS;
   assert.ok(accepted(noUi));
-  refused({ ...PROCESS, name: "Weather" }, "name", /unknown key \(allowed: schemaVersion, id, runtime, executable, arguments, entry, capabilities, uiCapabilities\)/);
-  refused({ ...PROCESS, environment: { KEY: "v" } }, "environment", /unknown key/, /there is no environment field: the child gets only the PI_EXTENSION_\* variables/);
+  refused(
+    { ...PROCESS, name: "Weather" },
+    "name",
+    /unknown key \(allowed: schemaVersion, id, runtime, executable, arguments, entry, capabilities, uiCapabilities\)/,
+  );
+  refused(
+    { ...PROCESS, environment: { KEY: "v" } },
+    "environment",
+    /unknown key/,
+    /there is no environment field: the child gets only the PI_EXTENSION_\* variables/,
+  );
   refused({ ...PROCESS, env: ["HOME"] }, "env", /there is no environment field/);
-  refused(`{"schemaVersion":1,"id":"a","executable":"./main","capabilities":["tools"],"__proto__":{}}`, "__proto__", /unknown key/);
+  refused(
+    `{"schemaVersion":1,"id":"a","executable":"./main","capabilities":["tools"],"__proto__":{}}`,
+    "__proto__",
+    /unknown key/,
+  );
 });
 
 test("RPI-12: QuickJS manifests refuse message_renderers and provider_metadata; process manifests keep them", () => {
-  refused({ ...QUICKJS, capabilities: ["tools", "message_renderers"] }, "capabilities[1]", /"message_renderers" is not available to QuickJS entries: its factories cannot cross the extension protocol/);
-  refused({ ...QUICKJS, capabilities: ["provider_metadata", "ui"] }, "capabilities[0]", /"provider_metadata" is not available to QuickJS entries/);
-  assert.deepEqual(accepted({ ...PROCESS, capabilities: ["message_renderers", "provider_metadata"] }).capabilities, ["message_renderers", "provider_metadata"]);
+  refused(
+    { ...QUICKJS, capabilities: ["tools", "message_renderers"] },
+    "capabilities[1]",
+    /"message_renderers" is not available to QuickJS entries: its factories cannot cross the extension protocol/,
+  );
+  refused(
+    { ...QUICKJS, capabilities: ["provider_metadata", "ui"] },
+    "capabilities[0]",
+    /"provider_metadata" is not available to QuickJS entries/,
+  );
+  assert.deepEqual(accepted({ ...PROCESS, capabilities: ["message_renderers", "provider_metadata"] }).capabilities, [
+    "message_renderers",
+    "provider_metadata",
+  ]);
 });
 
 test("RPI-13, RPI-14: absolute, traversing, backslashed, NUL-carrying and empty-segment paths are refused before any filesystem access", () => {
@@ -225,7 +356,10 @@ test("RPI-13, RPI-14: absolute, traversing, backslashed, NUL-carrying and empty-
   ];
   for (const [p, rule] of cases) {
     const entry = p.endsWith("/") ? p : `${p}.mjs`;
-    for (const [doc, key, value] of [[{ ...PROCESS, executable: p }, "executable", p], [{ ...QUICKJS, entry }, "entry", entry]] as const) {
+    for (const [doc, key, value] of [
+      [{ ...PROCESS, executable: p }, "executable", p],
+      [{ ...QUICKJS, entry }, "entry", entry],
+    ] as const) {
       const e = refused(doc, key, rule);
       assert.ok(e.message.includes(`: ${JSON.stringify(value)} `), e.message);
     }
@@ -233,12 +367,24 @@ test("RPI-13, RPI-14: absolute, traversing, backslashed, NUL-carrying and empty-
 });
 
 test("RPI-03, RPI-04, RPI-09, RPI-11: every problem of a manifest is reported, not only the first", () => {
-  const errors = errorsOf({ schemaVersion: 3, id: "a b", runtime: "process", executable: "/abs", capabilities: ["nope"], extra: 1 });
+  const errors = errorsOf({
+    schemaVersion: 3,
+    id: "a b",
+    runtime: "process",
+    executable: "/abs",
+    capabilities: ["nope"],
+    extra: 1,
+  });
   assert.deepEqual(errors.map((e) => e.key).sort(), ["capabilities[0]", "executable", "extra", "id", "schemaVersion"]);
 });
 
 test("RPI-09: a flood of bad values reports at most RPI_MAX_MANIFEST_ERRORS problems plus a count of the rest", () => {
   const errors = errorsOf({ ...PROCESS, capabilities: Array.from({ length: 100 }, (_, i) => `bad${i}`) });
   assert.equal(errors.length, RPI_MAX_MANIFEST_ERRORS + 1);
-  assert.match(errors.at(-1)?.message ?? "", new RegExp(`: ${100 - RPI_MAX_MANIFEST_ERRORS} more problem\\(s\\) not shown \\(at most ${RPI_MAX_MANIFEST_ERRORS} are reported\\)`));
+  assert.match(
+    errors.at(-1)?.message ?? "",
+    new RegExp(
+      `: ${100 - RPI_MAX_MANIFEST_ERRORS} more problem\\(s\\) not shown \\(at most ${RPI_MAX_MANIFEST_ERRORS} are reported\\)`,
+    ),
+  );
 });

@@ -13,7 +13,8 @@ const REPLACEMENTS: Record<string, string> = {
   // Claims every capability and grant.
   "Array.prototype.includes": "Array.prototype.includes = function () { return true; };",
   // Turns every rejection into a fulfilment.
-  "Promise.prototype.then": "{ const then = Promise.prototype.then; Promise.prototype.then = function (ok) { return then.call(this, ok, () => ok && ok(undefined)); }; }",
+  "Promise.prototype.then":
+    "{ const then = Promise.prototype.then; Promise.prototype.then = function (ok) { return then.call(this, ok, () => ok && ok(undefined)); }; }",
   // Empties every for-of loop and spread over an array.
   "Array.prototype[Symbol.iterator]": "Array.prototype[Symbol.iterator] = function* () {};",
 };
@@ -27,25 +28,47 @@ const FACTORY = ext(`
     return out;
   } });`);
 
-const cases = [...Object.entries(REPLACEMENTS), ["all of them", Object.values(REPLACEMENTS).join("\n")] as [string, string]];
+const cases = [
+  ...Object.entries(REPLACEMENTS),
+  ["all of them", Object.values(REPLACEMENTS).join("\n")] as [string, string],
+];
 
 for (const [name, replacement] of cases) {
   test(`QJS-10, QJS-12, QJS-17: an extension that replaces ${name} cannot make the prelude send an action or UI request without the capability, nor skip the tool_call fail-closed rule`, async () => {
     const { h, load } = await loaded(`${replacement}\n${FACTORY}`, { capabilities: ["commands", "event_hooks"] });
     try {
       assert.deepEqual(load, [
-        { type: "hello", protocolVersion: 1, manifest: { id: "pi-test", name: "pi-test", version: "0.0.0", capabilities: ["commands", "event_hooks"], uiCapabilities: [] } },
+        {
+          type: "hello",
+          protocolVersion: 1,
+          manifest: {
+            id: "pi-test",
+            name: "pi-test",
+            version: "0.0.0",
+            capabilities: ["commands", "event_hooks"],
+            uiCapabilities: [],
+          },
+        },
         { type: "register", registration: { kind: "hook", hook: { event: "tool_call" } } },
         { type: "register", registration: { kind: "command", command: { name: "act" } } },
         ok("req-1", {}),
       ]);
-      h.send(invoke("req-2", { kind: "hook", event: { name: "tool_call", data: { toolName: "bash", toolCallId: "c1", input: { command: "rm -rf /" } } } }));
-      assert.deepEqual(h.take(), [ok("req-2", { block: true, reason: 'a tool_call handler of extension "pi-test" threw: policy unavailable' })]);
+      h.send(
+        invoke("req-2", {
+          kind: "hook",
+          event: { name: "tool_call", data: { toolName: "bash", toolCallId: "c1", input: { command: "rm -rf /" } } },
+        }),
+      );
+      assert.deepEqual(h.take(), [
+        ok("req-2", { block: true, reason: 'a tool_call handler of extension "pi-test" threw: policy unavailable' }),
+      ]);
       h.send(invoke("req-3", { kind: "command", name: "act", arguments: "" }));
-      assert.deepEqual(h.take(), [ok("req-3", [
-        'refused: pi.sendMessage needs the "session_actions" capability; add it to "capabilities" in pi-extension.json',
-        'refused: ctx.ui.notify needs the "ui" capability; add it to "capabilities" in pi-extension.json',
-      ])]);
+      assert.deepEqual(h.take(), [
+        ok("req-3", [
+          'refused: pi.sendMessage needs the "session_actions" capability; add it to "capabilities" in pi-extension.json',
+          'refused: ctx.ui.notify needs the "ui" capability; add it to "capabilities" in pi-extension.json',
+        ]),
+      ]);
     } finally {
       h.dispose();
     }

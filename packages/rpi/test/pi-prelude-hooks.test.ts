@@ -15,11 +15,14 @@ async function reduce(body: string, name: string, data: unknown): Promise<{ fram
 }
 
 test("QJS-07: pi.on sends one hook registration per distinct event, in order", async () => {
-  const { h, load } = await loaded(ext(`
+  const { h, load } = await loaded(
+    ext(`
     pi.on("tool_call", () => {});
     pi.on("session_start", () => {});
     pi.on("tool_call", () => {});
-    pi.on("ui_prompt_start", () => {});`), hooks);
+    pi.on("ui_prompt_start", () => {});`),
+    hooks,
+  );
   try {
     assert.deepEqual(load.slice(1), [
       { type: "register", registration: { kind: "hook", hook: { event: "tool_call" } } },
@@ -33,12 +36,18 @@ test("QJS-07: pi.on sends one hook registration per distinct event, in order", a
 });
 
 test("QJS-07: an unknown event name throws at registration with the list of known names", async () => {
-  const h = await PreludeHarness.start(ext(`
+  const h = await PreludeHarness.start(
+    ext(`
     try { pi.on("tool_called", () => {}); } catch (e) { globalThis.why = e.name + ": " + e.message; }
-    try { pi.on("tool_call", "not a function"); } catch (e) { globalThis.notFn = e.name + ": " + e.message; }`), hooks);
+    try { pi.on("tool_call", "not a function"); } catch (e) { globalThis.notFn = e.name + ": " + e.message; }`),
+    hooks,
+  );
   try {
     assert.deepEqual(h.handshake().slice(1), [ok("req-1", {})]);
-    assert.equal(h.evaluate("globalThis.why"), `Error: pi.on: unknown event "tool_called"; the known events are ${[...PI_EVENTS_33, ...PI_EVENTS_NEWER].join(", ")}`);
+    assert.equal(
+      h.evaluate("globalThis.why"),
+      `Error: pi.on: unknown event "tool_called"; the known events are ${[...PI_EVENTS_33, ...PI_EVENTS_NEWER].join(", ")}`,
+    );
     assert.equal(h.evaluate("globalThis.notFn"), 'TypeError: pi.on("tool_call"): the handler must be a function');
   } finally {
     h.dispose();
@@ -46,36 +55,57 @@ test("QJS-07: an unknown event name throws at registration with the list of know
 });
 
 test("QJS-07: an older event name is accepted, mapped and warned about once (a log frame); its handlers run on the current event", async () => {
-  const { h, load } = await loaded(ext(`
+  const { h, load } = await loaded(
+    ext(`
     globalThis.seen = [];
     pi.on("session_switch", (e) => { seen.push("switch:" + e.type + ":" + e.reason); });
     pi.on("session_switch", () => { seen.push("switch again"); });
     pi.on("session_fork", () => { seen.push("fork"); });
-    pi.on("session_start", () => { seen.push("start"); });`), hooks);
+    pi.on("session_start", () => { seen.push("start"); });`),
+    hooks,
+  );
   try {
     assert.deepEqual(load.slice(1), [
-      logged("warning", 'pi.on("session_switch") uses an older event name; the handler receives "session_start" events instead'),
-      logged("warning", 'pi.on("session_fork") uses an older event name; the handler receives "session_start" events instead'),
+      logged(
+        "warning",
+        'pi.on("session_switch") uses an older event name; the handler receives "session_start" events instead',
+      ),
+      logged(
+        "warning",
+        'pi.on("session_fork") uses an older event name; the handler receives "session_start" events instead',
+      ),
       { type: "register", registration: { kind: "hook", hook: { event: "session_start" } } },
       ok("req-1", {}),
     ]);
     h.send(fire("req-2", "session_start", { reason: "resume" }));
     h.send(fire("req-3", "session_switch", { reason: "new" }));
     assert.deepEqual(h.take(), [ok("req-2", null), ok("req-3", null)]);
-    assert.deepEqual(h.evaluate("globalThis.seen"), ["switch:session_start:resume", "switch again", "fork", "start", "switch:session_start:new", "switch again", "fork", "start"]);
+    assert.deepEqual(h.evaluate("globalThis.seen"), [
+      "switch:session_start:resume",
+      "switch again",
+      "fork",
+      "start",
+      "switch:session_start:new",
+      "switch again",
+      "fork",
+      "start",
+    ]);
   } finally {
     h.dispose();
   }
 });
 
 test("QJS-13: tool_call: the first {block: true} wins and later handlers do not run", async () => {
-  const { frames, h } = await reduce(`
+  const { frames, h } = await reduce(
+    `
     globalThis.calls = [];
     pi.on("tool_call", (e) => { calls.push("1:" + e.toolName); return undefined; });
     pi.on("tool_call", () => { calls.push("2"); return { block: false }; });
     pi.on("tool_call", async () => { calls.push("3"); return { block: true, reason: "no rm -rf" }; });
     pi.on("tool_call", () => { calls.push("4"); return { block: true, reason: "never" }; });`,
-    "tool_call", { toolName: "bash", toolCallId: "c1", input: { command: "rm -rf /" } });
+    "tool_call",
+    { toolName: "bash", toolCallId: "c1", input: { command: "rm -rf /" } },
+  );
   try {
     assert.deepEqual(frames, [ok("req-2", { block: true, reason: "no rm -rf" })]);
     assert.deepEqual(h.evaluate("globalThis.calls"), ["1:bash", "2", "3"]);
@@ -85,16 +115,26 @@ test("QJS-13: tool_call: the first {block: true} wins and later handlers do not 
 });
 
 test("QJS-13: tool_call fails closed: a handler that throws blocks the call", async () => {
-  const { frames, h } = await reduce(`pi.on("tool_call", () => { throw new Error("policy unavailable"); });`, "tool_call", { toolName: "bash", input: {} });
+  const { frames, h } = await reduce(
+    `pi.on("tool_call", () => { throw new Error("policy unavailable"); });`,
+    "tool_call",
+    { toolName: "bash", input: {} },
+  );
   try {
-    assert.deepEqual(frames, [ok("req-2", { block: true, reason: 'a tool_call handler of extension "pi-test" threw: policy unavailable' })]);
+    assert.deepEqual(frames, [
+      ok("req-2", { block: true, reason: 'a tool_call handler of extension "pi-test" threw: policy unavailable' }),
+    ]);
   } finally {
     h.dispose();
   }
 });
 
 test("QJS-13: tool_call: arguments changed in place on event.input come back as `input`; no opinion is null", async () => {
-  const { frames, h } = await reduce(`pi.on("tool_call", (e) => { if (e.toolName === "read") e.input.path = "/safe/" + e.input.path; });`, "tool_call", { toolName: "read", input: { path: "a.txt" } });
+  const { frames, h } = await reduce(
+    `pi.on("tool_call", (e) => { if (e.toolName === "read") e.input.path = "/safe/" + e.input.path; });`,
+    "tool_call",
+    { toolName: "read", input: { path: "a.txt" } },
+  );
   try {
     assert.deepEqual(frames, [ok("req-2", { input: { path: "/safe/a.txt" } })]);
     h.send(fire("req-3", "tool_call", { toolName: "bash", input: { command: "ls" } }));
@@ -105,33 +145,55 @@ test("QJS-13: tool_call: arguments changed in place on event.input come back as 
 });
 
 test("QJS-13: tool_result is chained: each handler sees the previous changes; a throw is logged and skipped", async () => {
-  const { frames, h } = await reduce(`
+  const { frames, h } = await reduce(
+    `
     pi.on("tool_result", () => ({ content: [{ type: "text", text: "redacted" }] }));
     pi.on("tool_result", () => { throw new Error("flaky"); });
     pi.on("tool_result", (e) => ({ details: { saw: e.content[0].text, wasError: e.isError } }));
     pi.on("tool_result", () => undefined);`,
-    "tool_result", { toolName: "read", toolCallId: "c1", input: {}, content: [{ type: "text", text: "secret" }], details: { n: 1 }, isError: false });
+    "tool_result",
+    {
+      toolName: "read",
+      toolCallId: "c1",
+      input: {},
+      content: [{ type: "text", text: "secret" }],
+      details: { n: 1 },
+      isError: false,
+    },
+  );
   try {
     assert.deepEqual(frames, [
       logged("error", 'a "tool_result" handler threw: flaky'),
-      ok("req-2", { content: [{ type: "text", text: "redacted" }], details: { saw: "redacted", wasError: false }, isError: false }),
+      ok("req-2", {
+        content: [{ type: "text", text: "redacted" }],
+        details: { saw: "redacted", wasError: false },
+        isError: false,
+      }),
     ]);
     h.send(fire("req-3", "tool_result", { content: [], isError: true }));
     assert.deepEqual(h.take(), [
       logged("error", 'a "tool_result" handler threw: flaky'),
-      ok("req-3", { content: [{ type: "text", text: "redacted" }], details: { saw: "redacted", wasError: true }, isError: true }),
+      ok("req-3", {
+        content: [{ type: "text", text: "redacted" }],
+        details: { saw: "redacted", wasError: true },
+        isError: true,
+      }),
     ]);
   } finally {
     h.dispose();
   }
 });
 
-test("QJS-13: input: transforms chain, \"handled\" stops, nothing to do is null", async () => {
-  const { frames, h } = await reduce(`
+test('QJS-13: input: transforms chain, "handled" stops, nothing to do is null', async () => {
+  const { frames, h } = await reduce(
+    `
     globalThis.calls = 0;
     pi.on("input", (e) => e.text.startsWith("!") ? { action: "handled" } : { action: "transform", text: e.text + "!" });
     pi.on("input", (e) => ({ action: "transform", text: e.text + "?" }));
-    pi.on("input", () => { calls++; return { action: "continue" }; });`, "input", { text: "hello", source: "interactive" });
+    pi.on("input", () => { calls++; return { action: "continue" }; });`,
+    "input",
+    { text: "hello", source: "interactive" },
+  );
   try {
     assert.deepEqual(frames, [ok("req-2", { action: "transform", text: "hello!?" })]);
     h.send(fire("req-3", "input", { text: "!stop", source: "interactive" }));
@@ -149,24 +211,44 @@ test("QJS-13: input: transforms chain, \"handled\" stops, nothing to do is null"
 });
 
 test("QJS-13: before_agent_start chains systemPrompt and collects messages; context chains messages", async () => {
-  const { frames, h } = await reduce(`
+  const { frames, h } = await reduce(
+    `
     pi.on("before_agent_start", (e) => ({ systemPrompt: e.systemPrompt + " A" }));
     pi.on("before_agent_start", (e) => ({ message: { customType: "note", content: "from " + e.prompt, display: true }, systemPrompt: e.systemPrompt + " B" }));
     pi.on("context", (e) => ({ messages: e.messages.concat([{ role: "user", content: "extra" }]) }));
     pi.on("context", (e) => ({ messages: e.messages.filter((m) => m.content !== "drop") }));
     pi.on("context", () => ({}));`,
-    "before_agent_start", { prompt: "hi", systemPrompt: "base" });
+    "before_agent_start",
+    { prompt: "hi", systemPrompt: "base" },
+  );
   try {
-    assert.deepEqual(frames, [ok("req-2", { messages: [{ customType: "note", content: "from hi", display: true }], systemPrompt: "base A B" })]);
-    h.send(fire("req-3", "context", { messages: [{ role: "user", content: "keep" }, { role: "user", content: "drop" }] }));
-    assert.deepEqual(h.take(), [ok("req-3", { messages: [{ role: "user", content: "keep" }, { role: "user", content: "extra" }] })]);
+    assert.deepEqual(frames, [
+      ok("req-2", { messages: [{ customType: "note", content: "from hi", display: true }], systemPrompt: "base A B" }),
+    ]);
+    h.send(
+      fire("req-3", "context", {
+        messages: [
+          { role: "user", content: "keep" },
+          { role: "user", content: "drop" },
+        ],
+      }),
+    );
+    assert.deepEqual(h.take(), [
+      ok("req-3", {
+        messages: [
+          { role: "user", content: "keep" },
+          { role: "user", content: "extra" },
+        ],
+      }),
+    ]);
   } finally {
     h.dispose();
   }
 });
 
 test("QJS-13: session_before_* stops at {cancel: true}; user_bash takes the first result; resources_discover merges; before_provider_request chains the payload", async () => {
-  const { frames, h } = await reduce(`
+  const { frames, h } = await reduce(
+    `
     globalThis.calls = [];
     pi.on("session_before_switch", () => ({ cancel: false, note: 1 }));
     pi.on("session_before_switch", () => ({ cancel: true }));
@@ -178,7 +260,9 @@ test("QJS-13: session_before_* stops at {cancel: true}; user_bash takes the firs
     pi.on("resources_discover", () => ({ skillPaths: ["/b"], promptPaths: ["/p"] }));
     pi.on("before_provider_request", (e) => ({ ...e.payload, temperature: 0 }));
     pi.on("before_provider_request", (e) => ({ ...e.payload, seen: e.payload.temperature }));`,
-    "session_before_switch", { reason: "new" });
+    "session_before_switch",
+    { reason: "new" },
+  );
   try {
     assert.deepEqual(frames, [ok("req-2", { cancel: true })]);
     h.send(fire("req-3", "user_bash", { command: "ls", excludeFromContext: false, cwd: "/" }));
@@ -196,11 +280,15 @@ test("QJS-13: session_before_* stops at {cancel: true}; user_bash takes the firs
 });
 
 test("QJS-13: other events answer the last value that is not undefined, or null; handlers get {type, ...data} and ctx", async () => {
-  const { frames, h } = await reduce(`
+  const { frames, h } = await reduce(
+    `
     pi.on("agent_end", () => "first");
     pi.on("agent_end", (e, ctx) => e.type + ":" + e.messages.length + ":" + ctx.cwd);
     pi.on("agent_end", () => undefined);
-    pi.on("turn_start", () => undefined);`, "agent_end", { messages: [1, 2] });
+    pi.on("turn_start", () => undefined);`,
+    "agent_end",
+    { messages: [1, 2] },
+  );
   try {
     assert.deepEqual(frames, [ok("req-2", "agent_end:2:/work/project")]);
     h.send(fire("req-3", "turn_start", { turnIndex: 0 }));
@@ -212,13 +300,16 @@ test("QJS-13: other events answer the last value that is not undefined, or null;
 });
 
 test("QJS-13: a hook cancelled mid-way answers cancelled and runs no further handler; session_before_compact gets the live signal", async () => {
-  const { h } = await loaded(ext(`
+  const { h } = await loaded(
+    ext(`
     globalThis.calls = [];
     pi.on("session_before_compact", (e) => new Promise((resolve) => {
       calls.push("first:" + (e.signal === undefined ? "no signal" : e.signal.aborted));
       e.signal.addEventListener("abort", () => resolve({ cancel: true }));
     }));
-    pi.on("session_before_compact", () => { calls.push("second"); });`), hooks);
+    pi.on("session_before_compact", () => { calls.push("second"); });`),
+    hooks,
+  );
   try {
     h.send(fire("req-2", "session_before_compact", { customInstructions: "x" }));
     assert.deepEqual(h.take(), []);
@@ -231,7 +322,8 @@ test("QJS-13: a hook cancelled mid-way answers cancelled and runs no further han
 });
 
 test("QJS-06: pi.events is an in-process bus: on returns an unsubscribe, emit calls handlers in order, a throwing handler is logged", async () => {
-  const { h, load } = await loaded(ext(`
+  const { h, load } = await loaded(
+    ext(`
     globalThis.seen = [];
     const off = pi.events.on("ping", (d) => seen.push("a:" + d));
     pi.events.on("ping", (d) => seen.push("b:" + d));
@@ -241,7 +333,9 @@ test("QJS-06: pi.events is an in-process bus: on returns an unsubscribe, emit ca
     off();
     off();
     pi.events.emit("ping", 2);
-    pi.events.emit("nobody", 3);`), {});
+    pi.events.emit("nobody", 3);`),
+    {},
+  );
   try {
     assert.deepEqual(h.evaluate("globalThis.seen"), ["a:1", "b:1", "b:2"]);
     assert.deepEqual(load.slice(1), [

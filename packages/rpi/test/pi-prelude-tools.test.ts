@@ -4,10 +4,12 @@ import assert from "node:assert/strict";
 import { PreludeHarness, loaded, invoke, ok, err, ext, overLimit } from "./helpers/quickjs-harness.js";
 
 const tools = { capabilities: ["tools"] };
-const call = (id: string, name: string, args: object = {}): object => invoke(id, { kind: "tool", name, callId: `call-${id}`, arguments: args });
+const call = (id: string, name: string, args: object = {}): object =>
+  invoke(id, { kind: "tool", name, callId: `call-${id}`, arguments: args });
 
 test("QJS-05: execute gets (toolCallId, params, signal, onUpdate, ctx) and its AgentToolResult is the success answer", async () => {
-  const { h, load } = await loaded(ext(`
+  const { h, load } = await loaded(
+    ext(`
     pi.registerTool({
       name: "echo", label: "Echo", description: "Echoes text",
       parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
@@ -18,14 +20,36 @@ test("QJS-05: execute gets (toolCallId, params, signal, onUpdate, ctx) and its A
           extra: "dropped",
         };
       },
-    });`), tools);
+    });`),
+    tools,
+  );
   try {
     assert.deepEqual(load.slice(1, -1), [
-      { type: "register", registration: { kind: "tool", tool: { name: "echo", label: "Echo", description: "Echoes text", parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] } } } },
+      {
+        type: "register",
+        registration: {
+          kind: "tool",
+          tool: {
+            name: "echo",
+            label: "Echo",
+            description: "Echoes text",
+            parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+          },
+        },
+      },
     ]);
-    h.send(invoke("req-2", { kind: "tool", name: "echo", callId: "call-1", arguments: { text: "London" } }, { cwd: "/repo", mode: "tui", projectTrusted: true }));
+    h.send(
+      invoke(
+        "req-2",
+        { kind: "tool", name: "echo", callId: "call-1", arguments: { text: "London" } },
+        { cwd: "/repo", mode: "tui", projectTrusted: true },
+      ),
+    );
     assert.deepEqual(h.take(), [
-      ok("req-2", { content: [{ type: "text", text: "echo:London" }], details: { toolCallId: "call-1", aborted: false, same: true, onUpdate: "function", cwd: "/repo", self: "Echo" } }),
+      ok("req-2", {
+        content: [{ type: "text", text: "echo:London" }],
+        details: { toolCallId: "call-1", aborted: false, same: true, onUpdate: "function", cwd: "/repo", self: "Echo" },
+      }),
     ]);
   } finally {
     h.dispose();
@@ -33,30 +57,51 @@ test("QJS-05: execute gets (toolCallId, params, signal, onUpdate, ctx) and its A
 });
 
 test("QJS-05: the rpi `handler` shape is accepted; a string result is text content, undefined is empty; parameters default to an empty object schema", async () => {
-  const { h, load } = await loaded(ext(`
+  const { h, load } = await loaded(
+    ext(`
     pi.registerTool({ name: "hi", description: "Says hi", handler: async (_id, params) => "hi " + params.who });
-    pi.registerTool({ name: "quiet", execute: async () => undefined });`), tools);
+    pi.registerTool({ name: "quiet", execute: async () => undefined });`),
+    tools,
+  );
   try {
     assert.deepEqual(load.slice(1, -1), [
-      { type: "register", registration: { kind: "tool", tool: { name: "hi", description: "Says hi", parameters: { type: "object", properties: {} } } } },
-      { type: "register", registration: { kind: "tool", tool: { name: "quiet", description: "", parameters: { type: "object", properties: {} } } } },
+      {
+        type: "register",
+        registration: {
+          kind: "tool",
+          tool: { name: "hi", description: "Says hi", parameters: { type: "object", properties: {} } },
+        },
+      },
+      {
+        type: "register",
+        registration: {
+          kind: "tool",
+          tool: { name: "quiet", description: "", parameters: { type: "object", properties: {} } },
+        },
+      },
     ]);
     h.send(call("req-2", "hi", { who: "there" }));
     h.send(call("req-3", "quiet"));
-    assert.deepEqual(h.take(), [ok("req-2", { content: [{ type: "text", text: "hi there" }] }), ok("req-3", { content: [] })]);
+    assert.deepEqual(h.take(), [
+      ok("req-2", { content: [{ type: "text", text: "hi there" }] }),
+      ok("req-3", { content: [] }),
+    ]);
   } finally {
     h.dispose();
   }
 });
 
 test("QJS-13: onUpdate sends update frames with the request id before the answer; isError passes through", async () => {
-  const { h } = await loaded(ext(`
+  const { h } = await loaded(
+    ext(`
     pi.registerTool({ name: "slow", description: "d", async execute(_id, _p, _s, onUpdate) {
       onUpdate({ content: [{ type: "text", text: "50%" }], details: { pct: 50 } });
       await null;
       onUpdate(undefined);
       return { content: [{ type: "text", text: "done" }], isError: true };
-    } });`), tools);
+    } });`),
+    tools,
+  );
   try {
     h.send(call("req-2", "slow"));
     assert.deepEqual(h.take(), [
@@ -70,12 +115,15 @@ test("QJS-13: onUpdate sends update frames with the request id before the answer
 });
 
 test("QJS-13: a throw is an error answer with its message; a result that is not an AgentToolResult is an error too", async () => {
-  const { h } = await loaded(ext(`
+  const { h } = await loaded(
+    ext(`
     pi.registerTool({ name: "boom", description: "d", execute: async () => { throw new Error("city not found"); } });
     pi.registerTool({ name: "sync", description: "d", execute() { throw new RangeError("bad range"); } });
     pi.registerTool({ name: "num", description: "d", execute: async () => 42 });
     pi.registerTool({ name: "obj", description: "d", execute: async () => ({ text: "no content" }) });
-    pi.registerTool({ name: "big", description: "d", execute: async () => ({ content: [], details: 10n }) });`), tools);
+    pi.registerTool({ name: "big", description: "d", execute: async () => ({ content: [], details: 10n }) });`),
+    tools,
+  );
   try {
     for (const [i, name] of ["boom", "sync", "num", "obj", "big"].entries()) h.send(call(`req-${i + 2}`, name));
     const frames = h.take();
@@ -83,9 +131,15 @@ test("QJS-13: a throw is an error answer with its message; a result that is not 
       err("req-2", "city not found"),
       err("req-3", "RangeError: bad range"),
       err("req-4", 'tool "num" returned a number; expected an AgentToolResult {content: [...], details?}'),
-      err("req-5", 'tool "obj" returned an object without a content array; expected an AgentToolResult {content: [...], details?}'),
+      err(
+        "req-5",
+        'tool "obj" returned an object without a content array; expected an AgentToolResult {content: [...], details?}',
+      ),
     ]);
-    assert.match(JSON.stringify(frames[4]), /^\{"type":"response","id":"req-6","result":\{"status":"error","error":\{"message":"the result of tool \\"big\\" cannot be encoded as JSON: [^"]+"\}\}\}$/);
+    assert.match(
+      JSON.stringify(frames[4]),
+      /^\{"type":"response","id":"req-6","result":\{"status":"error","error":\{"message":"the result of tool \\"big\\" cannot be encoded as JSON: [^"]+"\}\}\}$/,
+    );
     assert.equal(frames.length, 5);
   } finally {
     h.dispose();
@@ -93,13 +147,16 @@ test("QJS-13: a throw is an error answer with its message; a result that is not 
 });
 
 test("QJS-05, QJS-13: cancel aborts the handler's signal and answers cancelled at once; the late result is dropped", async () => {
-  const { h } = await loaded(ext(`
+  const { h } = await loaded(
+    ext(`
     pi.registerTool({ name: "wait", description: "d", execute: (_id, _p, signal) => new Promise((resolve) => {
       signal.addEventListener("abort", () => {
         globalThis.reason = signal.reason.name + ": " + signal.reason.message;
         setTimeout(() => resolve("too late"), 1);
       });
-    }) });`), tools);
+    }) });`),
+    tools,
+  );
   try {
     h.send(call("req-2", "wait"));
     assert.deepEqual(h.take(), []);
@@ -116,7 +173,12 @@ test("QJS-05, QJS-13: cancel aborts the handler's signal and answers cancelled a
 });
 
 test("QJS-05: a cancel after the answer changes nothing", async () => {
-  const { h } = await loaded(ext(`pi.registerTool({ name: "fast", description: "d", execute: async (_i, _p, signal) => { globalThis.signal = signal; return "ok"; } });`), tools);
+  const { h } = await loaded(
+    ext(
+      `pi.registerTool({ name: "fast", description: "d", execute: async (_i, _p, signal) => { globalThis.signal = signal; return "ok"; } });`,
+    ),
+    tools,
+  );
   try {
     h.send(call("req-2", "fast"));
     assert.deepEqual(h.take(), [ok("req-2", { content: [{ type: "text", text: "ok" }] })]);
@@ -129,10 +191,17 @@ test("QJS-05: a cancel after the answer changes nothing", async () => {
 });
 
 test("QJS-18: a result over the frame limit is an error answer that says so, with the engine's message naming the size and the limit", async () => {
-  const { h } = await loaded(ext(`pi.registerTool({ name: "huge", description: "d", execute: async () => "x".repeat(10000) });`), { ...tools, maxFrameBytes: 4096 });
+  const { h } = await loaded(
+    ext(`pi.registerTool({ name: "huge", description: "d", execute: async () => "x".repeat(10000) });`),
+    { ...tools, maxFrameBytes: 4096 },
+  );
   try {
     h.send(call("req-2", "huge"));
-    const frame = { type: "response", id: "req-2", result: { status: "success", value: { content: [{ type: "text", text: "x".repeat(10000) }] } } };
+    const frame = {
+      type: "response",
+      id: "req-2",
+      result: { status: "success", value: { content: [{ type: "text", text: "x".repeat(10000) }] } },
+    };
     assert.deepEqual(h.take(), [err("req-2", overLimit('the result of tool "huge"', frame, 4096))]);
   } finally {
     h.dispose();
@@ -140,15 +209,22 @@ test("QJS-18: a result over the frame limit is an error answer that says so, wit
 });
 
 test("QJS-18: an update over the frame limit ends the invocation with an error, aborts the signal and throws in the handler", async () => {
-  const { h } = await loaded(ext(`
+  const { h } = await loaded(
+    ext(`
     pi.registerTool({ name: "chatty", description: "d", async execute(_id, _p, signal, onUpdate) {
       try { onUpdate({ content: [{ type: "text", text: "y".repeat(10000) }] }); } catch (e) { globalThis.thrown = e.message; }
       globalThis.aborted = signal.aborted;
       return "finished anyway";
-    } });`), { ...tools, maxFrameBytes: 4096 });
+    } });`),
+    { ...tools, maxFrameBytes: 4096 },
+  );
   try {
     h.send(call("req-2", "chatty"));
-    const problem = overLimit('an update of tool "chatty"', { type: "update", id: "req-2", value: { content: [{ type: "text", text: "y".repeat(10000) }] } }, 4096);
+    const problem = overLimit(
+      'an update of tool "chatty"',
+      { type: "update", id: "req-2", value: { content: [{ type: "text", text: "y".repeat(10000) }] } },
+      4096,
+    );
     assert.deepEqual(h.take(), [err("req-2", problem)]);
     assert.deepEqual(h.evaluate("[globalThis.thrown, globalThis.aborted]"), [problem, true]);
   } finally {
@@ -157,13 +233,16 @@ test("QJS-18: an update over the frame limit ends the invocation with an error, 
 });
 
 test("QJS-05: registerTool needs the tools capability, and malformed definitions throw clear errors", async () => {
-  const h = await PreludeHarness.start(ext(`
+  const h = await PreludeHarness.start(
+    ext(`
     const why = [];
     const attempt = (f) => { try { f(); why.push("ok"); } catch (e) { why.push(e.name + ": " + e.message); } };
     attempt(() => pi.registerTool({ name: "t", description: "d", execute: async () => "" }));
     attempt(() => pi.registerCommand("c", { handler() {} }));
     attempt(() => pi.on("tool_call", () => {}));
-    globalThis.why = why;`), { capabilities: [] });
+    globalThis.why = why;`),
+    { capabilities: [] },
+  );
   try {
     h.handshake();
     assert.deepEqual(h.evaluate("globalThis.why"), [
@@ -174,13 +253,16 @@ test("QJS-05: registerTool needs the tools capability, and malformed definitions
   } finally {
     h.dispose();
   }
-  const m = await PreludeHarness.start(ext(`
+  const m = await PreludeHarness.start(
+    ext(`
     const why = [];
     for (const d of [undefined, { description: "d", execute() {} }, { name: "t" }, { name: "t", execute() {}, parameters: [] },
                      { name: "t", execute() {}, description: 3 }, { name: "t", execute() {}, label: {} }]) {
       try { pi.registerTool(d); why.push("ok"); } catch (e) { why.push(e.name + ": " + e.message); }
     }
-    globalThis.why = why;`), tools);
+    globalThis.why = why;`),
+    tools,
+  );
   try {
     m.handshake();
     assert.deepEqual(m.evaluate("globalThis.why"), [

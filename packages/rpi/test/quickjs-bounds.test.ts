@@ -27,7 +27,9 @@ test("QJS-15: allocating past 64 MiB in many small pieces fails inside the runti
       }
       return "after the catch";`);
     const exit = await exited(inst);
-    t.diagnostic(`torn down after ${Math.round(performance.now() - started)} ms; wasm memory ${inst.transport.stats()?.wasmMemoryBytes} bytes`);
+    t.diagnostic(
+      `torn down after ${Math.round(performance.now() - started)} ms; wasm memory ${inst.transport.stats()?.wasmMemoryBytes} bytes`,
+    );
     const caught = inst.frames().find((f) => "caught" in f) as { caught: string; pieces: number } | undefined;
     assert.ok(caught, `the extension saw the failed allocation; events: ${JSON.stringify(inst.events).slice(0, 500)}`);
     // At the exact ceiling QuickJS may not even have room for the InternalError object: it then
@@ -57,7 +59,9 @@ test("QJS-15: one allocation larger than the limit is refused by QuickJS before 
   try {
     const r = await inst.run(`try { return "x".repeat(2 ** 27).length; } catch (e) { return String(e); }`);
     assert.match(String(r.value), /out of memory|invalid string length/);
-    const buffer = await inst.run(`try { return new ArrayBuffer(200 * 1024 * 1024).byteLength; } catch (e) { return e.name; }`);
+    const buffer = await inst.run(
+      `try { return new ArrayBuffer(200 * 1024 * 1024).byteLength; } catch (e) { return e.name; }`,
+    );
     assert.match(String(buffer.value), /RangeError|InternalError/);
     assert.equal((await inst.run("return 'alive'")).value, "alive");
   } finally {
@@ -89,7 +93,9 @@ test("QJS-18: a frame of exactly maxFrameBytes bytes is sent; one byte more thro
     assert.equal(atLimit.value, "sent");
     const frame = inst.events.find((e) => e.kind === "frame" && e.text.length === 1048576);
     assert.ok(frame, "the 1 MiB frame reached the host");
-    const over = await inst.run(`try { api.sendText(JSON.stringify("x".repeat(${1048576 - 1}))); return "sent"; } catch (e) { return [e instanceof RangeError, e.message]; }`);
+    const over = await inst.run(
+      `try { api.sendText(JSON.stringify("x".repeat(${1048576 - 1}))); return "sent"; } catch (e) { return [e instanceof RangeError, e.message]; }`,
+    );
     const [isRange, message] = over.value as [boolean, string];
     assert.equal(isRange, true);
     assert.match(message, /1048577 bytes of UTF-8, over the 1048576-byte limit \(maxFrameBytes\)/);
@@ -103,9 +109,17 @@ test("QJS-18: a frame of exactly maxFrameBytes bytes is sent; one byte more thro
   // Bytes, not characters: "é" is two bytes of UTF-8.
   const small = await launch(undefined, { maxFrameBytes: 1001 });
   try {
-    assert.equal((await small.run(`api.sendText(JSON.stringify("é".repeat(499) + "x")); return "sent";`)).value, "sent");
-    const over = await small.run(`try { api.sendText(JSON.stringify("é".repeat(499) + "xy")); } catch (e) { return [e instanceof RangeError, e.message]; }`);
-    assert.deepEqual(over.value, [true, "__octet_host.send: the frame is 1002 bytes of UTF-8, over the 1001-byte limit (maxFrameBytes); it was not sent"]);
+    assert.equal(
+      (await small.run(`api.sendText(JSON.stringify("é".repeat(499) + "x")); return "sent";`)).value,
+      "sent",
+    );
+    const over = await small.run(
+      `try { api.sendText(JSON.stringify("é".repeat(499) + "xy")); } catch (e) { return [e instanceof RangeError, e.message]; }`,
+    );
+    assert.deepEqual(over.value, [
+      true,
+      "__octet_host.send: the frame is 1002 bytes of UTF-8, over the 1001-byte limit (maxFrameBytes); it was not sent",
+    ]);
     const type = await small.run(`try { api.sendText({}); } catch (e) { return [e instanceof TypeError, e.message]; }`);
     assert.deepEqual(type.value, [true, "__octet_host.send: a frame must be a string (got object)"]);
   } finally {
@@ -116,7 +130,14 @@ test("QJS-18: a frame of exactly maxFrameBytes bytes is sent; one byte more thro
 /** Launches RUNNER without attaching a listener, so that the transport buffers what the instance sends. */
 async function unread(): Promise<{ transport: RpiTransport; buffered: () => number }> {
   const dir = makePackage({ "index.mjs": RUNNER });
-  const transport = await launchQuickJs({ entry: join(dir, "index.mjs"), packageDir: dir, prelude: STAND_IN_PRELUDE, env: {}, interruptAfterMs: 5000, watchdogGraceMs: 300 });
+  const transport = await launchQuickJs({
+    entry: join(dir, "index.mjs"),
+    packageDir: dir,
+    prelude: STAND_IN_PRELUDE,
+    env: {},
+    interruptAfterMs: 5000,
+    watchdogGraceMs: 300,
+  });
   return { transport, buffered: () => (transport as unknown as { bufferedEvents: number }).bufferedEvents };
 }
 
@@ -144,14 +165,22 @@ test("QJS-15, QJS-18: events buffered before a listener is attached are bounded:
   }
   const past = await unread();
   past.transport.send(JSON.stringify({ id: 1, code: "for (let i = 0; i < 1023; i++) api.send({ n: i });" }));
-  const exit = await Promise.race([past.transport.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no exit")), 10_000))]);
+  const exit = await Promise.race([
+    past.transport.exited,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no exit")), 10_000)),
+  ]);
   assert.equal(exit.code, "fatal");
-  assert.match(exit.reason, /^1025 events of \d+ bytes were buffered with no listener attached, past the limit of 1024 events or 8388608 bytes \(8 MiB\)/);
+  assert.match(
+    exit.reason,
+    /^1025 events of \d+ bytes were buffered with no listener attached, past the limit of 1024 events or 8388608 bytes \(8 MiB\)/,
+  );
 });
 
 test("QJS-15, QJS-18: bytes buffered before a listener is attached are bounded: exactly 8 MiB is kept and delivered, one byte more ends the instance as 'fatal'", async () => {
   // {"factory":"function"} (22 bytes) + 8 frames + {"id":1,"value":null} (21 bytes) = 8 MiB exactly.
-  const frames = (extra: number): string => `for (let i = 0; i < 7; i++) api.sendText(JSON.stringify("x".repeat(${MiB - 2})));
+  const frames = (
+    extra: number,
+  ): string => `for (let i = 0; i < 7; i++) api.sendText(JSON.stringify("x".repeat(${MiB - 2})));
     api.sendText(JSON.stringify("y".repeat(${MiB - 2 - 43 + extra})));`;
   const at = await unread();
   try {
@@ -167,7 +196,10 @@ test("QJS-15, QJS-18: bytes buffered before a listener is attached are bounded: 
   }
   const past = await unread();
   past.transport.send(JSON.stringify({ id: 1, code: frames(1) }));
-  const exit = await Promise.race([past.transport.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no exit")), 10_000))]);
+  const exit = await Promise.race([
+    past.transport.exited,
+    new Promise<never>((_, reject) => setTimeout(() => reject(new Error("no exit")), 10_000)),
+  ]);
   assert.equal(exit.code, "fatal");
   assert.match(exit.reason, /^10 events of 8388609 bytes were buffered with no listener attached, past the limit/);
 });
@@ -183,9 +215,15 @@ test("QJS-18: outbound bytes are bounded per second (maxOutboundBytesPerSecond):
       let refused;
       try { api.sendText('""'); } catch (e) { refused = [e instanceof RangeError, e.message]; }
       api.setTimeout(() => api.send({ sent, refused }), 1100);`);
-    const report = (await inst.waitFor((f) => "sent" in f, 10_000)) as unknown as { sent: number; refused: [boolean, string] };
+    const report = (await inst.waitFor((f) => "sent" in f, 10_000)) as unknown as {
+      sent: number;
+      refused: [boolean, string];
+    };
     assert.equal(report.sent, 100_000);
-    assert.deepEqual(report.refused, [true, "__octet_host.send: the extension sent 100000 bytes of frames within the last second; this 2-byte frame would pass the outbound rate limit of 100000 bytes per second (maxOutboundBytesPerSecond); it was not sent"]);
+    assert.deepEqual(report.refused, [
+      true,
+      "__octet_host.send: the extension sent 100000 bytes of frames within the last second; this 2-byte frame would pass the outbound rate limit of 100000 bytes per second (maxOutboundBytesPerSecond); it was not sent",
+    ]);
     assert.equal(inst.events.filter((e) => e.kind === "frame" && e.text.length === 1000).length, 100);
     assert.equal((await inst.run("return 'the next second'")).value, "the next second");
   } finally {
@@ -194,17 +232,27 @@ test("QJS-18: outbound bytes are bounded per second (maxOutboundBytesPerSecond):
 });
 
 test("QJS-18: an extension that floods updates is stopped by the outbound rate: the pi prelude answers the invocation with an error naming the rate and the limit, and the instance keeps serving", async () => {
-  const { connection } = await connectPi(`export default function (pi) {
+  const { connection } = await connectPi(
+    `export default function (pi) {
     pi.registerTool({ name: "flood", description: "d", async execute(_id, _p, _signal, onUpdate) { for (;;) onUpdate(1); } });
     pi.registerTool({ name: "ok", description: "d", execute: async () => "still serving" });
-  }\n`, {}, { maxOutboundBytesPerSecond: 20_000 });
+  }\n`,
+    {},
+    { maxOutboundBytesPerSecond: 20_000 },
+  );
   try {
     await connection.start();
     let updates = 0;
     // The updates spend the second's bytes to within one update, so the error answer waits for the next second.
-    const r = await connection.invoke({ kind: "tool", name: "flood", callId: "c1", arguments: {} }, { onUpdate: () => updates++ });
+    const r = await connection.invoke(
+      { kind: "tool", name: "flood", callId: "c1", arguments: {} },
+      { onUpdate: () => updates++ },
+    );
     assert.equal(r.status, "error");
-    assert.match(r.status === "error" ? r.error.message : "", /^an update of tool "flood" could not be sent: __octet_host\.send: the extension sent \d+ bytes of frames within the last second; this \d+-byte frame would pass the outbound rate limit of 20000 bytes per second \(maxOutboundBytesPerSecond\)/);
+    assert.match(
+      r.status === "error" ? r.error.message : "",
+      /^an update of tool "flood" could not be sent: __octet_host\.send: the extension sent \d+ bytes of frames within the last second; this \d+-byte frame would pass the outbound rate limit of 20000 bytes per second \(maxOutboundBytesPerSecond\)/,
+    );
     assert.ok(updates > 100 && updates < 1000, `${updates} updates reached the host`);
     const next = await connection.invoke({ kind: "tool", name: "ok", callId: "c2", arguments: {} });
     assert.deepEqual(next, { status: "success", value: { content: [{ type: "text", text: "still serving" }] } });

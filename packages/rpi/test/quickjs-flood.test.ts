@@ -27,7 +27,10 @@ test("issue 13a: a synchronous run's frames come in bounded batches, and the wor
     }
     await inst.waitFor((f) => f.value === "flooded", 30_000);
     assert.ok(firstBurst > 0, "some frames were queued while the host was busy");
-    assert.ok(firstBurst <= MAX_BATCHES_IN_FLIGHT * MAX_BATCH_MESSAGES, `at most ${MAX_BATCHES_IN_FLIGHT} batches of ${MAX_BATCH_MESSAGES} frames were in flight; ${firstBurst} were`);
+    assert.ok(
+      firstBurst <= MAX_BATCHES_IN_FLIGHT * MAX_BATCH_MESSAGES,
+      `at most ${MAX_BATCHES_IN_FLIGHT} batches of ${MAX_BATCH_MESSAGES} frames were in flight; ${firstBurst} were`,
+    );
     assert.equal(counted(), 5000, "backpressure delays frames, it drops none");
   } finally {
     await inst.transport.terminate("test done");
@@ -50,11 +53,17 @@ test("issue 13a: frames past maxOutboundFramesPerSecond are refused inside the V
     assert.ok(v.sent > 0 && v.sent <= 100, `at most 100 frames in the window; ${v.sent} were sent`);
     assert.equal(v.sent + v.refused, 1000);
     assert.equal(v.range, true);
-    assert.match(v.error, /the outbound rate limit of 100 frames per second \(maxOutboundFramesPerSecond\); this frame was not sent/);
+    assert.match(
+      v.error,
+      /the outbound rate limit of 100 frames per second \(maxOutboundFramesPerSecond\); this frame was not sent/,
+    );
     assert.equal(inst.frames().filter((f) => "n" in f).length, v.sent, "what was refused never reached the host");
     const told = inst.events.filter((e) => e.kind === "diagnostic");
     assert.equal(told.length, 1, "one diagnostic per window, not one per refused frame");
-    assert.match(told[0]!.kind === "diagnostic" ? told[0]!.message : "", /refusing the extension's frames for the rest of this second: .*100 frames per second/);
+    assert.match(
+      told[0]!.kind === "diagnostic" ? told[0]!.message : "",
+      /refusing the extension's frames for the rest of this second: .*100 frames per second/,
+    );
   } finally {
     await inst.transport.terminate("test done");
   }
@@ -75,9 +84,12 @@ test("issue 13 review: time parked for a slow host's credit is not engine time: 
         // The host is busy with each frame.
       }
     });
-    const r = await inst.run(`const s = "x".repeat(60000);
+    const r = await inst.run(
+      `const s = "x".repeat(60000);
       for (let i = 0; i < 60; i++) api.sendText(JSON.stringify({ u: i, s }));
-      return "all sent";`, 60_000);
+      return "all sent";`,
+      60_000,
+    );
     assert.equal(r.value, "all sent");
     assert.equal(slowFrames, 60);
     assert.equal(inst.frames().filter((f) => "u" in f).length, 60, "every frame arrived");

@@ -11,7 +11,16 @@
 import { mkdirSync, mkdtempSync, readdirSync, realpathSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { PI_PRELUDE, RpiConnection, launchQuickJs, type QuickJsOptions, type RpiExit, type RpiTimeouts, type RpiTransport, type RpiTransportEvent } from "../src/index.js";
+import {
+  PI_PRELUDE,
+  RpiConnection,
+  launchQuickJs,
+  type QuickJsOptions,
+  type RpiExit,
+  type RpiTimeouts,
+  type RpiTransport,
+  type RpiTransportEvent,
+} from "../src/index.js";
 
 export const STAND_IN_PRELUDE = `(() => {
   const host = globalThis.__octet_host;
@@ -106,7 +115,15 @@ export class Instance {
   /** The first frame (already received or later) matching `match`; rejects on timeout or exit. */
   waitFor(match: (f: Answer) => boolean, timeoutMs = 20_000): Promise<Answer> {
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`no matching frame within ${timeoutMs} ms; events: ${JSON.stringify(this.events).slice(0, 2000)}`)), timeoutMs);
+      const timer = setTimeout(
+        () =>
+          reject(
+            new Error(
+              `no matching frame within ${timeoutMs} ms; events: ${JSON.stringify(this.events).slice(0, 2000)}`,
+            ),
+          ),
+        timeoutMs,
+      );
       const check = (): void => {
         const found = this.frames().find(match);
         if (found !== undefined) {
@@ -114,7 +131,11 @@ export class Instance {
           resolve(found);
         } else if (this.exit !== null) {
           clearTimeout(timer);
-          reject(new Error(`the instance exited (${this.exit.code}: ${this.exit.reason}) before a matching frame; events: ${JSON.stringify(this.events).slice(0, 2000)}`));
+          reject(
+            new Error(
+              `the instance exited (${this.exit.code}: ${this.exit.reason}) before a matching frame; events: ${JSON.stringify(this.events).slice(0, 2000)}`,
+            ),
+          );
         } else {
           this.wake.push(check);
         }
@@ -130,7 +151,10 @@ export type LaunchOverrides = Partial<Omit<QuickJsOptions, "entry" | "packageDir
  * Launches the package (or files made into one) with the stand-in prelude and test budgets, and
  * returns as soon as launchQuickJs does: the load may still be running.
  */
-export async function start(filesOrDir: Record<string, string> | string = { "index.mjs": RUNNER }, overrides: LaunchOverrides = {}): Promise<Instance> {
+export async function start(
+  filesOrDir: Record<string, string> | string = { "index.mjs": RUNNER },
+  overrides: LaunchOverrides = {},
+): Promise<Instance> {
   const dir = typeof filesOrDir === "string" ? filesOrDir : makePackage(filesOrDir);
   const { entryName = "index.mjs", ...rest } = overrides;
   const transport = await launchQuickJs({
@@ -150,12 +174,17 @@ export async function start(filesOrDir: Record<string, string> | string = { "ind
  * start(), then waits for the stand-in prelude's {factory} frame (the load finished); rejects with
  * the exit reason when the instance ended instead.
  */
-export async function launch(filesOrDir: Record<string, string> | string = { "index.mjs": RUNNER }, overrides: LaunchOverrides = {}): Promise<Instance> {
+export async function launch(
+  filesOrDir: Record<string, string> | string = { "index.mjs": RUNNER },
+  overrides: LaunchOverrides = {},
+): Promise<Instance> {
   const inst = await start(filesOrDir, overrides);
-  await inst.waitFor((f) => "factory" in f).catch(async (error: unknown) => {
-    const exit = await Promise.race([inst.transport.exited, Promise.resolve(null)]);
-    throw exit === null ? error : new Error(`the instance did not load (${exit.code}): ${exit.reason}`);
-  });
+  await inst
+    .waitFor((f) => "factory" in f)
+    .catch(async (error: unknown) => {
+      const exit = await Promise.race([inst.transport.exited, Promise.resolve(null)]);
+      throw exit === null ? error : new Error(`the instance did not load (${exit.code}): ${exit.reason}`);
+    });
   return inst;
 }
 
@@ -183,7 +212,15 @@ export async function settle<T>(read: () => T, expected: T, timeoutMs = 5000): P
 export function exited(inst: Instance, timeoutMs = 30_000): Promise<RpiExit> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`the instance did not end within ${timeoutMs} ms; events: ${JSON.stringify(inst.events).slice(0, 1000)}`)), timeoutMs);
+    timer = setTimeout(
+      () =>
+        reject(
+          new Error(
+            `the instance did not end within ${timeoutMs} ms; events: ${JSON.stringify(inst.events).slice(0, 1000)}`,
+          ),
+        ),
+      timeoutMs,
+    );
   });
   return Promise.race([inst.transport.exited, late]).finally(() => clearTimeout(timer));
 }
@@ -205,13 +242,32 @@ export function piEnv(id: string, capabilities: string[] = [], uiCapabilities: s
  * The real pi prelude with `source` as the entry of extension "pi-ext" (capability "tools") on the
  * real engine, behind an RpiConnection that is not started yet.
  */
-export async function connectPi(source: string, timeouts: Partial<RpiTimeouts> = {}, overrides: Partial<QuickJsOptions> = {}): Promise<{ transport: RpiTransport; connection: RpiConnection; stderr: string[] }> {
+export async function connectPi(
+  source: string,
+  timeouts: Partial<RpiTimeouts> = {},
+  overrides: Partial<QuickJsOptions> = {},
+): Promise<{ transport: RpiTransport; connection: RpiConnection; stderr: string[] }> {
   const dir = makePackage({ "index.mjs": source });
-  const transport = await launchQuickJs({ entry: join(dir, "index.mjs"), packageDir: dir, prelude: PI_PRELUDE, env: piEnv("pi-ext", ["tools"]), interruptAfterMs: 2000, watchdogGraceMs: 300, ...overrides });
+  const transport = await launchQuickJs({
+    entry: join(dir, "index.mjs"),
+    packageDir: dir,
+    prelude: PI_PRELUDE,
+    env: piEnv("pi-ext", ["tools"]),
+    interruptAfterMs: 2000,
+    watchdogGraceMs: 300,
+    ...overrides,
+  });
   const stderr: string[] = [];
   const connection = new RpiConnection({
-    transport, instance: { extensionId: "pi-ext", generation: 1 }, cwd: dir, mode: "rpc", projectTrusted: true,
-    grants: { capabilities: ["tools"], uiCapabilities: [] }, timeouts, diagnose: () => {}, onStderr: (line) => stderr.push(line),
+    transport,
+    instance: { extensionId: "pi-ext", generation: 1 },
+    cwd: dir,
+    mode: "rpc",
+    projectTrusted: true,
+    grants: { capabilities: ["tools"], uiCapabilities: [] },
+    timeouts,
+    diagnose: () => {},
+    onStderr: (line) => stderr.push(line),
   });
   return { transport, connection, stderr };
 }

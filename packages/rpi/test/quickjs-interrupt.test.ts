@@ -15,7 +15,10 @@ test("QJS-16: for(;;){} is interrupted at interruptAfterMs and the instance is t
   const catching = await launch();
   catching.fire("try { for (;;) {} } catch (e) { api.send({ swallowed: String(e) }); } for (;;) {}");
   assert.equal((await exited(catching)).code, "runaway");
-  assert.equal(catching.frames().some((f) => "swallowed" in f), false);
+  assert.equal(
+    catching.frames().some((f) => "swallowed" in f),
+    false,
+  );
 });
 
 test("QJS-16: a runaway timer callback, a runaway entry module and a catastrophic regexp are interrupted too", async () => {
@@ -35,20 +38,35 @@ test("QJS-16: a runaway timer callback, a runaway entry module and a catastrophi
 
 test("QJS-16: a frame sent with a budget (send(text, budgetMs)) is interrupted at that budget, not interruptAfterMs; frames without one and timers keep interruptAfterMs", async () => {
   const inst = await launch(undefined, { interruptAfterMs: 5000 });
-  assert.throws(() => inst.transport.send(JSON.stringify({ id: 0, code: "" }), 0), /budgetMs must be a positive number/);
+  assert.throws(
+    () => inst.transport.send(JSON.stringify({ id: 0, code: "" }), 0),
+    /budgetMs must be a positive number/,
+  );
   // Work longer than 150 ms is fine without a frame budget, and in a timer armed by a budgeted frame.
   assert.equal((await inst.run("const t = Date.now(); while (Date.now() - t < 400) {} return 'long'")).value, "long");
-  inst.transport.send(JSON.stringify({ id: 100, code: "api.setTimeout(() => { const t = Date.now(); while (Date.now() - t < 400) {} api.send({ timer: 'done' }); }, 0); return 'armed'" }), 150);
+  inst.transport.send(
+    JSON.stringify({
+      id: 100,
+      code: "api.setTimeout(() => { const t = Date.now(); while (Date.now() - t < 400) {} api.send({ timer: 'done' }); }, 0); return 'armed'",
+    }),
+    150,
+  );
   assert.equal((await inst.waitFor((f) => f.id === 100)).value, "armed");
   await inst.waitFor((f) => "timer" in f);
   inst.transport.send(JSON.stringify({ id: 101, code: "for (;;) {}" }), 150);
   const exit = await exited(inst);
   assert.equal(exit.code, "runaway");
-  assert.match(exit.reason, /longer than its 150 ms budget \(the budget the host gave this frame\) while handling a host frame/);
+  assert.match(
+    exit.reason,
+    /longer than its 150 ms budget \(the budget the host gave this frame\) while handling a host frame/,
+  );
 
   // The watchdog uses the frame's budget too.
   const builtin = await launch(undefined, { interruptAfterMs: 5000, watchdogGraceMs: 300 });
-  builtin.transport.send(JSON.stringify({ id: 1, code: "return Array.prototype.indexOf.call({ length: 2 ** 50 }, 1)" }), 150);
+  builtin.transport.send(
+    JSON.stringify({ id: 1, code: "return Array.prototype.indexOf.call({ length: 2 ** 50 }, 1)" }),
+    150,
+  );
   const stopped = await exited(builtin);
   assert.equal(stopped.code, "watchdog");
   assert.match(stopped.reason, /within its 150 ms budget plus 300 ms grace/);

@@ -10,24 +10,119 @@ const freed = (inst: Instance): boolean => (inst.transport as unknown as { runti
 
 /** What ECMAScript itself puts on the global object and its prototype chain (QuickJS 2025-09). */
 const ECMASCRIPT_GLOBALS = new Set([
-  "globalThis", "Infinity", "NaN", "undefined", "eval", "isFinite", "isNaN", "parseFloat", "parseInt",
-  "decodeURI", "decodeURIComponent", "encodeURI", "encodeURIComponent", "escape", "unescape",
-  "AggregateError", "Array", "ArrayBuffer", "BigInt", "BigInt64Array", "BigUint64Array", "Boolean", "DataView", "Date",
-  "Error", "EvalError", "FinalizationRegistry", "Float16Array", "Float32Array", "Float64Array", "Function",
-  "Int8Array", "Int16Array", "Int32Array", "InternalError", "Iterator", "JSON", "Map", "Math", "Number", "Object",
-  "Promise", "Proxy", "RangeError", "ReferenceError", "Reflect", "RegExp", "Set", "SharedArrayBuffer", "String",
-  "Symbol", "SyntaxError", "TypeError", "URIError", "Uint8Array", "Uint8ClampedArray", "Uint16Array", "Uint32Array",
-  "WeakMap", "WeakRef", "WeakSet",
+  "globalThis",
+  "Infinity",
+  "NaN",
+  "undefined",
+  "eval",
+  "isFinite",
+  "isNaN",
+  "parseFloat",
+  "parseInt",
+  "decodeURI",
+  "decodeURIComponent",
+  "encodeURI",
+  "encodeURIComponent",
+  "escape",
+  "unescape",
+  "AggregateError",
+  "Array",
+  "ArrayBuffer",
+  "BigInt",
+  "BigInt64Array",
+  "BigUint64Array",
+  "Boolean",
+  "DataView",
+  "Date",
+  "Error",
+  "EvalError",
+  "FinalizationRegistry",
+  "Float16Array",
+  "Float32Array",
+  "Float64Array",
+  "Function",
+  "Int8Array",
+  "Int16Array",
+  "Int32Array",
+  "InternalError",
+  "Iterator",
+  "JSON",
+  "Map",
+  "Math",
+  "Number",
+  "Object",
+  "Promise",
+  "Proxy",
+  "RangeError",
+  "ReferenceError",
+  "Reflect",
+  "RegExp",
+  "Set",
+  "SharedArrayBuffer",
+  "String",
+  "Symbol",
+  "SyntaxError",
+  "TypeError",
+  "URIError",
+  "Uint8Array",
+  "Uint8ClampedArray",
+  "Uint16Array",
+  "Uint32Array",
+  "WeakMap",
+  "WeakRef",
+  "WeakSet",
   // Object.prototype
-  "constructor", "toString", "toLocaleString", "valueOf", "hasOwnProperty", "isPrototypeOf", "propertyIsEnumerable",
-  "__proto__", "__defineGetter__", "__defineSetter__", "__lookupGetter__", "__lookupSetter__",
+  "constructor",
+  "toString",
+  "toLocaleString",
+  "valueOf",
+  "hasOwnProperty",
+  "isPrototypeOf",
+  "propertyIsEnumerable",
+  "__proto__",
+  "__defineGetter__",
+  "__defineSetter__",
+  "__lookupGetter__",
+  "__lookupSetter__",
 ]);
 
 const HOST_NAMES = [
-  "process", "require", "module", "exports", "global", "fetch", "console", "setTimeout", "setInterval", "setImmediate",
-  "clearTimeout", "clearInterval", "queueMicrotask", "structuredClone", "Buffer", "WebAssembly", "__octet_host",
-  "Deno", "Bun", "XMLHttpRequest", "WebSocket", "navigator", "performance", "TextEncoder", "TextDecoder", "URL",
-  "crypto", "std", "os", "scriptArgs", "print", "Atomics", "importScripts", "postMessage", "__filename", "__dirname",
+  "process",
+  "require",
+  "module",
+  "exports",
+  "global",
+  "fetch",
+  "console",
+  "setTimeout",
+  "setInterval",
+  "setImmediate",
+  "clearTimeout",
+  "clearInterval",
+  "queueMicrotask",
+  "structuredClone",
+  "Buffer",
+  "WebAssembly",
+  "__octet_host",
+  "Deno",
+  "Bun",
+  "XMLHttpRequest",
+  "WebSocket",
+  "navigator",
+  "performance",
+  "TextEncoder",
+  "TextDecoder",
+  "URL",
+  "crypto",
+  "std",
+  "os",
+  "scriptArgs",
+  "print",
+  "Atomics",
+  "importScripts",
+  "postMessage",
+  "__filename",
+  "__dirname",
 ];
 
 test("QJS-14: each instance has its own thread, runtime and context: one spinning instance does not stop another", async () => {
@@ -41,7 +136,10 @@ test("QJS-14: each instance has its own thread, runtime and context: one spinnin
     a.fire("for (;;) {}");
     // While A is inside its entry (its budget is 10 s), B answers and the main thread runs.
     assert.equal((await b.run("return 'B serves'")).value, "B serves");
-    const stillRunning = await Promise.race([a.transport.exited.then(() => false), new Promise<boolean>((r) => setTimeout(() => r(true), 100))]);
+    const stillRunning = await Promise.race([
+      a.transport.exited.then(() => false),
+      new Promise<boolean>((r) => setTimeout(() => r(true), 100)),
+    ]);
     assert.equal(stillRunning, true, "A is still in its loop");
     await a.transport.terminate("stuck instance");
     assert.deepEqual(await exited(a), { code: "terminated", reason: "stuck instance" });
@@ -54,26 +152,32 @@ test("QJS-14: each instance has its own thread, runtime and context: one spinnin
 test("QJS-17: the global object holds ECMAScript names only; no process, require, fetch, console, Buffer, WebAssembly or other host global", async () => {
   const inst = await launch();
   try {
-    const names = (await inst.run(`
+    const names = (
+      await inst.run(`
       const names = [];
       for (let o = globalThis; o !== null; o = Object.getPrototypeOf(o)) names.push(...Object.getOwnPropertyNames(o));
-      return names;`)).value as string[];
+      return names;`)
+    ).value as string[];
     const extra = names.filter((n) => !ECMASCRIPT_GLOBALS.has(n));
     assert.deepEqual(extra, [], `unexpected globals: ${extra.join(", ")}`);
     assert.equal(names.includes("Object") && names.includes("Promise"), true);
-    const tried = (await inst.run(`
+    const tried = (
+      await inst.run(`
       return ${JSON.stringify(HOST_NAMES)}.map((name) => {
         let evaluated;
         try { evaluated = typeof (0, eval)(name); } catch (e) { evaluated = e.name; }
         return [name, typeof globalThis[name], evaluated];
-      });`)).value as [string, string, string][];
+      });`)
+    ).value as [string, string, string][];
     for (const [name, viaGlobal, viaEval] of tried) {
       assert.equal(viaGlobal, "undefined", `globalThis.${name}`);
       assert.equal(viaEval, "ReferenceError", `${name} as an identifier`);
     }
     assert.equal((await inst.run("return Function('return this')() === globalThis")).value, true);
     for (const specifier of ["os", "std", "fs", "node:fs", "node:child_process", "child_process", "net"]) {
-      const r = await inst.run(`return import(${JSON.stringify(specifier)}).then(() => 'loaded', (e) => 'refused: ' + e.message)`);
+      const r = await inst.run(
+        `return import(${JSON.stringify(specifier)}).then(() => 'loaded', (e) => 'refused: ' + e.message)`,
+      );
       assert.match(String(r.value), /^refused: .*only relative imports/, specifier);
     }
   } finally {
@@ -120,7 +224,11 @@ test("QJS-20: an instance stuck in the VM is killed by terminate after the grace
   await new Promise((r) => setTimeout(r, 50));
   await inst.transport.terminate("stop now");
   assert.deepEqual(await exited(inst), { code: "terminated", reason: "stop now" });
-  assert.equal(freed(inst), false, "a thread killed inside the VM frees nothing itself; its memory goes with the thread");
+  assert.equal(
+    freed(inst),
+    false,
+    "a thread killed inside the VM frees nothing itself; its memory goes with the thread",
+  );
   if (baseline !== null) assert.equal(await settle(threadCount, baseline), baseline);
 });
 
@@ -137,12 +245,18 @@ test("QJS-14, QJS-20: several instances run at once; tearing one down leaves the
   const insts = await Promise.all([launch(), launch(), launch(), launch()]);
   try {
     const answers = await Promise.all(insts.map((inst, i) => inst.run(`return ${i} * 10`)));
-    assert.deepEqual(answers.map((a) => a.value), [0, 10, 20, 30]);
+    assert.deepEqual(
+      answers.map((a) => a.value),
+      [0, 10, 20, 30],
+    );
     const [victim, ...rest] = insts as [Instance, ...Instance[]];
     victim.fire("for (;;) {}");
     assert.equal((await exited(victim)).code, "runaway");
     const after = await Promise.all(rest.map((inst, i) => inst.run(`return "instance ${i + 1} ok"`)));
-    assert.deepEqual(after.map((a) => a.value), ["instance 1 ok", "instance 2 ok", "instance 3 ok"]);
+    assert.deepEqual(
+      after.map((a) => a.value),
+      ["instance 1 ok", "instance 2 ok", "instance 3 ok"],
+    );
   } finally {
     await Promise.all(insts.map((inst) => inst.transport.terminate("test done")));
   }

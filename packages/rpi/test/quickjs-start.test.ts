@@ -12,7 +12,10 @@ test("QJS-03, RPI-31: launchQuickJs resolves before the entry has loaded; host f
     assert.deepEqual(inst.frames(), [], "nothing was loaded yet when launchQuickJs resolved");
     for (let i = 0; i < 5; i++) inst.fire(`return ${i} * 10`);
     await inst.waitFor((f) => f.id === 5);
-    assert.deepEqual(inst.frames(), [{ factory: "function" }, ...[0, 10, 20, 30, 40].map((value, i) => ({ id: i + 1, value }))]);
+    assert.deepEqual(inst.frames(), [
+      { factory: "function" },
+      ...[0, 10, 20, 30, 40].map((value, i) => ({ id: i + 1, value })),
+    ]);
   } finally {
     await inst.transport.terminate("test done");
   }
@@ -49,7 +52,10 @@ test("QJS-03, RPI-31, RPI-33: the pi prelude answers hello only once the entry l
 export default function (pi) { pi.registerTool({ name: "late", description: "d", execute: async () => "ok" }); }\n`);
   try {
     await slow.connection.start();
-    assert.deepEqual(slow.connection.tools().map((t) => t.name), ["late"]);
+    assert.deepEqual(
+      slow.connection.tools().map((t) => t.name),
+      ["late"],
+    );
     const r = await slow.connection.invoke({ kind: "tool", name: "late", callId: "c1", arguments: {} });
     assert.deepEqual(r, { status: "success", value: { content: [{ type: "text", text: "ok" }] } });
   } finally {

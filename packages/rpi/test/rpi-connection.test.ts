@@ -4,10 +4,19 @@ import { fileURLToPath } from "node:url";
 import { readFileSync } from "node:fs";
 import { launchProcess } from "../src/process/process-transport.js";
 import { rpiRuntime } from "../src/rpi-runtime.js";
-import { DEFAULT_RPI_TIMEOUTS, RpiConnection, resolveTimeouts, type RpiConnectionOptions, type RpiHostServices } from "../src/host/rpi-connection.js";
+import {
+  DEFAULT_RPI_TIMEOUTS,
+  RpiConnection,
+  resolveTimeouts,
+  type RpiConnectionOptions,
+  type RpiHostServices,
+} from "../src/host/rpi-connection.js";
 
 const FAKE = fileURLToPath(new URL("../../test/fixtures/rpi-fake.mjs", import.meta.url));
-const ALL = { capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"], uiCapabilities: ["confirm", "notify", "status"] };
+const ALL = {
+  capabilities: ["tools", "commands", "event_hooks", "ui", "session_actions"],
+  uiCapabilities: ["confirm", "notify", "status"],
+};
 
 interface Harness {
   c: RpiConnection;
@@ -15,8 +24,17 @@ interface Harness {
   diagnostics: string[];
 }
 
-async function connect(mode: string, extra: Partial<RpiConnectionOptions> = {}, env: Record<string, string> = {}): Promise<Harness> {
-  const transport = await launchProcess({ command: process.execPath, args: [FAKE, mode, "pi-fake"], cwd: process.cwd(), env });
+async function connect(
+  mode: string,
+  extra: Partial<RpiConnectionOptions> = {},
+  env: Record<string, string> = {},
+): Promise<Harness> {
+  const transport = await launchProcess({
+    command: process.execPath,
+    args: [FAKE, mode, "pi-fake"],
+    cwd: process.cwd(),
+    env,
+  });
   const stderr: string[] = [];
   const diagnostics: string[] = [];
   const c = new RpiConnection({
@@ -33,7 +51,11 @@ async function connect(mode: string, extra: Partial<RpiConnectionOptions> = {}, 
   return { c, stderr, diagnostics };
 }
 
-async function started(mode: string, extra: Partial<RpiConnectionOptions> = {}, env: Record<string, string> = {}): Promise<Harness> {
+async function started(
+  mode: string,
+  extra: Partial<RpiConnectionOptions> = {},
+  env: Record<string, string> = {},
+): Promise<Harness> {
   const h = await connect(mode, extra, env);
   await h.c.start();
   return h;
@@ -68,12 +90,22 @@ test("RPI-21, RPI-22, RPI-24, RPI-27: hello both ways, initialize, and the regis
   try {
     // The fake echoes what it received on stderr, which may arrive after stdout's frames.
     const hostHello = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"hello"')))).slice(4));
-    assert.deepEqual(hostHello, { type: "hello", protocolVersion: 1, instance: { extensionId: "pi-fake", generation: 3 }, cwd: "/work/space", mode: "rpc", projectTrusted: true });
+    assert.deepEqual(hostHello, {
+      type: "hello",
+      protocolVersion: 1,
+      instance: { extensionId: "pi-fake", generation: 3 },
+      cwd: "/work/space",
+      mode: "rpc",
+      projectTrusted: true,
+    });
     const init = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"initialize"')))).slice(4));
     assert.deepEqual(init, { type: "request", id: init.id, generation: 3, request: { kind: "initialize" } });
     assert.equal(c.hello?.id, "pi-fake");
     assert.equal(c.state, "ready");
-    assert.deepEqual(c.tools().map((t) => [t.name, t.label]), [["weather", "Weather"]]);
+    assert.deepEqual(
+      c.tools().map((t) => [t.name, t.label]),
+      [["weather", "Weather"]],
+    );
     assert.deepEqual(c.commands(), [{ name: "forecast", description: "A forecast" }]);
     // session_switch is an older name, delivered as session_start.
     assert.deepEqual(c.hooks(), ["session_start", "tool_call"]);
@@ -86,10 +118,21 @@ test("RPI-25, RPI-28: a tool invocation answers with an AgentToolResult; updates
   const { c } = await started("ok");
   try {
     const updates: unknown[] = [];
-    const r = await c.invoke({ kind: "tool", name: "weather", callId: "call-1", arguments: { city: "London" } }, { onUpdate: (v) => updates.push(v) });
-    assert.deepEqual(r, { status: "success", value: { content: [{ type: "text", text: "15 °C, cloudy in London" }], details: { city: "London" } } });
+    const r = await c.invoke(
+      { kind: "tool", name: "weather", callId: "call-1", arguments: { city: "London" } },
+      { onUpdate: (v) => updates.push(v) },
+    );
+    assert.deepEqual(r, {
+      status: "success",
+      value: { content: [{ type: "text", text: "15 °C, cloudy in London" }], details: { city: "London" } },
+    });
     assert.deepEqual(updates, [{ content: [{ type: "text", text: "looking outside" }] }]);
-    const failed = await c.invoke({ kind: "tool", name: "weather", callId: "call-2", arguments: { city: "Atlantis", mode: "fail" } });
+    const failed = await c.invoke({
+      kind: "tool",
+      name: "weather",
+      callId: "call-2",
+      arguments: { city: "Atlantis", mode: "fail" },
+    });
     assert.deepEqual(failed, { status: "error", error: { message: "no weather for Atlantis" } });
     const cmd = await c.invoke({ kind: "command", name: "forecast", arguments: "rain" });
     assert.deepEqual(cmd, { status: "success", value: "forecast: rain" });
@@ -104,7 +147,10 @@ test("RPI-18, RPI-19: the child sees only the environment it was given", async (
   try {
     const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "env" } });
     assert.equal(r.status, "success");
-    const seen = JSON.parse(((r as { value: { content: { text: string }[] } }).value.content[0]!.text)) as Record<string, string>;
+    const seen = JSON.parse((r as { value: { content: { text: string }[] } }).value.content[0]!.text) as Record<
+      string,
+      string
+    >;
     assert.deepEqual(seen, env);
   } finally {
     await c.shutdown("test over");
@@ -116,7 +162,9 @@ test("RPI-23: a hello naming another id, or claiming an ungranted capability, fa
     ["bad-hello-id", /hello names extension "someone-else", but pi-extension.json says "pi-fake"/],
     ["extra-cap", /hello claims capabilities \["session_actions"\] that pi-extension.json does not grant/],
   ] as const) {
-    const { c } = await connect(mode, { grants: mode === "extra-cap" ? { capabilities: ["tools"], uiCapabilities: [] } : ALL });
+    const { c } = await connect(mode, {
+      grants: mode === "extra-cap" ? { capabilities: ["tools"], uiCapabilities: [] } : ALL,
+    });
     const pid = c.pid!;
     await assert.rejects(c.start(), expected);
     const exit = await c.closed;
@@ -135,7 +183,14 @@ test("RPI-31, RPI-32, RPI-33: handshake and load timeouts fail the start and kil
   const { c: slow } = await connect("hang-load", { timeouts: { initializeMs: 250, loadMs: 5000 } });
   await assert.rejects(slow.start(), /did not become ready within 250 ms \(initialize timeout\)/);
   // The defaults of the document, and an override replaces only the timeout it names.
-  assert.deepEqual(DEFAULT_RPI_TIMEOUTS, { handshakeMs: 5000, loadMs: 10_000, initializeMs: 15_000, invocationMs: 60_000, hookMs: 10_000, shutdownMs: 2000 });
+  assert.deepEqual(DEFAULT_RPI_TIMEOUTS, {
+    handshakeMs: 5000,
+    loadMs: 10_000,
+    initializeMs: 15_000,
+    invocationMs: 60_000,
+    hookMs: 10_000,
+    shutdownMs: 2000,
+  });
   assert.deepEqual(slow.timeouts, { ...DEFAULT_RPI_TIMEOUTS, initializeMs: 250, loadMs: 5000 });
 });
 
@@ -144,7 +199,10 @@ test("RPI-33: an invocation timeout answers the caller with an error and keeps t
   try {
     const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "hang" } });
     assert.equal(r.status, "error");
-    assert.match((r as { error: { message: string } }).error.message, /no response within 200 ms \(invocation timeout\)/);
+    assert.match(
+      (r as { error: { message: string } }).error.message,
+      /no response within 200 ms \(invocation timeout\)/,
+    );
     const again = await c.invoke({ kind: "tool", name: "weather", callId: "c2", arguments: { city: "Oslo" } });
     assert.equal(again.status, "success");
   } finally {
@@ -156,7 +214,10 @@ test("RPI-29: a cancelled invocation sends cancel and resolves cancelled", async
   const { c } = await started("ok");
   try {
     const ac = new AbortController();
-    const p = c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "hang" } }, { signal: ac.signal });
+    const p = c.invoke(
+      { kind: "tool", name: "weather", callId: "c", arguments: { mode: "hang" } },
+      { signal: ac.signal },
+    );
     setTimeout(() => ac.abort(), 50);
     assert.deepEqual(await p, { status: "cancelled" });
   } finally {
@@ -176,7 +237,10 @@ test("RPI-35, RPI-36, RPI-37: a CRLF frame, a blank line and an oversize frame a
     const exit = await h.c.closed;
     assert.equal(exit.code, "fatal");
     assert.match(exit.reason, expected);
-    assert.ok(h.diagnostics.some((d) => d.startsWith("error: protocol violation")), h.diagnostics.join("\n"));
+    assert.ok(
+      h.diagnostics.some((d) => d.startsWith("error: protocol violation")),
+      h.diagnostics.join("\n"),
+    );
     assert.equal(alive(pid), false);
   }
 });
@@ -186,7 +250,12 @@ test("RPI-30: a response naming another generation's request is ignored with a d
   try {
     const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "stale" } });
     assert.equal(r.status, "error");
-    assert.ok(diagnostics.some((d) => /ignored a response for "req-999-1" of generation 999; this instance is generation 3/.test(d)), diagnostics.join("\n"));
+    assert.ok(
+      diagnostics.some((d) =>
+        /ignored a response for "req-999-1" of generation 999; this instance is generation 3/.test(d),
+      ),
+      diagnostics.join("\n"),
+    );
     assert.equal(c.state, "ready");
   } finally {
     await c.shutdown("test over");
@@ -213,7 +282,10 @@ test("issue 13.12: an invocation pending when the extension exits is answered at
   assert.notEqual(r, "hung", "the invocation was never answered after the extension exited");
   assert.equal(r !== "hung" && r.status === "error" ? r.error.code : r, "closed");
   // The 60 s invocation timer went with the answer: only the test's own handles are left.
-  assert.deepEqual(process.getActiveResourcesInfo().filter((x) => x === "Timeout"), []);
+  assert.deepEqual(
+    process.getActiveResourcesInfo().filter((x) => x === "Timeout"),
+    [],
+  );
 });
 
 test("RPI-26: shutdown sends the shutdown frame; a child that ignores it is killed after the shutdown timeout", async () => {
@@ -239,7 +311,10 @@ test("RPI-38: an action during the registration-only load phase is refused", asy
 });
 
 test("RPI-39, QJS-12: actions need session_actions and a bound service; UI requests need their grant", async () => {
-  const services: RpiHostServices = { action: async (a) => ({ did: a.kind }), ui: async (r) => ({ confirmed: r.type === "confirm" }) };
+  const services: RpiHostServices = {
+    action: async (a) => ({ did: a.kind }),
+    ui: async (r) => ({ confirmed: r.type === "confirm" }),
+  };
   const { c } = await started("ok", { services });
   try {
     const act = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
@@ -253,13 +328,22 @@ test("RPI-39, QJS-12: actions need session_actions and a bound service; UI reque
   const { c: bare } = await started("ok");
   try {
     const act = await bare.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
-    assert.deepEqual(answerOf(act), { status: "error", error: { code: "denied", message: 'the host cannot process the action "set_session_name": no service for it is bound' } });
+    assert.deepEqual(answerOf(act), {
+      status: "error",
+      error: {
+        code: "denied",
+        message: 'the host cannot process the action "set_session_name": no service for it is bound',
+      },
+    });
   } finally {
     await bare.shutdown("test over");
   }
   // The manifest grants neither session_actions nor confirm: the hello may not claim them (the
   // fake claims ui + session_actions in every mode), so the start fails closed.
-  const { c: narrow } = await connect("ok", { services, grants: { capabilities: ["tools", "commands", "event_hooks"], uiCapabilities: [] } });
+  const { c: narrow } = await connect("ok", {
+    services,
+    grants: { capabilities: ["tools", "commands", "event_hooks"], uiCapabilities: [] },
+  });
   await assert.rejects(narrow.start(), /does not grant/);
 });
 
@@ -269,9 +353,17 @@ test("RPI-35: a frame of exactly 1048576 bytes is accepted, one of 1048577 is a 
   assert.equal(at.c.state, "ready");
   try {
     // The host's own frames are bounded too: an invocation whose frame would pass 1 MiB is refused before a byte goes out.
-    const big = await at.c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { city: "x".repeat(1024 * 1024) } });
+    const big = await at.c.invoke({
+      kind: "tool",
+      name: "weather",
+      callId: "c",
+      arguments: { city: "x".repeat(1024 * 1024) },
+    });
     assert.equal(big.status, "error");
-    assert.match((big as { error: { message: string } }).error.message, /the request frame would be \d+ bytes, over the 1048576-byte frame limit; not sent/);
+    assert.match(
+      (big as { error: { message: string } }).error.message,
+      /the request frame would be \d+ bytes, over the 1048576-byte frame limit; not sent/,
+    );
     const small = await at.c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { city: "Oslo" } });
     assert.equal(small.status, "success");
   } finally {
@@ -291,7 +383,10 @@ test("RPI-33: registrations that arrive in the same chunk as the hello belong to
   const { c } = await connect("one-chunk", { grants: { capabilities: ["tools"], uiCapabilities: [] } });
   await c.start();
   try {
-    assert.deepEqual(c.tools().map((t) => t.name), ["early"]);
+    assert.deepEqual(
+      c.tools().map((t) => t.name),
+      ["early"],
+    );
   } finally {
     await c.shutdown("test over");
   }
@@ -302,7 +397,10 @@ test("RPI-30: a frame that carries another generation is ignored with a diagnost
   try {
     const r = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "gen-frame" } });
     assert.equal(r.status, "error");
-    assert.ok(diagnostics.some((d) => /ignored a response frame for generation 999; this instance is generation 3/.test(d)), diagnostics.join("\n"));
+    assert.ok(
+      diagnostics.some((d) => /ignored a response frame for generation 999; this instance is generation 3/.test(d)),
+      diagnostics.join("\n"),
+    );
   } finally {
     await c.shutdown("test over");
   }
@@ -317,7 +415,12 @@ test("RPI-27: the 257th tool registration is a violation naming the limit", asyn
 
 test("RPI-32: a timeout override must be an integer of 1 ms to a day; the message names the value", () => {
   for (const bad of [0, -5, 1.5, Number.POSITIVE_INFINITY, Number.NaN, 86_400_001]) {
-    assert.throws(() => resolveTimeouts({ invocationMs: bad }), new RegExp(`rpi timeout invocationMs must be an integer number of milliseconds from 1 to 86400000; got ${String(bad).replace(".", "\\.")}`));
+    assert.throws(
+      () => resolveTimeouts({ invocationMs: bad }),
+      new RegExp(
+        `rpi timeout invocationMs must be an integer number of milliseconds from 1 to 86400000; got ${String(bad).replace(".", "\\.")}`,
+      ),
+    );
   }
   assert.equal(resolveTimeouts({ invocationMs: 86_400_000 }).invocationMs, 86_400_000);
   assert.equal(resolveTimeouts({ hookMs: 1 }).hookMs, 1);
@@ -329,9 +432,22 @@ test("RPI-39, QJS-12: with a hello that claims neither session_actions nor confi
   const { c } = await started("narrow", { services });
   try {
     const act = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
-    assert.deepEqual(answerOf(act), { status: "error", error: { code: "denied", message: 'the action "set_session_name" needs the session_actions capability, which this extension does not have' } });
+    assert.deepEqual(answerOf(act), {
+      status: "error",
+      error: {
+        code: "denied",
+        message:
+          'the action "set_session_name" needs the session_actions capability, which this extension does not have',
+      },
+    });
     const ui = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "confirm" } });
-    assert.deepEqual(answerOf(ui), { status: "error", error: { code: "denied", message: 'the UI request "confirm" needs the "confirm" uiCapability, which this extension does not have' } });
+    assert.deepEqual(answerOf(ui), {
+      status: "error",
+      error: {
+        code: "denied",
+        message: 'the UI request "confirm" needs the "confirm" uiCapability, which this extension does not have',
+      },
+    });
   } finally {
     await c.shutdown("test over");
   }
@@ -352,21 +468,50 @@ test("RPI-34, RPI-40: after a graceful exit or a crash, what the extension left 
 });
 
 test("RPI-32: rpiRuntime refuses a bad timeout override when it is built, naming the value", () => {
-  assert.throws(() => rpiRuntime({ timeouts: { hookMs: -1 } }), /rpi timeout hookMs must be an integer number of milliseconds from 1 to 86400000; got -1/);
-  assert.throws(() => rpiRuntime({ quickjs: { memoryLimitBytes: 128 * 1024 * 1024 } }), /quickjs.memoryLimitBytes must be an integer of at most 67108864 bytes \(64 MiB\); got 134217728/);
+  assert.throws(
+    () => rpiRuntime({ timeouts: { hookMs: -1 } }),
+    /rpi timeout hookMs must be an integer number of milliseconds from 1 to 86400000; got -1/,
+  );
+  assert.throws(
+    () => rpiRuntime({ quickjs: { memoryLimitBytes: 128 * 1024 * 1024 } }),
+    /quickjs.memoryLimitBytes must be an integer of at most 67108864 bytes \(64 MiB\); got 134217728/,
+  );
   assert.equal(rpiRuntime({ timeouts: { hookMs: 50 } }).manifestFile, "pi-extension.json");
 });
 
 test("issue 13.5: an invocation carries its context with the hello's cwd, mode and trust; lists too large for the frame are left out with a diagnostic", async () => {
   const { c, diagnostics } = await started("ok", { maxFrameBytes: 4096 });
   try {
-    const small = { sessionName: null, model: { id: "m" }, allTools: ["weather"], activeTools: ["weather"], commands: [{ name: "forecast", description: "d" }] };
-    const r = await c.invoke({ kind: "tool", name: "weather", callId: "call-1", arguments: { mode: "context" } }, { context: small });
+    const small = {
+      sessionName: null,
+      model: { id: "m" },
+      allTools: ["weather"],
+      activeTools: ["weather"],
+      commands: [{ name: "forecast", description: "d" }],
+    };
+    const r = await c.invoke(
+      { kind: "tool", name: "weather", callId: "call-1", arguments: { mode: "context" } },
+      { context: small },
+    );
     assert.deepEqual(answerOf(r), { ...small, cwd: "/work/space", mode: "rpc", projectTrusted: true });
     const names = Array.from({ length: 300 }, (_, i) => `tool_${i}`);
-    const big = await c.invoke({ kind: "tool", name: "weather", callId: "call-2", arguments: { mode: "context" } }, { context: { ...small, allTools: names, activeTools: names } });
-    assert.deepEqual(answerOf(big), { sessionName: null, model: { id: "m" }, cwd: "/work/space", mode: "rpc", projectTrusted: true });
-    assert.ok(diagnostics.some((d) => /do not fit a quarter of the 4096-byte frame limit; the invocation context was sent without them/.test(d)), diagnostics.join("\n"));
+    const big = await c.invoke(
+      { kind: "tool", name: "weather", callId: "call-2", arguments: { mode: "context" } },
+      { context: { ...small, allTools: names, activeTools: names } },
+    );
+    assert.deepEqual(answerOf(big), {
+      sessionName: null,
+      model: { id: "m" },
+      cwd: "/work/space",
+      mode: "rpc",
+      projectTrusted: true,
+    });
+    assert.ok(
+      diagnostics.some((d) =>
+        /do not fit a quarter of the 4096-byte frame limit; the invocation context was sent without them/.test(d),
+      ),
+      diagnostics.join("\n"),
+    );
   } finally {
     await c.shutdown("test over");
   }
@@ -391,7 +536,10 @@ test("issue 13 review: a context object is encoded once for any number of invoca
     // Without a context the frame has none, as before.
     const bare = await c.invoke(call(6));
     assert.equal(answerOf(bare), null);
-    assert.deepEqual(diagnostics.filter((d) => /invocation context/.test(d)), []);
+    assert.deepEqual(
+      diagnostics.filter((d) => /invocation context/.test(d)),
+      [],
+    );
   } finally {
     await c.shutdown("test over");
   }

@@ -14,7 +14,12 @@ import { createHash, randomBytes } from "node:crypto";
 import { readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
-  ErrorCode, WireError, artifactKind, bounds, validateArtifactPublishParams, validateArtifactPublishResult,
+  ErrorCode,
+  WireError,
+  artifactKind,
+  bounds,
+  validateArtifactPublishParams,
+  validateArtifactPublishResult,
   type ContentPart,
 } from "@octet/protocol";
 import type { Link, RequestScope } from "./request-scope.js";
@@ -28,9 +33,12 @@ export async function publishArtifact(
   mimeType: string,
   options: PublishArtifactOptions = {},
 ): Promise<PublishedArtifact> {
-  if (link.api === "0.1") throw new Error("publishArtifact() needs API 0.2 or later (artifact/publish is not part of API 0.1)");
+  if (link.api === "0.1")
+    throw new Error("publishArtifact() needs API 0.2 or later (artifact/publish is not part of API 0.1)");
   if (!link.features.has("artifacts")) {
-    throw new Error("publishArtifact() needs the artifacts feature, which this host did not offer (a host offers it when its embedder binds an artifacts service)");
+    throw new Error(
+      "publishArtifact() needs the artifacts feature, which this host did not offer (a host offers it when its embedder binds an artifacts service)",
+    );
   }
   const parent = parentOf(scope, "publishArtifact");
   const kind = artifactKind(mimeType);
@@ -46,7 +54,13 @@ export async function publishArtifact(
     if (source instanceof Uint8Array) {
       bytes = source;
       checkSize(bytes.length);
-      if (bytes.length <= bounds.MAX_ARTIFACT_INLINE_BYTES) where = { data: { encoding: "base64", data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64") } };
+      if (bytes.length <= bounds.MAX_ARTIFACT_INLINE_BYTES)
+        where = {
+          data: {
+            encoding: "base64",
+            data: Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("base64"),
+          },
+        };
       else {
         const name = `.octet-artifact-${randomBytes(12).toString("hex")}`;
         // "wx": never write through a file someone else put there; 0o600: nobody else reads it.
@@ -59,20 +73,30 @@ export async function publishArtifact(
       checkSize(bytes.length);
       where = { path: source.path };
     } else {
-      throw new TypeError("publishArtifact() takes the bytes (a Uint8Array or Buffer) or {path} relative to OCTET_EXTENSION_SCRATCH");
+      throw new TypeError(
+        "publishArtifact() takes the bytes (a Uint8Array or Buffer) or {path} relative to OCTET_EXTENSION_SCRATCH",
+      );
     }
-    const params = { parent_request_id: parent, mime_type: mimeType, size: bytes.length, sha256: createHash("sha256").update(bytes).digest("hex"), ...where };
+    const params = {
+      parent_request_id: parent,
+      mime_type: mimeType,
+      size: bytes.length,
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      ...where,
+    };
     const checked = validateArtifactPublishParams(params);
     if (!checked.ok) throw new RangeError(`publishArtifact(): ${checked.problems.join("; ")}`);
     let answer: unknown;
     try {
       answer = await send(scope, link, "artifact/publish", params);
     } catch (err) {
-      if (err instanceof WireError && err.code === ErrorCode.InvalidParams) throw new Error(`the host refused artifact/publish: ${err.message}`);
+      if (err instanceof WireError && err.code === ErrorCode.InvalidParams)
+        throw new Error(`the host refused artifact/publish: ${err.message}`);
       throw err;
     }
     const result = validateArtifactPublishResult(answer);
-    if (!result.ok) throw new Error(`the host answered artifact/publish with an invalid result: ${result.problems.join("; ")}`);
+    if (!result.ok)
+      throw new Error(`the host answered artifact/publish with an invalid result: ${result.problems.join("; ")}`);
     const id = result.value.artifact_id;
     return { artifactId: id, mimeType, part: part(kind, id, mimeType, options) };
   } finally {
@@ -81,16 +105,25 @@ export async function publishArtifact(
 }
 
 function part(kind: "image" | "audio", id: string, mimeType: string, options: PublishArtifactOptions): ContentPart {
-  if (kind === "image") return options.alt === undefined ? { type: "image", artifact_id: id, mime_type: mimeType } : { type: "image", artifact_id: id, mime_type: mimeType, alt: options.alt };
-  return options.transcript === undefined ? { type: "audio", artifact_id: id, mime_type: mimeType } : { type: "audio", artifact_id: id, mime_type: mimeType, transcript: options.transcript };
+  if (kind === "image")
+    return options.alt === undefined
+      ? { type: "image", artifact_id: id, mime_type: mimeType }
+      : { type: "image", artifact_id: id, mime_type: mimeType, alt: options.alt };
+  return options.transcript === undefined
+    ? { type: "audio", artifact_id: id, mime_type: mimeType }
+    : { type: "audio", artifact_id: id, mime_type: mimeType, transcript: options.transcript };
 }
 
 function checkSize(n: number): void {
-  if (n > bounds.MAX_ARTIFACT_BYTES) throw new RangeError(`publishArtifact(): ${n} bytes, over the ${bounds.MAX_ARTIFACT_BYTES}-byte artifact limit`);
+  if (n > bounds.MAX_ARTIFACT_BYTES)
+    throw new RangeError(`publishArtifact(): ${n} bytes, over the ${bounds.MAX_ARTIFACT_BYTES}-byte artifact limit`);
 }
 
 function scratchDir(): string {
   const dir = process.env["OCTET_EXTENSION_SCRATCH"];
-  if (!dir) throw new Error("publishArtifact() needs OCTET_EXTENSION_SCRATCH, which the host sets for every extension process; it is not set");
+  if (!dir)
+    throw new Error(
+      "publishArtifact() needs OCTET_EXTENSION_SCRATCH, which the host sets for every extension process; it is not set",
+    );
   return dir;
 }

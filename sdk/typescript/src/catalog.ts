@@ -9,7 +9,13 @@
  * a call for any other epoch is refused with -32602 (CAT-16). Mutations run one at a time, so
  * there is never more than one staged epoch.
  */
-import { ErrorCode, WireError, validateCatalogMutationResult, type CatalogMutationResult, type ToolDefinition } from "@octet/protocol";
+import {
+  ErrorCode,
+  WireError,
+  validateCatalogMutationResult,
+  type CatalogMutationResult,
+  type ToolDefinition,
+} from "@octet/protocol";
 import type { ToolHandler } from "./types.js";
 
 export interface CatalogTool {
@@ -57,7 +63,10 @@ export class ToolCatalog {
     if (this.#staged?.revision === revision) return this.#staged.tools;
     const epoch = this.#committed.find((e) => e.revision === revision);
     if (!epoch) {
-      throw new WireError(ErrorCode.InvalidParams, `unknown or retired catalog_revision ${revision}; this process keeps epochs ${this.known.join(", ")}`);
+      throw new WireError(
+        ErrorCode.InvalidParams,
+        `unknown or retired catalog_revision ${revision}; this process keeps epochs ${this.known.join(", ")}`,
+      );
     }
     return epoch.tools;
   }
@@ -74,7 +83,10 @@ export class ToolCatalog {
       try {
         const raw = await send();
         const checked = validateCatalogMutationResult(raw);
-        if (!checked.ok) throw new Error(`the host answered the catalog mutation with an invalid result: ${checked.problems.join("; ")}`);
+        if (!checked.ok)
+          throw new Error(
+            `the host answered the catalog mutation with an invalid result: ${checked.problems.join("; ")}`,
+          );
         const accepted = new Map<string, CatalogTool>();
         for (const name of checked.value.tools) {
           const tool = proposed.get(name);

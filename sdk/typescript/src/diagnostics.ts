@@ -7,15 +7,30 @@
  * neither access nor permission to edit (DIAG-05).
  */
 import {
-  DIAGNOSTICS_METADATA_KEY, diagnosticsProjection, isPlainObject, validateDiagnostics,
-  type ApiVersion, type ContentPart, type WireDiagnostic,
+  DIAGNOSTICS_METADATA_KEY,
+  diagnosticsProjection,
+  isPlainObject,
+  validateDiagnostics,
+  type ApiVersion,
+  type ContentPart,
+  type WireDiagnostic,
 } from "@octet/protocol";
 import type { ToolResultObject, ToolReturn } from "./types.js";
 import type { DiagnosticSource, DiagnosticLocation, DiagnosticEdit, Diagnostic } from "./diagnostic-types.js";
 
 export type {
-  DiagnosticSeverity, DiagnosticSpan, WorkspaceSource, BlobSource, ArtifactSource, DiagnosticSource, DiagnosticLocation,
-  DiagnosticRelated, DiagnosticEdit, DiagnosticFix, DiagnosticAttachment, Diagnostic,
+  DiagnosticSeverity,
+  DiagnosticSpan,
+  WorkspaceSource,
+  BlobSource,
+  ArtifactSource,
+  DiagnosticSource,
+  DiagnosticLocation,
+  DiagnosticRelated,
+  DiagnosticEdit,
+  DiagnosticFix,
+  DiagnosticAttachment,
+  Diagnostic,
 } from "./diagnostic-types.js";
 
 /** `result` with `diagnostics` added after any it already carries (Python's with_diagnostics). */
@@ -30,7 +45,10 @@ export function withDiagnostics(result: ToolReturn, diagnostics: readonly Diagno
  */
 export function toWireDiagnostics(list: readonly Diagnostic[]): WireDiagnostic[] {
   if (!Array.isArray(list)) throw new TypeError(`diagnostics must be an array, got ${typeof list}`);
-  return checked(list.map((d) => (isPlainObject(d) ? wireDiagnostic(d as unknown as Diagnostic) : d)), "diagnostics");
+  return checked(
+    list.map((d) => (isPlainObject(d) ? wireDiagnostic(d as unknown as Diagnostic) : d)),
+    "diagnostics",
+  );
 }
 
 function checked(value: unknown, what: string): WireDiagnostic[] {
@@ -42,11 +60,15 @@ function checked(value: unknown, what: string): WireDiagnostic[] {
 function wireDiagnostic(d: Diagnostic): unknown {
   const out: Record<string, unknown> = { ...d };
   if (d.primary !== undefined) out["primary"] = wireLocation(d.primary);
-  if (Array.isArray(d.related)) out["related"] = d.related.map((r) => (isPlainObject(r) ? { ...r, location: wireLocation(r.location) } : r));
+  if (Array.isArray(d.related))
+    out["related"] = d.related.map((r) => (isPlainObject(r) ? { ...r, location: wireLocation(r.location) } : r));
   if (Array.isArray(d.fixes)) {
-    out["fixes"] = d.fixes.map((f) => (isPlainObject(f) && Array.isArray(f.edits) ? { ...f, edits: f.edits.map(wireEdit) } : f));
+    out["fixes"] = d.fixes.map((f) =>
+      isPlainObject(f) && Array.isArray(f.edits) ? { ...f, edits: f.edits.map(wireEdit) } : f,
+    );
   }
-  if (Array.isArray(d.attachments)) out["attachments"] = d.attachments.map((a) => (isPlainObject(a) ? { ...a, source: wireSource(a.source) } : a));
+  if (Array.isArray(d.attachments))
+    out["attachments"] = d.attachments.map((a) => (isPlainObject(a) ? { ...a, source: wireSource(a.source) } : a));
   return out;
 }
 
@@ -72,14 +94,19 @@ function wireSource(s: DiagnosticSource): unknown {
  * profile (PY-24): a result is never sent with a reserved key the host would refuse.
  */
 export function resultDiagnostics(obj: ToolResultObject, api: ApiVersion): WireDiagnostic[] | null {
-  const raw = isPlainObject(obj.metadata) && Object.hasOwn(obj.metadata, DIAGNOSTICS_METADATA_KEY) ? obj.metadata[DIAGNOSTICS_METADATA_KEY] : undefined;
+  const raw =
+    isPlainObject(obj.metadata) && Object.hasOwn(obj.metadata, DIAGNOSTICS_METADATA_KEY)
+      ? obj.metadata[DIAGNOSTICS_METADATA_KEY]
+      : undefined;
   if (obj.diagnostics === undefined && raw === undefined) return null;
   if (api !== "0.4") throw new TypeError(`diagnostics need API 0.4 (this extension speaks API ${api})`);
   if (obj.diagnostics !== undefined && raw !== undefined) {
     throw new TypeError(`a result carries diagnostics and metadata.${DIAGNOSTICS_METADATA_KEY} both; use one`);
   }
   if (obj.diagnostics !== undefined && obj.metadata !== undefined && !isPlainObject(obj.metadata)) {
-    throw new TypeError(`diagnostics go in metadata.${DIAGNOSTICS_METADATA_KEY}, but the result's metadata is not an object`);
+    throw new TypeError(
+      `diagnostics go in metadata.${DIAGNOSTICS_METADATA_KEY}, but the result's metadata is not an object`,
+    );
   }
   return raw !== undefined ? checked(raw, `metadata.${DIAGNOSTICS_METADATA_KEY}`) : toWireDiagnostics(obj.diagnostics!);
 }

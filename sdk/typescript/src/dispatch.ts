@@ -7,22 +7,48 @@
  */
 import { toAdvisoryResult } from "./advisory.js";
 import {
-  COMMAND_EXECUTE, CONTEXT_COLLECT, ErrorCode, HOOK_RUN, MENU_COLLECT, STATUS_COLLECT, TOOL_CALL, TOOL_RENDER,
-  WireError, isAdvisoryHook, isPlainObject, isServerErrorCode, legalMethod, methodSpec, validateAdvisoryHookParams,
+  COMMAND_EXECUTE,
+  CONTEXT_COLLECT,
+  ErrorCode,
+  HOOK_RUN,
+  MENU_COLLECT,
+  STATUS_COLLECT,
+  TOOL_CALL,
+  TOOL_RENDER,
+  WireError,
+  isAdvisoryHook,
+  isPlainObject,
+  isServerErrorCode,
+  legalMethod,
+  methodSpec,
+  validateAdvisoryHookParams,
   validateMenu,
-  type ApiVersion, type Checked, type CommandDefinition, type ExecutionContext, type RequestMessage,
+  type ApiVersion,
+  type Checked,
+  type CommandDefinition,
+  type ExecutionContext,
+  type RequestMessage,
   type ToolDefinition,
 } from "@octet/protocol";
 import { toCommandResult, toContext, toHookResult, toRenderResult, toStatusResult, toToolResult } from "./results.js";
 import type {
-  CommandHandler, ContextHandler, HandlerContext, HookHandler, MenuHandler, RenderHandler, StatusHandler, ToolHandler,
+  CommandHandler,
+  ContextHandler,
+  HandlerContext,
+  HookHandler,
+  MenuHandler,
+  RenderHandler,
+  StatusHandler,
+  ToolHandler,
 } from "./types.js";
 
 /** What the author registered. */
 export interface Registry {
   readonly tools: ReadonlyMap<string, { definition: ToolDefinition; handler: ToolHandler }>;
   /** With dynamic_tools negotiated: the tools of a catalog epoch (throws -32602 for one not kept). */
-  readonly toolsAt?: ((revision: number | undefined) => ReadonlyMap<string, { definition: ToolDefinition; handler: ToolHandler }>) | undefined;
+  readonly toolsAt?:
+    | ((revision: number | undefined) => ReadonlyMap<string, { definition: ToolDefinition; handler: ToolHandler }>)
+    | undefined;
   readonly commands: ReadonlyMap<string, { definition: CommandDefinition; handler: CommandHandler }>;
   readonly hooks: ReadonlyMap<string, HookHandler>;
   readonly renderers: ReadonlyMap<string, RenderHandler>;
@@ -172,8 +198,18 @@ for (const method of HANDLERS.keys()) {
  */
 export function authorError(err: unknown): unknown {
   if (!(err instanceof WireError)) return err;
-  const allowed = isServerErrorCode(err.code) || err.code === ErrorCode.InvalidParams || err.code === ErrorCode.InternalError || err.code === ErrorCode.RequestCancelled;
-  return allowed ? err : new WireError(ErrorCode.InternalError, `${err.message} (the extension used code ${err.code}, outside the -32000..-32099 server range)`, err.data);
+  const allowed =
+    isServerErrorCode(err.code) ||
+    err.code === ErrorCode.InvalidParams ||
+    err.code === ErrorCode.InternalError ||
+    err.code === ErrorCode.RequestCancelled;
+  return allowed
+    ? err
+    : new WireError(
+        ErrorCode.InternalError,
+        `${err.message} (the extension used code ${err.code}, outside the -32000..-32099 server range)`,
+        err.data,
+      );
 }
 
 /** Runs an author handler, mapping what it throws through authorError. */

@@ -11,18 +11,57 @@
  * once its request was cancelled, whatever it throws is answered -32800 (API 0.2+).
  */
 import {
-  ErrorCode, EnvelopeReader, RpcPeer, WireError, isPlainObject, isNegotiated, isValidToolName, validateToolDefinition,
+  ErrorCode,
+  EnvelopeReader,
+  RpcPeer,
+  WireError,
+  isPlainObject,
+  isNegotiated,
+  isValidToolName,
+  validateToolDefinition,
   validateStatusContribution,
-  type ApiVersion, type CommandDefinition, type JsonRpcId, type RequestMessage, type NotificationMessage,
-  type ToolDefinition, type HookName, type LifecycleEvent, type AdvisoryHook, type CacheWarmingAction, type CacheWarmingPayload,
-  ADVISORY_HOOKS, CANCEL_REQUEST, HOOK_NAMES, INITIALIZE, LIFECYCLE_EVENTS, SHUTDOWN, isAdvisoryHook, legalMethod,
+  type ApiVersion,
+  type CommandDefinition,
+  type JsonRpcId,
+  type RequestMessage,
+  type NotificationMessage,
+  type ToolDefinition,
+  type HookName,
+  type LifecycleEvent,
+  type AdvisoryHook,
+  type CacheWarmingAction,
+  type CacheWarmingPayload,
+  ADVISORY_HOOKS,
+  CANCEL_REQUEST,
+  HOOK_NAMES,
+  INITIALIZE,
+  LIFECYCLE_EVENTS,
+  SHUTDOWN,
+  isAdvisoryHook,
+  legalMethod,
 } from "@octet/protocol";
 import { StdoutWriter } from "./stdout-writer.js";
 import { toContext, toNotification } from "./results.js";
 import type {
-  Cancellation, CommandHandler, CommandSpec, ContextHandler, ExtensionOptions, HandlerContext, HookHandler, LifecycleHandler,
-  NotificationInput, Progress, RenderHandler, MenuHandler, StatusHandler, StatusInput, ToolHandler, ToolSpec, ContextInput,
-  CatalogChange, DynamicTool,
+  Cancellation,
+  CommandHandler,
+  CommandSpec,
+  ContextHandler,
+  ExtensionOptions,
+  HandlerContext,
+  HookHandler,
+  LifecycleHandler,
+  NotificationInput,
+  Progress,
+  RenderHandler,
+  MenuHandler,
+  StatusHandler,
+  StatusInput,
+  ToolHandler,
+  ToolSpec,
+  ContextInput,
+  CatalogChange,
+  DynamicTool,
 } from "./types.js";
 import { Semaphore } from "./semaphore.js";
 import { route, type Registry } from "./dispatch.js";
@@ -83,14 +122,19 @@ export class Extension {
       throw new TypeError(`apiVersion must be "0.1", "0.2" or "0.4", got ${JSON.stringify(options.apiVersion)}`);
     }
     const max = options.maxConcurrentRequests ?? DEFAULT_MAX_CONCURRENT;
-    if (!Number.isInteger(max) || max < 1) throw new RangeError(`maxConcurrentRequests must be a positive integer, got ${max}`);
+    if (!Number.isInteger(max) || max < 1)
+      throw new RangeError(`maxConcurrentRequests must be a positive integer, got ${max}`);
     this.apiVersion = options.apiVersion;
     this.#maxConcurrent = max;
-    if (options.dynamicTools === true && options.apiVersion === "0.1") throw new TypeError("dynamicTools needs API 0.2 or later");
+    if (options.dynamicTools === true && options.apiVersion === "0.1")
+      throw new TypeError("dynamicTools needs API 0.2 or later");
     this.#dynamicTools = options.dynamicTools === true;
     this.#semaphore = new Semaphore(max);
     this.presentation = new Presentation(() => ({ link: this.#link, contributes: this.#contributes }));
-    this.progress = new AmbientProgress(() => requestStorage.getStore()?.progress, () => this.#link?.features ?? new Set());
+    this.progress = new AmbientProgress(
+      () => requestStorage.getStore()?.progress,
+      () => this.#link?.features ?? new Set(),
+    );
     // Take stdout over now, not in run(): a "loading..." log between the two must not reach the
     // host as a non-frame (FRAME-03).
     this.#writer = new StdoutWriter();
@@ -113,8 +157,14 @@ export class Extension {
    * TypedResult. Arguments that do not match are answered -32602 before the handler runs; output
    * that does not match is never published as success. See typed-tool.ts.
    */
-  typedTool<I extends TObject, O extends TSchema | undefined = undefined>(spec: TypedToolSpec<I, O>, handler: TypedToolHandler<I, O>): this {
-    if (this.apiVersion !== "0.4") throw new TypeError(`typed tool "${spec.name}": typed tools need API 0.4 (this extension speaks API ${this.apiVersion})`);
+  typedTool<I extends TObject, O extends TSchema | undefined = undefined>(
+    spec: TypedToolSpec<I, O>,
+    handler: TypedToolHandler<I, O>,
+  ): this {
+    if (this.apiVersion !== "0.4")
+      throw new TypeError(
+        `typed tool "${spec.name}": typed tools need API 0.4 (this extension speaks API ${this.apiVersion})`,
+      );
     const built = buildTypedTool(spec, handler);
     return this.tool(built.spec, built.handler);
   }
@@ -126,14 +176,19 @@ export class Extension {
    */
   registerTools(tools: readonly DynamicTool[]): Promise<CatalogChange> {
     const catalog = this.#dynamicCatalog("registerTools");
-    if (!Array.isArray(tools) || tools.length === 0) throw new TypeError("registerTools() needs at least one tool: an empty change is not sent (it would only move the epoch)");
+    if (!Array.isArray(tools) || tools.length === 0)
+      throw new TypeError(
+        "registerTools() needs at least one tool: an empty change is not sent (it would only move the epoch)",
+      );
     const entries = tools.map((t) => {
-      if (typeof t?.handler !== "function") throw new TypeError(`registerTools(): tool ${JSON.stringify(t?.spec?.name)} needs a handler function`);
+      if (typeof t?.handler !== "function")
+        throw new TypeError(`registerTools(): tool ${JSON.stringify(t?.spec?.name)} needs a handler function`);
       return { definition: this.#definitionOf(t.spec), handler: t.handler };
     });
     const names = entries.map((e) => e.definition.name);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup !== undefined) throw new TypeError(`registerTools(): tool "${dup}" appears twice; names in one change must be unique`);
+    if (dup !== undefined)
+      throw new TypeError(`registerTools(): tool "${dup}" appears twice; names in one change must be unique`);
     const peer = this.#link!.peer;
     return catalog.mutate(
       (current) => {
@@ -148,10 +203,16 @@ export class Extension {
   /** Removes tools of this extension at run time (tools/unregister); names it does not have are ignored by the host. */
   unregisterTools(names: readonly string[]): Promise<CatalogChange> {
     const catalog = this.#dynamicCatalog("unregisterTools");
-    if (!Array.isArray(names) || names.length === 0) throw new TypeError("unregisterTools() needs at least one name: an empty change is not sent (it would only move the epoch)");
-    for (const n of names) if (!isValidToolName(n)) throw new TypeError(`unregisterTools(): ${JSON.stringify(n)} is not a tool name (^[A-Za-z0-9_-]{1,128}$)`);
+    if (!Array.isArray(names) || names.length === 0)
+      throw new TypeError(
+        "unregisterTools() needs at least one name: an empty change is not sent (it would only move the epoch)",
+      );
+    for (const n of names)
+      if (!isValidToolName(n))
+        throw new TypeError(`unregisterTools(): ${JSON.stringify(n)} is not a tool name (^[A-Za-z0-9_-]{1,128}$)`);
     const dup = names.find((n, i) => names.indexOf(n) !== i);
-    if (dup !== undefined) throw new TypeError(`unregisterTools(): "${dup}" appears twice; names in one change must be unique`);
+    if (dup !== undefined)
+      throw new TypeError(`unregisterTools(): "${dup}" appears twice; names in one change must be unique`);
     const peer = this.#link!.peer;
     return catalog.mutate(
       (current) => {
@@ -170,45 +231,70 @@ export class Extension {
 
   #dynamicCatalog(what: string): ToolCatalog {
     if (!this.#dynamicTools) throw new Error(`${what}() needs new Extension({ dynamicTools: true, ... })`);
-    if (!this.#link) throw new Error(`${what}() can be used only after initialize (from a handler, or after the extension is running)`);
-    if (!this.#catalog) throw new Error(`${what}(): the host did not offer dynamic_tools, so the tool catalog is fixed for this process`);
+    if (!this.#link)
+      throw new Error(
+        `${what}() can be used only after initialize (from a handler, or after the extension is running)`,
+      );
+    if (!this.#catalog)
+      throw new Error(`${what}(): the host did not offer dynamic_tools, so the tool catalog is fixed for this process`);
     return this.#catalog;
   }
 
   /** A ToolSpec as a wire definition, checked with the host's own rules now rather than as a refusal later. */
   #definitionOf(spec: ToolSpec): ToolDefinition {
     const name = spec.name;
-    if (!isValidToolName(name)) throw new TypeError(`tool name ${JSON.stringify(name)} does not match ^[A-Za-z0-9_-]{1,128}$`);
-    if (typeof spec.description !== "string" || spec.description.trim() === "") throw new TypeError(`tool "${name}" needs a non-empty description`);
-    if (spec.outputSchema !== undefined && this.apiVersion === "0.1") throw new TypeError(`tool "${name}": outputSchema needs API 0.2 or later`);
+    if (!isValidToolName(name))
+      throw new TypeError(`tool name ${JSON.stringify(name)} does not match ^[A-Za-z0-9_-]{1,128}$`);
+    if (typeof spec.description !== "string" || spec.description.trim() === "")
+      throw new TypeError(`tool "${name}" needs a non-empty description`);
+    if (spec.outputSchema !== undefined && this.apiVersion === "0.1")
+      throw new TypeError(`tool "${name}": outputSchema needs API 0.2 or later`);
     if ((spec.promptSnippet !== undefined || spec.promptGuidelines !== undefined) && this.apiVersion !== "0.4") {
-      throw new TypeError(`tool "${name}": promptSnippet and promptGuidelines need API 0.4 (this extension speaks API ${this.apiVersion})`);
+      throw new TypeError(
+        `tool "${name}": promptSnippet and promptGuidelines need API 0.4 (this extension speaks API ${this.apiVersion})`,
+      );
     }
-    const definition: ToolDefinition = { name, description: spec.description, parameters: spec.parameters ?? { type: "object", properties: {} } };
+    const definition: ToolDefinition = {
+      name,
+      description: spec.description,
+      parameters: spec.parameters ?? { type: "object", properties: {} },
+    };
     if (spec.outputSchema !== undefined) definition.output_schema = spec.outputSchema;
     if (spec.promptSnippet !== undefined) definition.prompt_snippet = spec.promptSnippet;
     if (spec.promptGuidelines !== undefined) definition.prompt_guidelines = spec.promptGuidelines;
     // The host's own check, now rather than as a refused initialize later. Prompt metadata is
     // checked as if negotiated: initialize leaves it out when the host does not offer the feature.
-    const checked = validateToolDefinition(definition, this.apiVersion, this.apiVersion === "0.4" ? ["tool_prompt_metadata_v1"] : []);
+    const checked = validateToolDefinition(
+      definition,
+      this.apiVersion,
+      this.apiVersion === "0.4" ? ["tool_prompt_metadata_v1"] : [],
+    );
     if (!checked.ok) throw new TypeError(`tool "${name}" is invalid: ${checked.problems.join("; ")}`);
     return definition;
   }
 
   command(spec: CommandSpec, handler: CommandHandler): this {
-    if (!isValidToolName(spec.name)) throw new TypeError(`command name ${JSON.stringify(spec.name)} does not match ^[A-Za-z0-9_-]{1,128}$`);
+    if (!isValidToolName(spec.name))
+      throw new TypeError(`command name ${JSON.stringify(spec.name)} does not match ^[A-Za-z0-9_-]{1,128}$`);
     if (this.#registry.commands.has(spec.name)) throw new TypeError(`command "${spec.name}" is registered twice`);
-    if (typeof spec.description !== "string" || spec.description.trim() === "") throw new TypeError(`command "${spec.name}" needs a non-empty description`);
-    this.#registry.commands.set(spec.name, { definition: { name: spec.name, description: spec.description, usage: spec.usage ?? `/${spec.name}` }, handler });
+    if (typeof spec.description !== "string" || spec.description.trim() === "")
+      throw new TypeError(`command "${spec.name}" needs a non-empty description`);
+    this.#registry.commands.set(spec.name, {
+      definition: { name: spec.name, description: spec.description, usage: spec.usage ?? `/${spec.name}` },
+      handler,
+    });
     return this;
   }
 
   hook(name: HookName | AdvisoryHook, handler: HookHandler): this {
     if (isAdvisoryHook(name)) {
       // PY-52: the advisory hooks exist on API 0.4 only.
-      if (this.apiVersion !== "0.4") throw new TypeError(`hook "${name}" needs API 0.4 (this extension speaks API ${this.apiVersion})`);
+      if (this.apiVersion !== "0.4")
+        throw new TypeError(`hook "${name}" needs API 0.4 (this extension speaks API ${this.apiVersion})`);
     } else if (!HOOK_NAMES.includes(name)) {
-      throw new TypeError(`unknown hook ${JSON.stringify(name)}; expected one of ${[...HOOK_NAMES, ...ADVISORY_HOOKS].join(", ")}`);
+      throw new TypeError(
+        `unknown hook ${JSON.stringify(name)}; expected one of ${[...HOOK_NAMES, ...ADVISORY_HOOKS].join(", ")}`,
+      );
     }
     if (this.#registry.hooks.has(name)) throw new TypeError(`hook "${name}" is registered twice`);
     this.#registry.hooks.set(name, handler);
@@ -220,8 +306,16 @@ export class Extension {
    * take and returns "warm", "stop", or null/undefined for no opinion. Declare
    * hooks = ["cache_warming_decision"] in the manifest: the host offers it only then.
    */
-  cacheWarmingDecision(handler: (payload: CacheWarmingPayload, ctx: HandlerContext) => CacheWarmingAction | null | undefined | Promise<CacheWarmingAction | null | undefined>): this {
-    return this.hook("cache_warming_decision", (payload, ctx) => handler(payload as unknown as CacheWarmingPayload, ctx) as unknown as ReturnType<HookHandler>);
+  cacheWarmingDecision(
+    handler: (
+      payload: CacheWarmingPayload,
+      ctx: HandlerContext,
+    ) => CacheWarmingAction | null | undefined | Promise<CacheWarmingAction | null | undefined>,
+  ): this {
+    return this.hook(
+      "cache_warming_decision",
+      (payload, ctx) => handler(payload as unknown as CacheWarmingPayload, ctx) as unknown as ReturnType<HookHandler>,
+    );
   }
 
   context(handler: ContextHandler): this {
@@ -241,10 +335,12 @@ export class Extension {
    * host shows its generated menu, one entry per command. See docs/sdk-options.md.
    */
   menu(handler: MenuHandler): this {
-    if (this.apiVersion === "0.1") throw new TypeError("menu() needs API 0.2 or later (menu/collect is not part of API 0.1)");
+    if (this.apiVersion === "0.1")
+      throw new TypeError("menu() needs API 0.2 or later (menu/collect is not part of API 0.1)");
     if (typeof handler !== "function") throw new TypeError("menu() needs a handler function");
     // One menu per extension: a second handler would silently replace the first, unlike tools.
-    if (this.#registry.menuHandler) throw new TypeError("menu() is registered twice; an extension has one menu handler");
+    if (this.#registry.menuHandler)
+      throw new TypeError("menu() is registered twice; an extension has one menu handler");
     this.#registry.menuHandler = handler;
     return this;
   }
@@ -261,7 +357,8 @@ export class Extension {
    * awaited, and what it throws goes to stderr.
    */
   on(event: LifecycleEvent, handler: LifecycleHandler): this {
-    if (!isNegotiated(this.apiVersion)) throw new TypeError(`lifecycle events need API 0.2 or later (this extension speaks API ${this.apiVersion})`);
+    if (!isNegotiated(this.apiVersion))
+      throw new TypeError(`lifecycle events need API 0.2 or later (this extension speaks API ${this.apiVersion})`);
     if (this.#link) throw new Error(`on("${event}") after initialize: the subscription was already negotiated`);
     this.#lifecycle.add(event, handler);
     return this;
@@ -280,7 +377,12 @@ export class Extension {
   /** Pushes unsolicited status for a surface the manifest declares in contributes.ui (after initialize). */
   contributeStatus(status: StatusInput): void {
     const peer = this.#requirePeer("contributeStatus");
-    const params = { surface: status.surface, text: status.text, style_role: status.styleRole ?? null, priority: status.priority ?? 0 };
+    const params = {
+      surface: status.surface,
+      text: status.text,
+      style_role: status.styleRole ?? null,
+      priority: status.priority ?? 0,
+    };
     const checked = validateStatusContribution(params);
     if (!checked.ok) throw new TypeError(`contributeStatus(): ${checked.problems.join("; ")}`);
     peer.notify("status/contribution", params);
@@ -304,7 +406,8 @@ export class Extension {
     process.stdin.on("data", (chunk: Buffer) => {
       for (const event of reader.push(chunk)) {
         if (event.kind === "envelope") peer.receive(event.envelope);
-        else if (event.kind === "invalid_envelope") peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
+        else if (event.kind === "invalid_envelope")
+          peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
         else if (event.error.fatal) {
           process.stderr.write(`octet-extension: unreadable input from the host (${event.error.message}); exiting\n`);
           void this.#exit(1);
@@ -318,7 +421,8 @@ export class Extension {
   }
 
   #requirePeer(what: string): RpcPeer {
-    if (!this.#peer || !this.#link) throw new Error(`${what}() is available only after the host initialized the extension`);
+    if (!this.#peer || !this.#link)
+      throw new Error(`${what}() is available only after the host initialized the extension`);
     return this.#peer;
   }
 
@@ -339,10 +443,13 @@ export class Extension {
   /** The session requests answered here; content requests go to route() (dispatch.ts). */
   readonly #session = new Map<string, (params: unknown) => unknown>([
     [INITIALIZE.method, (params) => this.#initialize(params)],
-    [SHUTDOWN.method, () => {
-      setImmediate(() => void this.#exit(0));
-      return {};
-    }],
+    [
+      SHUTDOWN.method,
+      () => {
+        setImmediate(() => void this.#exit(0));
+        return {};
+      },
+    ],
   ]);
 
   #onNotification(n: NotificationMessage): void {
@@ -385,7 +492,8 @@ export class Extension {
       const api = this.apiVersion;
       return await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));
     } catch (err) {
-      if (scope.aborted && isNegotiated(this.apiVersion)) throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
+      if (scope.aborted && isNegotiated(this.apiVersion))
+        throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
       throw err;
     } finally {
       // The response is decided: nothing more may be sent for this request (progress, children).
@@ -399,7 +507,10 @@ export class Extension {
     if (this.#link) throw new WireError(ErrorCode.InvalidRequest, "initialize was already received");
     if (!isPlainObject(params)) throw new WireError(ErrorCode.InvalidParams, "initialize params must be an object");
     if (params["api_version"] !== this.apiVersion) {
-      throw new WireError(ErrorCode.InvalidParams, `host asked for API ${JSON.stringify(params["api_version"])} but this extension speaks API ${this.apiVersion}; make the manifest's api_version match`);
+      throw new WireError(
+        ErrorCode.InvalidParams,
+        `host asked for API ${JSON.stringify(params["api_version"])} but this extension speaks API ${this.apiVersion}; make the manifest's api_version match`,
+      );
     }
     const peer = this.#peer;
     if (!peer) throw new WireError(ErrorCode.InternalError, "initialize before run()");
@@ -411,12 +522,23 @@ export class Extension {
       return { api_version: this.apiVersion, tools, commands };
     }
     const advisoryHooks = ADVISORY_HOOKS.filter((h) => this.#registry.hooks.has(h));
-    const n = negotiate(params["protocol"], { api: this.apiVersion, maxConcurrent: this.#maxConcurrent, lifecycleEvents: this.#lifecycle.events, tools, dynamicTools: this.#dynamicTools, advisoryHooks });
+    const n = negotiate(params["protocol"], {
+      api: this.apiVersion,
+      maxConcurrent: this.#maxConcurrent,
+      lifecycleEvents: this.#lifecycle.events,
+      tools,
+      dynamicTools: this.#dynamicTools,
+      advisoryHooks,
+    });
     if (n.strippedPromptMetadata.length > 0) {
-      process.stderr.write(`octet-extension: the host did not offer tool_prompt_metadata_v1; the prompt metadata of ${n.strippedPromptMetadata.join(", ")} is not sent\n`);
+      process.stderr.write(
+        `octet-extension: the host did not offer tool_prompt_metadata_v1; the prompt metadata of ${n.strippedPromptMetadata.join(", ")} is not sent\n`,
+      );
     }
     if (this.#lifecycle.events.length > 0 && !n.features.has("lifecycle_events")) {
-      process.stderr.write(`octet-extension: the host did not offer lifecycle_events; the handlers for ${this.#lifecycle.events.join(", ")} will not run\n`);
+      process.stderr.write(
+        `octet-extension: the host did not offer lifecycle_events; the handlers for ${this.#lifecycle.events.join(", ")} will not run\n`,
+      );
     }
     const subscribed = n.protocol["lifecycle_events"];
     this.#lifecycle.subscribe(Array.isArray(subscribed) ? (subscribed as string[]) : []);
@@ -424,12 +546,16 @@ export class Extension {
     this.#link = { api: this.apiVersion, features: n.features, peer };
     if (n.features.has("dynamic_tools")) {
       // Epoch 0 is the catalog sent in this response (CAT-09), definitions as sent.
-      const sent = new Map<string, CatalogTool>(n.tools.map((d) => [d.name, { definition: d, handler: this.#registry.tools.get(d.name)!.handler }]));
+      const sent = new Map<string, CatalogTool>(
+        n.tools.map((d) => [d.name, { definition: d, handler: this.#registry.tools.get(d.name)!.handler }]),
+      );
       const catalog = new ToolCatalog(sent);
       this.#catalog = catalog;
       this.#registry.toolsAt = (revision) => catalog.at(revision);
     } else if (this.#dynamicTools) {
-      process.stderr.write("octet-extension: the host did not offer dynamic_tools; registerTools() and unregisterTools() will refuse\n");
+      process.stderr.write(
+        "octet-extension: the host did not offer dynamic_tools; registerTools() and unregisterTools() will refuse\n",
+      );
     }
     return { api_version: this.apiVersion, tools: n.tools, commands, protocol: n.protocol };
   }

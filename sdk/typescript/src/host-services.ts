@@ -9,8 +9,15 @@
  * "not offered" rather than a wire error. Shapes are checked with the protocol's own validators.
  */
 import {
-  ErrorCode, WireError, isPlainObject, validatePolicyParams, validatePolicyResult, validateSecretParams, validateSecretResult,
-  type PolicyDecision, type PolicyIntent,
+  ErrorCode,
+  WireError,
+  isPlainObject,
+  validatePolicyParams,
+  validatePolicyResult,
+  validateSecretParams,
+  validateSecretResult,
+  type PolicyDecision,
+  type PolicyIntent,
 } from "@octet/protocol";
 import { parentOf, send } from "./reverse-requests.js";
 import { requestStorage, type Link, type RequestScope } from "./request-scope.js";
@@ -61,15 +68,24 @@ export interface SecretsApi {
 export function policyApi(link: () => Link | null): PolicyApi {
   const evaluate = async (intent: IntentInput, options: { approvalToken?: string } = {}): Promise<PolicyAnswer> => {
     const { scope, l } = active(link, "policy.evaluate");
-    if (!l.features.has("policy_intents")) throw new Error("policy.evaluate() needs the policy_intents feature, which the host did not offer (the host binds no policy service)");
-    if (options.approvalToken !== undefined && !l.features.has("approvals")) throw new Error("policy.evaluate() with an approvalToken needs the approvals feature, which was not negotiated");
-    const params: Record<string, unknown> = { parent_request_id: parentOf(scope, "policy.evaluate"), intent: toWire(intent) };
+    if (!l.features.has("policy_intents"))
+      throw new Error(
+        "policy.evaluate() needs the policy_intents feature, which the host did not offer (the host binds no policy service)",
+      );
+    if (options.approvalToken !== undefined && !l.features.has("approvals"))
+      throw new Error("policy.evaluate() with an approvalToken needs the approvals feature, which was not negotiated");
+    const params: Record<string, unknown> = {
+      parent_request_id: parentOf(scope, "policy.evaluate"),
+      intent: toWire(intent),
+    };
     if (options.approvalToken !== undefined) params["approval_token"] = options.approvalToken;
     const checked = validatePolicyParams(params);
     if (!checked.ok) throw new TypeError(`policy.evaluate(): ${checked.problems.join("; ")}`);
     const answer = validatePolicyResult(await send(scope, l, "policy/evaluate", checked.value));
     if (!answer.ok) throw new Error(`the host's policy/evaluate answer is invalid: ${answer.problems.join("; ")}`);
-    return answer.value.approval_token === undefined ? { decision: answer.value.decision } : { decision: answer.value.decision, approvalToken: answer.value.approval_token };
+    return answer.value.approval_token === undefined
+      ? { decision: answer.value.decision }
+      : { decision: answer.value.decision, approvalToken: answer.value.approval_token };
   };
   return {
     get available() {
@@ -94,14 +110,21 @@ export function secretsApi(link: () => Link | null): SecretsApi {
     },
     async get(name) {
       const { scope, l } = active(link, "secrets.get");
-      if (!l.features.has("secrets")) throw new Error("secrets.get() needs the secrets feature, which the host did not offer (it binds no secret broker, or the manifest declares no [capabilities].secrets)");
+      if (!l.features.has("secrets"))
+        throw new Error(
+          "secrets.get() needs the secrets feature, which the host did not offer (it binds no secret broker, or the manifest declares no [capabilities].secrets)",
+        );
       const params = { parent_request_id: parentOf(scope, "secrets.get"), name };
       const checked = validateSecretParams(params);
       if (!checked.ok) throw new TypeError(`secrets.get(): ${checked.problems.join("; ")}`);
       const answer = await send(scope, l, "secret/get", checked.value);
       const result = validateSecretResult(answer);
       // Never quote the answer: it is (or contains) the secret.
-      if (!result.ok) throw new WireError(ErrorCode.SecretUnavailable, "secret_unavailable the host's secret/get answer is malformed");
+      if (!result.ok)
+        throw new WireError(
+          ErrorCode.SecretUnavailable,
+          "secret_unavailable the host's secret/get answer is malformed",
+        );
       return result.value.value;
     },
   };
@@ -112,7 +135,10 @@ function active(link: () => Link | null, what: string): { scope: RequestScope; l
   if (!l) throw new Error(`${what}() is available only after the host initialized the extension`);
   if (l.api === "0.1") throw new Error(`${what}() needs API 0.2 or later`);
   const scope = requestStorage.getStore();
-  if (!scope) throw new Error(`${what}() must be called from a tool/call or command/execute handler (no request is running here)`);
+  if (!scope)
+    throw new Error(
+      `${what}() must be called from a tool/call or command/execute handler (no request is running here)`,
+    );
   return { scope, l };
 }
 

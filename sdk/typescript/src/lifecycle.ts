@@ -14,7 +14,9 @@ export class LifecycleHandlers {
 
   add(event: LifecycleEvent, handler: LifecycleHandler): void {
     if (!(LIFECYCLE_EVENTS as readonly string[]).includes(event)) {
-      throw new TypeError(`unknown lifecycle event ${JSON.stringify(event)}; expected one of ${LIFECYCLE_EVENTS.join(", ")}`);
+      throw new TypeError(
+        `unknown lifecycle event ${JSON.stringify(event)}; expected one of ${LIFECYCLE_EVENTS.join(", ")}`,
+      );
     }
     if (typeof handler !== "function") throw new TypeError(`the handler for "${event}" must be a function`);
     const list = this.#handlers.get(event) ?? [];

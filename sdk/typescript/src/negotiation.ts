@@ -9,7 +9,13 @@
  * 0.4 with a tool that declares prompt metadata. Without that feature the metadata is left out of
  * the catalog (it is presentation only, TDEF-14 forbids it there), rather than failing the start.
  */
-import { REQUIRED_FEATURES, isPlainObject, type ApiVersion, type LifecycleEvent, type ToolDefinition } from "@octet/protocol";
+import {
+  REQUIRED_FEATURES,
+  isPlainObject,
+  type ApiVersion,
+  type LifecycleEvent,
+  type ToolDefinition,
+} from "@octet/protocol";
 
 export interface NegotiationInput {
   api: ApiVersion;
@@ -64,7 +70,11 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   const hostCap = typeof cap === "number" && Number.isFinite(cap) && cap >= 1 ? Math.floor(cap) : input.maxConcurrent;
   const maxConcurrent = Math.max(1, Math.min(input.maxConcurrent, hostCap));
 
-  const result: Record<string, unknown> = { version: input.api, features, limits: { max_concurrent_requests: maxConcurrent } };
+  const result: Record<string, unknown> = {
+    version: input.api,
+    features,
+    limits: { max_concurrent_requests: maxConcurrent },
+  };
   if (lifecycle) result["lifecycle_events"] = [...input.lifecycleEvents];
   return {
     protocol: result,

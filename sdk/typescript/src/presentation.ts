@@ -11,8 +11,15 @@
  * contributes.presentation, echoed in initialize, is what the host admits it by (PRES-01).
  */
 import {
-  isPlainObject, validatePresentationUpdate, type PresentationAction, type PresentationActivity, type PresentationCollection,
-  type PresentationDetail, type PresentationNode, type PresentationSnapshot, type ResourceOwner,
+  isPlainObject,
+  validatePresentationUpdate,
+  type PresentationAction,
+  type PresentationActivity,
+  type PresentationCollection,
+  type PresentationDetail,
+  type PresentationNode,
+  type PresentationSnapshot,
+  type ResourceOwner,
 } from "@octet/protocol";
 import type { Link } from "./request-scope.js";
 import { requestStorage } from "./request-scope.js";
@@ -58,19 +65,26 @@ export class Presentation {
   update(snapshot: PresentationInput, options: PresentationUpdateOptions = {}): void {
     const { link, contributes } = this.#state();
     if (!link) throw new Error("presentation.update() is available only after the host initialized the extension");
-    if (link.api === "0.1") throw new Error("presentation.update() needs API 0.2 or later (presentation/update is not part of API 0.1)");
+    if (link.api === "0.1")
+      throw new Error("presentation.update() needs API 0.2 or later (presentation/update is not part of API 0.1)");
     if (contributes?.["presentation"] !== true) {
-      throw new Error("presentation.update() needs `presentation = true` under [contributes] in extension.toml; the host drops snapshots of an extension that does not declare it");
+      throw new Error(
+        "presentation.update() needs `presentation = true` under [contributes] in extension.toml; the host drops snapshots of an extension that does not declare it",
+      );
     }
     const params: Record<string, unknown> = { snapshot };
     if (options.owner !== undefined) {
-      if (options.scope === "process") throw new TypeError("presentation.update(): owner and scope \"process\" are exclusive");
+      if (options.scope === "process")
+        throw new TypeError('presentation.update(): owner and scope "process" are exclusive');
       params["resource_owner"] = options.owner;
     } else if (options.scope !== "process") {
       const scope = requestStorage.getStore();
       if (scope?.active && typeof scope.id === "number") params["parent_request_id"] = scope.id;
     }
-    const declared = isPlainObject(contributes) && Array.isArray(contributes["commands"]) ? contributes["commands"].filter((c): c is string => typeof c === "string") : [];
+    const declared =
+      isPlainObject(contributes) && Array.isArray(contributes["commands"])
+        ? contributes["commands"].filter((c): c is string => typeof c === "string")
+        : [];
     const checked = validatePresentationUpdate(params, { declaredCommands: declared });
     if (!checked.ok) throw new TypeError(`presentation.update(): ${checked.problems.join("; ")}`);
     link.peer.notify("presentation/update", checked.value.params);

@@ -35,7 +35,8 @@ export class RequestProgress implements Progress {
     for (const key of ["current", "total"] as const) {
       const n = options[key];
       if (n === undefined) continue;
-      if (typeof n !== "number" || !Number.isFinite(n) || n < 0) throw new TypeError(`progress.status() ${key} must be a finite number >= 0, got ${String(n)}`);
+      if (typeof n !== "number" || !Number.isFinite(n) || n < 0)
+        throw new TypeError(`progress.status() ${key} must be a finite number >= 0, got ${String(n)}`);
       event[key] = n;
     }
     if (options.unit !== undefined) event["unit"] = text("progress.status() unit", options.unit);
@@ -46,8 +47,10 @@ export class RequestProgress implements Progress {
     if (typeof data !== "string") throw new TypeError(`progress.output() data must be a string, got ${typeof data}`);
     const stream = options.stream ?? "stdout";
     const encoding = options.encoding ?? "utf8";
-    if (stream !== "stdout" && stream !== "stderr") throw new TypeError(`progress.output() stream must be "stdout" or "stderr", got ${JSON.stringify(stream)}`);
-    if (encoding !== "utf8" && encoding !== "base64") throw new TypeError(`progress.output() encoding must be "utf8" or "base64", got ${JSON.stringify(encoding)}`);
+    if (stream !== "stdout" && stream !== "stderr")
+      throw new TypeError(`progress.output() stream must be "stdout" or "stderr", got ${JSON.stringify(stream)}`);
+    if (encoding !== "utf8" && encoding !== "base64")
+      throw new TypeError(`progress.output() encoding must be "utf8" or "base64", got ${JSON.stringify(encoding)}`);
     this.#send({ type: "output", stream, encoding, data });
   }
 
@@ -59,7 +62,9 @@ export class RequestProgress implements Progress {
 
   partialResult(result: ToolReturn): void {
     if (this.#link.api !== "0.4" || this.#scope.method !== "tool/call") {
-      throw new Error(`progress.partialResult() needs API 0.4 and a tool/call handler (this is API ${this.#link.api}, ${this.#scope.method})`);
+      throw new Error(
+        `progress.partialResult() needs API 0.4 and a tool/call handler (this is API ${this.#link.api}, ${this.#scope.method})`,
+      );
     }
     this.#send({ type: "partial_result", result: toToolResult(result, "0.4") });
   }
@@ -110,7 +115,10 @@ export class AmbientProgress implements Progress {
 
   #request(what: string): Progress {
     const progress = this.#current();
-    if (!progress) throw new Error(`ext.progress.${what}() was called outside a request handler; progress belongs to a host request`);
+    if (!progress)
+      throw new Error(
+        `ext.progress.${what}() was called outside a request handler; progress belongs to a host request`,
+      );
     return progress;
   }
 }

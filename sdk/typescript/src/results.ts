@@ -3,15 +3,34 @@
  * from dispatch so the mapping is testable without a process.
  */
 import type {
-  ApiVersion, CommandResult, ContentPart, ContextContribution, ExtensionNotification, HookResult,
-  RenderSegment, StatusContribution, ToolRenderResult, UiSurface,
+  ApiVersion,
+  CommandResult,
+  ContentPart,
+  ContextContribution,
+  ExtensionNotification,
+  HookResult,
+  RenderSegment,
+  StatusContribution,
+  ToolRenderResult,
+  UiSurface,
 } from "@octet/protocol";
 import { DIAGNOSTICS_METADATA_KEY, resultDiagnostics, withProjection } from "./diagnostics.js";
-import type { CommandReturn, ContextInput, HookReturn, NotificationInput, RenderReturn, StatusReturn, ToolReturn } from "./types.js";
+import type {
+  CommandReturn,
+  ContextInput,
+  HookReturn,
+  NotificationInput,
+  RenderReturn,
+  StatusReturn,
+  ToolReturn,
+} from "./types.js";
 
 export function toToolResult(value: ToolReturn, api: ApiVersion): Record<string, unknown> {
   const obj = typeof value === "string" ? { content: value } : value;
-  if (obj === null || typeof obj !== "object") throw new TypeError(`a tool handler must return a string or { content }, got ${obj === null ? "null" : typeof obj}`);
+  if (obj === null || typeof obj !== "object")
+    throw new TypeError(
+      `a tool handler must return a string or { content }, got ${obj === null ? "null" : typeof obj}`,
+    );
   const isError = obj.isError === true;
   // Before the 0.1 branch: diagnostics there are refused rather than silently dropped.
   const diagnostics = resultDiagnostics(obj, api);

@@ -42,11 +42,15 @@ export async function confirm(scope: RequestScope, link: Link, options: ConfirmO
 export async function input(scope: RequestScope, link: Link, options: InputOptions): Promise<string | null> {
   if (link.api === "0.1") throw new Error("input() needs API 0.2 or later (input/request is not part of API 0.1)");
   const prompt = options.prompt;
-  if (typeof prompt !== "string" || prompt.trim() === "") throw new TypeError("input() needs a prompt with non-whitespace text");
+  if (typeof prompt !== "string" || prompt.trim() === "")
+    throw new TypeError("input() needs a prompt with non-whitespace text");
   if (utf8ByteLength(prompt) > bounds.MAX_INPUT_PROMPT_BYTES) {
-    throw new RangeError(`input() prompt is ${utf8ByteLength(prompt)} bytes, over the ${bounds.MAX_INPUT_PROMPT_BYTES}-byte limit`);
+    throw new RangeError(
+      `input() prompt is ${utf8ByteLength(prompt)} bytes, over the ${bounds.MAX_INPUT_PROMPT_BYTES}-byte limit`,
+    );
   }
-  if (options.secret !== undefined && typeof options.secret !== "boolean") throw new TypeError("input() secret must be a boolean");
+  if (options.secret !== undefined && typeof options.secret !== "boolean")
+    throw new TypeError("input() secret must be a boolean");
   const params = { parent_request_id: parentOf(scope, "input"), prompt, secret: options.secret ?? false };
   try {
     const answer = await send(scope, link, "input/request", params);
@@ -62,10 +66,16 @@ export async function input(scope: RequestScope, link: Link, options: InputOptio
 /** The numeric id of the active parent request (REV-07), or a local error saying what is wrong. */
 export function parentOf(scope: RequestScope, what: string): number {
   if (!PARENT_METHODS.includes(scope.method)) {
-    throw new Error(`${what}() is available only in a tool/call or command/execute handler on API 0.2+, not in ${scope.method}`);
+    throw new Error(
+      `${what}() is available only in a tool/call or command/execute handler on API 0.2+, not in ${scope.method}`,
+    );
   }
-  if (!scope.active) throw new Error(`${what}() was called after request ${String(scope.id)} was answered; it needs an active parent request`);
-  if (typeof scope.id !== "number") throw new Error(`${what}() needs a numeric parent request id, and the host sent ${JSON.stringify(scope.id)}`);
+  if (!scope.active)
+    throw new Error(
+      `${what}() was called after request ${String(scope.id)} was answered; it needs an active parent request`,
+    );
+  if (typeof scope.id !== "number")
+    throw new Error(`${what}() needs a numeric parent request id, and the host sent ${JSON.stringify(scope.id)}`);
   return scope.id;
 }
 
@@ -75,7 +85,11 @@ export async function send(scope: RequestScope, link: Link, method: string, para
   signal.throwIfAborted();
   const outgoing = link.peer.request(method, params);
   const onAbort = (): void => {
-    link.peer.abandon(outgoing.id, "cancelled", signal.reason instanceof Error ? signal.reason : new Error("cancelled"));
+    link.peer.abandon(
+      outgoing.id,
+      "cancelled",
+      signal.reason instanceof Error ? signal.reason : new Error("cancelled"),
+    );
   };
   signal.addEventListener("abort", onAbort, { once: true });
   try {

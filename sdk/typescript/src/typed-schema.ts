@@ -63,31 +63,48 @@ const WHY: Record<string, string> = {
  */
 export function compileSchema(schema: unknown, path: string, root: "record" | "any"): CompiledSchema {
   const compiled = compile(schema, path, 1, new Set(), false);
-  if (root === "record" && compiled.codec.kind !== "record") throw new TypedSchemaError(`${path}: the input must be a record (Type.Object), got ${compiled.codec.kind}`);
+  if (root === "record" && compiled.codec.kind !== "record")
+    throw new TypedSchemaError(`${path}: the input must be a record (Type.Object), got ${compiled.codec.kind}`);
   // structured_content null reads as absent on the wire, so a null result could not be sent.
-  if (compiled.codec.kind === "nullable") throw new TypedSchemaError(`${path}: the root cannot be nullable; return an error TypedResult with a null value instead`);
+  if (compiled.codec.kind === "nullable")
+    throw new TypedSchemaError(
+      `${path}: the root cannot be nullable; return an error TypedResult with a null value instead`,
+    );
   const size = utf8ByteLength(JSON.stringify(compiled.json));
-  if (size > bounds.MAX_TYPED_SCHEMA_BYTES) throw new TypedSchemaError(`${path}: the generated schema is ${size} bytes, over the ${bounds.MAX_TYPED_SCHEMA_BYTES}-byte limit`);
+  if (size > bounds.MAX_TYPED_SCHEMA_BYTES)
+    throw new TypedSchemaError(
+      `${path}: the generated schema is ${size} bytes, over the ${bounds.MAX_TYPED_SCHEMA_BYTES}-byte limit`,
+    );
   return compiled;
 }
 
 function compile(node: unknown, path: string, depth: number, ancestors: Set<object>, isField: boolean): CompiledSchema {
-  if (!isPlainObject(node)) throw new TypedSchemaError(`${path}: expected a schema object, got ${node === null ? "null" : Array.isArray(node) ? "array" : typeof node}`);
-  if (ancestors.has(node)) throw new TypedSchemaError(`${path}: the schema refers to itself; recursive types are not supported`);
-  if (depth > bounds.MAX_SCHEMA_DEPTH) throw new TypedSchemaError(`${path}: schema nesting of ${depth} levels, over the ${bounds.MAX_SCHEMA_DEPTH}-level limit`);
+  if (!isPlainObject(node))
+    throw new TypedSchemaError(
+      `${path}: expected a schema object, got ${node === null ? "null" : Array.isArray(node) ? "array" : typeof node}`,
+    );
+  if (ancestors.has(node))
+    throw new TypedSchemaError(`${path}: the schema refers to itself; recursive types are not supported`);
+  if (depth > bounds.MAX_SCHEMA_DEPTH)
+    throw new TypedSchemaError(
+      `${path}: schema nesting of ${depth} levels, over the ${bounds.MAX_SCHEMA_DEPTH}-level limit`,
+    );
   const kind = kindOf(node, path);
   const allowed = new Set([...KEYWORDS[kind]!, ...ANNOTATIONS, ...(isField ? ["default"] : [])]);
   for (const key of Object.keys(node)) {
     if (allowed.has(key)) continue;
     if (key === "default") throw new TypedSchemaError(`${path}.default: a default belongs on a record field, not here`);
-    const why = WHY[key] ?? `not supported by typed tools for a ${kind} (supported: ${[...KEYWORDS[kind]!, ...ANNOTATIONS].join(", ")})`;
+    const why =
+      WHY[key] ??
+      `not supported by typed tools for a ${kind} (supported: ${[...KEYWORDS[kind]!, ...ANNOTATIONS].join(", ")})`;
     throw new TypedSchemaError(`${path}: keyword "${key}": ${why}`);
   }
   const json: Record<string, unknown> = {};
   for (const a of ANNOTATIONS) {
     const v = node[a];
     if (v === undefined) continue;
-    if (a === "examples" ? !Array.isArray(v) : typeof v !== "string") throw new TypedSchemaError(`${path}.${a}: expected ${a === "examples" ? "an array" : "a string"}`);
+    if (a === "examples" ? !Array.isArray(v) : typeof v !== "string")
+      throw new TypedSchemaError(`${path}.${a}: expected ${a === "examples" ? "an array" : "a string"}`);
     json[a] = a === "examples" ? structuredClone(v) : v;
   }
   ancestors.add(node);
@@ -110,13 +127,27 @@ function kindOf(node: Record<string, unknown>, path: string): Kind {
     if (node["$ref"] !== undefined) throw new TypedSchemaError(`${path}: keyword "$ref": ${WHY["$ref"]}`);
     throw new TypedSchemaError(`${path}: no "type"; untyped values (Type.Any, Type.Unknown, {}) are not supported`);
   }
-  if (typeof type !== "string") throw new TypedSchemaError(`${path}.type: ${JSON.stringify(type)} is not one type name; use anyOf [T, {type:"null"}] (Type.Union([T, Type.Null()])) for a nullable value`);
-  if (type === "null") throw new TypedSchemaError(`${path}: a null type stands only beside another type in a nullable (Type.Union([T, Type.Null()]))`);
-  if (!(type in KEYWORDS) || type === "anyOf") throw new TypedSchemaError(`${path}.type: "${type}" is not a JSON Schema type`);
+  if (typeof type !== "string")
+    throw new TypedSchemaError(
+      `${path}.type: ${JSON.stringify(type)} is not one type name; use anyOf [T, {type:"null"}] (Type.Union([T, Type.Null()])) for a nullable value`,
+    );
+  if (type === "null")
+    throw new TypedSchemaError(
+      `${path}: a null type stands only beside another type in a nullable (Type.Union([T, Type.Null()]))`,
+    );
+  if (!(type in KEYWORDS) || type === "anyOf")
+    throw new TypedSchemaError(`${path}.type: "${type}" is not a JSON Schema type`);
   return type as Kind;
 }
 
-function build(kind: Kind, node: Record<string, unknown>, path: string, depth: number, ancestors: Set<object>, json: Record<string, unknown>): Codec {
+function build(
+  kind: Kind,
+  node: Record<string, unknown>,
+  path: string,
+  depth: number,
+  ancestors: Set<object>,
+  json: Record<string, unknown>,
+): Codec {
   switch (kind) {
     case "boolean":
       json["type"] = "boolean";
@@ -128,7 +159,8 @@ function build(kind: Kind, node: Record<string, unknown>, path: string, depth: n
       for (const k of ["minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum"] as const) {
         const v = node[k];
         if (v === undefined) continue;
-        if (typeof v !== "number" || !Number.isFinite(v)) throw new TypedSchemaError(`${path}.${k}: expected a finite number, got ${JSON.stringify(v)}`);
+        if (typeof v !== "number" || !Number.isFinite(v))
+          throw new TypedSchemaError(`${path}.${k}: expected a finite number, got ${JSON.stringify(v)}`);
         b[k] = json[k] = v;
       }
       return { kind, ...b };
@@ -142,7 +174,8 @@ function build(kind: Kind, node: Record<string, unknown>, path: string, depth: n
         codec[k] = json[k] = count(v, `${path}.${k}`);
       }
       const values = node["const"] !== undefined ? [node["const"]] : node["enum"];
-      if (node["const"] !== undefined && node["enum"] !== undefined) throw new TypedSchemaError(`${path}: both "const" and "enum"; use one`);
+      if (node["const"] !== undefined && node["enum"] !== undefined)
+        throw new TypedSchemaError(`${path}: both "const" and "enum"; use one`);
       if (values !== undefined) codec.enum = json["enum"] = stringEnum(values, path);
       return codec;
     }
@@ -169,17 +202,27 @@ function build(kind: Kind, node: Record<string, unknown>, path: string, depth: n
   throw new TypedSchemaError(`${path}: unsupported schema`);
 }
 
-function record(node: Record<string, unknown>, path: string, depth: number, ancestors: Set<object>, json: Record<string, unknown>): Codec {
+function record(
+  node: Record<string, unknown>,
+  path: string,
+  depth: number,
+  ancestors: Set<object>,
+  json: Record<string, unknown>,
+): Codec {
   const additional = node["additionalProperties"];
   // Records are closed (PY-14): an absent additionalProperties is closed for the author, an open
   // or typed one is a map, which typed tools do not have.
-  if (additional !== undefined && additional !== false) throw new TypedSchemaError(`${path}.additionalProperties: ${WHY["patternProperties"]} (records are closed)`);
+  if (additional !== undefined && additional !== false)
+    throw new TypedSchemaError(`${path}.additionalProperties: ${WHY["patternProperties"]} (records are closed)`);
   const properties = node["properties"] ?? {};
   if (!isPlainObject(properties)) throw new TypedSchemaError(`${path}.properties: expected an object of field schemas`);
   const requiredRaw = node["required"] ?? [];
-  if (!Array.isArray(requiredRaw) || requiredRaw.some((r) => typeof r !== "string")) throw new TypedSchemaError(`${path}.required: expected an array of field names`);
+  if (!Array.isArray(requiredRaw) || requiredRaw.some((r) => typeof r !== "string"))
+    throw new TypedSchemaError(`${path}.required: expected an array of field names`);
   const required = new Set(requiredRaw as string[]);
-  for (const name of required) if (!Object.hasOwn(properties, name)) throw new TypedSchemaError(`${path}.required: "${name}" is not a declared field`);
+  for (const name of required)
+    if (!Object.hasOwn(properties, name))
+      throw new TypedSchemaError(`${path}.required: "${name}" is not a declared field`);
   const fields = new Map<string, Field>();
   const props: Record<string, unknown> = {};
   const mustSend: string[] = [];
@@ -195,7 +238,9 @@ function record(node: Record<string, unknown>, path: string, depth: number, ance
       inner.json["default"] = structuredClone(decoded);
     } else if (!required.has(name)) {
       // Omission needs an explicit default (PY-15): "optional" never means a silent undefined.
-      throw new TypedSchemaError(`${where}: the field may be omitted but has no default; give it one (e.g. Type.String({ default: "" }), or default: null for a nullable field) or make it required`);
+      throw new TypedSchemaError(
+        `${where}: the field may be omitted but has no default; give it one (e.g. Type.String({ default: "" }), or default: null for a nullable field) or make it required`,
+      );
     } else {
       mustSend.push(name);
     }
@@ -209,17 +254,31 @@ function record(node: Record<string, unknown>, path: string, depth: number, ance
   return { kind: "record", fields };
 }
 
-function union(node: Record<string, unknown>, path: string, depth: number, ancestors: Set<object>, json: Record<string, unknown>): Codec {
+function union(
+  node: Record<string, unknown>,
+  path: string,
+  depth: number,
+  ancestors: Set<object>,
+  json: Record<string, unknown>,
+): Codec {
   const members = node["anyOf"];
-  if (!Array.isArray(members) || members.length === 0) throw new TypedSchemaError(`${path}.anyOf: expected a non-empty array of schemas`);
+  if (!Array.isArray(members) || members.length === 0)
+    throw new TypedSchemaError(`${path}.anyOf: expected a non-empty array of schemas`);
   // A union of string literals (Type.Union of Type.Literal, Type.Enum of a string enum) is an enum.
-  const literals = members.map((m) => (isPlainObject(m) && Object.keys(m).every((k) => k === "const" || k === "type" || ANNOTATIONS.includes(k)) && (m["type"] === undefined || m["type"] === "string") ? m["const"] : undefined));
+  const literals = members.map((m) =>
+    isPlainObject(m) &&
+    Object.keys(m).every((k) => k === "const" || k === "type" || ANNOTATIONS.includes(k)) &&
+    (m["type"] === undefined || m["type"] === "string")
+      ? m["const"]
+      : undefined,
+  );
   if (literals.every((l) => typeof l === "string")) {
     json["type"] = "string";
     json["enum"] = stringEnum(literals, path);
     return { kind: "string", enum: json["enum"] as string[] };
   }
-  const isNull = (m: unknown): boolean => isPlainObject(m) && m["type"] === "null" && Object.keys(m).every((k) => k === "type" || ANNOTATIONS.includes(k));
+  const isNull = (m: unknown): boolean =>
+    isPlainObject(m) && m["type"] === "null" && Object.keys(m).every((k) => k === "type" || ANNOTATIONS.includes(k));
   const nonNull = members.filter((m) => !isNull(m));
   if (members.length !== 2 || nonNull.length !== 1) {
     throw new TypedSchemaError(`${path}.anyOf: ${WHY["oneOf"]} (a union is either [T, null] or string literals)`);
@@ -231,21 +290,27 @@ function union(node: Record<string, unknown>, path: string, depth: number, ances
 }
 
 function stringEnum(values: unknown, path: string): string[] {
-  if (!Array.isArray(values) || values.length === 0) throw new TypedSchemaError(`${path}.enum: expected a non-empty array of strings`);
+  if (!Array.isArray(values) || values.length === 0)
+    throw new TypedSchemaError(`${path}.enum: expected a non-empty array of strings`);
   const bad = values.find((v) => typeof v !== "string");
-  if (bad !== undefined) throw new TypedSchemaError(`${path}: enum and literal values must be strings, got ${JSON.stringify(bad)}`);
+  if (bad !== undefined)
+    throw new TypedSchemaError(`${path}: enum and literal values must be strings, got ${JSON.stringify(bad)}`);
   if (new Set(values).size !== values.length) throw new TypedSchemaError(`${path}.enum: values repeat`);
   return [...(values as string[])];
 }
 
 function count(v: unknown, path: string): number {
-  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) throw new TypedSchemaError(`${path}: expected a non-negative integer, got ${JSON.stringify(v)}`);
+  if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0)
+    throw new TypedSchemaError(`${path}: expected a non-negative integer, got ${JSON.stringify(v)}`);
   return v;
 }
 
 /** A value refused by decode(): `path` names the member, the message the rule and the value. */
 export class TypedValueError extends Error {
-  constructor(readonly path: string, readonly rule: string) {
+  constructor(
+    readonly path: string,
+    readonly rule: string,
+  ) {
     super(`${path}: ${rule}`);
   }
 }
@@ -260,14 +325,21 @@ export function decode(codec: Codec, value: unknown, path: string): unknown {
     case "string": {
       if (typeof value !== "string") throw new TypedValueError(path, `expected a string, got ${show(value)}`);
       const n = utf8ByteLength(value);
-      if (n > bounds.MAX_TYPED_STRING_BYTES) throw new TypedValueError(path, `string of ${n} bytes, over the ${bounds.MAX_TYPED_STRING_BYTES}-byte limit`);
+      if (n > bounds.MAX_TYPED_STRING_BYTES)
+        throw new TypedValueError(path, `string of ${n} bytes, over the ${bounds.MAX_TYPED_STRING_BYTES}-byte limit`);
       if (codec.minLength !== undefined || codec.maxLength !== undefined) {
         // JSON Schema counts characters (code points), not UTF-16 units or bytes.
         const chars = [...value].length;
-        if (codec.minLength !== undefined && chars < codec.minLength) throw new TypedValueError(path, `${chars} characters, under the minLength ${codec.minLength}`);
-        if (codec.maxLength !== undefined && chars > codec.maxLength) throw new TypedValueError(path, `${chars} characters, over the maxLength ${codec.maxLength}`);
+        if (codec.minLength !== undefined && chars < codec.minLength)
+          throw new TypedValueError(path, `${chars} characters, under the minLength ${codec.minLength}`);
+        if (codec.maxLength !== undefined && chars > codec.maxLength)
+          throw new TypedValueError(path, `${chars} characters, over the maxLength ${codec.maxLength}`);
       }
-      if (codec.enum && !codec.enum.includes(value)) throw new TypedValueError(path, `${show(value)} is not one of ${codec.enum.map((e) => JSON.stringify(e)).join(", ")}`);
+      if (codec.enum && !codec.enum.includes(value))
+        throw new TypedValueError(
+          path,
+          `${show(value)} is not one of ${codec.enum.map((e) => JSON.stringify(e)).join(", ")}`,
+        );
       return value;
     }
     case "boolean":
@@ -276,22 +348,33 @@ export function decode(codec: Codec, value: unknown, path: string): unknown {
     case "integer":
     case "number": {
       // typeof keeps booleans out: true is never 1 (PY-14).
-      if (typeof value !== "number" || !Number.isFinite(value)) throw new TypedValueError(path, `expected a finite ${codec.kind === "integer" ? "integer" : "number"}, got ${show(value)}`);
+      if (typeof value !== "number" || !Number.isFinite(value))
+        throw new TypedValueError(
+          path,
+          `expected a finite ${codec.kind === "integer" ? "integer" : "number"}, got ${show(value)}`,
+        );
       if (codec.kind === "integer") {
         if (!Number.isInteger(value)) throw new TypedValueError(path, `expected an integer, got ${value}`);
-        if (Math.abs(value) > Number.MAX_SAFE_INTEGER) throw new TypedValueError(path, `${value} is outside ±(2^53-1), which JSON cannot carry exactly`);
+        if (Math.abs(value) > Number.MAX_SAFE_INTEGER)
+          throw new TypedValueError(path, `${value} is outside ±(2^53-1), which JSON cannot carry exactly`);
       }
-      if (codec.minimum !== undefined && value < codec.minimum) throw new TypedValueError(path, `${value} is below the minimum ${codec.minimum}`);
-      if (codec.maximum !== undefined && value > codec.maximum) throw new TypedValueError(path, `${value} is above the maximum ${codec.maximum}`);
-      if (codec.exclusiveMinimum !== undefined && value <= codec.exclusiveMinimum) throw new TypedValueError(path, `${value} is not above the exclusiveMinimum ${codec.exclusiveMinimum}`);
-      if (codec.exclusiveMaximum !== undefined && value >= codec.exclusiveMaximum) throw new TypedValueError(path, `${value} is not below the exclusiveMaximum ${codec.exclusiveMaximum}`);
+      if (codec.minimum !== undefined && value < codec.minimum)
+        throw new TypedValueError(path, `${value} is below the minimum ${codec.minimum}`);
+      if (codec.maximum !== undefined && value > codec.maximum)
+        throw new TypedValueError(path, `${value} is above the maximum ${codec.maximum}`);
+      if (codec.exclusiveMinimum !== undefined && value <= codec.exclusiveMinimum)
+        throw new TypedValueError(path, `${value} is not above the exclusiveMinimum ${codec.exclusiveMinimum}`);
+      if (codec.exclusiveMaximum !== undefined && value >= codec.exclusiveMaximum)
+        throw new TypedValueError(path, `${value} is not below the exclusiveMaximum ${codec.exclusiveMaximum}`);
       // -0 becomes 0: JSON has no negative zero.
       return value === 0 ? 0 : value;
     }
     case "array": {
       if (!Array.isArray(value)) throw new TypedValueError(path, `expected an array, got ${show(value)}`);
-      if (codec.minItems !== undefined && value.length < codec.minItems) throw new TypedValueError(path, `${value.length} items, under the minItems ${codec.minItems}`);
-      if (codec.maxItems !== undefined && value.length > codec.maxItems) throw new TypedValueError(path, `${value.length} items, over the maxItems ${codec.maxItems}`);
+      if (codec.minItems !== undefined && value.length < codec.minItems)
+        throw new TypedValueError(path, `${value.length} items, under the minItems ${codec.minItems}`);
+      if (codec.maxItems !== undefined && value.length > codec.maxItems)
+        throw new TypedValueError(path, `${value.length} items, over the maxItems ${codec.maxItems}`);
       const out: unknown[] = [];
       for (let i = 0; i < value.length; i++) out.push(decode(codec.items, value[i], `${path}[${i}]`));
       return out;
@@ -299,9 +382,14 @@ export function decode(codec: Codec, value: unknown, path: string): unknown {
     case "nullable":
       return value === null ? null : decode(codec.inner, value, path);
     case "record": {
-      if (!isRecordValue(value)) throw new TypedValueError(path, `expected a record (plain object), got ${show(value)}`);
+      if (!isRecordValue(value))
+        throw new TypedValueError(path, `expected a record (plain object), got ${show(value)}`);
       for (const key of Object.keys(value)) {
-        if (!codec.fields.has(key) && value[key] !== undefined) throw new TypedValueError(`${path}.${key}`, `unknown field; the record is closed (fields: ${[...codec.fields.keys()].join(", ") || "none"})`);
+        if (!codec.fields.has(key) && value[key] !== undefined)
+          throw new TypedValueError(
+            `${path}.${key}`,
+            `unknown field; the record is closed (fields: ${[...codec.fields.keys()].join(", ") || "none"})`,
+          );
       }
       const out: Record<string, unknown> = {};
       for (const [name, field] of codec.fields) {

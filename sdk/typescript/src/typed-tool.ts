@@ -12,7 +12,13 @@
  */
 import type { Static, TObject, TSchema } from "@sinclair/typebox";
 import {
-  DIAGNOSTICS_METADATA_KEY, ErrorCode, WireError, bounds, measureJson, utf8ByteLength, type WireDiagnostic,
+  DIAGNOSTICS_METADATA_KEY,
+  ErrorCode,
+  WireError,
+  bounds,
+  measureJson,
+  utf8ByteLength,
+  type WireDiagnostic,
 } from "@octet/protocol";
 import { compileSchema, decode, TypedValueError, type CompiledSchema } from "./typed-schema.js";
 import { toWireDiagnostics, type Diagnostic } from "./diagnostics.js";
@@ -21,7 +27,11 @@ import type { HandlerContext, ToolHandler, ToolResultObject, ToolSpec } from "./
 /** The code of the diagnostic an invalid typed result is replaced with. */
 export const INVALID_OUTPUT_CODE = "octet.typed.invalid_output";
 
-const VALUE_LIMITS = { maxBytes: bounds.MAX_TYPED_VALUE_BYTES, maxDepth: bounds.MAX_VALUE_DEPTH, maxNodes: bounds.MAX_VALUE_NODES };
+const VALUE_LIMITS = {
+  maxBytes: bounds.MAX_TYPED_VALUE_BYTES,
+  maxDepth: bounds.MAX_VALUE_DEPTH,
+  maxNodes: bounds.MAX_VALUE_NODES,
+};
 
 export interface TypedResultOptions {
   /** A tool error: the value may then be null (no structured value is sent). */
@@ -63,7 +73,9 @@ type OutputOf<O> = [O] extends [TSchema] ? Static<O> : null;
  * With an output: the value (when the spec has a summary) or a TypedResult. Without one: the text
  * for the model (checked as a summary) or a TypedResult whose value is null.
  */
-export type TypedToolReturn<O> = [O] extends [TSchema] ? Static<O> | TypedResult<Static<O> | null> : string | TypedResult<null>;
+export type TypedToolReturn<O> = [O] extends [TSchema]
+  ? Static<O> | TypedResult<Static<O> | null>
+  : string | TypedResult<null>;
 export type TypedToolHandler<I extends TObject, O extends TSchema | undefined> = (
   value: Static<I>,
   ctx: HandlerContext,
@@ -79,10 +91,13 @@ export function buildTypedTool<I extends TObject, O extends TSchema | undefined>
 ): { spec: ToolSpec; handler: ToolHandler } {
   const name = spec.name;
   if (typeof handler !== "function") throw new TypeError(`typed tool "${name}" needs a handler function`);
-  if (spec.summary !== undefined && typeof spec.summary !== "function") throw new TypeError(`typed tool "${name}": summary must be a function of the value`);
-  if (spec.summary !== undefined && spec.output === undefined) throw new TypeError(`typed tool "${name}": summary needs an output; without one the handler returns its text`);
+  if (spec.summary !== undefined && typeof spec.summary !== "function")
+    throw new TypeError(`typed tool "${name}": summary must be a function of the value`);
+  if (spec.summary !== undefined && spec.output === undefined)
+    throw new TypeError(`typed tool "${name}": summary needs an output; without one the handler returns its text`);
   const input = prefixed(name, () => compileSchema(spec.input, "input", "record"));
-  const output = spec.output === undefined ? undefined : prefixed(name, () => compileSchema(spec.output, "output", "any"));
+  const output =
+    spec.output === undefined ? undefined : prefixed(name, () => compileSchema(spec.output, "output", "any"));
   const plain: ToolSpec = { name, description: spec.description, parameters: input.json };
   if (output) plain.outputSchema = output.json;
   if (spec.promptSnippet !== undefined) plain.promptSnippet = spec.promptSnippet;
@@ -113,24 +128,34 @@ function decodeArguments(name: string, input: CompiledSchema, args: Record<strin
   try {
     return decode(input.codec, args, "arguments");
   } catch (err) {
-    if (err instanceof TypedValueError) throw new WireError(ErrorCode.InvalidParams, `invalid arguments for tool "${name}": ${err.message}`);
+    if (err instanceof TypedValueError)
+      throw new WireError(ErrorCode.InvalidParams, `invalid arguments for tool "${name}": ${err.message}`);
     throw err;
   }
 }
 
 /** What the handler returned as a tool result; anything invalid becomes the invalid-output error. */
-function typedResult(name: string, output: CompiledSchema | undefined, summary: ((value: unknown) => string) | undefined, returned: unknown): ToolResultObject {
+function typedResult(
+  name: string,
+  output: CompiledSchema | undefined,
+  summary: ((value: unknown) => string) | undefined,
+  returned: unknown,
+): ToolResultObject {
   try {
     let r: TypedResult<unknown>;
     if (returned instanceof TypedResult) r = returned;
     else if (output === undefined) r = new TypedResult(null, returned as string);
-    else if (summary === undefined) throw new TypeError("the handler returned a plain value but the tool has no summary; return new TypedResult(value, summary) or give the spec a summary");
+    else if (summary === undefined)
+      throw new TypeError(
+        "the handler returned a plain value but the tool has no summary; return new TypedResult(value, summary) or give the spec a summary",
+      );
     else r = new TypedResult(returned, summaryOf(summary, returned));
     checkSummary(r.summary);
     const result: ToolResultObject = { content: r.summary, isError: r.isError };
     if (r.value === null || r.value === undefined) {
       // Only an error may go without its value (PY-22); a tool without output has none to give.
-      if (output !== undefined && !r.isError) throw new TypeError("a successful result needs its value; only an error (isError: true) may leave it null");
+      if (output !== undefined && !r.isError)
+        throw new TypeError("a successful result needs its value; only an error (isError: true) may leave it null");
     } else {
       if (output === undefined) throw new TypeError("the tool declares no output, so a result's value must be null");
       result.structuredContent = checkedOutput(output, r.value);
@@ -155,9 +180,13 @@ function checkSummary(s: unknown): void {
   if (typeof s !== "string") throw new TypeError(`the summary must be a string, got ${s === null ? "null" : typeof s}`);
   if (s.trim() === "") throw new TypeError("the summary must not be empty");
   const n = utf8ByteLength(s);
-  if (n > bounds.MAX_TYPED_SUMMARY_BYTES) throw new TypeError(`the summary is ${n} bytes, over the ${bounds.MAX_TYPED_SUMMARY_BYTES}-byte limit`);
+  if (n > bounds.MAX_TYPED_SUMMARY_BYTES)
+    throw new TypeError(`the summary is ${n} bytes, over the ${bounds.MAX_TYPED_SUMMARY_BYTES}-byte limit`);
   const bad = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.exec(s);
-  if (bad) throw new TypeError(`the summary has control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index}; it must be plain text (LF and TAB allowed)`);
+  if (bad)
+    throw new TypeError(
+      `the summary has control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index}; it must be plain text (LF and TAB allowed)`,
+    );
 }
 
 function checkedOutput(output: CompiledSchema, value: unknown): unknown {
@@ -179,10 +208,17 @@ function checkedOutput(output: CompiledSchema, value: unknown): unknown {
  * reference through them (DIAG-05).
  */
 function invalidOutput(name: string, problem: string): ToolResultObject {
-  const message = clip(problem.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "\uFFFD"), bounds.MAX_DIAGNOSTIC_MESSAGE_BYTES);
+  const message = clip(
+    problem.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, "\uFFFD"),
+    bounds.MAX_DIAGNOSTIC_MESSAGE_BYTES,
+  );
   process.stderr.write(`octet-extension: typed tool "${name}" produced invalid output: ${clip(message, 1024)}\n`);
   const diagnostic: WireDiagnostic = { severity: "error", code: INVALID_OUTPUT_CODE, message };
-  return { content: `Tool ${name} produced invalid output.`, isError: true, metadata: { [DIAGNOSTICS_METADATA_KEY]: [diagnostic] } };
+  return {
+    content: `Tool ${name} produced invalid output.`,
+    isError: true,
+    metadata: { [DIAGNOSTICS_METADATA_KEY]: [diagnostic] },
+  };
 }
 
 function clip(s: string, max: number): string {

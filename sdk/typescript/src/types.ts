@@ -3,8 +3,19 @@
  * handlers and what they may return. Wire shapes come from @octet/protocol.
  */
 import type {
-  ApiVersion, ContentPart, ContextContribution, ExecutionContext, ExtensionNotification, HookName,
-  Placement, RenderSegment, StatusContribution, UiSurface, NotificationLevel, JsonRpcId, ExtensionMenu,
+  ApiVersion,
+  ContentPart,
+  ContextContribution,
+  ExecutionContext,
+  ExtensionNotification,
+  HookName,
+  Placement,
+  RenderSegment,
+  StatusContribution,
+  UiSurface,
+  NotificationLevel,
+  JsonRpcId,
+  ExtensionMenu,
 } from "@octet/protocol";
 import type { Diagnostic } from "./diagnostic-types.js";
 
@@ -213,7 +224,11 @@ export interface HandlerContext {
    * MIME type (image/png, audio/wav, ...). Resolves to the id and the content part to put in the
    * result. Throws when the host did not negotiate `artifacts`, or the host refused the bytes.
    */
-  publishArtifact(source: ArtifactSourceInput, mimeType: string, options?: PublishArtifactOptions): Promise<PublishedArtifact>;
+  publishArtifact(
+    source: ArtifactSourceInput,
+    mimeType: string,
+    options?: PublishArtifactOptions,
+  ): Promise<PublishedArtifact>;
 }
 
 /** What publishArtifact() publishes: the bytes, or a file path relative to OCTET_EXTENSION_SCRATCH. */

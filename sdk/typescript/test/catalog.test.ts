@@ -3,18 +3,26 @@ import assert from "node:assert/strict";
 import { WireError } from "@octet/protocol";
 import { RETAINED_EPOCHS, ToolCatalog, type CatalogTool, type ToolMap } from "../src/catalog.js";
 
-const tool = (name: string, reply = name): CatalogTool => ({ definition: { name, description: name, parameters: { type: "object" } }, handler: () => reply });
+const tool = (name: string, reply = name): CatalogTool => ({
+  definition: { name, description: name, parameters: { type: "object" } },
+  handler: () => reply,
+});
 const map = (...tools: CatalogTool[]): ToolMap => new Map(tools.map((t) => [t.definition.name, t]));
-const add = (...tools: CatalogTool[]) => (current: ToolMap): ToolMap => {
-  const next = new Map(current);
-  for (const t of tools) next.set(t.definition.name, t);
-  return next;
-};
+const add =
+  (...tools: CatalogTool[]) =>
+  (current: ToolMap): ToolMap => {
+    const next = new Map(current);
+    for (const t of tools) next.set(t.definition.name, t);
+    return next;
+  };
 
 /** A host that accepts every change, numbering epochs as it goes. */
 function host() {
   let revision = 0;
-  return (accept?: (names: string[]) => string[]) => (names: string[]) => async () => ({ revision: ++revision, tools: accept ? accept(names) : names });
+  return (accept?: (names: string[]) => string[]) => (names: string[]) => async () => ({
+    revision: ++revision,
+    tools: accept ? accept(names) : names,
+  });
 }
 
 test("CAT-09, CAT-16: epoch 0 is the initialize catalog; each accepted change is the next epoch; the last eight are kept and older ones refused with -32602", async () => {
@@ -31,7 +39,11 @@ test("CAT-09, CAT-16: epoch 0 is the initialize catalog; each accepted change is
   assert.deepEqual(catalog.known, [2, 3, 4, 5, 6, 7, 8, 9], `the last ${RETAINED_EPOCHS}`);
   assert.ok(catalog.at(2).has("t2") && !catalog.at(2).has("t3"), "an older epoch keeps its own tools");
   for (const retired of [0, 1, 10]) {
-    assert.throws(() => catalog.at(retired), (e: unknown) => e instanceof WireError && e.code === -32602 && new RegExp(`catalog_revision ${retired}`).test(e.message));
+    assert.throws(
+      () => catalog.at(retired),
+      (e: unknown) =>
+        e instanceof WireError && e.code === -32602 && new RegExp(`catalog_revision ${retired}`).test(e.message),
+    );
   }
   assert.equal(catalog.at(undefined), catalog.current, "no revision: the current catalog");
 });
@@ -76,7 +88,13 @@ test("CAT-07: a refused change commits nothing and drops the staged epoch; chang
 
 test("CAT-08: an answer naming a tool the change did not contain is refused, not trusted", async () => {
   const catalog = new ToolCatalog(map(tool("a")));
-  await assert.rejects(catalog.mutate(add(tool("b")), async () => ({ revision: 1, tools: ["a", "zzz"] })), /did not contain/);
-  await assert.rejects(catalog.mutate(add(tool("b")), async () => ({ revision: "1", tools: [] })), /invalid result/);
+  await assert.rejects(
+    catalog.mutate(add(tool("b")), async () => ({ revision: 1, tools: ["a", "zzz"] })),
+    /did not contain/,
+  );
+  await assert.rejects(
+    catalog.mutate(add(tool("b")), async () => ({ revision: "1", tools: [] })),
+    /invalid result/,
+  );
   assert.equal(catalog.revision, 0);
 });

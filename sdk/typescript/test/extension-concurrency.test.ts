@@ -11,10 +11,12 @@ import { CONTEXT, WireHost, errorOf, killAll, resultOf, type Frame } from "./har
 afterEach(killAll);
 
 const isConfirmation = (f: Frame): boolean => f["method"] === "confirmation/request";
-const toolCall = (host: WireHost, name: string, args: unknown = {}): number => host.sendRequest("tool/call", { name, arguments: args, context: CONTEXT });
+const toolCall = (host: WireHost, name: string, args: unknown = {}): number =>
+  host.sendRequest("tool/call", { name, arguments: args, context: CONTEXT });
 const textOf = (frame: Frame): string => (resultOf(frame) as { content: unknown }).content as string;
 /** API 0.2 content parts reduced to their text. */
-const partsText = (frame: Frame): string => ((resultOf(frame) as { content: { text: string }[] }).content).map((p) => p.text).join("\n");
+const partsText = (frame: Frame): string =>
+  (resultOf(frame) as { content: { text: string }[] }).content.map((p) => p.text).join("\n");
 
 /**
  * Runs `count` gate calls and releases them one confirmation at a time; returns the largest number
@@ -26,11 +28,17 @@ async function runGates(host: WireHost, count: number, limit: number, text: (f: 
   const open = (): Frame[] => host.frames.filter((f) => isConfirmation(f) && !answered.has(f["id"]));
   await host.waitForFrame(() => open().length >= limit, undefined, `${limit} gates running at once`);
   for (let i = 0; i < count; i++) {
-    const next = await host.waitForFrame((f) => isConfirmation(f) && !answered.has(f["id"]), undefined, `gate confirmation ${i}`);
+    const next = await host.waitForFrame(
+      (f) => isConfirmation(f) && !answered.has(f["id"]),
+      undefined,
+      `gate confirmation ${i}`,
+    );
     answered.add(next["id"]);
     host.respond(next["id"], { confirmed: true });
   }
-  const reports = await Promise.all(ids.map(async (id) => JSON.parse(text(await host.response(id))) as { atEntry: number; maxRunning: number }));
+  const reports = await Promise.all(
+    ids.map(async (id) => JSON.parse(text(await host.response(id))) as { atEntry: number; maxRunning: number }),
+  );
   for (const r of reports) assert.ok(r.atEntry <= limit, `a handler started with ${r.atEntry} running`);
   return Math.max(...reports.map((r) => r.maxRunning));
 }
@@ -58,7 +66,10 @@ test("ERR-04: on API 0.2 $/cancelRequest makes a handler waiting on ctx.signal a
   assert.equal(error.code, -32800);
   assert.match(error.message, new RegExp(String(id)));
   // Cancellation settles one request; the extension keeps serving.
-  assert.equal(partsText(await host.request("tool/call", { name: "echo", arguments: { text: "after" }, context: CONTEXT })), '{"text":"after"}');
+  assert.equal(
+    partsText(await host.request("tool/call", { name: "echo", arguments: { text: "after" }, context: CONTEXT })),
+    '{"text":"after"}',
+  );
 });
 
 test("ERR-04: a request cancelled while it waits for a concurrency slot is answered -32800 and its handler never runs", async () => {
@@ -72,7 +83,9 @@ test("ERR-04: a request cancelled while it waits for a concurrency slot is answe
   host.respond(confirmation["id"], { confirmed: true });
   assert.equal(errorOf(await host.response(queued)).code, -32800);
   resultOf(await host.response(gate));
-  const stats = JSON.parse(partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT }))) as Record<string, number>;
+  const stats = JSON.parse(
+    partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })),
+  ) as Record<string, number>;
   assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
 });
 
@@ -87,10 +100,15 @@ test("issue 13.12: a request cancelled while it waits for a slot is answered -32
   assert.equal(errorOf(await host.response(queued)).code, -32800);
   host.respond(confirmation["id"], { confirmed: true });
   resultOf(await host.response(gate));
-  const stats = JSON.parse(partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT }))) as Record<string, number>;
+  const stats = JSON.parse(
+    partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })),
+  ) as Record<string, number>;
   assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
   // The permit the cancelled request never took is still there: two echoes run one after the other.
-  assert.equal(partsText(await host.request("tool/call", { name: "echo", arguments: { text: "after" }, context: CONTEXT })), '{"text":"after"}');
+  assert.equal(
+    partsText(await host.request("tool/call", { name: "echo", arguments: { text: "after" }, context: CONTEXT })),
+    '{"text":"after"}',
+  );
 });
 
 test("CANCEL-01: on API 0.1 $/cancelRequest is ignored and the handler completes normally", async () => {
@@ -112,11 +130,20 @@ test("CONF-01/CONF-03: on API 0.1 the SDK sends confirmation/request without par
   const request = await host.waitForFrame(isConfirmation);
   const reqId = request["id"];
   assert.ok(typeof reqId === "number" || typeof reqId === "string", "a reverse request carries an id");
-  assert.deepEqual(request["params"], { prompt: "Delete the branch?", destructive: true, default: false, detail: "3 commits" });
+  assert.deepEqual(request["params"], {
+    prompt: "Delete the branch?",
+    destructive: true,
+    default: false,
+    detail: "3 commits",
+  });
   assert.ok(validateConfirmationParams(request["params"], "0.1").ok);
   // A full round trip while the question is open: the tool has still not answered.
   resultOf(await host.request("status/collect", { surface: "status", context: CONTEXT }));
-  assert.equal(host.frames.some((f) => f["id"] === id && !("method" in f)), false, "the tool did not finish before the answer");
+  assert.equal(
+    host.frames.some((f) => f["id"] === id && !("method" in f)),
+    false,
+    "the tool did not finish before the answer",
+  );
   host.respond(reqId, { confirmed: true });
   assert.equal(textOf(await host.response(id)), "confirmed=true aborted=false");
 });
@@ -138,7 +165,9 @@ test("CONF-04: an answer other than {confirmed: true} reads as a denial", async 
   resultOf(await host.initialize("0.1"));
   for (const answer of [{ confirmed: "yes" }, {}, null, { confirmed: 1 }]) {
     const id = toolCall(host, "confirm", { prompt: `answer ${JSON.stringify(answer)}` });
-    const request = await host.waitForFrame((f) => isConfirmation(f) && (f["params"] as { prompt: string }).prompt === `answer ${JSON.stringify(answer)}`);
+    const request = await host.waitForFrame(
+      (f) => isConfirmation(f) && (f["params"] as { prompt: string }).prompt === `answer ${JSON.stringify(answer)}`,
+    );
     host.respond(request["id"], answer);
     assert.equal(textOf(await host.response(id)), "confirmed=false aborted=false", `answer ${JSON.stringify(answer)}`);
   }
@@ -161,7 +190,11 @@ test("ERR-04, CONF-03: cancelling a tool call that waits on confirm() settles it
   const id = toolCall(host, "confirm", { prompt: "Wait forever?" });
   await host.waitForFrame(isConfirmation);
   host.notify("$/cancelRequest", { id, reason: "user" });
-  assert.equal(errorOf(await host.response(id)).code, -32800, "the handler did not wait for an answer nobody will give");
+  assert.equal(
+    errorOf(await host.response(id)).code,
+    -32800,
+    "the handler did not wait for an answer nobody will give",
+  );
 });
 
 test("CONF-04: a host refusal of confirmation/request reads as a denial", async () => {

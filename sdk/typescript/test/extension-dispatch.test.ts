@@ -7,8 +7,13 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import {
-  validateCommandResult, validateContextContributions, validateHookResult, validateRenderResult, validateStatusResult,
-  validateToolResult, type Checked,
+  validateCommandResult,
+  validateContextContributions,
+  validateHookResult,
+  validateRenderResult,
+  validateStatusResult,
+  validateToolResult,
+  type Checked,
 } from "@octet/protocol";
 import { CONTEXT, WireHost, errorOf, resultOf } from "./harness.js";
 
@@ -25,7 +30,8 @@ function accepted<T>(r: Checked<T>): T {
   return r.value;
 }
 
-const callTool = (name: string, args: unknown = {}) => host.request("tool/call", { name, arguments: args, context: CONTEXT });
+const callTool = (name: string, args: unknown = {}) =>
+  host.request("tool/call", { name, arguments: args, context: CONTEXT });
 const runHook = (hook: string, payload: unknown) => host.request("hook/run", { hook, payload, context: CONTEXT });
 
 test("ERR-01: an unknown method is answered with -32601", async () => {
@@ -71,13 +77,20 @@ test("ERR-02: an unknown tool is answered with -32602 naming it", async () => {
 
 test("ERR-03: a handler that throws a WireError with code -32001 passes that code, message and data through", async () => {
   const error = errorOf(await callTool("wire_fail")) as { code: number; message: string; data?: unknown };
-  assert.deepEqual(error, { code: -32001, message: "quota_exceeded: the wire_fail tool is out of quota", data: { retry_after_ms: 1000 } });
+  assert.deepEqual(error, {
+    code: -32001,
+    message: "quota_exceeded: the wire_fail tool is out of quota",
+    data: { retry_after_ms: 1000 },
+  });
 });
 
 test("ERR-03: an author code outside -32000..-32099 (here -32601) is not passed through; it becomes -32603", async () => {
   const error = errorOf(await callTool("wire_fail_reserved"));
   assert.equal(error.code, -32603);
-  assert.match(error.message, /pretending the method does not exist \(the extension used code -32601, outside the -32000\.\.-32099 server range\)/);
+  assert.match(
+    error.message,
+    /pretending the method does not exist \(the extension used code -32601, outside the -32000\.\.-32099 server range\)/,
+  );
 });
 
 test("CALL-12: a tool handler that throws a plain Error yields a tool result with is_error true and the message", async () => {
@@ -102,11 +115,16 @@ test("CMD-02: a command result is {text, notifications:[{level,title,message}], 
   });
   accepted(validateCommandResult(result));
   // ctx.notify() sent a notification (no id) during the command, before its response.
-  const note = host.frames.find((f) => f["method"] === "notification" && (f["params"] as { message?: string }).message === "greeted Ada Lovelace");
+  const note = host.frames.find(
+    (f) => f["method"] === "notification" && (f["params"] as { message?: string }).message === "greeted Ada Lovelace",
+  );
   assert.ok(note, "the notification frame was sent");
   assert.equal(Object.hasOwn(note, "id"), false);
   assert.deepEqual(note["params"], { level: "success", title: "Greeted", message: "greeted Ada Lovelace" });
-  assert.ok(host.frames.indexOf(note) < host.frames.findIndex((f) => f["id"] === id), "notification before the response");
+  assert.ok(
+    host.frames.indexOf(note) < host.frames.findIndex((f) => f["id"] === id),
+    "notification before the response",
+  );
 });
 
 test("CMD-02: a command that returns a string yields empty notifications and context", async () => {
@@ -130,18 +148,32 @@ test("HOOK-05: every hook result is {disposition, context, notifications}; deny 
   accepted(validateHookResult(cont, "before_prompt"));
 
   const deny = resultOf(await runHook("before_prompt", { prompt: "please #deny" }));
-  assert.deepEqual(deny, { disposition: { action: "deny", reason: "the prompt asked to be denied" }, context: [], notifications: [] });
+  assert.deepEqual(deny, {
+    disposition: { action: "deny", reason: "the prompt asked to be denied" },
+    context: [],
+    notifications: [],
+  });
   accepted(validateHookResult(deny, "before_prompt"));
 
   const after = resultOf(await runHook("after_response", { response: "done" }));
-  assert.deepEqual(after, { disposition: { action: "continue" }, context: [], notifications: [] }, "a handler returning undefined continues");
+  assert.deepEqual(
+    after,
+    { disposition: { action: "continue" }, context: [], notifications: [] },
+    "a handler returning undefined continues",
+  );
   accepted(validateHookResult(after, "after_response"));
 
   const blocked = resultOf(await runHook("before_tool_call", { name: "fail", arguments: {} }));
-  assert.deepEqual(blocked, { disposition: { action: "deny", reason: "fail is blocked" }, context: [], notifications: [] });
+  assert.deepEqual(blocked, {
+    disposition: { action: "deny", reason: "fail is blocked" },
+    context: [],
+    notifications: [],
+  });
   accepted(validateHookResult(blocked, "before_tool_call"));
 
-  const observed = resultOf(await runHook("after_tool_call", { name: "echo", arguments: {}, output: "x", is_error: true }));
+  const observed = resultOf(
+    await runHook("after_tool_call", { name: "echo", arguments: {}, output: "x", is_error: true }),
+  );
   assert.deepEqual(observed, {
     disposition: { action: "continue" },
     context: [],
@@ -157,13 +189,20 @@ test("CTX-01/CTX-02: context/collect answers an array of {label, content, placem
     { label: "default-placement", content: "no placement given", placement: "prompt_suffix" },
   ]);
   accepted(validateContextContributions(withPrompt));
-  const nullPrompt = resultOf(await host.request("context/collect", { prompt: null, context: CONTEXT })) as { content: string }[];
+  const nullPrompt = resultOf(await host.request("context/collect", { prompt: null, context: CONTEXT })) as {
+    content: string;
+  }[];
   assert.equal(nullPrompt[0]?.content, "prompt was null");
 });
 
 test("STAT-02: status/collect answers {surface, text, style_role, priority} or null", async () => {
   const status = resultOf(await host.request("status/collect", { surface: "status", context: CONTEXT }));
-  assert.deepEqual(status, { surface: "status", text: "status text", style_role: "extension.fixture.status", priority: 3 });
+  assert.deepEqual(status, {
+    surface: "status",
+    text: "status text",
+    style_role: "extension.fixture.status",
+    priority: 3,
+  });
   accepted(validateStatusResult(status, "status"));
   const header = resultOf(await host.request("status/collect", { surface: "header", context: CONTEXT }));
   assert.deepEqual(header, { surface: "header", text: "header text", style_role: null, priority: 0 });
@@ -175,7 +214,13 @@ test("STAT-02: status/collect answers {surface, text, style_role, priority} or n
 
 test("REND-01: tool/render answers {segments:[{text, style_role}]} and receives {name, arguments, output, is_error}", async () => {
   const render = (name: string, isError: boolean) =>
-    host.request("tool/render", { name, arguments: { a: 1 }, output: "the output", is_error: isError, context: CONTEXT });
+    host.request("tool/render", {
+      name,
+      arguments: { a: 1 },
+      output: "the output",
+      is_error: isError,
+      context: CONTEXT,
+    });
   const segments = resultOf(await render("echo", true));
   assert.deepEqual(segments, {
     segments: [

@@ -40,7 +40,8 @@ test("FRAME-07: 200 concurrent tool calls with ~50 KB results arrive as 200 whol
   resultOf(await host.initialize("0.1"));
   const size = 50_000;
   const ids = new Map<number, number>();
-  for (let n = 0; n < 200; n++) ids.set(host.sendRequest("tool/call", { name: "blob", arguments: { n, size }, context: CONTEXT }), n);
+  for (let n = 0; n < 200; n++)
+    ids.set(host.sendRequest("tool/call", { name: "blob", arguments: { n, size }, context: CONTEXT }), n);
   const alphabet = "abcdefghijklmnopqrstuvwxyz";
   await Promise.all(
     [...ids].map(async ([id, n]) => {

@@ -20,7 +20,11 @@ test("INIT-07: the API 0.1 initialize result is exactly {api_version, tools:[{na
   assert.deepEqual(Object.keys(result).sort(), ["api_version", "commands", "tools"]);
   assert.equal(result["api_version"], "0.1");
   const tools = result["tools"] as Record<string, unknown>[];
-  assert.deepEqual(tools.map((t) => t["name"]), TOOLS, "tools in registration order");
+  assert.deepEqual(
+    tools.map((t) => t["name"]),
+    TOOLS,
+    "tools in registration order",
+  );
   for (const t of tools) assert.deepEqual(Object.keys(t).sort(), ["description", "name", "parameters"]);
   assert.deepEqual(tools[0], {
     name: "echo",
@@ -40,7 +44,12 @@ test("INIT-07: the API 0.1 initialize result is exactly {api_version, tools:[{na
 
 test("INIT-11: an API 0.1 extension answers without a protocol member, even when the host sends one", async () => {
   const host = new WireHost("full", ["0.1"]);
-  const offer = { version: "0.2", required_features: ["request_cancellation", "content_parts"], optional_features: [], limits: { max_concurrent_requests: 8 } };
+  const offer = {
+    version: "0.2",
+    required_features: ["request_cancellation", "content_parts"],
+    optional_features: [],
+    limits: { max_concurrent_requests: 8 },
+  };
   const result = resultOf(await host.initialize("0.1", { protocol: offer })) as Record<string, unknown>;
   assert.equal(Object.hasOwn(result, "protocol"), false);
 });
@@ -49,7 +58,11 @@ test("INIT-17: an API 0.2 initialize result keeps the 0.1 members and adds proto
   const host = new WireHost("full", ["0.2"]);
   const result = resultOf(await host.initialize("0.2", { maxConcurrent: 64 })) as Record<string, unknown>;
   assert.deepEqual(Object.keys(result).sort(), ["api_version", "commands", "protocol", "tools"]);
-  const protocol = result["protocol"] as { version: string; features: string[]; limits: { max_concurrent_requests: number } };
+  const protocol = result["protocol"] as {
+    version: string;
+    features: string[];
+    limits: { max_concurrent_requests: number };
+  };
   assert.equal(protocol.version, "0.2");
   assert.ok(protocol.features.includes("request_cancellation") && protocol.features.includes("content_parts"));
   // The fixture keeps the SDK default (16), below the host's cap of 64.
@@ -57,7 +70,11 @@ test("INIT-17: an API 0.2 initialize result keeps the 0.1 members and adds proto
   const checked = validateInitializeResult(result, {
     api: "0.2",
     contributes: { tools: TOOLS, commands: COMMANDS },
-    offered: { required: ["request_cancellation", "content_parts"], optional: ["request_progress"], maxConcurrentRequests: 64 },
+    offered: {
+      required: ["request_cancellation", "content_parts"],
+      optional: ["request_progress"],
+      maxConcurrentRequests: 64,
+    },
   });
   assert.ok(checked.ok, checked.ok ? "" : checked.problems.join("; "));
 });
@@ -85,7 +102,9 @@ test("PY-07/PY-58: requests before the initialize handshake are refused and thei
   assert.match(early.message, /tool\/call/);
   assert.match(early.message, /initialize/);
   resultOf(await host.initialize("0.1"));
-  const stats = resultOf(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })) as { content: string };
+  const stats = resultOf(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })) as {
+    content: string;
+  };
   assert.deepEqual(JSON.parse(stats.content), {}, "echo never ran");
 });
 
@@ -170,7 +189,9 @@ test("FRAME-10: a line that is not JSON is answered with -32700 and id null, and
   const crlf = await host.waitForFrame((f: Frame) => f["id"] === null && "error" in f && f !== parse);
   assert.equal(errorOf(crlf).code, -32700);
   assert.match(errorOf(crlf).message, /carriage return/);
-  const echo = resultOf(await host.request("tool/call", { name: "echo", arguments: { text: "still here" }, context: CONTEXT }));
+  const echo = resultOf(
+    await host.request("tool/call", { name: "echo", arguments: { text: "still here" }, context: CONTEXT }),
+  );
   assert.deepEqual(echo, { content: '{"text":"still here"}', is_error: false });
 });
 

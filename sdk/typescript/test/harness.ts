@@ -92,7 +92,8 @@ export class WireHost {
   #line(bytes: Buffer): void {
     const show = bytes.subarray(0, 120).toString("latin1");
     if (bytes.length === 0) return void this.violations.push("blank line");
-    if (bytes.length > MAX_FRAME_BYTES) return void this.violations.push(`line of ${bytes.length} bytes, over the ${MAX_FRAME_BYTES}-byte frame bound`);
+    if (bytes.length > MAX_FRAME_BYTES)
+      return void this.violations.push(`line of ${bytes.length} bytes, over the ${MAX_FRAME_BYTES}-byte frame bound`);
     if (bytes.includes(0x0d)) return void this.violations.push(`CR in line: ${show}`);
     let value: unknown;
     try {
@@ -147,7 +148,8 @@ export class WireHost {
   /** Sends a request and resolves with its result; an error response fails the test. */
   async call(method: string, params?: unknown, timeoutMs = DEADLINE_MS): Promise<unknown> {
     const r = await this.request(method, params, timeoutMs);
-    if ("error" in r) throw new Error(`${method} failed: ${JSON.stringify(r["error"])}\nstderr:\n${this.stderr.slice(-2000)}`);
+    if ("error" in r)
+      throw new Error(`${method} failed: ${JSON.stringify(r["error"])}\nstderr:\n${this.stderr.slice(-2000)}`);
     return r["result"];
   }
 
@@ -174,9 +176,13 @@ export class WireHost {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { match, resolve: (f) => finish(() => resolve(f)) };
       const onExit = (): void => {
-        if (this.#exit) finish(() => reject(this.#failure(`the child exited (${JSON.stringify(this.#exit)}) before ${what}`)));
+        if (this.#exit)
+          finish(() => reject(this.#failure(`the child exited (${JSON.stringify(this.#exit)}) before ${what}`)));
       };
-      const timer = setTimeout(() => finish(() => reject(this.#failure(`no ${what} within ${timeoutMs} ms`))), timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(this.#failure(`no ${what} within ${timeoutMs} ms`))),
+        timeoutMs,
+      );
       const finish = (settle: () => void): void => {
         clearTimeout(timer);
         this.#waiters.delete(waiter);
@@ -193,9 +199,13 @@ export class WireHost {
     return new Promise((resolve, reject) => {
       const check = (): void => {
         if (this.stderr.includes(text)) finish(resolve);
-        else if (this.#exit) finish(() => reject(this.#failure(`the child exited before stderr showed ${JSON.stringify(text)}`)));
+        else if (this.#exit)
+          finish(() => reject(this.#failure(`the child exited before stderr showed ${JSON.stringify(text)}`)));
       };
-      const timer = setTimeout(() => finish(() => reject(this.#failure(`stderr did not show ${JSON.stringify(text)} within ${timeoutMs} ms`))), timeoutMs);
+      const timer = setTimeout(
+        () => finish(() => reject(this.#failure(`stderr did not show ${JSON.stringify(text)} within ${timeoutMs} ms`))),
+        timeoutMs,
+      );
       const finish = (settle: () => void): void => {
         clearTimeout(timer);
         this.#watchers.delete(check);
@@ -223,18 +233,36 @@ export class WireHost {
    * Sends initialize for `api` and returns the response frame. On 0.2+ the protocol offer is
    * `protocol` as given, or offer(api, optional ?? ["request_progress"], maxConcurrent ?? 64).
    */
-  initialize(api: string, options: { maxConcurrent?: number; protocol?: unknown; optional?: readonly string[] } = {}): Promise<Frame> {
+  initialize(
+    api: string,
+    options: { maxConcurrent?: number; protocol?: unknown; optional?: readonly string[] } = {},
+  ): Promise<Frame> {
     const params: Record<string, unknown> = {
       api_version: api,
       octet_version: "0.1.0",
-      extension: { name: "sdk-fixture", version: "0.0.1", manifest_path: "/tmp/octet-sdk-test/extension.toml", source: "explicit" },
+      extension: {
+        name: "sdk-fixture",
+        version: "0.0.1",
+        manifest_path: "/tmp/octet-sdk-test/extension.toml",
+        source: "explicit",
+      },
       workspace: CONTEXT.workspace,
       capabilities: { filesystem: "none", process: false, network: false },
-      contributes: { tools: [], commands: [], hooks: [], ui: [], context: false, tool_renderers: [], notifications: true, confirmations: true },
+      contributes: {
+        tools: [],
+        commands: [],
+        hooks: [],
+        ui: [],
+        context: false,
+        tool_renderers: [],
+        notifications: true,
+        confirmations: true,
+      },
       host: { session_id: null, session_name: null, model: "test-model", reasoning: null, active_skills: [] },
     };
     if (options.protocol !== undefined) params["protocol"] = options.protocol;
-    else if (api !== "0.1") params["protocol"] = offer(api, options.optional ?? ["request_progress"], options.maxConcurrent ?? 64);
+    else if (api !== "0.1")
+      params["protocol"] = offer(api, options.optional ?? ["request_progress"], options.maxConcurrent ?? 64);
     return this.request("initialize", params);
   }
 
@@ -282,7 +310,8 @@ export async function killAll(): Promise<void> {
 /** The error object of a response frame, or a failure naming what came instead. */
 export function errorOf(frame: Frame): { code: number; message: string } {
   const error = frame["error"];
-  if (typeof error !== "object" || error === null) throw new Error(`expected an error response, got ${JSON.stringify(frame).slice(0, 300)}`);
+  if (typeof error !== "object" || error === null)
+    throw new Error(`expected an error response, got ${JSON.stringify(frame).slice(0, 300)}`);
   return error as { code: number; message: string };
 }
 

@@ -65,7 +65,16 @@ test("LIFE-04: without lifecycle_events negotiated no handler runs", async () =>
 
 test("LIFE-04: an event the extension did not subscribe to runs no handler, and its params are not required", async () => {
   const host = await start(["lifecycle_events"]);
-  host.notify("tool/settled", { session_id: "s", run_id: "r", turn_id: "t", tool_call_id: "c", tool_name: "grep", outcome: "failed", duration_ms: 3, reason: "boom" });
+  host.notify("tool/settled", {
+    session_id: "s",
+    run_id: "r",
+    turn_id: "t",
+    tool_call_id: "c",
+    tool_name: "grep",
+    outcome: "failed",
+    duration_ms: 3,
+    reason: "boom",
+  });
   host.notify("session/started", { session_id: "s" });
   // A subscribed event whose params are not an object is ignored with a note, not delivered.
   host.notify("turn/settled", ["not", "an", "object"]);
@@ -76,5 +85,7 @@ test("LIFE-04: an event the extension did not subscribe to runs no handler, and 
 
 test("LIFE-04: lifecycle handlers are refused at registration on API 0.1", async () => {
   const host = new WireHost("negotiated", ["0.1", "lifecycle"]);
-  await host.waitForStderr("lifecycle subscription refused: lifecycle events need API 0.2 or later (this extension speaks API 0.1)");
+  await host.waitForStderr(
+    "lifecycle subscription refused: lifecycle events need API 0.2 or later (this extension speaks API 0.1)",
+  );
 });

@@ -10,8 +10,13 @@ import { route, type Registry } from "../src/dispatch.js";
 import type { HandlerContext } from "../src/types.js";
 
 const registry: Registry = {
-  tools: new Map(), commands: new Map(), hooks: new Map(), renderers: new Map(),
-  contextHandler: null, statusHandler: null, menuHandler: () => ({ title: "M", items: [] }),
+  tools: new Map(),
+  commands: new Map(),
+  hooks: new Map(),
+  renderers: new Map(),
+  contextHandler: null,
+  statusHandler: null,
+  menuHandler: () => ({ title: "M", items: [] }),
 };
 const ctx = (context: unknown): HandlerContext => ({ context }) as unknown as HandlerContext;
 const notAborted = { aborted: false };

@@ -5,7 +5,13 @@
  */
 import { afterEach, test } from "node:test";
 import assert from "node:assert/strict";
-import { KNOWN_FEATURES, REQUIRED_FEATURES, validateInitializeResult, type ApiVersion, type ToolDefinition } from "@octet/protocol";
+import {
+  KNOWN_FEATURES,
+  REQUIRED_FEATURES,
+  validateInitializeResult,
+  type ApiVersion,
+  type ToolDefinition,
+} from "@octet/protocol";
 import { negotiate } from "../src/negotiation.js";
 import { WireHost, killAll, offer, resultOf } from "./harness.js";
 
@@ -13,7 +19,16 @@ afterEach(killAll);
 
 const TOOLS = ["progress", "late", "cancellable", "ask", "count"];
 const COMMANDS = ["ask", "push_status"];
-const SUPPORTED = ["request_progress", "progress_decoration", "artifacts", "lifecycle_events", "tool_prompt_metadata_v1", "policy_intents", "approvals", "secrets"];
+const SUPPORTED = [
+  "request_progress",
+  "progress_decoration",
+  "artifacts",
+  "lifecycle_events",
+  "tool_prompt_metadata_v1",
+  "policy_intents",
+  "approvals",
+  "secrets",
+];
 
 interface Protocol {
   version: string;
@@ -23,8 +38,16 @@ interface Protocol {
 }
 
 /** Initializes `host` with the offer, checks the host's validator accepts it, returns it. */
-async function init(host: WireHost, api: ApiVersion, optional: readonly string[], tools = TOOLS): Promise<{ protocol: Protocol; tools: ToolDefinition[] }> {
-  const result = resultOf(await host.initialize(api, { protocol: offer(api, optional) })) as { protocol: Protocol; tools: ToolDefinition[] };
+async function init(
+  host: WireHost,
+  api: ApiVersion,
+  optional: readonly string[],
+  tools = TOOLS,
+): Promise<{ protocol: Protocol; tools: ToolDefinition[] }> {
+  const result = resultOf(await host.initialize(api, { protocol: offer(api, optional) })) as {
+    protocol: Protocol;
+    tools: ToolDefinition[];
+  };
   const checked = validateInitializeResult(result, {
     api,
     contributes: { tools, commands: COMMANDS },
@@ -34,7 +57,12 @@ async function init(host: WireHost, api: ApiVersion, optional: readonly string[]
   return result;
 }
 
-const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({ name, description: name, parameters: { type: "object" }, ...extra });
+const tool = (name: string, extra: Partial<ToolDefinition> = {}): ToolDefinition => ({
+  name,
+  description: name,
+  parameters: { type: "object" },
+  ...extra,
+});
 
 test("INIT-19/INIT-20: negotiate() never selects a feature that was not offered, whatever the offer", () => {
   // Every subset drawn by a fixed pseudo-random walk over the known names plus unknown ones.
@@ -51,10 +79,20 @@ test("INIT-19/INIT-20: negotiate() never selects a feature that was not offered,
         tools: [tool("a", { prompt_snippet: "s" })],
       });
       const features = n.protocol["features"] as string[];
-      for (const f of features) assert.ok(REQUIRED_FEATURES.includes(f as never) || offered.includes(f), `${f} was not offered: ${offered.join(",")}`);
+      for (const f of features)
+        assert.ok(
+          REQUIRED_FEATURES.includes(f as never) || offered.includes(f),
+          `${f} was not offered: ${offered.join(",")}`,
+        );
       assert.deepEqual(features.slice(0, 2), [...REQUIRED_FEATURES]);
       assert.equal(new Set(features).size, features.length, "no duplicates");
-      const expected = SUPPORTED.filter((f) => offered.includes(f) && !(f === "tool_prompt_metadata_v1" && api === "0.2") && !(f === "progress_decoration" && !offered.includes("request_progress")) && !(f === "approvals" && !offered.includes("policy_intents")));
+      const expected = SUPPORTED.filter(
+        (f) =>
+          offered.includes(f) &&
+          !(f === "tool_prompt_metadata_v1" && api === "0.2") &&
+          !(f === "progress_decoration" && !offered.includes("request_progress")) &&
+          !(f === "approvals" && !offered.includes("policy_intents")),
+      );
       assert.deepEqual(features.slice(2), expected, `offer ${offered.join(",")} on ${api}`);
     }
   }
@@ -71,14 +109,36 @@ test("INIT-21/INIT-22: max_concurrent_requests is min(own limit, host offer), an
   assert.equal(limit(16, 1), 1);
   // A cap that is no limit at all is ignored rather than turned into 0 (the response needs >= 1).
   for (const bad of [0, -3, Number.NaN, "8", null, undefined]) assert.equal(limit(5, bad), 5, `cap ${String(bad)}`);
-  assert.equal(negotiate(undefined, { api: "0.2", maxConcurrent: 6, lifecycleEvents: [], tools: [] }).maxConcurrent, 6, "no protocol offer at all");
+  assert.equal(
+    negotiate(undefined, { api: "0.2", maxConcurrent: 6, lifecycleEvents: [], tools: [] }).maxConcurrent,
+    6,
+    "no protocol offer at all",
+  );
 });
 
 test("INIT-17/INIT-19: the SDK selects the offered features it supports and nothing else", async () => {
   const host = new WireHost("negotiated", ["0.2", "lifecycle"]);
-  const optional = ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools", "runtime_commands", "progress_decoration", "approvals"];
+  const optional = [
+    "request_progress",
+    "artifacts",
+    "lifecycle_events",
+    "policy_intents",
+    "dynamic_tools",
+    "runtime_commands",
+    "progress_decoration",
+    "approvals",
+  ];
   const { protocol } = await init(host, "0.2", optional);
-  assert.deepEqual(protocol.features, ["request_cancellation", "content_parts", "request_progress", "progress_decoration", "artifacts", "lifecycle_events", "policy_intents", "approvals"]);
+  assert.deepEqual(protocol.features, [
+    "request_cancellation",
+    "content_parts",
+    "request_progress",
+    "progress_decoration",
+    "artifacts",
+    "lifecycle_events",
+    "policy_intents",
+    "approvals",
+  ]);
   assert.equal(protocol.version, "0.2");
 });
 
@@ -87,7 +147,9 @@ test("INIT-19: with no optional feature offered only the required ones are retur
   const { protocol } = await init(host, "0.2", []);
   assert.deepEqual(protocol.features, [...REQUIRED_FEATURES]);
   assert.equal(Object.hasOwn(protocol, "lifecycle_events"), false, "INIT-26: no subscription without the feature");
-  await host.waitForStderr("did not offer lifecycle_events; the handlers for session/settled, turn/started, turn/settled, tool/started will not run");
+  await host.waitForStderr(
+    "did not offer lifecycle_events; the handlers for session/settled, turn/started, turn/settled, tool/started will not run",
+  );
 });
 
 test("INIT-24/INIT-25: lifecycle_events lists exactly the events with a handler, in protocol order", async () => {
@@ -113,14 +175,27 @@ test("INIT-22: the limit the extension asked for is clamped to the host's offer 
 
 test("TDEF-09/TDEF-10: on API 0.4 with tool_prompt_metadata_v1 offered, tools carry their prompt metadata", async () => {
   const host = new WireHost("negotiated", ["0.4", "prompt"]);
-  const { protocol, tools } = await init(host, "0.4", ["request_progress", "tool_prompt_metadata_v1"], [...TOOLS, "documented"]);
-  assert.deepEqual(protocol.features, ["request_cancellation", "content_parts", "request_progress", "tool_prompt_metadata_v1"]);
+  const { protocol, tools } = await init(
+    host,
+    "0.4",
+    ["request_progress", "tool_prompt_metadata_v1"],
+    [...TOOLS, "documented"],
+  );
+  assert.deepEqual(protocol.features, [
+    "request_cancellation",
+    "content_parts",
+    "request_progress",
+    "tool_prompt_metadata_v1",
+  ]);
   const documented = tools.find((t) => t.name === "documented");
   assert.equal(documented?.prompt_snippet, "Use documented for docs.");
   assert.deepEqual(documented?.prompt_guidelines, ["Call it once.", "Tabs\tand\nlines are fine."]);
   // TDEF-10: a 17th guideline is refused at registration, with the limit in the message.
   assert.match(host.stderr, /seventeen guidelines refused: tool "overlong" is invalid: .*16/);
-  assert.equal(tools.some((t) => t.name === "overlong"), false);
+  assert.equal(
+    tools.some((t) => t.name === "overlong"),
+    false,
+  );
 });
 
 test("TDEF-14: on API 0.4 without tool_prompt_metadata_v1 offered, the metadata is left out and the feature not selected", async () => {
@@ -142,9 +217,19 @@ test("TDEF-14: promptSnippet/promptGuidelines are refused at registration on API
   for (const api of ["0.1", "0.2"] as const) {
     const host = new WireHost("negotiated", [api, "prompt"]);
     await host.waitForStderr("prompt metadata refused");
-    assert.match(host.stderr, new RegExp(`prompt metadata refused: tool "documented": promptSnippet and promptGuidelines need API 0\\.4 \\(this extension speaks API ${api.replace(".", "\\.")}\\)`));
-    const result = resultOf(await host.initialize(api, api === "0.1" ? {} : { protocol: offer(api, ["tool_prompt_metadata_v1"]) })) as { tools: ToolDefinition[]; protocol?: Protocol };
-    assert.equal(result.tools.some((t) => t.name === "documented"), false);
+    assert.match(
+      host.stderr,
+      new RegExp(
+        `prompt metadata refused: tool "documented": promptSnippet and promptGuidelines need API 0\\.4 \\(this extension speaks API ${api.replace(".", "\\.")}\\)`,
+      ),
+    );
+    const result = resultOf(
+      await host.initialize(api, api === "0.1" ? {} : { protocol: offer(api, ["tool_prompt_metadata_v1"]) }),
+    ) as { tools: ToolDefinition[]; protocol?: Protocol };
+    assert.equal(
+      result.tools.some((t) => t.name === "documented"),
+      false,
+    );
     assert.equal(result.protocol?.features.includes("tool_prompt_metadata_v1") ?? false, false);
   }
 });

@@ -24,13 +24,20 @@ async function start(api: ApiVersion, optional: string[]): Promise<WireHost> {
 }
 
 /** Runs the progress tool; returns its id, its report and the $/progress frames for it. */
-async function run(host: WireHost, events: Event[], ambient = false): Promise<{ id: number; report: Report; progress: Frame[] }> {
+async function run(
+  host: WireHost,
+  events: Event[],
+  ambient = false,
+): Promise<{ id: number; report: Report; progress: Frame[] }> {
   const id = host.sendRequest("tool/call", { name: "progress", arguments: { events, ambient }, context: CONTEXT });
   const response = await host.response(id);
   const report = JSON.parse((resultOf(response) as { content: { text: string }[] }).content[0]?.text ?? "") as Report;
-  const progress = host.frames.filter((f) => f["method"] === "$/progress" && (f["params"] as { request_id: unknown }).request_id === id);
+  const progress = host.frames.filter(
+    (f) => f["method"] === "$/progress" && (f["params"] as { request_id: unknown }).request_id === id,
+  );
   // Every progress frame of the request came before its response (PROG-04).
-  for (const f of progress) assert.ok(host.frames.indexOf(f) < host.frames.indexOf(response), "progress after the response");
+  for (const f of progress)
+    assert.ok(host.frames.indexOf(f) < host.frames.indexOf(response), "progress after the response");
   return { id, report, progress };
 }
 
@@ -72,7 +79,8 @@ test("PROG-02/PROG-03/PROG-05/PROG-06: status and output events name the request
   }
   accepted(progress, { api: "0.2", decoration: false, partialResult: false });
   const sequences = sequencesOf(progress);
-  for (let i = 1; i < sequences.length; i++) assert.ok((sequences[i] ?? 0) > (sequences[i - 1] ?? 0), `sequences ${sequences.join(",")}`);
+  for (let i = 1; i < sequences.length; i++)
+    assert.ok((sequences[i] ?? 0) > (sequences[i - 1] ?? 0), `sequences ${sequences.join(",")}`);
   // A second request has its own sequence, also strictly increasing and kept apart from the first.
   const second = await run(host, SCRIPT.slice(0, 2));
   assert.notEqual(second.id, id);
@@ -83,11 +91,15 @@ test("PROG-02/PROG-03/PROG-05/PROG-06: status and output events name the request
 test("PROG-04: once a request is answered, its ctx.progress and ext.progress send nothing", async () => {
   const host = await start("0.2", ["request_progress"]);
   const first = await run(host, SCRIPT.slice(0, 1));
-  const late = resultOf(await host.request("tool/call", { name: "late", arguments: {}, context: CONTEXT })) as { content: { text: string }[] };
+  const late = resultOf(await host.request("tool/call", { name: "late", arguments: {}, context: CONTEXT })) as {
+    content: { text: string }[];
+  };
   const outcomes = late.content[0]?.text.split("\n") ?? [];
   assert.deepEqual(outcomes.slice(0, 2), ["ctx.progress silent", "ext.progress silent"]);
   // The late response is after the late calls: every frame they could have caused is in by now.
-  const after = host.frames.filter((f) => f["method"] === "$/progress" && (f["params"] as { request_id: unknown }).request_id === first.id);
+  const after = host.frames.filter(
+    (f) => f["method"] === "$/progress" && (f["params"] as { request_id: unknown }).request_id === first.id,
+  );
   assert.equal(after.length, 1, "only the progress sent while the request was active");
 });
 
@@ -95,35 +107,59 @@ test("PROG-01: without request_progress negotiated every progress call is a sile
   const host = await start("0.2", ["lifecycle_events", "progress_decoration"]);
   const { report } = await run(host, [...SCRIPT, { kind: "decoration", label: "tag" }]);
   assert.deepEqual(report, { errors: [], enabled: false, decorationEnabled: false });
-  resultOf(await host.request("tool/call", { name: "progress", arguments: { events: SCRIPT, ambient: true }, context: CONTEXT }));
+  resultOf(
+    await host.request("tool/call", {
+      name: "progress",
+      arguments: { events: SCRIPT, ambient: true },
+      context: CONTEXT,
+    }),
+  );
   assert.equal(host.frames.filter((f) => f["method"] === "$/progress").length, 0);
   // On API 0.1 there is nothing to negotiate: the same script sends nothing either.
   const v01 = new WireHost("negotiated", ["0.1"]);
   resultOf(await v01.initialize("0.1"));
-  const text = (resultOf(await v01.request("tool/call", { name: "progress", arguments: { events: SCRIPT }, context: CONTEXT })) as { content: string }).content;
+  const text = (
+    resultOf(await v01.request("tool/call", { name: "progress", arguments: { events: SCRIPT }, context: CONTEXT })) as {
+      content: string;
+    }
+  ).content;
   assert.deepEqual(JSON.parse(text), { errors: [], enabled: false, decorationEnabled: false });
   assert.equal(v01.frames.filter((f) => f["method"] === "$/progress").length, 0);
 });
 
 test("PROG-09: a decoration is sent only when progress_decoration was negotiated", async () => {
-  const script: Event[] = [{ kind: "status", message: "working" }, { kind: "decoration", label: "cache", detail: "warm" }, { kind: "decoration", label: "bare" }];
+  const script: Event[] = [
+    { kind: "status", message: "working" },
+    { kind: "decoration", label: "cache", detail: "warm" },
+    { kind: "decoration", label: "bare" },
+  ];
   const without = await start("0.2", ["request_progress"]);
   const a = await run(without, script);
   assert.deepEqual(eventsOf(a.progress), [{ type: "status", message: "working" }]);
   assert.equal(a.report.decorationEnabled, false);
   const withDecoration = await start("0.2", ["request_progress", "progress_decoration"]);
   const b = await run(withDecoration, script);
-  assert.deepEqual(eventsOf(b.progress), [{ type: "status", message: "working" }, { type: "decoration", label: "cache", detail: "warm" }, { type: "decoration", label: "bare" }]);
+  assert.deepEqual(eventsOf(b.progress), [
+    { type: "status", message: "working" },
+    { type: "decoration", label: "cache", detail: "warm" },
+    { type: "decoration", label: "bare" },
+  ]);
   assert.deepEqual(sequencesOf(b.progress), [1, 2, 3]);
   accepted(b.progress, { api: "0.2", decoration: true, partialResult: false });
 });
 
 test("PROG-11: on API 0.4 partialResult sends a partial_result event with the final-result shape", async () => {
   const host = await start("0.4", ["request_progress"]);
-  const { report, progress } = await run(host, [{ kind: "status", message: "half way" }, { kind: "partial", text: "first half" }]);
+  const { report, progress } = await run(host, [
+    { kind: "status", message: "half way" },
+    { kind: "partial", text: "first half" },
+  ]);
   assert.deepEqual(report.errors, []);
   const event = eventsOf(progress)[1] as { type: string; result: unknown };
-  assert.deepEqual(event, { type: "partial_result", result: { content: [{ type: "text", text: "first half" }], is_error: false } });
+  assert.deepEqual(event, {
+    type: "partial_result",
+    result: { content: [{ type: "text", text: "first half" }], is_error: false },
+  });
   // PROG-12: it passes the final-result rules (no tool given: output_schema does not apply).
   assert.ok(validateToolResult(event.result, "0.4").ok);
   accepted(progress, { api: "0.4", decoration: false, partialResult: true });
@@ -131,9 +167,15 @@ test("PROG-11: on API 0.4 partialResult sends a partial_result event with the fi
 
 test("PROG-11: partialResult outside API 0.4 throws instead of sending", async () => {
   const host = await start("0.2", ["request_progress"]);
-  const { report, progress } = await run(host, [{ kind: "partial", text: "x" }, { kind: "status", message: "after" }]);
+  const { report, progress } = await run(host, [
+    { kind: "partial", text: "x" },
+    { kind: "status", message: "after" },
+  ]);
   assert.equal(report.errors.length, 1);
-  assert.match(report.errors[0] ?? "", /partialResult\(\) needs API 0\.4 and a tool\/call handler \(this is API 0\.2, tool\/call\)/);
+  assert.match(
+    report.errors[0] ?? "",
+    /partialResult\(\) needs API 0\.4 and a tool\/call handler \(this is API 0\.2, tool\/call\)/,
+  );
   assert.deepEqual(eventsOf(progress), [{ type: "status", message: "after" }]);
 });
 
@@ -143,14 +185,34 @@ test("PROG-02: ext.progress reports for the request whose handler is running, ac
   assert.deepEqual(ambient.report.errors, []);
   assert.deepEqual(eventsOf(ambient.progress), SCRIPT_EVENTS);
   // Two requests at once: each one's ambient progress goes to its own request id.
-  const ids = [0, 1].map((n) => host.sendRequest("tool/call", { name: "progress", arguments: { events: [{ kind: "status", message: `req ${n}` }, { kind: "status", message: `req ${n} again` }], ambient: true }, context: CONTEXT }));
+  const ids = [0, 1].map((n) =>
+    host.sendRequest("tool/call", {
+      name: "progress",
+      arguments: {
+        events: [
+          { kind: "status", message: `req ${n}` },
+          { kind: "status", message: `req ${n} again` },
+        ],
+        ambient: true,
+      },
+      context: CONTEXT,
+    }),
+  );
   await Promise.all(ids.map((id) => host.response(id)));
   ids.forEach((id, n) => {
-    const frames = host.frames.filter((f) => f["method"] === "$/progress" && (f["params"] as { request_id: unknown }).request_id === id);
-    assert.deepEqual(eventsOf(frames), [{ type: "status", message: `req ${n}` }, { type: "status", message: `req ${n} again` }]);
+    const frames = host.frames.filter(
+      (f) => f["method"] === "$/progress" && (f["params"] as { request_id: unknown }).request_id === id,
+    );
+    assert.deepEqual(eventsOf(frames), [
+      { type: "status", message: `req ${n}` },
+      { type: "status", message: `req ${n} again` },
+    ]);
   });
   // Outside any request there is no request to report on: it throws (reported by the fixture).
-  assert.match(host.stderr, /ambient progress outside a request refused: ext\.progress\.status\(\) was called outside a request handler/);
+  assert.match(
+    host.stderr,
+    /ambient progress outside a request refused: ext\.progress\.status\(\) was called outside a request handler/,
+  );
 });
 
 test("PROG-05: a progress call with an argument of the wrong type throws, whether or not progress is negotiated", async () => {

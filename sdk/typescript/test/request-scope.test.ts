@@ -49,7 +49,11 @@ test("CANCEL-13: the ambient token is per request: cancelling one leaves the oth
   assert.equal(errorOf(await host.response(first)).code, -32800);
   // A round trip after the first answer: the second is still running, uncancelled.
   resultOf(await host.request("tool/call", { name: "count", arguments: {}, context: CONTEXT }));
-  assert.equal(host.frames.some((f) => f["id"] === second && !("method" in f)), false, "the second request is still open");
+  assert.equal(
+    host.frames.some((f) => f["id"] === second && !("method" in f)),
+    false,
+    "the second request is still open",
+  );
   assert.doesNotMatch(host.stderr, /cancellable p2 sees/);
   host.notify("$/cancelRequest", { id: second, reason: "timeout" });
   assert.equal(errorOf(await host.response(second)).code, -32800);
@@ -75,7 +79,11 @@ test("FRAME-14: $/cancelRequest for an id that is not an in-flight host request 
   await host.waitForStderr("cancellable started f1");
   for (const other of [id + 1000, String(id), null]) host.notify("$/cancelRequest", { id: other, reason: "user" });
   resultOf(await host.request("tool/call", { name: "count", arguments: {}, context: CONTEXT }));
-  assert.equal(host.frames.some((f) => f["id"] === id && !("method" in f)), false, "the request was not cancelled by another id");
+  assert.equal(
+    host.frames.some((f) => f["id"] === id && !("method" in f)),
+    false,
+    "the request was not cancelled by another id",
+  );
   host.notify("$/cancelRequest", { id, reason: "user" });
   assert.equal(errorOf(await host.response(id)).code, -32800);
 });

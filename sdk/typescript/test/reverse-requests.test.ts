@@ -22,7 +22,8 @@ async function start(api: "0.1" | "0.2" | "0.4"): Promise<WireHost> {
   return host;
 }
 
-const ask = (host: WireHost, args: Record<string, unknown>): number => host.sendRequest("tool/call", { name: "ask", arguments: args, context: CONTEXT });
+const ask = (host: WireHost, args: Record<string, unknown>): number =>
+  host.sendRequest("tool/call", { name: "ask", arguments: args, context: CONTEXT });
 
 test("INPUT-01/REV-07: input/request carries {parent_request_id, prompt, secret} naming the active tool call", async () => {
   const host = await start("0.2");
@@ -54,7 +55,9 @@ test("INPUT-02/INPUT-06: {value: null}, a refusal and a malformed answer all rea
   ];
   for (const [label, answer] of answers) {
     const id = ask(host, { prompt: `case ${label}` });
-    const request = await host.waitForFrame((f) => isInput(f) && (f["params"] as { prompt: string }).prompt === `case ${label}`);
+    const request = await host.waitForFrame(
+      (f) => isInput(f) && (f["params"] as { prompt: string }).prompt === `case ${label}`,
+    );
     answer(request["id"]);
     assert.equal(textOf(await host.response(id)), "value=null", label);
   }
@@ -88,23 +91,37 @@ test("INPUT-05: a secret answer is returned to the handler and never written to 
   // INPUT-07: the parent is cancelled while the question is open; the answer then arrives late
   // and the SDK diagnoses the late response on stderr, by id only.
   const late = ask(host, { prompt: "Password again:", secret: true });
-  const second = await host.waitForFrame((f) => isInput(f) && (f["params"] as { prompt: string }).prompt === "Password again:");
+  const second = await host.waitForFrame(
+    (f) => isInput(f) && (f["params"] as { prompt: string }).prompt === "Password again:",
+  );
   host.notify("$/cancelRequest", { id: late, reason: "user" });
   assert.equal(errorOf(await host.response(late)).code, -32800);
   host.respond(second["id"], { value: secret });
   await host.waitForStderr(`"late_response","id":${String(second["id"])}`);
   assert.equal(host.stderr.includes(secret), false, "the secret reached stderr");
-  assert.equal(host.frames.some((f) => JSON.stringify(f).includes(secret)), false, "the secret reached stdout");
+  assert.equal(
+    host.frames.some((f) => JSON.stringify(f).includes(secret)),
+    false,
+    "the secret reached stdout",
+  );
 });
 
 test("REV-07: input and confirm from a hook handler are refused locally and nothing is sent", async () => {
   const host = await start("0.2");
-  const result = resultOf(await host.request("hook/run", { hook: "before_prompt", payload: { prompt: "hi" }, context: CONTEXT })) as { context: { content: string }[] };
-  assert.deepEqual(result.context.map((c) => c.content), [
-    "input refused: input() is available only in a tool/call or command/execute handler on API 0.2+, not in hook/run",
-    "confirm refused: confirm() is available only in a tool/call or command/execute handler on API 0.2+, not in hook/run",
-  ]);
-  assert.equal(host.frames.some((f) => f["method"] === "input/request" || f["method"] === "confirmation/request"), false);
+  const result = resultOf(
+    await host.request("hook/run", { hook: "before_prompt", payload: { prompt: "hi" }, context: CONTEXT }),
+  ) as { context: { content: string }[] };
+  assert.deepEqual(
+    result.context.map((c) => c.content),
+    [
+      "input refused: input() is available only in a tool/call or command/execute handler on API 0.2+, not in hook/run",
+      "confirm refused: confirm() is available only in a tool/call or command/execute handler on API 0.2+, not in hook/run",
+    ],
+  );
+  assert.equal(
+    host.frames.some((f) => f["method"] === "input/request" || f["method"] === "confirmation/request"),
+    false,
+  );
 });
 
 test("REV-07: input through the ctx of a request already answered is refused locally", async () => {
@@ -112,19 +129,34 @@ test("REV-07: input through the ctx of a request already answered is refused loc
   const first = host.sendRequest("tool/call", { name: "progress", arguments: {}, context: CONTEXT });
   resultOf(await host.response(first));
   const late = textOf(await host.request("tool/call", { name: "late", arguments: {}, context: CONTEXT }));
-  assert.match(late, new RegExp(`input refused: input\\(\\) was called after request ${first} was answered; it needs an active parent request`));
+  assert.match(
+    late,
+    new RegExp(
+      `input refused: input\\(\\) was called after request ${first} was answered; it needs an active parent request`,
+    ),
+  );
   assert.equal(host.frames.some(isInput), false);
 });
 
 test("INPUT-01: input() on API 0.1 is refused locally (input/request is API 0.2+)", async () => {
   const host = await start("0.1");
-  assert.match(textOf(await host.request("tool/call", { name: "ask", arguments: {}, context: CONTEXT })), /Error: input\(\) needs API 0\.2 or later/);
+  assert.match(
+    textOf(await host.request("tool/call", { name: "ask", arguments: {}, context: CONTEXT })),
+    /Error: input\(\) needs API 0\.2 or later/,
+  );
   assert.equal(host.frames.some(isInput), false);
 });
 
 test("STAT-03: contributeStatus sends a status/contribution notification {surface, text, style_role, priority}", async () => {
   const host = await start("0.2");
-  assert.equal((resultOf(await host.request("command/execute", { name: "push_status", arguments: ["header"], context: CONTEXT })) as { text: string }).text, "pushed");
+  assert.equal(
+    (
+      resultOf(
+        await host.request("command/execute", { name: "push_status", arguments: ["header"], context: CONTEXT }),
+      ) as { text: string }
+    ).text,
+    "pushed",
+  );
   const frame = await host.waitForFrame((f) => f["method"] === "status/contribution");
   assert.deepEqual(frame, {
     jsonrpc: "2.0",
@@ -133,7 +165,11 @@ test("STAT-03: contributeStatus sends a status/contribution notification {surfac
   });
   assert.ok(validateStatusContribution(frame["params"]).ok);
   // An unknown surface is refused locally, naming the problem; nothing is sent.
-  const refused = (resultOf(await host.request("command/execute", { name: "push_status", arguments: ["sidebar"], context: CONTEXT })) as { text: string }).text;
+  const refused = (
+    resultOf(
+      await host.request("command/execute", { name: "push_status", arguments: ["sidebar"], context: CONTEXT }),
+    ) as { text: string }
+  ).text;
   assert.match(refused, /^refused: contributeStatus\(\): surface: .*sidebar/);
   assert.equal(host.frames.filter((f) => f["method"] === "status/contribution").length, 1);
 });

@@ -53,5 +53,9 @@ test("issue 13.12: a waiter withdrawn on cancel leaves the queue with false; the
   await settle();
   assert.deepEqual(order, ["cancelled:false", "next:true"]);
   assert.equal(waiter.withdraw, null, "a withdrawn waiter holds no hook");
-  assert.equal(await sem.acquire({ withdrawn: true, withdraw: null }), false, "a waiter already withdrawn, with no permit free, is refused at once");
+  assert.equal(
+    await sem.acquire({ withdrawn: true, withdraw: null }),
+    false,
+    "a waiter already withdrawn, with no permit free, is refused at once",
+  );
 });

@@ -36,7 +36,8 @@ function owned(): { fake: FakeStdout; writer: StdoutWriter } {
   return { fake, writer: new StdoutWriter(fake as unknown as NodeJS.WriteStream) };
 }
 
-const frame = (n: number): string => JSON.stringify({ jsonrpc: "2.0", method: "notification", params: { n, pad: "x".repeat(n * 7) } }) + "\n";
+const frame = (n: number): string =>
+  JSON.stringify({ jsonrpc: "2.0", method: "notification", params: { n, pad: "x".repeat(n * 7) } }) + "\n";
 
 /** Resolves with the promise's value, or fails the test at the deadline instead of hanging it. */
 async function within<T>(p: Promise<T>, ms: number, what: string): Promise<T> {
@@ -128,7 +129,11 @@ test("FRAME-03: writes to the owned stream by anyone else go to stderr, with the
   try {
     writer.send(frame(1));
     fake.write("stray text");
-    await within(new Promise<void>((resolve) => fake.write("stray with callback\n", () => resolve())), 2000, "the stray write's callback");
+    await within(
+      new Promise<void>((resolve) => fake.write("stray with callback\n", () => resolve())),
+      2000,
+      "the stray write's callback",
+    );
     writer.send(frame(2));
   } finally {
     process.stderr.write = realStderrWrite;

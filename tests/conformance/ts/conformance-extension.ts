@@ -10,7 +10,9 @@ type Api = (typeof API_VERSIONS)[number];
 
 const requested = process.env["OCTET_CONFORMANCE_API"];
 if (!API_VERSIONS.includes(requested as Api)) {
-  process.stderr.write(`conformance extension: OCTET_CONFORMANCE_API must be one of ${API_VERSIONS.join(", ")}, got ${JSON.stringify(requested)}\n`);
+  process.stderr.write(
+    `conformance extension: OCTET_CONFORMANCE_API must be one of ${API_VERSIONS.join(", ")}, got ${JSON.stringify(requested)}\n`,
+  );
   process.exit(2);
 }
 const api = requested as Api;
@@ -38,12 +40,19 @@ if (api === "0.4") {
 }
 ext.tool(echo, (args) => JSON.stringify(args));
 
-ext.tool({ name: "fail", description: "Throw an ordinary error", parameters: { type: "object", properties: {} } }, () => {
-  throw new Error("boom");
-});
+ext.tool(
+  { name: "fail", description: "Throw an ordinary error", parameters: { type: "object", properties: {} } },
+  () => {
+    throw new Error("boom");
+  },
+);
 
 ext.tool(
-  { name: "wire_error", description: "Throw an extension error code", parameters: { type: "object", properties: { code: { type: "integer" } } } },
+  {
+    name: "wire_error",
+    description: "Throw an extension error code",
+    parameters: { type: "object", properties: { code: { type: "integer" } } },
+  },
   (args) => {
     const code = typeof args["code"] === "number" ? args["code"] : -32001;
     throw new WireError(code, "quota_exceeded: the wire_error tool is out of quota", { retry_after_ms: 1000 });
@@ -51,7 +60,11 @@ ext.tool(
 );
 
 ext.tool(
-  { name: "slow", description: "Poll cancellation every 10 ms until cancelled or done", parameters: { type: "object", properties: { ms: { type: "integer" } } } },
+  {
+    name: "slow",
+    description: "Poll cancellation every 10 ms until cancelled or done",
+    parameters: { type: "object", properties: { ms: { type: "integer" } } },
+  },
   async (args, ctx) => {
     const ms = Math.min(typeof args["ms"] === "number" ? args["ms"] : 5_000, 5_000);
     ctx.progress.status("started");
@@ -66,10 +79,15 @@ ext.tool(
 );
 
 ext.tool(
-  { name: "progress", description: "Report N status progress events", parameters: { type: "object", properties: { count: { type: "integer" } } } },
+  {
+    name: "progress",
+    description: "Report N status progress events",
+    parameters: { type: "object", properties: { count: { type: "integer" } } },
+  },
   (args, ctx) => {
     const count = typeof args["count"] === "number" ? args["count"] : 3;
-    for (let i = 1; i <= count; i++) ctx.progress.status(`step ${i} of ${count}`, { current: i, total: count, unit: "steps" });
+    for (let i = 1; i <= count; i++)
+      ctx.progress.status(`step ${i} of ${count}`, { current: i, total: count, unit: "steps" });
     return `done ${count}`;
   },
 );
@@ -80,7 +98,12 @@ ext.tool(
     description: "Ask for confirmation and return the answer",
     parameters: {
       type: "object",
-      properties: { prompt: { type: "string" }, detail: { type: "string" }, destructive: { type: "boolean" }, default: { type: "boolean" } },
+      properties: {
+        prompt: { type: "string" },
+        detail: { type: "string" },
+        destructive: { type: "boolean" },
+        default: { type: "boolean" },
+      },
     },
   },
   async (args, ctx) => {
@@ -94,17 +117,28 @@ ext.tool(
   },
 );
 
-ext.tool({ name: "contribute", description: "Push context and status", parameters: { type: "object", properties: {} } }, () => {
-  ext.contributeContext({ label: "conformance", content: "pushed context", placement: "system_suffix" });
-  ext.contributeStatus({ surface: "status", text: "pushed status", styleRole: "extension.conformance.status", priority: 1 });
-  return "contributed";
-});
+ext.tool(
+  { name: "contribute", description: "Push context and status", parameters: { type: "object", properties: {} } },
+  () => {
+    ext.contributeContext({ label: "conformance", content: "pushed context", placement: "system_suffix" });
+    ext.contributeStatus({
+      surface: "status",
+      text: "pushed status",
+      styleRole: "extension.conformance.status",
+      priority: 1,
+    });
+    return "contributed";
+  },
+);
 
-ext.tool({ name: "print", description: "Print to stdout the ordinary way", parameters: { type: "object", properties: {} } }, () => {
-  console.log("conformance: print tool");
-  process.stdout.write("conformance: print tool (direct write)\n");
-  return "printed";
-});
+ext.tool(
+  { name: "print", description: "Print to stdout the ordinary way", parameters: { type: "object", properties: {} } },
+  () => {
+    console.log("conformance: print tool");
+    process.stdout.write("conformance: print tool (direct write)\n");
+    return "printed";
+  },
+);
 
 if (negotiated) {
   ext.tool(
@@ -115,7 +149,9 @@ if (negotiated) {
     },
     async (args, ctx) => {
       const prompt = typeof args["prompt"] === "string" ? args["prompt"] : "Value?";
-      const value = await ctx.input(typeof args["secret"] === "boolean" ? { prompt, secret: args["secret"] } : { prompt });
+      const value = await ctx.input(
+        typeof args["secret"] === "boolean" ? { prompt, secret: args["secret"] } : { prompt },
+      );
       return JSON.stringify({ value });
     },
   );
@@ -140,7 +176,9 @@ if (negotiated) {
 
   // Each lifecycle event is echoed as a notification, so transcripts see the delivery on the wire.
   for (const event of LIFECYCLE_EVENTS) {
-    ext.on(event, (params) => ext.notify({ level: "info", title: `lifecycle ${event}`, message: JSON.stringify(params) }));
+    ext.on(event, (params) =>
+      ext.notify({ level: "info", title: `lifecycle ${event}`, message: JSON.stringify(params) }),
+    );
   }
 }
 
@@ -162,7 +200,9 @@ ext.hook("before_prompt", (payload) => {
 ext.hook("after_response", () => undefined);
 ext.hook("before_tool_call", (payload) => (payload["name"] === "fail" ? { deny: "fail is blocked" } : undefined));
 ext.hook("after_tool_call", (payload) => ({
-  notifications: [{ level: payload["is_error"] === true ? "warning" : "info", title: "Tool ran", message: String(payload["name"]) }],
+  notifications: [
+    { level: payload["is_error"] === true ? "warning" : "info", title: "Tool ran", message: String(payload["name"]) },
+  ],
 }));
 
 ext.context((prompt) => [

@@ -7,8 +7,16 @@
  * unsupported. Every diagnostic goes through the generation's rate-limited channel.
  */
 import {
-  ErrorCode, WireError, bounds, methodSpec,
-  type ApiVersion, type MethodKind, type MethodSpec, type JsonRpcId, type NotificationMessage, type RequestMessage,
+  ErrorCode,
+  WireError,
+  bounds,
+  methodSpec,
+  type ApiVersion,
+  type MethodKind,
+  type MethodSpec,
+  type JsonRpcId,
+  type NotificationMessage,
+  type RequestMessage,
 } from "@octet/protocol";
 import type { DiagnosticLevel, HostEvent } from "../events.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
@@ -72,16 +80,31 @@ export class ChildInbox {
 
   async request(request: RequestMessage): Promise<unknown> {
     const ctx = this.#ctx;
-    if (!ctx.accepting()) throw new WireError(ErrorCode.Unavailable, `${request.method} refused: the extension is not ready`);
+    if (!ctx.accepting())
+      throw new WireError(ErrorCode.Unavailable, `${request.method} refused: the extension is not ready`);
     const id = request.id;
     // Child ids are unique among outstanding requests and never reused in a generation (REV-03).
-    if (this.#outstanding.has(id)) throw new WireError(ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} is already used by an outstanding request`);
-    if (this.#used.has(id)) throw new WireError(ErrorCode.InvalidRequest, `request id ${JSON.stringify(id)} was already used in this generation; ids are never reused`);
+    if (this.#outstanding.has(id))
+      throw new WireError(
+        ErrorCode.InvalidRequest,
+        `request id ${JSON.stringify(id)} is already used by an outstanding request`,
+      );
+    if (this.#used.has(id))
+      throw new WireError(
+        ErrorCode.InvalidRequest,
+        `request id ${JSON.stringify(id)} was already used in this generation; ids are never reused`,
+      );
     if (this.#outstanding.size >= bounds.MAX_OUTSTANDING_CHILD_REQUESTS) {
-      throw new WireError(ErrorCode.Unavailable, `too many outstanding requests: ${this.#outstanding.size}, the limit is ${bounds.MAX_OUTSTANDING_CHILD_REQUESTS}`);
+      throw new WireError(
+        ErrorCode.Unavailable,
+        `too many outstanding requests: ${this.#outstanding.size}, the limit is ${bounds.MAX_OUTSTANDING_CHILD_REQUESTS}`,
+      );
     }
     if (this.#used.size >= bounds.MAX_CHILD_IDS_PER_GENERATION) {
-      throw new WireError(ErrorCode.Unavailable, `request id budget exhausted: ${bounds.MAX_CHILD_IDS_PER_GENERATION} distinct ids per generation`);
+      throw new WireError(
+        ErrorCode.Unavailable,
+        `request id budget exhausted: ${bounds.MAX_CHILD_IDS_PER_GENERATION} distinct ids per generation`,
+      );
     }
     this.#used.add(id);
     this.#outstanding.add(id);
@@ -113,7 +136,10 @@ export class ChildInbox {
           },
         });
       }
-      throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} is not offered by this host`);
+      throw new WireError(
+        ErrorCode.MethodNotFound,
+        `unsupported_feature ${request.method} is not offered by this host`,
+      );
     } finally {
       this.#outstanding.delete(id);
       this.#cancellers.delete(id);
@@ -138,13 +164,21 @@ export class ChildInbox {
   }
 
   /** The active parent's signal (REV-07, REV-08), combined with the request's own cancellation. */
-  #scope(method: string, parentId: number, own: AbortSignal, cleanup: (() => void)[]): {
+  #scope(
+    method: string,
+    parentId: number,
+    own: AbortSignal,
+    cleanup: (() => void)[],
+  ): {
     signal: AbortSignal;
     parent: ActiveParent;
   } {
     const parent = this.#ctx.activeRequest(parentId);
     if (!parent || !PARENT_METHODS.includes(parent.method)) {
-      throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id ${String(parentId)} is not an active tool/call or command/execute`);
+      throw new WireError(
+        ErrorCode.Unavailable,
+        `${method} refused: parent_request_id ${String(parentId)} is not an active tool/call or command/execute`,
+      );
     }
     const combined = anySignal(parent.signal, own);
     cleanup.push(combined.dispose);
@@ -159,7 +193,10 @@ export class ChildInbox {
     }
     const spec = this.#legal(n.method, "notification");
     if (spec?.feature !== undefined && ctx.features && !ctx.features().includes(spec.feature)) {
-      return ctx.diagnose("warning", `ignored ${n.method}: needs the ${spec.feature} feature, which was not negotiated`);
+      return ctx.diagnose(
+        "warning",
+        `ignored ${n.method}: needs the ${spec.feature} feature, which was not negotiated`,
+      );
     }
     const handler = spec ? this.#modules.notification(n.method) : undefined;
     if (handler) return handler(n.params);

@@ -7,8 +7,13 @@
  */
 import type { Readable, Writable } from "node:stream";
 import {
-  EnvelopeReader, ErrorCode, RpcPeer, bounds,
-  type NotificationMessage, type PeerDiagnostic, type RequestMessage,
+  EnvelopeReader,
+  ErrorCode,
+  RpcPeer,
+  bounds,
+  type NotificationMessage,
+  type PeerDiagnostic,
+  type RequestMessage,
 } from "@octet/protocol";
 import type { DiagnosticLevel } from "../events.js";
 import { ChildWriter } from "../transport/child-writer.js";
@@ -62,9 +67,9 @@ export class Connection {
     // A closed stdin (EPIPE: the extension exited or closed it) ends the transport like a closed
     // stdout: the exit, with its status and stderr, is the cause to report, not a violation. A
     // stalled reader is a violation.
-    const writer = new ChildWriter(o.stdin, (error) => (error.code === "transport_closed"
-      ? o.onTransportEnded("stdin", error.message)
-      : o.onViolation(error.message)));
+    const writer = new ChildWriter(o.stdin, (error) =>
+      error.code === "transport_closed" ? o.onTransportEnded("stdin", error.message) : o.onViolation(error.message),
+    );
     this.peer = new RpcPeer({
       transport: writer,
       onRequest: (request) => o.inbox.request(request),
@@ -112,8 +117,7 @@ export class Connection {
       if (event.kind === "envelope") this.peer.receive(event.envelope);
       else if (event.kind === "invalid_envelope") {
         this.#o.onViolation(`sent an invalid JSON-RPC message: ${event.reason}`);
-      }
-      else {
+      } else {
         if (event.error.code === "invalid_json") {
           this.peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
         }
@@ -150,8 +154,7 @@ export class Connection {
         // -32800 after a cancel is the cooperative answer the host asked for: worth a note, not a warning.
         if (d.errorCode === ErrorCode.RequestCancelled) {
           diagnose("info", `cancelled request ${String(d.id)} settled with -32800`);
-        }
-        else diagnose("warning", `ignored a late response to request ${String(d.id)} (${d.reason})`);
+        } else diagnose("warning", `ignored a late response to request ${String(d.id)} (${d.reason})`);
         return;
       case "unknown_response":
         diagnose("warning", `ignored a response to unknown request id ${JSON.stringify(d.id)}`);

@@ -11,8 +11,14 @@
  */
 import { rm } from "node:fs/promises";
 import {
-  OctetError, bounds, isNegotiated,
-  type AcceptedInitialize, type ApiVersion, type ExecutionContext, type ResourceOwner, type SendTicket,
+  OctetError,
+  bounds,
+  isNegotiated,
+  type AcceptedInitialize,
+  type ApiVersion,
+  type ExecutionContext,
+  type ResourceOwner,
+  type SendTicket,
   type ToolDefinition,
 } from "@octet/protocol";
 import type { DiagnosticLevel, GenerationState } from "../events.js";
@@ -28,9 +34,7 @@ import { ChildInbox } from "./child-inbox.js";
 import { GenerationModules } from "../modules/module-set.js";
 import { mediaResolver } from "../modules/artifacts/module.js";
 import type { MediaResolver } from "../modules/artifacts/artifacts-service.js";
-import {
-  EXIT_STDERR_GRACE_MS, discardChild, exitMessage, type ChildExit, type GenerationChild,
-} from "./child.js";
+import { EXIT_STDERR_GRACE_MS, discardChild, exitMessage, type ChildExit, type GenerationChild } from "./child.js";
 import { processLauncher } from "./launch-child.js";
 import { Connection } from "./connection.js";
 import { handshake, negotiatedRequests } from "./handshake.js";
@@ -84,7 +88,9 @@ export class Generation {
     this.name = spec.manifest.name;
     this.api = spec.manifest.api_version;
     this.#diagnostics = new GenerationDiagnostics(this.name, spec.number, (event) => spec.emit(event));
-    this.#stderr = new StderrSink((line) => spec.emit({ type: "stderr", extension: this.name, generation: spec.number, line }));
+    this.#stderr = new StderrSink((line) =>
+      spec.emit({ type: "stderr", extension: this.name, generation: spec.number, line }),
+    );
     this.#modules = new GenerationModules(spec.modules, {
       name: this.name,
       api: this.api,
@@ -147,7 +153,12 @@ export class Generation {
   /** Whether this generation gets `method` lifecycle notifications (LIFE-04). */
   subscribes(method: LifecycleMethod): boolean {
     const a = this.#accepted;
-    return (this.#state === "ready" || this.#state === "draining") && a !== null && a.features.includes("lifecycle_events") && a.lifecycleEvents.includes(method);
+    return (
+      (this.#state === "ready" || this.#state === "draining") &&
+      a !== null &&
+      a.features.includes("lifecycle_events") &&
+      a.lifecycleEvents.includes(method)
+    );
   }
 
   /** A best-effort notification to the extension (lifecycle events); dropped once the peer closed. */
@@ -158,7 +169,10 @@ export class Generation {
 
   /** A lifecycle event was dropped undelivered (LIFE-10): said once, bounded like every diagnostic. */
   lifecycleDropped(method: string, afterMs: number): void {
-    this.#diagnose("warning", `${method} was not delivered within ${afterMs} ms (the extension is not reading its stdin fast enough); dropped`);
+    this.#diagnose(
+      "warning",
+      `${method} was not delivered within ${afterMs} ms (the extension is not reading its stdin fast enough); dropped`,
+    );
   }
 
   /**
@@ -205,7 +219,11 @@ export class Generation {
 
   /** The host-issued owner triple of this generation (API 0.2+ contexts). */
   owner(): ResourceOwner {
-    return { session_id: this.spec.host.session_id ?? this.spec.instanceId, extension_instance_id: this.spec.instanceId, process_generation: this.spec.number };
+    return {
+      session_id: this.spec.host.session_id ?? this.spec.instanceId,
+      extension_instance_id: this.spec.instanceId,
+      process_generation: this.spec.number,
+    };
   }
 
   /** The execution context sent with a request; resource_owner only where API 0.2+ puts it. */
@@ -275,18 +293,21 @@ export class Generation {
   }
 
   async #stopLadder(budgetMs: number): Promise<void> {
-    await runStopLadder({
-      name: this.name,
-      api: this.api,
-      state: () => this.#state,
-      peer: this.#conn?.peer ?? null,
-      requests: this.#requests,
-      exited: this.#exited,
-      hasExited: () => this.#hasExited,
-      setState: (state) => this.#setState(state),
-      drained: () => this.spec.onDrained?.(this.#stopReason),
-      diagnose: (level, message) => this.#diagnose(level, message),
-    }, budgetMs);
+    await runStopLadder(
+      {
+        name: this.name,
+        api: this.api,
+        state: () => this.#state,
+        peer: this.#conn?.peer ?? null,
+        requests: this.#requests,
+        exited: this.#exited,
+        hasExited: () => this.#hasExited,
+        setState: (state) => this.#setState(state),
+        drained: () => this.spec.onDrained?.(this.#stopReason),
+        diagnose: (level, message) => this.#diagnose(level, message),
+      },
+      budgetMs,
+    );
     await this.#terminate("stopped", "stopped by the host");
   }
 

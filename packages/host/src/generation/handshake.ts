@@ -6,8 +6,17 @@
  * that compile. Any refusal is an OctetError naming why; nothing is admitted before it passes.
  */
 import {
-  OctetError, WireError, bounds, isNegotiated, validateInitializeResult,
-  type AcceptedInitialize, type ApiVersion, type ContentPart, type HostState, type ManifestSource, type RpcPeer,
+  OctetError,
+  WireError,
+  bounds,
+  isNegotiated,
+  validateInitializeResult,
+  type AcceptedInitialize,
+  type ApiVersion,
+  type ContentPart,
+  type HostState,
+  type ManifestSource,
+  type RpcPeer,
 } from "@octet/protocol";
 import type { DiagnosticLevel } from "../events.js";
 import type { HostRequestsOptions } from "./host-requests.js";

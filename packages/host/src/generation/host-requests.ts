@@ -11,8 +11,12 @@
  * waiter is dropped and a late reply ignored. Nothing is ever replayed (CANCEL-08).
  */
 import {
-  OctetError, bounds, validateProgressParams,
-  type ContentPart, type ProgressEvent, type RpcPeer,
+  OctetError,
+  bounds,
+  validateProgressParams,
+  type ContentPart,
+  type ProgressEvent,
+  type RpcPeer,
 } from "@octet/protocol";
 import type { DiagnosticLevel } from "../events.js";
 import { Slots } from "../util/slots.js";
@@ -120,7 +124,10 @@ export class HostRequests {
     const left = until - Date.now();
     if (left <= 0) {
       this.#slots?.release();
-      throw new OctetError("request_timeout", `${method} got no free request slot within ${options.timeoutMs} ms; nothing was sent`);
+      throw new OctetError(
+        "request_timeout",
+        `${method} got no free request slot within ${options.timeoutMs} ms; nothing was sent`,
+      );
     }
     const peer = this.#o.peer;
     // The peer says when the extension settles it (as the response is read, or late after a
@@ -128,7 +135,13 @@ export class HostRequests {
     const outgoing = peer.request(method, params, {
       onSettled: (how) => (how === "answered" ? this.#responded(outgoing.id) : this.#lateResponse(outgoing.id)),
     });
-    const entry: Active = { method, controller: null, onProgress: options.onProgress, lastSequence: -1, preApproved: options.preApproveFirstConfirmation === true };
+    const entry: Active = {
+      method,
+      controller: null,
+      onProgress: options.onProgress,
+      lastSequence: -1,
+      preApproved: options.preApproveFirstConfirmation === true,
+    };
     this.#active.set(outgoing.id, entry);
     let cancelled = false;
     const cancel = (reason: CancelReason, error: OctetError): void => {
@@ -144,8 +157,19 @@ export class HostRequests {
         this.#graces.set(outgoing.id, { timer, method });
       }
     };
-    const timer = setTimeout(() => cancel("timeout", new OctetError("request_timeout", `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`)), left);
-    const onAbort = (): void => cancel("user", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
+    const timer = setTimeout(
+      () =>
+        cancel(
+          "timeout",
+          new OctetError(
+            "request_timeout",
+            `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`,
+          ),
+        ),
+      left,
+    );
+    const onAbort = (): void =>
+      cancel("user", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       return await outgoing.result;
@@ -178,8 +202,15 @@ export class HostRequests {
     } catch {
       if (this.#closed) throw this.#closed;
       if (this.#refusing) throw this.#refusing;
-      if (expired) throw new OctetError("request_timeout", `${method} got no free request slot within ${timeoutMs} ms (max_concurrent_requests ${this.#o.maxConcurrent}); nothing was sent`);
-      throw new OctetError("request_cancelled", `${method} was cancelled while waiting for a free request slot; nothing was sent`);
+      if (expired)
+        throw new OctetError(
+          "request_timeout",
+          `${method} got no free request slot within ${timeoutMs} ms (max_concurrent_requests ${this.#o.maxConcurrent}); nothing was sent`,
+        );
+      throw new OctetError(
+        "request_cancelled",
+        `${method} was cancelled while waiting for a free request slot; nothing was sent`,
+      );
     } finally {
       clearTimeout(timer);
       signal?.removeEventListener("abort", onAbort);
@@ -191,7 +222,11 @@ export class HostRequests {
     for (const id of [...this.#active.keys()]) {
       const a = this.#active.get(id);
       if (!a) continue;
-      const r = this.#o.peer.abandon(id, "cancelled", new OctetError("request_cancelled", `${a.method} (id ${id}) was cancelled: ${reason}`));
+      const r = this.#o.peer.abandon(
+        id,
+        "cancelled",
+        new OctetError("request_cancelled", `${a.method} (id ${id}) was cancelled: ${reason}`),
+      );
       if (r && !r.withdrawn && this.#o.cancellation && !this.#o.peer.closed) {
         this.#o.peer.notify("$/cancelRequest", { id, reason });
       }
@@ -246,19 +281,39 @@ export class HostRequests {
   progress(params: unknown): void {
     const p = this.#o.progress;
     if (!p.enabled) return this.#o.diagnose("warning", "ignored $/progress: request_progress was not negotiated");
-    const checked = validateProgressParams(params, { decoration: p.decoration, partialResult: p.partialResult, api: p.api });
+    const checked = validateProgressParams(params, {
+      decoration: p.decoration,
+      partialResult: p.partialResult,
+      api: p.api,
+    });
     if (!checked.ok) return this.#o.diagnose("warning", `ignored invalid $/progress: ${checked.problems.join("; ")}`);
     const { request_id: id, sequence, event } = checked.value;
     const a = this.#active.get(id);
     if (!a) return this.#o.diagnose("warning", `ignored $/progress for inactive request ${id}`);
-    if (sequence <= a.lastSequence) return this.#o.diagnose("warning", `ignored $/progress for request ${id}: sequence ${sequence} does not increase (last ${a.lastSequence})`);
-    if (event.type === "partial_result" && a.method !== "tool/call") return this.#o.diagnose("warning", `ignored partial_result for ${a.method} request ${id}: only tool/call has partial results`);
+    if (sequence <= a.lastSequence)
+      return this.#o.diagnose(
+        "warning",
+        `ignored $/progress for request ${id}: sequence ${sequence} does not increase (last ${a.lastSequence})`,
+      );
+    if (event.type === "partial_result" && a.method !== "tool/call")
+      return this.#o.diagnose(
+        "warning",
+        `ignored partial_result for ${a.method} request ${id}: only tool/call has partial results`,
+      );
     if (event.type === "partial_result" && this.#o.artifacts !== true) {
       // No artifact can be verified without the feature (the final result's rule, PROG-12).
       const media = event.result.content.find((part) => part.type !== "text");
-      if (media) return this.#o.diagnose("warning", `ignored partial_result for request ${id}: content part of type "${media.type}" needs the artifacts feature, which was not negotiated`);
+      if (media)
+        return this.#o.diagnose(
+          "warning",
+          `ignored partial_result for request ${id}: content part of type "${media.type}" needs the artifacts feature, which was not negotiated`,
+        );
     }
-    if (event.type === "partial_result" && this.#o.artifacts === true && event.result.content.some((part) => part.type !== "text")) {
+    if (
+      event.type === "partial_result" &&
+      this.#o.artifacts === true &&
+      event.result.content.some((part) => part.type !== "text")
+    ) {
       const problem = this.#o.checkMedia ? this.#o.checkMedia(event.result.content) : "no artifacts service is bound";
       if (problem !== null) return this.#o.diagnose("warning", `ignored partial_result for request ${id}: ${problem}`);
     }

@@ -4,7 +4,13 @@
  * modules name (modules/registry.ts). Pure: builds data from the manifest, sends nothing.
  */
 import {
-  OCTET_VERSION, REQUIRED_FEATURES, bounds, isNegotiated, type HostState, type InitializeParams, type ManifestSource,
+  OCTET_VERSION,
+  REQUIRED_FEATURES,
+  bounds,
+  isNegotiated,
+  type HostState,
+  type InitializeParams,
+  type ManifestSource,
 } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import { offeredFeatures } from "../modules/module-set.js";
@@ -32,7 +38,12 @@ export function buildInitializeRequest(
   const params: InitializeParams = {
     api_version: manifest.api_version,
     octet_version: OCTET_VERSION,
-    extension: { name: manifest.name, version: manifest.version, manifest_path: where.manifestPath, source: where.source },
+    extension: {
+      name: manifest.name,
+      version: manifest.version,
+      manifest_path: where.manifestPath,
+      source: where.source,
+    },
     workspace: where.workspace,
     capabilities: initializeCapabilities(manifest),
     contributes: initializeContributes(manifest),
@@ -40,7 +51,11 @@ export function buildInitializeRequest(
   };
   if (!isNegotiated(manifest.api_version)) return { params, offered: undefined };
   const optional = [...(where.optional ?? offeredFeatures(bindModules({}, BARE_HOST), manifest, manifest.api_version))];
-  const offered: InitializeOffer = { required: [...REQUIRED_FEATURES], optional, maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS };
+  const offered: InitializeOffer = {
+    required: [...REQUIRED_FEATURES],
+    optional,
+    maxConcurrentRequests: bounds.MAX_CONCURRENT_REQUESTS,
+  };
   params.protocol = {
     version: manifest.api_version,
     required_features: offered.required,
@@ -51,7 +66,11 @@ export function buildInitializeRequest(
 }
 
 function initializeCapabilities(m: ExtensionManifest): InitializeParams["capabilities"] {
-  const caps: InitializeParams["capabilities"] = { filesystem: m.capabilities.filesystem, process: m.capabilities.process, network: m.capabilities.network };
+  const caps: InitializeParams["capabilities"] = {
+    filesystem: m.capabilities.filesystem,
+    process: m.capabilities.process,
+    network: m.capabilities.network,
+  };
   // The frozen 0.1 shape has only these three members (INIT-12).
   if (isNegotiated(m.api_version) && m.capabilities.secrets.length > 0) caps.secrets = [...m.capabilities.secrets];
   if (isNegotiated(m.api_version) && m.capabilities.provider_credentials) caps.provider_credentials = true;
@@ -76,4 +95,3 @@ function initializeContributes(m: ExtensionManifest): InitializeParams["contribu
   }
   return out;
 }
-

@@ -10,7 +10,13 @@
  */
 import { OctetError, bounds, validateLifecycleEvent, type SendTicket } from "@octet/protocol";
 
-export type LifecycleMethod = "session/started" | "session/settled" | "turn/started" | "turn/settled" | "tool/started" | "tool/settled";
+export type LifecycleMethod =
+  | "session/started"
+  | "session/settled"
+  | "turn/started"
+  | "turn/settled"
+  | "tool/started"
+  | "tool/settled";
 
 export interface LifecycleTarget {
   /** True if the generation negotiated lifecycle_events and subscribed to `method`. */
@@ -72,7 +78,12 @@ export class LifecycleHub {
     for (const s of scopes) {
       if (!target.subscribes(s.settled)) continue;
       try {
-        this.#deliver(target, s.settled, { ...s.ids, outcome: "shutdown", duration_ms: Math.max(0, Date.now() - s.startedAt), reason });
+        this.#deliver(target, s.settled, {
+          ...s.ids,
+          outcome: "shutdown",
+          duration_ms: Math.max(0, Date.now() - s.startedAt),
+          reason,
+        });
       } catch {
         // Best effort.
       }
@@ -95,7 +106,8 @@ export class LifecycleHub {
     if (kind !== "session") Object.assign(ids, { run_id: params["run_id"], turn_id: params["turn_id"] });
     if (kind === "tool") Object.assign(ids, { tool_call_id: params["tool_call_id"], tool_name: params["tool_name"] });
     const key = `${kind}:${JSON.stringify(kind === "tool" ? [ids["session_id"], ids["tool_call_id"]] : kind === "turn" ? [ids["session_id"], ids["turn_id"]] : [ids["session_id"]])}`;
-    if (phase === "started") this.#open.set(key, { settled: `${kind}/settled` as LifecycleMethod, ids, startedAt: Date.now() });
+    if (phase === "started")
+      this.#open.set(key, { settled: `${kind}/settled` as LifecycleMethod, ids, startedAt: Date.now() });
     else this.#open.delete(key);
   }
 }

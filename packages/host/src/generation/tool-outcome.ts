@@ -8,8 +8,14 @@
  * (CALL-23).
  */
 import {
-  bounds, DIAGNOSTICS_METADATA_KEY, validateDiagnostics, validateToolResult, type NormalizedToolResult, type ToolDefinition,
-  type WireDiagnostic, type WireDiagnosticSource,
+  bounds,
+  DIAGNOSTICS_METADATA_KEY,
+  validateDiagnostics,
+  validateToolResult,
+  type NormalizedToolResult,
+  type ToolDefinition,
+  type WireDiagnostic,
+  type WireDiagnosticSource,
 } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
 import type { Generation } from "./generation.js";
@@ -28,14 +34,23 @@ export interface ToolCallOutcome extends NormalizedToolResult {
 }
 
 /** What an outcome needs of the generation that answered: a Generation, or any such object in a test. */
-export type OutcomeGeneration = Pick<Generation, "name" | "api" | "number" | "features" | "media" | "owner" | "schemas">;
+export type OutcomeGeneration = Pick<
+  Generation,
+  "name" | "api" | "number" | "features" | "media" | "owner" | "schemas"
+>;
 
 export function toolError(g: Pick<Generation, "name">, text: string): ToolCallOutcome {
   return { extension: g.name, parts: [{ type: "text", text }], text, is_error: true };
 }
 
 /** `schemas`: the compiled schemas of the epoch the call was planned from (its catalog snapshot's). */
-export function toolOutcome(g: OutcomeGeneration, tool: ToolDefinition, raw: unknown, emit: (event: HostEvent) => void, schemas: ToolSchemas = g.schemas): ToolCallOutcome {
+export function toolOutcome(
+  g: OutcomeGeneration,
+  tool: ToolDefinition,
+  raw: unknown,
+  emit: (event: HostEvent) => void,
+  schemas: ToolSchemas = g.schemas,
+): ToolCallOutcome {
   const checked = validateToolResult(raw, g.api, tool);
   let problem: string | null = checked.ok ? null : checked.problems.join("; ");
   let resolved: ResolvedMedia[] = [];
@@ -44,19 +59,31 @@ export function toolOutcome(g: OutcomeGeneration, tool: ToolDefinition, raw: unk
     if (media) problem = `content part of type "${media.type}" needs the artifacts feature, which was not negotiated`;
     else if (checked.value.parts.some((p) => p.type !== "text")) {
       // Resolved for the generation's own owner: the one the call ran under (CALL-18, ART-14).
-      const r = g.media?.resolve(checked.value.parts, g.owner()) ?? { ok: false as const, problem: "no artifacts service is bound" };
+      const r = g.media?.resolve(checked.value.parts, g.owner()) ?? {
+        ok: false as const,
+        problem: "no artifacts service is bound",
+      };
       if (r.ok) resolved = r.media;
       else problem = r.problem;
     }
-    if (problem === null && checked.value.structured_content !== undefined) problem = schemas.checkStructured(tool.name, checked.value.structured_content);
+    if (problem === null && checked.value.structured_content !== undefined)
+      problem = schemas.checkStructured(tool.name, checked.value.structured_content);
     if (problem === null) problem = diagnosticsProblem(g, checked.value);
   }
   if (!checked.ok || problem !== null) {
     const reason = truncateBytes(problem ?? "", bounds.MAX_LAST_ERROR_BYTES);
-    emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "error", message: `invalid tool/call result for ${tool.name}: ${reason}` });
+    emit({
+      type: "diagnostic",
+      extension: g.name,
+      generation: g.number,
+      level: "error",
+      message: `invalid tool/call result for ${tool.name}: ${reason}`,
+    });
     return toolError(g, `Tool ${tool.name} returned an invalid result: ${reason}`);
   }
-  return resolved.length > 0 ? { ...checked.value, extension: g.name, media: resolved } : { ...checked.value, extension: g.name };
+  return resolved.length > 0
+    ? { ...checked.value, extension: g.name, media: resolved }
+    : { ...checked.value, extension: g.name };
 }
 
 const DIAGNOSTICS_PATH = `metadata.${DIAGNOSTICS_METADATA_KEY}`;
@@ -87,7 +114,8 @@ function diagnosticsProblem(g: OutcomeGeneration, result: NormalizedToolResult):
       return `${where}: blob references are not supported: bulk objects (bulk_objects_v1) are not implemented by this host, so no blob can be verified`;
     }
     const id = source.artifact_id;
-    if (!g.media) return `${where}: artifact ${JSON.stringify(id.slice(0, 64))} cannot be resolved: no artifacts service is bound`;
+    if (!g.media)
+      return `${where}: artifact ${JSON.stringify(id.slice(0, 64))} cannot be resolved: no artifacts service is bound`;
     if (!g.media.get(id, g.owner())) {
       return `${where}: unknown artifact ${JSON.stringify(id.slice(0, 64))}; an artifact is valid only for the session owner and process generation that published it`;
     }
@@ -96,13 +124,21 @@ function diagnosticsProblem(g: OutcomeGeneration, result: NormalizedToolResult):
 }
 
 /** Every source a diagnostic names, with its path: primary, related locations, attachments and edits. */
-function diagnosticReferences(diagnostics: readonly WireDiagnostic[]): { where: string; source: WireDiagnosticSource }[] {
+function diagnosticReferences(
+  diagnostics: readonly WireDiagnostic[],
+): { where: string; source: WireDiagnosticSource }[] {
   const out: { where: string; source: WireDiagnosticSource }[] = [];
   diagnostics.forEach((d, i) => {
     const base = `${DIAGNOSTICS_PATH}[${i}]`;
     if (d.primary) out.push({ where: `${base}.primary.source`, source: d.primary.source });
-    d.related?.forEach((r, j) => out.push({ where: `${base}.related[${j}].location.source`, source: r.location.source }));
-    d.fixes?.forEach((f, j) => f.edits.forEach((e, k) => out.push({ where: `${base}.fixes[${j}].edits[${k}].location.source`, source: e.location.source })));
+    d.related?.forEach((r, j) =>
+      out.push({ where: `${base}.related[${j}].location.source`, source: r.location.source }),
+    );
+    d.fixes?.forEach((f, j) =>
+      f.edits.forEach((e, k) =>
+        out.push({ where: `${base}.fixes[${j}].edits[${k}].location.source`, source: e.location.source }),
+      ),
+    );
     d.attachments?.forEach((a, j) => out.push({ where: `${base}.attachments[${j}].source`, source: a.source }));
   });
   return out;

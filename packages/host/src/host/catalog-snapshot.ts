@@ -22,7 +22,9 @@ export class CatalogSnapshot {
   readonly #entries: ReadonlyMap<string, CatalogEntry>;
 
   constructor(entries: readonly CatalogEntry[]) {
-    this.#entries = new Map(entries.map((e) => [e.definition.name, Object.freeze({ ...e, definition: Object.freeze({ ...e.definition }) })]));
+    this.#entries = new Map(
+      entries.map((e) => [e.definition.name, Object.freeze({ ...e, definition: Object.freeze({ ...e.definition }) })]),
+    );
   }
 
   /** The model-visible definitions, each with its extension. */

@@ -16,13 +16,26 @@
 import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import {
-  OctetError, bounds,
-  type CommandResult, type ContextContribution, type HookName, type HostState,
-  type RenderSegment, type StatusContribution, type UiSurface, type CacheWarmingPayload, type CompactionPayload,
+  OctetError,
+  bounds,
+  type CommandResult,
+  type ContextContribution,
+  type HookName,
+  type HostState,
+  type RenderSegment,
+  type StatusContribution,
+  type UiSurface,
+  type CacheWarmingPayload,
+  type CompactionPayload,
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "../events.js";
 import { Generation } from "../generation/generation.js";
-import type { CallOptions as CollectOptions, CollectEnv, HookOutcome, RenderInput } from "../modules/collection/collect.js";
+import type {
+  CallOptions as CollectOptions,
+  CollectEnv,
+  HookOutcome,
+  RenderInput,
+} from "../modules/collection/collect.js";
 import { LifecycleHub, type LifecycleMethod } from "../generation/lifecycle.js";
 import { ContributionStore, type Contributions } from "../modules/collection/contribution-store.js";
 import type { ToolCallOutcome } from "../generation/tool-outcome.js";

@@ -92,7 +92,7 @@ export function catalogOf(g: Generation): string {
   const r = g.accepted?.result;
   // With dynamic_tools the tool catalog may change at any time, reload included (SUP-15); the
   // commands must still match, runtime_commands or not (SUP-16).
-  const tools = g.features.includes("dynamic_tools") ? "dynamic" : r?.tools ?? [];
+  const tools = g.features.includes("dynamic_tools") ? "dynamic" : (r?.tools ?? []);
   return JSON.stringify([tools, r?.commands ?? []]);
 }
 
@@ -111,14 +111,22 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
   else if (e.parkedError !== null) state = "parked";
   else state = g ? g.state : "stopped";
   const health: Health =
-    state === "ready" ? "ok" : state === "degraded" ? "degraded" : state === "crashed" || state === "parked" || state === "invalid" ? "failed" : state === "stopped" ? "stopped" : "inactive";
+    state === "ready"
+      ? "ok"
+      : state === "degraded"
+        ? "degraded"
+        : state === "crashed" || state === "parked" || state === "invalid"
+          ? "failed"
+          : state === "stopped"
+            ? "stopped"
+            : "inactive";
   const accepted = g?.accepted;
   const sv = e.supervisor?.snapshot;
   return {
     name: d.name,
     version: m?.version ?? null,
     // A foreign extension's octet manifest is the host's own bookkeeping, not its protocol.
-    apiVersion: d.foreign ? null : m?.api_version ?? null,
+    apiVersion: d.foreign ? null : (m?.api_version ?? null),
     source: d.source,
     runtime: d.foreign?.runtime ?? "octet",
     manifestPath: d.manifestPath,
@@ -127,27 +135,36 @@ export function statusOf(e: Entry, now: number = Date.now()): ExtensionStatus {
     state,
     // Initial start failures are generation-0 parked entries (SUP-10); a supervisor-parked
     // extension keeps the number of its last generation.
-    generation: state === "parked" && !e.supervisor ? 0 : g?.number ?? 0,
+    generation: state === "parked" && !e.supervisor ? 0 : (g?.number ?? 0),
     pid: g && (g.state === "ready" || g.state === "initializing") && g.pgid > 1 ? g.pid : null,
     pgid: g && (g.state === "ready" || g.state === "initializing") && g.pgid > 1 ? g.pgid : null,
     containment: g && g.pgid > 1 ? g.containment : null,
     features: g?.features ?? [],
     maxConcurrentRequests: accepted && m && m.api_version !== "0.1" ? accepted.maxConcurrentRequests : null,
-    unsupportedHooks: [...(m?.contributes.hooks ?? []).filter((h) => !DISPATCHED_HOOKS.includes(h)), ...(g?.unsupportedHooks ?? [])],
+    unsupportedHooks: [
+      ...(m?.contributes.hooks ?? []).filter((h) => !DISPATCHED_HOOKS.includes(h)),
+      ...(g?.unsupportedHooks ?? []),
+    ],
     pendingRequests: g?.pendingRequests ?? 0,
     health,
-    lastError: e.parkedError ?? g?.lastError ?? (d.errors[0]?.message ?? null),
+    lastError: e.parkedError ?? g?.lastError ?? d.errors[0]?.message ?? null,
     reason: e.reason,
     errors: d.errors.map((x) => x.message),
-    tools: accepted && g ? g.tools.map((t) => t.name) : m?.contributes.tools ?? [],
+    tools: accepted && g ? g.tools.map((t) => t.name) : (m?.contributes.tools ?? []),
     catalogRevision: g?.catalogRevision ?? null,
-    commands: accepted ? accepted.result.commands.map((c) => c.name) : m?.contributes.commands ?? [],
+    commands: accepted ? accepted.result.commands.map((c) => c.name) : (m?.contributes.commands ?? []),
     supervision: sv?.state ?? "off",
     restarts: sv?.restarts ?? 0,
     restartAttempts: sv?.attempts ?? 0,
     nextRestartInMs: sv?.nextRestartAt != null ? Math.max(0, sv.nextRestartAt - now) : null,
     parkedReason: state === "parked" ? e.parkedError : null,
-    stderrTail: g ? g.stderrTail(STATUS_STDERR_TAIL_BYTES).split("\n").filter((line) => line.trim() !== "").slice(-STATUS_STDERR_TAIL_LINES) : [],
+    stderrTail: g
+      ? g
+          .stderrTail(STATUS_STDERR_TAIL_BYTES)
+          .split("\n")
+          .filter((line) => line.trim() !== "")
+          .slice(-STATUS_STDERR_TAIL_LINES)
+      : [],
     stderrErrors: g ? errorLines(g.stderrTail(STDERR_CAUSE_BYTES), 0) : [],
   };
 }
@@ -164,10 +181,13 @@ export function notReadyReasons(list: readonly ExtensionStatus[], enabledNames: 
     // A copy shadowed by one of higher precedence is not the one that runs: it is no reason.
     if (s.errors.length > 0 && s.errors.every((e) => /is shadowed by/.test(e))) continue;
     const why =
-      s.state === "invalid" ? `has an invalid manifest: ${s.errors.slice(0, 3).join("; ")}${s.errors.length > 3 ? ` (and ${s.errors.length - 3} more errors)` : ""}`
-      : s.state === "not_trusted" ? `is not trusted: ${s.reason}`
-      : s.state === "parked" && s.restarts === 0 && s.supervision === "off" ? `could not start: ${s.lastError ?? s.reason}`
-      : `is ${s.state}: ${s.lastError ?? s.reason}`;
+      s.state === "invalid"
+        ? `has an invalid manifest: ${s.errors.slice(0, 3).join("; ")}${s.errors.length > 3 ? ` (and ${s.errors.length - 3} more errors)` : ""}`
+        : s.state === "not_trusted"
+          ? `is not trusted: ${s.reason}`
+          : s.state === "parked" && s.restarts === 0 && s.supervision === "off"
+            ? `could not start: ${s.lastError ?? s.reason}`
+            : `is ${s.state}: ${s.lastError ?? s.reason}`;
     out.push(`extension "${s.name}" ${why}`);
   }
   const known = list.filter((s) => s.name !== "").map((s) => s.name);
@@ -179,8 +199,10 @@ export function notReadyReasons(list: readonly ExtensionStatus[], enabledNames: 
     .slice(0, 3)
     .map((e) => `; ${e}`);
   for (const name of enabledNames) {
-    if (!known.includes(name)) out.push(`--enable-extension ${name}: no extension of that name was discovered (discovered: ${known.join(", ") || "none"})${unnamed.join("")}`);
+    if (!known.includes(name))
+      out.push(
+        `--enable-extension ${name}: no extension of that name was discovered (discovered: ${known.join(", ") || "none"})${unnamed.join("")}`,
+      );
   }
   return out;
 }
-

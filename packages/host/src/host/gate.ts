@@ -52,8 +52,14 @@ export async function discoverEntries(o: GateOptions): Promise<{ entries: Entry[
         "under the controlled policy it stays discovered without a process"
       : decision.reason;
     entries.push({
-      discovered: d, enabled: gated ? false : decision.enabled, trusted: decision.trusted, reason,
-      generation: null, parkedError: null, supervisor: null, catalog: null,
+      discovered: d,
+      enabled: gated ? false : decision.enabled,
+      trusted: decision.trusted,
+      reason,
+      generation: null,
+      parkedError: null,
+      supervisor: null,
+      catalog: null,
     });
   }
   const undiscovered = [...enabled].filter((name) => !found.some((d) => d.name === name));

@@ -72,7 +72,10 @@ export class ReplacementQueue {
         if (event.action === "restart_scheduled" || event.action === "parked") {
           const parked = event.action === "parked";
           this.#o.emit({
-            type: "diagnostic", extension: name, generation, level: parked ? "error" : "warning",
+            type: "diagnostic",
+            extension: name,
+            generation,
+            level: parked ? "error" : "warning",
             message: parked
               ? `parked, no more automatic restarts: ${event.reason}; reload it to try again`
               : `ended unexpectedly (${event.reason}); restart ${event.attempt + 1} in ${event.delayMs} ms`,
@@ -121,8 +124,7 @@ export class ReplacementQueue {
     if (taken) {
       await candidate.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
       if (!oldServing) e.nameConflict = true;
-      const message =
-        `reload of "${name}" refused: tool "${taken.name}" is already provided by ${taken.holder}; ${stays}`;
+      const message = `reload of "${name}" refused: tool "${taken.name}" is already provided by ${taken.holder}; ${stays}`;
       throw replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", message));
     }
     // The product boundary was built with the first catalog: without dynamic tools a changed

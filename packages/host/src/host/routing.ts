@@ -6,8 +6,13 @@
  * extension serves is answered with every enabled extension that is not ready and why (13.3).
  */
 import {
-  OctetError, WireError, bounds, validateCommandResult,
-  type CommandResult, type ProgressEvent, type ToolDefinition,
+  OctetError,
+  WireError,
+  bounds,
+  validateCommandResult,
+  type CommandResult,
+  type ProgressEvent,
+  type ToolDefinition,
 } from "@octet/protocol";
 import type { HostEvent } from "../events.js";
 import type { Generation } from "../generation/generation.js";
@@ -93,7 +98,11 @@ export class Router {
     const ready = this.#o.roster.ready();
     const seen = options.catalog?.entry(name);
     if (options.catalog && !seen) {
-      const available = options.catalog.tools().map((t) => t.name).join(", ") || "none";
+      const available =
+        options.catalog
+          .tools()
+          .map((t) => t.name)
+          .join(", ") || "none";
       const message = `tool "${name}" is not in the catalog snapshot this call was made from (available: ${available})`;
       throw new OctetError("unknown_tool", message);
     }
@@ -101,7 +110,14 @@ export class Router {
       ? ready.find(({ g: x }) => x !== refusedBy && x.name === seen.extension)?.g
       : ready.find(({ g: x }) => x !== refusedBy && x.tools.some((t) => t.name === name))?.g;
     if (!g) {
-      throw new OctetError("unknown_tool", this.#unknown("tool", name, this.#o.roster.tools().map((t) => t.name)));
+      throw new OctetError(
+        "unknown_tool",
+        this.#unknown(
+          "tool",
+          name,
+          this.#o.roster.tools().map((t) => t.name),
+        ),
+      );
     }
     if (!seen) {
       return { g, definition: g.tools.find((t) => t.name === name)!, revision: g.catalogRevision, schemas: g.schemas };
@@ -165,12 +181,16 @@ export class Router {
     const { g } = found;
     let raw: unknown;
     try {
-      raw = await g.request("command/execute", { name, arguments: args, context: g.context(true) }, {
-        timeoutMs: this.#timeout(options),
-        signal: options.signal,
-        onProgress: options.onProgress,
-        preApproveFirstConfirmation: preApproved,
-      });
+      raw = await g.request(
+        "command/execute",
+        { name, arguments: args, context: g.context(true) },
+        {
+          timeoutMs: this.#timeout(options),
+          signal: options.signal,
+          onProgress: options.onProgress,
+          preApproveFirstConfirmation: preApproved,
+        },
+      );
     } catch (err) {
       throw withSubject(err, `command /${name} of extension "${g.name}"`);
     }
@@ -210,9 +230,11 @@ export class Router {
     // Every enabled extension that is not ready is named with why: that is usually the answer (13.3).
     const notReady = notReadyReasons(this.#o.roster.status(), this.#o.enabled);
     const running =
-      known.length > 0 ? `available: ${known.join(", ")}`
-      : notReady.length > 0 ? "no extension is running"
-      : "no extension is running; enable one with --enable-extension NAME";
+      known.length > 0
+        ? `available: ${known.join(", ")}`
+        : notReady.length > 0
+          ? "no extension is running"
+          : "no extension is running; enable one with --enable-extension NAME";
     return `no ready extension provides ${kind} "${name}" (${running})${notReady.map((r) => `\n  ${r}`).join("")}`;
   }
 }

@@ -82,7 +82,10 @@ export class ToolNameLedger {
   conflict(e: Entry): string | null {
     for (const t of e.discovered.manifest?.contributes.tools ?? []) {
       if (this.isReserved(t)) return `tool "${t}" is reserved by the host`;
-      const other = this.#holderAmong(t, this.#entries.filter((x) => x !== e));
+      const other = this.#holderAmong(
+        t,
+        this.#entries.filter((x) => x !== e),
+      );
       if (other) return `tool "${t}" is already provided by ${describeHolder(other)}`;
     }
     return null;

@@ -59,14 +59,25 @@ interface Candidate {
  * The manifest of one extension directory: extension.toml, or one foreign runtime's file. Two
  * manifests in one directory are ambiguous: an error entry, never a guess.
  */
-async function manifestIn(dir: string, source: ManifestSource, runtimes: readonly ForeignRuntime[]): Promise<Candidate | DiscoveredExtension | null> {
+async function manifestIn(
+  dir: string,
+  source: ManifestSource,
+  runtimes: readonly ForeignRuntime[],
+): Promise<Candidate | DiscoveredExtension | null> {
   const found: Candidate[] = [];
-  if ((await lstat(path.join(dir, MANIFEST_FILE_NAME)).catch(() => null)) !== null) found.push({ source, dir, manifestPath: path.join(dir, MANIFEST_FILE_NAME) });
+  if ((await lstat(path.join(dir, MANIFEST_FILE_NAME)).catch(() => null)) !== null)
+    found.push({ source, dir, manifestPath: path.join(dir, MANIFEST_FILE_NAME) });
   for (const runtime of runtimes) {
     const p = path.join(dir, runtime.manifestFile);
     if ((await lstat(p).catch(() => null)) !== null) found.push({ source, dir, manifestPath: p, runtime });
   }
-  if (found.length > 1) return dirError(source, dir, "manifest_conflict", `holds ${found.map((c) => path.basename(c.manifestPath)).join(" and ")}; an extension directory has exactly one manifest`);
+  if (found.length > 1)
+    return dirError(
+      source,
+      dir,
+      "manifest_conflict",
+      `holds ${found.map((c) => path.basename(c.manifestPath)).join(" and ")}; an extension directory has exactly one manifest`,
+    );
   return found[0] ?? null;
 }
 
@@ -131,7 +142,12 @@ async function scanRoot(
   }
 }
 
-async function explicitCandidates(dir: string, out: Candidate[], errors: DiscoveredExtension[], runtimes: readonly ForeignRuntime[]): Promise<void> {
+async function explicitCandidates(
+  dir: string,
+  out: Candidate[],
+  errors: DiscoveredExtension[],
+  runtimes: readonly ForeignRuntime[],
+): Promise<void> {
   let st;
   try {
     st = await stat(dir);
@@ -204,8 +220,29 @@ export async function discoverExtensions(options: DiscoverOptions): Promise<Disc
     if (cand.runtime) {
       const { runtime, ...where } = cand;
       const loaded = await runtime.load(cand.manifestPath, { source: cand.source, workspace });
-      if (loaded.ok) found.push({ ...where, name: loaded.extension.name, manifest: foreignManifest(loaded.extension), errors: [], shadowedBy: null, foreign: loaded.extension });
-      else found.push({ ...where, name: dirName, manifest: null, errors: loaded.errors.map((message) => ({ file: cand.manifestPath, key: "", rule: runtime.manifestFile, message, code: "manifest_invalid" as const })), shadowedBy: null });
+      if (loaded.ok)
+        found.push({
+          ...where,
+          name: loaded.extension.name,
+          manifest: foreignManifest(loaded.extension),
+          errors: [],
+          shadowedBy: null,
+          foreign: loaded.extension,
+        });
+      else
+        found.push({
+          ...where,
+          name: dirName,
+          manifest: null,
+          errors: loaded.errors.map((message) => ({
+            file: cand.manifestPath,
+            key: "",
+            rule: runtime.manifestFile,
+            message,
+            code: "manifest_invalid" as const,
+          })),
+          shadowedBy: null,
+        });
       continue;
     }
     const read = await readManifestFile(cand.manifestPath);

@@ -42,7 +42,8 @@ export async function readManifestFile(path: string): Promise<{ text: string } |
   }
   try {
     const st = await handle.stat();
-    if (!st.isFile()) return fileError(path, "not_regular_file", `manifest must be a regular file, but it is ${kindOf(st)}`);
+    if (!st.isFile())
+      return fileError(path, "not_regular_file", `manifest must be a regular file, but it is ${kindOf(st)}`);
     const buf = new Uint8Array(limit + 1);
     let filled = 0;
     while (filled < buf.length) {

@@ -16,7 +16,6 @@ export type { ManifestError, ManifestErrorCode } from "./manifest-error.js";
 
 export const MANIFEST_FILE_NAME = "extension.toml";
 
-
 export interface ExtensionManifest {
   name: string;
   version: string;
@@ -58,7 +57,13 @@ export const ENVIRONMENT_ALLOWLIST: readonly string[] = ["SSH_AUTH_SOCK"];
 
 const HOOKS_01 = HOOK_NAMES;
 const HOOKS_02 = [...HOOKS_01, "provider_retry", "before_persistence", "post_mutation"] as const;
-const HOOKS_04 = [...HOOKS_02, "model_turn_start", "model_turn_end", "compaction_strategy", "cache_warming_decision"] as const;
+const HOOKS_04 = [
+  ...HOOKS_02,
+  "model_turn_start",
+  "model_turn_end",
+  "compaction_strategy",
+  "cache_warming_decision",
+] as const;
 /** Hook names a manifest may declare, per API version (HOOK-02, HOOK-08, INIT-43). */
 export const HOOKS_BY_API: Readonly<Record<ApiVersion, readonly string[]>> = {
   "0.1": HOOKS_01,
@@ -73,8 +78,16 @@ const KEYS = {
   entrypoint: ["command", "args"],
   capabilities: ["filesystem", "process", "network", "secrets", "environment", "provider_credentials"],
   contributes: [
-    "tools", "commands", "hooks", "ui", "context", "tool_renderers", "notifications", "confirmations",
-    "presentation", "menu",
+    "tools",
+    "commands",
+    "hooks",
+    "ui",
+    "context",
+    "tool_renderers",
+    "notifications",
+    "confirmations",
+    "presentation",
+    "menu",
   ],
 } as const;
 
@@ -109,7 +122,11 @@ function contributionName(c: Collector, what: string): (item: string, itemKey: s
   return (item, itemKey) => {
     const n = utf8ByteLength(item);
     if (n > bounds.MAX_TOOL_NAME_BYTES) {
-      c.add(itemKey, "bound", `${what} name ${quote(item)} is ${n} bytes, over the ${bounds.MAX_TOOL_NAME_BYTES}-byte limit`);
+      c.add(
+        itemKey,
+        "bound",
+        `${what} name ${quote(item)} is ${n} bytes, over the ${bounds.MAX_TOOL_NAME_BYTES}-byte limit`,
+      );
       return false;
     }
     if (!CONTRIBUTION_NAME_PATTERN.test(item)) {
@@ -198,7 +215,11 @@ function checkRequiresOctet(c: Collector, root: Table, hostVersion: string): str
   }
   const n = utf8ByteLength(v);
   if (n > bounds.MAX_MANIFEST_VERSION_BYTES) {
-    c.add("requires_octet", "bound", `${quote(v)} is ${n} bytes, over the ${bounds.MAX_MANIFEST_VERSION_BYTES}-byte limit`);
+    c.add(
+      "requires_octet",
+      "bound",
+      `${quote(v)} is ${n} bytes, over the ${bounds.MAX_MANIFEST_VERSION_BYTES}-byte limit`,
+    );
     return null;
   }
   const m = EXACT_VERSION_PATTERN.exec(v);
@@ -224,7 +245,7 @@ function checkRequiresOctet(c: Collector, root: Table, hostVersion: string): str
 
 function checkEntrypoint(c: Collector, root: Table): { command: string; args: string[] } | null {
   if (root["entrypoint"] === undefined) {
-    c.add("entrypoint.command", "required", "is required ([entrypoint] command = \"...\")");
+    c.add("entrypoint.command", "required", 'is required ([entrypoint] command = "...")');
     return null;
   }
   const ep = subTable(c, root, "entrypoint");
@@ -261,7 +282,11 @@ function checkCapabilities(c: Collector, root: Table, api: ApiVersion | null): E
   const secrets = stringList(c, caps, "capabilities", "secrets", (item, key) => {
     const n = utf8ByteLength(item);
     if (n > bounds.MAX_SECRET_NAME_BYTES) {
-      c.add(key, "bound", `secret name ${quote(item)} is ${n} bytes, over the ${bounds.MAX_SECRET_NAME_BYTES}-byte limit`);
+      c.add(
+        key,
+        "bound",
+        `secret name ${quote(item)} is ${n} bytes, over the ${bounds.MAX_SECRET_NAME_BYTES}-byte limit`,
+      );
       return false;
     }
     if (!SECRET_NAME_PATTERN.test(item)) {
@@ -277,7 +302,11 @@ function checkCapabilities(c: Collector, root: Table, api: ApiVersion | null): E
   if (secrets.length > 0) gate(c, api, "capabilities.secrets", "a non-empty secrets list");
   const environment = stringList(c, caps, "capabilities", "environment", (item, key) => {
     if (ENVIRONMENT_ALLOWLIST.includes(item)) return true;
-    c.add(key, "value", `environment name ${quote(item)} is not allowed (allowed: ${ENVIRONMENT_ALLOWLIST.join(", ")})`);
+    c.add(
+      key,
+      "value",
+      `environment name ${quote(item)} is not allowed (allowed: ${ENVIRONMENT_ALLOWLIST.join(", ")})`,
+    );
     return false;
   });
   if (caps?.["environment"] !== undefined) gate(c, api, "capabilities.environment", "an environment declaration");
@@ -328,7 +357,11 @@ function checkContributes(c: Collector, root: Table, api: ApiVersion | null): Ex
     gate(c, api, "contributes.menu", "menu = true");
     const declared = con?.["commands"];
     if (!Array.isArray(declared) || declared.length === 0) {
-      c.add("contributes.menu", "requires_command", "menu = true requires at least one command in contributes.commands");
+      c.add(
+        "contributes.menu",
+        "requires_command",
+        "menu = true requires at least one command in contributes.commands",
+      );
     }
   }
 
@@ -356,7 +389,10 @@ function nameBeforeSyntaxError(text: string): string | null {
   for (const line of text.split("\n")) {
     if (/^\s*\[/.test(line)) return null;
     const m = /^\s*name\s*=\s*"([^"\\]*)"\s*(?:#.*)?$/.exec(line);
-    if (m) return EXTENSION_NAME_PATTERN.test(m[1]!) && utf8ByteLength(m[1]!) <= bounds.MAX_EXTENSION_NAME_BYTES ? m[1]! : null;
+    if (m)
+      return EXTENSION_NAME_PATTERN.test(m[1]!) && utf8ByteLength(m[1]!) <= bounds.MAX_EXTENSION_NAME_BYTES
+        ? m[1]!
+        : null;
   }
   return null;
 }

@@ -42,7 +42,10 @@ function untrustedReason(ext: { name: string; source: ManifestSource }, policy: 
 }
 
 /** Decides whether one discovered extension starts: it must be enabled and trusted. */
-export function resolveStartDecision(ext: { name: string; source: ManifestSource }, policy: TrustPolicy): StartDecision {
+export function resolveStartDecision(
+  ext: { name: string; source: ManifestSource },
+  policy: TrustPolicy,
+): StartDecision {
   const enabled = policy.enabled.has(ext.name);
   const basis = trustBasis(ext, policy);
   const trusted = basis !== null;

@@ -6,7 +6,12 @@
 import type { ApiVersion, MethodKind, MethodSpec } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type {
-  BoundModule, ChildNotificationHandler, ChildRequestHandler, GenerationService, HostModule, ServiceGeneration,
+  BoundModule,
+  ChildNotificationHandler,
+  ChildRequestHandler,
+  GenerationService,
+  HostModule,
+  ServiceGeneration,
 } from "./module.js";
 
 /** Which module answers each child method: the static table the inbox dispatches through. */

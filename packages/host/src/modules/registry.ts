@@ -21,8 +21,19 @@ import { providerCredentialsModule, secretsModule } from "./secrets/module.js";
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
 export {
-  coreModule, advisoryHooksModule, confirmationModule, inputModule, notificationsModule, collectionModule, menusModule,
-  dynamicToolsModule, presentationModule, artifactsModule, policyModule, secretsModule, providerCredentialsModule,
+  coreModule,
+  advisoryHooksModule,
+  confirmationModule,
+  inputModule,
+  notificationsModule,
+  collectionModule,
+  menusModule,
+  dynamicToolsModule,
+  presentationModule,
+  artifactsModule,
+  policyModule,
+  secretsModule,
+  providerCredentialsModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */

@@ -55,9 +55,14 @@ function detect(): Containment {
   const unshare = UNSHARE.find(executable);
   if (!setpriv || !unshare) return groupOnly(`${!setpriv ? "setpriv" : "unshare"} (util-linux) is not installed`);
   // A real trial: some kernels and containers refuse unprivileged user namespaces.
-  const trial = spawnSync(setpriv, ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", "/bin/sh", "-c", "exit 0"], { timeout: 5_000, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" });
+  const trial = spawnSync(
+    setpriv,
+    ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", "/bin/sh", "-c", "exit 0"],
+    { timeout: 5_000, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" },
+  );
   if (trial.error || trial.status !== 0) {
-    const why = trial.error?.message ?? (trial.stderr.trim().split("\n").pop() || `exit ${trial.status ?? trial.signal}`);
+    const why =
+      trial.error?.message ?? (trial.stderr.trim().split("\n").pop() || `exit ${trial.status ?? trial.signal}`);
     return groupOnly(`a PID namespace could not be created: ${why}`);
   }
   return {
@@ -65,7 +70,11 @@ function detect(): Containment {
     fallbackReason: null,
     wrap: (spec) => {
       const command = resolveCommand(spec);
-      return { ...spec, command: setpriv, args: ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", command, ...spec.args] };
+      return {
+        ...spec,
+        command: setpriv,
+        args: ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", command, ...spec.args],
+      };
     },
   };
 }
@@ -92,7 +101,11 @@ export function resolveCommand(spec: SpawnSpec): string {
   const { command } = spec;
   if (command.includes("/")) {
     const path = isAbsolute(command) ? command : join(spec.cwd, command);
-    if (!executable(path)) throw new OctetError("spawn_failed", `command "${command}" ${existsAsFile(path) ? "is not executable (permission denied)" : "was not found"}`);
+    if (!executable(path))
+      throw new OctetError(
+        "spawn_failed",
+        `command "${command}" ${existsAsFile(path) ? "is not executable (permission denied)" : "was not found"}`,
+      );
     return path;
   }
   const dirs = (spec.env["PATH"] ?? "").split(delimiter).filter((d) => d !== "");

@@ -7,8 +7,14 @@
  */
 import { resolve } from "node:path";
 
-export function resolveEntrypoint(entrypoint: { command: string; args: readonly string[] }, extensionDir: string): { command: string; args: string[] } {
-  return { command: resolveRelative(entrypoint.command, extensionDir), args: entrypoint.args.map((a) => resolveRelative(a, extensionDir)) };
+export function resolveEntrypoint(
+  entrypoint: { command: string; args: readonly string[] },
+  extensionDir: string,
+): { command: string; args: string[] } {
+  return {
+    command: resolveRelative(entrypoint.command, extensionDir),
+    args: entrypoint.args.map((a) => resolveRelative(a, extensionDir)),
+  };
 }
 
 function resolveRelative(value: string, dir: string): string {

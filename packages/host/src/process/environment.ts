@@ -5,7 +5,17 @@
  */
 
 /** Host variables passed through when present (ENV-05). LC_* is matched by prefix. */
-export const ENV_ALLOWLIST: readonly string[] = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "TERM", "TMPDIR", "SHELL", "TZ"];
+export const ENV_ALLOWLIST: readonly string[] = [
+  "PATH",
+  "HOME",
+  "USER",
+  "LOGNAME",
+  "LANG",
+  "TERM",
+  "TMPDIR",
+  "SHELL",
+  "TZ",
+];
 const ALLOWED_PREFIXES: readonly string[] = ["LC_"];
 
 /** The OCTET_* variables every extension child receives (ENV-01); documented in the README. */

@@ -12,7 +12,13 @@ import type { SpawnSpec } from "./spawn-child.js";
 export { createScratch } from "./scratch.js";
 
 export function launchSpec(
-  spec: { manifest: ExtensionManifest; extensionDir: string; workspace: string; number: number; parentEnv: Readonly<Record<string, string | undefined>> },
+  spec: {
+    manifest: ExtensionManifest;
+    extensionDir: string;
+    workspace: string;
+    number: number;
+    parentEnv: Readonly<Record<string, string | undefined>>;
+  },
   scratch: string,
 ): SpawnSpec {
   const { manifest } = spec;

@@ -88,28 +88,44 @@ function compileNode(schema: unknown, counter: { nodes: number }): Node {
   const enumValues = own(schema, "enum");
   if (Array.isArray(enumValues)) {
     const keys = new Set(enumValues.map(canonical));
-    const shown = enumValues.slice(0, 5).map((v) => show(v)).join(", ") + (enumValues.length > 5 ? ", ..." : "");
+    const shown =
+      enumValues
+        .slice(0, 5)
+        .map((v) => show(v))
+        .join(", ") + (enumValues.length > 5 ? ", ..." : "");
     // Only primitives listed: an object or array can never match, so it is never encoded.
     const primitivesOnly = enumValues.every((e) => e === null || typeof e !== "object");
-    checks.push((v, steps) => ((primitivesOnly && v !== null && typeof v === "object") || !keys.has(chargedKey(v, steps)) ? fail(`must be one of ${shown}`) : null));
+    checks.push((v, steps) =>
+      (primitivesOnly && v !== null && typeof v === "object") || !keys.has(chargedKey(v, steps))
+        ? fail(`must be one of ${shown}`)
+        : null,
+    );
   }
   if (Object.prototype.hasOwnProperty.call(schema, "const")) {
     const key = canonical(schema["const"]);
     const shown = show(schema["const"]);
     checks.push((v, steps) => (chargedKey(v, steps) === key ? null : fail(`must be ${shown}`)));
   }
-  checks.push(...numberChecks(schema), ...stringChecks(schema), ...arrayChecks(schema, counter), ...objectChecks(schema, counter));
+  checks.push(
+    ...numberChecks(schema),
+    ...stringChecks(schema),
+    ...arrayChecks(schema, counter),
+    ...objectChecks(schema, counter),
+  );
   for (const kw of ["allOf", "anyOf", "oneOf"] as const) {
     const list = own(schema, kw);
     if (!Array.isArray(list) || list.length === 0) continue;
     const subs = list.map((s) => compileNode(s, counter));
     if (kw === "allOf") checks.push((v, steps) => firstFailure(subs, v, steps));
-    else if (kw === "anyOf") checks.push((v, steps) => (subs.some((n) => n(v, steps) === null) ? null : fail("must match a schema in anyOf")));
+    else if (kw === "anyOf")
+      checks.push((v, steps) => (subs.some((n) => n(v, steps) === null) ? null : fail("must match a schema in anyOf")));
     else {
       checks.push((v, steps) => {
         let matched = 0;
         for (const n of subs) if (n(v, steps) === null && ++matched > 1) break;
-        return matched === 1 ? null : fail(`must match exactly one schema in oneOf (matched ${matched === 0 ? "none" : "more than one"})`);
+        return matched === 1
+          ? null
+          : fail(`must match exactly one schema in oneOf (matched ${matched === 0 ? "none" : "more than one"})`);
       });
     }
   }
@@ -164,7 +180,8 @@ function numberChecks(schema: Record<string, unknown>): Node[] {
   const out: Node[] = [];
   const bound = (kw: string, ok: (v: number, limit: number) => boolean, op: string): void => {
     const limit = own(schema, kw);
-    if (isNumber(limit)) out.push((v) => (typeof v !== "number" || ok(v, limit) ? null : fail(`must be ${op} ${limit}`)));
+    if (isNumber(limit))
+      out.push((v) => (typeof v !== "number" || ok(v, limit) ? null : fail(`must be ${op} ${limit}`)));
   };
   bound("minimum", (v, l) => v >= l, ">=");
   bound("maximum", (v, l) => v <= l, "<=");
@@ -193,8 +210,18 @@ function stringChecks(schema: Record<string, unknown>): Node[] {
   const out: Node[] = [];
   const min = own(schema, "minLength");
   const max = own(schema, "maxLength");
-  if (isCount(min)) out.push((v) => (typeof v !== "string" || v.length >= min * 2 || codePoints(v) >= min ? null : fail(`must not have fewer than ${min} characters`)));
-  if (isCount(max)) out.push((v) => (typeof v !== "string" || v.length <= max || codePoints(v) <= max ? null : fail(`must not have more than ${max} characters`)));
+  if (isCount(min))
+    out.push((v) =>
+      typeof v !== "string" || v.length >= min * 2 || codePoints(v) >= min
+        ? null
+        : fail(`must not have fewer than ${min} characters`),
+    );
+  if (isCount(max))
+    out.push((v) =>
+      typeof v !== "string" || v.length <= max || codePoints(v) <= max
+        ? null
+        : fail(`must not have more than ${max} characters`),
+    );
   return out;
 }
 
@@ -202,8 +229,10 @@ function arrayChecks(schema: Record<string, unknown>, counter: { nodes: number }
   const out: Node[] = [];
   const min = own(schema, "minItems");
   const max = own(schema, "maxItems");
-  if (isCount(min)) out.push((v) => (!Array.isArray(v) || v.length >= min ? null : fail(`must not have fewer than ${min} items`)));
-  if (isCount(max)) out.push((v) => (!Array.isArray(v) || v.length <= max ? null : fail(`must not have more than ${max} items`)));
+  if (isCount(min))
+    out.push((v) => (!Array.isArray(v) || v.length >= min ? null : fail(`must not have fewer than ${min} items`)));
+  if (isCount(max))
+    out.push((v) => (!Array.isArray(v) || v.length <= max ? null : fail(`must not have more than ${max} items`)));
   if (own(schema, "uniqueItems") === true) out.push((v, steps) => (Array.isArray(v) ? duplicate(v, steps) : null));
   // Tuple-form items (an array) is outside the subset: not enforced.
   const items = own(schema, "items");
@@ -245,22 +274,31 @@ function objectChecks(schema: Record<string, unknown>, counter: { nodes: number 
     const names = required.filter((n): n is string => typeof n === "string");
     out.push((v) => {
       if (!isObject(v)) return null;
-      for (const name of names) if (!Object.prototype.hasOwnProperty.call(v, name)) return fail(`must have required property ${show(name)}`);
+      for (const name of names)
+        if (!Object.prototype.hasOwnProperty.call(v, name)) return fail(`must have required property ${show(name)}`);
       return null;
     });
   }
   const min = own(schema, "minProperties");
   const max = own(schema, "maxProperties");
-  if (isCount(min)) out.push((v) => (!isObject(v) || Object.keys(v).length >= min ? null : fail(`must not have fewer than ${min} properties`)));
-  if (isCount(max)) out.push((v) => (!isObject(v) || Object.keys(v).length <= max ? null : fail(`must not have more than ${max} properties`)));
+  if (isCount(min))
+    out.push((v) =>
+      !isObject(v) || Object.keys(v).length >= min ? null : fail(`must not have fewer than ${min} properties`),
+    );
+  if (isCount(max))
+    out.push((v) =>
+      !isObject(v) || Object.keys(v).length <= max ? null : fail(`must not have more than ${max} properties`),
+    );
   const properties = own(schema, "properties");
   const props = new Map<string, Node>();
-  if (isObject(properties)) for (const key of Object.keys(properties)) props.set(key, compileNode(properties[key], counter));
+  if (isObject(properties))
+    for (const key of Object.keys(properties)) props.set(key, compileNode(properties[key], counter));
   const additional = own(schema, "additionalProperties");
   // patternProperties is outside the enforced subset (TDEF-07): with it, a name the patterns
   // would admit cannot be told from an extra one, so additionalProperties: false is not enforced.
   const patterned = own(schema, "patternProperties") !== undefined;
-  const rest: Node | null = additional === false ? (patterned ? pass : null) : isObject(additional) ? compileNode(additional, counter) : pass;
+  const rest: Node | null =
+    additional === false ? (patterned ? pass : null) : isObject(additional) ? compileNode(additional, counter) : pass;
   if (props.size === 0 && rest === pass) return out;
   out.push((v, steps) => {
     if (!isObject(v)) return null;
@@ -283,7 +321,10 @@ export function canonical(v: unknown): string {
   if (typeof v !== "object" || v === null) return typeof v === "string" ? JSON.stringify(v) : String(v);
   if (Array.isArray(v)) return `[${v.map(canonical).join(",")}]`;
   const o = v as Record<string, unknown>;
-  return `{${Object.keys(o).sort().map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`).join(",")}}`;
+  return `{${Object.keys(o)
+    .sort()
+    .map((k) => `${JSON.stringify(k)}:${canonical(o[k])}`)
+    .join(",")}}`;
 }
 
 /** A value for a message: JSON, cut to 64 characters (a name or constant can be long). */

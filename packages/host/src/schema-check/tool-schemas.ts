@@ -129,7 +129,11 @@ export const NO_SCHEMAS: ToolSchemas = {
 };
 
 /** Compiles a catalog's schemas within `budget`; throws (and changes nothing) when over it. */
-export function compileToolSchemas(tools: readonly ToolDefinition[], budget: CompileBudget, initial = false): ToolSchemas {
+export function compileToolSchemas(
+  tools: readonly ToolDefinition[],
+  budget: CompileBudget,
+  initial = false,
+): ToolSchemas {
   const keyed = tools.map((t) => ({
     name: t.name,
     parameters: JSON.stringify(t.parameters),

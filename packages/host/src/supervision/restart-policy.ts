@@ -59,7 +59,8 @@ export function decideRestart(
   random: () => number,
   policy: RestartPolicy = DEFAULT_RESTART_POLICY,
 ): RestartDecision {
-  const wasReadyLongEnough = failure.readySince !== null && failure.now - failure.readySince >= policy.resetAfterReadyMs;
+  const wasReadyLongEnough =
+    failure.readySince !== null && failure.now - failure.readySince >= policy.resetAfterReadyMs;
   const attempts = wasReadyLongEnough ? 0 : budget.attempts;
   if (failure.permanent !== undefined) {
     return { action: "park", reason: failure.permanent, budget: { attempts } };
@@ -70,5 +71,10 @@ export function decideRestart(
   const r = random();
   // Clamp a misbehaving random source into [0, 1) rather than trusting it with the delay.
   const unit = Number.isFinite(r) ? Math.min(Math.max(r, 0), 1 - Number.EPSILON) : 0;
-  return { action: "restart", delayMs: Math.floor(unit * (backoffCeiling(attempts, policy) + 1)), attempt: attempts, budget: { attempts: attempts + 1 } };
+  return {
+    action: "restart",
+    delayMs: Math.floor(unit * (backoffCeiling(attempts, policy) + 1)),
+    attempt: attempts,
+    budget: { attempts: attempts + 1 },
+  };
 }

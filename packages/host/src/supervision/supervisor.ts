@@ -85,7 +85,13 @@ export class Supervisor {
   }
 
   get snapshot(): SupervisorSnapshot {
-    return { state: this.#state, restarts: this.#restarts, attempts: this.#budget.attempts, nextRestartAt: this.#nextRestartAt, parkedReason: this.#parkedReason };
+    return {
+      state: this.#state,
+      restarts: this.#restarts,
+      attempts: this.#budget.attempts,
+      nextRestartAt: this.#nextRestartAt,
+      parkedReason: this.#parkedReason,
+    };
   }
 
   /** A generation of this extension became the active, ready one (initial start, restart or reload). */
@@ -150,7 +156,12 @@ export class Supervisor {
   }
 
   #decide(reason: string, readySince: number | null, permanent: string | undefined): void {
-    const decision = decideRestart(this.#budget, { now: this.#clock.now(), readySince, permanent }, () => this.#clock.random(), this.#policy);
+    const decision = decideRestart(
+      this.#budget,
+      { now: this.#clock.now(), readySince, permanent },
+      () => this.#clock.random(),
+      this.#policy,
+    );
     this.#budget = decision.budget;
     if (decision.action === "park") {
       this.#parkWith(permanent !== undefined ? decision.reason : `${decision.reason}; last failure: ${reason}`);
@@ -200,5 +211,11 @@ export class Supervisor {
 
 /** The errors that park at once (SUP-06): permanent by their code. */
 export function isPermanentRestartError(error: unknown): boolean {
-  return error instanceof OctetError && (error.code === "reregistration_required" || error.code === "manifest_invalid" || error.code === "version_mismatch" || error.code === "manifest_unsupported_api");
+  return (
+    error instanceof OctetError &&
+    (error.code === "reregistration_required" ||
+      error.code === "manifest_invalid" ||
+      error.code === "version_mismatch" ||
+      error.code === "manifest_unsupported_api")
+  );
 }

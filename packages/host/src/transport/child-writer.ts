@@ -42,7 +42,9 @@ export class ChildWriter implements PeerTransport {
       },
       { measure: (frame) => Buffer.byteLength(frame) },
     );
-    stream.on("error", (err: Error) => this.#fail(new OctetError("transport_closed", `writing to the extension failed: ${err.message}`)));
+    stream.on("error", (err: Error) =>
+      this.#fail(new OctetError("transport_closed", `writing to the extension failed: ${err.message}`)),
+    );
   }
 
   /** Bytes waiting: queued frames plus what the stream buffers. */
@@ -53,7 +55,12 @@ export class ChildWriter implements PeerTransport {
   send(frame: string): SendTicket {
     if (this.#failed) return { withdraw: () => false };
     if (this.queuedBytes + Buffer.byteLength(frame) > bounds.MAX_WRITER_QUEUE_BYTES) {
-      this.#fail(new OctetError("writer_stalled", `the extension is not reading its stdin: ${this.queuedBytes} bytes are waiting, over the ${bounds.MAX_WRITER_QUEUE_BYTES}-byte writer bound`));
+      this.#fail(
+        new OctetError(
+          "writer_stalled",
+          `the extension is not reading its stdin: ${this.queuedBytes} bytes are waiting, over the ${bounds.MAX_WRITER_QUEUE_BYTES}-byte writer bound`,
+        ),
+      );
       return { withdraw: () => false };
     }
     return this.#queue.send(frame);

@@ -36,10 +36,19 @@ const NOISE = /^(?:\s+at\s|\s+File\s"|Node\.js v\d|[\s{}()[\]^~|]*$)/;
  * is trimmed and bounded; the result is empty for an empty tail.
  */
 export function errorLines(tail: string, fallback = 3): string[] {
-  const lines = tail.split("\n").map((l) => l.replace(/\s+$/, "")).filter((l) => l !== "").slice(-STDERR_EXCERPT_LINES);
+  const lines = tail
+    .split("\n")
+    .map((l) => l.replace(/\s+$/, ""))
+    .filter((l) => l !== "")
+    .slice(-STDERR_EXCERPT_LINES);
   const errors = lines.filter((l) => ERROR_LINE.test(l.trimStart()) && !/^\s+at\s/.test(l));
   const meaningful = lines.filter((l) => !NOISE.test(l));
-  const picked = errors.length > 0 ? [...new Set([errors[0]!, errors[errors.length - 1]!])] : fallback > 0 ? meaningful.slice(-fallback) : [];
+  const picked =
+    errors.length > 0
+      ? [...new Set([errors[0]!, errors[errors.length - 1]!])]
+      : fallback > 0
+        ? meaningful.slice(-fallback)
+        : [];
   return picked.map((l) => truncateBytes(l.trim(), LINE_BYTES));
 }
 

@@ -15,7 +15,12 @@ import { extensionPid } from "../process/containment.js";
 
 export const STDOUT_WATCH_PERIOD_MS = 500;
 
-export function watchNamespacedStdout(launcherPid: number, onEnded: () => void, until: AbortSignal, periodMs: number = STDOUT_WATCH_PERIOD_MS): void {
+export function watchNamespacedStdout(
+  launcherPid: number,
+  onEnded: () => void,
+  until: AbortSignal,
+  periodMs: number = STDOUT_WATCH_PERIOD_MS,
+): void {
   if (until.aborted) return;
   let holder = 1; // the extension's descriptor last seen on the pipe
   const timer = setInterval(() => {

@@ -6,7 +6,9 @@ import { GenerationCatalog } from "../../src/generation/catalog.js";
 import { CompileBudget } from "../../src/schema-check/tool-schemas.js";
 
 const tool = (name: string, type = "string"): ToolDefinition => ({
-  name, description: name, parameters: { type: "object", properties: { v: { type } }, required: ["v"] },
+  name,
+  description: name,
+  parameters: { type: "object", properties: { v: { type } }, required: ["v"] },
 });
 
 test("CAT-09: the initialize catalog is epoch 0; each publication replaces it whole with its own schemas", () => {
@@ -16,7 +18,10 @@ test("CAT-09: the initialize catalog is epoch 0; each publication replaces it wh
   assert.equal(c.revision, 0);
   assert.equal(c.schemas.checkArguments("a", { v: 1 }), "arguments.v: must be string");
   assert.equal(c.publish([tool("b", "integer")]), 1);
-  assert.deepEqual(c.tools.map((t) => t.name), ["b"]);
+  assert.deepEqual(
+    c.tools.map((t) => t.name),
+    ["b"],
+  );
   assert.equal(c.schemas.checkArguments("b", { v: "x" }), "arguments.v: must be integer");
   assert.equal(c.publish([]), 2);
   assert.deepEqual(c.tools, []);
@@ -29,6 +34,9 @@ test("CAT-08: a publication over the compile budget throws and changes nothing",
   const next = [tool("big", "integer"), tool("bigger", "number")];
   assert.throws(() => c.publish(next), /over the limit of 50 bytes per publication/);
   assert.equal(c.revision, 0);
-  assert.deepEqual(c.tools.map((t) => t.name), ["a"]);
+  assert.deepEqual(
+    c.tools.map((t) => t.name),
+    ["a"],
+  );
   assert.equal(c.schemas, before);
 });

@@ -22,7 +22,9 @@ function wire(o: Partial<ConnectionOptions> = {}): Wire {
   const seen: string[] = [];
   const ended = new AbortController();
   const conn = new Connection({
-    stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: child.stderr,
     inbox: {
       request: async (r: RequestMessage) => {
         seen.push(`request ${r.method}`);

@@ -24,7 +24,10 @@ test("issue 13.4: stderr that arrives after the exit event still becomes the cau
     h.child.stderr.end("Error: the late cause\n    at main (x.js:1:1)\n");
     h.child.stdout.end();
   }, 10);
-  const err = await start.then(() => assert.fail("started"), (e: unknown) => e as OctetError);
+  const err = await start.then(
+    () => assert.fail("started"),
+    (e: unknown) => e as OctetError,
+  );
   assert.equal(err.code, "transport_closed");
   assert.match(err.message, /ended: process exited with code 1; stderr: Error: the late cause$/);
   assert.match(h.g.lastError ?? "", /stderr: Error: the late cause/);
@@ -57,9 +60,15 @@ test("issue 13.4: a real child that writes its error and exits at once is report
     // Written and gone at once: the exit and the last stderr bytes reach the host in either order.
     const script = 'echo "Error: cause $OCTET_PROCESS_GENERATION" >&2; exit 3';
     const toml = [
-      'name = "quick"', 'version = "0.1.0"', 'api_version = "0.1"',
-      "[entrypoint]", 'command = "/bin/sh"', `args = ["-c", ${JSON.stringify(script)}]`,
-      "[contributes]", 'tools = ["z"]', "",
+      'name = "quick"',
+      'version = "0.1.0"',
+      'api_version = "0.1"',
+      "[entrypoint]",
+      'command = "/bin/sh"',
+      `args = ["-c", ${JSON.stringify(script)}]`,
+      "[contributes]",
+      'tools = ["z"]',
+      "",
     ].join("\n");
     await writeFile(join(dir, "quick", "extension.toml"), toml);
     const parsed = parseManifest(toml, join(dir, "quick", "extension.toml"));
@@ -67,13 +76,22 @@ test("issue 13.4: a real child that writes its error and exits at once is report
     const tiers = [{}, { OCTET_CONTAINMENT: "process-group" }];
     for (let n = 1; n <= 20; n++) {
       const g = new Generation({
-        manifest: parsed.manifest, manifestPath: join(dir, "quick", "extension.toml"), extensionDir: join(dir, "quick"),
-        source: "explicit", workspace: dir, number: n, instanceId: "i-cause",
+        manifest: parsed.manifest,
+        manifestPath: join(dir, "quick", "extension.toml"),
+        extensionDir: join(dir, "quick"),
+        source: "explicit",
+        workspace: dir,
+        number: n,
+        instanceId: "i-cause",
         host: { session_id: null, session_name: null, model: null, reasoning: null, active_skills: [] },
-        parentEnv: { PATH: process.env["PATH"], ...tiers[n % 2] }, emit: () => undefined,
+        parentEnv: { PATH: process.env["PATH"], ...tiers[n % 2] },
+        emit: () => undefined,
         modules: bindModules({}, BARE_HOST),
       });
-      const err = await g.start().then(() => assert.fail("started"), (e: unknown) => e as OctetError);
+      const err = await g.start().then(
+        () => assert.fail("started"),
+        (e: unknown) => e as OctetError,
+      );
       const expected = new RegExp(`process exited with code 3; stderr: Error: cause ${n}$`);
       assert.match(err.message, expected, `run ${n}: ${err.message}`);
     }

@@ -61,14 +61,18 @@ export class FakeChild implements GenerationChild {
   /** The first frame written with `method` (waiting for it up to `ms`). */
   async next(method: string, ms = 5_000): Promise<Frame> {
     const find = (): Frame | undefined => this.#frames.find((f) => f.method === method);
-    return withDeadline(new Promise<Frame>((resolve) => {
-      const check = (): void => {
-        const f = find();
-        if (f) resolve(f);
-        else this.#waiters.push(check);
-      };
-      check();
-    }), ms, `the host to send ${method}`);
+    return withDeadline(
+      new Promise<Frame>((resolve) => {
+        const check = (): void => {
+          const f = find();
+          if (f) resolve(f);
+          else this.#waiters.push(check);
+        };
+        check();
+      }),
+      ms,
+      `the host to send ${method}`,
+    );
   }
 
   send(message: Record<string, unknown>): void {

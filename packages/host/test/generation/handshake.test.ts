@@ -24,23 +24,38 @@ function setup(api: "0.1" | "0.2" | "0.4", timeoutMs = 5_000): Setup {
   const child = new FakeChild();
   const ended = new AbortController();
   const conn = new Connection({
-    stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: child.stderr,
     inbox: { request: async () => null, notification: () => undefined, cancel: () => undefined },
-    childCancels: api !== "0.1", progress: () => false, onStderr: () => undefined,
-    onViolation: (m) => assert.fail(m), onTransportEnded: () => undefined, diagnose: () => undefined,
+    childCancels: api !== "0.1",
+    progress: () => false,
+    onStderr: () => undefined,
+    onViolation: (m) => assert.fail(m),
+    onTransportEnded: () => undefined,
+    diagnose: () => undefined,
     ended: ended.signal,
   });
   const catalog = new GenerationCatalog();
   const o: HandshakeOptions = {
-    manifest: parsed.manifest, manifestPath: "/fake/extension.toml", source: "explicit", workspace: "/tmp",
+    manifest: parsed.manifest,
+    manifestPath: "/fake/extension.toml",
+    source: "explicit",
+    workspace: "/tmp",
     host: { session_id: null, session_name: null, model: null, reasoning: null, active_skills: [] },
-    optional: [], declared: null, timeoutMs, catalog,
+    optional: [],
+    declared: null,
+    timeoutMs,
+    catalog,
   };
   return { child, run: handshake(conn.peer, o), catalog };
 }
 
 async function refusal(run: Promise<unknown>): Promise<OctetError> {
-  const err = await run.then(() => assert.fail("the handshake accepted"), (e: unknown) => e);
+  const err = await run.then(
+    () => assert.fail("the handshake accepted"),
+    (e: unknown) => e,
+  );
   assert.ok(err instanceof OctetError, String(err));
   return err;
 }
@@ -53,7 +68,10 @@ test("INIT-02: the handshake sends initialize for the manifest and accepts a val
   child.reply(init, initializeResult("0.2"));
   const accepted = (await run) as { features: string[] };
   assert.deepEqual(accepted.features, ["request_cancellation", "content_parts"]);
-  assert.deepEqual(catalog.tools.map((t) => t.name), ["echo"]);
+  assert.deepEqual(
+    catalog.tools.map((t) => t.name),
+    ["echo"],
+  );
 });
 
 test("issue 14.3: the handshake refuses an answer with another api_version, naming the member", async () => {
@@ -95,7 +113,10 @@ test("INIT-01: a generation whose initialize answer is refused ends crashed, its
   const h = harness("0.2");
   const start = h.g.start();
   h.child.reply(await h.child.next("initialize"), { ...initializeResult("0.2"), tools: "nope" });
-  const err = await start.then(() => assert.fail("started"), (e: unknown) => e as OctetError);
+  const err = await start.then(
+    () => assert.fail("started"),
+    (e: unknown) => e as OctetError,
+  );
   assert.equal(err.code, "initialize_failed");
   assert.equal(h.g.state, "crashed");
   assert.match(h.g.lastError ?? "", /^initialize response rejected: /);

@@ -21,9 +21,15 @@ test("SHUT-01, SHUT-02: a shutdown that is acknowledged and followed by the exit
   h.child.exit(0);
   await stopping;
   assert.equal(h.g.state, "stopped");
-  assert.deepEqual(h.child.frames().map((f) => f.method), ["initialize", "shutdown"]);
+  assert.deepEqual(
+    h.child.frames().map((f) => f.method),
+    ["initialize", "shutdown"],
+  );
   // The last rung always signals the group (it may hold grandchildren); the child itself was gone.
-  assert.ok(h.child.kills.every((k) => !k.running), JSON.stringify(h.child.kills));
+  assert.ok(
+    h.child.kills.every((k) => !k.running),
+    JSON.stringify(h.child.kills),
+  );
   assert.deepEqual(h.diagnostics(), []);
   assert.equal(h.child.released, true);
   const states = h.events.flatMap((e) => (e.type === "state" ? [e.state] : []));
@@ -38,8 +44,14 @@ test("SHUT-03, SHUT-05: an unanswered shutdown: after the acknowledgement and ex
   const d = h.diagnostics();
   const noAck = /^warning: no shutdown acknowledgement: shutdown \(id 2\) got no response within \d+ ms/;
   const noExit = /^warning: did not exit within \d+ ms of the shutdown request; killing its process group/;
-  assert.ok(d.some((x) => noAck.test(x)), d.join("\n"));
-  assert.ok(d.some((x) => noExit.test(x)), d.join("\n"));
+  assert.ok(
+    d.some((x) => noAck.test(x)),
+    d.join("\n"),
+  );
+  assert.ok(
+    d.some((x) => noExit.test(x)),
+    d.join("\n"),
+  );
   // API 0.1 has no draining phase (SHUT-09).
   assert.ok(!h.events.some((e) => e.type === "state" && e.state === "draining"));
 });
@@ -52,7 +64,10 @@ test("SHUT-04: a shutdown acknowledged but never followed by the exit: killed af
   assert.equal(h.child.kills[0]?.running, true);
   const d = h.diagnostics();
   assert.ok(!d.some((x) => x.includes("no shutdown acknowledgement")), d.join("\n"));
-  assert.ok(d.some((x) => x.includes("did not exit within")), d.join("\n"));
+  assert.ok(
+    d.some((x) => x.includes("did not exit within")),
+    d.join("\n"),
+  );
 });
 
 test("SHUT-08: a child that exits while the ladder drains is not killed alive and ends stopped, not crashed", async () => {
@@ -93,17 +108,28 @@ function subject(child: FakeChild, state: GenerationState = "ready"): Subject {
   const states: string[] = [];
   const ended = new AbortController();
   const conn = new Connection({
-    stdin: child.stdin, stdout: child.stdout, stderr: child.stderr,
+    stdin: child.stdin,
+    stdout: child.stdout,
+    stderr: child.stderr,
     inbox: { request: async () => null, notification: () => undefined, cancel: () => undefined },
-    childCancels: true, progress: () => false, onStderr: () => undefined,
-    onViolation: (m) => said.push(`violation: ${m}`), onTransportEnded: () => undefined,
-    diagnose: (level, m) => said.push(`${level}: ${m}`), ended: ended.signal,
+    childCancels: true,
+    progress: () => false,
+    onStderr: () => undefined,
+    onViolation: (m) => said.push(`violation: ${m}`),
+    onTransportEnded: () => undefined,
+    diagnose: (level, m) => said.push(`${level}: ${m}`),
+    ended: ended.signal,
   });
   let exited = false;
   void child.exited.then(() => (exited = true));
   let current = state;
   const s: LadderSubject = {
-    name: "fake", api: "0.2", state: () => current, peer: conn.peer, requests: null, exited: child.exited,
+    name: "fake",
+    api: "0.2",
+    state: () => current,
+    peer: conn.peer,
+    requests: null,
+    exited: child.exited,
     hasExited: () => exited,
     setState: (next) => {
       current = next;
@@ -124,7 +150,10 @@ test("SHUT-03: a child that exits during the acknowledgement stage is not killed
   await ladder;
   await reap(child, () => undefined, 100);
   assert.deepEqual(states, ["draining", "(drained)"]);
-  assert.ok(said.some((x) => x.startsWith("warning: no shutdown acknowledgement")), said.join("\n"));
+  assert.ok(
+    said.some((x) => x.startsWith("warning: no shutdown acknowledgement")),
+    said.join("\n"),
+  );
   assert.ok(!said.some((x) => x.includes("did not exit")), said.join("\n"));
   assert.ok(child.kills.every((k) => !k.running));
 });

@@ -35,13 +35,21 @@ export function allStdout(child: ChildProcess, ms = 5_000): Promise<string> {
   if (!stdout) return Promise.reject(new Error("child has no stdout pipe"));
   let text = "";
   stdout.on("data", (chunk: Buffer) => (text += chunk.toString("utf8")));
-  return withDeadline(new Promise<string>((resolve) => stdout.once("end", () => resolve(text))), ms, "the child's stdout to end");
+  return withDeadline(
+    new Promise<string>((resolve) => stdout.once("end", () => resolve(text))),
+    ms,
+    "the child's stdout to end",
+  );
 }
 
 /** Resolves when the child has exited (immediately if it already has), within `ms`. */
 export function exited(child: ChildProcess, ms = 5_000): Promise<void> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return withDeadline(new Promise<void>((resolve) => child.once("exit", () => resolve())), ms, `child ${child.pid} to exit`);
+  return withDeadline(
+    new Promise<void>((resolve) => child.once("exit", () => resolve())),
+    ms,
+    `child ${child.pid} to exit`,
+  );
 }
 
 /** SIGKILLs the group led by `pgid` (a detached child's pid), ignoring a group already gone. */

@@ -15,10 +15,10 @@ test("issue 14.3: who provides a name: the host for a reserved one, else the ext
   assert.equal(ledger.holder("nobody"), null);
   // Leaving out the asking extension: its own names are free for it.
   assert.equal(ledger.holder("grep", "b"), null);
-  assert.deepEqual(
-    [...ledger.owners("a")].sort(),
-    [["bash", "the host"], ["grep", 'extension "b"']],
-  );
+  assert.deepEqual([...ledger.owners("a")].sort(), [
+    ["bash", "the host"],
+    ["grep", 'extension "b"'],
+  ]);
 });
 
 test("issue 14.3: a disabled, untrusted, invalid, shadowed or conflict-refused extension holds no name", () => {
@@ -62,7 +62,10 @@ test("issue 14.3: at the first start names are claimed in discovery order; a ref
   const ledger = new ToolNameLedger([first, second, third, reserved], ["bash"]);
   const { admitted, refused } = ledger.admitAtStart([first, second, third, reserved]);
   // "mine" stays free for the third: the second, refused, never held it.
-  assert.deepEqual(admitted.map((e) => e.discovered.name), ["first", "third"]);
+  assert.deepEqual(
+    admitted.map((e) => e.discovered.name),
+    ["first", "third"],
+  );
   assert.deepEqual(
     refused.map((r) => [r.entry.discovered.name, r.message]),
     [

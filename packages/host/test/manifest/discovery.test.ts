@@ -99,10 +99,17 @@ test("MAN-10, MAN-22: duplicate names resolve explicit over global over project 
     assert.equal(err.rule, "shadowed");
     assert.equal(err.file, p);
     assert.equal(err.key, "name");
-    assert.ok(err.message.startsWith(`${p}: key "name": project extension "dup" is shadowed by explicit extension ${e}`), err.message);
+    assert.ok(
+      err.message.startsWith(`${p}: key "name": project extension "dup" is shadowed by explicit extension ${e}`),
+      err.message,
+    );
     assert.match(err.message, /explicit beats global beats project/);
     assert.equal(list.find((x) => x.manifestPath === g)!.errors[0]!.rule, "shadowed");
-    assert.equal(list.find((x) => x.manifestPath === pg)!.shadowedBy, gp, "the project pg does not replace the global pg");
+    assert.equal(
+      list.find((x) => x.manifestPath === pg)!.shadowedBy,
+      gp,
+      "the project pg does not replace the global pg",
+    );
     assert.deepEqual(list.find((x) => x.manifestPath === gOnly)!.errors, []);
   });
 });
@@ -113,7 +120,10 @@ test("MAN-10: within one source the first directory in sorted order wins, and en
     const a = await put(l.project, "a", manifestText("same"));
     const b = await put(l.project, "B", manifestText("other"));
     const list = await discoverExtensions({ workspace: l.workspace, octetHome: l.home });
-    assert.deepEqual(list.map((x) => x.manifestPath), [b, a, c]); // code-unit order: "B" < "a" < "c"
+    assert.deepEqual(
+      list.map((x) => x.manifestPath),
+      [b, a, c],
+    ); // code-unit order: "B" < "a" < "c"
     assert.equal(list[1]!.shadowedBy, null);
     assert.equal(list[2]!.shadowedBy, a);
   });
@@ -141,8 +151,15 @@ test("MAN-10: explicit dirs keep the order given; a dir holding extension.toml i
 test("MAN-10: relative --extension-dir values resolve against the workspace", async () => {
   await withLayout(async (l) => {
     const m = await put(path.join(l.workspace, "my-extensions"), "hello-tools", manifestText("hello-tools"));
-    const list = await discoverExtensions({ workspace: l.workspace, extensionDirs: ["./my-extensions"], octetHome: l.home });
-    assert.deepEqual(list.map((x) => [x.name, x.manifestPath]), [["hello-tools", m]]);
+    const list = await discoverExtensions({
+      workspace: l.workspace,
+      extensionDirs: ["./my-extensions"],
+      octetHome: l.home,
+    });
+    assert.deepEqual(
+      list.map((x) => [x.name, x.manifestPath]),
+      [["hello-tools", m]],
+    );
   });
 });
 
@@ -161,7 +178,11 @@ test("MAN-10: a missing or non-directory --extension-dir is an error entry with 
     const file = path.join(l.root, "file.txt");
     await writeFile(file, "x");
     await put(l.global, "g", manifestText("g"));
-    const list = await discoverExtensions({ workspace: l.workspace, extensionDirs: [missing, file], octetHome: l.home });
+    const list = await discoverExtensions({
+      workspace: l.workspace,
+      extensionDirs: [missing, file],
+      octetHome: l.home,
+    });
     assert.deepEqual(summary(list), [
       ["", "explicit", false, null],
       ["", "explicit", false, null],
@@ -201,7 +222,10 @@ test("MAN-10: a symlinked extension directory is followed one level", async () =
     await mkdir(l.project, { recursive: true });
     await symlink(path.dirname(real), path.join(l.project, "link"));
     const list = await discoverExtensions({ workspace: l.workspace, octetHome: l.home });
-    assert.deepEqual(list.map((x) => [x.name, x.manifestPath]), [["linked", path.join(l.project, "link", "extension.toml")]]);
+    assert.deepEqual(
+      list.map((x) => [x.name, x.manifestPath]),
+      [["linked", path.join(l.project, "link", "extension.toml")]],
+    );
   });
 });
 
@@ -211,10 +235,21 @@ test("MAN-10: the global root is octetHome, else a non-empty $OCTET_HOME, else ~
     await put(path.join(viaEnv, "extensions"), "e", manifestText("from-env"));
     await put(path.join(l.root, "user", ".octet", "extensions"), "h", manifestText("from-home"));
     const homeDir = path.join(l.root, "user");
-    const a = await discoverExtensions({ workspace: l.workspace, octetHome: undefined, env: { OCTET_HOME: viaEnv }, homeDir });
-    assert.deepEqual(a.map((x) => [x.name, x.source]), [["from-env", "global"]]);
+    const a = await discoverExtensions({
+      workspace: l.workspace,
+      octetHome: undefined,
+      env: { OCTET_HOME: viaEnv },
+      homeDir,
+    });
+    assert.deepEqual(
+      a.map((x) => [x.name, x.source]),
+      [["from-env", "global"]],
+    );
     const b = await discoverExtensions({ workspace: l.workspace, env: { OCTET_HOME: "" }, homeDir });
-    assert.deepEqual(b.map((x) => [x.name, x.source]), [["from-home", "global"]]);
+    assert.deepEqual(
+      b.map((x) => [x.name, x.source]),
+      [["from-home", "global"]],
+    );
     assert.equal(resolveOctetHome({ octetHome: l.home, env: { OCTET_HOME: viaEnv } }), l.home);
   });
 });
@@ -223,7 +258,10 @@ test("MAN-10: when the workspace is the home directory its extensions are global
   await withLayout(async (l) => {
     const m = await put(path.join(l.workspace, ".octet", "extensions"), "x", manifestText("x"));
     const list = await discoverExtensions({ workspace: l.workspace, octetHome: path.join(l.workspace, ".octet") });
-    assert.deepEqual(list.map((e) => [e.name, e.source, e.manifestPath]), [["x", "global", m]]);
+    assert.deepEqual(
+      list.map((e) => [e.name, e.source, e.manifestPath]),
+      [["x", "global", m]],
+    );
   });
 });
 
@@ -269,7 +307,10 @@ test("MAN-05: a requires_octet mismatch is found at discovery, before any proces
     assert.equal(entry?.manifest, null);
     assert.equal(entry?.name, "pinned");
     assert.equal(entry?.errors[0]?.code, "version_mismatch");
-    assert.match(entry?.errors[0]?.message ?? "", new RegExp(`requires octet 9\\.9\\.9 but this host is octet ${OCTET_VERSION.replaceAll(".", "\\.")}`));
+    assert.match(
+      entry?.errors[0]?.message ?? "",
+      new RegExp(`requires octet 9\\.9\\.9 but this host is octet ${OCTET_VERSION.replaceAll(".", "\\.")}`),
+    );
     const [ok] = await discoverExtensions({ workspace: l.workspace, octetHome: l.home, hostVersion: "9.9.9" });
     assert.deepEqual(ok?.errors, []);
   });
@@ -288,7 +329,10 @@ test("MAN-08: discovery refuses a manifest one byte over 256 KiB and keeps the d
       ["big1", "project", true, null],
       ["past-limit", "project", false, null],
     ]);
-    assert.equal(list[1]!.errors[0]!.message, `${past}: manifest is 262145 bytes, over the 262144-byte (256 KiB) manifest limit`);
+    assert.equal(
+      list[1]!.errors[0]!.message,
+      `${past}: manifest is 262145 bytes, over the 262144-byte (256 KiB) manifest limit`,
+    );
   });
 });
 

@@ -41,7 +41,10 @@ test("MAN-08: a 256 KiB manifest is read, one byte more is refused naming the si
     assert.equal(past.error.rule, "bound");
     assert.equal(past.error.code, "manifest_invalid");
     assert.equal(past.error.file, pastPath);
-    assert.equal(past.error.message, `${pastPath}: manifest is 262145 bytes, over the 262144-byte (256 KiB) manifest limit`);
+    assert.equal(
+      past.error.message,
+      `${pastPath}: manifest is 262145 bytes, over the 262144-byte (256 KiB) manifest limit`,
+    );
   });
 });
 

@@ -17,11 +17,24 @@ export interface FakeGeneration extends ServiceGeneration {
   setOwner(owner: Partial<ResourceOwner>): void;
 }
 
-export function fakeGeneration(o: { number?: number; secrets?: string[]; providerCredentials?: boolean } = {}): FakeGeneration {
+export function fakeGeneration(
+  o: { number?: number; secrets?: string[]; providerCredentials?: boolean } = {},
+): FakeGeneration {
   const parents = new Map<number, AbortController>();
   const ended = new AbortController();
   let owner: ResourceOwner = { session_id: "s-1", extension_instance_id: "i-1", process_generation: o.number ?? 1 };
-  const manifest = { name: "ext", api_version: "0.2", capabilities: { filesystem: "none", process: false, network: false, secrets: o.secrets ?? [], environment: [], provider_credentials: o.providerCredentials ?? false } } as unknown as ExtensionManifest;
+  const manifest = {
+    name: "ext",
+    api_version: "0.2",
+    capabilities: {
+      filesystem: "none",
+      process: false,
+      network: false,
+      secrets: o.secrets ?? [],
+      environment: [],
+      provider_credentials: o.providerCredentials ?? false,
+    },
+  } as unknown as ExtensionManifest;
   const g: FakeGeneration = {
     name: "ext",
     api: "0.2",
@@ -29,8 +42,15 @@ export function fakeGeneration(o: { number?: number; secrets?: string[]; provide
     manifest,
     scratchDir: () => null,
     // These services never touch the tool catalog.
-    catalog: { tools: () => [], publish: () => { throw new Error("a policy or secrets service must not publish tools"); }, features: () => [] },
-    activeRequest: (id) => (parents.has(id) ? { method: "tool/call", signal: parents.get(id)!.signal, takeApproval: () => false } : undefined),
+    catalog: {
+      tools: () => [],
+      publish: () => {
+        throw new Error("a policy or secrets service must not publish tools");
+      },
+      features: () => [],
+    },
+    activeRequest: (id) =>
+      parents.has(id) ? { method: "tool/call", signal: parents.get(id)!.signal, takeApproval: () => false } : undefined,
     owner: () => ({ ...owner }),
     ended: ended.signal,
     diagnostics: [],
@@ -61,7 +81,13 @@ export function fakeGeneration(o: { number?: number; secrets?: string[]; provide
 let nextId = 1;
 
 /** Calls `method` of `service` as the inbox would, with the inbox's parent rules (REV-08). */
-export function call(g: FakeGeneration, service: GenerationService, method: string, params: unknown, own: AbortSignal = new AbortController().signal): Promise<unknown> {
+export function call(
+  g: FakeGeneration,
+  service: GenerationService,
+  method: string,
+  params: unknown,
+  own: AbortSignal = new AbortController().signal,
+): Promise<unknown> {
   const handler = service.requests?.[method];
   if (!handler) throw new Error(`no handler for ${method}`);
   const parents = (g as unknown as { parents: Map<number, AbortController> }).parents;
@@ -71,11 +97,18 @@ export function call(g: FakeGeneration, service: GenerationService, method: stri
     params,
     signal: own,
     parent(parentId) {
-      if (parentId === undefined || parentId === null) throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id is missing`);
-      if (typeof parentId !== "number") throw new WireError(ErrorCode.InvalidParams, `${method}: parent_request_id must be an integer`);
+      if (parentId === undefined || parentId === null)
+        throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id is missing`);
+      if (typeof parentId !== "number")
+        throw new WireError(ErrorCode.InvalidParams, `${method}: parent_request_id must be an integer`);
       const p = parents.get(parentId);
-      if (!p) throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id ${parentId} is not active`);
-      return { signal: p.signal, parent: { method: "tool/call", signal: p.signal, takeApproval: () => false }, parentId };
+      if (!p)
+        throw new WireError(ErrorCode.Unavailable, `${method} refused: parent_request_id ${parentId} is not active`);
+      return {
+        signal: p.signal,
+        parent: { method: "tool/call", signal: p.signal, takeApproval: () => false },
+        parentId,
+      };
     },
   };
   return handler(scope);

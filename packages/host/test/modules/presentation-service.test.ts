@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bounds, type ResourceOwner } from "@octet/protocol";
-import { presentationService, type PresentationClock, type PresentationRecord } from "../../src/modules/presentation/presentation-service.js";
+import {
+  presentationService,
+  type PresentationClock,
+  type PresentationRecord,
+} from "../../src/modules/presentation/presentation-service.js";
 import { PresentationStore } from "../../src/modules/presentation/presentation-store.js";
 import type { GenerationService, ServiceGeneration } from "../../src/modules/module.js";
 import type { HostEvent } from "../../src/events.js";
@@ -55,24 +59,36 @@ function harness(options: { presentation?: boolean; commands?: string[] } = {}):
   const diagnostics: string[] = [];
   const active = new Set<number>();
   const manifest = {
-    name: "workers", version: "1.2.3", api_version: "0.2",
+    name: "workers",
+    version: "1.2.3",
+    api_version: "0.2",
     contributes: { presentation: options.presentation ?? true, commands: options.commands ?? ["workers"] },
   } as unknown as ExtensionManifest;
   const g: ServiceGeneration = {
-    name: "workers", api: "0.2", number: 3, manifest,
+    name: "workers",
+    api: "0.2",
+    number: 3,
+    manifest,
     scratchDir: () => null,
     // Presentation never touches the tool catalog.
     catalog: { tools: () => [], publish: () => assert.fail("presentation must not publish tools"), features: () => [] },
     owner: () => ({ ...OWNER }),
     ended: new AbortController().signal,
-    activeRequest: (id) => (active.has(id) ? { method: "tool/call", signal: new AbortController().signal, takeApproval: () => false } : undefined),
+    activeRequest: (id) =>
+      active.has(id)
+        ? { method: "tool/call", signal: new AbortController().signal, takeApproval: () => false }
+        : undefined,
     diagnose: (_level, message) => diagnostics.push(message),
     emit: (event) => events.push(event),
   };
   const service = presentationService({ clock })(g);
   assert.ok(service);
   return {
-    service, clock, events, diagnostics, active,
+    service,
+    clock,
+    events,
+    diagnostics,
+    active,
     send: (params) => service.notifications?.["presentation/update"]?.(params),
     shown: () => events.flatMap((e) => (e.type === "presentation" && e.presentation ? [e.presentation] : [])),
   };
@@ -123,9 +139,13 @@ test("PRES-03, PRES-06: a background snapshot is accepted only with the exact is
     { ...OWNER, process_generation: 2 },
     { ...OWNER, session_id: "s-other" },
     { ...OWNER, extension_instance_id: "inst-foreign" },
-  ]) h.send({ resource_owner: owner, snapshot: snap(5) });
+  ])
+    h.send({ resource_owner: owner, snapshot: snap(5) });
   assert.equal(h.shown().length, 1);
-  assert.equal(h.diagnostics.filter((d) => d.includes("is not the triple issued to this process generation")).length, 3);
+  assert.equal(
+    h.diagnostics.filter((d) => d.includes("is not the triple issued to this process generation")).length,
+    3,
+  );
 });
 
 test("PRES-04: a notification with both parent_request_id and resource_owner is dropped with a diagnostic", () => {
@@ -141,7 +161,11 @@ test("PRES-05: process-scoped state has no owner and may not reference a session
   h.send({ snapshot: snap(1) });
   assert.equal(h.shown()[0]?.owner, null);
   assert.equal(h.shown()[0]?.scope, "process");
-  h.send({ snapshot: snap(2, { activities: [{ id: "a", kind: "k", state: "running", references: [{ kind: "session", id: "s" }] }] }) });
+  h.send({
+    snapshot: snap(2, {
+      activities: [{ id: "a", kind: "k", state: "running", references: [{ kind: "session", id: "s" }] }],
+    }),
+  });
   assert.equal(h.shown().length, 1);
   assert.match(h.diagnostics.join("\n"), /process-scoped/);
 });
@@ -153,7 +177,10 @@ test("PRES-07: revisions must increase within a generation (0 is valid); a stale
   h.send({ snapshot: snap(5) });
   h.send({ snapshot: snap(3) });
   h.send({ snapshot: snap(6) });
-  assert.deepEqual(h.shown().map((r) => r.revision), [0, 5, 6]);
+  assert.deepEqual(
+    h.shown().map((r) => r.revision),
+    [0, 5, 6],
+  );
   assert.equal(h.diagnostics.filter((d) => d.includes("stale")).length, 2);
   assert.match(h.diagnostics[0] ?? "", /revision 5 is not newer than revision 5/);
 });
@@ -161,18 +188,32 @@ test("PRES-07: revisions must increase within a generation (0 is valid); a stale
 test("PRES-21: an invalid snapshot is refused whole, the last accepted one stays, and the revision is not consumed", () => {
   const h = harness();
   h.send({ snapshot: snap(1, { status: { state: "active" } }) });
-  h.send({ snapshot: snap(2, { status: { state: "active" }, actions: [{ id: "x", label: "X", command: "undeclared" }] }) });
+  h.send({
+    snapshot: snap(2, { status: { state: "active" }, actions: [{ id: "x", label: "X", command: "undeclared" }] }),
+  });
   assert.equal(h.shown().length, 1);
-  assert.match(h.diagnostics[0] ?? "", /the last accepted snapshot stays: .*"undeclared" is not a command this manifest declares/);
+  assert.match(
+    h.diagnostics[0] ?? "",
+    /the last accepted snapshot stays: .*"undeclared" is not a command this manifest declares/,
+  );
   // The refused revision 2 does not block a valid revision 2.
   h.send({ snapshot: snap(2) });
-  assert.deepEqual(h.shown().map((r) => r.revision), [1, 2]);
+  assert.deepEqual(
+    h.shown().map((r) => r.revision),
+    [1, 2],
+  );
 });
 
 test("PRES-15, PRES-23: actions are checked against the manifest's declared commands and never run by the service", () => {
   const h = harness({ commands: ["workers", "other"] });
-  h.send({ snapshot: snap(1, { actions: [{ id: "stop", label: "Stop", command: "other", arguments: ["x"], destructive: true }] }) });
-  assert.deepEqual(h.shown()[0]?.snapshot.actions, [{ id: "stop", label: "Stop", command: "other", arguments: ["x"], destructive: true }]);
+  h.send({
+    snapshot: snap(1, {
+      actions: [{ id: "stop", label: "Stop", command: "other", arguments: ["x"], destructive: true }],
+    }),
+  });
+  assert.deepEqual(h.shown()[0]?.snapshot.actions, [
+    { id: "stop", label: "Stop", command: "other", arguments: ["x"], destructive: true },
+  ]);
   // The service has no requests of its own and emits only presentation events.
   assert.equal(h.service.requests, undefined);
   assert.ok(h.events.every((e) => e.type === "presentation"));
@@ -208,7 +249,13 @@ test("PRES-19: the newest pending snapshot is emitted when a late timer is overt
   // The clock jumps past the window without the timer having run (a busy event loop).
   h.clock.t += 5_000;
   h.send({ snapshot: snap(100) });
-  assert.deepEqual(h.shown().slice(max).map((r) => r.revision), [max + 2, 100]);
+  assert.deepEqual(
+    h
+      .shown()
+      .slice(max)
+      .map((r) => r.revision),
+    [max + 2, 100],
+  );
   assert.equal(h.clock.pending, 0);
 });
 
@@ -242,17 +289,31 @@ test("PRES-25, SUP-19: when the generation ends a pending snapshot is dropped an
 test("PRES-22, PRES-25: the store keeps the latest per owner, prefers the newest revision, and forgets an ended generation", () => {
   const store = new PresentationStore();
   const rec = (generation: number, revision: number, owner: ResourceOwner | null): PresentationRecord => ({
-    extension: "w", version: "1", instance: `i${generation}`, generation, owner, scope: owner ? "owner" : "process", revision, snapshot: { revision, activities: [], actions: [] },
+    extension: "w",
+    version: "1",
+    instance: `i${generation}`,
+    generation,
+    owner,
+    scope: owner ? "owner" : "process",
+    revision,
+    snapshot: { revision, activities: [], actions: [] },
   });
-  const put = (r: PresentationRecord) => store.observe({ type: "presentation", extension: "w", generation: r.generation, presentation: r });
+  const put = (r: PresentationRecord) =>
+    store.observe({ type: "presentation", extension: "w", generation: r.generation, presentation: r });
   put(rec(1, 1, null));
   put(rec(1, 2, OWNER));
   put(rec(1, 3, null));
   assert.equal(store.latest("w")?.revision, 3);
-  assert.deepEqual(store.all("w").map((r) => r.revision), [3, 2]);
+  assert.deepEqual(
+    store.all("w").map((r) => r.revision),
+    [3, 2],
+  );
   // A reload candidate (generation 2) publishes: generation 1's snapshots are replaced at once.
   put(rec(2, 0, null));
-  assert.deepEqual(store.all("w").map((r) => [r.generation, r.revision]), [[2, 0]]);
+  assert.deepEqual(
+    store.all("w").map((r) => [r.generation, r.revision]),
+    [[2, 0]],
+  );
   // Generation 1 ending later does not clear generation 2's.
   store.observe({ type: "presentation", extension: "w", generation: 1, presentation: null });
   assert.equal(store.latest("w")?.generation, 2);

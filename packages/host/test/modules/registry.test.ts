@@ -5,14 +5,18 @@ import { ChildInbox } from "../../src/generation/child-inbox.js";
 import { buildInitializeRequest } from "../../src/generation/initialize-request.js";
 import { parseManifest } from "../../src/manifest/manifest.js";
 import {
-  defineModule, type ChildRequestScope, type HostModule, type ServiceGeneration,
+  defineModule,
+  type ChildRequestScope,
+  type HostModule,
+  type ServiceGeneration,
 } from "../../src/modules/module.js";
 import { GenerationModules, dispatchTable } from "../../src/modules/module-set.js";
 import { BARE_HOST, HOST_MODULES, bindModules, embedderSurface, policyModule } from "../../src/modules/registry.js";
 
 function manifest(api: string) {
-  const text = `name = "x"\nversion = "1"\napi_version = "${api}"\n`
-    + `[entrypoint]\ncommand = "x"\n[contributes]\ntools = ["t"]\n`;
+  const text =
+    `name = "x"\nversion = "1"\napi_version = "${api}"\n` +
+    `[entrypoint]\ncommand = "x"\n[contributes]\ntools = ["t"]\n`;
   const r = parseManifest(text, "/x/extension.toml");
   assert.ok(r.ok);
   return r.manifest;
@@ -52,16 +56,30 @@ function fakeModule(seen: ChildRequestScope[]): HostModule {
 function inboxOf(modules: GenerationModules, api: string, features: readonly string[]): ChildInbox {
   const g = generation(api);
   return new ChildInbox({
-    name: g.name, api: g.api, generation: 1, manifest: g.manifest, accepting: () => true,
-    activeRequest: () => undefined, generationSignal: new AbortController().signal, emit: () => {},
-    diagnose: () => {}, features: () => features, modules,
+    name: g.name,
+    api: g.api,
+    generation: 1,
+    manifest: g.manifest,
+    accepting: () => true,
+    activeRequest: () => undefined,
+    generationSignal: new AbortController().signal,
+    emit: () => {},
+    diagnose: () => {},
+    features: () => features,
+    modules,
   });
 }
 
-const req = (id: number, method: string, params: unknown = {}): RequestMessage =>
-  ({ jsonrpc: "2.0", id, method, params });
-const refused = (code: number, message: RegExp) => (e: unknown): boolean =>
-  e instanceof WireError && e.code === code && message.test(e.message);
+const req = (id: number, method: string, params: unknown = {}): RequestMessage => ({
+  jsonrpc: "2.0",
+  id,
+  method,
+  params,
+});
+const refused =
+  (code: number, message: RegExp) =>
+  (e: unknown): boolean =>
+    e instanceof WireError && e.code === code && message.test(e.message);
 /** The registry with the fake module in the policy module's place. */
 const withFake = (seen: ChildRequestScope[]): HostModule[] => [
   ...HOST_MODULES.filter((m) => m !== policyModule),
@@ -74,26 +92,37 @@ test("issue 14.2: a module in the registry list is offered in initialize and its
   const modules = new GenerationModules(bound, generation("0.4"));
   assert.ok(modules.features.includes("policy_intents"), modules.features.join(", "));
   const { params } = buildInitializeRequest(manifest("0.4"), {
-    manifestPath: "/x/extension.toml", source: "explicit", workspace: "/w",
+    manifestPath: "/x/extension.toml",
+    source: "explicit",
+    workspace: "/w",
     host: { session_id: null, session_name: null, model: null, reasoning: null, active_skills: [] },
     optional: modules.features,
   });
   assert.ok(params.protocol?.optional_features.includes("policy_intents"));
   const box = inboxOf(modules, "0.4", ["policy_intents"]);
   assert.deepEqual(await box.request(req(1, "policy/evaluate", { probe: 1 })), { decision: "allow" });
-  assert.deepEqual(seen.map((s) => s.params), [{ probe: 1 }]);
+  assert.deepEqual(
+    seen.map((s) => s.params),
+    [{ probe: 1 }],
+  );
 });
 
 test("issue 14.2: a module not bound is not offered nor dispatched; a feature not negotiated is refused", async () => {
   const seen: ChildRequestScope[] = [];
   const unbound = new GenerationModules(bindModules({}, BARE_HOST, withFake(seen)), generation("0.4"));
   assert.ok(!unbound.features.includes("policy_intents"));
-  await assert.rejects(inboxOf(unbound, "0.4", ["policy_intents"]).request(req(1, "policy/evaluate")),
-    refused(-32601, /^unsupported_feature policy\/evaluate is not offered/));
-  const bound = new GenerationModules(bindModules({ fake: "deny" } as never, BARE_HOST, withFake(seen)),
-    generation("0.4"));
-  await assert.rejects(inboxOf(bound, "0.4", []).request(req(2, "policy/evaluate")),
-    refused(-32601, /needs the policy_intents feature, which was not negotiated/));
+  await assert.rejects(
+    inboxOf(unbound, "0.4", ["policy_intents"]).request(req(1, "policy/evaluate")),
+    refused(-32601, /^unsupported_feature policy\/evaluate is not offered/),
+  );
+  const bound = new GenerationModules(
+    bindModules({ fake: "deny" } as never, BARE_HOST, withFake(seen)),
+    generation("0.4"),
+  );
+  await assert.rejects(
+    inboxOf(bound, "0.4", []).request(req(2, "policy/evaluate")),
+    refused(-32601, /needs the policy_intents feature, which was not negotiated/),
+  );
   assert.equal(seen.length, 0, "the module never saw a refused request");
 });
 
@@ -117,15 +146,21 @@ test("issue 14.2: the registry answers every child->host method of the method ta
 
 test("issue 14.2: modules that list a host request, reclaim a method or answer an unlisted one are refused", () => {
   const base = { feature: "bad", offer: () => [], open: () => null, childNotifications: [] };
-  assert.throws(() => dispatchTable([defineModule({ ...base, childRequests: [TOOL_CALL] })]),
-    /lists tool\/call as a child request, but it is a host->child request/);
+  assert.throws(
+    () => dispatchTable([defineModule({ ...base, childRequests: [TOOL_CALL] })]),
+    /lists tool\/call as a child request, but it is a host->child request/,
+  );
   const twice = defineModule({ ...base, feature: "twice", childRequests: [POLICY_EVALUATE] });
-  assert.throws(() => dispatchTable([policyModule, twice]),
-    /"policy_intents" and "twice" both answer policy\/evaluate/);
+  assert.throws(
+    () => dispatchTable([policyModule, twice]),
+    /"policy_intents" and "twice" both answer policy\/evaluate/,
+  );
   const answers = { features: [], requests: { "policy/evaluate": async () => ({}) } };
   const sneaky = defineModule<true>({ ...base, childRequests: [], open: () => answers });
-  assert.throws(() => new GenerationModules(bindModules({}, BARE_HOST, [sneaky]), generation("0.4")),
-    /answers policy\/evaluate without listing it/);
+  assert.throws(
+    () => new GenerationModules(bindModules({}, BARE_HOST, [sneaky]), generation("0.4")),
+    /answers policy\/evaluate without listing it/,
+  );
 });
 
 test("issue 14.2: the embedder surface merges the embedder APIs of the modules; a name twice is refused", async () => {
@@ -134,11 +169,17 @@ test("issue 14.2: the embedder surface merges the embedder APIs of the modules; 
   assert.deepEqual(await surface.collectContext({ prompt: null }, {}), [], "no ready extension: nothing collected");
   assert.equal(await surface.compactionFrames({} as never, {}), null);
   const extra = defineModule({
-    feature: "extra", offer: () => [], open: () => null, childRequests: [], childNotifications: [],
+    feature: "extra",
+    offer: () => [],
+    open: () => null,
+    childRequests: [],
+    childNotifications: [],
     embedderApi: () => ({ ping: () => "pong" }),
   });
   assert.equal((embedderSurface(view, [extra]) as unknown as { ping(): string }).ping(), "pong");
   const clash = defineModule({ ...extra, feature: "clash", embedderApi: () => ({ collectContext: () => [] }) });
-  assert.throws(() => embedderSurface(view, [...HOST_MODULES, clash]),
-    /"collection" and "clash" both export collectContext/);
+  assert.throws(
+    () => embedderSurface(view, [...HOST_MODULES, clash]),
+    /"collection" and "clash" both export collectContext/,
+  );
 });

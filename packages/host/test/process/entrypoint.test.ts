@@ -17,7 +17,10 @@ test("ENV-10: a bare command is kept verbatim for the PATH lookup", () => {
 
 test("ENV-10: a command starting with ./ or ../ is resolved against the extension directory", () => {
   assert.equal(resolveEntrypoint({ command: "./bin/ext", args: [] }, dir).command, `${dir}/bin/ext`);
-  assert.equal(resolveEntrypoint({ command: "../shared/run", args: [] }, dir).command, "/home/u/.octet/extensions/shared/run");
+  assert.equal(
+    resolveEntrypoint({ command: "../shared/run", args: [] }, dir).command,
+    "/home/u/.octet/extensions/shared/run",
+  );
   assert.equal(resolveEntrypoint({ command: "./a/../b", args: [] }, dir).command, `${dir}/b`);
 });
 

@@ -52,7 +52,11 @@ test("ENV-05: only the allowlist and LC_* pass through, exact set and values", (
   const passed = ["PATH", "HOME", "USER", "LOGNAME", "LANG", "LC_ALL", "LC_CTYPE", "TERM", "TMPDIR", "SHELL", "TZ"];
   assert.deepEqual(new Set(Object.keys(env)), new Set([...passed, ...OCTET_KEYS]));
   for (const k of passed) assert.equal(env[k], parent[k], k);
-  assert.deepEqual([...ENV_ALLOWLIST].sort(), ["HOME", "LANG", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "TZ", "USER"], "docs/decisions.md lists this set");
+  assert.deepEqual(
+    [...ENV_ALLOWLIST].sort(),
+    ["HOME", "LANG", "LOGNAME", "PATH", "SHELL", "TERM", "TMPDIR", "TZ", "USER"],
+    "docs/decisions.md lists this set",
+  );
 });
 
 test("ENV-05: an empty parent environment gives exactly the OCTET_* variables", () => {
@@ -68,9 +72,17 @@ test("ENV-06: SSH_AUTH_SOCK is copied only when declared and present", () => {
   assert.equal(buildChildEnvironment(parent, octet, ["SSH_AUTH_SOCK"])["SSH_AUTH_SOCK"], "/run/ssh.sock");
   const without = { ...parent };
   delete without["SSH_AUTH_SOCK"];
-  assert.equal(Object.hasOwn(buildChildEnvironment(without, octet, ["SSH_AUTH_SOCK"]), "SSH_AUTH_SOCK"), false, "declared, absent");
+  assert.equal(
+    Object.hasOwn(buildChildEnvironment(without, octet, ["SSH_AUTH_SOCK"]), "SSH_AUTH_SOCK"),
+    false,
+    "declared, absent",
+  );
   const unset = { ...parent, SSH_AUTH_SOCK: undefined };
-  assert.equal(Object.hasOwn(buildChildEnvironment(unset, octet, ["SSH_AUTH_SOCK"]), "SSH_AUTH_SOCK"), false, "declared, undefined");
+  assert.equal(
+    Object.hasOwn(buildChildEnvironment(unset, octet, ["SSH_AUTH_SOCK"]), "SSH_AUTH_SOCK"),
+    false,
+    "declared, undefined",
+  );
 });
 
 test("ENV-01: every OCTET_* variable is set, and the parent cannot override or add any", () => {
@@ -103,30 +115,46 @@ test("the environment has a null prototype and a polluted Object.prototype does 
 
 test("ENV-05: for random parent environments the child keys are a subset of allowlist, LC_*, declared and OCTET_*, with equal values", () => {
   const name = fc.oneof(
-    fc.constantFrom(...ENV_ALLOWLIST, "SSH_AUTH_SOCK", "NODE_OPTIONS", "LD_PRELOAD", "OPENAI_API_KEY", "OCTET_WORKSPACE", "OCTET_X", "__proto__", "constructor"),
+    fc.constantFrom(
+      ...ENV_ALLOWLIST,
+      "SSH_AUTH_SOCK",
+      "NODE_OPTIONS",
+      "LD_PRELOAD",
+      "OPENAI_API_KEY",
+      "OCTET_WORKSPACE",
+      "OCTET_X",
+      "__proto__",
+      "constructor",
+    ),
     fc.string({ minLength: 1, maxLength: 6 }).map((s) => `LC_${s}`),
     fc.string({ minLength: 1, maxLength: 12 }),
   );
   const value = fc.option(fc.string({ maxLength: 20 }), { nil: undefined });
   fc.assert(
-    fc.property(fc.array(fc.tuple(name, value), { maxLength: 30 }), fc.subarray(["SSH_AUTH_SOCK", "TZ", "EXTRA_DECLARED"]), (pairs, declared) => {
-      const parentEnv = Object.create(null) as Record<string, string | undefined>;
-      for (const [k, v] of pairs) parentEnv[k] = v;
-      const env = buildChildEnvironment(parentEnv, octet, declared);
-      assert.equal(Object.getPrototypeOf(env), null);
-      const allowed = (k: string): boolean => ENV_ALLOWLIST.includes(k) || k.startsWith("LC_") || declared.includes(k);
-      for (const k of Object.keys(env)) {
-        if (OCTET_KEYS.includes(k)) assert.equal(env[k], octet[k as keyof OctetVariables]);
-        else {
-          assert.ok(allowed(k), `unexpected key ${JSON.stringify(k)}`);
-          assert.equal(env[k], parentEnv[k]);
+    fc.property(
+      fc.array(fc.tuple(name, value), { maxLength: 30 }),
+      fc.subarray(["SSH_AUTH_SOCK", "TZ", "EXTRA_DECLARED"]),
+      (pairs, declared) => {
+        const parentEnv = Object.create(null) as Record<string, string | undefined>;
+        for (const [k, v] of pairs) parentEnv[k] = v;
+        const env = buildChildEnvironment(parentEnv, octet, declared);
+        assert.equal(Object.getPrototypeOf(env), null);
+        const allowed = (k: string): boolean =>
+          ENV_ALLOWLIST.includes(k) || k.startsWith("LC_") || declared.includes(k);
+        for (const k of Object.keys(env)) {
+          if (OCTET_KEYS.includes(k)) assert.equal(env[k], octet[k as keyof OctetVariables]);
+          else {
+            assert.ok(allowed(k), `unexpected key ${JSON.stringify(k)}`);
+            assert.equal(env[k], parentEnv[k]);
+          }
         }
-      }
-      for (const k of Object.keys(parentEnv)) {
-        if (allowed(k) && typeof parentEnv[k] === "string" && !OCTET_KEYS.includes(k)) assert.equal(env[k], parentEnv[k], `missing ${k}`);
-      }
-      for (const k of OCTET_KEYS) assert.ok(Object.hasOwn(env, k));
-    }),
+        for (const k of Object.keys(parentEnv)) {
+          if (allowed(k) && typeof parentEnv[k] === "string" && !OCTET_KEYS.includes(k))
+            assert.equal(env[k], parentEnv[k], `missing ${k}`);
+        }
+        for (const k of OCTET_KEYS) assert.ok(Object.hasOwn(env, k));
+      },
+    ),
     { numRuns: 500 },
   );
 });

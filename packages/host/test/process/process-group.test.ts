@@ -17,7 +17,11 @@ import { waitUntil } from "../helpers/wait.js";
 test("signalGroup refuses pgid 0, 1, negatives and non-integers without signalling", () => {
   // SIGCONT is harmless even if a refusal were missing (0 is our own group, -1 is everyone).
   for (const pgid of [0, 1, -1, -1234, 1.5, Number.NaN, Number.POSITIVE_INFINITY, 2 ** 53]) {
-    assert.throws(() => signalGroup(pgid, "SIGCONT"), (e: unknown) => e instanceof RangeError && e.message.includes(`process group ${pgid}`), String(pgid));
+    assert.throws(
+      () => signalGroup(pgid, "SIGCONT"),
+      (e: unknown) => e instanceof RangeError && e.message.includes(`process group ${pgid}`),
+      String(pgid),
+    );
   }
 });
 
@@ -63,7 +67,10 @@ test("signalGroup returns gone for a group that no longer exists", async () => {
 test("isAlive is false for a zombie, which kill(pid, 0) still reports as present", async () => {
   // Node reaps its own children, so the zombie is a grandchild whose parent (exec'd into sleep)
   // never waits for it.
-  const child = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], { detached: true, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn("sh", ["-c", "sleep 0 & echo $!; exec sleep 30"], {
+    detached: true,
+    stdio: ["ignore", "pipe", "inherit"],
+  });
   try {
     const zombie = Number(await firstLine(child));
     await waitUntil(() => readProcStat(zombie)?.state === "Z", 5_000, `process ${zombie} to become a zombie`);
@@ -96,7 +103,10 @@ test("readProcStat parses a command name with spaces and parentheses", async () 
     assert.equal(await firstLine(child), "up");
     const stat = readProcStat(child.pid!);
     assert.ok(stat, "stat readable");
-    assert.deepEqual({ ...stat, state: "?", start: 0 }, { pid: child.pid, state: "?", ppid: process.pid, pgid: child.pid, start: 0 });
+    assert.deepEqual(
+      { ...stat, state: "?", start: 0 },
+      { pid: child.pid, state: "?", ppid: process.pid, pgid: child.pid, start: 0 },
+    );
     assert.ok(Number.isInteger(stat.start) && stat.start > 0, `start ${stat.start}`);
     assert.ok(["R", "S", "D"].includes(stat.state), `state ${stat.state}`);
   } finally {

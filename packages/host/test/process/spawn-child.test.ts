@@ -61,7 +61,22 @@ test("ENV-10: arguments reach the child verbatim, with no shell between", async 
   await withDir(async (dir) => {
     const script = path.join(dir, "report.cjs");
     await writeFile(script, REPORT);
-    const args = ["$(echo hi)", "; rm -rf /", "`id`", "a b", "*", "$HOME", "'q'", "\"dq\"", "x\ny", "", "-flag", "--", "|", "&& echo pwned"];
+    const args = [
+      "$(echo hi)",
+      "; rm -rf /",
+      "`id`",
+      "a b",
+      "*",
+      "$HOME",
+      "'q'",
+      '"dq"',
+      "x\ny",
+      "",
+      "-flag",
+      "--",
+      "|",
+      "&& echo pwned",
+    ];
     await run({ command: process.execPath, args: [script, ...args], cwd: dir, env }, async (child) => {
       const report = JSON.parse(await firstLine(child)) as { argv: string[] };
       assert.deepEqual(report.argv, args);
@@ -112,7 +127,12 @@ test("stdin EOF reaches the child and its stdout ends", async () => {
 
 test("a missing command is spawn_failed naming the command and PATH", async () => {
   await withDir(async (dir) => {
-    const e = await spawnFailure({ command: "octet-no-such-command", args: [], cwd: dir, env: { PATH: "/nonexistent/bin" } });
+    const e = await spawnFailure({
+      command: "octet-no-such-command",
+      args: [],
+      cwd: dir,
+      env: { PATH: "/nonexistent/bin" },
+    });
     assert.match(e.message, /"octet-no-such-command" was not found \(PATH=\/nonexistent\/bin\)/);
   });
 });

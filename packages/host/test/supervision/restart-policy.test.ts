@@ -1,12 +1,20 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { DEFAULT_RESTART_POLICY, backoffCeiling, decideRestart, type RestartBudget } from "../../src/supervision/restart-policy.js";
+import {
+  DEFAULT_RESTART_POLICY,
+  backoffCeiling,
+  decideRestart,
+  type RestartBudget,
+} from "../../src/supervision/restart-policy.js";
 
 const crash = (now: number, readySince: number | null = null) => ({ now, readySince });
 
 test("SUP-03: the delay is full jitter, uniform in [0, min(30 s, 250 ms x 2^attempt)], attempt counting from 0", () => {
-  assert.deepEqual([0, 1, 2, 3, 4, 5, 6, 7, 8].map((a) => backoffCeiling(a)), [250, 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000]);
+  assert.deepEqual(
+    [0, 1, 2, 3, 4, 5, 6, 7, 8].map((a) => backoffCeiling(a)),
+    [250, 500, 1000, 2000, 4000, 8000, 16000, 30000, 30000],
+  );
   assert.equal(backoffCeiling(10_000), 30_000, "no overflow past the cap");
   // random() = 0 gives 0 ms; the top of [0, 1) gives the ceiling itself.
   const low = decideRestart({ attempts: 3 }, crash(0), () => 0);
@@ -14,10 +22,20 @@ test("SUP-03: the delay is full jitter, uniform in [0, min(30 s, 250 ms x 2^atte
   const high = decideRestart({ attempts: 3 }, crash(0), () => 1 - Number.EPSILON);
   assert.equal(high.action === "restart" && high.delayMs, 2000);
   fc.assert(
-    fc.property(fc.integer({ min: 0, max: 7 }), fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }), (attempts, r) => {
-      const d = decideRestart({ attempts }, crash(0), () => r);
-      return d.action === "restart" && Number.isInteger(d.delayMs) && d.delayMs >= 0 && d.delayMs <= backoffCeiling(attempts) && d.attempt === attempts;
-    }),
+    fc.property(
+      fc.integer({ min: 0, max: 7 }),
+      fc.double({ min: 0, max: 1, maxExcluded: true, noNaN: true }),
+      (attempts, r) => {
+        const d = decideRestart({ attempts }, crash(0), () => r);
+        return (
+          d.action === "restart" &&
+          Number.isInteger(d.delayMs) &&
+          d.delayMs >= 0 &&
+          d.delayMs <= backoffCeiling(attempts) &&
+          d.attempt === attempts
+        );
+      },
+    ),
   );
   // A broken random source cannot produce a negative, huge or NaN delay.
   for (const r of [-1, 2, Number.NaN, Number.POSITIVE_INFINITY]) {
@@ -54,6 +72,10 @@ test("SUP-05: 30 s continuously ready resets the budget; 29.999 s does not, and 
 });
 
 test("SUP-06: a permanent error parks at once, whatever the budget", () => {
-  const d = decideRestart({ attempts: 0 }, { now: 0, readySince: null, permanent: "re-registration required" }, () => 0);
+  const d = decideRestart(
+    { attempts: 0 },
+    { now: 0, readySince: null, permanent: "re-registration required" },
+    () => 0,
+  );
   assert.deepEqual(d, { action: "park", reason: "re-registration required", budget: { attempts: 0 } });
 });

@@ -1,7 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { OctetError } from "@octet/protocol";
-import { Supervisor, isPermanentRestartError, type SupervisorClock, type SupervisorEvent } from "../../src/supervision/supervisor.js";
+import {
+  Supervisor,
+  isPermanentRestartError,
+  type SupervisorClock,
+  type SupervisorEvent,
+} from "../../src/supervision/supervisor.js";
 
 /** A clock whose time moves only when told, and whose timers fire only then. */
 class FakeClock implements SupervisorClock {
@@ -64,14 +69,28 @@ test("SUP-01, SUP-02: an unexpected end schedules a restart after the jittered d
   const h = harness(async () => undefined);
   h.sv.ended("process exited with code 1");
   assert.equal(h.sv.snapshot.state, "backoff");
-  assert.deepEqual(h.events[0], { action: "restart_scheduled", attempt: 0, delayMs: 125, reason: "process exited with code 1" });
+  assert.deepEqual(h.events[0], {
+    action: "restart_scheduled",
+    attempt: 0,
+    delayMs: 125,
+    reason: "process exited with code 1",
+  });
   assert.equal(h.sv.snapshot.nextRestartAt, 125);
   await h.clock.advance(124);
   assert.equal(h.calls(), 0, "not before the delay");
   await h.clock.advance(1);
   assert.equal(h.calls(), 1);
-  assert.deepEqual(h.events.slice(1).map((e) => e.action), ["restarting", "restarted"]);
-  assert.deepEqual(h.sv.snapshot, { state: "watching", restarts: 1, attempts: 1, nextRestartAt: null, parkedReason: null });
+  assert.deepEqual(
+    h.events.slice(1).map((e) => e.action),
+    ["restarting", "restarted"],
+  );
+  assert.deepEqual(h.sv.snapshot, {
+    state: "watching",
+    restarts: 1,
+    attempts: 1,
+    nextRestartAt: null,
+    parkedReason: null,
+  });
 });
 
 test("SUP-04: a crash loop parks after eight failed restart attempts (nine generations), with the last failure in the reason", async () => {
@@ -165,7 +184,13 @@ test("SUP-09: a manual reload preempts a scheduled restart and revives a parked 
   h.sv.park("reload failed");
   assert.equal(h.sv.snapshot.state, "parked");
   h.sv.revived();
-  assert.deepEqual(h.sv.snapshot, { state: "watching", restarts: 0, attempts: 0, nextRestartAt: null, parkedReason: null });
+  assert.deepEqual(h.sv.snapshot, {
+    state: "watching",
+    restarts: 0,
+    attempts: 0,
+    nextRestartAt: null,
+    parkedReason: null,
+  });
   assert.equal(h.events.at(-1)?.action, "revived");
 });
 

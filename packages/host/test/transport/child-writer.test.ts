@@ -70,12 +70,23 @@ test("FRAME-06: frames from 50 concurrent producers never interleave and keep th
     }
   };
   await Promise.all(Array.from({ length: 50 }, (_, p) => producer(p)));
-  await waitUntil(() => Buffer.byteLength(sink.text) === total && sink.writableLength === 0, 10_000, "all frames to be written");
+  await waitUntil(
+    () => Buffer.byteLength(sink.text) === total && sink.writableLength === 0,
+    10_000,
+    "all frames to be written",
+  );
   assert.deepEqual(failures, []);
   assert.deepEqual(sink.chunks, sent, "each write is one whole frame, in send order");
-  const lines = sink.text.split("\n").slice(0, -1).map((l) => JSON.parse(l) as { p: number; k: number });
+  const lines = sink.text
+    .split("\n")
+    .slice(0, -1)
+    .map((l) => JSON.parse(l) as { p: number; k: number });
   for (let p = 0; p < 50; p++) {
-    assert.deepEqual(lines.filter((l) => l.p === p).map((l) => l.k), Array.from({ length: 20 }, (_, k) => k), `producer ${p} in order`);
+    assert.deepEqual(
+      lines.filter((l) => l.p === p).map((l) => l.k),
+      Array.from({ length: 20 }, (_, k) => k),
+      `producer ${p} in order`,
+    );
   }
 });
 
@@ -142,7 +153,12 @@ test("the writer bound: one byte past 8 MiB fails with writer_stalled naming the
   assert.equal(failures.length, 1);
   const e = failures[0]!;
   assert.ok(e instanceof OctetError && e.code === "writer_stalled");
-  assert.match(e.message, new RegExp(`${bounds.MAX_WRITER_QUEUE_BYTES} bytes are waiting, over the ${bounds.MAX_WRITER_QUEUE_BYTES}-byte writer bound`));
+  assert.match(
+    e.message,
+    new RegExp(
+      `${bounds.MAX_WRITER_QUEUE_BYTES} bytes are waiting, over the ${bounds.MAX_WRITER_QUEUE_BYTES}-byte writer bound`,
+    ),
+  );
   assert.equal(ticket.withdraw(), false);
   writer.send("{}\n");
   assert.equal(failures.length, 1, "reported once");
@@ -178,7 +194,10 @@ test("an error while waiting for 'drain' fails the writer and drops the queue", 
   writer.send(frame({ n: 2 }));
   sink.destroy(Object.assign(new Error("read end closed"), { code: "EPIPE" }));
   await withDeadline(new Promise((r) => sink.once("close", r)), 5_000, "the stream to close");
-  assert.deepEqual(failures.map((f) => f.code), ["transport_closed"]);
+  assert.deepEqual(
+    failures.map((f) => f.code),
+    ["transport_closed"],
+  );
   assert.equal(sink.chunks.length, 1);
 });
 
@@ -186,7 +205,10 @@ test("sending to a destroyed stream fails with transport_closed", () => {
   const { sink, writer, failures } = setup("async");
   sink.destroy();
   writer.send(frame({ n: 1 }));
-  assert.deepEqual(failures.map((f) => [f.code, f.message]), [["transport_closed", "the extension's stdin is closed"]]);
+  assert.deepEqual(
+    failures.map((f) => [f.code, f.message]),
+    [["transport_closed", "the extension's stdin is closed"]],
+  );
 });
 
 test("end() closes stdin only after the queued frames are written", async () => {

@@ -7,7 +7,10 @@ test("FRAME-13: slots admit at most N at once, in order, and an aborted waiter n
   await slots.acquire();
   const order: string[] = [];
   const controller = new AbortController();
-  const aborted = slots.acquire(controller.signal).then(() => order.push("aborted got it"), () => order.push("aborted gave up"));
+  const aborted = slots.acquire(controller.signal).then(
+    () => order.push("aborted got it"),
+    () => order.push("aborted gave up"),
+  );
   const second = slots.acquire().then(() => order.push("second"));
   controller.abort(new Error("cancelled"));
   await aborted;

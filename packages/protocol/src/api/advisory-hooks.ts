@@ -6,7 +6,22 @@
  * and the host then keeps the decision it had (PY-49, PY-50).
  */
 import { MAX_COMPACTION_FRAMES, MAX_COMPACTION_TEXT_BYTES } from "../bounds.js";
-import { at, checkCount, finish, index, isAbsent, member, readArray, readBoolean, readNumber, readObject, readOneOf, readString, refuse, rejectUnknown } from "../validate/fields.js";
+import {
+  at,
+  checkCount,
+  finish,
+  index,
+  isAbsent,
+  member,
+  readArray,
+  readBoolean,
+  readNumber,
+  readObject,
+  readOneOf,
+  readString,
+  refuse,
+  rejectUnknown,
+} from "../validate/fields.js";
 import { Problems, utf8ByteLength, type Checked } from "../validate/kit.js";
 import type { ExecutionContext } from "./types.js";
 import { checkContext } from "./validate-params.js";
@@ -59,7 +74,8 @@ export function validateAdvisoryHookParams(value: unknown): Checked<AdvisoryHook
     rejectUnknown(p, "payload", payload, new Set(["model_id", "text"]));
     const modelId = readString(p, "payload.model_id", member(payload, "model_id"), { nonBlank: true });
     const text = readString(p, "payload.text", member(payload, "text"));
-    if (text !== undefined && utf8ByteLength(text) > MAX_COMPACTION_TEXT_BYTES) p.add("payload.text", `${utf8ByteLength(text)} bytes, over the ${MAX_COMPACTION_TEXT_BYTES}-byte limit`);
+    if (text !== undefined && utf8ByteLength(text) > MAX_COMPACTION_TEXT_BYTES)
+      p.add("payload.text", `${utf8ByteLength(text)} bytes, over the ${MAX_COMPACTION_TEXT_BYTES}-byte limit`);
     if (modelId === undefined || text === undefined) return refuse(p);
     return finish(p, { hook, payload: { model_id: modelId, text }, context });
   }
@@ -74,19 +90,51 @@ function checkDecision(p: Problems, raw: unknown): CacheWarmingDecision | undefi
   const path = "payload.decision";
   const obj = readObject(p, path, raw);
   if (obj === undefined) return undefined;
-  rejectUnknown(p, path, obj, new Set(["phase", "warm_cost_microdollars", "miss_cost_microdollars", "continuation_probability", "expected_savings_microdollars", "economics_available", "host_action"]));
+  rejectUnknown(
+    p,
+    path,
+    obj,
+    new Set([
+      "phase",
+      "warm_cost_microdollars",
+      "miss_cost_microdollars",
+      "continuation_probability",
+      "expected_savings_microdollars",
+      "economics_available",
+      "host_action",
+    ]),
+  );
   const phase = readOneOf(p, at(path, "phase"), member(obj, "phase"), ["streaming", "idle"] as const);
   const warm = readNumber(p, at(path, "warm_cost_microdollars"), member(obj, "warm_cost_microdollars"), 0);
   const miss = readNumber(p, at(path, "miss_cost_microdollars"), member(obj, "miss_cost_microdollars"), 0);
   const probability = readNumber(p, at(path, "continuation_probability"), member(obj, "continuation_probability"), 0);
-  if (probability !== undefined && probability > 1) p.add(at(path, "continuation_probability"), `${probability} is over 1`);
+  if (probability !== undefined && probability > 1)
+    p.add(at(path, "continuation_probability"), `${probability} is over 1`);
   const savingsRaw = member(obj, "expected_savings_microdollars");
   const savings = typeof savingsRaw === "number" && Number.isFinite(savingsRaw) ? savingsRaw : undefined;
-  if (savings === undefined) p.add(at(path, "expected_savings_microdollars"), "expected a finite number (it may be negative)");
+  if (savings === undefined)
+    p.add(at(path, "expected_savings_microdollars"), "expected a finite number (it may be negative)");
   const available = readBoolean(p, at(path, "economics_available"), member(obj, "economics_available"));
   const hostAction = readOneOf(p, at(path, "host_action"), member(obj, "host_action"), ["warm", "stop"] as const);
-  if (phase === undefined || warm === undefined || miss === undefined || probability === undefined || savings === undefined || available === undefined || hostAction === undefined) return undefined;
-  return { phase, warm_cost_microdollars: warm, miss_cost_microdollars: miss, continuation_probability: probability, expected_savings_microdollars: savings, economics_available: available, host_action: hostAction };
+  if (
+    phase === undefined ||
+    warm === undefined ||
+    miss === undefined ||
+    probability === undefined ||
+    savings === undefined ||
+    available === undefined ||
+    hostAction === undefined
+  )
+    return undefined;
+  return {
+    phase,
+    warm_cost_microdollars: warm,
+    miss_cost_microdollars: miss,
+    continuation_probability: probability,
+    expected_savings_microdollars: savings,
+    economics_available: available,
+    host_action: hostAction,
+  };
 }
 
 /**
@@ -116,11 +164,13 @@ export function validateCompactionResult(value: unknown): Checked<{ frames: stri
   if (obj === undefined) return refuse(p);
   rejectUnknown(p, "", obj, new Set(["compaction_frames"]));
   const list = readArray(p, "compaction_frames", member(obj, "compaction_frames"));
-  if (list === undefined || !checkCount(p, "compaction_frames", list.length, MAX_COMPACTION_FRAMES, "frame")) return refuse(p);
+  if (list === undefined || !checkCount(p, "compaction_frames", list.length, MAX_COMPACTION_FRAMES, "frame"))
+    return refuse(p);
   if (list.length === 0) p.add("compaction_frames", "must not be empty");
   const frames: string[] = [];
   list.forEach((f, i) => {
-    if (typeof f !== "string" || f.length === 0 || f.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(f)) p.add(index("compaction_frames", i), "expected a non-empty standard base64 string");
+    if (typeof f !== "string" || f.length === 0 || f.length % 4 !== 0 || !/^[A-Za-z0-9+/]+={0,2}$/.test(f))
+      p.add(index("compaction_frames", i), "expected a non-empty standard base64 string");
     else frames.push(f);
   });
   return finish(p, { frames });

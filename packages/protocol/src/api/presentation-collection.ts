@@ -8,10 +8,27 @@
  */
 import { MAX_PRESENTATION_NODES, MAX_PRESENTATION_TREE_LEVELS } from "../bounds.js";
 import {
-  at, checkCount, duplicates, index, isAbsent, member, quote, quoteList, readArray, readObject, readOneOf, rejectUnknown,
+  at,
+  checkCount,
+  duplicates,
+  index,
+  isAbsent,
+  member,
+  quote,
+  quoteList,
+  readArray,
+  readObject,
+  readOneOf,
+  rejectUnknown,
 } from "../validate/fields.js";
 import type { Problems } from "../validate/kit.js";
-import type { PresentationCollection, PresentationDetail, PresentationNode, PresentationReference, PresentationState } from "./types-presentation.js";
+import type {
+  PresentationCollection,
+  PresentationDetail,
+  PresentationNode,
+  PresentationReference,
+  PresentationState,
+} from "./types-presentation.js";
 
 const COLLECTION = new Set(["kind", "title", "nodes", "selected_node_id", "detail"]);
 const NODE = new Set(["id", "parent_id", "state", "label", "secondary", "action_ids", "references"]);
@@ -29,7 +46,12 @@ export interface CollectionReaders {
   state: Reader<PresentationState>;
 }
 
-export function checkCollection(p: Problems, path: string, raw: unknown, r: CollectionReaders): PresentationCollection | undefined {
+export function checkCollection(
+  p: Problems,
+  path: string,
+  raw: unknown,
+  r: CollectionReaders,
+): PresentationCollection | undefined {
   const obj = readObject(p, path, raw);
   if (obj === undefined) return undefined;
   const before = p.count;
@@ -53,7 +75,10 @@ export function checkCollection(p: Problems, path: string, raw: unknown, r: Coll
   const detail = isAbsent(rawDetail) ? undefined : readDetail(p, at(path, "detail"), rawDetail, r);
   // The detail is the selected node's: a frontend never shows one node's body under another (PRES-10).
   if (detail !== undefined && detail.node_id !== selected) {
-    p.add(at(path, "detail.node_id"), `${quote(detail.node_id)} does not match selected_node_id ${selected === undefined ? "(absent)" : quote(selected)}`);
+    p.add(
+      at(path, "detail.node_id"),
+      `${quote(detail.node_id)} does not match selected_node_id ${selected === undefined ? "(absent)" : quote(selected)}`,
+    );
   }
   if (p.count !== before || kind === undefined || nodes === undefined) return undefined;
   const c: PresentationCollection = { kind, nodes };
@@ -75,7 +100,14 @@ function readNode(p: Problems, path: string, raw: unknown, r: CollectionReaders)
   const secondary = optional(p, at(path, "secondary"), member(obj, "secondary"), r.label);
   const actionIds = readActionIds(p, at(path, "action_ids"), member(obj, "action_ids"), r);
   const references = r.references(p, at(path, "references"), member(obj, "references"));
-  if (p.count !== before || id === undefined || label === undefined || actionIds === undefined || references === undefined) return undefined;
+  if (
+    p.count !== before ||
+    id === undefined ||
+    label === undefined ||
+    actionIds === undefined ||
+    references === undefined
+  )
+    return undefined;
   const node: PresentationNode = { id, label, action_ids: actionIds, references };
   if (parent !== undefined) node.parent_id = parent;
   if (state !== undefined) node.state = state;
@@ -90,7 +122,8 @@ function readActionIds(p: Problems, path: string, raw: unknown, r: CollectionRea
   const before = p.count;
   const ids = list.map((v, i) => r.label(p, index(path, i), v));
   ids.forEach((id, i) => {
-    if (id !== undefined && !r.actionIds.has(id)) p.add(index(path, i), `${quote(id)} is not the id of an action in this snapshot`);
+    if (id !== undefined && !r.actionIds.has(id))
+      p.add(index(path, i), `${quote(id)} is not the id of an action in this snapshot`);
   });
   return p.count === before ? (ids as string[]) : undefined;
 }
@@ -124,7 +157,8 @@ function checkStructure(p: Problems, path: string, nodes: readonly PresentationN
   }
   if (kind === "list") {
     nodes.forEach((n, i) => {
-      if (n.parent_id !== undefined) p.add(at(index(path, i), "parent_id"), `${quote(n.parent_id)}: a list node has no parent; use kind "tree"`);
+      if (n.parent_id !== undefined)
+        p.add(at(index(path, i), "parent_id"), `${quote(n.parent_id)}: a list node has no parent; use kind "tree"`);
     });
     return;
   }
@@ -164,7 +198,10 @@ function checkStructure(p: Problems, path: string, nodes: readonly PresentationN
       const i = chain[k] as number;
       level[i] = base;
       if (base > MAX_PRESENTATION_TREE_LEVELS) {
-        p.add(index(path, i), `node ${quote(nodes[i]?.id ?? "")} is at level ${base}, over the ${MAX_PRESENTATION_TREE_LEVELS}-level tree limit`);
+        p.add(
+          index(path, i),
+          `node ${quote(nodes[i]?.id ?? "")} is at level ${base}, over the ${MAX_PRESENTATION_TREE_LEVELS}-level tree limit`,
+        );
         return;
       }
     }

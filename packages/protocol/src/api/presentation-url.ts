@@ -24,7 +24,8 @@ const DOTTED_QUAD = /^(25[0-5]|2[0-4]\d|1\d\d|[1-9]?\d)(?:\.(25[0-5]|2[0-4]\d|1\
 export function urlProblem(url: string): string | null {
   const scheme = SCHEME.exec(url);
   if (!scheme) return "is not an absolute http:// or https:// URL";
-  if (!URI_CHARS.test(url)) return "contains characters that must be percent-encoded (spaces, controls, backslashes, quotes or non-ASCII)";
+  if (!URI_CHARS.test(url))
+    return "contains characters that must be percent-encoded (spaces, controls, backslashes, quotes or non-ASCII)";
   if (BAD_PERCENT.test(url)) return "contains a malformed percent escape";
   const rest = url.slice(scheme[0].length);
   const end = rest.search(/[/?#]/);
@@ -46,7 +47,8 @@ export function urlProblem(url: string): string | null {
       port = authority.slice(colon + 1);
     }
   }
-  if (port !== undefined && port !== "" && (!/^\d{1,5}$/.test(port) || Number(port) > 65_535)) return `has an invalid port ${JSON.stringify(port.slice(0, 16))}`;
+  if (port !== undefined && port !== "" && (!/^\d{1,5}$/.test(port) || Number(port) > 65_535))
+    return `has an invalid port ${JSON.stringify(port.slice(0, 16))}`;
   if (host === "") return "has no host";
   if (host.startsWith("[")) return ipv6Problem(host.slice(1, -1));
   return hostnameProblem(host);
@@ -58,7 +60,8 @@ function hostnameProblem(raw: string): string | null {
   const labels = host.split(".");
   const last = labels[labels.length - 1] ?? "";
   if (NUMERIC_LABEL.test(last)) {
-    if (!DOTTED_QUAD.test(host)) return `has the numeric host ${JSON.stringify(raw.slice(0, 64))}, which is not a canonical dotted-quad IPv4 address`;
+    if (!DOTTED_QUAD.test(host))
+      return `has the numeric host ${JSON.stringify(raw.slice(0, 64))}, which is not a canonical dotted-quad IPv4 address`;
     return ipv4Problem(host.split(".").map(Number));
   }
   if (!labels.every((l) => HOST_LABEL.test(l))) return `has the invalid host name ${JSON.stringify(raw.slice(0, 64))}`;
@@ -72,7 +75,8 @@ function ipv4Problem([a = 0, b = 0, c = 0, d = 0]: number[]): string | null {
   const ip = `${a}.${b}.${c}.${d}`;
   if (a === 0) return `targets the unspecified address ${ip}`;
   if (a === 127) return `targets the loopback address ${ip}`;
-  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127)) return `targets the private address ${ip}`;
+  if (a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127))
+    return `targets the private address ${ip}`;
   if (a === 169 && b === 254) return `targets the link-local address ${ip}`;
   if (a >= 224 && a <= 239) return `targets the multicast address ${ip}`;
   if (a >= 240) return `targets the reserved or broadcast address ${ip}`;

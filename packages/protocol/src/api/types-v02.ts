@@ -14,7 +14,11 @@ export interface ProgressParams {
   event: ProgressEvent;
 }
 
-export type ProgressEvent = StatusProgressEvent | OutputProgressEvent | DecorationProgressEvent | PartialResultProgressEvent;
+export type ProgressEvent =
+  | StatusProgressEvent
+  | OutputProgressEvent
+  | DecorationProgressEvent
+  | PartialResultProgressEvent;
 export type ProgressEventType = ProgressEvent["type"];
 
 /** PROG-05. current and total are non-negative numbers; nothing ties one to the other. */

@@ -109,7 +109,14 @@ export function validateArtifactPublishParams(value: unknown): Checked<ArtifactP
   const size = readSize(p, member(obj, "size"));
   const sha256 = readSha256(p, member(obj, "sha256"));
   const source = readSource(p, obj, size);
-  if (!p.ok || parent === undefined || mimeType === undefined || size === undefined || sha256 === undefined || source === undefined) {
+  if (
+    !p.ok ||
+    parent === undefined ||
+    mimeType === undefined ||
+    size === undefined ||
+    sha256 === undefined ||
+    source === undefined
+  ) {
     return refuse(p);
   }
   return { ok: true, value: { parent_request_id: parent, mime_type: mimeType, size, sha256, source } };
@@ -121,7 +128,10 @@ export function validateArtifactPublishResult(value: unknown): Checked<ArtifactP
   const obj = readObject(p, "", value);
   if (obj === undefined) return refuse(p);
   rejectUnknown(p, "", obj, RESULT_MEMBERS);
-  const id = readString(p, "artifact_id", member(obj, "artifact_id"), { nonBlank: true, maxBytes: MAX_ARTIFACT_ID_BYTES });
+  const id = readString(p, "artifact_id", member(obj, "artifact_id"), {
+    nonBlank: true,
+    maxBytes: MAX_ARTIFACT_ID_BYTES,
+  });
   if (!p.ok || id === undefined) return refuse(p);
   return { ok: true, value: { artifact_id: id } };
 }
@@ -131,9 +141,15 @@ export function readMimeType(p: Problems, path: string, v: unknown): ArtifactMim
   const s = readString(p, path, v, { nonBlank: true });
   if (s === undefined) return undefined;
   if (artifactKind(s) !== undefined) return s as ArtifactMimeType;
-  const canonical = ALIASES[s.toLowerCase()] ?? (artifactKind(s.toLowerCase()) !== undefined ? (s.toLowerCase() as ArtifactMimeType) : undefined);
+  const canonical =
+    ALIASES[s.toLowerCase()] ??
+    (artifactKind(s.toLowerCase()) !== undefined ? (s.toLowerCase() as ArtifactMimeType) : undefined);
   if (canonical !== undefined) p.add(path, `${quote(s)} is not canonical; use ${quote(canonical)}`);
-  else p.add(path, `${quote(s)} is not a supported artifact type; expected one of ${Object.keys(ARTIFACT_MIME_TYPES).join(", ")}`);
+  else
+    p.add(
+      path,
+      `${quote(s)} is not a supported artifact type; expected one of ${Object.keys(ARTIFACT_MIME_TYPES).join(", ")}`,
+    );
   return undefined;
 }
 
@@ -179,7 +195,10 @@ function readSource(p: Problems, obj: Record<string, unknown>, size: number | un
   if (encoding === undefined || text === undefined) return undefined;
   const decoded = decodedLength(text);
   if (decoded > MAX_ARTIFACT_INLINE_BYTES) {
-    p.add("data.data", `${decoded} decoded bytes, over the ${MAX_ARTIFACT_INLINE_BYTES}-byte inline limit; publish larger media by path`);
+    p.add(
+      "data.data",
+      `${decoded} decoded bytes, over the ${MAX_ARTIFACT_INLINE_BYTES}-byte inline limit; publish larger media by path`,
+    );
     return undefined;
   }
   const problem = base64Problem(text);
@@ -215,7 +234,10 @@ export function readArtifactPath(p: Problems, path: string, v: unknown): string 
   for (let i = 0; i < s.length; i++) {
     const c = s.charCodeAt(i);
     if (c === 0x5c || c < 0x20 || c === 0x7f) {
-      p.add(path, `${quote(s)} has ${c === 0x5c ? "a backslash" : `control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`} at index ${i}`);
+      p.add(
+        path,
+        `${quote(s)} has ${c === 0x5c ? "a backslash" : `control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`} at index ${i}`,
+      );
       return undefined;
     }
   }
@@ -224,7 +246,12 @@ export function readArtifactPath(p: Problems, path: string, v: unknown): string 
   const bad = segments.findIndex((seg) => seg === "" || DOT_SEGMENT.test(seg));
   if (bad !== -1) {
     const seg = segments[bad]!;
-    p.add(path, seg === "" ? `${quote(s)} has an empty component` : `${quote(s)} has a ${quote(seg)} component; parent traversal is refused`);
+    p.add(
+      path,
+      seg === ""
+        ? `${quote(s)} has an empty component`
+        : `${quote(s)} has a ${quote(seg)} component; parent traversal is refused`,
+    );
     return undefined;
   }
   return s;

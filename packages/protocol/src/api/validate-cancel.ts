@@ -14,7 +14,13 @@ import type { CancelReason, CancelRequestParams } from "./types-v02.js";
  * The reasons the host sends (CANCEL-11, GAP default). A receiver must accept any other short
  * string as well: the vocabulary is the host's, and a newer host may add to it.
  */
-export const CANCEL_REASONS = ["user", "timeout", "parent_settled", "shutdown", "reload"] as const satisfies readonly CancelReason[];
+export const CANCEL_REASONS = [
+  "user",
+  "timeout",
+  "parent_settled",
+  "shutdown",
+  "reload",
+] as const satisfies readonly CancelReason[];
 
 /** $/cancelRequest params: an id by the REV-02 rules and an optional reason of at most 256 bytes. */
 export function validateCancelParams(value: unknown): Checked<CancelRequestParams> {

@@ -5,7 +5,21 @@
  * and is the host's. Registration uses the same tool-definition rules as initialize (CAT-18).
  */
 import { MAX_TOOLS } from "../bounds.js";
-import { at, checkCount, duplicates, finish, index, isAbsent, member, quoteList, readArray, readInteger, readObject, refuse, rejectUnknown } from "../validate/fields.js";
+import {
+  at,
+  checkCount,
+  duplicates,
+  finish,
+  index,
+  isAbsent,
+  member,
+  quoteList,
+  readArray,
+  readInteger,
+  readObject,
+  refuse,
+  rejectUnknown,
+} from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
 import type { ApiVersion } from "../version.js";
 import type { ToolDefinition } from "./types.js";
@@ -29,7 +43,11 @@ export interface CatalogMutationResult {
  * tools/register params (CAT-02..05, CAT-18): complete definitions, unique names, at most 256.
  * Process-scoped (CAT-03): a parent_request_id or resource_owner is an unknown member.
  */
-export function validateToolsRegisterParams(value: unknown, api: ApiVersion, negotiated: readonly string[]): Checked<ToolsRegisterParams> {
+export function validateToolsRegisterParams(
+  value: unknown,
+  api: ApiVersion,
+  negotiated: readonly string[],
+): Checked<ToolsRegisterParams> {
   const p = new Problems();
   const obj = readObject(p, "", value);
   if (obj === undefined) return refuse(p);
@@ -57,7 +75,11 @@ export function validateToolsUnregisterParams(value: unknown): Checked<ToolsUnre
   if (list === undefined || !checkCount(p, "names", list.length, MAX_TOOLS, "name")) return refuse(p);
   const names: string[] = [];
   list.forEach((item, i) => {
-    if (!isValidToolName(item)) p.add(index("names", i), `${JSON.stringify(item)?.slice(0, 140) ?? String(item)} is not a tool name (${TOOL_NAME_PATTERN})`);
+    if (!isValidToolName(item))
+      p.add(
+        index("names", i),
+        `${JSON.stringify(item)?.slice(0, 140) ?? String(item)} is not a tool name (${TOOL_NAME_PATTERN})`,
+      );
     else names.push(item as string);
   });
   const dup = duplicates(names);

@@ -61,10 +61,16 @@ export function validateContextContribution(value: unknown): Checked<ContextCont
 }
 
 /** A contribution list under `path` (at most 32); with `optional`, absent or null reads as []. */
-export function checkContributions(p: Problems, path: string, raw: unknown, optional: boolean): ContextContribution[] | undefined {
+export function checkContributions(
+  p: Problems,
+  path: string,
+  raw: unknown,
+  optional: boolean,
+): ContextContribution[] | undefined {
   if (optional && isAbsent(raw)) return [];
   const list = readArray(p, path, raw);
-  if (list === undefined || !checkCount(p, path, list.length, MAX_CONTEXT_ENTRIES, "entry", "entries")) return undefined;
+  if (list === undefined || !checkCount(p, path, list.length, MAX_CONTEXT_ENTRIES, "entry", "entries"))
+    return undefined;
   const out = list.map((item, i) => checkContribution(p, index(path, i), item));
   return out.every((c) => c !== undefined) ? (out as ContextContribution[]) : undefined;
 }
@@ -105,7 +111,8 @@ function checkStatus(p: Problems, raw: unknown, asked: UiSurface | undefined): S
   const text = readString(p, "text", member(obj, "text"), { maxBytes: MAX_STATUS_TEXT_BYTES });
   const styleRole = readStyleRole(p, "style_role", member(obj, "style_role"));
   const priority = readInteger(p, "priority", member(obj, "priority"), -MAX_SAFE_JSON_INTEGER, 0);
-  if (surface === undefined || text === undefined || styleRole === undefined || priority === undefined || !p.ok) return undefined;
+  if (surface === undefined || text === undefined || styleRole === undefined || priority === undefined || !p.ok)
+    return undefined;
   return { surface, text, style_role: styleRole, priority };
 }
 
@@ -137,7 +144,9 @@ function checkNotification(p: Problems, path: string, raw: unknown): ExtensionNo
   if (obj === undefined) return undefined;
   const level = readOneOf(p, at(path, "level"), member(obj, "level"), NOTIFICATION_LEVELS, "info");
   const title = readString(p, at(path, "title"), member(obj, "title"), { maxBytes: MAX_NOTIFICATION_TITLE_BYTES });
-  const message = readString(p, at(path, "message"), member(obj, "message"), { maxBytes: MAX_NOTIFICATION_MESSAGE_BYTES });
+  const message = readString(p, at(path, "message"), member(obj, "message"), {
+    maxBytes: MAX_NOTIFICATION_MESSAGE_BYTES,
+  });
   if (level === undefined || title === undefined || message === undefined) return undefined;
   return { level, title, message };
 }
@@ -152,7 +161,10 @@ export function validateConfirmationParams(value: unknown, api: ApiVersion): Che
   const obj = readObject(p, "", value);
   if (obj === undefined) return refuse(p);
   const parent = api === "0.1" ? undefined : readInteger(p, "parent_request_id", member(obj, "parent_request_id"), 0);
-  const prompt = readString(p, "prompt", member(obj, "prompt"), { nonBlank: true, maxBytes: MAX_CONFIRMATION_TEXT_BYTES });
+  const prompt = readString(p, "prompt", member(obj, "prompt"), {
+    nonBlank: true,
+    maxBytes: MAX_CONFIRMATION_TEXT_BYTES,
+  });
   const detail = readOptionalString(p, "detail", member(obj, "detail"), { maxBytes: MAX_CONFIRMATION_TEXT_BYTES });
   const destructive = readBoolean(p, "destructive", member(obj, "destructive"), false);
   const dflt = readBoolean(p, "default", member(obj, "default"), false);

@@ -18,14 +18,40 @@
  * Every record is closed; optional members may be absent or null (read as absent).
  */
 import {
-  MAX_BLOB_TOKEN_BYTES, MAX_DIAGNOSTIC_ATTACHMENTS, MAX_DIAGNOSTIC_CODE_BYTES, MAX_DIAGNOSTIC_EDIT_TEXT_BYTES,
-  MAX_DIAGNOSTIC_EDITS, MAX_DIAGNOSTIC_FIXES, MAX_DIAGNOSTIC_LABEL_BYTES, MAX_DIAGNOSTIC_MESSAGE_BYTES,
-  MAX_DIAGNOSTIC_PATH_BYTES, MAX_DIAGNOSTIC_RELATED, MAX_DIAGNOSTIC_REVISION_BYTES, MAX_DIAGNOSTICS,
-  MAX_DIAGNOSTICS_BYTES, MAX_DIAGNOSTICS_PROJECTED, MAX_DIAGNOSTICS_PROJECTION_BYTES, MAX_MEDIA_TYPE_BYTES,
-  MAX_VALUE_DEPTH, MAX_VALUE_NODES,
+  MAX_BLOB_TOKEN_BYTES,
+  MAX_DIAGNOSTIC_ATTACHMENTS,
+  MAX_DIAGNOSTIC_CODE_BYTES,
+  MAX_DIAGNOSTIC_EDIT_TEXT_BYTES,
+  MAX_DIAGNOSTIC_EDITS,
+  MAX_DIAGNOSTIC_FIXES,
+  MAX_DIAGNOSTIC_LABEL_BYTES,
+  MAX_DIAGNOSTIC_MESSAGE_BYTES,
+  MAX_DIAGNOSTIC_PATH_BYTES,
+  MAX_DIAGNOSTIC_RELATED,
+  MAX_DIAGNOSTIC_REVISION_BYTES,
+  MAX_DIAGNOSTICS,
+  MAX_DIAGNOSTICS_BYTES,
+  MAX_DIAGNOSTICS_PROJECTED,
+  MAX_DIAGNOSTICS_PROJECTION_BYTES,
+  MAX_MEDIA_TYPE_BYTES,
+  MAX_VALUE_DEPTH,
+  MAX_VALUE_NODES,
 } from "../bounds.js";
 import {
-  at, checkCount, finish, index, refuse, isAbsent, member, quote, readArray, readInteger, readObject, readOneOf, readString, rejectUnknown,
+  at,
+  checkCount,
+  finish,
+  index,
+  refuse,
+  isAbsent,
+  member,
+  quote,
+  readArray,
+  readInteger,
+  readObject,
+  readOneOf,
+  readString,
+  rejectUnknown,
 } from "../validate/fields.js";
 import { truncateUtf8 } from "../text/utf8-truncate.js";
 import { measureJson } from "../validate/json-bounds.js";
@@ -88,7 +114,11 @@ export function validateDiagnostics(value: unknown, path = DIAGNOSTICS_METADATA_
   const list = readArray(p, path, value);
   if (list === undefined || !checkCount(p, path, list.length, MAX_DIAGNOSTICS, "diagnostic")) return refuse(p);
   // Size first: a hostile value costs at most the walk up to the limit.
-  const size = measureJson(list, { maxBytes: MAX_DIAGNOSTICS_BYTES, maxDepth: MAX_VALUE_DEPTH, maxNodes: MAX_VALUE_NODES }, path);
+  const size = measureJson(
+    list,
+    { maxBytes: MAX_DIAGNOSTICS_BYTES, maxDepth: MAX_VALUE_DEPTH, maxNodes: MAX_VALUE_NODES },
+    path,
+  );
   if (!size.ok) {
     p.add("", size.message);
     return refuse(p);
@@ -102,9 +132,17 @@ function readDiagnostic(p: Problems, path: string, v: unknown): WireDiagnostic |
   if (obj === undefined) return undefined;
   rejectUnknown(p, path, obj, DIAGNOSTIC_MEMBERS);
   const severity = readOneOf(p, at(path, "severity"), member(obj, "severity"), DIAGNOSTIC_SEVERITIES);
-  const code = readString(p, at(path, "code"), member(obj, "code"), { nonBlank: true, maxBytes: MAX_DIAGNOSTIC_CODE_BYTES });
-  if (code !== undefined && !DIAGNOSTIC_CODE_PATTERN.test(code)) p.add(at(path, "code"), `${quote(code)} does not match ${DIAGNOSTIC_CODE_PATTERN.source}`);
-  const message = readString(p, at(path, "message"), member(obj, "message"), { nonBlank: true, maxBytes: MAX_DIAGNOSTIC_MESSAGE_BYTES, plainText: true });
+  const code = readString(p, at(path, "code"), member(obj, "code"), {
+    nonBlank: true,
+    maxBytes: MAX_DIAGNOSTIC_CODE_BYTES,
+  });
+  if (code !== undefined && !DIAGNOSTIC_CODE_PATTERN.test(code))
+    p.add(at(path, "code"), `${quote(code)} does not match ${DIAGNOSTIC_CODE_PATTERN.source}`);
+  const message = readString(p, at(path, "message"), member(obj, "message"), {
+    nonBlank: true,
+    maxBytes: MAX_DIAGNOSTIC_MESSAGE_BYTES,
+    plainText: true,
+  });
   if (severity === undefined || code === undefined || message === undefined) return undefined;
   const d: WireDiagnostic = { severity, code, message };
   const primary = member(obj, "primary");
@@ -112,32 +150,60 @@ function readDiagnostic(p: Problems, path: string, v: unknown): WireDiagnostic |
     const loc = readLocation(p, at(path, "primary"), primary);
     if (loc) d.primary = loc;
   }
-  const related = optionalList(p, at(path, "related"), member(obj, "related"), MAX_DIAGNOSTIC_RELATED, "related location", (q, w, r) => {
-    const o = readObject(q, w, r);
-    if (o === undefined) return undefined;
-    rejectUnknown(q, w, o, RELATED_MEMBERS);
-    const location = readLocation(q, at(w, "location"), member(o, "location"));
-    const msg = readString(q, at(w, "message"), member(o, "message"), { nonBlank: true, maxBytes: MAX_DIAGNOSTIC_MESSAGE_BYTES, plainText: true });
-    return location && msg !== undefined ? { location, message: msg } : undefined;
-  });
+  const related = optionalList(
+    p,
+    at(path, "related"),
+    member(obj, "related"),
+    MAX_DIAGNOSTIC_RELATED,
+    "related location",
+    (q, w, r) => {
+      const o = readObject(q, w, r);
+      if (o === undefined) return undefined;
+      rejectUnknown(q, w, o, RELATED_MEMBERS);
+      const location = readLocation(q, at(w, "location"), member(o, "location"));
+      const msg = readString(q, at(w, "message"), member(o, "message"), {
+        nonBlank: true,
+        maxBytes: MAX_DIAGNOSTIC_MESSAGE_BYTES,
+        plainText: true,
+      });
+      return location && msg !== undefined ? { location, message: msg } : undefined;
+    },
+  );
   if (related) d.related = related;
   const fixes = optionalList(p, at(path, "fixes"), member(obj, "fixes"), MAX_DIAGNOSTIC_FIXES, "fix", readFix);
   if (fixes) d.fixes = fixes;
-  const attachments = optionalList(p, at(path, "attachments"), member(obj, "attachments"), MAX_DIAGNOSTIC_ATTACHMENTS, "attachment", (q, w, r) => {
-    const o = readObject(q, w, r);
-    if (o === undefined) return undefined;
-    rejectUnknown(q, w, o, ATTACHMENT_MEMBERS);
-    const label = readString(q, at(w, "label"), member(o, "label"), { nonBlank: true, maxBytes: MAX_DIAGNOSTIC_LABEL_BYTES, plainText: true });
-    const source = readSource(q, at(w, "source"), member(o, "source"));
-    if (source && source.kind === "workspace") q.add(at(at(w, "source"), "kind"), 'an attachment names a blob or an artifact, not a workspace file');
-    return label !== undefined && source && source.kind !== "workspace" ? { label, source } : undefined;
-  });
+  const attachments = optionalList(
+    p,
+    at(path, "attachments"),
+    member(obj, "attachments"),
+    MAX_DIAGNOSTIC_ATTACHMENTS,
+    "attachment",
+    (q, w, r) => {
+      const o = readObject(q, w, r);
+      if (o === undefined) return undefined;
+      rejectUnknown(q, w, o, ATTACHMENT_MEMBERS);
+      const label = readString(q, at(w, "label"), member(o, "label"), {
+        nonBlank: true,
+        maxBytes: MAX_DIAGNOSTIC_LABEL_BYTES,
+        plainText: true,
+      });
+      const source = readSource(q, at(w, "source"), member(o, "source"));
+      if (source && source.kind === "workspace")
+        q.add(at(at(w, "source"), "kind"), "an attachment names a blob or an artifact, not a workspace file");
+      return label !== undefined && source && source.kind !== "workspace" ? { label, source } : undefined;
+    },
+  );
   if (attachments) d.attachments = attachments;
   return d;
 }
 
 function optionalList<T>(
-  p: Problems, path: string, v: unknown, max: number, noun: string, read: (p: Problems, path: string, v: unknown) => T | undefined,
+  p: Problems,
+  path: string,
+  v: unknown,
+  max: number,
+  noun: string,
+  read: (p: Problems, path: string, v: unknown) => T | undefined,
 ): T[] | undefined {
   if (isAbsent(v)) return undefined;
   const list = readArray(p, path, v);
@@ -147,29 +213,46 @@ function optionalList<T>(
   return p.count === before ? (out as T[]) : undefined;
 }
 
-function readFix(p: Problems, path: string, v: unknown): { title: string; edits: { location: WireDiagnosticLocation; new_text: string }[] } | undefined {
+function readFix(
+  p: Problems,
+  path: string,
+  v: unknown,
+): { title: string; edits: { location: WireDiagnosticLocation; new_text: string }[] } | undefined {
   const o = readObject(p, path, v);
   if (o === undefined) return undefined;
   rejectUnknown(p, path, o, FIX_MEMBERS);
-  const title = readString(p, at(path, "title"), member(o, "title"), { nonBlank: true, maxBytes: MAX_DIAGNOSTIC_LABEL_BYTES, plainText: true });
+  const title = readString(p, at(path, "title"), member(o, "title"), {
+    nonBlank: true,
+    maxBytes: MAX_DIAGNOSTIC_LABEL_BYTES,
+    plainText: true,
+  });
   const editsPath = at(path, "edits");
   const raw = member(o, "edits");
   if (Array.isArray(raw) && raw.length === 0) p.add(editsPath, "must not be empty; a fix suggests at least one edit");
-  const edits = isAbsent(raw) ? (p.add(editsPath, "missing; expected an array of edits"), undefined) : optionalList(p, editsPath, raw, MAX_DIAGNOSTIC_EDITS, "edit", (q, w, r) => {
-    const e = readObject(q, w, r);
-    if (e === undefined) return undefined;
-    rejectUnknown(q, w, e, EDIT_MEMBERS);
-    const location = readLocation(q, at(w, "location"), member(e, "location"));
-    const text = readString(q, at(w, "new_text"), member(e, "new_text"), { maxBytes: MAX_DIAGNOSTIC_EDIT_TEXT_BYTES });
-    if (location) {
-      // Revision-checked edits only: an edit without the revision and span it was computed
-      // against could land on a file that changed since.
-      if (location.source.kind !== "workspace") q.add(at(at(at(w, "location"), "source"), "kind"), "an edit applies to a workspace file only");
-      else if (location.source.revision === undefined) q.add(at(at(at(w, "location"), "source"), "revision"), "missing; an edit must name the revision it was computed against");
-      if (location.span === undefined) q.add(at(at(w, "location"), "span"), "missing; an edit replaces a span");
-    }
-    return location && text !== undefined ? { location, new_text: text } : undefined;
-  });
+  const edits = isAbsent(raw)
+    ? (p.add(editsPath, "missing; expected an array of edits"), undefined)
+    : optionalList(p, editsPath, raw, MAX_DIAGNOSTIC_EDITS, "edit", (q, w, r) => {
+        const e = readObject(q, w, r);
+        if (e === undefined) return undefined;
+        rejectUnknown(q, w, e, EDIT_MEMBERS);
+        const location = readLocation(q, at(w, "location"), member(e, "location"));
+        const text = readString(q, at(w, "new_text"), member(e, "new_text"), {
+          maxBytes: MAX_DIAGNOSTIC_EDIT_TEXT_BYTES,
+        });
+        if (location) {
+          // Revision-checked edits only: an edit without the revision and span it was computed
+          // against could land on a file that changed since.
+          if (location.source.kind !== "workspace")
+            q.add(at(at(at(w, "location"), "source"), "kind"), "an edit applies to a workspace file only");
+          else if (location.source.revision === undefined)
+            q.add(
+              at(at(at(w, "location"), "source"), "revision"),
+              "missing; an edit must name the revision it was computed against",
+            );
+          if (location.span === undefined) q.add(at(at(w, "location"), "span"), "missing; an edit replaces a span");
+        }
+        return location && text !== undefined ? { location, new_text: text } : undefined;
+      });
   return title !== undefined && edits && edits.length > 0 ? { title, edits } : undefined;
 }
 
@@ -205,13 +288,22 @@ function readSource(p: Problems, path: string, v: unknown): WireDiagnosticSource
   if (kind === undefined) return undefined;
   rejectUnknown(p, path, o, SOURCE_MEMBERS[kind]);
   if (kind === "workspace") {
-    const wpath = readString(p, at(path, "path"), member(o, "path"), { nonBlank: true, maxBytes: MAX_DIAGNOSTIC_PATH_BYTES });
+    const wpath = readString(p, at(path, "path"), member(o, "path"), {
+      nonBlank: true,
+      maxBytes: MAX_DIAGNOSTIC_PATH_BYTES,
+    });
     if (wpath !== undefined) {
       const bad = workspacePathProblem(wpath);
       if (bad) p.add(at(path, "path"), bad);
     }
     const rawRevision = member(o, "revision");
-    const revision = isAbsent(rawRevision) ? undefined : readString(p, at(path, "revision"), rawRevision, { nonBlank: true, maxBytes: MAX_DIAGNOSTIC_REVISION_BYTES, plainText: true });
+    const revision = isAbsent(rawRevision)
+      ? undefined
+      : readString(p, at(path, "revision"), rawRevision, {
+          nonBlank: true,
+          maxBytes: MAX_DIAGNOSTIC_REVISION_BYTES,
+          plainText: true,
+        });
     if (wpath === undefined || (!isAbsent(rawRevision) && revision === undefined)) return undefined;
     if (revision !== undefined && /\s/.test(revision)) {
       p.add(at(path, "revision"), `${quote(revision)} contains whitespace; a revision is one token`);
@@ -220,7 +312,11 @@ function readSource(p: Problems, path: string, v: unknown): WireDiagnosticSource
     return revision === undefined ? { kind, path: wpath } : { kind, path: wpath, revision };
   }
   if (kind === "artifact") {
-    const id = readString(p, at(path, "artifact_id"), member(o, "artifact_id"), { nonBlank: true, maxBytes: MAX_BLOB_TOKEN_BYTES, plainText: true });
+    const id = readString(p, at(path, "artifact_id"), member(o, "artifact_id"), {
+      nonBlank: true,
+      maxBytes: MAX_BLOB_TOKEN_BYTES,
+      plainText: true,
+    });
     return id === undefined ? undefined : { kind, artifact_id: id };
   }
   const blob = readBlobRef(p, at(path, "blob"), member(o, "blob"));
@@ -232,10 +328,15 @@ function readBlobRef(p: Problems, path: string, v: unknown): WireBlobRef | undef
   const o = readObject(p, path, v);
   if (o === undefined) return undefined;
   rejectUnknown(p, path, o, BLOB_MEMBERS);
-  const token = readString(p, at(path, "$blob"), member(o, "$blob"), { nonBlank: true, maxBytes: MAX_BLOB_TOKEN_BYTES, plainText: true });
+  const token = readString(p, at(path, "$blob"), member(o, "$blob"), {
+    nonBlank: true,
+    maxBytes: MAX_BLOB_TOKEN_BYTES,
+    plainText: true,
+  });
   const bytes = readInteger(p, at(path, "bytes"), member(o, "bytes"), 0);
   const mediaType = readString(p, at(path, "media_type"), member(o, "media_type"), { maxBytes: MAX_MEDIA_TYPE_BYTES });
-  if (mediaType !== undefined && !MEDIA_TYPE.test(mediaType)) p.add(at(path, "media_type"), `${quote(mediaType)} is not a lowercase type/subtype media type`);
+  if (mediaType !== undefined && !MEDIA_TYPE.test(mediaType))
+    p.add(at(path, "media_type"), `${quote(mediaType)} is not a lowercase type/subtype media type`);
   const dp = at(path, "digest");
   const d = readObject(p, dp, member(o, "digest"));
   let digest: WireBlobRef["digest"] | undefined;
@@ -243,10 +344,18 @@ function readBlobRef(p: Problems, path: string, v: unknown): WireBlobRef | undef
     rejectUnknown(p, dp, d, DIGEST_MEMBERS);
     const algorithm = readOneOf(p, at(dp, "algorithm"), member(d, "algorithm"), ["sha256"] as const);
     const value = readString(p, at(dp, "value"), member(d, "value"));
-    if (value !== undefined && !SHA256_HEX.test(value)) p.add(at(dp, "value"), `${quote(value)} is not 64 lowercase hex digits`);
+    if (value !== undefined && !SHA256_HEX.test(value))
+      p.add(at(dp, "value"), `${quote(value)} is not 64 lowercase hex digits`);
     else if (algorithm !== undefined && value !== undefined) digest = { algorithm, value };
   }
-  if (token === undefined || bytes === undefined || mediaType === undefined || !MEDIA_TYPE.test(mediaType) || digest === undefined) return undefined;
+  if (
+    token === undefined ||
+    bytes === undefined ||
+    mediaType === undefined ||
+    !MEDIA_TYPE.test(mediaType) ||
+    digest === undefined
+  )
+    return undefined;
   return { $blob: token, bytes, digest, media_type: mediaType };
 }
 
@@ -255,10 +364,12 @@ function readBlobRef(p: Problems, path: string, v: unknown): WireBlobRef | undef
  * no backslash or control character. A diagnostic cannot point outside the workspace by spelling.
  */
 function workspacePathProblem(path: string): string | null {
-  if (path.startsWith("/") || /^[A-Za-z]:/.test(path)) return `${quote(path)} is absolute; expected a workspace-relative path`;
+  if (path.startsWith("/") || /^[A-Za-z]:/.test(path))
+    return `${quote(path)} is absolute; expected a workspace-relative path`;
   if (path.includes("\\")) return `${quote(path)} contains a backslash; use "/" separators`;
   if (/[\u0000-\u001f\u007f-\u009f]/.test(path)) return `${quote(path)} contains a control character`;
-  if (path.split("/").some((s) => s === "" || s === "." || s === "..")) return `${quote(path)} has an empty, "." or ".." segment`;
+  if (path.split("/").some((s) => s === "" || s === "." || s === ".."))
+    return `${quote(path)} has an empty, "." or ".." segment`;
   return null;
 }
 
@@ -282,6 +393,11 @@ export function diagnosticsProjection(diagnostics: readonly WireDiagnostic[]): s
 
 function locationText(loc: WireDiagnosticLocation): string {
   const s = loc.source;
-  const name = s.kind === "workspace" ? `${s.path}${s.revision !== undefined ? `@${s.revision}` : ""}` : s.kind === "blob" ? `blob ${s.blob.digest.value.slice(0, 12)}` : `artifact ${s.artifact_id}`;
+  const name =
+    s.kind === "workspace"
+      ? `${s.path}${s.revision !== undefined ? `@${s.revision}` : ""}`
+      : s.kind === "blob"
+        ? `blob ${s.blob.digest.value.slice(0, 12)}`
+        : `artifact ${s.artifact_id}`;
   return loc.span ? `${name} bytes ${loc.span.start}-${loc.span.end}` : name;
 }

@@ -69,7 +69,12 @@ export function validateInitializeResult(value: unknown, expect: InitializeExpec
   }
   const api = member(obj, "api_version");
   if (api !== expect.api) {
-    p.add("api_version", api === undefined ? `missing; expected "${expect.api}"` : `${show(api)} does not equal the manifest-selected "${expect.api}"`);
+    p.add(
+      "api_version",
+      api === undefined
+        ? `missing; expected "${expect.api}"`
+        : `${show(api)} does not equal the manifest-selected "${expect.api}"`,
+    );
   }
 
   // API 0.1 is frozen without negotiation (INIT-11); null reads as absent, like every optional member.
@@ -83,7 +88,8 @@ export function validateInitializeResult(value: unknown, expect: InitializeExpec
   // the selection itself has problems, the offered names it lists still decide, so a refusal does
   // not also report catalog differences the extension did negotiate away.
   const offered = new Set([...(expect.offered?.required ?? []), ...(expect.offered?.optional ?? [])]);
-  const selected = expect.api === "0.1" ? [] : negotiation?.features ?? rawFeatures(protocol).filter((f) => offered.has(f));
+  const selected =
+    expect.api === "0.1" ? [] : (negotiation?.features ?? rawFeatures(protocol).filter((f) => offered.has(f)));
   const tools = checkCatalog<ToolDefinition>(p, "tools", member(obj, "tools"), {
     max: MAX_TOOLS,
     declared: expect.contributes.tools,
@@ -114,7 +120,11 @@ export function validateInitializeResult(value: unknown, expect: InitializeExpec
 /** The protocol selection of API 0.2/0.4 (INIT-17..26, INIT-34..42). */
 function checkProtocol(p: Problems, raw: unknown, expect: InitializeExpectation): Negotiation | undefined {
   // A caller on 0.2/0.4 always passes its offer; without one, only the required features are offered.
-  const offered = expect.offered ?? { required: REQUIRED_FEATURES, optional: [], maxConcurrentRequests: MAX_CONCURRENT_REQUESTS };
+  const offered = expect.offered ?? {
+    required: REQUIRED_FEATURES,
+    optional: [],
+    maxConcurrentRequests: MAX_CONCURRENT_REQUESTS,
+  };
   const obj = readObject(p, "protocol", raw);
   if (obj === undefined) return undefined;
   const before = p.count;
@@ -122,7 +132,12 @@ function checkProtocol(p: Problems, raw: unknown, expect: InitializeExpectation)
 
   const version = member(obj, "version");
   if (version !== expect.api) {
-    p.add("protocol.version", version === undefined ? `missing; expected "${expect.api}"` : `${show(version)} does not equal api_version "${expect.api}"`);
+    p.add(
+      "protocol.version",
+      version === undefined
+        ? `missing; expected "${expect.api}"`
+        : `${show(version)} does not equal api_version "${expect.api}"`,
+    );
   }
 
   const features = readStringArray(p, "protocol.features", member(obj, "features")) ?? [];
@@ -130,7 +145,11 @@ function checkProtocol(p: Problems, raw: unknown, expect: InitializeExpectation)
   if (dup.length > 0) p.add("protocol.features", `duplicate ${quoteList(dup)}`);
   const offer = new Set([...offered.required, ...offered.optional]);
   features.forEach((name, i) => {
-    if (!offer.has(name)) p.add(index("protocol.features", i), `${quote(name)} ${isKnownFeature(name) ? "was not offered" : "is not a known feature"}`);
+    if (!offer.has(name))
+      p.add(
+        index("protocol.features", i),
+        `${quote(name)} ${isKnownFeature(name) ? "was not offered" : "is not a known feature"}`,
+      );
   });
   const missing = offered.required.filter((name) => !features.includes(name));
   if (missing.length > 0) p.add("protocol.features", `missing required ${quoteList(missing)}`);
@@ -142,12 +161,19 @@ function checkProtocol(p: Problems, raw: unknown, expect: InitializeExpectation)
 
   // Unknown limits are ignored: they would be the host's own caps echoed back, and change nothing.
   const limits = readObject(p, "protocol.limits", member(obj, "limits"));
-  const requested = limits === undefined ? undefined : readInteger(p, "protocol.limits.max_concurrent_requests", member(limits, "max_concurrent_requests"), 1);
+  const requested =
+    limits === undefined
+      ? undefined
+      : readInteger(p, "protocol.limits.max_concurrent_requests", member(limits, "max_concurrent_requests"), 1);
 
   const lifecycle = checkLifecycle(p, member(obj, "lifecycle_events"), features.includes("lifecycle_events"));
   if (p.count !== before || requested === undefined || lifecycle === undefined) return undefined;
 
-  const selection: ProtocolSelection = { version: expect.api, features, limits: { max_concurrent_requests: requested } };
+  const selection: ProtocolSelection = {
+    version: expect.api,
+    features,
+    limits: { max_concurrent_requests: requested },
+  };
   const sent = member(obj, "lifecycle_events");
   if (Array.isArray(sent)) selection.lifecycle_events = sent as string[];
   return {
@@ -204,7 +230,12 @@ interface CatalogRule<T> {
 }
 
 /** A definition list: count bound first (so an oversized list is not walked), then each entry. */
-function checkCatalog<T extends { name: string }>(p: Problems, path: string, raw: unknown, rule: CatalogRule<T>): T[] | undefined {
+function checkCatalog<T extends { name: string }>(
+  p: Problems,
+  path: string,
+  raw: unknown,
+  rule: CatalogRule<T>,
+): T[] | undefined {
   const list = readArray(p, path, raw);
   if (list === undefined || !checkCount(p, path, list.length, rule.max, "definition")) return undefined;
   if (rule.checkList !== undefined && !rule.checkList(path, list)) return undefined;
@@ -212,7 +243,8 @@ function checkCatalog<T extends { name: string }>(p: Problems, path: string, raw
   const defs = list.map((item, i) => rule.check(index(path, i), item));
   // Names are taken from every entry that has one, so duplicates show even beside other problems.
   const names = list.flatMap((item) => {
-    const name = typeof item === "object" && item !== null ? member(item as Record<string, unknown>, "name") : undefined;
+    const name =
+      typeof item === "object" && item !== null ? member(item as Record<string, unknown>, "name") : undefined;
     return typeof name === "string" ? [name] : [];
   });
   const dup = duplicates(names);

@@ -6,7 +6,16 @@
  * "contains exactly" value.
  */
 import { MAX_INPUT_PROMPT_BYTES, MAX_INPUT_VALUE_BYTES } from "../bounds.js";
-import { checkBytes, member, readBoolean, readInteger, readObject, readString, refuse, rejectUnknown } from "../validate/fields.js";
+import {
+  checkBytes,
+  member,
+  readBoolean,
+  readInteger,
+  readObject,
+  readString,
+  refuse,
+  rejectUnknown,
+} from "../validate/fields.js";
 import { describe, Problems, type Checked } from "../validate/kit.js";
 import type { InputRequestParams, InputResult } from "./types-v02.js";
 

@@ -7,7 +7,17 @@
  */
 import { MAX_LIFECYCLE_REASON_BYTES } from "../bounds.js";
 import { LIFECYCLE_EVENTS, type LifecycleEvent } from "../features.js";
-import { at, isAbsent, member, quote, readInteger, readObject, readOneOf, readString, refuse } from "../validate/fields.js";
+import {
+  at,
+  isAbsent,
+  member,
+  quote,
+  readInteger,
+  readObject,
+  readOneOf,
+  readString,
+  refuse,
+} from "../validate/fields.js";
 import { describe, Problems, type Checked } from "../validate/kit.js";
 import type {
   LifecycleNotification,
@@ -58,7 +68,11 @@ const SCOPE_IDS: Record<Scope, ReadonlyArray<keyof ToolEventParams>> = {
   tool: ["session_id", "run_id", "turn_id", "tool_call_id", "tool_name"],
 };
 
-function checkIds(p: Problems, obj: Record<string, unknown>, scope: Scope): SessionEventParams | TurnEventParams | ToolEventParams | undefined {
+function checkIds(
+  p: Problems,
+  obj: Record<string, unknown>,
+  scope: Scope,
+): SessionEventParams | TurnEventParams | ToolEventParams | undefined {
   const out: Record<string, string> = {};
   let ok = true;
   for (const key of SCOPE_IDS[scope]) {

@@ -93,7 +93,8 @@ function checkShape(p: Problems, rawItems: unknown): boolean {
     });
   }
   if (count > MAX_MENU_ITEMS) p.add("items", `${count} items across all levels, over the ${MAX_MENU_ITEMS}-item limit`);
-  if (deepest !== undefined) p.add(levelPath(deepest), `${deepest.level} levels of menu, over the ${MAX_MENU_LEVELS}-level limit`);
+  if (deepest !== undefined)
+    p.add(levelPath(deepest), `${deepest.level} levels of menu, over the ${MAX_MENU_LEVELS}-level limit`);
   return count <= MAX_MENU_ITEMS && deepest === undefined;
 }
 
@@ -126,7 +127,9 @@ function checkLevel(p: Problems, path: string, raw: unknown, declared: ReadonlyS
   });
   const dup = duplicates(ids);
   if (dup.length > 0) p.add(path, `duplicate ids ${quoteList(dup)} in one level`);
-  const recommended = items.filter((item) => item !== undefined && "command" in item && item.recommended === true).length;
+  const recommended = items.filter(
+    (item) => item !== undefined && "command" in item && item.recommended === true,
+  ).length;
   if (recommended > 1) p.add(path, `${recommended} recommended items in one level; at most one is allowed`);
   return p.count === before ? (items as MenuItem[]) : undefined;
 }
@@ -137,11 +140,16 @@ function checkItem(p: Problems, path: string, raw: unknown, declared: ReadonlySe
   const before = p.count;
   const id = readString(p, at(path, "id"), member(obj, "id"), { nonBlank: true });
   // Hosts address an action by its id path ("submenu/item"), so an id cannot contain "/".
-  if (id !== undefined && id.includes("/")) p.add(at(path, "id"), `${JSON.stringify(id.slice(0, 64))} contains "/", which separates the levels of an item path`);
+  if (id !== undefined && id.includes("/"))
+    p.add(
+      at(path, "id"),
+      `${JSON.stringify(id.slice(0, 64))} contains "/", which separates the levels of an item path`,
+    );
   const label = readString(p, at(path, "label"), member(obj, "label"), { nonBlank: true });
   if (!isAbsent(member(obj, "items"))) {
     for (const key of ACTION_ONLY) {
-      if (!isAbsent(member(obj, key))) p.add(at(path, key), "not allowed on a submenu (an item with items); only actions carry it");
+      if (!isAbsent(member(obj, key)))
+        p.add(at(path, key), "not allowed on a submenu (an item with items); only actions carry it");
     }
     const items = checkLevel(p, at(path, "items"), member(obj, "items"), declared);
     if (id === undefined || label === undefined || items === undefined || p.count !== before) return undefined;
@@ -157,7 +165,8 @@ function checkItem(p: Problems, path: string, raw: unknown, declared: ReadonlySe
   const recommended = readOptionalBoolean(p, at(path, "recommended"), member(obj, "recommended"));
   const description = readOptionalString(p, at(path, "description"), member(obj, "description"));
   const destructive = readOptionalBoolean(p, at(path, "destructive"), member(obj, "destructive"));
-  if (id === undefined || label === undefined || command === undefined || args === undefined || p.count !== before) return undefined;
+  if (id === undefined || label === undefined || command === undefined || args === undefined || p.count !== before)
+    return undefined;
   const action: MenuAction = { id, label, command, arguments: args };
   if (recommended !== undefined) action.recommended = recommended;
   if (description !== undefined) action.description = description;

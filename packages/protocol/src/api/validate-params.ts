@@ -37,7 +37,12 @@ import type {
 import { UI_SURFACES } from "./validate-contributions.js";
 
 /** The hooks both legacy APIs dispatch (HOOK-02). */
-export const HOOK_NAMES: readonly HookName[] = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];
+export const HOOK_NAMES: readonly HookName[] = [
+  "before_prompt",
+  "after_response",
+  "before_tool_call",
+  "after_tool_call",
+];
 
 /** tool/call params (CALL-01, CALL-03, CALL-05). */
 export function validateToolCallParams(value: unknown): Checked<ToolCallParams> {
@@ -96,7 +101,8 @@ function checkPayload(p: Problems, hook: HookName, raw: unknown): HookPayload | 
     case "after_tool_call": {
       const name = str("name");
       const args = readObject(p, "payload.arguments", member(obj, "arguments"));
-      if (hook === "before_tool_call") return name === undefined || args === undefined ? undefined : { name, arguments: args };
+      if (hook === "before_tool_call")
+        return name === undefined || args === undefined ? undefined : { name, arguments: args };
       const output = str("output");
       const isError = readBoolean(p, "payload.is_error", member(obj, "is_error"));
       if (name === undefined || args === undefined || output === undefined || isError === undefined) return undefined;
@@ -138,7 +144,13 @@ export function validateToolRenderParams(value: unknown): Checked<ToolRenderPara
   const output = readString(p, "output", member(obj, "output"));
   const isError = readBoolean(p, "is_error", member(obj, "is_error"));
   const context = checkContext(p, member(obj, "context"));
-  if (name === undefined || args === undefined || output === undefined || isError === undefined || context === undefined) {
+  if (
+    name === undefined ||
+    args === undefined ||
+    output === undefined ||
+    isError === undefined ||
+    context === undefined
+  ) {
     return refuse(p);
   }
   return finish(p, { name, arguments: args, output, is_error: isError, context });
@@ -192,7 +204,11 @@ function checkOwner(p: Problems, raw: unknown): ResourceOwner | undefined {
   const obj = readObject(p, "context.resource_owner", raw);
   if (obj === undefined) return undefined;
   const sessionId = readString(p, "context.resource_owner.session_id", member(obj, "session_id"));
-  const instanceId = readString(p, "context.resource_owner.extension_instance_id", member(obj, "extension_instance_id"));
+  const instanceId = readString(
+    p,
+    "context.resource_owner.extension_instance_id",
+    member(obj, "extension_instance_id"),
+  );
   const generation = readInteger(p, "context.resource_owner.process_generation", member(obj, "process_generation"), 0);
   if (sessionId === undefined || instanceId === undefined || generation === undefined) return undefined;
   return { session_id: sessionId, extension_instance_id: instanceId, process_generation: generation };

@@ -8,12 +8,29 @@
  * (POL-06 default). The answer is closed too: it is exactly {decision, approval_token?}.
  */
 import {
-  APPROVAL_TOKEN_HEX_CHARS, MAX_POLICY_DATA_CLASSES, MAX_POLICY_DATA_CLASS_BYTES, MAX_POLICY_LABEL_BYTES,
-  MAX_POLICY_OPERATION_BYTES, MAX_POLICY_ORIGIN_BYTES,
+  APPROVAL_TOKEN_HEX_CHARS,
+  MAX_POLICY_DATA_CLASSES,
+  MAX_POLICY_DATA_CLASS_BYTES,
+  MAX_POLICY_LABEL_BYTES,
+  MAX_POLICY_OPERATION_BYTES,
+  MAX_POLICY_ORIGIN_BYTES,
 } from "../bounds.js";
 import {
-  checkCount, duplicates, index, isAbsent, member, quote, quoteList, readArray, readBoolean, readInteger, readObject, readOneOf,
-  readString, refuse, rejectUnknown,
+  checkCount,
+  duplicates,
+  index,
+  isAbsent,
+  member,
+  quote,
+  quoteList,
+  readArray,
+  readBoolean,
+  readInteger,
+  readObject,
+  readOneOf,
+  readString,
+  refuse,
+  rejectUnknown,
 } from "../validate/fields.js";
 import { describe, Problems, type Checked } from "../validate/kit.js";
 
@@ -113,7 +130,10 @@ function readToken(p: Problems, path: string, v: unknown): string | undefined {
   }
   if (!APPROVAL_TOKEN_PATTERN.test(v)) {
     // A token is a capability: never echo it, say only what is wrong with its form.
-    p.add(path, `must be exactly ${APPROVAL_TOKEN_HEX_CHARS} lowercase hexadecimal characters (got ${v.length} characters)`);
+    p.add(
+      path,
+      `must be exactly ${APPROVAL_TOKEN_HEX_CHARS} lowercase hexadecimal characters (got ${v.length} characters)`,
+    );
     return undefined;
   }
   return v;
@@ -125,14 +145,27 @@ function readIntent(p: Problems, path: string, v: unknown): PolicyIntent | undef
   const before = p.count;
   rejectUnknown(p, path, obj, PARAM_INTENT);
   const kind = readOneOf(p, `${path}.kind`, member(obj, "kind"), POLICY_INTENT_KINDS);
-  const operation = readString(p, `${path}.operation`, member(obj, "operation"), { maxBytes: MAX_POLICY_OPERATION_BYTES });
+  const operation = readString(p, `${path}.operation`, member(obj, "operation"), {
+    maxBytes: MAX_POLICY_OPERATION_BYTES,
+  });
   if (operation !== undefined && !POLICY_OPERATION_PATTERN.test(operation)) {
-    p.add(`${path}.operation`, `${quote(operation)} is not a dotted identifier like "browser.submit_form" (${POLICY_OPERATION_PATTERN.source})`);
+    p.add(
+      `${path}.operation`,
+      `${quote(operation)} is not a dotted identifier like "browser.submit_form" (${POLICY_OPERATION_PATTERN.source})`,
+    );
   }
   const target = readTarget(p, `${path}.target`, member(obj, "target"));
   const dataClasses = readDataClasses(p, `${path}.data_classes`, member(obj, "data_classes"));
   const hints = readHints(p, `${path}.adapter_hints`, member(obj, "adapter_hints"));
-  if (p.count !== before || kind === undefined || operation === undefined || target === undefined || dataClasses === undefined || hints === undefined) return undefined;
+  if (
+    p.count !== before ||
+    kind === undefined ||
+    operation === undefined ||
+    target === undefined ||
+    dataClasses === undefined ||
+    hints === undefined
+  )
+    return undefined;
   return { kind, operation, target, data_classes: dataClasses, adapter_hints: hints };
 }
 
@@ -140,9 +173,16 @@ function readTarget(p: Problems, path: string, v: unknown): PolicyIntent["target
   const obj = readObject(p, path, v);
   if (obj === undefined) return undefined;
   rejectUnknown(p, path, obj, TARGET_MEMBERS);
-  const origin = readString(p, `${path}.origin`, member(obj, "origin"), { maxBytes: MAX_POLICY_ORIGIN_BYTES, plainText: true });
+  const origin = readString(p, `${path}.origin`, member(obj, "origin"), {
+    maxBytes: MAX_POLICY_ORIGIN_BYTES,
+    plainText: true,
+  });
   // The label is what a person reads when asked to approve: text, non-blank, short.
-  const label = readString(p, `${path}.label`, member(obj, "label"), { nonBlank: true, maxBytes: MAX_POLICY_LABEL_BYTES, plainText: true });
+  const label = readString(p, `${path}.label`, member(obj, "label"), {
+    nonBlank: true,
+    maxBytes: MAX_POLICY_LABEL_BYTES,
+    plainText: true,
+  });
   return origin === undefined || label === undefined ? undefined : { origin, label };
 }
 
@@ -154,7 +194,8 @@ function readDataClasses(p: Problems, path: string, v: unknown): string[] | unde
   arr.forEach((item, i) => {
     const s = readString(p, index(path, i), item, { maxBytes: MAX_POLICY_DATA_CLASS_BYTES });
     if (s === undefined) return;
-    if (!POLICY_DATA_CLASS_PATTERN.test(s)) p.add(index(path, i), `${quote(s)} is not an identifier (${POLICY_DATA_CLASS_PATTERN.source})`);
+    if (!POLICY_DATA_CLASS_PATTERN.test(s))
+      p.add(index(path, i), `${quote(s)} is not an identifier (${POLICY_DATA_CLASS_PATTERN.source})`);
     else out.push(s);
   });
   const dup = duplicates(out);

@@ -13,12 +13,31 @@
  * label is not refused: it is text, and every frontend shows it literally.
  */
 import {
-  MAX_PRESENTATION_ACTIONS, MAX_PRESENTATION_ACTIVITIES, MAX_PRESENTATION_BYTES, MAX_PRESENTATION_DETAIL_BYTES, MAX_PRESENTATION_LABEL_BYTES,
+  MAX_PRESENTATION_ACTIONS,
+  MAX_PRESENTATION_ACTIVITIES,
+  MAX_PRESENTATION_BYTES,
+  MAX_PRESENTATION_DETAIL_BYTES,
+  MAX_PRESENTATION_LABEL_BYTES,
   MAX_PRESENTATION_REFERENCES,
 } from "../bounds.js";
 import {
-  at, checkCount, duplicates, finish, index, isAbsent, member, quote, quoteList, readArray, readBoolean, readInteger,
-  readObject, readOneOf, readString, refuse, rejectUnknown,
+  at,
+  checkCount,
+  duplicates,
+  finish,
+  index,
+  isAbsent,
+  member,
+  quote,
+  quoteList,
+  readArray,
+  readBoolean,
+  readInteger,
+  readObject,
+  readOneOf,
+  readString,
+  refuse,
+  rejectUnknown,
 } from "../validate/fields.js";
 import { measureJson } from "../validate/json-bounds.js";
 import { Problems, type Checked } from "../validate/kit.js";
@@ -26,23 +45,62 @@ import { checkCollection } from "./presentation-collection.js";
 import { urlProblem } from "./presentation-url.js";
 import type { ResourceOwner } from "./types.js";
 import type {
-  PresentationAction, PresentationActivity, PresentationMetrics, PresentationReference, PresentationReferenceKind,
-  PresentationScope, PresentationSnapshot, PresentationState, PresentationStatus, PresentationUpdateParams,
+  PresentationAction,
+  PresentationActivity,
+  PresentationMetrics,
+  PresentationReference,
+  PresentationReferenceKind,
+  PresentationScope,
+  PresentationSnapshot,
+  PresentationState,
+  PresentationStatus,
+  PresentationUpdateParams,
 } from "./types-presentation.js";
 
 export const PRESENTATION_STATES: readonly PresentationState[] = [
-  "empty", "loading", "pending", "active", "running", "succeeded", "failed", "cancelled", "degraded", "stopped", "unavailable",
+  "empty",
+  "loading",
+  "pending",
+  "active",
+  "running",
+  "succeeded",
+  "failed",
+  "cancelled",
+  "degraded",
+  "stopped",
+  "unavailable",
 ];
-export const PRESENTATION_REFERENCE_KINDS: readonly PresentationReferenceKind[] = ["session", "artifact", "resource", "url"];
+export const PRESENTATION_REFERENCE_KINDS: readonly PresentationReferenceKind[] = [
+  "session",
+  "artifact",
+  "resource",
+  "url",
+];
 export const PRESENTATION_METRICS = [
-  "tool_calls", "input_tokens", "cache_read_tokens", "cache_write_tokens", "output_tokens", "reasoning_tokens", "cost_microdollars",
+  "tool_calls",
+  "input_tokens",
+  "cache_read_tokens",
+  "cache_write_tokens",
+  "output_tokens",
+  "reasoning_tokens",
+  "cost_microdollars",
 ] as const satisfies readonly (keyof PresentationMetrics)[];
 
 const PARAMS = new Set(["parent_request_id", "resource_owner", "snapshot"]);
 const OWNER = new Set(["session_id", "extension_instance_id", "process_generation"]);
 const SNAPSHOT = new Set(["revision", "status", "activities", "collection", "actions"]);
 const STATUS = new Set(["state", "label"]);
-const ACTIVITY = new Set(["id", "kind", "state", "summary", "provenance", "started_at_ms", "finished_at_ms", "metrics", "references"]);
+const ACTIVITY = new Set([
+  "id",
+  "kind",
+  "state",
+  "summary",
+  "provenance",
+  "started_at_ms",
+  "finished_at_ms",
+  "metrics",
+  "references",
+]);
 const METRICS = new Set<string>(PRESENTATION_METRICS);
 const REFERENCE = new Set(["kind", "id", "label"]);
 const ACTION = new Set(["id", "label", "command", "arguments", "destructive"]);
@@ -60,7 +118,10 @@ export interface CheckedPresentationUpdate {
 }
 
 /** presentation/update params, checked whole (PRES-01..18, PRES-21). */
-export function validatePresentationUpdate(params: unknown, context: PresentationContext): Checked<CheckedPresentationUpdate> {
+export function validatePresentationUpdate(
+  params: unknown,
+  context: PresentationContext,
+): Checked<CheckedPresentationUpdate> {
   const p = new Problems();
   const obj = readObject(p, "", params);
   if (obj === undefined) return refuse(p);
@@ -68,7 +129,11 @@ export function validatePresentationUpdate(params: unknown, context: Presentatio
   const rawParent = member(obj, "parent_request_id");
   const rawOwner = member(obj, "resource_owner");
   // Both at once is ambiguous about whose state this is: refused, never resolved by precedence (PRES-04).
-  if (!isAbsent(rawParent) && !isAbsent(rawOwner)) p.add("", "parent_request_id and resource_owner are mutually exclusive; send one, or neither for process-scoped state");
+  if (!isAbsent(rawParent) && !isAbsent(rawOwner))
+    p.add(
+      "",
+      "parent_request_id and resource_owner are mutually exclusive; send one, or neither for process-scoped state",
+    );
   const parent = isAbsent(rawParent) ? undefined : readInteger(p, "parent_request_id", rawParent, 0);
   const owner = isAbsent(rawOwner) ? undefined : readOwner(p, rawOwner);
   const scope: PresentationScope = !isAbsent(rawParent) ? "request" : !isAbsent(rawOwner) ? "owner" : "process";
@@ -81,7 +146,11 @@ export function validatePresentationUpdate(params: unknown, context: Presentatio
 }
 
 /** One snapshot on its own, as an SDK checks it before sending (`scope` decides PRES-05). */
-export function validatePresentationSnapshot(value: unknown, context: PresentationContext, scope: PresentationScope = "request"): Checked<PresentationSnapshot> {
+export function validatePresentationSnapshot(
+  value: unknown,
+  context: PresentationContext,
+  scope: PresentationScope = "request",
+): Checked<PresentationSnapshot> {
   const p = new Problems();
   return finish(p, readSnapshot(p, "", value, context, scope));
 }
@@ -90,14 +159,29 @@ function readOwner(p: Problems, raw: unknown): ResourceOwner | undefined {
   const obj = readObject(p, "resource_owner", raw);
   if (obj === undefined) return undefined;
   rejectUnknown(p, "resource_owner", obj, OWNER);
-  const session_id = readString(p, "resource_owner.session_id", member(obj, "session_id"), { nonBlank: true, maxBytes: MAX_PRESENTATION_LABEL_BYTES });
-  const extension_instance_id = readString(p, "resource_owner.extension_instance_id", member(obj, "extension_instance_id"), { nonBlank: true, maxBytes: MAX_PRESENTATION_LABEL_BYTES });
+  const session_id = readString(p, "resource_owner.session_id", member(obj, "session_id"), {
+    nonBlank: true,
+    maxBytes: MAX_PRESENTATION_LABEL_BYTES,
+  });
+  const extension_instance_id = readString(
+    p,
+    "resource_owner.extension_instance_id",
+    member(obj, "extension_instance_id"),
+    { nonBlank: true, maxBytes: MAX_PRESENTATION_LABEL_BYTES },
+  );
   const process_generation = readInteger(p, "resource_owner.process_generation", member(obj, "process_generation"), 1);
-  if (session_id === undefined || extension_instance_id === undefined || process_generation === undefined) return undefined;
+  if (session_id === undefined || extension_instance_id === undefined || process_generation === undefined)
+    return undefined;
   return { session_id, extension_instance_id, process_generation };
 }
 
-function readSnapshot(p: Problems, path: string, raw: unknown, context: PresentationContext, scope: PresentationScope): PresentationSnapshot | undefined {
+function readSnapshot(
+  p: Problems,
+  path: string,
+  raw: unknown,
+  context: PresentationContext,
+  scope: PresentationScope,
+): PresentationSnapshot | undefined {
   // Size first (PRES-17): it bounds the work of every later walk.
   const size = measureJson(raw, { maxBytes: MAX_PRESENTATION_BYTES, maxDepth: Infinity, maxNodes: Infinity }, path);
   if (!size.ok) {
@@ -112,21 +196,38 @@ function readSnapshot(p: Problems, path: string, raw: unknown, context: Presenta
   const rawStatus = member(obj, "status");
   const status = isAbsent(rawStatus) ? undefined : readStatus(p, at(path, "status"), rawStatus);
   const refs: RefContext = { scope };
-  const activities = readList(p, at(path, "activities"), member(obj, "activities"), MAX_PRESENTATION_ACTIVITIES, "activity", "activities", (q, itemPath, item) => readActivity(q, itemPath, item, refs));
-  const actions = readList(p, at(path, "actions"), member(obj, "actions"), MAX_PRESENTATION_ACTIONS, "action", "actions", (q, itemPath, item) => readAction(q, itemPath, item, context));
+  const activities = readList(
+    p,
+    at(path, "activities"),
+    member(obj, "activities"),
+    MAX_PRESENTATION_ACTIVITIES,
+    "activity",
+    "activities",
+    (q, itemPath, item) => readActivity(q, itemPath, item, refs),
+  );
+  const actions = readList(
+    p,
+    at(path, "actions"),
+    member(obj, "actions"),
+    MAX_PRESENTATION_ACTIONS,
+    "action",
+    "actions",
+    (q, itemPath, item) => readAction(q, itemPath, item, context),
+  );
   if (activities) uniqueIds(p, at(path, "activities"), activities, "activity");
   if (actions) uniqueIds(p, at(path, "actions"), actions, "action");
   const rawCollection = member(obj, "collection");
   const collection = isAbsent(rawCollection)
     ? undefined
     : checkCollection(p, at(path, "collection"), rawCollection, {
-      actionIds: new Set((actions ?? []).map((a) => a.id)),
-      references: (q, refPath, v) => readReferences(q, refPath, v, refs),
-      label: readLabel,
-      body: readBody,
-      state: readState,
-    });
-  if (p.count !== before || revision === undefined || activities === undefined || actions === undefined) return undefined;
+        actionIds: new Set((actions ?? []).map((a) => a.id)),
+        references: (q, refPath, v) => readReferences(q, refPath, v, refs),
+        label: readLabel,
+        body: readBody,
+        state: readState,
+      });
+  if (p.count !== before || revision === undefined || activities === undefined || actions === undefined)
+    return undefined;
   if (!isAbsent(rawCollection) && collection === undefined) return undefined;
   const snapshot: PresentationSnapshot = { revision, activities, actions };
   if (status !== undefined) snapshot.status = status;
@@ -135,7 +236,15 @@ function readSnapshot(p: Problems, path: string, raw: unknown, context: Presenta
 }
 
 /** An optional array (absent reads as []) with a count cap, each element read by `read`. */
-function readList<T>(p: Problems, path: string, raw: unknown, max: number, noun: string, plural: string, read: (p: Problems, path: string, item: unknown) => T | undefined): T[] | undefined {
+function readList<T>(
+  p: Problems,
+  path: string,
+  raw: unknown,
+  max: number,
+  noun: string,
+  plural: string,
+  read: (p: Problems, path: string, item: unknown) => T | undefined,
+): T[] | undefined {
   if (isAbsent(raw)) return [];
   const list = readArray(p, path, raw);
   if (list === undefined || !checkCount(p, path, list.length, max, noun, plural)) return undefined;
@@ -178,7 +287,8 @@ function readActivity(p: Problems, path: string, raw: unknown, refs: RefContext)
   const rawMetrics = member(obj, "metrics");
   const metrics = isAbsent(rawMetrics) ? undefined : readMetrics(p, at(path, "metrics"), rawMetrics);
   const references = readReferences(p, at(path, "references"), member(obj, "references"), refs);
-  if (p.count !== before || id === undefined || kind === undefined || state === undefined || references === undefined) return undefined;
+  if (p.count !== before || id === undefined || kind === undefined || state === undefined || references === undefined)
+    return undefined;
   const a: PresentationActivity = { id, kind, state, references };
   if (summary !== undefined) a.summary = summary;
   if (provenance !== undefined) a.provenance = provenance;
@@ -200,13 +310,23 @@ function readMetrics(p: Problems, path: string, raw: unknown): PresentationMetri
     if (v !== undefined) m[name] = v;
   }
   if (m.reasoning_tokens !== undefined && m.reasoning_tokens > (m.output_tokens ?? 0)) {
-    p.add(at(path, "reasoning_tokens"), `${m.reasoning_tokens} is more than output_tokens ${m.output_tokens ?? "(absent, read as 0)"}; reasoning tokens are part of the output`);
+    p.add(
+      at(path, "reasoning_tokens"),
+      `${m.reasoning_tokens} is more than output_tokens ${m.output_tokens ?? "(absent, read as 0)"}; reasoning tokens are part of the output`,
+    );
   }
   return p.count === before ? m : undefined;
 }
 
-function readReferences(p: Problems, path: string, raw: unknown, refs: RefContext): PresentationReference[] | undefined {
-  return readList(p, path, raw, MAX_PRESENTATION_REFERENCES, "reference", "references", (q, itemPath, item) => readReference(q, itemPath, item, refs));
+function readReferences(
+  p: Problems,
+  path: string,
+  raw: unknown,
+  refs: RefContext,
+): PresentationReference[] | undefined {
+  return readList(p, path, raw, MAX_PRESENTATION_REFERENCES, "reference", "references", (q, itemPath, item) =>
+    readReference(q, itemPath, item, refs),
+  );
 }
 
 function readReference(p: Problems, path: string, raw: unknown, refs: RefContext): PresentationReference | undefined {
@@ -222,12 +342,21 @@ function readReference(p: Problems, path: string, raw: unknown, refs: RefContext
     if (problem !== null) p.add(at(path, "id"), `${quote(id)} ${problem}`);
   }
   // Process-scoped state belongs to no session, so it cannot point at one (PRES-05, GAP default).
-  if (kind === "session" && refs.scope === "process") p.add(at(path, "kind"), `"session" reference in process-scoped state; send it with parent_request_id or resource_owner`);
+  if (kind === "session" && refs.scope === "process")
+    p.add(
+      at(path, "kind"),
+      `"session" reference in process-scoped state; send it with parent_request_id or resource_owner`,
+    );
   if (p.count !== before || kind === undefined || id === undefined) return undefined;
   return label === undefined ? { kind, id } : { kind, id, label };
 }
 
-function readAction(p: Problems, path: string, raw: unknown, context: PresentationContext): PresentationAction | undefined {
+function readAction(
+  p: Problems,
+  path: string,
+  raw: unknown,
+  context: PresentationContext,
+): PresentationAction | undefined {
   const obj = readObject(p, path, raw);
   if (obj === undefined) return undefined;
   const before = p.count;
@@ -241,9 +370,19 @@ function readAction(p: Problems, path: string, raw: unknown, context: Presentati
   }
   const rawArgs = member(obj, "arguments");
   // No count of its own: the snapshot's 256 KiB bounds the arguments, each a compact string.
-  const args = readList(p, at(path, "arguments"), rawArgs, Infinity, "argument", "arguments", (q, argPath, v) => readCompact(q, argPath, v, false));
+  const args = readList(p, at(path, "arguments"), rawArgs, Infinity, "argument", "arguments", (q, argPath, v) =>
+    readCompact(q, argPath, v, false),
+  );
   const destructive = readBoolean(p, at(path, "destructive"), member(obj, "destructive"), false);
-  if (p.count !== before || id === undefined || label === undefined || command === undefined || args === undefined || destructive === undefined) return undefined;
+  if (
+    p.count !== before ||
+    id === undefined ||
+    label === undefined ||
+    command === undefined ||
+    args === undefined ||
+    destructive === undefined
+  )
+    return undefined;
   return { id, label, command, arguments: args, destructive };
 }
 
@@ -287,8 +426,13 @@ export function checkDisplayText(p: Problems, path: string, s: string, multiline
     const control = c < 0x20 || (c >= 0x7f && c <= 0x9f);
     const bidi = (c >= 0x202a && c <= 0x202e) || (c >= 0x2066 && c <= 0x2069);
     if (control || bidi) {
-      const allowed = multiline ? "only LF and TAB are allowed in a detail body" : "labels and ids are one line of plain text";
-      p.add(path, `${control ? "control" : "bidirectional control"} character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; ${allowed}`);
+      const allowed = multiline
+        ? "only LF and TAB are allowed in a detail body"
+        : "labels and ids are one line of plain text";
+      p.add(
+        path,
+        `${control ? "control" : "bidirectional control"} character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; ${allowed}`,
+      );
       return false;
     }
   }

@@ -89,7 +89,10 @@ function checkEvent(p: Problems, raw: unknown, options: ProgressOptions): Progre
         return undefined;
       }
       if (!options.partialResult) {
-        p.add("event.type", '"partial_result" events are admitted only for an active tool/call with request_progress and content_parts');
+        p.add(
+          "event.type",
+          '"partial_result" events are admitted only for an active tool/call with request_progress and content_parts',
+        );
         return undefined;
       }
       return checkPartialResult(p, obj, options.api);

@@ -61,7 +61,11 @@ export interface NormalizedToolResult {
 /** Hooks whose deny the host honors (HOOK-06); on the others a deny is read as continue. */
 export const VETO_HOOKS: readonly HookName[] = ["before_prompt", "before_tool_call"];
 
-const STRUCTURED_LIMITS: JsonLimits = { maxBytes: MAX_STRUCTURED_CONTENT_BYTES, maxDepth: MAX_VALUE_DEPTH, maxNodes: MAX_VALUE_NODES };
+const STRUCTURED_LIMITS: JsonLimits = {
+  maxBytes: MAX_STRUCTURED_CONTENT_BYTES,
+  maxDepth: MAX_VALUE_DEPTH,
+  maxNodes: MAX_VALUE_NODES,
+};
 const METADATA_LIMITS: JsonLimits = {
   maxBytes: MAX_METADATA_BYTES,
   maxDepth: MAX_VALUE_DEPTH,
@@ -81,7 +85,11 @@ const PART_MEMBERS: Record<ContentPart["type"], ReadonlySet<string>> = {
  * given, structured_content must be present when its output_schema is an object (CALL-20; an error
  * result may leave it out, PY-22), and absent otherwise.
  */
-export function validateToolResult(value: unknown, api: ApiVersion, tool?: ToolDefinition): Checked<NormalizedToolResult> {
+export function validateToolResult(
+  value: unknown,
+  api: ApiVersion,
+  tool?: ToolDefinition,
+): Checked<NormalizedToolResult> {
   const p = new Problems();
   return finish(p, checkToolResult(p, "", value, api, tool));
 }
@@ -118,8 +126,10 @@ export function checkToolResult(
     // An error result may omit its structured value (PY-22): a failed call often has none to
     // give, and demanding one would turn its own error text into "invalid result". When present
     // it is still checked against the schema.
-    if (declares && isAbsent(structured) && isError !== true) p.add(where, `missing; tool ${quote(tool.name)} declares an output_schema`);
-    if (!declares && !isAbsent(structured)) p.add(where, `not allowed; tool ${quote(tool.name)} declares no output_schema`);
+    if (declares && isAbsent(structured) && isError !== true)
+      p.add(where, `missing; tool ${quote(tool.name)} declares an output_schema`);
+    if (!declares && !isAbsent(structured))
+      p.add(where, `not allowed; tool ${quote(tool.name)} declares no output_schema`);
   }
   if (p.count !== before || parts === undefined || isError === undefined) return undefined;
   const text = parts.flatMap((part) => (part.type === "text" ? [part.text] : [])).join("\n");
@@ -160,7 +170,8 @@ function checkPart(p: Problems, path: string, raw: unknown): ContentPart | undef
   const mimeType = readString(p, at(path, "mime_type"), member(obj, "mime_type"), { nonBlank: true });
   const label = type === "image" ? "alt" : "transcript";
   const extra = readOptionalString(p, at(path, label), member(obj, label));
-  if (artifactId === undefined || mimeType === undefined || (extra === undefined && !isAbsent(member(obj, label)))) return undefined;
+  if (artifactId === undefined || mimeType === undefined || (extra === undefined && !isAbsent(member(obj, label))))
+    return undefined;
   const base = { artifact_id: artifactId, mime_type: mimeType };
   if (type === "image") return extra === undefined ? { type, ...base } : { type, ...base, alt: extra };
   return extra === undefined ? { type, ...base } : { type, ...base, transcript: extra };
@@ -229,7 +240,7 @@ export function validateRenderResult(value: unknown): Checked<ToolRenderResult> 
     bytes += utf8ByteLength(text);
     segments.push({ text, style_role: styleRole });
   });
-  if (bytes > MAX_RENDER_TEXT_BYTES) p.add("segments", `${bytes} bytes of text, over the ${MAX_RENDER_TEXT_BYTES}-byte limit`);
+  if (bytes > MAX_RENDER_TEXT_BYTES)
+    p.add("segments", `${bytes} bytes of text, over the ${MAX_RENDER_TEXT_BYTES}-byte limit`);
   return finish(p, { segments });
 }
-

@@ -13,10 +13,32 @@ import { describe, isPlainObject, utf8ByteLength, type Problems } from "../valid
 
 /** The only keywords an output_schema may use (TDEF-06). */
 export const OUTPUT_SCHEMA_KEYWORDS = [
-  "$schema", "title", "description", "default", "examples", "type", "properties", "required",
-  "additionalProperties", "items", "enum", "const", "allOf", "anyOf", "oneOf", "minimum", "maximum",
-  "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "minItems", "maxItems",
-  "uniqueItems", "minProperties", "maxProperties",
+  "$schema",
+  "title",
+  "description",
+  "default",
+  "examples",
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "allOf",
+  "anyOf",
+  "oneOf",
+  "minimum",
+  "maximum",
+  "exclusiveMinimum",
+  "exclusiveMaximum",
+  "minLength",
+  "maxLength",
+  "minItems",
+  "maxItems",
+  "uniqueItems",
+  "minProperties",
+  "maxProperties",
 ] as const;
 const OUTPUT_KEYWORDS = new Set<string>(OUTPUT_SCHEMA_KEYWORDS);
 
@@ -29,7 +51,18 @@ const COUNT_KEYWORDS = ["minLength", "maxLength", "minItems", "maxItems", "minPr
  * Where subschemas live. parameters may use the whole vocabulary (it is model-facing, TDEF-07),
  * so every standard applicator is followed there; output_schema has only the subset's four.
  */
-const PARAM_SINGLE = ["additionalProperties", "additionalItems", "contains", "propertyNames", "not", "if", "then", "else", "unevaluatedItems", "unevaluatedProperties"];
+const PARAM_SINGLE = [
+  "additionalProperties",
+  "additionalItems",
+  "contains",
+  "propertyNames",
+  "not",
+  "if",
+  "then",
+  "else",
+  "unevaluatedItems",
+  "unevaluatedProperties",
+];
 const PARAM_MAP = ["properties", "patternProperties", "$defs", "definitions", "dependentSchemas"];
 const PARAM_LIST = ["allOf", "anyOf", "oneOf", "prefixItems"];
 
@@ -112,7 +145,12 @@ function walkMap(p: Problems, path: string, map: unknown, depth: number, mode: M
 
 function walkList(p: Problems, path: string, list: unknown, depth: number, mode: Mode): void {
   if (!Array.isArray(list) || list.length === 0) {
-    p.add(path, Array.isArray(list) ? "expected a non-empty array of schemas" : `expected an array of schemas, got ${describe(list)}`);
+    p.add(
+      path,
+      Array.isArray(list)
+        ? "expected a non-empty array of schemas"
+        : `expected an array of schemas, got ${describe(list)}`,
+    );
     return;
   }
   list.forEach((sub, i) => walk(p, index(path, i), sub, depth + 1, mode));
@@ -149,12 +187,15 @@ function checkOutputKeywords(p: Problems, path: string, node: Record<string, unk
     const v = node[kw];
     const where = at(path, kw);
     if (!OUTPUT_KEYWORDS.has(kw)) p.add(where, "keyword is not in the supported output_schema subset");
-    else if (STRING_KEYWORDS.includes(kw) && typeof v !== "string") p.add(where, `expected a string, got ${describe(v)}`);
-    else if (NUMBER_KEYWORDS.includes(kw) && (typeof v !== "number" || !Number.isFinite(v))) p.add(where, `expected a number, got ${describe(v)}`);
+    else if (STRING_KEYWORDS.includes(kw) && typeof v !== "string")
+      p.add(where, `expected a string, got ${describe(v)}`);
+    else if (NUMBER_KEYWORDS.includes(kw) && (typeof v !== "number" || !Number.isFinite(v)))
+      p.add(where, `expected a number, got ${describe(v)}`);
     else if (COUNT_KEYWORDS.includes(kw) && (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0)) {
       p.add(where, `expected a non-negative integer, got ${show(v)}`);
     } else if (kw === "uniqueItems" && typeof v !== "boolean") p.add(where, `expected a boolean, got ${describe(v)}`);
-    else if ((kw === "enum" || kw === "examples") && !Array.isArray(v)) p.add(where, `expected an array, got ${describe(v)}`);
+    else if ((kw === "enum" || kw === "examples") && !Array.isArray(v))
+      p.add(where, `expected an array, got ${describe(v)}`);
     else if (kw === "type") checkType(p, where, v);
   }
 }

@@ -5,8 +5,22 @@
  *
  * A refusal of an answer never quotes the value: it is a secret.
  */
-import { MAX_PROVIDER_CREDENTIAL_BYTES, MAX_PROVIDER_ID_BYTES, MAX_SECRET_NAME_BYTES, MAX_SECRET_VALUE_BYTES } from "../bounds.js";
-import { checkBytes, member, quote, readInteger, readObject, readString, refuse, rejectUnknown } from "../validate/fields.js";
+import {
+  MAX_PROVIDER_CREDENTIAL_BYTES,
+  MAX_PROVIDER_ID_BYTES,
+  MAX_SECRET_NAME_BYTES,
+  MAX_SECRET_VALUE_BYTES,
+} from "../bounds.js";
+import {
+  checkBytes,
+  member,
+  quote,
+  readInteger,
+  readObject,
+  readString,
+  refuse,
+  rejectUnknown,
+} from "../validate/fields.js";
 import { describe, Problems, type Checked } from "../validate/kit.js";
 
 export interface SecretGetParams {
@@ -39,7 +53,8 @@ export function validateSecretParams(value: unknown): Checked<SecretGetParams> {
   if (obj === undefined) return refuse(p);
   const parent = readInteger(p, "parent_request_id", member(obj, "parent_request_id"), 0);
   const name = readString(p, "name", member(obj, "name"), { maxBytes: MAX_SECRET_NAME_BYTES });
-  if (name !== undefined && !SECRET_NAME_PATTERN.test(name)) p.add("name", `${quote(name)} is not a secret name (${SECRET_NAME_PATTERN.source})`);
+  if (name !== undefined && !SECRET_NAME_PATTERN.test(name))
+    p.add("name", `${quote(name)} is not a secret name (${SECRET_NAME_PATTERN.source})`);
   if (!p.ok || parent === undefined || name === undefined) return refuse(p);
   return { ok: true, value: { parent_request_id: parent, name } };
 }
@@ -51,7 +66,8 @@ export function validateSecretResult(value: unknown): Checked<SecretGetResult> {
   if (obj === undefined) return refuse(p);
   rejectUnknown(p, "", obj, SECRET_RESULT);
   const v = member(obj, "value");
-  if (typeof v !== "string") p.add("value", v === undefined ? "missing; expected a string" : `expected a string, got ${describe(v)}`);
+  if (typeof v !== "string")
+    p.add("value", v === undefined ? "missing; expected a string" : `expected a string, got ${describe(v)}`);
   else checkBytes(p, "value", v, MAX_SECRET_VALUE_BYTES);
   if (!p.ok) return refuse(p);
   return { ok: true, value: { value: v as string } };
@@ -63,8 +79,16 @@ export function validateProviderCredentialsParams(value: unknown): Checked<Provi
   const obj = readObject(p, "", value);
   if (obj === undefined) return refuse(p);
   const parent = readInteger(p, "parent_request_id", member(obj, "parent_request_id"), 0);
-  const provider = readString(p, "provider", member(obj, "provider"), { nonBlank: true, maxBytes: MAX_PROVIDER_ID_BYTES, plainText: true });
-  const model = readString(p, "model", member(obj, "model"), { nonBlank: true, maxBytes: MAX_PROVIDER_ID_BYTES, plainText: true });
+  const provider = readString(p, "provider", member(obj, "provider"), {
+    nonBlank: true,
+    maxBytes: MAX_PROVIDER_ID_BYTES,
+    plainText: true,
+  });
+  const model = readString(p, "model", member(obj, "model"), {
+    nonBlank: true,
+    maxBytes: MAX_PROVIDER_ID_BYTES,
+    plainText: true,
+  });
   if (!p.ok || parent === undefined || provider === undefined || model === undefined) return refuse(p);
   return { ok: true, value: { parent_request_id: parent, provider, model } };
 }
@@ -76,7 +100,8 @@ export function validateProviderCredentialsResult(value: unknown): Checked<Provi
   if (obj === undefined) return refuse(p);
   rejectUnknown(p, "", obj, CREDENTIAL_RESULT);
   const v = member(obj, "credential");
-  if (typeof v !== "string") p.add("credential", v === undefined ? "missing; expected a string" : `expected a string, got ${describe(v)}`);
+  if (typeof v !== "string")
+    p.add("credential", v === undefined ? "missing; expected a string" : `expected a string, got ${describe(v)}`);
   else checkBytes(p, "credential", v, MAX_PROVIDER_CREDENTIAL_BYTES);
   if (!p.ok) return refuse(p);
   return { ok: true, value: { credential: v as string } };

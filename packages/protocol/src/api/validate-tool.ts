@@ -71,7 +71,11 @@ function versionRule(key: string, api: ApiVersion): string | undefined {
  * (TDEF-14), so an extension learns at once that its metadata would not reach the model. On API
  * 0.4 a null member still reads as absent, as everywhere (SDKs serialize unset optionals as null).
  */
-export function validateToolDefinition(value: unknown, api: ApiVersion, negotiated: readonly string[] = []): Checked<ToolDefinition> {
+export function validateToolDefinition(
+  value: unknown,
+  api: ApiVersion,
+  negotiated: readonly string[] = [],
+): Checked<ToolDefinition> {
   const p = new Problems();
   return finish(p, checkToolDefinition(p, "", value, api, negotiated));
 }
@@ -91,7 +95,8 @@ export function checkToolDefinition(
   const promptMetadata = api === "0.4" && negotiated.includes(PROMPT_METADATA_FEATURE);
   for (const key of Object.keys(obj)) {
     if (allowed.has(key)) {
-      if (isPromptMetadata(key) && !promptMetadata && !isAbsent(obj[key])) p.add(at(path, key), `not allowed without ${PROMPT_METADATA_FEATURE} negotiated`);
+      if (isPromptMetadata(key) && !promptMetadata && !isAbsent(obj[key]))
+        p.add(at(path, key), `not allowed without ${PROMPT_METADATA_FEATURE} negotiated`);
       continue;
     }
     p.add(at(path, key), versionRule(key, api) ?? "unknown member");

@@ -14,7 +14,13 @@
 import { MAX_FRAME_BYTES, MAX_QUOTED_LINE_BYTES } from "../bounds.js";
 import { decodeUtf8 } from "./utf8.js";
 
-export type FrameErrorCode = "frame_too_large" | "blank_line" | "carriage_return" | "invalid_utf8" | "invalid_json" | "truncated_frame";
+export type FrameErrorCode =
+  | "frame_too_large"
+  | "blank_line"
+  | "carriage_return"
+  | "invalid_utf8"
+  | "invalid_json"
+  | "truncated_frame";
 
 export interface FrameError {
   code: FrameErrorCode;
@@ -134,14 +140,22 @@ export class JsonlDecoder {
 }
 
 function lineError(code: FrameErrorCode, message: string, line: Uint8Array): DecodedFrame {
-  return { ok: false, error: { code, message, fatal: false, quoted: quoteBytes(line.subarray(0, MAX_QUOTED_LINE_BYTES)) } };
+  return {
+    ok: false,
+    error: { code, message, fatal: false, quoted: quoteBytes(line.subarray(0, MAX_QUOTED_LINE_BYTES)) },
+  };
 }
 
 /** Decodes one complete line (without its LF). Exported for tests and single-line callers. */
 export function decodeLine(line: Uint8Array): DecodedFrame {
   if (line.length === 0) return lineError("blank_line", "blank line (an empty frame is not allowed)", line);
   const cr = line.indexOf(CR);
-  if (cr !== -1) return lineError("carriage_return", `raw carriage return at byte ${cr} (CRLF and CR are not allowed; frames end with LF only)`, line);
+  if (cr !== -1)
+    return lineError(
+      "carriage_return",
+      `raw carriage return at byte ${cr} (CRLF and CR are not allowed; frames end with LF only)`,
+      line,
+    );
   let text: string;
   try {
     text = decodeUtf8(line);

@@ -17,13 +17,18 @@ export function encodeFrame(message: unknown, maxFrameBytes: number = MAX_FRAME_
   try {
     text = JSON.stringify(message);
   } catch (err) {
-    throw new OctetError("frame_invalid", `message is not serializable as JSON: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`, { cause: err });
+    throw new OctetError(
+      "frame_invalid",
+      `message is not serializable as JSON: ${(err instanceof Error ? err.message : String(err)).slice(0, 200)}`,
+      { cause: err },
+    );
   }
   if (typeof text !== "string") throw new OctetError("frame_invalid", "message is not serializable as JSON");
   // Cheap pre-check: a UTF-16 length within max/3 cannot exceed max bytes.
   if (text.length * 3 > maxFrameBytes) {
     const n = utf8ByteLength(text);
-    if (n > maxFrameBytes) throw new OctetError("frame_too_large", `outbound frame is ${n} bytes, over the ${maxFrameBytes}-byte limit`);
+    if (n > maxFrameBytes)
+      throw new OctetError("frame_too_large", `outbound frame is ${n} bytes, over the ${maxFrameBytes}-byte limit`);
   }
   return text + "\n";
 }

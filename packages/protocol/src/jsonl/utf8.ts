@@ -59,7 +59,8 @@ export function decodeUtf8Pure(bytes: Uint8Array): string {
       if (b === undefined || (b & 0xc0) !== 0x80) throw new Utf8Error(`invalid UTF-8 continuation at offset ${i + k}`);
       cp = (cp << 6) | (b & 0x3f);
     }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) throw new Utf8Error(`invalid UTF-8 code point at offset ${i}`);
+    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+      throw new Utf8Error(`invalid UTF-8 code point at offset ${i}`);
     if (cp >= 0x10000) {
       const v = cp - 0x10000;
       codes.push(0xd800 + (v >> 10), 0xdc00 + (v & 0x3ff));

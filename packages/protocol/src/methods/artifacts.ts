@@ -3,9 +3,13 @@ import { validateArtifactPublishParams, validateArtifactPublishResult } from "..
 import { NEGOTIATED_VERSIONS, type MethodSpec } from "./spec.js";
 
 export const ARTIFACT_PUBLISH = {
-  method: "artifact/publish", direction: "child->host", kind: "request", feature: "artifacts",
+  method: "artifact/publish",
+  direction: "child->host",
+  kind: "request",
+  feature: "artifacts",
   apiVersions: NEGOTIATED_VERSIONS,
-  validateParams: validateArtifactPublishParams, validateResult: validateArtifactPublishResult,
+  validateParams: validateArtifactPublishParams,
+  validateResult: validateArtifactPublishResult,
 } as const satisfies MethodSpec;
 
 export const ARTIFACT_METHODS: readonly MethodSpec[] = [ARTIFACT_PUBLISH];

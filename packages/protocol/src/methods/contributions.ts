@@ -3,22 +3,33 @@
  * and status contributions, each gated by the manifest's declarations (not by a feature).
  */
 import {
-  validateContextContribution, validateNotification, validateStatusContribution,
+  validateContextContribution,
+  validateNotification,
+  validateStatusContribution,
 } from "../api/validate-contributions.js";
 import { ALL_VERSIONS, type MethodSpec } from "./spec.js";
 
 export const NOTIFICATION = {
-  method: "notification", direction: "child->host", kind: "notification", apiVersions: ALL_VERSIONS,
+  method: "notification",
+  direction: "child->host",
+  kind: "notification",
+  apiVersions: ALL_VERSIONS,
   validateParams: validateNotification,
 } as const satisfies MethodSpec;
 
 export const CONTEXT_CONTRIBUTION = {
-  method: "context/contribution", direction: "child->host", kind: "notification", apiVersions: ALL_VERSIONS,
+  method: "context/contribution",
+  direction: "child->host",
+  kind: "notification",
+  apiVersions: ALL_VERSIONS,
   validateParams: validateContextContribution,
 } as const satisfies MethodSpec;
 
 export const STATUS_CONTRIBUTION = {
-  method: "status/contribution", direction: "child->host", kind: "notification", apiVersions: ALL_VERSIONS,
+  method: "status/contribution",
+  direction: "child->host",
+  kind: "notification",
+  apiVersions: ALL_VERSIONS,
   validateParams: validateStatusContribution,
 } as const satisfies MethodSpec;
 

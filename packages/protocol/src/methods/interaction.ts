@@ -8,13 +8,20 @@ import { ALL_VERSIONS, NEGOTIATED_VERSIONS, type MethodSpec } from "./spec.js";
  * SDKs read `confirmed === true`).
  */
 export const CONFIRMATION_REQUEST = {
-  method: "confirmation/request", direction: "child->host", kind: "request", apiVersions: ALL_VERSIONS,
+  method: "confirmation/request",
+  direction: "child->host",
+  kind: "request",
+  apiVersions: ALL_VERSIONS,
   validateParams: validateConfirmationParams,
 } as const satisfies MethodSpec;
 
 export const INPUT_REQUEST = {
-  method: "input/request", direction: "child->host", kind: "request", apiVersions: NEGOTIATED_VERSIONS,
-  validateParams: validateInputParams, validateResult: validateInputResult,
+  method: "input/request",
+  direction: "child->host",
+  kind: "request",
+  apiVersions: NEGOTIATED_VERSIONS,
+  validateParams: validateInputParams,
+  validateResult: validateInputResult,
 } as const satisfies MethodSpec;
 
 export const INTERACTION_METHODS: readonly MethodSpec[] = [CONFIRMATION_REQUEST, INPUT_REQUEST];

@@ -5,7 +5,10 @@ import { NEGOTIATED_VERSIONS, type MethodSpec } from "./spec.js";
 
 function lifecycle(method: LifecycleEvent): MethodSpec {
   return {
-    method, direction: "host->child", kind: "notification", feature: "lifecycle_events",
+    method,
+    direction: "host->child",
+    kind: "notification",
+    feature: "lifecycle_events",
     apiVersions: NEGOTIATED_VERSIONS,
     // The existing validator takes the method name first; this binds it.
     validateParams: (params: unknown) => validateLifecycleEvent(method, params),

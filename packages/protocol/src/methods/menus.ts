@@ -7,7 +7,10 @@ import { NEGOTIATED_VERSIONS, type MethodSpec } from "./spec.js";
  * Result: validateMenu(value, declaredCommands).
  */
 export const MENU_COLLECT = {
-  method: "menu/collect", direction: "host->child", kind: "request", apiVersions: NEGOTIATED_VERSIONS,
+  method: "menu/collect",
+  direction: "host->child",
+  kind: "request",
+  apiVersions: NEGOTIATED_VERSIONS,
   validateResult: validateMenu,
 } as const satisfies MethodSpec;
 

@@ -3,9 +3,13 @@ import { validatePolicyParams, validatePolicyResult } from "../api/validate-poli
 import { NEGOTIATED_VERSIONS, type MethodSpec } from "./spec.js";
 
 export const POLICY_EVALUATE = {
-  method: "policy/evaluate", direction: "child->host", kind: "request", feature: "policy_intents",
+  method: "policy/evaluate",
+  direction: "child->host",
+  kind: "request",
+  feature: "policy_intents",
   apiVersions: NEGOTIATED_VERSIONS,
-  validateParams: validatePolicyParams, validateResult: validatePolicyResult,
+  validateParams: validatePolicyParams,
+  validateResult: validatePolicyResult,
 } as const satisfies MethodSpec;
 
 export const POLICY_METHODS: readonly MethodSpec[] = [POLICY_EVALUATE];

@@ -7,7 +7,10 @@ import { NEGOTIATED_VERSIONS, type MethodSpec } from "./spec.js";
 
 /** Params: validatePresentationUpdate(value, {declaredCommands}). */
 export const PRESENTATION_UPDATE = {
-  method: "presentation/update", direction: "child->host", kind: "notification", apiVersions: NEGOTIATED_VERSIONS,
+  method: "presentation/update",
+  direction: "child->host",
+  kind: "notification",
+  apiVersions: NEGOTIATED_VERSIONS,
   validateParams: validatePresentationUpdate,
 } as const satisfies MethodSpec;
 

@@ -41,9 +41,14 @@ function toEvent(frame: ReturnType<JsonlDecoder["push"]>[number]): ReadEvent {
   if (!frame.ok) return { kind: "frame_error", error: frame.error };
   const parsed = parseEnvelope(frame.value);
   if (parsed.ok) {
-    const problem = envelopeTextProblem(frame.text, typeof (parsed.envelope.message as { id?: unknown }).id === "number");
+    const problem = envelopeTextProblem(
+      frame.text,
+      typeof (parsed.envelope.message as { id?: unknown }).id === "number",
+    );
     // No id is reported: which of the duplicates (or what number) is "the" id cannot be trusted.
     if (problem !== null) return { kind: "invalid_envelope", reason: problem, id: null };
   }
-  return parsed.ok ? { kind: "envelope", envelope: parsed.envelope } : { kind: "invalid_envelope", reason: parsed.reason, id: parsed.id };
+  return parsed.ok
+    ? { kind: "envelope", envelope: parsed.envelope }
+    : { kind: "invalid_envelope", reason: parsed.reason, id: parsed.id };
 }

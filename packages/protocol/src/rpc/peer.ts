@@ -118,12 +118,21 @@ export class RpcPeer {
         return;
       }
       const entry: Pending = {
-        method, resolve, reject, timer: undefined, ticket: { withdraw: () => false }, onSettled: options.onSettled,
+        method,
+        resolve,
+        reject,
+        timer: undefined,
+        ticket: { withdraw: () => false },
+        onSettled: options.onSettled,
       };
       this.#pending.set(id, entry);
       if (options.timeoutMs !== undefined) {
         entry.timer = this.#timers.setTimeout(() => {
-          this.abandon(id, "timeout", new OctetError("request_timeout", `${method} (id ${id}) got no response within ${options.timeoutMs} ms`));
+          this.abandon(
+            id,
+            "timeout",
+            new OctetError("request_timeout", `${method} (id ${id}) got no response within ${options.timeoutMs} ms`),
+          );
         }, options.timeoutMs);
       }
       try {
@@ -219,14 +228,14 @@ export class RpcPeer {
         told?.("late");
         const late = { kind: "late_response", id, reason: tomb.reason } as const;
         this.#onDiagnostic(isErrorResponse(response) ? { ...late, errorCode: response.error.code } : late);
-      }
-      else this.#onDiagnostic({ kind: "unknown_response", id });
+      } else this.#onDiagnostic({ kind: "unknown_response", id });
       return;
     }
     this.#pending.delete(id);
     if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
     entry.onSettled?.("answered");
-    if (isErrorResponse(response)) entry.reject(new WireError(response.error.code, response.error.message, response.error.data));
+    if (isErrorResponse(response))
+      entry.reject(new WireError(response.error.code, response.error.message, response.error.data));
     else entry.resolve(response.result);
   }
 
@@ -266,7 +275,11 @@ export class RpcPeer {
   #replyFailure(request: RequestMessage, err: unknown): void {
     if (this.#closed) return;
     if (!(err instanceof WireError)) {
-      this.#onDiagnostic({ kind: "handler_failed", method: request.method, message: err instanceof Error ? err.message : String(err) });
+      this.#onDiagnostic({
+        kind: "handler_failed",
+        method: request.method,
+        message: err instanceof Error ? err.message : String(err),
+      });
     }
     const error = toWireError(err);
     let frame: string;
@@ -274,7 +287,11 @@ export class RpcPeer {
       frame = encodeFrame({ jsonrpc: "2.0", id: request.id, error });
     } catch {
       // The error's data could not be sent (too large or not JSON): send the code and message only.
-      frame = encodeFrame({ jsonrpc: "2.0", id: request.id, error: { code: error.code, message: error.message.slice(0, 4096) } });
+      frame = encodeFrame({
+        jsonrpc: "2.0",
+        id: request.id,
+        error: { code: error.code, message: error.message.slice(0, 4096) },
+      });
     }
     this.#transport.send(frame);
   }

@@ -13,7 +13,9 @@ import { describe, isPlainObject, utf8ByteLength, type Checked, type Problems } 
 
 /** JSON-quotes a string for a message, cut to MAX_QUOTED_VALUE_CHARS so a hostile value stays short. */
 export function quote(s: string): string {
-  return s.length <= MAX_QUOTED_VALUE_CHARS ? JSON.stringify(s) : `${JSON.stringify(s.slice(0, MAX_QUOTED_VALUE_CHARS))}...`;
+  return s.length <= MAX_QUOTED_VALUE_CHARS
+    ? JSON.stringify(s)
+    : `${JSON.stringify(s.slice(0, MAX_QUOTED_VALUE_CHARS))}...`;
 }
 
 /** A short rendering of any value for a message: strings quoted, scalars literal, else its kind. */
@@ -60,14 +62,26 @@ export function readObject(p: Problems, path: string, v: unknown): Record<string
 }
 
 /** Reports every own member outside `allowed`; used only where the object is closed. */
-export function rejectUnknown(p: Problems, path: string, obj: Record<string, unknown>, allowed: ReadonlySet<string>): void {
+export function rejectUnknown(
+  p: Problems,
+  path: string,
+  obj: Record<string, unknown>,
+  allowed: ReadonlySet<string>,
+): void {
   for (const key of Object.keys(obj)) {
     if (!allowed.has(key)) p.add(at(path, key), "unknown member");
   }
 }
 
 /** `300 parts, over the 256-part limit` when n > max. Returns whether n is within the limit. */
-export function checkCount(p: Problems, path: string, n: number, max: number, noun: string, plural = `${noun}s`): boolean {
+export function checkCount(
+  p: Problems,
+  path: string,
+  n: number,
+  max: number,
+  noun: string,
+  plural = `${noun}s`,
+): boolean {
   if (n <= max) return true;
   p.add(path, `${n} ${plural}, over the ${max}-${noun} limit`);
   return false;
@@ -114,7 +128,10 @@ export function checkPlainText(p: Problems, path: string, s: string): boolean {
     const c = s.charCodeAt(i);
     if (c === 0x0a || c === 0x09) continue;
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
-      p.add(path, `control character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; only LF and TAB are allowed`);
+      p.add(
+        path,
+        `control character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; only LF and TAB are allowed`,
+      );
       return false;
     }
   }

@@ -35,7 +35,7 @@ export type JsonRule = "bytes" | "depth" | "nodes" | "key" | "type";
 
 export type JsonMeasureResult =
   | ({ ok: true } & JsonMeasure)
-  | { ok: false; rule: JsonRule; /** where the walk stopped, under `root` */ path: string; message: string };
+  | { ok: false; rule: JsonRule /** where the walk stopped, under `root` */; path: string; message: string };
 
 interface Frame {
   value: unknown;
@@ -76,7 +76,8 @@ export function measureJson(value: unknown, limits: JsonLimits, root = ""): Json
     else if (typeof v === "number") {
       if (!Number.isFinite(v)) return fail("type", frame, `${v} is not a JSON number`);
       bytes += JSON.stringify(v).length;
-    } else if (typeof v === "string") bytes += stringTokenBytes(v, limits.maxBytes - bytes); // stops just past the limit
+    } else if (typeof v === "string")
+      bytes += stringTokenBytes(v, limits.maxBytes - bytes); // stops just past the limit
     else if (typeof v === "object") {
       const level = frame.level + 1;
       if (level > limits.maxDepth) {
@@ -85,7 +86,8 @@ export function measureJson(value: unknown, limits: JsonLimits, root = ""): Json
       if (level > depth) depth = level;
       if (Array.isArray(v)) {
         nodes += v.length;
-        if (nodes > limits.maxNodes) return fail("nodes", frame, `at least ${nodes} nodes, over the ${limits.maxNodes}-node limit`);
+        if (nodes > limits.maxNodes)
+          return fail("nodes", frame, `at least ${nodes} nodes, over the ${limits.maxNodes}-node limit`);
         bytes += 2 + Math.max(0, v.length - 1);
         if (bytes > limits.maxBytes) return tooManyBytes();
         for (let i = v.length - 1; i >= 0; i--) stack.push({ value: v[i], level, parent: frame, key: i });
@@ -93,7 +95,8 @@ export function measureJson(value: unknown, limits: JsonLimits, root = ""): Json
         const obj = v as Record<string, unknown>;
         const keys = Object.keys(obj).filter((k) => obj[k] !== undefined);
         nodes += keys.length;
-        if (nodes > limits.maxNodes) return fail("nodes", frame, `at least ${nodes} nodes, over the ${limits.maxNodes}-node limit`);
+        if (nodes > limits.maxNodes)
+          return fail("nodes", frame, `at least ${nodes} nodes, over the ${limits.maxNodes}-node limit`);
         bytes += 2 + Math.max(0, keys.length - 1);
         for (const k of keys) {
           if (limits.maxKeyBytes !== undefined) {
@@ -124,7 +127,8 @@ export function stringTokenBytes(s: string, budget = Infinity): number {
   let n = 2;
   for (let i = 0; i < s.length && n <= budget; i++) {
     const c = s.charCodeAt(i);
-    if (c === 0x22 || c === 0x5c) n += 2; // \" and \\
+    if (c === 0x22 || c === 0x5c)
+      n += 2; // \" and \\
     else if (c < 0x20) n += c === 0x08 || c === 0x09 || c === 0x0a || c === 0x0c || c === 0x0d ? 2 : 6;
     else if (c < 0x80) n += 1;
     else if (c < 0x800) n += 2;
@@ -134,7 +138,8 @@ export function stringTokenBytes(s: string, budget = Infinity): number {
         n += 4;
         i++;
       } else n += 6; // lone high surrogate: JSON.stringify escapes it
-    } else if (c >= 0xdc00 && c <= 0xdfff) n += 6; // lone low surrogate
+    } else if (c >= 0xdc00 && c <= 0xdfff)
+      n += 6; // lone low surrogate
     else n += 3;
   }
   return n;

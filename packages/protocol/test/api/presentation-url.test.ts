@@ -24,7 +24,19 @@ test("PRES-14: absolute public http and https URLs are accepted", () => {
 });
 
 test("PRES-14: every other scheme is refused (javascript:, data:, file:, relative and protocol-relative)", () => {
-  for (const url of ["javascript:alert(1)", "JaVaScRiPt:alert(1)", "data:text/html,<b>", "file:///etc/passwd", "ftp://example.com/", "vbscript:x", "/relative", "//example.com/x", "https:/example.com", " https://example.com", "example.com"]) {
+  for (const url of [
+    "javascript:alert(1)",
+    "JaVaScRiPt:alert(1)",
+    "data:text/html,<b>",
+    "file:///etc/passwd",
+    "ftp://example.com/",
+    "vbscript:x",
+    "/relative",
+    "//example.com/x",
+    "https:/example.com",
+    " https://example.com",
+    "example.com",
+  ]) {
     bad(url, "not an absolute http");
   }
 });
@@ -58,7 +70,8 @@ test("PRES-14: private, loopback, link-local, unspecified and multicast IPv4 lit
 });
 
 test("PRES-14: numeric hosts other than a canonical dotted quad are refused (WHATWG would read them as 127.0.0.1)", () => {
-  for (const host of ["127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.0.0.01", "1.2.3.4.5", "example.0x10"]) bad(`http://${host}/`, "numeric host");
+  for (const host of ["127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.0.0.01", "1.2.3.4.5", "example.0x10"])
+    bad(`http://${host}/`, "numeric host");
 });
 
 test("PRES-14: private, loopback, link-local, unspecified and multicast IPv6 literals are refused, mapped IPv4 included", () => {
@@ -81,7 +94,7 @@ test("PRES-14: characters outside RFC 3986, bad escapes, ports and hosts are ref
   bad("https://example.com/a b", "percent-encoded");
   bad("https://example.com/\u0000", "percent-encoded");
   bad("https://example.com\\@evil.com/", "percent-encoded");
-  bad("https://example.com/\"><script>", "percent-encoded");
+  bad('https://example.com/"><script>', "percent-encoded");
   bad("https://exämple.com/", "percent-encoded");
   bad("https://example.com/%zz", "percent escape");
   bad("https://example.com:99999/", "invalid port");
@@ -92,26 +105,39 @@ test("PRES-14: characters outside RFC 3986, bad escapes, ports and hosts are ref
 });
 
 test("PRES-14: property: any string not starting with http:// or https:// is refused", () => {
-  fc.assert(fc.property(fc.string({ maxLength: 60 }), (s) => {
-    fc.pre(!/^https?:\/\//i.test(s));
-    assert.notEqual(urlProblem(s), null);
-  }));
+  fc.assert(
+    fc.property(fc.string({ maxLength: 60 }), (s) => {
+      fc.pre(!/^https?:\/\//i.test(s));
+      assert.notEqual(urlProblem(s), null);
+    }),
+  );
 });
 
 test("PRES-14: property: every IPv4 literal in a refused range is refused, and the rest of the public space accepted", () => {
-  fc.assert(fc.property(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255), (a, b, c, d) => {
-    const refusedRange = a === 0 || a === 127 || a === 10 || (a === 172 && b >= 16 && b <= 31) || (a === 192 && b === 168) ||
-      (a === 100 && b >= 64 && b <= 127) || (a === 169 && b === 254) || a >= 224;
-    assert.equal(urlProblem(`http://${a}.${b}.${c}.${d}/`) !== null, refusedRange);
-    // The same address mapped into IPv6 is judged the same way.
-    const mapped = `http://[::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}]/`;
-    assert.equal(urlProblem(mapped) !== null, refusedRange);
-  }));
+  fc.assert(
+    fc.property(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255), (a, b, c, d) => {
+      const refusedRange =
+        a === 0 ||
+        a === 127 ||
+        a === 10 ||
+        (a === 172 && b >= 16 && b <= 31) ||
+        (a === 192 && b === 168) ||
+        (a === 100 && b >= 64 && b <= 127) ||
+        (a === 169 && b === 254) ||
+        a >= 224;
+      assert.equal(urlProblem(`http://${a}.${b}.${c}.${d}/`) !== null, refusedRange);
+      // The same address mapped into IPv6 is judged the same way.
+      const mapped = `http://[::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}]/`;
+      assert.equal(urlProblem(mapped) !== null, refusedRange);
+    }),
+  );
 });
 
 test("PRES-14: property: a URL with any userinfo is refused", () => {
   const part = fc.string({ minLength: 1, maxLength: 10, unit: fc.constantFrom(..."abcXYZ019-._~".split("")) });
-  fc.assert(fc.property(part, fc.option(part), (user, pw) => {
-    bad(`https://${user}${pw === null ? "" : `:${pw}`}@example.com/`, "credentials");
-  }));
+  fc.assert(
+    fc.property(part, fc.option(part), (user, pw) => {
+      bad(`https://${user}${pw === null ? "" : `:${pw}`}@example.com/`, "credentials");
+    }),
+  );
 });

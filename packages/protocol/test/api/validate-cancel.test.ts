@@ -24,7 +24,10 @@ test("CANCEL-01: id is required: an unsigned integer or a string by the REV-02 r
 test("CANCEL-09: an extension's own child request id may be a string of at most 256 bytes", () => {
   assert.equal(accepted(validateCancelParams({ id: "input-1" })).id, "input-1");
   accepted(validateCancelParams({ id: bytes(MAX_CHILD_ID_BYTES) }));
-  refused(validateCancelParams({ id: bytes(MAX_CHILD_ID_BYTES + 1) }), "id: id string is 257 bytes, over the 256-byte limit");
+  refused(
+    validateCancelParams({ id: bytes(MAX_CHILD_ID_BYTES + 1) }),
+    "id: id string is 257 bytes, over the 256-byte limit",
+  );
 });
 
 test("CANCEL-11: reason is optional: absent or null reads as null", () => {
@@ -35,13 +38,17 @@ test("CANCEL-11: reason is optional: absent or null reads as null", () => {
 
 test("CANCEL-11: the host's reasons are user, timeout, parent_settled, shutdown and reload; any other short string is accepted too", () => {
   assert.deepEqual([...CANCEL_REASONS], ["user", "timeout", "parent_settled", "shutdown", "reload"]);
-  for (const reason of [...CANCEL_REASONS, "deadline exceeded", ""]) assert.equal(accepted(validateCancelParams({ id: 1, reason })).reason, reason);
+  for (const reason of [...CANCEL_REASONS, "deadline exceeded", ""])
+    assert.equal(accepted(validateCancelParams({ id: 1, reason })).reason, reason);
 });
 
 test("CANCEL-11: a 256-byte reason is accepted, 257 is refused naming size and limit", () => {
   accepted(validateCancelParams({ id: 1, reason: bytes(MAX_CANCEL_REASON_BYTES) }));
   accepted(validateCancelParams({ id: 1, reason: "é".repeat(MAX_CANCEL_REASON_BYTES / 2) }));
-  refused(validateCancelParams({ id: 1, reason: bytes(MAX_CANCEL_REASON_BYTES + 1) }), "reason: 257 bytes, over the 256-byte limit");
+  refused(
+    validateCancelParams({ id: 1, reason: bytes(MAX_CANCEL_REASON_BYTES + 1) }),
+    "reason: 257 bytes, over the 256-byte limit",
+  );
 });
 
 test("CANCEL-01: unknown members are ignored and not carried over", () => {

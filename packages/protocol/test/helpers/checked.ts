@@ -20,7 +20,10 @@ export function refused<T>(r: Checked<T>, ...fragments: string[]): string[] {
   assert.ok(r.problems.length > 0, "a refusal names at least one problem");
   if (fragments.length > 0) {
     const hit = r.problems.find((p) => fragments.every((f) => p.includes(f)));
-    assert.ok(hit !== undefined, `no problem contains all of ${JSON.stringify(fragments)}:\n  ${r.problems.join("\n  ")}`);
+    assert.ok(
+      hit !== undefined,
+      `no problem contains all of ${JSON.stringify(fragments)}:\n  ${r.problems.join("\n  ")}`,
+    );
   }
   return r.problems;
 }

@@ -29,7 +29,14 @@ export const CONTRIBUTES = { tools: ["hello_world"], commands: ["hello"] };
 export const PROTOCOL_OFFER_V02 = {
   version: "0.2",
   required_features: ["request_cancellation", "content_parts"],
-  optional_features: ["request_progress", "artifacts", "lifecycle_events", "policy_intents", "dynamic_tools", "runtime_commands"],
+  optional_features: [
+    "request_progress",
+    "artifacts",
+    "lifecycle_events",
+    "policy_intents",
+    "dynamic_tools",
+    "runtime_commands",
+  ],
   limits: { max_concurrent_requests: 64 },
 };
 
@@ -46,7 +53,14 @@ export const PROTOCOL_SELECTION_V02 = {
     "runtime_commands",
   ],
   limits: { max_concurrent_requests: 4 },
-  lifecycle_events: ["session/started", "session/settled", "turn/started", "turn/settled", "tool/started", "tool/settled"],
+  lifecycle_events: [
+    "session/started",
+    "session/settled",
+    "turn/started",
+    "turn/settled",
+    "tool/started",
+    "tool/settled",
+  ],
 };
 
 /** 1.2: tool/call params. */
@@ -89,15 +103,23 @@ const PROCESS_CONTEXT = { workspace: "/home/user/project", execution_scope: null
 export const COMMAND_EXECUTE_PARAMS = { name: "checkpoint", arguments: ["release-v2"], context: PROCESS_CONTEXT };
 export const COMMAND_RESULT = {
   text: "Checkpoint preview · release-v2\nmain · clean\n\n...",
-  notifications: [{ level: "info", title: "Read-only checkpoint", message: "No commit or filesystem mutation was performed." }],
+  notifications: [
+    { level: "info", title: "Read-only checkpoint", message: "No commit or filesystem mutation was performed." },
+  ],
   context: [],
 };
 
 /** 1.4: hook/run params and result. */
-export const HOOK_RUN_PARAMS = { hook: "before_prompt", payload: { prompt: "the user's current input text..." }, context: PROCESS_CONTEXT };
+export const HOOK_RUN_PARAMS = {
+  hook: "before_prompt",
+  payload: { prompt: "the user's current input text..." },
+  context: PROCESS_CONTEXT,
+};
 export const HOOK_RESULT = {
   disposition: { action: "continue" },
-  context: [{ label: "local-model-workflow", content: "Local-model workflow is active...", placement: "system_suffix" }],
+  context: [
+    { label: "local-model-workflow", content: "Local-model workflow is active...", placement: "system_suffix" },
+  ],
   notifications: [],
 };
 
@@ -109,7 +131,12 @@ export const CONTEXT_COLLECT_RESULT = [
 
 /** 1.6: status/collect params and result. */
 export const STATUS_COLLECT_PARAMS = { surface: "status", context: PROCESS_CONTEXT };
-export const STATUS_RESULT = { surface: "status", text: "hello", style_role: "extension.hello_world.status", priority: 0 };
+export const STATUS_RESULT = {
+  surface: "status",
+  text: "hello",
+  style_role: "extension.hello_world.status",
+  priority: 0,
+};
 
 /** 1.7: tool/render params and result. */
 export const TOOL_RENDER_PARAMS = {
@@ -136,8 +163,17 @@ export const CONFIRMATION_PARAMS = {
   destructive: false,
   default: false,
 };
-export const CONTEXT_CONTRIBUTION = { label: "file-watcher", content: "src/main.rs was modified at 14:32.", placement: "system_suffix" };
-export const STATUS_CONTRIBUTION = { surface: "status", text: "watching src/", style_role: "extension.watcher.status", priority: 10 };
+export const CONTEXT_CONTRIBUTION = {
+  label: "file-watcher",
+  content: "src/main.rs was modified at 14:32.",
+  placement: "system_suffix",
+};
+export const STATUS_CONTRIBUTION = {
+  surface: "status",
+  text: "watching src/",
+  style_role: "extension.watcher.status",
+  priority: 10,
+};
 
 /** 1.6b: the menu/collect result. */
 export const MENU_RESULT = {
@@ -156,7 +192,15 @@ export const MENU_RESULT = {
     {
       id: "jev",
       label: "Jev (optional)",
-      items: [{ id: "forget", label: "Forget stored API key", command: "computer-use", arguments: ["jev", "forget"], destructive: true }],
+      items: [
+        {
+          id: "forget",
+          label: "Forget stored API key",
+          command: "computer-use",
+          arguments: ["jev", "forget"],
+          destructive: true,
+        },
+      ],
     },
   ],
 };

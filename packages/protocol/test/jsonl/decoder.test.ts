@@ -7,7 +7,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { JsonlDecoder, decodeLine, quoteBytes, type DecodedFrame, type FrameError, type FrameErrorCode } from "../../src/jsonl/decoder.js";
+import {
+  JsonlDecoder,
+  decodeLine,
+  quoteBytes,
+  type DecodedFrame,
+  type FrameError,
+  type FrameErrorCode,
+} from "../../src/jsonl/decoder.js";
 import { encodeFrame } from "../../src/jsonl/encode.js";
 import { MAX_FRAME_BYTES, MAX_QUOTED_LINE_BYTES } from "../../src/bounds.js";
 
@@ -121,7 +128,9 @@ function oracleStream(all: Uint8Array, max: number): Outcome[] {
 }
 
 function outcomes(frames: DecodedFrame[]): Outcome[] {
-  return frames.map((f) => (f.ok ? { ok: true, value: f.value, bytes: f.bytes } : { ok: false, code: f.error.code, fatal: f.error.fatal }));
+  return frames.map((f) =>
+    f.ok ? { ok: true, value: f.value, bytes: f.bytes } : { ok: false, code: f.error.code, fatal: f.error.fatal },
+  );
 }
 
 function concat(chunks: Uint8Array[]): Uint8Array {
@@ -146,7 +155,10 @@ function cut(all: Uint8Array, points: number[]): Uint8Array[] {
 
 test("FRAME-01/FRAME-02: one JSON object per LF-terminated line, in order, across and within chunks", () => {
   const d = new JsonlDecoder();
-  const frames = feed(d, [bytes('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n{"jsonrpc"'), bytes(':"2.0","id":1,"result":{}}\n')]);
+  const frames = feed(d, [
+    bytes('{"jsonrpc":"2.0","id":1,"method":"a"}\n{"jsonrpc":"2.0","method":"b"}\n{"jsonrpc"'),
+    bytes(':"2.0","id":1,"result":{}}\n'),
+  ]);
   assert.deepEqual(
     frames.map((f) => valueOf(f)),
     [
@@ -523,7 +535,10 @@ test("FRAME-10 (F1): a refused line is quoted by its first 256 bytes only, escap
 
 test("FRAME-10 (F1): quoteBytes escapes control bytes, DEL, non-ASCII and the backslash itself", () => {
   assert.equal(quoteBytes(bytes("a\\b")), "a\\\\b");
-  assert.equal(quoteBytes(Uint8Array.of(0x00, 0x09, 0x0a, 0x0d, 0x1b, 0x7f, 0x80, 0xff)), "\\x00\\x09\\x0a\\x0d\\x1b\\x7f\\x80\\xff");
+  assert.equal(
+    quoteBytes(Uint8Array.of(0x00, 0x09, 0x0a, 0x0d, 0x1b, 0x7f, 0x80, 0xff)),
+    "\\x00\\x09\\x0a\\x0d\\x1b\\x7f\\x80\\xff",
+  );
   assert.equal(quoteBytes(bytes("é")), "\\xc3\\xa9");
   assert.equal(quoteBytes(bytes(' ~"')), ' ~"');
 });
@@ -532,8 +547,31 @@ test("FRAME-10 (F1): quoteBytes escapes control bytes, DEL, non-ASCII and the ba
 // Properties
 
 /** String units biased toward what breaks framings: multibyte, U+2028/9, emoji, LF/CR, surrogates. */
-const tricky = fc.constantFrom("\u2028", "\u2029", "😀", "👩‍💻", "𝄞", "é", "€", "\u00a0", "\ufeff", "\n", "\r", "\t", "\0", "\\", '"', "\ud800", "\udfff", "\u0085");
-const unit = fc.oneof(tricky, fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }));
+const tricky = fc.constantFrom(
+  "\u2028",
+  "\u2029",
+  "😀",
+  "👩‍💻",
+  "𝄞",
+  "é",
+  "€",
+  "\u00a0",
+  "\ufeff",
+  "\n",
+  "\r",
+  "\t",
+  "\0",
+  "\\",
+  '"',
+  "\ud800",
+  "\udfff",
+  "\u0085",
+);
+const unit = fc.oneof(
+  tricky,
+  fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
+  fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }),
+);
 const jsonish = fc.jsonValue({ stringUnit: unit, maxDepth: 3 });
 const message = fc.oneof(
   fc.record({
@@ -564,7 +602,28 @@ test("FRAME-02 (F6) property: encoded messages cut at any points, even inside UT
 
 /** Chunks of bytes biased toward separators, CR, JSON punctuation and UTF-8 lead/continuation bytes. */
 const biasedByte = fc.oneof(
-  { weight: 3, arbitrary: fc.constantFrom(0x0a, 0x0d, 0x7b, 0x7d, 0x22, 0x31, 0x3a, 0x20, 0x5c, 0xe2, 0x80, 0xa8, 0xc3, 0xa9, 0xff, 0xed, 0xf0) },
+  {
+    weight: 3,
+    arbitrary: fc.constantFrom(
+      0x0a,
+      0x0d,
+      0x7b,
+      0x7d,
+      0x22,
+      0x31,
+      0x3a,
+      0x20,
+      0x5c,
+      0xe2,
+      0x80,
+      0xa8,
+      0xc3,
+      0xa9,
+      0xff,
+      0xed,
+      0xf0,
+    ),
+  },
   { weight: 1, arbitrary: fc.integer({ min: 0, max: 255 }) },
 );
 const chunk = fc.oneof(
@@ -572,37 +631,54 @@ const chunk = fc.oneof(
   fc.array(biasedByte, { maxLength: 48 }).map((a) => Uint8Array.from(a)),
   message.map((m) => te.encode(encodeFrame(m))),
 );
-const allCodes: FrameErrorCode[] = ["frame_too_large", "blank_line", "carriage_return", "invalid_utf8", "invalid_json", "truncated_frame"];
+const allCodes: FrameErrorCode[] = [
+  "frame_too_large",
+  "blank_line",
+  "carriage_return",
+  "invalid_utf8",
+  "invalid_json",
+  "truncated_frame",
+];
 
 test("FRAME-10 (F5) property: totality: arbitrary chunks never throw, buffered stays within the bound, and the results are the oracle's", () => {
   fc.assert(
-    fc.property(fc.array(chunk, { maxLength: 12 }), fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 64, max: 8192 })), fc.boolean(), (chunks, max, callEnd) => {
-      const d = new JsonlDecoder({ maxFrameBytes: max });
-      const frames: DecodedFrame[] = [];
-      let fatalSeen = false;
-      for (const c of chunks) {
-        const out = d.push(c);
-        if (fatalSeen) assert.deepEqual(out, [], "nothing after a fatal error");
-        for (const f of out) if (!f.ok && f.error.fatal) fatalSeen = true;
-        frames.push(...out);
-        assert.ok(d.buffered >= 0 && d.buffered <= max, `buffered ${d.buffered} > ${max}`);
-        assert.equal(d.failed, fatalSeen);
-      }
-      if (callEnd) frames.push(...d.end());
-      for (const f of frames) {
-        if (f.ok) continue;
-        assert.ok(allCodes.includes(f.error.code));
-        assert.equal(typeof f.error.message, "string");
-        assert.ok(f.error.message.length > 0);
-        assert.equal(f.error.fatal, f.error.code === "frame_too_large" || f.error.code === "truncated_frame");
-        assertPrintableAscii(f.error.quoted);
-        assert.ok(unquote(f.error.quoted).length <= MAX_QUOTED_LINE_BYTES);
-      }
-      assert.ok(frames.filter((f) => !f.ok && f.error.fatal).length <= 1, "at most one fatal error");
-      const expected = oracleStream(concat(chunks), max);
-      if (!callEnd && expected.at(-1)?.ok === false && (expected.at(-1) as { code: string }).code === "truncated_frame") expected.pop();
-      assert.deepEqual(outcomes(frames), expected);
-    }),
+    fc.property(
+      fc.array(chunk, { maxLength: 12 }),
+      fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 64, max: 8192 })),
+      fc.boolean(),
+      (chunks, max, callEnd) => {
+        const d = new JsonlDecoder({ maxFrameBytes: max });
+        const frames: DecodedFrame[] = [];
+        let fatalSeen = false;
+        for (const c of chunks) {
+          const out = d.push(c);
+          if (fatalSeen) assert.deepEqual(out, [], "nothing after a fatal error");
+          for (const f of out) if (!f.ok && f.error.fatal) fatalSeen = true;
+          frames.push(...out);
+          assert.ok(d.buffered >= 0 && d.buffered <= max, `buffered ${d.buffered} > ${max}`);
+          assert.equal(d.failed, fatalSeen);
+        }
+        if (callEnd) frames.push(...d.end());
+        for (const f of frames) {
+          if (f.ok) continue;
+          assert.ok(allCodes.includes(f.error.code));
+          assert.equal(typeof f.error.message, "string");
+          assert.ok(f.error.message.length > 0);
+          assert.equal(f.error.fatal, f.error.code === "frame_too_large" || f.error.code === "truncated_frame");
+          assertPrintableAscii(f.error.quoted);
+          assert.ok(unquote(f.error.quoted).length <= MAX_QUOTED_LINE_BYTES);
+        }
+        assert.ok(frames.filter((f) => !f.ok && f.error.fatal).length <= 1, "at most one fatal error");
+        const expected = oracleStream(concat(chunks), max);
+        if (
+          !callEnd &&
+          expected.at(-1)?.ok === false &&
+          (expected.at(-1) as { code: string }).code === "truncated_frame"
+        )
+          expected.pop();
+        assert.deepEqual(outcomes(frames), expected);
+      },
+    ),
     { seed: 42, numRuns: 3000 },
   );
 });
@@ -627,32 +703,47 @@ function mutate(line: Uint8Array, ms: Mutation[]): Uint8Array {
 }
 
 const line = fc.oneof(
-  { weight: 3, arbitrary: fc.tuple(message, fc.array(mutation, { minLength: 1, maxLength: 3 })).map(([m, ms]) => mutate(te.encode(JSON.stringify(m)), ms)) },
+  {
+    weight: 3,
+    arbitrary: fc
+      .tuple(message, fc.array(mutation, { minLength: 1, maxLength: 3 }))
+      .map(([m, ms]) => mutate(te.encode(JSON.stringify(m)), ms)),
+  },
   { weight: 1, arbitrary: message.map((m) => te.encode(JSON.stringify(m))) },
-  { weight: 1, arbitrary: fc.constantFrom("", "\r", "{}\r", '{"a":\r1}', " ", "null", "[1]", '"x"', "\ufeff{}").map((s) => te.encode(s)) },
+  {
+    weight: 1,
+    arbitrary: fc
+      .constantFrom("", "\r", "{}\r", '{"a":\r1}', " ", "null", "[1]", '"x"', "\ufeff{}")
+      .map((s) => te.encode(s)),
+  },
 );
 
 test("FRAME-10 (F1-F3, F9) property: every line is judged exactly as the oracle judges it; CR, blank and invalid lines are refused", () => {
   fc.assert(
-    fc.property(fc.array(line, { minLength: 1, maxLength: 8 }), fc.array(fc.nat(), { maxLength: 8 }), (lines, points) => {
-      const wire = bytes(...lines.flatMap((l) => [l, "\n"]));
-      const d = new JsonlDecoder();
-      const frames = feed(d, cut(wire, points));
-      frames.push(...d.end());
-      const expected = oracleStream(wire, MAX_FRAME_BYTES);
-      assert.deepEqual(outcomes(frames), expected);
-      // The rejection set, stated directly as well as through the oracle: one result per physical
-      // line, and any blank line or line holding a CR is refused.
-      const physical: Uint8Array[] = [];
-      let start = 0;
-      for (let nl = wire.indexOf(0x0a); nl !== -1; start = nl + 1, nl = wire.indexOf(0x0a, start)) physical.push(wire.subarray(start, nl));
-      assert.equal(frames.length, physical.length);
-      physical.forEach((p, i) => {
-        const f = frames[i]!;
-        if (p.length === 0) errorOf(f, "blank_line");
-        else if (p.includes(0x0d)) errorOf(f, "carriage_return");
-      });
-    }),
+    fc.property(
+      fc.array(line, { minLength: 1, maxLength: 8 }),
+      fc.array(fc.nat(), { maxLength: 8 }),
+      (lines, points) => {
+        const wire = bytes(...lines.flatMap((l) => [l, "\n"]));
+        const d = new JsonlDecoder();
+        const frames = feed(d, cut(wire, points));
+        frames.push(...d.end());
+        const expected = oracleStream(wire, MAX_FRAME_BYTES);
+        assert.deepEqual(outcomes(frames), expected);
+        // The rejection set, stated directly as well as through the oracle: one result per physical
+        // line, and any blank line or line holding a CR is refused.
+        const physical: Uint8Array[] = [];
+        let start = 0;
+        for (let nl = wire.indexOf(0x0a); nl !== -1; start = nl + 1, nl = wire.indexOf(0x0a, start))
+          physical.push(wire.subarray(start, nl));
+        assert.equal(frames.length, physical.length);
+        physical.forEach((p, i) => {
+          const f = frames[i]!;
+          if (p.length === 0) errorOf(f, "blank_line");
+          else if (p.includes(0x0d)) errorOf(f, "carriage_return");
+        });
+      },
+    ),
     { seed: 42, numRuns: 1500 },
   );
 });

@@ -38,7 +38,12 @@ function roundTrip(frame: string): unknown {
 }
 
 test("FRAME-02: a message is one line with a single trailing LF; newlines and CRs in strings are escaped", () => {
-  const message = { jsonrpc: "2.0", id: 1, method: "m", params: { text: "line 1\nline 2\r\nend\r", nested: [{ k: "\n" }] } };
+  const message = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "m",
+    params: { text: "line 1\nline 2\r\nend\r", nested: [{ k: "\n" }] },
+  };
   const frame = encodeFrame(message);
   assertOneLine(frame);
   assert.equal(frame, JSON.stringify(message) + "\n");
@@ -49,7 +54,9 @@ test("FRAME-02: lone surrogates are escaped as \\uXXXX and survive the round tri
   const message = { s: "a\ud800b\udfffc\udbff", t: "\udc00", pair: "😀" };
   const frame = encodeFrame(message);
   assertOneLine(frame);
-  assert.ok(frame.includes("\\ud800") && frame.includes("\\udfff") && frame.includes("\\udbff") && frame.includes("\\udc00"));
+  assert.ok(
+    frame.includes("\\ud800") && frame.includes("\\udfff") && frame.includes("\\udbff") && frame.includes("\\udc00"),
+  );
   assert.ok(frame.includes("😀"), "a valid pair is kept as the character");
   assert.deepEqual(roundTrip(frame), message);
 });
@@ -62,7 +69,23 @@ test("FRAME-02: U+2028 and U+2029 may appear raw (only LF separates frames) and 
 });
 
 const unit = fc.oneof(
-  fc.constantFrom("\u2028", "\u2029", "😀", "é", "€", "\n", "\r", "\r\n", "\0", "\u001f", "\u007f", "\ud800", "\udfff", "\\", '"'),
+  fc.constantFrom(
+    "\u2028",
+    "\u2029",
+    "😀",
+    "é",
+    "€",
+    "\n",
+    "\r",
+    "\r\n",
+    "\0",
+    "\u001f",
+    "\u007f",
+    "\ud800",
+    "\udfff",
+    "\\",
+    '"',
+  ),
   fc.string({ unit: "binary", minLength: 1, maxLength: 1 }),
   fc.string({ unit: "grapheme-ascii", minLength: 1, maxLength: 1 }),
   // Any single UTF-16 code unit, lone surrogate halves included.
@@ -114,12 +137,15 @@ test("FRAME-09: the bound counts UTF-8 bytes after escaping (an escaped control 
 test("FRAME-09: a caller-given bound applies at the limit and one past it", () => {
   const message = { s: "é😀" }; // {"s":"é😀"} = 8 + 2 + 4 bytes
   assert.equal(encodeFrame(message, 14), '{"s":"é😀"}\n');
-  assert.throws(() => encodeFrame(message, 13), (err: unknown) => {
-    assert.ok(err instanceof OctetError);
-    assert.equal(err.code, "frame_too_large");
-    assert.equal(err.message, "outbound frame is 14 bytes, over the 13-byte limit");
-    return true;
-  });
+  assert.throws(
+    () => encodeFrame(message, 13),
+    (err: unknown) => {
+      assert.ok(err instanceof OctetError);
+      assert.equal(err.code, "frame_too_large");
+      assert.equal(err.message, "outbound frame is 14 bytes, over the 13-byte limit");
+      return true;
+    },
+  );
 });
 
 test("FRAME-09 property: encodeFrame accepts exactly the values whose JSON text fits the bound", () => {
@@ -136,11 +162,27 @@ test("FRAME-09 property: encodeFrame accepts exactly the values whose JSON text 
 test("FRAME-02: values with no JSON text are refused as frame_invalid, never written as 'undefined'", () => {
   const cyclic: Record<string, unknown> = {};
   cyclic["self"] = cyclic;
-  for (const bad of [undefined, () => 1, Symbol("s"), 1n, { a: 1n }, cyclic, { toJSON: () => undefined }, { toJSON: () => { throw new Error("boom"); } }]) {
-    assert.throws(() => encodeFrame(bad), (err: unknown) => {
-      assert.ok(err instanceof OctetError, `a local error, got ${String(err)}`);
-      assert.equal(err.code, "frame_invalid");
-      return true;
-    });
+  for (const bad of [
+    undefined,
+    () => 1,
+    Symbol("s"),
+    1n,
+    { a: 1n },
+    cyclic,
+    { toJSON: () => undefined },
+    {
+      toJSON: () => {
+        throw new Error("boom");
+      },
+    },
+  ]) {
+    assert.throws(
+      () => encodeFrame(bad),
+      (err: unknown) => {
+        assert.ok(err instanceof OctetError, `a local error, got ${String(err)}`);
+        assert.equal(err.code, "frame_invalid");
+        return true;
+      },
+    );
   }
 });

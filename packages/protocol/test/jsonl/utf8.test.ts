@@ -150,7 +150,10 @@ for (const [name, input] of invalidCases) {
     const bytes = Uint8Array.from(input);
     assert.throws(() => decodeUtf8Pure(bytes), Utf8Error);
     assert.throws(() => decodeUtf8(bytes), Utf8Error);
-    assert.throws(() => pure.decodeUtf8(bytes), (err: unknown) => err instanceof Error && err.name === "Utf8Error");
+    assert.throws(
+      () => pure.decodeUtf8(bytes),
+      (err: unknown) => err instanceof Error && err.name === "Utf8Error",
+    );
     assert.equal(platformDecode(bytes).ok, false, "the oracle agrees");
   });
 }
@@ -186,7 +189,9 @@ function encodeForm(cp: number, length: 1 | 2 | 3 | 4): number[] {
 }
 const byteUnit: fc.Arbitrary<number[]> = fc.oneof(
   fc.string({ unit: "binary", minLength: 1, maxLength: 1 }).map((c) => Array.from(te.encode(c))),
-  fc.tuple(fc.integer({ min: 0, max: 0x1fffff }), fc.constantFrom(1 as const, 2 as const, 3 as const, 4 as const)).map(([cp, n]) => encodeForm(cp, n)),
+  fc
+    .tuple(fc.integer({ min: 0, max: 0x1fffff }), fc.constantFrom(1 as const, 2 as const, 3 as const, 4 as const))
+    .map(([cp, n]) => encodeForm(cp, n)),
   fc.integer({ min: 0xd800, max: 0xdfff }).map((cp) => encodeForm(cp, 3)),
   fc.tuple(fc.string({ unit: "binary", minLength: 1, maxLength: 1 }), fc.nat()).map(([c, k]) => {
     const b = Array.from(te.encode(c));

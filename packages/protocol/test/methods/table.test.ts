@@ -14,7 +14,11 @@ import { API_VERSIONS } from "../../src/version.js";
 // dist/test/methods -> the repository root.
 const ROOT = fileURLToPath(new URL("../../../../../", import.meta.url));
 const SCANNED = [
-  "packages/host/src", "packages/rpi/src", "packages/cli/src", "sdk/typescript/src", "sdk/python/octet_extension",
+  "packages/host/src",
+  "packages/rpi/src",
+  "packages/cli/src",
+  "sdk/typescript/src",
+  "sdk/python/octet_extension",
 ];
 /**
  * Quoted name/name strings that are not wire methods: media types, menu id paths in comments, and
@@ -76,9 +80,7 @@ test("issue 14.1: each declaration names a known feature and known API versions"
 test("issue 14.1: methodsFor filters by direction, API version and negotiated feature", () => {
   const names = (f: Parameters<typeof methodsFor>[0]): string[] => methodsFor(f).map((s) => s.method);
   const v01 = names({ direction: "child->host", apiVersion: "0.1", features: [] });
-  assert.deepEqual(v01.sort(), [
-    "confirmation/request", "context/contribution", "notification", "status/contribution",
-  ]);
+  assert.deepEqual(v01.sort(), ["confirmation/request", "context/contribution", "notification", "status/contribution"]);
   const cancel = ["request_cancellation"];
   const bare = names({ direction: "child->host", apiVersion: "0.2", features: cancel });
   assert.ok(bare.includes("$/cancelRequest") && bare.includes("input/request") && bare.includes("presentation/update"));

@@ -22,7 +22,13 @@ function read(...chunks: (string | Uint8Array)[]): { events: ReadEvent[]; reader
 }
 
 function kinds(events: ReadEvent[]): string[] {
-  return events.map((e) => (e.kind === "envelope" ? `envelope:${e.envelope.kind}` : e.kind === "frame_error" ? `frame_error:${e.error.code}` : "invalid_envelope"));
+  return events.map((e) =>
+    e.kind === "envelope"
+      ? `envelope:${e.envelope.kind}`
+      : e.kind === "frame_error"
+        ? `frame_error:${e.error.code}`
+        : "invalid_envelope",
+  );
 }
 
 test("requests, notifications and responses come out as envelopes, in order", () => {
@@ -34,8 +40,17 @@ test("requests, notifications and responses come out as envelopes, in order", ()
     { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } },
   ];
   const { events } = read(msgs.map(line).join(""));
-  assert.deepEqual(kinds(events), ["envelope:request", "envelope:notification", "envelope:response", "envelope:response", "envelope:response"]);
-  assert.deepEqual(events.map((e) => (e.kind === "envelope" ? e.envelope.message : null)), msgs);
+  assert.deepEqual(kinds(events), [
+    "envelope:request",
+    "envelope:notification",
+    "envelope:response",
+    "envelope:response",
+    "envelope:response",
+  ]);
+  assert.deepEqual(
+    events.map((e) => (e.kind === "envelope" ? e.envelope.message : null)),
+    msgs,
+  );
 });
 
 test("a frame split at every byte, including inside a multibyte character, is reassembled", () => {
@@ -50,8 +65,20 @@ test("a frame split at every byte, including inside a multibyte character, is re
 
 test("framing problems are frame errors and the stream goes on (non-fatal)", () => {
   const good = line({ jsonrpc: "2.0", method: "n" });
-  const { events, reader } = read("\n", `{"jsonrpc":"2.0","method":"n"}\r\n`, Uint8Array.of(0x22, 0xff, 0x22, 0x0a), "{not json}\n", good);
-  assert.deepEqual(kinds(events), ["frame_error:blank_line", "frame_error:carriage_return", "frame_error:invalid_utf8", "frame_error:invalid_json", "envelope:notification"]);
+  const { events, reader } = read(
+    "\n",
+    `{"jsonrpc":"2.0","method":"n"}\r\n`,
+    Uint8Array.of(0x22, 0xff, 0x22, 0x0a),
+    "{not json}\n",
+    good,
+  );
+  assert.deepEqual(kinds(events), [
+    "frame_error:blank_line",
+    "frame_error:carriage_return",
+    "frame_error:invalid_utf8",
+    "frame_error:invalid_json",
+    "envelope:notification",
+  ]);
   for (const e of events.slice(0, 4)) assert.ok(e.kind === "frame_error" && !e.error.fatal);
   assert.equal(reader.failed, false);
   const quoted = events[3]!;
@@ -155,16 +182,21 @@ test("FRAME-01: an envelope member that appears twice is refused without trustin
 
 test("FRAME-01: duplicateTopLevelMember finds every duplicated envelope member in generated objects, and never invents one", () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.constantFrom("jsonrpc", "id", "method", "params", "result", "error", "x"), fc.jsonValue()), { maxLength: 8 }), (members) => {
-      const text = `{${members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
-      const names = members.map(([k]) => k);
-      const duplicated = new Set<string>(names.filter((n, i) => names.indexOf(n) !== i));
-      const found = duplicateTopLevelMember(text);
-      // Duplicates of envelope members are always found; "x" (refused as unknown anyway) may be.
-      const memberDuplicated = [...duplicated].some((n) => n !== "x");
-      if (memberDuplicated) return found !== null && duplicated.has(found);
-      return found === null || duplicated.has(found);
-    }),
+    fc.property(
+      fc.array(fc.tuple(fc.constantFrom("jsonrpc", "id", "method", "params", "result", "error", "x"), fc.jsonValue()), {
+        maxLength: 8,
+      }),
+      (members) => {
+        const text = `{${members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
+        const names = members.map(([k]) => k);
+        const duplicated = new Set<string>(names.filter((n, i) => names.indexOf(n) !== i));
+        const found = duplicateTopLevelMember(text);
+        // Duplicates of envelope members are always found; "x" (refused as unknown anyway) may be.
+        const memberDuplicated = [...duplicated].some((n) => n !== "x");
+        if (memberDuplicated) return found !== null && duplicated.has(found);
+        return found === null || duplicated.has(found);
+      },
+    ),
   );
 });
 
@@ -179,7 +211,11 @@ test("issue 13.13: a member name spelled with \\u escapes is the same member, so
   ] as const;
   for (const [text, name] of frames) {
     const [event] = reader.push(enc.encode(text + "\n"));
-    assert.deepEqual(event, { kind: "invalid_envelope", reason: `member "${name}" appears more than once`, id: null }, text);
+    assert.deepEqual(
+      event,
+      { kind: "invalid_envelope", reason: `member "${name}" appears more than once`, id: null },
+      text,
+    );
   }
   // One escaped spelling alone is that member, and \u escapes elsewhere change nothing.
   const [alone] = reader.push(enc.encode('{"jsonrpc":"2.0","\\u0069d":2,"result":"\\u0069d"}\n'));
@@ -191,11 +227,18 @@ test("issue 13.13: an id number whose text is not an integer literal is refused,
   const enc = new TextEncoder();
   const refused = ["2.00000000000000001", "2.0", "2e0", "0.2e1", "-0", "20E-1"];
   for (const id of refused) {
-    for (const text of [`{"jsonrpc":"2.0","id":${id},"result":{}}`, `{"jsonrpc":"2.0","method":"m","id" : ${id}}`, `{"jsonrpc":"2.0","\\u0069d":${id},"error":{"code":1,"message":"x"}}`]) {
+    for (const text of [
+      `{"jsonrpc":"2.0","id":${id},"result":{}}`,
+      `{"jsonrpc":"2.0","method":"m","id" : ${id}}`,
+      `{"jsonrpc":"2.0","\\u0069d":${id},"error":{"code":1,"message":"x"}}`,
+    ]) {
       const [event] = reader.push(enc.encode(text + "\n"));
       assert.ok(event?.kind === "invalid_envelope", text);
       assert.equal(event.id, null);
-      assert.equal(event.reason, `id ${id} is not written as an integer (an id number is digits only: no sign, fraction or exponent)`);
+      assert.equal(
+        event.reason,
+        `id ${id} is not written as an integer (an id number is digits only: no sign, fraction or exponent)`,
+      );
     }
   }
   // Integers as written, nested look-alikes, string ids and the null id of an error stay accepted.

@@ -40,7 +40,10 @@ test("issue 14.3: a request given up on after its frame was written is told 'lat
   peer.receive(envelope({ jsonrpc: "2.0", id: r.id, result: {} }));
   peer.receive(envelope({ jsonrpc: "2.0", id: r.id, result: {} }));
   assert.deepEqual(told, ["late"]);
-  assert.deepEqual(diagnostics.map((d) => d.kind), ["late_response", "late_response"]);
+  assert.deepEqual(
+    diagnostics.map((d) => d.kind),
+    ["late_response", "late_response"],
+  );
 });
 
 test("issue 14.3: a closed peer tells nothing; a request without onSettled settles as before", async () => {

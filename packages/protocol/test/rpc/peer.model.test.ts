@@ -22,7 +22,12 @@ type Cmd =
   | { t: "abandon"; pick: number }
   | { t: "flush" };
 
-type Expected = { kind: "value"; n: number } | { kind: "wire"; n: number } | { kind: "timeout" } | { kind: "cancelled" } | { kind: "closed" };
+type Expected =
+  | { kind: "value"; n: number }
+  | { kind: "wire"; n: number }
+  | { kind: "timeout" }
+  | { kind: "cancelled" }
+  | { kind: "closed" };
 
 interface Model {
   id: number;
@@ -36,10 +41,23 @@ interface Model {
 }
 
 const cmd: fc.Arbitrary<Cmd> = fc.oneof(
-  { arbitrary: fc.record({ t: fc.constant("request" as const), timeout: fc.option(fc.integer({ min: 1, max: 50 })), hold: fc.boolean() }), weight: 4 },
+  {
+    arbitrary: fc.record({
+      t: fc.constant("request" as const),
+      timeout: fc.option(fc.integer({ min: 1, max: 50 })),
+      hold: fc.boolean(),
+    }),
+    weight: 4,
+  },
   { arbitrary: fc.record({ t: fc.constant("respond" as const), pick: fc.nat(), error: fc.boolean() }), weight: 4 },
   { arbitrary: fc.constant({ t: "duplicate" as const }), weight: 1 },
-  { arbitrary: fc.record({ t: fc.constant("unknown" as const), id: fc.oneof(fc.integer({ min: 10_000, max: 2 ** 40 }), fc.string({ maxLength: 8 })) }), weight: 1 },
+  {
+    arbitrary: fc.record({
+      t: fc.constant("unknown" as const),
+      id: fc.oneof(fc.integer({ min: 10_000, max: 2 ** 40 }), fc.string({ maxLength: 8 })),
+    }),
+    weight: 1,
+  },
   { arbitrary: fc.record({ t: fc.constant("advance" as const), ms: fc.integer({ min: 0, max: 30 }) }), weight: 2 },
   { arbitrary: fc.record({ t: fc.constant("abandon" as const), pick: fc.nat() }), weight: 2 },
   { arbitrary: fc.constant({ t: "flush" as const }), weight: 2 },
@@ -60,12 +78,18 @@ async function run(cmds: Cmd[]): Promise<void> {
     const m = typeof id === "number" ? models.find((x) => x.id === id) : undefined;
     if (m?.pending) {
       m.pending = false;
-      m.expected = "error" in message ? { kind: "wire", n: (message["error"] as { data: number }).data } : { kind: "value", n: (message["result"] as { n: number }).n };
+      m.expected =
+        "error" in message
+          ? { kind: "wire", n: (message["error"] as { data: number }).data }
+          : { kind: "value", n: (message["result"] as { n: number }).n };
     } else if (m?.tomb) {
       const code = "error" in message ? (message["error"] as { code: number }).code : undefined;
-      expectedDiagnostics.push(code === undefined ? { kind: "late_response", id, reason: m.tomb } : { kind: "late_response", id, reason: m.tomb, errorCode: code });
-    }
-    else expectedDiagnostics.push({ kind: "unknown_response", id });
+      expectedDiagnostics.push(
+        code === undefined
+          ? { kind: "late_response", id, reason: m.tomb }
+          : { kind: "late_response", id, reason: m.tomb, errorCode: code },
+      );
+    } else expectedDiagnostics.push({ kind: "unknown_response", id });
     peer.receive(envelope(message));
   };
 
@@ -76,7 +100,16 @@ async function run(cmds: Cmd[]): Promise<void> {
         const call = c.timeout === null ? peer.request("m", {}) : peer.request("m", {}, { timeoutMs: c.timeout });
         transport.hold = false;
         const deadline = c.timeout === null ? null : timers.now + c.timeout;
-        models.push({ id: call.id, outcome: track(call.result), deadline, written: !c.hold, withdrawn: false, pending: true, tomb: null, expected: null });
+        models.push({
+          id: call.id,
+          outcome: track(call.result),
+          deadline,
+          written: !c.hold,
+          withdrawn: false,
+          pending: true,
+          tomb: null,
+          expected: null,
+        });
         break;
       }
       case "respond": {
@@ -143,7 +176,11 @@ async function run(cmds: Cmd[]): Promise<void> {
   const sentIds = transport.messages().map((f) => f["id"]);
   for (const m of models) {
     assert.equal(m.outcome.settled, 1, `request ${m.id} settles exactly once`);
-    assert.equal(sentIds.filter((id) => id === m.id).length, m.withdrawn || !m.written ? 0 : 1, `frame of ${m.id} written iff not withdrawn`);
+    assert.equal(
+      sentIds.filter((id) => id === m.id).length,
+      m.withdrawn || !m.written ? 0 : 1,
+      `frame of ${m.id} written iff not withdrawn`,
+    );
     const e = m.expected;
     const { value, error } = m.outcome;
     switch (e?.kind) {

@@ -38,14 +38,19 @@ test("responses settle the request with the same id, in any order", async () => 
   const calls = [peer.request("a", {}), peer.request("b", [1]), peer.request("c", {})];
   assert.deepEqual(transport.messages()[1], { jsonrpc: "2.0", id: calls[1]!.id, method: "b", params: [1] });
   for (const c of [...calls].reverse()) peer.receive(ok(c.id, { for: c.id }));
-  assert.deepEqual(await Promise.all(calls.map((c) => c.result)), calls.map((c) => ({ for: c.id })));
+  assert.deepEqual(
+    await Promise.all(calls.map((c) => c.result)),
+    calls.map((c) => ({ for: c.id })),
+  );
   assert.equal(peer.pendingCount, 0);
 });
 
 test("an error response rejects with a WireError carrying code, message and data", async () => {
   const { peer } = setup();
   const call = peer.request("tool/call", {});
-  peer.receive(envelope({ jsonrpc: "2.0", id: call.id, error: { code: -32002, message: "no_owner here", data: { why: 1 } } }));
+  peer.receive(
+    envelope({ jsonrpc: "2.0", id: call.id, error: { code: -32002, message: "no_owner here", data: { why: 1 } } }),
+  );
   await assert.rejects(call.result, (e: unknown) => {
     assert.ok(e instanceof WireError);
     assert.deepEqual([e.code, e.message, e.data], [-32002, "no_owner here", { why: 1 }]);
@@ -155,7 +160,10 @@ test("a response delivered twice settles once", async () => {
 
 test("close() rejects every pending request and later input is ignored", async () => {
   const handled: string[] = [];
-  const { peer, transport, timers, diagnostics } = setup({ onRequest: (r) => handled.push(r.method), onNotification: (n) => handled.push(n.method) });
+  const { peer, transport, timers, diagnostics } = setup({
+    onRequest: (r) => handled.push(r.method),
+    onNotification: (n) => handled.push(n.method),
+  });
   const calls = [peer.request("a", {}, { timeoutMs: 100 }), peer.request("b", {})];
   const gone = new OctetError("transport_closed", "the child exited");
   peer.close(gone);
@@ -168,7 +176,10 @@ test("close() rejects every pending request and later input is ignored", async (
   peer.receive(envelope({ jsonrpc: "2.0", method: "notification", params: {} }));
   peer.replyError(null, ErrorCode.ParseError, "x");
   await assert.rejects(peer.request("c", {}).result, (e) => e === gone);
-  assert.throws(() => peer.notify("n", {}), (e) => e === gone);
+  assert.throws(
+    () => peer.notify("n", {}),
+    (e) => e === gone,
+  );
   await turn();
   assert.deepEqual([handled, diagnostics, transport.written.length], [[], [], before]);
 });
@@ -193,7 +204,9 @@ test("notifications go out without an id and come in to onNotification", () => {
 });
 
 test("incoming request: the handler's value is the result; undefined becomes null", async () => {
-  const { peer, transport } = setup({ onRequest: (r) => (r.method === "sync" ? { ok: 1 } : r.method === "void" ? undefined : Promise.resolve("later")) });
+  const { peer, transport } = setup({
+    onRequest: (r) => (r.method === "sync" ? { ok: 1 } : r.method === "void" ? undefined : Promise.resolve("later")),
+  });
   peer.receive(req(1, "sync"));
   peer.receive(req("s", "void"));
   peer.receive(req(3, "async"));
@@ -216,7 +229,8 @@ test("ERR-01: a request with no handler is answered -32601", () => {
 test("ERR-02: a handler that throws WireError(InvalidParams) is answered -32602 with its data", async () => {
   const { peer, transport, diagnostics } = setup({
     onRequest: (r) => {
-      if (r.method === "sync") throw new WireError(ErrorCode.InvalidParams, "invalid_request name is required", { path: "name" });
+      if (r.method === "sync")
+        throw new WireError(ErrorCode.InvalidParams, "invalid_request name is required", { path: "name" });
       return Promise.reject(new WireError(ErrorCode.InvalidParams, "async refusal"));
     },
   });
@@ -224,7 +238,11 @@ test("ERR-02: a handler that throws WireError(InvalidParams) is answered -32602 
   peer.receive(req(2, "async"));
   await turn();
   assert.deepEqual(transport.messages(), [
-    { jsonrpc: "2.0", id: 1, error: { code: -32602, message: "invalid_request name is required", data: { path: "name" } } },
+    {
+      jsonrpc: "2.0",
+      id: 1,
+      error: { code: -32602, message: "invalid_request name is required", data: { path: "name" } },
+    },
     { jsonrpc: "2.0", id: 2, error: { code: -32602, message: "async refusal" } },
   ]);
   assert.deepEqual(diagnostics, [], "a WireError is an answer, not a handler failure");
@@ -242,11 +260,14 @@ test("a plain Error from a handler becomes -32603 with its message and a handler
   peer.receive(req(2, "string"));
   peer.receive(req(3, "rejects"));
   await turn();
-  assert.deepEqual(transport.messages().map((m) => m["error"]), [
-    { code: -32603, message: "boom" },
-    { code: -32603, message: "not an error object" },
-    { code: -32603, message: "async boom" },
-  ]);
+  assert.deepEqual(
+    transport.messages().map((m) => m["error"]),
+    [
+      { code: -32603, message: "boom" },
+      { code: -32603, message: "not an error object" },
+      { code: -32603, message: "async boom" },
+    ],
+  );
   assert.deepEqual(diagnostics, [
     { kind: "handler_failed", method: "throws", message: "boom" },
     { kind: "handler_failed", method: "string", message: "not an error object" },
@@ -273,7 +294,10 @@ test("FRAME-09: a result of exactly 1 MiB is sent; one byte more becomes a -3260
   assert.equal(error.code, ErrorCode.InternalError);
   assert.match(error.message, new RegExp(`past-limit.*${MAX_FRAME_BYTES + 1} bytes.*${MAX_FRAME_BYTES}-byte limit`));
   assert.ok(transport.written[1]!.length < 1_000, "the refusal is small, not a broken frame");
-  assert.deepEqual(diagnostics.map((d) => d.kind), ["response_too_large"]);
+  assert.deepEqual(
+    diagnostics.map((d) => d.kind),
+    ["response_too_large"],
+  );
 });
 
 test("FRAME-09: an error whose data cannot be sent still yields a valid error frame", async () => {
@@ -293,11 +317,14 @@ test("FRAME-09: an error whose data cannot be sent still yields a valid error fr
   for (let id = 1; id <= 4; id++) peer.receive(req(id, "m"));
   await turn();
   const sent = transport.messages();
-  assert.deepEqual(sent.slice(0, 3).map((m) => m["error"]), [
-    { code: -32001, message: "cyclic data" },
-    { code: -32001, message: "bigint data" },
-    { code: -32001, message: "huge data" },
-  ]);
+  assert.deepEqual(
+    sent.slice(0, 3).map((m) => m["error"]),
+    [
+      { code: -32001, message: "cyclic data" },
+      { code: -32001, message: "bigint data" },
+      { code: -32001, message: "huge data" },
+    ],
+  );
   const last = sent[3]!["error"] as { code: number; message: string };
   assert.equal(last.code, -32603);
   assert.ok(last.message.startsWith("yyy") && last.message.length <= 4_096);
@@ -314,7 +341,11 @@ test("a request whose params cannot be encoded rejects with the encoder's error 
 test("replyError answers an unparseable request with id null", () => {
   const { peer, transport } = setup();
   peer.replyError(null, ErrorCode.ParseError, "parse error: bad json");
-  assert.deepEqual(transport.last(), { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error: bad json" } });
+  assert.deepEqual(transport.last(), {
+    jsonrpc: "2.0",
+    id: null,
+    error: { code: -32700, message: "parse error: bad json" },
+  });
 });
 
 test("a transport that throws on send rejects the request and leaves nothing pending", async () => {
@@ -337,7 +368,10 @@ test("CANCEL-12: tombstones are bounded per generation; the oldest is forgotten 
   const { MAX_CHILD_IDS_PER_GENERATION } = await import("../../src/bounds.js");
   const { OctetError } = await import("../../src/errors.js");
   const diagnostics: { kind: string; id?: unknown }[] = [];
-  const peer = new RpcPeer({ transport: { send: () => ({ withdraw: () => false }) }, onDiagnostic: (d) => void diagnostics.push(d as { kind: string }) });
+  const peer = new RpcPeer({
+    transport: { send: () => ({ withdraw: () => false }) },
+    onDiagnostic: (d) => void diagnostics.push(d as { kind: string }),
+  });
   const ids: number[] = [];
   for (let i = 0; i <= MAX_CHILD_IDS_PER_GENERATION; i++) {
     const r = peer.request("tool/call", {});
@@ -347,5 +381,9 @@ test("CANCEL-12: tombstones are bounded per generation; the oldest is forgotten 
   }
   peer.receive({ kind: "response", message: { jsonrpc: "2.0", id: ids[0]!, result: null } });
   peer.receive({ kind: "response", message: { jsonrpc: "2.0", id: ids[ids.length - 1]!, result: null } });
-  assert.deepEqual(diagnostics.map((d) => d.kind), ["unknown_response", "late_response"], "65,536 kept: the first was dropped, the newest is still a tombstone");
+  assert.deepEqual(
+    diagnostics.map((d) => d.kind),
+    ["unknown_response", "late_response"],
+    "65,536 kept: the first was dropped, the newest is still a tombstone",
+  );
 });

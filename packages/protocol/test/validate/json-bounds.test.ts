@@ -11,7 +11,11 @@ import {
 } from "../../src/bounds.js";
 
 const OPEN: JsonLimits = { maxBytes: Infinity, maxDepth: Infinity, maxNodes: Infinity };
-const CALL21: JsonLimits = { maxBytes: MAX_STRUCTURED_CONTENT_BYTES, maxDepth: MAX_VALUE_DEPTH, maxNodes: MAX_VALUE_NODES };
+const CALL21: JsonLimits = {
+  maxBytes: MAX_STRUCTURED_CONTENT_BYTES,
+  maxDepth: MAX_VALUE_DEPTH,
+  maxNodes: MAX_VALUE_NODES,
+};
 
 function encodedBytes(v: unknown): number {
   return Buffer.byteLength(JSON.stringify(v), "utf8");
@@ -31,8 +35,25 @@ function measured(v: unknown, limits: JsonLimits = OPEN): { bytes: number; depth
 
 test("measureJson: bytes equal the UTF-8 length of JSON.stringify for escapes, non-ASCII and surrogates", () => {
   const samples: unknown[] = [
-    null, true, false, 0, -0, 1.5e300, -12, "", "plain", 'q"uote\\back', "\b\f\n\r\t\u0000\u001f",
-    "é€😀", "\ud800", "\udc00x", "a\ud83d", [], {}, [null, [], {}], { "k\"ey": ["ü", { "": 1 }] },
+    null,
+    true,
+    false,
+    0,
+    -0,
+    1.5e300,
+    -12,
+    "",
+    "plain",
+    'q"uote\\back',
+    "\b\f\n\r\t\u0000\u001f",
+    "é€😀",
+    "\ud800",
+    "\udc00x",
+    "a\ud83d",
+    [],
+    {},
+    [null, [], {}],
+    { 'k"ey': ["ü", { "": 1 }] },
   ];
   for (const v of samples) assert.equal(measured(v).bytes, encodedBytes(v), JSON.stringify(v));
 });
@@ -45,8 +66,13 @@ test("measureJson: bytes match JSON.stringify for arbitrary JSON values (propert
 });
 
 test("measureJson: string token bytes match JSON.stringify for arbitrary UTF-16, lone surrogates included (property)", () => {
-  const utf16 = fc.array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 }).map((cs) => String.fromCharCode(...cs));
-  fc.assert(fc.property(utf16, (s) => stringTokenBytes(s) === encodedBytes(s)), { numRuns: 500 });
+  const utf16 = fc
+    .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 })
+    .map((cs) => String.fromCharCode(...cs));
+  fc.assert(
+    fc.property(utf16, (s) => stringTokenBytes(s) === encodedBytes(s)),
+    { numRuns: 500 },
+  );
 });
 
 test("measureJson: depth counts containers (scalar 0, [] 1, [[1]] 2) and nodes count every value", () => {

@@ -11,10 +11,24 @@
  * (RPI-33). Frames naming another generation are ignored with a diagnostic (RPI-30).
  */
 import { bounds, duplicateTopLevelKeys, utf8ByteLength } from "@octet/protocol";
-import { DEFAULT_MAX_FRAME_BYTES, MAX_EXTENSION_REQUESTS, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
+import {
+  DEFAULT_MAX_FRAME_BYTES,
+  MAX_EXTENSION_REQUESTS,
+  PROTOCOL_VERSION,
+  parseExtensionFrame,
+} from "../protocol/frames.js";
 import type {
-  ExtensionFrame, ExtensionMode, ExtensionRequest, HelloManifest, HostFrame, HostRequest, InstanceId, Invocation,
-  InvocationContext, ProtocolResult, ToolDescriptor,
+  ExtensionFrame,
+  ExtensionMode,
+  ExtensionRequest,
+  HelloManifest,
+  HostFrame,
+  HostRequest,
+  InstanceId,
+  Invocation,
+  InvocationContext,
+  ProtocolResult,
+  ToolDescriptor,
 } from "../protocol/frames.js";
 import { resolveEventName } from "../protocol/events.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
@@ -36,8 +50,14 @@ export type DiagnosticLevel = "info" | "warning" | "error";
  * `tag` of the invocation the extension asks on behalf of (InvokeOptions.tag), when it said which.
  */
 export interface RpiHostServices {
-  ui?(request: { type: string } & Record<string, unknown>, options: { signal: AbortSignal; timeoutMs?: number; parent?: unknown }): Promise<unknown>;
-  action?(action: { kind: string } & Record<string, unknown>, options: { signal: AbortSignal; parent?: unknown }): Promise<unknown>;
+  ui?(
+    request: { type: string } & Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs?: number; parent?: unknown },
+  ): Promise<unknown>;
+  action?(
+    action: { kind: string } & Record<string, unknown>,
+    options: { signal: AbortSignal; parent?: unknown },
+  ): Promise<unknown>;
 }
 
 export interface RpiConnectionOptions {
@@ -74,8 +94,13 @@ export type RpiState = "handshake" | "load" | "ready" | "stopping" | "closed";
 
 /** How one request is sent and settled; `context`: the invocation context encoded, spliced in as it is. */
 interface RequestOptions {
-  timeoutMs?: number; budgetMs?: number; what?: string; tag?: unknown; context?: string;
-  signal?: AbortSignal | undefined; onUpdate?: ((v: unknown) => void) | undefined;
+  timeoutMs?: number;
+  budgetMs?: number;
+  what?: string;
+  tag?: unknown;
+  context?: string;
+  signal?: AbortSignal | undefined;
+  onUpdate?: ((v: unknown) => void) | undefined;
 }
 
 interface Pending {
@@ -118,13 +143,17 @@ export class RpiConnection {
     options.transport.onEvent((event) => this.#onEvent(event));
     this.closed = options.transport.exited.then((exit) => {
       this.#state = "closed";
-      const final: RpiExit = this.#violation !== null ? { ...exit, code: "fatal", reason: `protocol violation: ${this.#violation}` } : exit;
+      const final: RpiExit =
+        this.#violation !== null ? { ...exit, code: "fatal", reason: `protocol violation: ${this.#violation}` } : exit;
       this.#lastError ??= final.reason;
       this.#fail?.(final.reason);
       // Each resolve is the request's own settle: it removes the entry and clears its timer (a
       // timer left behind would hold the embedding process open for up to the invocation timeout).
       for (const p of [...this.#pending.values()]) {
-        p.resolve({ status: "error", error: { code: "closed", message: `the extension ended before answering: ${final.reason}` } });
+        p.resolve({
+          status: "error",
+          error: { code: "closed", message: `the extension ended before answering: ${final.reason}` },
+        });
       }
       for (const c of this.#extensionRequests.values()) c.abort();
       this.#warnings.close();
@@ -175,15 +204,32 @@ export class RpiConnection {
       });
       return Promise.race([work, expired, failed]).finally(() => clearTimeout(timer));
     };
-    const overall = setTimeout(() => this.#fail?.(`the extension did not become ready within ${t.initializeMs} ms (initialize timeout)`), t.initializeMs);
+    const overall = setTimeout(
+      () => this.#fail?.(`the extension did not become ready within ${t.initializeMs} ms (initialize timeout)`),
+      t.initializeMs,
+    );
     try {
       const hello = new Promise<HelloManifest>((resolve) => {
         this.#helloWaiter = resolve;
       });
-      this.#send({ type: "hello", protocolVersion: PROTOCOL_VERSION, instance: this.#o.instance, cwd: this.#o.cwd, mode: this.#o.mode, projectTrusted: this.#o.projectTrusted });
+      this.#send({
+        type: "hello",
+        protocolVersion: PROTOCOL_VERSION,
+        instance: this.#o.instance,
+        cwd: this.#o.cwd,
+        mode: this.#o.mode,
+        projectTrusted: this.#o.projectTrusted,
+      });
       await phase(hello, t.handshakeMs, `no hello from the extension within ${t.handshakeMs} ms (handshake timeout)`);
-      const result = await phase(this.#request({ kind: "initialize" }, { budgetMs: t.loadMs }), t.loadMs, `the registration-only load phase did not finish within ${t.loadMs} ms (load timeout)`);
-      if (result.status !== "success") throw new Error(`initialize failed: ${result.status === "error" ? result.error.message : "the extension answered cancelled"}`);
+      const result = await phase(
+        this.#request({ kind: "initialize" }, { budgetMs: t.loadMs }),
+        t.loadMs,
+        `the registration-only load phase did not finish within ${t.loadMs} ms (load timeout)`,
+      );
+      if (result.status !== "success")
+        throw new Error(
+          `initialize failed: ${result.status === "error" ? result.error.message : "the extension answered cancelled"}`,
+        );
       if (this.#violation !== null) throw new Error(`protocol violation: ${this.#violation}`);
       if (this.#state !== "ready") throw new Error(`the extension is ${this.#state}: stopped while it was starting`);
     } catch (err) {
@@ -203,8 +249,13 @@ export class RpiConnection {
    * "cancelled" once the extension answers or after a short grace.
    */
   invoke(invocation: Invocation, options: InvokeOptions = {}): Promise<ProtocolResult> {
-    if (this.#state !== "ready") return Promise.resolve({ status: "error", error: { code: "not_ready", message: `the extension is ${this.#state}, not ready` } });
-    const timeoutMs = options.timeoutMs ?? (invocation.kind === "hook" ? this.timeouts.hookMs : this.timeouts.invocationMs);
+    if (this.#state !== "ready")
+      return Promise.resolve({
+        status: "error",
+        error: { code: "not_ready", message: `the extension is ${this.#state}, not ready` },
+      });
+    const timeoutMs =
+      options.timeoutMs ?? (invocation.kind === "hook" ? this.timeouts.hookMs : this.timeouts.invocationMs);
     const what = invocation.kind === "hook" ? "hook" : "invocation";
     const context = options.context ? this.#contexts.encode(options.context) : undefined;
     const { signal, onUpdate, tag } = options;
@@ -227,7 +278,10 @@ export class RpiConnection {
     if (this.#o.transport.pid === null) return this.#o.transport.terminate("shut down");
     const ms = this.timeouts.shutdownMs;
     let timer: ReturnType<typeof setTimeout> | undefined;
-    const graceful = await Promise.race([this.closed.then(() => true), new Promise<false>((r) => (timer = setTimeout(() => r(false), ms)))]);
+    const graceful = await Promise.race([
+      this.closed.then(() => true),
+      new Promise<false>((r) => (timer = setTimeout(() => r(false), ms))),
+    ]);
     clearTimeout(timer);
     if (!graceful) this.#safeDiagnose("warning", `did not exit within ${ms} ms of the shutdown frame; killing it`);
     await this.#o.transport.terminate(graceful ? "shut down" : `no exit within ${ms} ms of the shutdown frame`);
@@ -271,12 +325,28 @@ export class RpiConnection {
       o.signal?.addEventListener("abort", onAbort, { once: true });
       if (o.timeoutMs !== undefined) {
         const ms = o.timeoutMs;
-        timer = setTimeout(() => settleLater({ status: "error", error: { code: "timeout", message: `no response within ${ms} ms (${o.what ?? "request"} timeout); the extension was sent a cancel` } }, "timeout"), ms);
+        timer = setTimeout(
+          () =>
+            settleLater(
+              {
+                status: "error",
+                error: {
+                  code: "timeout",
+                  message: `no response within ${ms} ms (${o.what ?? "request"} timeout); the extension was sent a cancel`,
+                },
+              },
+              "timeout",
+            ),
+          ms,
+        );
       }
       try {
         this.#sendText(requestFrameText(id, this.#o.instance.generation, request, o.context), "request", o.budgetMs);
       } catch (err) {
-        settle({ status: "error", error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) } });
+        settle({
+          status: "error",
+          error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) },
+        });
       }
     });
   }
@@ -302,7 +372,10 @@ export class RpiConnection {
     try {
       this.#receive(event);
     } catch (err) {
-      this.#safeDiagnose("error", `handling a ${event.kind} from the extension failed: ${err instanceof Error ? err.message : String(err)}`);
+      this.#safeDiagnose(
+        "error",
+        `handling a ${event.kind} from the extension failed: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
   }
 
@@ -323,7 +396,8 @@ export class RpiConnection {
     let value = event.value;
     if (value === undefined) {
       const bytes = utf8ByteLength(event.text);
-      if (bytes > this.#max) return this.#protocolViolation(`a frame of ${bytes} bytes is over the ${this.#max}-byte limit`);
+      if (bytes > this.#max)
+        return this.#protocolViolation(`a frame of ${bytes} bytes is over the ${this.#max}-byte limit`);
       try {
         value = JSON.parse(event.text);
       } catch {
@@ -332,10 +406,16 @@ export class RpiConnection {
     }
     // JSON.parse keeps the last of duplicate members: one reader could see another frame (RPI-37).
     const dup = duplicateTopLevelKeys(event.text);
-    if (dup.length > 0) return this.#protocolViolation(`a ${String((value as { type?: unknown } | null)?.type)} frame has duplicate members ${JSON.stringify(dup)}`);
+    if (dup.length > 0)
+      return this.#protocolViolation(
+        `a ${String((value as { type?: unknown } | null)?.type)} frame has duplicate members ${JSON.stringify(dup)}`,
+      );
     const generation = (value as { generation?: unknown } | null)?.generation;
     if (generation !== undefined && generation !== this.#o.instance.generation) {
-      this.#safeDiagnose("warning", `ignored a ${String((value as { type?: unknown }).type)} frame for generation ${JSON.stringify(generation)}; this instance is generation ${this.#o.instance.generation}`);
+      this.#safeDiagnose(
+        "warning",
+        `ignored a ${String((value as { type?: unknown }).type)} frame for generation ${JSON.stringify(generation)}; this instance is generation ${this.#o.instance.generation}`,
+      );
       return;
     }
     const parsed = parseExtensionFrame(value);
@@ -367,7 +447,8 @@ export class RpiConnection {
         if (!p) return this.#unknownId("response", frame.id);
         // The load phase ends with initialize's answer, not a microtask later: a UI request in the
         // same chunk is already a ready-phase request.
-        if (frame.id === this.#initId && frame.result.status === "success" && this.#state === "load") this.#state = "ready";
+        if (frame.id === this.#initId && frame.result.status === "success" && this.#state === "load")
+          this.#state = "ready";
         return p.resolve(frame.result);
       }
       case "update": {
@@ -376,7 +457,10 @@ export class RpiConnection {
         try {
           p.onUpdate?.(frame.value);
         } catch (err) {
-          this.#safeDiagnose("warning", `an update could not be passed on: ${err instanceof Error ? err.message : String(err)}`);
+          this.#safeDiagnose(
+            "warning",
+            `an update could not be passed on: ${err instanceof Error ? err.message : String(err)}`,
+          );
         }
         return;
       }
@@ -390,22 +474,29 @@ export class RpiConnection {
 
   /** RPI-23: the hello must name this manifest's id and claim only what it grants. */
   #checkHello(m: HelloManifest): string | null {
-    if (m.id !== this.#o.instance.extensionId) return `hello names extension "${m.id}", but pi-extension.json says "${this.#o.instance.extensionId}"`;
+    if (m.id !== this.#o.instance.extensionId)
+      return `hello names extension "${m.id}", but pi-extension.json says "${this.#o.instance.extensionId}"`;
     const extra = m.capabilities.filter((c) => !this.#o.grants.capabilities.includes(c));
-    if (extra.length > 0) return `hello claims capabilities ${JSON.stringify(extra)} that pi-extension.json does not grant (granted: ${JSON.stringify(this.#o.grants.capabilities)})`;
+    if (extra.length > 0)
+      return `hello claims capabilities ${JSON.stringify(extra)} that pi-extension.json does not grant (granted: ${JSON.stringify(this.#o.grants.capabilities)})`;
     const extraUi = m.uiCapabilities.filter((c) => !this.#o.grants.uiCapabilities.includes(c));
-    if (extraUi.length > 0) return `hello claims uiCapabilities ${JSON.stringify(extraUi)} that pi-extension.json does not grant (granted: ${JSON.stringify(this.#o.grants.uiCapabilities)})`;
+    if (extraUi.length > 0)
+      return `hello claims uiCapabilities ${JSON.stringify(extraUi)} that pi-extension.json does not grant (granted: ${JSON.stringify(this.#o.grants.uiCapabilities)})`;
     return null;
   }
 
   #register(frame: Extract<ExtensionFrame, { type: "register" | "unregister" }>): void {
     if (this.#state !== "load") {
-      this.#safeDiagnose("warning", `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends (register in the factory; a reload picks up a changed catalog)`);
+      this.#safeDiagnose(
+        "warning",
+        `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends (register in the factory; a reload picks up a changed catalog)`,
+      );
       return;
     }
     const r = frame.registration;
     const needs = r.kind === "tool" ? "tools" : r.kind === "command" ? "commands" : "event_hooks";
-    if (!this.#hello!.capabilities.includes(needs)) return this.#protocolViolation(`registered a ${r.kind} without the ${needs} capability`);
+    if (!this.#hello!.capabilities.includes(needs))
+      return this.#protocolViolation(`registered a ${r.kind} without the ${needs} capability`);
     if (frame.type === "unregister") {
       const name = (r as { name: string }).name;
       if (r.kind === "tool") this.#tools.delete(name);
@@ -414,14 +505,24 @@ export class RpiConnection {
       return;
     }
     const reg = frame.registration;
-    if (reg.kind === "tool" && !this.#tools.has(reg.tool.name) && this.#tools.size >= bounds.MAX_TOOLS) return this.#protocolViolation(`registered more than ${bounds.MAX_TOOLS} tools ("${reg.tool.name}" is the ${bounds.MAX_TOOLS + 1}th)`);
-    if (reg.kind === "command" && !this.#commands.has(reg.command.name) && this.#commands.size >= bounds.MAX_COMMANDS) return this.#protocolViolation(`registered more than ${bounds.MAX_COMMANDS} commands ("${reg.command.name}" is the ${bounds.MAX_COMMANDS + 1}th)`);
+    if (reg.kind === "tool" && !this.#tools.has(reg.tool.name) && this.#tools.size >= bounds.MAX_TOOLS)
+      return this.#protocolViolation(
+        `registered more than ${bounds.MAX_TOOLS} tools ("${reg.tool.name}" is the ${bounds.MAX_TOOLS + 1}th)`,
+      );
+    if (reg.kind === "command" && !this.#commands.has(reg.command.name) && this.#commands.size >= bounds.MAX_COMMANDS)
+      return this.#protocolViolation(
+        `registered more than ${bounds.MAX_COMMANDS} commands ("${reg.command.name}" is the ${bounds.MAX_COMMANDS + 1}th)`,
+      );
     if (reg.kind === "tool") this.#tools.set(reg.tool.name, reg.tool);
     else if (reg.kind === "command") this.#commands.set(reg.command.name, reg.command);
     else {
       const resolved = resolveEventName(reg.hook.event);
       if (!resolved) return this.#safeDiagnose("warning", `ignored a hook for the unknown event "${reg.hook.event}"`);
-      if (resolved.alias) this.#safeDiagnose("info", `hook event "${reg.hook.event}" is an older name; it is delivered as "${resolved.event}"`);
+      if (resolved.alias)
+        this.#safeDiagnose(
+          "info",
+          `hook event "${reg.hook.event}" is an older name; it is delivered as "${resolved.event}"`,
+        );
       this.#hooks.add(resolved.event);
     }
   }
@@ -434,7 +535,14 @@ export class RpiConnection {
       try {
         this.#send({ type: "response", id, result });
       } catch (err) {
-        this.#send({ type: "response", id, result: { status: "error", error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) } } });
+        this.#send({
+          type: "response",
+          id,
+          result: {
+            status: "error",
+            error: { code: "frame_too_large", message: err instanceof Error ? err.message : String(err) },
+          },
+        });
       }
     };
     // What the extension asked is said to the user too: pi's session and UI setters return
@@ -442,35 +550,58 @@ export class RpiConnection {
     const what = request.kind === "ui" ? `UI request "${request.ui.request.type}"` : `action "${request.action.kind}"`;
     // A flood of refusals (past MAX_EXTENSION_REQUESTS, say) is one line per window, not one per request.
     const denied = (message: string): void => {
-      this.#warnings.warn(`refused ${what}: ${message}`, `refused the extension's ${what}: ${message}`,
-        (n, s) => `refused the extension's ${what} ${times(n)} more in the last ${s} s: ${message}`);
+      this.#warnings.warn(
+        `refused ${what}: ${message}`,
+        `refused the extension's ${what}: ${message}`,
+        (n, s) => `refused the extension's ${what} ${times(n)} more in the last ${s} s: ${message}`,
+      );
       answer({ status: "error", error: { code: "denied", message } });
     };
-    if (this.#extensionRequests.has(id)) return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
-    if (this.#extensionRequests.size >= MAX_EXTENSION_REQUESTS) return denied(`more than ${MAX_EXTENSION_REQUESTS} requests outstanding; refused`);
+    if (this.#extensionRequests.has(id))
+      return this.#protocolViolation(`reused request id "${id}" while it is outstanding`);
+    if (this.#extensionRequests.size >= MAX_EXTENSION_REQUESTS)
+      return denied(`more than ${MAX_EXTENSION_REQUESTS} requests outstanding; refused`);
     if (this.#state === "stopping") return denied("the extension is shutting down");
     const refusal = requestRefusal(request, this.#state === "load" ? "load" : "ready", this.#hello!, this.#o.grants);
     if (refusal) return denied(refusal);
     const handler = request.kind === "ui" ? this.#o.services?.ui : this.#o.services?.action;
-    if (!handler) return denied(`the host cannot process ${request.kind === "ui" ? `the UI request "${request.ui.request.type}"` : `the action "${request.action.kind}"`}: no service for it is bound`);
+    if (!handler)
+      return denied(
+        `the host cannot process ${request.kind === "ui" ? `the UI request "${request.ui.request.type}"` : `the action "${request.action.kind}"`}: no service for it is bound`,
+      );
     const controller = new AbortController();
     this.#extensionRequests.set(id, controller);
-    const base = { signal: controller.signal, ...(request.parentId !== undefined && this.#pending.has(request.parentId) ? { parent: this.#pending.get(request.parentId)!.tag } : {}) };
+    const base = {
+      signal: controller.signal,
+      ...(request.parentId !== undefined && this.#pending.has(request.parentId)
+        ? { parent: this.#pending.get(request.parentId)!.tag }
+        : {}),
+    };
     let run: Promise<unknown>;
     try {
-      run = Promise.resolve(request.kind === "ui"
-        ? handler.call(this.#o.services, request.ui.request as never, request.ui.timeoutMs !== undefined ? { ...base, timeoutMs: request.ui.timeoutMs } : base)
-        : (handler as NonNullable<RpiHostServices["action"]>).call(this.#o.services, request.action, base));
+      run = Promise.resolve(
+        request.kind === "ui"
+          ? handler.call(
+              this.#o.services,
+              request.ui.request as never,
+              request.ui.timeoutMs !== undefined ? { ...base, timeoutMs: request.ui.timeoutMs } : base,
+            )
+          : (handler as NonNullable<RpiHostServices["action"]>).call(this.#o.services, request.action, base),
+      );
     } catch (err) {
       run = Promise.reject(err);
     }
     run.then(
-      (value) => answer(controller.signal.aborted ? { status: "cancelled" } : { status: "success", value: value ?? null }),
+      (value) =>
+        answer(controller.signal.aborted ? { status: "cancelled" } : { status: "success", value: value ?? null }),
       (err: unknown) => {
         if (controller.signal.aborted) return answer({ status: "cancelled" });
         const message = err instanceof Error ? err.message : String(err);
-        this.#warnings.warn(`failed ${what}: ${message}`, `the extension's ${what} failed: ${message}`,
-          (n, s) => `the extension's ${what} failed ${times(n)} more in the last ${s} s: ${message}`);
+        this.#warnings.warn(
+          `failed ${what}: ${message}`,
+          `the extension's ${what} failed: ${message}`,
+          (n, s) => `the extension's ${what} failed ${times(n)} more in the last ${s} s: ${message}`,
+        );
         answer({ status: "error", error: { message } });
       },
     );
@@ -480,7 +611,10 @@ export class RpiConnection {
     if (this.#answered.has(id)) return;
     const m = /^req-(\d+)-\d+$/.exec(id);
     if (m && Number(m[1]) !== this.#o.instance.generation) {
-      this.#safeDiagnose("warning", `ignored a ${what} for "${id}" of generation ${m[1]}; this instance is generation ${this.#o.instance.generation}`);
+      this.#safeDiagnose(
+        "warning",
+        `ignored a ${what} for "${id}" of generation ${m[1]}; this instance is generation ${this.#o.instance.generation}`,
+      );
     } else {
       this.#safeDiagnose("warning", `ignored a ${what} for unknown request id "${id}"`);
     }

@@ -21,7 +21,8 @@ export interface RpiEnvironmentOptions {
 
 /** Refuses what an environment value cannot carry; these are host programming errors, not manifest problems. */
 function envValue(name: string, value: string): string {
-  if (value === "" || value.includes("\0")) throw new TypeError(`rpiEnvironment: ${name} must be a non-empty string without NUL, got ${JSON.stringify(value)}`);
+  if (value === "" || value.includes("\0"))
+    throw new TypeError(`rpiEnvironment: ${name} must be a non-empty string without NUL, got ${JSON.stringify(value)}`);
   return value;
 }
 
@@ -34,9 +35,15 @@ function envValue(name: string, value: string): string {
  *   PI_EXTENSION_UI_CAPABILITIES (JSON arrays, in manifest order), PI_EXTENSION_MAX_FRAME_BYTES.
  * Throws when the launch does not belong to the manifest's runtime or an option is malformed.
  */
-export function rpiEnvironment(manifest: RpiManifest, launch: RpiLaunch, options: RpiEnvironmentOptions = {}): Record<string, string> {
+export function rpiEnvironment(
+  manifest: RpiManifest,
+  launch: RpiLaunch,
+  options: RpiEnvironmentOptions = {},
+): Record<string, string> {
   if (launch.kind !== manifest.runtime) {
-    throw new TypeError(`rpiEnvironment: a ${launch.kind} launch does not belong to the ${manifest.runtime} manifest ${JSON.stringify(manifest.id)}`);
+    throw new TypeError(
+      `rpiEnvironment: a ${launch.kind} launch does not belong to the ${manifest.runtime} manifest ${JSON.stringify(manifest.id)}`,
+    );
   }
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
   if (!Number.isSafeInteger(maxFrameBytes) || maxFrameBytes <= 0) {

@@ -20,7 +20,9 @@ export type RpiLoadResult =
   | { ok: true; manifestPath: string; manifest: RpiManifest; launch: RpiLaunch }
   | { ok: false; manifestPath: string; errors: RpiManifestError[] };
 
-const fileError = (file: string, text: string): { error: RpiManifestError } => ({ error: { file, key: "", message: `${file}: ${text}` } });
+const fileError = (file: string, text: string): { error: RpiManifestError } => ({
+  error: { file, key: "", message: `${file}: ${text}` },
+});
 
 /**
  * Reads at most RPI_MAX_MANIFEST_BYTES + 1 bytes of a manifest: the size is checked on the open
@@ -35,7 +37,10 @@ export async function readRpiManifestFile(file: string): Promise<{ text: string 
   } catch (err) {
     const code = errnoCode(err);
     if (code === "ENOENT" || code === "ENOTDIR") {
-      return fileError(file, `no ${RPI_MANIFEST_FILE} here: every rpi extension needs an explicit ${RPI_MANIFEST_FILE} manifest, and one without it is not loaded`);
+      return fileError(
+        file,
+        `no ${RPI_MANIFEST_FILE} here: every rpi extension needs an explicit ${RPI_MANIFEST_FILE} manifest, and one without it is not loaded`,
+      );
     }
     return fileError(file, `cannot open the manifest (${code})`);
   }
@@ -81,6 +86,7 @@ export async function loadRpiManifest(manifestPath: string, options: RpiLaunchOp
   const parsed = parseRpiManifest(read.text, file);
   if (!parsed.ok) return { ok: false, manifestPath: file, errors: parsed.errors };
   const resolved = await resolveRpiLaunch(parsed.manifest, file, options);
-  if (!resolved.ok) return { ok: false, manifestPath: file, errors: [{ file, key: resolved.key, message: resolved.error }] };
+  if (!resolved.ok)
+    return { ok: false, manifestPath: file, errors: [{ file, key: resolved.key, message: resolved.error }] };
   return { ok: true, manifestPath: file, manifest: parsed.manifest, launch: resolved.launch };
 }

@@ -41,10 +41,13 @@ export function relativePathProblem(p: string): string | null {
   if (p.includes("\0")) return `${quote(p)} must not contain a NUL character`;
   if (p.includes("\\")) return `${quote(p)} must not contain a backslash ("\\"); use "/" as the separator`;
   if (p.startsWith("/")) return `${quote(p)} is an absolute path; it must be relative to the manifest directory`;
-  if (/^[A-Za-z]:/.test(p)) return `${quote(p)} starts with a drive letter (an absolute Windows path); it must be relative to the manifest directory`;
+  if (/^[A-Za-z]:/.test(p))
+    return `${quote(p)} starts with a drive letter (an absolute Windows path); it must be relative to the manifest directory`;
   const segments = p.split("/");
-  if (segments.includes("..")) return `${quote(p)} contains a ".." segment; parent traversal out of the manifest directory is not allowed`;
-  if (segments.includes("")) return `${quote(p)} contains an empty segment ("//" or a trailing "/"); it must name a file`;
+  if (segments.includes(".."))
+    return `${quote(p)} contains a ".." segment; parent traversal out of the manifest directory is not allowed`;
+  if (segments.includes(""))
+    return `${quote(p)} contains an empty segment ("//" or a trailing "/"); it must name a file`;
   return null;
 }
 

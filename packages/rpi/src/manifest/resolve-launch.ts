@@ -60,13 +60,16 @@ async function containedFile(
     real = await realpath(path.join(packageDir, written));
   } catch (err) {
     const code = errnoCode(err);
-    if (code === "ENOENT" || code === "ENOTDIR") return { error: `${where} does not exist in the package directory ${packageDir}` };
+    if (code === "ENOENT" || code === "ENOTDIR")
+      return { error: `${where} does not exist in the package directory ${packageDir}` };
     if (code === "ELOOP") return { error: `${where} is a symlink loop` };
     return { error: `${where} cannot be resolved (${code})` };
   }
   if (real === packageDir) return { error: `${where} resolves to the package directory itself, not a file inside it` };
   if (!isInside(packageDir, real)) {
-    return { error: `${where} resolves to ${real}, outside the package directory ${packageDir}; a symlink must not escape the package` };
+    return {
+      error: `${where} resolves to ${real}, outside the package directory ${packageDir}; a symlink must not escape the package`,
+    };
   }
   let st: Stats;
   try {
@@ -83,7 +86,11 @@ async function containedFile(
  * closed on the first problem (see the module contract). `manifestPath` is the pi-extension.json
  * path; its directory, canonicalized, is the package directory every path must stay in.
  */
-export async function resolveRpiLaunch(manifest: RpiManifest, manifestPath: string, options: RpiLaunchOptions): Promise<RpiLaunchResult> {
+export async function resolveRpiLaunch(
+  manifest: RpiManifest,
+  manifestPath: string,
+  options: RpiLaunchOptions,
+): Promise<RpiLaunchResult> {
   // A project's manifest arrives with the repository, so nothing in it is looked at until the
   // user trusts the project (RPI-16, QJS-19).
   if (options.source === "project" && !options.projectTrusted) {
@@ -93,12 +100,20 @@ export async function resolveRpiLaunch(manifest: RpiManifest, manifestPath: stri
   try {
     packageDir = await realpath(path.dirname(path.resolve(manifestPath)));
   } catch (err) {
-    return { ok: false, key: "", error: `${manifestPath}: the manifest directory cannot be resolved (${errnoCode(err)})` };
+    return {
+      ok: false,
+      key: "",
+      error: `${manifestPath}: the manifest directory cannot be resolved (${errnoCode(err)})`,
+    };
   }
 
   if (manifest.runtime === "process") {
     if (manifest.executable === undefined || manifest.entry !== undefined) {
-      return { ok: false, key: "executable", error: `${manifestPath}: key "executable": a process manifest needs an executable and no entry` };
+      return {
+        ok: false,
+        key: "executable",
+        error: `${manifestPath}: key "executable": a process manifest needs an executable and no entry`,
+      };
     }
     const file = await containedFile(manifestPath, packageDir, "executable", manifest.executable);
     if ("error" in file) return { ok: false, key: "executable", error: file.error };
@@ -107,19 +122,34 @@ export async function resolveRpiLaunch(manifest: RpiManifest, manifestPath: stri
       const where = `${manifestPath}: key "executable": ${quote(manifest.executable)} (${file.path})`;
       const mode = `0${(file.stats.mode & 0o777).toString(8)}`;
       if ((file.stats.mode & 0o111) === 0) {
-        return { ok: false, key: "executable", error: `${where} is not executable (mode ${mode}); process executables must have an execute bit on Unix (chmod +x)` };
+        return {
+          ok: false,
+          key: "executable",
+          error: `${where} is not executable (mode ${mode}); process executables must have an execute bit on Unix (chmod +x)`,
+        };
       }
       try {
         await access(file.path, constants.X_OK);
       } catch {
-        return { ok: false, key: "executable", error: `${where} is not executable by this user (mode ${mode}); process executables must be executable on Unix` };
+        return {
+          ok: false,
+          key: "executable",
+          error: `${where} is not executable by this user (mode ${mode}); process executables must be executable on Unix`,
+        };
       }
     }
-    return { ok: true, launch: { kind: "process", packageDir, executable: file.path, arguments: [...manifest.arguments] } };
+    return {
+      ok: true,
+      launch: { kind: "process", packageDir, executable: file.path, arguments: [...manifest.arguments] },
+    };
   }
 
   if (manifest.entry === undefined || manifest.executable !== undefined || manifest.arguments.length > 0) {
-    return { ok: false, key: "entry", error: `${manifestPath}: key "entry": a QuickJS manifest needs an entry and no executable or arguments` };
+    return {
+      ok: false,
+      key: "entry",
+      error: `${manifestPath}: key "entry": a QuickJS manifest needs an entry and no executable or arguments`,
+    };
   }
   const ext = scriptExtensionProblem(manifest.entry);
   if (ext !== null) return { ok: false, key: "entry", error: `${manifestPath}: key "entry": ${ext}` };
@@ -128,7 +158,11 @@ export async function resolveRpiLaunch(manifest: RpiManifest, manifestPath: stri
   // A symlink named index.mjs may point at index.ts: the rule holds for the file that runs.
   const canonical = scriptExtensionProblem(file.path);
   if (canonical !== null) {
-    return { ok: false, key: "entry", error: `${manifestPath}: key "entry": ${quote(manifest.entry)} resolves through a symlink to ${canonical}` };
+    return {
+      ok: false,
+      key: "entry",
+      error: `${manifestPath}: key "entry": ${quote(manifest.entry)} resolves through a symlink to ${canonical}`,
+    };
   }
   return { ok: true, launch: { kind: "quickjs", packageDir, entry: file.path } };
 }

@@ -12,12 +12,28 @@ export const RPI_MANIFEST_FILE = "pi-extension.json";
 export const RPI_MANIFEST_SCHEMA_VERSION = 1;
 
 export const RPI_CAPABILITIES = [
-  "commands", "tools", "event_hooks", "message_renderers", "provider_metadata", "session_actions", "ui", "overlays",
+  "commands",
+  "tools",
+  "event_hooks",
+  "message_renderers",
+  "provider_metadata",
+  "session_actions",
+  "ui",
+  "overlays",
 ] as const;
 export type RpiCapability = (typeof RPI_CAPABILITIES)[number];
 
 export const RPI_UI_CAPABILITIES = [
-  "select", "confirm", "input", "editor", "notify", "status", "widget", "title", "set_editor_text", "overlay",
+  "select",
+  "confirm",
+  "input",
+  "editor",
+  "notify",
+  "status",
+  "widget",
+  "title",
+  "set_editor_text",
+  "overlay",
 ] as const;
 export type RpiUiCapability = (typeof RPI_UI_CAPABILITIES)[number];
 
@@ -78,7 +94,11 @@ class Collector {
 
   finish(): RpiManifestError[] {
     if (this.dropped > 0) {
-      this.errors.push({ file: this.file, key: "", message: `${this.file}: ${this.dropped} more problem(s) not shown (at most ${RPI_MAX_MANIFEST_ERRORS} are reported)` });
+      this.errors.push({
+        file: this.file,
+        key: "",
+        message: `${this.file}: ${this.dropped} more problem(s) not shown (at most ${RPI_MAX_MANIFEST_ERRORS} are reported)`,
+      });
     }
     return this.errors;
   }
@@ -91,12 +111,15 @@ function reject(c: Collector, key: string, text: string): null {
 }
 
 function checkId(c: Collector, v: unknown): string | null {
-  if (v === undefined) return reject(c, "id", "is required (ASCII letters, digits, \"_\", \"-\" and \".\")");
+  if (v === undefined) return reject(c, "id", 'is required (ASCII letters, digits, "_", "-" and ".")');
   if (typeof v !== "string") return reject(c, "id", `must be a string, got ${showValue(v)}`);
-  if (v === "") return reject(c, "id", "must be a non-empty string (ASCII letters, digits, \"_\", \"-\" and \".\")");
-  if (v.length > RPI_MAX_ID_CHARS) return reject(c, "id", `${quote(v)} is ${v.length} characters, over the ${RPI_MAX_ID_CHARS}-character limit`);
-  if (!RPI_ID_PATTERN.test(v)) return reject(c, "id", `${quote(v)} must contain only ASCII letters, digits, "_", "-" and "."`);
-  if (v === "." || v === "..") return reject(c, "id", `${quote(v)} is not allowed: it names a directory, not an extension`);
+  if (v === "") return reject(c, "id", 'must be a non-empty string (ASCII letters, digits, "_", "-" and ".")');
+  if (v.length > RPI_MAX_ID_CHARS)
+    return reject(c, "id", `${quote(v)} is ${v.length} characters, over the ${RPI_MAX_ID_CHARS}-character limit`);
+  if (!RPI_ID_PATTERN.test(v))
+    return reject(c, "id", `${quote(v)} must contain only ASCII letters, digits, "_", "-" and "."`);
+  if (v === "." || v === "..")
+    return reject(c, "id", `${quote(v)} is not allowed: it names a directory, not an extension`);
   return v;
 }
 
@@ -107,8 +130,10 @@ function enumList<T extends string>(c: Collector, key: string, v: unknown, allow
   v.forEach((item: unknown, i) => {
     const itemKey = `${key}[${i}]`;
     if (typeof item !== "string") return c.add(itemKey, `must be a string, got ${showValue(item)}`);
-    if (!(allowed as readonly string[]).includes(item)) return c.add(itemKey, `unknown value ${quote(item)} (allowed: ${allowed.join(", ")})`);
-    if ((out as string[]).includes(item)) return c.add(itemKey, `duplicate value ${quote(item)} (values must be unique)`);
+    if (!(allowed as readonly string[]).includes(item))
+      return c.add(itemKey, `unknown value ${quote(item)} (allowed: ${allowed.join(", ")})`);
+    if ((out as string[]).includes(item))
+      return c.add(itemKey, `duplicate value ${quote(item)} (values must be unique)`);
     out.push(item as T);
   });
   return out;
@@ -126,18 +151,24 @@ function checkPath(c: Collector, key: "executable" | "entry", v: unknown): strin
 }
 
 function checkArguments(c: Collector, v: unknown): string[] {
-  if (!Array.isArray(v)) return c.add("arguments", `must be an array of strings, got ${showValue(v)}`), [];
+  if (!Array.isArray(v)) return (c.add("arguments", `must be an array of strings, got ${showValue(v)}`), []);
   const out: string[] = [];
   v.forEach((item: unknown, i) => {
     if (typeof item !== "string") c.add(`arguments[${i}]`, `must be a string, got ${showValue(item)}`);
-    else if (item.includes("\0")) c.add(`arguments[${i}]`, `${quote(item)} must not contain a NUL character (argv cannot carry one)`);
+    else if (item.includes("\0"))
+      c.add(`arguments[${i}]`, `${quote(item)} must not contain a NUL character (argv cannot carry one)`);
     else out.push(item);
   });
   return out;
 }
 
 /** The runtime-specific rules: which path field, arguments and capabilities each runtime allows. */
-function checkRuntimeShape(c: Collector, o: Record<string, unknown>, runtime: RpiRuntime | null, capabilities: RpiCapability[] | null): void {
+function checkRuntimeShape(
+  c: Collector,
+  o: Record<string, unknown>,
+  runtime: RpiRuntime | null,
+  capabilities: RpiCapability[] | null,
+): void {
   const hasExe = o["executable"] !== undefined;
   const hasEntry = o["entry"] !== undefined;
   if (hasExe && hasEntry) {
@@ -149,14 +180,24 @@ function checkRuntimeShape(c: Collector, o: Record<string, unknown>, runtime: Rp
     if (!hasExe && !hasEntry) c.add("executable", `is required: ${said}, which launches an executable`);
   }
   if (runtime === "quickjs") {
-    if (hasExe && !hasEntry) c.add("executable", 'is process-only but runtime is "quickjs"; a QuickJS manifest names an "entry" (.js or .mjs)');
+    if (hasExe && !hasEntry)
+      c.add(
+        "executable",
+        'is process-only but runtime is "quickjs"; a QuickJS manifest names an "entry" (.js or .mjs)',
+      );
     if (!hasExe && !hasEntry) c.add("entry", 'is required: runtime is "quickjs", which runs a .js or .mjs entry');
     if (o["arguments"] !== undefined) {
-      c.add("arguments", `is process-only and QuickJS manifests reject it (even an empty array), got ${showValue(o["arguments"])}`);
+      c.add(
+        "arguments",
+        `is process-only and QuickJS manifests reject it (even an empty array), got ${showValue(o["arguments"])}`,
+      );
     }
     capabilities?.forEach((cap, i) => {
       if (RPI_QUICKJS_EXCLUDED_CAPABILITIES.includes(cap)) {
-        c.add(`capabilities[${i}]`, `${quote(cap)} is not available to QuickJS entries: its factories cannot cross the extension protocol`);
+        c.add(
+          `capabilities[${i}]`,
+          `${quote(cap)} is not available to QuickJS entries: its factories cannot cross the extension protocol`,
+        );
       }
     });
   }
@@ -181,24 +222,33 @@ export function parseRpiManifest(text: string, file: string): RpiManifestResult 
     return { ok: false, errors: c.finish() };
   }
   for (const key of duplicateTopLevelKeys(text)) {
-    c.add(key, "appears more than once; duplicate keys are refused because JSON.parse would silently keep the last one");
+    c.add(
+      key,
+      "appears more than once; duplicate keys are refused because JSON.parse would silently keep the last one",
+    );
   }
   for (const key of Object.keys(doc)) {
     if (KEYS.includes(key)) continue;
-    const env = /^env/i.test(key) ? "; there is no environment field: the child gets only the PI_EXTENSION_* variables" : "";
+    const env = /^env/i.test(key)
+      ? "; there is no environment field: the child gets only the PI_EXTENSION_* variables"
+      : "";
     c.add(key, `unknown key (allowed: ${KEYS.join(", ")})${env}`);
   }
 
   const sv = doc["schemaVersion"];
   if (sv === undefined) c.add("schemaVersion", `is required and must be ${RPI_MANIFEST_SCHEMA_VERSION}`);
-  else if (sv !== RPI_MANIFEST_SCHEMA_VERSION) c.add("schemaVersion", `must be the number ${RPI_MANIFEST_SCHEMA_VERSION}, got ${showValue(sv)}`);
+  else if (sv !== RPI_MANIFEST_SCHEMA_VERSION)
+    c.add("schemaVersion", `must be the number ${RPI_MANIFEST_SCHEMA_VERSION}, got ${showValue(sv)}`);
 
   const id = checkId(c, doc["id"]);
 
   const rv = doc["runtime"];
   let runtime: RpiRuntime | null = "process";
   if (rv !== undefined && rv !== "process" && rv !== "quickjs") {
-    c.add("runtime", `must be "process" (or omitted) for an executable or "quickjs" for a script entry, got ${showValue(rv)}`);
+    c.add(
+      "runtime",
+      `must be "process" (or omitted) for an executable or "quickjs" for a script entry, got ${showValue(rv)}`,
+    );
     runtime = null;
   } else if (rv === "quickjs") runtime = "quickjs";
 
@@ -207,7 +257,8 @@ export function parseRpiManifest(text: string, file: string): RpiManifestResult 
   const args = runtime !== "quickjs" && doc["arguments"] !== undefined ? checkArguments(c, doc["arguments"]) : [];
 
   let capabilities: RpiCapability[] | null = null;
-  if (doc["capabilities"] === undefined) c.add("capabilities", `is required: one or more of ${RPI_CAPABILITIES.join(", ")}`);
+  if (doc["capabilities"] === undefined)
+    c.add("capabilities", `is required: one or more of ${RPI_CAPABILITIES.join(", ")}`);
   else {
     capabilities = enumList(c, "capabilities", doc["capabilities"], RPI_CAPABILITIES);
     if (Array.isArray(doc["capabilities"]) && doc["capabilities"].length === 0) {
@@ -215,16 +266,25 @@ export function parseRpiManifest(text: string, file: string): RpiManifestResult 
     }
   }
 
-  const uiCapabilities = doc["uiCapabilities"] === undefined ? [] : enumList(c, "uiCapabilities", doc["uiCapabilities"], RPI_UI_CAPABILITIES);
+  const uiCapabilities =
+    doc["uiCapabilities"] === undefined
+      ? []
+      : enumList(c, "uiCapabilities", doc["uiCapabilities"], RPI_UI_CAPABILITIES);
   if (capabilities !== null && uiCapabilities !== null) {
     const ui = capabilities.includes("ui");
     const rawUi = doc["uiCapabilities"];
     const declared = Array.isArray(rawUi) && rawUi.length > 0;
     if (ui && !declared) {
-      c.add("uiCapabilities", `must list one or more of ${RPI_UI_CAPABILITIES.join(", ")} because capabilities lists "ui", got ${showValue(rawUi)}`);
+      c.add(
+        "uiCapabilities",
+        `must list one or more of ${RPI_UI_CAPABILITIES.join(", ")} because capabilities lists "ui", got ${showValue(rawUi)}`,
+      );
     }
     if (!ui && declared) {
-      c.add("uiCapabilities", `is not empty (${showValue(rawUi)}) but capabilities does not list "ui"; add "ui" or remove the uiCapabilities`);
+      c.add(
+        "uiCapabilities",
+        `is not empty (${showValue(rawUi)}) but capabilities does not list "ui"; add "ui" or remove the uiCapabilities`,
+      );
     }
   }
 

@@ -34,18 +34,32 @@ export function piCallsFor(hook: string, payload: Record<string, unknown>, piEve
   const calls: PiHookCall[] = [];
   switch (hook) {
     case "before_tool_call":
-      if (has("tool_call")) calls.push({ event: "tool_call", data: { toolName: payload["name"], input: payload["arguments"] ?? {} } });
+      if (has("tool_call"))
+        calls.push({ event: "tool_call", data: { toolName: payload["name"], input: payload["arguments"] ?? {} } });
       break;
     case "after_tool_call":
       if (has("tool_result")) {
-        calls.push({ event: "tool_result", data: { toolName: payload["name"], input: payload["arguments"] ?? {}, content: [{ type: "text", text: String(payload["output"] ?? "") }], isError: payload["is_error"] === true } });
+        calls.push({
+          event: "tool_result",
+          data: {
+            toolName: payload["name"],
+            input: payload["arguments"] ?? {},
+            content: [{ type: "text", text: String(payload["output"] ?? "") }],
+            isError: payload["is_error"] === true,
+          },
+        });
       }
       break;
     case "before_prompt":
-      if (has("input")) calls.push({ event: "input", data: { text: String(payload["prompt"] ?? ""), source: "interactive" } });
+      if (has("input"))
+        calls.push({ event: "input", data: { text: String(payload["prompt"] ?? ""), source: "interactive" } });
       // octet does not hand the system prompt to hooks: handlers that chain it start from "" and
       // what they add becomes a system_suffix contribution.
-      if (has("before_agent_start")) calls.push({ event: "before_agent_start", data: { prompt: String(payload["prompt"] ?? ""), systemPrompt: "" } });
+      if (has("before_agent_start"))
+        calls.push({
+          event: "before_agent_start",
+          data: { prompt: String(payload["prompt"] ?? ""), systemPrompt: "" },
+        });
       break;
     case "after_response":
       if (has("agent_end")) calls.push({ event: "agent_end", data: { response: String(payload["response"] ?? "") } });
@@ -64,7 +78,10 @@ export interface OctetHookResult {
 function messageText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return "";
-  return content.map((p) => ((p as { type?: unknown }).type === "text" ? String((p as { text?: unknown }).text ?? "") : "")).filter(Boolean).join("\n");
+  return content
+    .map((p) => ((p as { type?: unknown }).type === "text" ? String((p as { text?: unknown }).text ?? "") : ""))
+    .filter(Boolean)
+    .join("\n");
 }
 
 /**
@@ -74,18 +91,28 @@ function messageText(content: unknown): string {
  * unedited arguments or prompt would do what the extension meant to prevent), and a tool_result
  * rewrite is reported as refused.
  */
-export function octetHookResult(answers: readonly { event: string; value: unknown; data: Record<string, unknown> }[]): { result: OctetHookResult; unapplied: string[] } {
+export function octetHookResult(answers: readonly { event: string; value: unknown; data: Record<string, unknown> }[]): {
+  result: OctetHookResult;
+  unapplied: string[];
+} {
   const result: OctetHookResult = { disposition: { action: "continue" }, context: [], notifications: [] };
   const unapplied: string[] = [];
   for (const { event, value, data } of answers) {
     const v = (value ?? {}) as Record<string, unknown>;
     if (event === "tool_call") {
       if (v["block"] === true) {
-        result.disposition = { action: "deny", reason: typeof v["reason"] === "string" && v["reason"] ? v["reason"] : "blocked by a tool_call hook" };
+        result.disposition = {
+          action: "deny",
+          reason: typeof v["reason"] === "string" && v["reason"] ? v["reason"] : "blocked by a tool_call hook",
+        };
         break;
       }
       if (v["input"] !== undefined && JSON.stringify(v["input"]) !== JSON.stringify(data["input"])) {
-        result.disposition = { action: "deny", reason: "a tool_call hook changed the tool's arguments, which octet cannot apply; the call is refused rather than run with the original arguments" };
+        result.disposition = {
+          action: "deny",
+          reason:
+            "a tool_call hook changed the tool's arguments, which octet cannot apply; the call is refused rather than run with the original arguments",
+        };
         break;
       }
     }
@@ -98,10 +125,18 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
       // not to go out as it is (a redaction, say), and octet cannot send its version.
       // A transform that leaves the text as it was (a redaction that found nothing) changes nothing.
       const images = v["images"];
-      const same = v["text"] === data["text"] && (images === undefined || images === null || (Array.isArray(images) && images.length === 0));
+      const same =
+        v["text"] === data["text"] &&
+        (images === undefined || images === null || (Array.isArray(images) && images.length === 0));
       if (v["action"] === "transform" && !same) {
-        result.disposition = { action: "deny", reason: "an input hook transformed the prompt, which octet's before_prompt cannot apply; the prompt is refused rather than sent unchanged" };
-        unapplied.push("refused the prompt: an input hook transformed it, and octet's before_prompt cannot rewrite a prompt");
+        result.disposition = {
+          action: "deny",
+          reason:
+            "an input hook transformed the prompt, which octet's before_prompt cannot apply; the prompt is refused rather than sent unchanged",
+        };
+        unapplied.push(
+          "refused the prompt: an input hook transformed it, and octet's before_prompt cannot rewrite a prompt",
+        );
         break;
       }
     }
@@ -110,11 +145,19 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
     // Only a real change is a rewrite: a handler that hands the result back as it was (or the
     // prelude, which returns the folded result whenever a handler answered) changes nothing.
     const rewrote = (k: string): boolean => v[k] !== undefined && JSON.stringify(v[k]) !== JSON.stringify(data[k]);
-    if (event === "tool_result" && value !== null && value !== undefined && ["content", "details", "isError"].some(rewrote)) {
-      unapplied.push(`a tool_result hook rewrote the result of tool "${String(data["toolName"])}"; octet's after_tool_call cannot change a result, so the rewrite was refused and the original result stands`);
+    if (
+      event === "tool_result" &&
+      value !== null &&
+      value !== undefined &&
+      ["content", "details", "isError"].some(rewrote)
+    ) {
+      unapplied.push(
+        `a tool_result hook rewrote the result of tool "${String(data["toolName"])}"; octet's after_tool_call cannot change a result, so the rewrite was refused and the original result stands`,
+      );
     }
     if (event === "before_agent_start") {
-      if (typeof v["systemPrompt"] === "string" && v["systemPrompt"].trim()) result.context.push({ label: "system prompt", content: v["systemPrompt"].trim(), placement: "system_suffix" });
+      if (typeof v["systemPrompt"] === "string" && v["systemPrompt"].trim())
+        result.context.push({ label: "system prompt", content: v["systemPrompt"].trim(), placement: "system_suffix" });
       const messages = Array.isArray(v["messages"]) ? v["messages"] : v["message"] !== undefined ? [v["message"]] : [];
       for (const m of messages) {
         const text = messageText((m as { content?: unknown } | null)?.content);
@@ -150,7 +193,9 @@ export function undeliveredPiEvents(piEvents: readonly string[]): string[] {
 
 /** The lifecycle events to subscribe to for the pi events an extension hooked. */
 export function lifecycleSubscriptions(piEvents: readonly string[]): string[] {
-  return Object.entries(LIFECYCLE_TO_PI).filter(([, pi]) => piEvents.includes(pi)).map(([method]) => method);
+  return Object.entries(LIFECYCLE_TO_PI)
+    .filter(([, pi]) => piEvents.includes(pi))
+    .map(([method]) => method);
 }
 
 /** The pi event data of one lifecycle notification (pi's field names; the octet ids kept). */

@@ -15,13 +15,28 @@
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import {
-  EnvelopeReader, ErrorCode, RpcPeer, WireError, REQUIRED_FEATURES, bounds, truncateUtf8,
-  type RequestMessage, type ToolDefinition, type CommandDefinition, type ContentPart,
+  EnvelopeReader,
+  ErrorCode,
+  RpcPeer,
+  WireError,
+  REQUIRED_FEATURES,
+  bounds,
+  truncateUtf8,
+  type RequestMessage,
+  type ToolDefinition,
+  type CommandDefinition,
+  type ContentPart,
 } from "@octet/protocol";
 import type { InvocationContext, ProtocolResult } from "../protocol/frames.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
-import { LIFECYCLE_TO_PI, lifecycleEventData, lifecycleSubscriptions, octetHookResult, piCallsFor } from "./hook-mapping.js";
+import {
+  LIFECYCLE_TO_PI,
+  lifecycleEventData,
+  lifecycleSubscriptions,
+  octetHookResult,
+  piCallsFor,
+} from "./hook-mapping.js";
 
 export interface OctetBridge {
   /** The stand-in child; hand it to the host. */
@@ -107,7 +122,9 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       model: model === null ? null : { id: model },
       activeTools: tools,
       allTools: [...tools],
-      commands: catalog.commands.map((x) => (x.description ? { name: x.name, description: x.description } : { name: x.name })),
+      commands: catalog.commands.map((x) =>
+        x.description ? { name: x.name, description: x.description } : { name: x.name },
+      ),
     };
     built = { catalog, session, context };
     return context;
@@ -131,12 +148,24 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       // and at most MAX_LIFECYCLE_IN_FLIGHT run at once.
       const event = LIFECYCLE_TO_PI[n.method];
       if (event !== undefined && connection?.hooks().includes(event)) {
-        if (lifecycleInFlight >= MAX_LIFECYCLE_IN_FLIGHT) return diagnose("warning", `dropped ${n.method} for the ${event} hook: ${MAX_LIFECYCLE_IN_FLIGHT} lifecycle hooks are still running`);
+        if (lifecycleInFlight >= MAX_LIFECYCLE_IN_FLIGHT)
+          return diagnose(
+            "warning",
+            `dropped ${n.method} for the ${event} hook: ${MAX_LIFECYCLE_IN_FLIGHT} lifecycle hooks are still running`,
+          );
         lifecycleInFlight++;
-        void connection.invoke({ kind: "hook", event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) } }, { context: contextOf({}) }).then((r) => {
-          lifecycleInFlight--;
-          if (r.status === "error") diagnose("warning", `the ${event} hook failed: ${r.error.message}`);
-        });
+        void connection
+          .invoke(
+            {
+              kind: "hook",
+              event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) },
+            },
+            { context: contextOf({}) },
+          )
+          .then((r) => {
+            lifecycleInFlight--;
+            if (r.status === "error") diagnose("warning", `the ${event} hook failed: ${r.error.message}`);
+          });
       }
     },
   });
@@ -161,11 +190,17 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     if (typeof named === "number" && active.includes(named)) return named;
     if (active.length === 1) return active[0]!;
     if (active.length === 0) throw new Error("no tool call or command is running to ask on behalf of");
-    throw new Error(`${active.length} calls are running and the request did not say which one it belongs to (parentId)`);
+    throw new Error(
+      `${active.length} calls are running and the request did not say which one it belongs to (parentId)`,
+    );
   };
 
   /** A reverse request withdrawn when the extension cancels it or its timeout passes. */
-  const ask = async (method: string, params: Record<string, unknown>, o: { signal: AbortSignal; timeoutMs?: number }): Promise<unknown> => {
+  const ask = async (
+    method: string,
+    params: Record<string, unknown>,
+    o: { signal: AbortSignal; timeoutMs?: number },
+  ): Promise<unknown> => {
     const outgoing = peer.request(method, params);
     const giveUp = (why: string): void => {
       if (peer.abandon(outgoing.id, "cancelled", new Error(why)) !== null) {
@@ -178,7 +213,10 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     };
     const onAbort = (): void => giveUp("the extension withdrew the request");
     o.signal.addEventListener("abort", onAbort, { once: true });
-    const timer = o.timeoutMs !== undefined ? setTimeout(() => giveUp(`no answer within ${o.timeoutMs} ms`), o.timeoutMs) : undefined;
+    const timer =
+      o.timeoutMs !== undefined
+        ? setTimeout(() => giveUp(`no answer within ${o.timeoutMs} ms`), o.timeoutMs)
+        : undefined;
     try {
       return await outgoing.result;
     } finally {
@@ -209,24 +247,53 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           else statuses.delete(key);
           if (statuses.size > MAX_STATUS_KEYS) statuses.delete(statuses.keys().next().value as string);
           const line = [...statuses].map(([k, v]) => `${k}: ${v}`).join(" · ");
-          peer.notify("status/contribution", { surface: "status", text: truncateUtf8(line, bounds.MAX_STATUS_TEXT_BYTES), style_role: null, priority: 0 });
+          peer.notify("status/contribution", {
+            surface: "status",
+            text: truncateUtf8(line, bounds.MAX_STATUS_TEXT_BYTES),
+            style_role: null,
+            priority: 0,
+          });
           return {};
         }
         case "confirm": {
-          const r = (await ask("confirmation/request", { parent_request_id: onBehalf(o.parent), prompt: text("title") || "Confirm", detail: text("message"), destructive: false, default: false }, o)) as { confirmed?: boolean };
+          const r = (await ask(
+            "confirmation/request",
+            {
+              parent_request_id: onBehalf(o.parent),
+              prompt: text("title") || "Confirm",
+              detail: text("message"),
+              destructive: false,
+              default: false,
+            },
+            o,
+          )) as { confirmed?: boolean };
           return { confirmed: r.confirmed === true };
         }
         case "input":
         case "editor":
         case "select": {
-          const choices = Array.isArray(request["options"]) ? ` (${(request["options"] as unknown[]).map(String).join(" | ")})` : "";
-          const r = (await ask("input/request", { parent_request_id: onBehalf(o.parent), prompt: `${text("title")}${choices}`, secret: false }, o)) as { value?: string | null };
+          const choices = Array.isArray(request["options"])
+            ? ` (${(request["options"] as unknown[]).map(String).join(" | ")})`
+            : "";
+          const r = (await ask(
+            "input/request",
+            { parent_request_id: onBehalf(o.parent), prompt: `${text("title")}${choices}`, secret: false },
+            o,
+          )) as { value?: string | null };
           const value = typeof r.value === "string" ? r.value : null;
-          if (request.type === "select" && value !== null && Array.isArray(request["options"]) && !(request["options"] as unknown[]).includes(value)) return { value: null };
+          if (
+            request.type === "select" &&
+            value !== null &&
+            Array.isArray(request["options"]) &&
+            !(request["options"] as unknown[]).includes(value)
+          )
+            return { value: null };
           return { value };
         }
         default:
-          throw new Error(`the host cannot process the UI request "${request.type}": bind an rpi UI service to show it`);
+          throw new Error(
+            `the host cannot process the UI request "${request.type}": bind an rpi UI service to show it`,
+          );
       }
     },
     async action(action, o) {
@@ -257,19 +324,39 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             const onUpdate = progress
               ? (value: unknown): void => {
                   try {
-                    peer.notify("$/progress", { request_id: id, sequence: ++sequence, event: { type: "partial_result", result: toOctetResult(value, false) } });
+                    peer.notify("$/progress", {
+                      request_id: id,
+                      sequence: ++sequence,
+                      event: { type: "partial_result", result: toOctetResult(value, false) },
+                    });
                   } catch (err) {
                     // An update just under the rpi frame bound can be over octet's once wrapped:
                     // progress is best effort, the result still comes.
-                    if (!dropped) diagnose("warning", `dropped progress of tool "${name}": ${err instanceof Error ? err.message : String(err)}`);
+                    if (!dropped)
+                      diagnose(
+                        "warning",
+                        `dropped progress of tool "${name}": ${err instanceof Error ? err.message : String(err)}`,
+                      );
                     dropped = true;
                   }
                 }
               : undefined;
-            return toolOutcome(await c.invoke({ kind: "tool", name, callId: `call-${id}`, arguments: args }, { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) }));
+            return toolOutcome(
+              await c.invoke(
+                { kind: "tool", name, callId: `call-${id}`, arguments: args },
+                { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
+              ),
+            );
           }
-          const args = Array.isArray(params["arguments"]) ? (params["arguments"] as unknown[]).map(String).join(" ") : "";
-          return commandOutcome(await c.invoke({ kind: "command", name, arguments: args }, { tag: id, signal: controller.signal, context: contextOf(params) }));
+          const args = Array.isArray(params["arguments"])
+            ? (params["arguments"] as unknown[]).map(String).join(" ")
+            : "";
+          return commandOutcome(
+            await c.invoke(
+              { kind: "command", name, arguments: args },
+              { tag: id, signal: controller.signal, context: contextOf(params) },
+            ),
+          );
         } finally {
           controllers.delete(id);
           active.splice(active.indexOf(id), 1);
@@ -281,11 +368,20 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         controllers.set(id, controller);
         try {
           const answers: { event: string; value: unknown; data: Record<string, unknown> }[] = [];
-          for (const call of piCallsFor(String(params["hook"]), (params["payload"] ?? {}) as Record<string, unknown>, c.hooks())) {
-            const r = await c.invoke({ kind: "hook", event: { name: call.event, data: call.data } }, { tag: id, signal: controller.signal, context: contextOf(params) });
+          for (const call of piCallsFor(
+            String(params["hook"]),
+            (params["payload"] ?? {}) as Record<string, unknown>,
+            c.hooks(),
+          )) {
+            const r = await c.invoke(
+              { kind: "hook", event: { name: call.event, data: call.data } },
+              { tag: id, signal: controller.signal, context: contextOf(params) },
+            );
             // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
-            if (r.status === "error") throw new WireError(ErrorCode.InternalError, `the ${call.event} hook failed: ${r.error.message}`);
-            if (r.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, `the ${call.event} hook was cancelled`);
+            if (r.status === "error")
+              throw new WireError(ErrorCode.InternalError, `the ${call.event} hook failed: ${r.error.message}`);
+            if (r.status === "cancelled")
+              throw new WireError(ErrorCode.RequestCancelled, `the ${call.event} hook was cancelled`);
             answers.push({ event: call.event, value: r.value, data: call.data });
           }
           const { result, unapplied } = octetHookResult(answers);
@@ -344,13 +440,25 @@ function sameCatalog(a: HostCatalog, b: HostCatalog): boolean {
   return true;
 }
 
-function initializeResult(c: RpiConnection, params: Record<string, unknown>, setProgress: (on: boolean) => void): unknown {
+function initializeResult(
+  c: RpiConnection,
+  params: Record<string, unknown>,
+  setProgress: (on: boolean) => void,
+): unknown {
   const api = params["api_version"];
-  const tools: ToolDefinition[] = c.tools().map((t) => ({ name: t.name, description: t.description || t.label || t.name, parameters: t.parameters }));
+  const tools: ToolDefinition[] = c
+    .tools()
+    .map((t) => ({ name: t.name, description: t.description || t.label || t.name, parameters: t.parameters }));
   // pi's registerCommand makes the description optional; octet requires one: fall back to the
   // name, as tools fall back to their label or name, rather than failing the whole load.
-  const commands: CommandDefinition[] = c.commands().map((x) => ({ name: x.name, description: x.description?.trim() || `/${x.name}`, usage: `/${x.name} [arguments]` }));
-  const protocol = params["protocol"] as { version?: string; optional_features?: string[]; limits?: { max_concurrent_requests?: number } } | undefined;
+  const commands: CommandDefinition[] = c.commands().map((x) => ({
+    name: x.name,
+    description: x.description?.trim() || `/${x.name}`,
+    usage: `/${x.name} [arguments]`,
+  }));
+  const protocol = params["protocol"] as
+    | { version?: string; optional_features?: string[]; limits?: { max_concurrent_requests?: number } }
+    | undefined;
   if (!protocol) return { api_version: api, tools, commands };
   const offered = new Set(protocol.optional_features ?? []);
   const features: string[] = [...REQUIRED_FEATURES];
@@ -358,22 +466,36 @@ function initializeResult(c: RpiConnection, params: Record<string, unknown>, set
   const lifecycle = offered.has("lifecycle_events") ? lifecycleSubscriptions(c.hooks()) : [];
   if (lifecycle.length > 0) features.push("lifecycle_events");
   setProgress(offered.has("request_progress") && api === "0.4");
-  const selection: Record<string, unknown> = { version: protocol.version, features, limits: { max_concurrent_requests: protocol.limits?.max_concurrent_requests ?? 16 } };
+  const selection: Record<string, unknown> = {
+    version: protocol.version,
+    features,
+    limits: { max_concurrent_requests: protocol.limits?.max_concurrent_requests ?? 16 },
+  };
   if (lifecycle.length > 0) selection["lifecycle_events"] = lifecycle;
   return { api_version: api, tools, commands, protocol: selection };
 }
 
 /** An AgentToolResult ({content, details, isError}) as an octet tool result. */
-export function toOctetResult(value: unknown, isError: boolean): { content: ContentPart[]; is_error: boolean; metadata?: unknown } {
+export function toOctetResult(
+  value: unknown,
+  isError: boolean,
+): { content: ContentPart[]; is_error: boolean; metadata?: unknown } {
   const v = (value ?? {}) as { content?: unknown; details?: unknown; isError?: unknown };
   const content: ContentPart[] = [];
   for (const part of Array.isArray(v.content) ? v.content : []) {
     const p = (part ?? {}) as Record<string, unknown>;
     if (p["type"] === "text" && typeof p["text"] === "string") content.push({ type: "text", text: p["text"] });
     // Images travel in octet as verified artifacts; an rpi image has no artifact, so it is named, not lost silently.
-    else if (p["type"] === "image") content.push({ type: "text", text: `[image ${String(p["mimeType"] ?? "")}, ${typeof p["data"] === "string" ? Math.floor((p["data"].length * 3) / 4) : 0} bytes: not shown]` });
+    else if (p["type"] === "image")
+      content.push({
+        type: "text",
+        text: `[image ${String(p["mimeType"] ?? "")}, ${typeof p["data"] === "string" ? Math.floor((p["data"].length * 3) / 4) : 0} bytes: not shown]`,
+      });
   }
-  const out: { content: ContentPart[]; is_error: boolean; metadata?: unknown } = { content, is_error: isError || v.isError === true };
+  const out: { content: ContentPart[]; is_error: boolean; metadata?: unknown } = {
+    content,
+    is_error: isError || v.isError === true,
+  };
   // pi's details are for renderers, not the model: octet's metadata is the same (no schema to meet).
   if (v.details !== undefined && v.details !== null) out.metadata = { details: v.details };
   return out;
@@ -390,5 +512,9 @@ function commandOutcome(result: ProtocolResult): unknown {
   if (result.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, "the command was cancelled");
   if (result.status === "error") throw new WireError(ErrorCode.InternalError, result.error.message);
   const v = result.value;
-  return { text: typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v), notifications: [], context: [] };
+  return {
+    text: typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v),
+    notifications: [],
+    context: [],
+  };
 }

@@ -35,10 +35,22 @@ export async function launchProcess(options: ProcessTransportOptions): Promise<R
 
 const defaultSpawn: Spawner = (spec) =>
   new Promise((resolve, reject) => {
-    const child = spawn(spec.command, [...spec.args], { cwd: spec.cwd, env: spec.env, detached: true, shell: false, stdio: ["pipe", "pipe", "pipe"] });
+    const child = spawn(spec.command, [...spec.args], {
+      cwd: spec.cwd,
+      env: spec.env,
+      detached: true,
+      shell: false,
+      stdio: ["pipe", "pipe", "pipe"],
+    });
     for (const s of [child.stdin, child.stdout, child.stderr]) s.on("error", () => {});
     child.once("spawn", () => resolve(child));
-    child.once("error", (err: NodeJS.ErrnoException) => reject(new Error(`could not start ${spec.command}: ${err.code === "ENOENT" ? "not found" : err.code === "EACCES" ? "permission denied" : err.message}`)));
+    child.once("error", (err: NodeJS.ErrnoException) =>
+      reject(
+        new Error(
+          `could not start ${spec.command}: ${err.code === "ENOENT" ? "not found" : err.code === "EACCES" ? "permission denied" : err.message}`,
+        ),
+      ),
+    );
   });
 
 class ProcessTransport implements RpiTransport {
@@ -75,7 +87,8 @@ class ProcessTransport implements RpiTransport {
     child.stdout.on("data", (chunk: Buffer) => {
       for (const frame of decoder.push(chunk)) {
         if (frame.ok) this.#emit({ kind: "frame", text: frame.text, value: frame.value });
-        else this.#emit({ kind: "violation", message: `${frame.error.message}; the line began: "${frame.error.quoted}"` });
+        else
+          this.#emit({ kind: "violation", message: `${frame.error.message}; the line began: "${frame.error.quoted}"` });
       }
     });
     child.stdout.on("end", () => {

@@ -43,7 +43,9 @@ export type Invocation =
   | { kind: "command"; name: string; arguments: string }
   | { kind: "hook"; event: { name: string; data: unknown } };
 
-export type HostRequest = { kind: "initialize" } | { kind: "invoke"; invocation: Invocation; context?: InvocationContext };
+export type HostRequest =
+  | { kind: "initialize" }
+  | { kind: "invoke"; invocation: Invocation; context?: InvocationContext };
 
 export type ProtocolResult =
   | { status: "success"; value: unknown }
@@ -51,7 +53,14 @@ export type ProtocolResult =
   | { status: "cancelled" };
 
 export type HostFrame =
-  | { type: "hello"; protocolVersion: number; instance: InstanceId; cwd: string; mode: ExtensionMode; projectTrusted: boolean }
+  | {
+      type: "hello";
+      protocolVersion: number;
+      instance: InstanceId;
+      cwd: string;
+      mode: ExtensionMode;
+      projectTrusted: boolean;
+    }
   | { type: "request"; id: string; generation: number; request: HostRequest }
   | { type: "response"; id: string; result: ProtocolResult }
   | { type: "cancel"; id: string }
@@ -103,12 +112,14 @@ const fail = (problem: string): { ok: false; problem: string } => ({ ok: false, 
 
 function str(o: Record<string, unknown>, key: string, where: string): string | { problem: string } {
   const v = o[key];
-  return typeof v === "string" && v.length > 0 ? v : { problem: `${where}.${key} must be a non-empty string (got ${shown(v)})` };
+  return typeof v === "string" && v.length > 0
+    ? v
+    : { problem: `${where}.${key} must be a non-empty string (got ${shown(v)})` };
 }
 
 /** A received value for a message: JSON, at most 80 characters. */
 function shown(v: unknown): string {
-  const text = v === undefined ? "nothing" : JSON.stringify(v) ?? String(v);
+  const text = v === undefined ? "nothing" : (JSON.stringify(v) ?? String(v));
   return text.length > 80 ? `${text.slice(0, 77)}...` : text;
 }
 
@@ -123,8 +134,12 @@ function parseResult(v: unknown): ProtocolResult | string {
       return { status: "success", value: v["value"] ?? null };
     case "error": {
       const e = v["error"];
-      if (!isPlainObject(e) || typeof e["message"] !== "string") return `response.result.error must be an object with a string message (got ${shown(e)})`;
-      return { status: "error", error: typeof e["code"] === "string" ? { message: e["message"], code: e["code"] } : { message: e["message"] } };
+      if (!isPlainObject(e) || typeof e["message"] !== "string")
+        return `response.result.error must be an object with a string message (got ${shown(e)})`;
+      return {
+        status: "error",
+        error: typeof e["code"] === "string" ? { message: e["message"], code: e["code"] } : { message: e["message"] },
+      };
     }
     case "cancelled":
       return { status: "cancelled" };
@@ -139,23 +154,34 @@ function parseRegistration(v: unknown): Registration | string {
   if (kind === "tool") {
     const t = v["tool"];
     if (!isPlainObject(t)) return `registration.tool must be an object (got ${shown(t)})`;
-    for (const k of ["name", "description"]) if (typeof t[k] !== "string" || (k === "name" && t[k] === "")) return `registration.tool.${k} must be a ${k === "name" ? "non-empty " : ""}string (got ${shown(t[k])})`;
-    if (t["label"] !== undefined && typeof t["label"] !== "string") return `registration.tool.label must be a string (got ${shown(t["label"])})`;
+    for (const k of ["name", "description"])
+      if (typeof t[k] !== "string" || (k === "name" && t[k] === ""))
+        return `registration.tool.${k} must be a ${k === "name" ? "non-empty " : ""}string (got ${shown(t[k])})`;
+    if (t["label"] !== undefined && typeof t["label"] !== "string")
+      return `registration.tool.label must be a string (got ${shown(t["label"])})`;
     const parameters = t["parameters"] ?? { type: "object", properties: {} };
-    if (!isPlainObject(parameters)) return `registration.tool.parameters must be a JSON Schema object (got ${shown(parameters)})`;
+    if (!isPlainObject(parameters))
+      return `registration.tool.parameters must be a JSON Schema object (got ${shown(parameters)})`;
     const tool: ToolDescriptor = { name: t["name"] as string, description: t["description"] as string, parameters };
     if (typeof t["label"] === "string") tool.label = t["label"];
     return { kind: "tool", tool };
   }
   if (kind === "command") {
     const c = v["command"];
-    if (!isPlainObject(c) || typeof c["name"] !== "string" || c["name"] === "") return `registration.command.name must be a non-empty string (got ${shown(isPlainObject(c) ? c["name"] : c)})`;
-    if (c["description"] !== undefined && typeof c["description"] !== "string") return `registration.command.description must be a string (got ${shown(c["description"])})`;
-    return { kind: "command", command: typeof c["description"] === "string" ? { name: c["name"], description: c["description"] } : { name: c["name"] } };
+    if (!isPlainObject(c) || typeof c["name"] !== "string" || c["name"] === "")
+      return `registration.command.name must be a non-empty string (got ${shown(isPlainObject(c) ? c["name"] : c)})`;
+    if (c["description"] !== undefined && typeof c["description"] !== "string")
+      return `registration.command.description must be a string (got ${shown(c["description"])})`;
+    return {
+      kind: "command",
+      command:
+        typeof c["description"] === "string" ? { name: c["name"], description: c["description"] } : { name: c["name"] },
+    };
   }
   if (kind === "hook") {
     const h = v["hook"];
-    if (!isPlainObject(h) || typeof h["event"] !== "string" || h["event"] === "") return `registration.hook.event must be a non-empty string (got ${shown(isPlainObject(h) ? h["event"] : h)})`;
+    if (!isPlainObject(h) || typeof h["event"] !== "string" || h["event"] === "")
+      return `registration.hook.event must be a non-empty string (got ${shown(isPlainObject(h) ? h["event"] : h)})`;
     return { kind: "hook", hook: { event: h["event"] } };
   }
   return `registration.kind must be "tool", "command" or "hook" (got ${JSON.stringify(v["kind"])})`;
@@ -164,18 +190,26 @@ function parseRegistration(v: unknown): Registration | string {
 function parseRequest(v: unknown): ExtensionRequest | string {
   if (!isPlainObject(v)) return `request.request must be an object (got ${shown(v)})`;
   const parentId = v["parentId"];
-  if (parentId !== undefined && (typeof parentId !== "string" || parentId === "")) return `request.request.parentId must be a non-empty string (got ${JSON.stringify(parentId)})`;
+  if (parentId !== undefined && (typeof parentId !== "string" || parentId === ""))
+    return `request.request.parentId must be a non-empty string (got ${JSON.stringify(parentId)})`;
   const parent = typeof parentId === "string" ? { parentId } : {};
   if (v["kind"] === "ui") {
     const ui = v["ui"];
-    if (!isPlainObject(ui) || !isPlainObject(ui["request"]) || typeof ui["request"]["type"] !== "string") return `request.request.ui.request must be an object with a string type (got ${shown(isPlainObject(ui) ? ui["request"] : ui)})`;
+    if (!isPlainObject(ui) || !isPlainObject(ui["request"]) || typeof ui["request"]["type"] !== "string")
+      return `request.request.ui.request must be an object with a string type (got ${shown(isPlainObject(ui) ? ui["request"] : ui)})`;
     const timeoutMs = ui["timeoutMs"];
-    if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) return `request.request.ui.timeoutMs must be a positive number (got ${shown(timeoutMs)})`;
-    return { kind: "ui", ui: { request: ui["request"] as { type: string }, ...(timeoutMs !== undefined ? { timeoutMs } : {}) }, ...parent };
+    if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0))
+      return `request.request.ui.timeoutMs must be a positive number (got ${shown(timeoutMs)})`;
+    return {
+      kind: "ui",
+      ui: { request: ui["request"] as { type: string }, ...(timeoutMs !== undefined ? { timeoutMs } : {}) },
+      ...parent,
+    };
   }
   if (v["kind"] === "action") {
     const a = v["action"];
-    if (!isPlainObject(a) || typeof a["kind"] !== "string") return "request.request.action must be an object with a string kind";
+    if (!isPlainObject(a) || typeof a["kind"] !== "string")
+      return "request.request.action must be an object with a string kind";
     return { kind: "action", action: a as { kind: string }, ...parent };
   }
   return `request.request.kind must be "ui" or "action" (got ${JSON.stringify(v["kind"])})`;
@@ -187,7 +221,8 @@ export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
   const type = v["type"];
   switch (type) {
     case "hello": {
-      if (v["protocolVersion"] !== PROTOCOL_VERSION) return fail(`hello.protocolVersion must be ${PROTOCOL_VERSION} (got ${JSON.stringify(v["protocolVersion"])})`);
+      if (v["protocolVersion"] !== PROTOCOL_VERSION)
+        return fail(`hello.protocolVersion must be ${PROTOCOL_VERSION} (got ${JSON.stringify(v["protocolVersion"])})`);
       const m = v["manifest"];
       if (!isPlainObject(m)) return fail("hello.manifest must be an object");
       for (const k of ["id", "name", "version"]) {
@@ -198,7 +233,20 @@ export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
       const uiCapabilities = m["uiCapabilities"] ?? [];
       if (!strings(capabilities)) return fail("hello.manifest.capabilities must be an array of strings");
       if (!strings(uiCapabilities)) return fail("hello.manifest.uiCapabilities must be an array of strings");
-      return { ok: true, frame: { type, protocolVersion: PROTOCOL_VERSION, manifest: { id: m["id"] as string, name: m["name"] as string, version: m["version"] as string, capabilities, uiCapabilities } } };
+      return {
+        ok: true,
+        frame: {
+          type,
+          protocolVersion: PROTOCOL_VERSION,
+          manifest: {
+            id: m["id"] as string,
+            name: m["name"] as string,
+            version: m["version"] as string,
+            capabilities,
+            uiCapabilities,
+          },
+        },
+      };
     }
     case "register": {
       const r = parseRegistration(v["registration"]);
@@ -207,7 +255,11 @@ export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
     case "unregister": {
       const r = v["registration"];
       const kind = isPlainObject(r) ? (r["kind"] === "event_hook" ? "hook" : r["kind"]) : undefined;
-      if (!isPlainObject(r) || (kind !== "tool" && kind !== "command" && kind !== "hook") || typeof r["name"] !== "string") {
+      if (
+        !isPlainObject(r) ||
+        (kind !== "tool" && kind !== "command" && kind !== "hook") ||
+        typeof r["name"] !== "string"
+      ) {
         return fail('unregister.registration must be {kind: "tool"|"command"|"hook", name}');
       }
       return { ok: true, frame: { type, registration: { kind, name: r["name"] } } };
@@ -235,11 +287,14 @@ export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
     }
     case "log": {
       const level = v["level"];
-      if (level !== "info" && level !== "warning" && level !== "error") return fail(`log.level must be "info", "warning" or "error" (got ${JSON.stringify(level)})`);
+      if (level !== "info" && level !== "warning" && level !== "error")
+        return fail(`log.level must be "info", "warning" or "error" (got ${JSON.stringify(level)})`);
       if (typeof v["message"] !== "string") return fail("log.message must be a string");
       return { ok: true, frame: { type, level, message: v["message"] } };
     }
     default:
-      return fail(`unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, request, cancel or log)`);
+      return fail(
+        `unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, request, cancel or log)`,
+      );
   }
 }

@@ -11,7 +11,9 @@ const MAX_CALLEE_CHARS = 120;
 
 /** The callee of the call the first stack frame points at, or undefined when it cannot be told. */
 export function calleeAt(sources: ReadonlyMap<string, string>, stack: string): string | undefined {
-  const frame = /\(?([^\s()]+):(\d+):(\d+)\)?\s*$/m.exec(stack.split("\n").find((l) => /:\d+:\d+\)?\s*$/.test(l)) ?? "");
+  const frame = /\(?([^\s()]+):(\d+):(\d+)\)?\s*$/m.exec(
+    stack.split("\n").find((l) => /:\d+:\d+\)?\s*$/.test(l)) ?? "",
+  );
   if (!frame) return undefined;
   const source = sources.get(frame[1]!);
   if (source === undefined) return undefined;

@@ -30,7 +30,22 @@ import { Worker } from "node:worker_threads";
 import { DEFAULT_MAX_FRAME_BYTES } from "../protocol/frames.js";
 import type { RpiExit, RpiTransport, RpiTransportEvent } from "../transport.js";
 import { wasm, type WasmModule } from "./wasm.js";
-import { MAX_BUDGET_MS, STATUS_BATCHES_HANDLED, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, STATUS_WORDS, WASM_PAGE_BYTES, type Batch, type FromWorker, type SandboxSettings, type ToWorker, type WorkerStart } from "./channel.js";
+import {
+  MAX_BUDGET_MS,
+  STATUS_BATCHES_HANDLED,
+  STATUS_BUDGET_MS,
+  STATUS_ENTRY_SEQ,
+  STATUS_FREED,
+  STATUS_IN_VM,
+  STATUS_WASM_PAGES,
+  STATUS_WORDS,
+  WASM_PAGE_BYTES,
+  type Batch,
+  type FromWorker,
+  type SandboxSettings,
+  type ToWorker,
+  type WorkerStart,
+} from "./channel.js";
 
 export interface QuickJsOptions {
   /** Canonical absolute path of the .js/.mjs entry. */
@@ -102,7 +117,8 @@ function quickJsWasm(): Promise<WasmModule> {
 
 function positive(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
-  if (!Number.isFinite(v) || v <= 0) throw new RangeError(`QuickJsOptions.${name} must be a positive number (got ${String(value)})`);
+  if (!Number.isFinite(v) || v <= 0)
+    throw new RangeError(`QuickJsOptions.${name} must be a positive number (got ${String(value)})`);
   return v;
 }
 
@@ -112,17 +128,54 @@ function settingsOf(o: QuickJsOptions): SandboxSettings {
   const maxStackBytes = positive("maxStackBytes", o.maxStackBytes, MAX_STACK_BYTES);
   const interruptAfterMs = positive("interruptAfterMs", o.interruptAfterMs, 60_000);
   const loadBudgetMs = positive("loadBudgetMs", o.loadBudgetMs, DEFAULT_LOAD_BUDGET_MS);
-  const maxOutboundBytesPerSecond = positive("maxOutboundBytesPerSecond", o.maxOutboundBytesPerSecond, DEFAULT_MAX_OUTBOUND_BYTES_PER_SECOND);
-  const maxOutboundFramesPerSecond = positive("maxOutboundFramesPerSecond", o.maxOutboundFramesPerSecond, DEFAULT_MAX_OUTBOUND_FRAMES_PER_SECOND);
-  if (!Number.isInteger(maxOutboundFramesPerSecond)) throw new RangeError(`QuickJsOptions.maxOutboundFramesPerSecond must be an integer (got ${maxOutboundFramesPerSecond})`);
-  if (!Number.isInteger(maxOutboundBytesPerSecond)) throw new RangeError(`QuickJsOptions.maxOutboundBytesPerSecond must be an integer (got ${maxOutboundBytesPerSecond})`);
-  if (!Number.isInteger(maxFrameBytes)) throw new RangeError(`QuickJsOptions.maxFrameBytes must be an integer (got ${maxFrameBytes})`);
-  if (!Number.isInteger(maxStackBytes) || maxStackBytes > MAX_STACK_BYTES) throw new RangeError(`QuickJsOptions.maxStackBytes must be an integer of at most ${MAX_STACK_BYTES} bytes (256 KiB) (got ${maxStackBytes})`);
-  if (memoryLimitBytes % WASM_PAGE_BYTES !== 0 || memoryLimitBytes < MIN_MEMORY_BYTES || memoryLimitBytes > MAX_MEMORY_BYTES) {
-    throw new RangeError(`QuickJsOptions.memoryLimitBytes must be a multiple of 64 KiB between 16 MiB and 1 GiB (got ${memoryLimitBytes})`);
+  const maxOutboundBytesPerSecond = positive(
+    "maxOutboundBytesPerSecond",
+    o.maxOutboundBytesPerSecond,
+    DEFAULT_MAX_OUTBOUND_BYTES_PER_SECOND,
+  );
+  const maxOutboundFramesPerSecond = positive(
+    "maxOutboundFramesPerSecond",
+    o.maxOutboundFramesPerSecond,
+    DEFAULT_MAX_OUTBOUND_FRAMES_PER_SECOND,
+  );
+  if (!Number.isInteger(maxOutboundFramesPerSecond))
+    throw new RangeError(
+      `QuickJsOptions.maxOutboundFramesPerSecond must be an integer (got ${maxOutboundFramesPerSecond})`,
+    );
+  if (!Number.isInteger(maxOutboundBytesPerSecond))
+    throw new RangeError(
+      `QuickJsOptions.maxOutboundBytesPerSecond must be an integer (got ${maxOutboundBytesPerSecond})`,
+    );
+  if (!Number.isInteger(maxFrameBytes))
+    throw new RangeError(`QuickJsOptions.maxFrameBytes must be an integer (got ${maxFrameBytes})`);
+  if (!Number.isInteger(maxStackBytes) || maxStackBytes > MAX_STACK_BYTES)
+    throw new RangeError(
+      `QuickJsOptions.maxStackBytes must be an integer of at most ${MAX_STACK_BYTES} bytes (256 KiB) (got ${maxStackBytes})`,
+    );
+  if (
+    memoryLimitBytes % WASM_PAGE_BYTES !== 0 ||
+    memoryLimitBytes < MIN_MEMORY_BYTES ||
+    memoryLimitBytes > MAX_MEMORY_BYTES
+  ) {
+    throw new RangeError(
+      `QuickJsOptions.memoryLimitBytes must be a multiple of 64 KiB between 16 MiB and 1 GiB (got ${memoryLimitBytes})`,
+    );
   }
-  for (const [k, v] of Object.entries(o.env)) if (typeof v !== "string") throw new TypeError(`QuickJsOptions.env.${k} must be a string`);
-  return { entry: o.entry, packageDir: o.packageDir, prelude: o.prelude, env: { ...o.env }, maxFrameBytes, memoryLimitBytes, maxStackBytes, interruptAfterMs, loadBudgetMs, maxOutboundBytesPerSecond, maxOutboundFramesPerSecond };
+  for (const [k, v] of Object.entries(o.env))
+    if (typeof v !== "string") throw new TypeError(`QuickJsOptions.env.${k} must be a string`);
+  return {
+    entry: o.entry,
+    packageDir: o.packageDir,
+    prelude: o.prelude,
+    env: { ...o.env },
+    maxFrameBytes,
+    memoryLimitBytes,
+    maxStackBytes,
+    interruptAfterMs,
+    loadBudgetMs,
+    maxOutboundBytesPerSecond,
+    maxOutboundFramesPerSecond,
+  };
 }
 
 /** Starts one QuickJS extension instance on its own worker thread (QJS-14); see the module contract. */
@@ -190,9 +243,15 @@ class QuickJsTransport implements RpiTransport {
 
   /** `budgetMs` (a positive number of ms, at most interruptAfterMs) is the budget of the VM entry that delivers this frame. */
   send(text: string, budgetMs?: number): void {
-    if (budgetMs !== undefined && !(Number.isFinite(budgetMs) && budgetMs > 0)) throw new RangeError(`RpiTransport.send: budgetMs must be a positive number of milliseconds (got ${String(budgetMs)})`);
+    if (budgetMs !== undefined && !(Number.isFinite(budgetMs) && budgetMs > 0))
+      throw new RangeError(
+        `RpiTransport.send: budgetMs must be a positive number of milliseconds (got ${String(budgetMs)})`,
+      );
     if (this.gone) return;
-    const message: ToWorker = budgetMs === undefined ? { kind: "frame", text } : { kind: "frame", text, budgetMs: Math.min(budgetMs, this.ceilingMs, MAX_BUDGET_MS) };
+    const message: ToWorker =
+      budgetMs === undefined
+        ? { kind: "frame", text }
+        : { kind: "frame", text, budgetMs: Math.min(budgetMs, this.ceilingMs, MAX_BUDGET_MS) };
     this.outbox.push(message);
     if (!this.flushScheduled) {
       this.flushScheduled = true;
@@ -254,7 +313,10 @@ class QuickJsTransport implements RpiTransport {
     }
     if (this.decided?.code === "fatal") return;
     this.buffered.push(event);
-    this.bufferedBytes += Buffer.byteLength(event.kind === "frame" ? event.text : event.kind === "stderr" ? event.line : event.message, "utf8");
+    this.bufferedBytes += Buffer.byteLength(
+      event.kind === "frame" ? event.text : event.kind === "stderr" ? event.line : event.message,
+      "utf8",
+    );
     if (this.buffered.length <= MAX_BUFFERED_EVENTS && this.bufferedBytes <= MAX_BUFFERED_BYTES) return;
     const reason = `${this.buffered.length} events of ${this.bufferedBytes} bytes were buffered with no listener attached, past the limit of ${MAX_BUFFERED_EVENTS} events or ${MAX_BUFFERED_BYTES} bytes (8 MiB); the instance was terminated`;
     this.buffered = [];
@@ -293,7 +355,10 @@ class QuickJsTransport implements RpiTransport {
         this.emit({ kind: "frame", text: m.text });
         break;
       case "stderr":
-        this.emit({ kind: "stderr", line: m.line.length > STDERR_LINE_CHARS ? `${m.line.slice(0, STDERR_LINE_CHARS)}...` : m.line });
+        this.emit({
+          kind: "stderr",
+          line: m.line.length > STDERR_LINE_CHARS ? `${m.line.slice(0, STDERR_LINE_CHARS)}...` : m.line,
+        });
         break;
       case "diagnostic":
         this.emit({ kind: "diagnostic", message: m.message });
@@ -334,7 +399,10 @@ class QuickJsTransport implements RpiTransport {
       return;
     }
     if (now - this.watchedSince > this.watchedBudget + this.graceMs) {
-      this.end({ code: "watchdog", reason: `a VM entry did not return within its ${this.watchedBudget} ms budget plus ${this.graceMs} ms grace (a builtin that never polls the interrupt handler, or a blocked thread); the worker was terminated` });
+      this.end({
+        code: "watchdog",
+        reason: `a VM entry did not return within its ${this.watchedBudget} ms budget plus ${this.graceMs} ms grace (a builtin that never polls the interrupt handler, or a blocked thread); the worker was terminated`,
+      });
     }
   }
 
@@ -343,11 +411,17 @@ class QuickJsTransport implements RpiTransport {
     if (this.announced !== null) return this.announced;
     if (this.workerError !== null) {
       const e = this.workerError as Error & { code?: string };
-      if (e.code === "ERR_WORKER_OUT_OF_MEMORY") return { code: "memory", reason: `the QuickJS worker ran out of its ${WORKER_OLD_GENERATION_MB} MiB JavaScript heap: ${e.message}` };
+      if (e.code === "ERR_WORKER_OUT_OF_MEMORY")
+        return {
+          code: "memory",
+          reason: `the QuickJS worker ran out of its ${WORKER_OLD_GENERATION_MB} MiB JavaScript heap: ${e.message}`,
+        };
       return { code: "fatal", reason: `the QuickJS worker failed: ${e.stack ?? e.message}` };
     }
     if (this.terminateReason !== null) return { code: "terminated", reason: this.terminateReason };
-    return code === 0 ? { code: "exited", reason: "the QuickJS worker ended" } : { code: "fatal", reason: `the QuickJS worker exited with code ${code}` };
+    return code === 0
+      ? { code: "exited", reason: "the QuickJS worker ended" }
+      : { code: "fatal", reason: `the QuickJS worker exited with code ${code}` };
   }
 
   private onExit(code: number): void {

@@ -32,27 +32,35 @@ const REFUSED = "refused: only existing .js and .mjs files inside the extension 
 
 /** Checks a candidate path against the rules and returns its canonical form. */
 export function canonicalModulePath(packageDir: string, path: string, what: string): string {
-  if (!EXTENSIONS.has(extname(path))) throw new Error(`${what}: only .js and .mjs modules can be loaded (got ${JSON.stringify(extname(path) || "no extension")})`);
+  if (!EXTENSIONS.has(extname(path)))
+    throw new Error(
+      `${what}: only .js and .mjs modules can be loaded (got ${JSON.stringify(extname(path) || "no extension")})`,
+    );
   let real: string;
   try {
     real = realpathSync(path);
   } catch {
     throw new Error(`${what}: ${REFUSED}`);
   }
-  if (!inside(packageDir, real) || !EXTENSIONS.has(extname(real)) || !statSync(real).isFile()) throw new Error(`${what}: ${REFUSED}`);
+  if (!inside(packageDir, real) || !EXTENSIONS.has(extname(real)) || !statSync(real).isFile())
+    throw new Error(`${what}: ${REFUSED}`);
   return real;
 }
 
 /** A module's name as the extension may see it: relative to its package ("./lib/a.js"), never a host path. */
 function shown(packageDir: string, name: string): string {
-  return isAbsolute(name) && inside(packageDir, name) ? `./${relative(packageDir, name).split(sep).join("/")}` : "the extension";
+  return isAbsolute(name) && inside(packageDir, name)
+    ? `./${relative(packageDir, name).split(sep).join("/")}`
+    : "the extension";
 }
 
 /** Resolves `specifier` imported by the module named `base`; see the module contract. */
 export function resolveModule(packageDir: string, base: string, specifier: string): string {
   const what = `import ${JSON.stringify(specifier)} from ${shown(packageDir, base)}`;
   if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
-    throw new Error(`${what}: only relative imports ("./" or "../") of files inside the extension package are allowed; there are no built-in or host modules`);
+    throw new Error(
+      `${what}: only relative imports ("./" or "../") of files inside the extension package are allowed; there are no built-in or host modules`,
+    );
   }
   return canonicalModulePath(packageDir, resolve(dirname(base), specifier), what);
 }
@@ -66,7 +74,12 @@ export function readModule(packageDir: string, name: string): string {
 const asError = (error: unknown): Error => (error instanceof Error ? error : new Error(String(error)));
 
 /** Makes `runtime` load modules by the rules above; the entry is evaluated by the caller. */
-export function installModuleLoader(runtime: QuickJSRuntime, packageDir: string, entry: string, sources?: Map<string, string>): void {
+export function installModuleLoader(
+  runtime: QuickJSRuntime,
+  packageDir: string,
+  entry: string,
+  sources?: Map<string, string>,
+): void {
   // quickjs-emscripten 0.32 drops a normalizer's error (the loader is then asked for ""), so a
   // refused import is normalized to a unique name the loader answers with the refusal.
   const refused = new Map<string, Error>();

@@ -73,7 +73,22 @@ const KNOWN_EVENTS: readonly string[] = [...PI_EVENTS_33, ...PI_EVENTS_NEWER];
  * extension that replaces a global (globalThis.Map = ...) does not change the prelude's. Their
  * methods are captured at the top of prelude/core.ts.
  */
-const INTRINSICS = ["Object", "Array", "Map", "Set", "WeakMap", "Promise", "JSON", "String", "Number", "Math", "Error", "TypeError", "Reflect", "Function"];
+const INTRINSICS = [
+  "Object",
+  "Array",
+  "Map",
+  "Set",
+  "WeakMap",
+  "Promise",
+  "JSON",
+  "String",
+  "Number",
+  "Math",
+  "Error",
+  "TypeError",
+  "Reflect",
+  "Function",
+];
 
 export const PI_PRELUDE: string = [
   `(function (KNOWN_EVENTS, EVENT_ALIASES, ${INTRINSICS.join(", ")}) {`,

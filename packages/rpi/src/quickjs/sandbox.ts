@@ -23,9 +23,24 @@
  * keeps working. Time parked waiting for the host's credit is not engine time (excludeParked).
  */
 import { newQuickJSWASMModuleFromVariant, newVariant } from "quickjs-emscripten-core";
-import type { CustomizeVariantOptions, QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSSyncVariant } from "quickjs-emscripten-core";
+import type {
+  CustomizeVariantOptions,
+  QuickJSContext,
+  QuickJSHandle,
+  QuickJSRuntime,
+  QuickJSSyncVariant,
+} from "quickjs-emscripten-core";
 import releaseSync from "@jitl/quickjs-wasmfile-release-sync";
-import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_FREED, STATUS_IN_VM, STATUS_WASM_PAGES, WASM_PAGE_BYTES, type SandboxSettings } from "./channel.js";
+import {
+  MAX_BUDGET_MS,
+  STATUS_BUDGET_MS,
+  STATUS_ENTRY_SEQ,
+  STATUS_FREED,
+  STATUS_IN_VM,
+  STATUS_WASM_PAGES,
+  WASM_PAGE_BYTES,
+  type SandboxSettings,
+} from "./channel.js";
 import { installModuleLoader, readModule } from "./module-loader.js";
 import { calleeAt } from "./callee.js";
 import { wasm, type WasmMemory, type WasmModule } from "./wasm.js";
@@ -39,7 +54,10 @@ const PRELUDE_NAME = "octet:pi-prelude";
 
 /** Ends the instance: the VM state is not to be used again. */
 export class Teardown extends Error {
-  constructor(readonly code: "runaway" | "memory", message: string) {
+  constructor(
+    readonly code: "runaway" | "memory",
+    message: string,
+  ) {
     super(message);
     this.name = "Teardown";
   }
@@ -51,7 +69,10 @@ export class Teardown extends Error {
  */
 export class LoadError extends Error {
   override name = "LoadError";
-  constructor(message: string, readonly detail: string = message) {
+  constructor(
+    message: string,
+    readonly detail: string = message,
+  ) {
     super(message);
   }
 }
@@ -127,7 +148,12 @@ export class Sandbox {
   }
 
   /** Instantiates the wasm with the instance's own Memory and sets the runtime's limits. */
-  static async create(settings: SandboxSettings, wasmModule: WasmModule, status: Int32Array, out: SandboxOutput): Promise<Sandbox> {
+  static async create(
+    settings: SandboxSettings,
+    wasmModule: WasmModule,
+    status: Int32Array,
+    out: SandboxOutput,
+  ): Promise<Sandbox> {
     const pages = settings.memoryLimitBytes / WASM_PAGE_BYTES;
     const memory = new wasm.Memory({ initial: pages, maximum: pages });
     let onRefused = (_delta: number): void => {};
@@ -147,7 +173,10 @@ export class Sandbox {
         wasmModule,
         wasmMemory: memory,
         // print/printErr are read by the emscripten module but missing from the loader-options type.
-        emscriptenModule: { print: (line: string) => out.stderr(line), printErr: (line: string) => out.stderr(line) } as unknown as NonNullable<CustomizeVariantOptions["emscriptenModule"]>,
+        emscriptenModule: {
+          print: (line: string) => out.stderr(line),
+          printErr: (line: string) => out.stderr(line),
+        } as unknown as NonNullable<CustomizeVariantOptions["emscriptenModule"]>,
       }),
     );
     const runtime = quickjs.newRuntime();
@@ -194,18 +223,33 @@ export class Sandbox {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
       const ms = budget.ms;
-      timer = setTimeout(() => reject(new LoadError(`the entry failed to load: its top-level await did not settle within ${ms} ms (loadBudgetMs)`)), ms);
+      timer = setTimeout(
+        () =>
+          reject(
+            new LoadError(
+              `the entry failed to load: its top-level await did not settle within ${ms} ms (loadBudgetMs)`,
+            ),
+          ),
+        ms,
+      );
     });
     const settled = await Promise.race([evaluated, late]).finally(() => clearTimeout(timer));
-    this.enter("passing the default export to the prelude", () => {
-      const fn = settled.consume((ns) => this.ctx.getProp(ns, "default"));
-      const r = fn.consume((value) => this.ctx.callFunction(bridge.setFactory, bridge.object, value));
-      if (r.error) {
-        const d = r.error.consume((e) => this.describe(e));
-        throw new LoadError(`the prelude's bridge.setFactory failed: ${d.summary}`, `the prelude's bridge.setFactory failed: ${d.full}`);
-      }
-      r.value.dispose();
-    }, budget);
+    this.enter(
+      "passing the default export to the prelude",
+      () => {
+        const fn = settled.consume((ns) => this.ctx.getProp(ns, "default"));
+        const r = fn.consume((value) => this.ctx.callFunction(bridge.setFactory, bridge.object, value));
+        if (r.error) {
+          const d = r.error.consume((e) => this.describe(e));
+          throw new LoadError(
+            `the prelude's bridge.setFactory failed: ${d.summary}`,
+            `the prelude's bridge.setFactory failed: ${d.full}`,
+          );
+        }
+        r.value.dispose();
+      },
+      budget,
+    );
   }
 
   /**
@@ -215,12 +259,17 @@ export class Sandbox {
   receive(text: string, budgetMs?: number): void {
     const bridge = this.bridge;
     if (bridge === null) throw new Error("the sandbox received a frame before it was loaded");
-    const budget = budgetMs === undefined ? this.defaultBudget : { ms: budgetMs, source: "the budget the host gave this frame" };
-    this.enter("handling a host frame", () => {
-      const r = this.ctx.newString(text).consume((arg) => this.ctx.callFunction(bridge.receive, bridge.object, arg));
-      if (r.error) this.out.stderr(`quickjs: bridge.receive threw: ${r.error.consume((e) => this.describe(e).full)}`);
-      else r.value.dispose();
-    }, budget);
+    const budget =
+      budgetMs === undefined ? this.defaultBudget : { ms: budgetMs, source: "the budget the host gave this frame" };
+    this.enter(
+      "handling a host frame",
+      () => {
+        const r = this.ctx.newString(text).consume((arg) => this.ctx.callFunction(bridge.receive, bridge.object, arg));
+        if (r.error) this.out.stderr(`quickjs: bridge.receive threw: ${r.error.consume((e) => this.describe(e).full)}`);
+        else r.value.dispose();
+      },
+      budget,
+    );
   }
 
   /** Moves the running entry's deadline by `ms` spent parked outside the engine (worker.ts); returns the ms left. */
@@ -234,7 +283,15 @@ export class Sandbox {
     if (this.disposed) return;
     this.disposed = true;
     this.clearTimers();
-    for (const h of [this.bridge?.receive, this.bridge?.setFactory, this.bridge?.fireTimer, this.bridge?.object, this.helpers?.range, this.helpers?.type, this.helpers?.hide]) {
+    for (const h of [
+      this.bridge?.receive,
+      this.bridge?.setFactory,
+      this.bridge?.fireTimer,
+      this.bridge?.object,
+      this.helpers?.range,
+      this.helpers?.type,
+      this.helpers?.hide,
+    ]) {
       if (h?.alive) h.dispose();
     }
     this.bridge = null;
@@ -295,29 +352,44 @@ export class Sandbox {
     const mib = this.settings.memoryLimitBytes / (1024 * 1024);
     if (this.refusedGrow !== null) {
       const { delta, pages } = this.refusedGrow;
-      throw new Teardown("memory", `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: the wasm memory (${pages} pages, its maximum) refused to grow by ${delta} pages, so an allocation failed and the instance was torn down`);
+      throw new Teardown(
+        "memory",
+        `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: the wasm memory (${pages} pages, its maximum) refused to grow by ${delta} pages, so an allocation failed and the instance was torn down`,
+      );
     }
     if (this.interrupted) {
-      throw new Teardown("runaway", `the extension ran longer than its ${this.budget.ms} ms budget (${this.budget.source}) while ${this.what}${phase} and was interrupted; the instance was torn down`);
+      throw new Teardown(
+        "runaway",
+        `the extension ran longer than its ${this.budget.ms} ms budget (${this.budget.source}) while ${this.what}${phase} and was interrupted; the instance was torn down`,
+      );
     }
   }
 
   private installHost(): void {
     const { ctx } = this;
-    const setup = "(() => { const R = RangeError, T = TypeError, g = globalThis; return [(m) => new R(m), (m) => new T(m), () => delete g.__octet_host]; })()";
+    const setup =
+      "(() => { const R = RangeError, T = TypeError, g = globalThis; return [(m) => new R(m), (m) => new T(m), () => delete g.__octet_host]; })()";
     const made = ctx.unwrapResult(ctx.evalCode(setup, "octet:host-setup", { type: "global" }));
     this.helpers = { range: ctx.getProp(made, 0), type: ctx.getProp(made, 1), hide: ctx.getProp(made, 2) };
     made.dispose();
     const host = ctx.newObject();
     ctx.newFunction("send", (text) => this.send(text)).consume((f) => ctx.setProp(host, "send", f));
-    ctx.newFunction("setTimer", (id, delay) => this.setTimer(id, delay)).consume((f) => ctx.setProp(host, "setTimer", f));
+    ctx
+      .newFunction("setTimer", (id, delay) => this.setTimer(id, delay))
+      .consume((f) => ctx.setProp(host, "setTimer", f));
     ctx.newFunction("clearTimer", (id) => this.clearTimer(id)).consume((f) => ctx.setProp(host, "clearTimer", f));
-    ctx.newFunction("callee", (stack) => {
-      const found = ctx.typeof(stack) === "string" ? calleeAt(this.sources, ctx.getString(stack).slice(0, DESCRIBE_CHARS)) : undefined;
-      return found === undefined ? ctx.undefined : ctx.newString(found);
-    }).consume((f) => ctx.setProp(host, "callee", f));
+    ctx
+      .newFunction("callee", (stack) => {
+        const found =
+          ctx.typeof(stack) === "string"
+            ? calleeAt(this.sources, ctx.getString(stack).slice(0, DESCRIBE_CHARS))
+            : undefined;
+        return found === undefined ? ctx.undefined : ctx.newString(found);
+      })
+      .consume((f) => ctx.setProp(host, "callee", f));
     const env = ctx.newObject();
-    for (const [key, value] of Object.entries(this.settings.env)) ctx.newString(value).consume((v) => ctx.setProp(env, key, v));
+    for (const [key, value] of Object.entries(this.settings.env))
+      ctx.newString(value).consume((v) => ctx.setProp(env, key, v));
     env.consume((e) => ctx.setProp(host, "env", e));
     host.consume((h) => ctx.setProp(ctx.global, "__octet_host", h));
   }
@@ -327,7 +399,10 @@ export class Sandbox {
     const r = ctx.evalCode(this.settings.prelude, PRELUDE_NAME, { type: "global" });
     if (r.error) {
       const d = r.error.consume((e) => this.describe(e));
-      throw new LoadError(`the prelude (${PRELUDE_NAME}) failed: ${d.summary}`, `the prelude (${PRELUDE_NAME}) failed: ${d.full}`);
+      throw new LoadError(
+        `the prelude (${PRELUDE_NAME}) failed: ${d.summary}`,
+        `the prelude (${PRELUDE_NAME}) failed: ${d.full}`,
+      );
     }
     const object = r.value;
     const fns: QuickJSHandle[] = [];
@@ -337,7 +412,9 @@ export class Sandbox {
       const type = ctx.typeof(fn);
       if (type !== "function") {
         for (const h of [...fns, object]) h.dispose();
-        throw new LoadError(`the prelude (${PRELUDE_NAME}) must complete with the bridge {receive, setFactory, fireTimer}; its ${name} is ${type}`);
+        throw new LoadError(
+          `the prelude (${PRELUDE_NAME}) must complete with the bridge {receive, setFactory, fireTimer}; its ${name} is ${type}`,
+        );
       }
     }
     // The prelude deletes it; a prelude that did not (or could not) must not expose it.
@@ -347,7 +424,9 @@ export class Sandbox {
     left.dispose();
     if (visible) {
       for (const h of [...fns, object]) h.dispose();
-      throw new LoadError(`the prelude (${PRELUDE_NAME}) left globalThis.__octet_host in place and it cannot be deleted`);
+      throw new LoadError(
+        `the prelude (${PRELUDE_NAME}) left globalThis.__octet_host in place and it cannot be deleted`,
+      );
     }
     return { object, receive: fns[0]!, setFactory: fns[1]!, fireTimer: fns[2]! };
   }
@@ -355,7 +434,8 @@ export class Sandbox {
   /** Evaluates the entry; resolves to its namespace (after a top-level await settles). */
   private evalEntry(source: string): Promise<QuickJSHandle> {
     const { ctx, settings } = this;
-    const failed = (d: Described): LoadError => new LoadError(`the entry failed to load: ${d.summary}`, `the entry ${settings.entry} failed to load: ${d.full}`);
+    const failed = (d: Described): LoadError =>
+      new LoadError(`the entry failed to load: ${d.summary}`, `the entry ${settings.entry} failed to load: ${d.full}`);
     const r = ctx.evalCode(source, settings.entry, { type: "module" });
     if (r.error) throw failed(r.error.consume((e) => this.describe(e)));
     const state = ctx.getPromiseState(r.value);
@@ -368,23 +448,36 @@ export class Sandbox {
       r.value.dispose();
       throw failed(state.error.consume((e) => this.describe(e)));
     }
-    return r.value.consume((p) => ctx.resolvePromise(p)).then((settled) => {
-      if (settled.error) throw failed(this.enter("reporting the entry's failure", () => settled.error.consume((e) => this.describe(e)), this.loadBudget));
-      return settled.value;
-    });
+    return r.value
+      .consume((p) => ctx.resolvePromise(p))
+      .then((settled) => {
+        if (settled.error)
+          throw failed(
+            this.enter(
+              "reporting the entry's failure",
+              () => settled.error.consume((e) => this.describe(e)),
+              this.loadBudget,
+            ),
+          );
+        return settled.value;
+      });
   }
 
   private send(text: QuickJSHandle): { error: QuickJSHandle } | undefined {
     const { ctx } = this;
     const max = this.settings.maxFrameBytes;
-    if (ctx.typeof(text) !== "string") return this.thrown("type", `__octet_host.send: a frame must be a string (got ${ctx.typeof(text)})`);
+    if (ctx.typeof(text) !== "string")
+      return this.thrown("type", `__octet_host.send: a frame must be a string (got ${ctx.typeof(text)})`);
     // UTF-8 never takes fewer bytes than UTF-16 code units: refuse a long string before copying it.
     const units = ctx.getProp(text, "length").consume((n) => ctx.getNumber(n));
     const frame = units > max ? null : ctx.getString(text);
     const bytes = frame === null ? null : Buffer.byteLength(frame, "utf8");
     if (frame === null || bytes === null || bytes > max) {
       const size = bytes === null ? `at least ${units}` : `${bytes}`;
-      return this.thrown("range", `__octet_host.send: the frame is ${size} bytes of UTF-8, over the ${max}-byte limit (maxFrameBytes); it was not sent`);
+      return this.thrown(
+        "range",
+        `__octet_host.send: the frame is ${size} bytes of UTF-8, over the ${max}-byte limit (maxFrameBytes); it was not sent`,
+      );
     }
     // Every frame is copied into the host's heap: the rate bounds how fast an extension can move
     // memory there (a loop of 1 MiB updates would otherwise run for its whole budget).
@@ -405,7 +498,10 @@ export class Sandbox {
     }
     if (refusal !== null) {
       // Said to the host once per window too: the extension may swallow the throw.
-      if (!this.windowRefused) this.out.diagnostic(`refusing the extension's frames for the rest of this second: ${refusal.slice("__octet_host.send: ".length)}`);
+      if (!this.windowRefused)
+        this.out.diagnostic(
+          `refusing the extension's frames for the rest of this second: ${refusal.slice("__octet_host.send: ".length)}`,
+        );
       this.windowRefused = true;
       return this.thrown("range", refusal);
     }
@@ -420,14 +516,18 @@ export class Sandbox {
     const id = ctx.typeof(idHandle) === "number" ? ctx.getNumber(idHandle) : NaN;
     const delay = ctx.typeof(delayHandle) === "number" ? ctx.getNumber(delayHandle) : NaN;
     if (!Number.isSafeInteger(id)) return this.thrown("type", "__octet_host.setTimer: the id must be an integer");
-    if (Number.isNaN(delay)) return this.thrown("type", "__octet_host.setTimer: the delay must be a number of milliseconds");
+    if (Number.isNaN(delay))
+      return this.thrown("type", "__octet_host.setTimer: the delay must be a number of milliseconds");
     const existing = this.timers.get(id);
     if (existing === undefined && this.timers.size >= MAX_TIMERS) {
       return this.thrown("range", `__octet_host.setTimer: at most ${MAX_TIMERS} timers can be live per extension`);
     }
     if (existing !== undefined) clearTimeout(existing);
     const ms = Math.min(Math.max(0, delay), 2 ** 31 - 1);
-    this.timers.set(id, setTimeout(() => this.fire(id), ms));
+    this.timers.set(
+      id,
+      setTimeout(() => this.fire(id), ms),
+    );
     return undefined;
   }
 
@@ -445,7 +545,8 @@ export class Sandbox {
     try {
       this.enter("running a timer", () => {
         const r = this.ctx.newNumber(id).consume((arg) => this.ctx.callFunction(bridge.fireTimer, bridge.object, arg));
-        if (r.error) this.out.stderr(`quickjs: bridge.fireTimer threw: ${r.error.consume((e) => this.describe(e).full)}`);
+        if (r.error)
+          this.out.stderr(`quickjs: bridge.fireTimer threw: ${r.error.consume((e) => this.describe(e).full)}`);
         else r.value.dispose();
       });
     } catch (error) {
@@ -471,8 +572,10 @@ export class Sandbox {
     const only = (summary: string): Described => ({ summary, full: summary });
     const type = ctx.typeof(thrown);
     if (type === "string") return only(`a thrown string: ${text(thrown)}`);
-    if (type === "number" || type === "boolean" || type === "undefined" || type === "bigint") return only(`a thrown ${type}: ${String(ctx.dump(thrown))}`);
-    if (type !== "object" || ctx.sameValue(thrown, ctx.null)) return only(type === "object" ? "a thrown null" : `a thrown ${type}`);
+    if (type === "number" || type === "boolean" || type === "undefined" || type === "bigint")
+      return only(`a thrown ${type}: ${String(ctx.dump(thrown))}`);
+    if (type !== "object" || ctx.sameValue(thrown, ctx.null))
+      return only(type === "object" ? "a thrown null" : `a thrown ${type}`);
     const prop = (key: string): string | undefined => {
       try {
         return ctx.getProp(thrown, key).consume((v) => (ctx.typeof(v) === "string" ? text(v) : undefined));

@@ -12,7 +12,17 @@
  * they exist), then the thread exits with 0.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { MAX_BATCHES_IN_FLIGHT, MAX_BATCH_MESSAGES, MAX_BATCH_UNITS, STATUS_BATCHES_HANDLED, type Batch, type FromWorker, type ToWorker, type WorkerExitCode, type WorkerStart } from "./channel.js";
+import {
+  MAX_BATCHES_IN_FLIGHT,
+  MAX_BATCH_MESSAGES,
+  MAX_BATCH_UNITS,
+  STATUS_BATCHES_HANDLED,
+  type Batch,
+  type FromWorker,
+  type ToWorker,
+  type WorkerExitCode,
+  type WorkerStart,
+} from "./channel.js";
 import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_IN_VM } from "./channel.js";
 import { LoadError, Sandbox, Teardown } from "./sandbox.js";
 
@@ -72,7 +82,12 @@ function flush(): void {
 const post = (message: FromWorker): void => {
   outbox.push(message);
   if (message.kind === "exit") return flush();
-  outboxUnits += message.kind === "frame" ? message.text.length : message.kind === "stderr" ? message.line.length : message.message.length;
+  outboxUnits +=
+    message.kind === "frame"
+      ? message.text.length
+      : message.kind === "stderr"
+        ? message.line.length
+        : message.message.length;
   if (outbox.length >= MAX_BATCH_MESSAGES || outboxUnits >= MAX_BATCH_UNITS) return flush();
   if (!flushScheduled) {
     flushScheduled = true;
@@ -86,7 +101,10 @@ let early: Frame[] | null = [];
 let ending = false;
 
 function describe(error: unknown): string {
-  if (error instanceof Error) return error.stack !== undefined && !error.stack.startsWith(`${error.name}: ${error.message}`) ? `${error.name}: ${error.message}\n${error.stack}` : (error.stack ?? `${error.name}: ${error.message}`);
+  if (error instanceof Error)
+    return error.stack !== undefined && !error.stack.startsWith(`${error.name}: ${error.message}`)
+      ? `${error.name}: ${error.message}\n${error.stack}`
+      : (error.stack ?? `${error.name}: ${error.message}`);
   return String(error);
 }
 

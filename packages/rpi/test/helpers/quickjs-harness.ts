@@ -8,7 +8,14 @@
  * otherwise, so a frame that strays from the catalog fails the test that produced it.
  * Every handle the harness takes is disposed (QuickJS aborts on a leaked one at runtime disposal).
  */
-import { newQuickJSWASMModuleFromVariant, type QuickJSContext, type QuickJSHandle, type QuickJSRuntime, type QuickJSSyncVariant, type QuickJSWASMModule } from "quickjs-emscripten-core";
+import {
+  newQuickJSWASMModuleFromVariant,
+  type QuickJSContext,
+  type QuickJSHandle,
+  type QuickJSRuntime,
+  type QuickJSSyncVariant,
+  type QuickJSWASMModule,
+} from "quickjs-emscripten-core";
 import variant from "@jitl/quickjs-wasmfile-release-sync";
 import { PI_PRELUDE } from "../../src/quickjs/pi-prelude.js";
 import { parseExtensionFrame } from "../../src/index.js";
@@ -26,7 +33,8 @@ export interface HarnessOptions {
 let loading: Promise<QuickJSWASMModule> | undefined;
 // The variant's types are its CommonJS ones (module.exports with a `default` member), but Node
 // imports its ESM build, whose default export is the variant itself.
-const quickjs = (): Promise<QuickJSWASMModule> => (loading ??= newQuickJSWASMModuleFromVariant(variant as unknown as QuickJSSyncVariant));
+const quickjs = (): Promise<QuickJSWASMModule> =>
+  (loading ??= newQuickJSWASMModuleFromVariant(variant as unknown as QuickJSSyncVariant));
 
 export class PreludeHarness {
   /** Outbound frames not yet taken. */
@@ -72,33 +80,48 @@ export class PreludeHarness {
     const limit = options.maxFrameBytes ?? 1048576;
     const host = context.newObject();
     const fns: Array<[string, QuickJSHandle]> = [
-      ["send", context.newFunction("send", (text) => {
-        const s = context.getString(text);
-        const bytes = Buffer.byteLength(s, "utf8");
-        // The engine's message (sandbox.ts), which the prelude passes on.
-        if (bytes > limit) throw new RangeError(`__octet_host.send: the frame is ${bytes} bytes of UTF-8, over the ${limit}-byte limit (maxFrameBytes); it was not sent`);
-        const frame = JSON.parse(s) as Frame;
-        const parsed = parseExtensionFrame(frame);
-        if (!parsed.ok) this.violations.push(`${parsed.problem} in ${s}`);
-        this.out.push(frame);
-      })],
-      ["setTimer", context.newFunction("setTimer", (idHandle, delayHandle) => {
-        const id = context.getNumber(idHandle);
-        const delay = context.getNumber(delayHandle);
-        clearTimeout(this.timers.get(id));
-        this.timers.set(id, setTimeout(() => {
+      [
+        "send",
+        context.newFunction("send", (text) => {
+          const s = context.getString(text);
+          const bytes = Buffer.byteLength(s, "utf8");
+          // The engine's message (sandbox.ts), which the prelude passes on.
+          if (bytes > limit)
+            throw new RangeError(
+              `__octet_host.send: the frame is ${bytes} bytes of UTF-8, over the ${limit}-byte limit (maxFrameBytes); it was not sent`,
+            );
+          const frame = JSON.parse(s) as Frame;
+          const parsed = parseExtensionFrame(frame);
+          if (!parsed.ok) this.violations.push(`${parsed.problem} in ${s}`);
+          this.out.push(frame);
+        }),
+      ],
+      [
+        "setTimer",
+        context.newFunction("setTimer", (idHandle, delayHandle) => {
+          const id = context.getNumber(idHandle);
+          const delay = context.getNumber(delayHandle);
+          clearTimeout(this.timers.get(id));
+          this.timers.set(
+            id,
+            setTimeout(() => {
+              this.timers.delete(id);
+              if (this.disposed) return;
+              const idArg = context.newNumber(id);
+              this.call("fireTimer", idArg);
+              idArg.dispose();
+            }, delay),
+          );
+        }),
+      ],
+      [
+        "clearTimer",
+        context.newFunction("clearTimer", (idHandle) => {
+          const id = context.getNumber(idHandle);
+          clearTimeout(this.timers.get(id));
           this.timers.delete(id);
-          if (this.disposed) return;
-          const idArg = context.newNumber(id);
-          this.call("fireTimer", idArg);
-          idArg.dispose();
-        }, delay));
-      })],
-      ["clearTimer", context.newFunction("clearTimer", (idHandle) => {
-        const id = context.getNumber(idHandle);
-        clearTimeout(this.timers.get(id));
-        this.timers.delete(id);
-      })],
+        }),
+      ],
     ];
     for (const [name, fn] of fns) {
       context.setProp(host, name, fn);
@@ -170,7 +193,7 @@ export class PreludeHarness {
     if (this.violations.length > 0) throw new Error(`frames outside the catalog: ${this.violations.join("; ")}`);
     const frames = this.out.splice(0, this.out.length);
     for (const f of frames) {
-      const r = (f as { type?: unknown; id?: unknown; request?: Record<string, unknown> });
+      const r = f as { type?: unknown; id?: unknown; request?: Record<string, unknown> };
       if (r.type === "request" && r.request && "parentId" in r.request) {
         this.parents.set(String(r.id), r.request["parentId"]);
         delete r.request["parentId"];
@@ -203,7 +226,14 @@ export class PreludeHarness {
 
   /** Host hello, then initialize: returns the frames the extension sent in answer to both. */
   handshake(hello: { mode?: string; cwd?: string; projectTrusted?: boolean } = {}): Frame[] {
-    this.send({ type: "hello", protocolVersion: 1, instance: { extensionId: "pi-test", generation: 1 }, cwd: hello.cwd ?? "/work/project", mode: hello.mode ?? "tui", projectTrusted: hello.projectTrusted ?? true });
+    this.send({
+      type: "hello",
+      protocolVersion: 1,
+      instance: { extensionId: "pi-test", generation: 1 },
+      cwd: hello.cwd ?? "/work/project",
+      mode: hello.mode ?? "tui",
+      projectTrusted: hello.projectTrusted ?? true,
+    });
     this.send({ type: "request", id: "req-1", generation: 1, request: { kind: "initialize" } });
     return this.take();
   }
@@ -224,11 +254,17 @@ export class PreludeHarness {
 }
 
 /** Starts `source` with `options`, shakes hands, and checks the initialize answer was a success. */
-export async function loaded(source: string, options: HarnessOptions = {}): Promise<{ h: PreludeHarness; load: Frame[] }> {
+export async function loaded(
+  source: string,
+  options: HarnessOptions = {},
+): Promise<{ h: PreludeHarness; load: Frame[] }> {
   const h = await PreludeHarness.start(source, options);
   const load = h.handshake();
   const last = load[load.length - 1];
-  if (last === undefined || JSON.stringify(last) !== JSON.stringify({ type: "response", id: "req-1", result: { status: "success", value: {} } })) {
+  if (
+    last === undefined ||
+    JSON.stringify(last) !== JSON.stringify({ type: "response", id: "req-1", result: { status: "success", value: {} } })
+  ) {
     h.dispose();
     throw new Error(`the load failed: ${JSON.stringify(load)}`);
   }
@@ -237,13 +273,26 @@ export async function loaded(source: string, options: HarnessOptions = {}): Prom
 
 /** A host invoke request frame. */
 export function invoke(id: string, invocation: object, context?: object): object {
-  return { type: "request", id, generation: 1, request: context === undefined ? { kind: "invoke", invocation } : { kind: "invoke", invocation, context } };
+  return {
+    type: "request",
+    id,
+    generation: 1,
+    request: context === undefined ? { kind: "invoke", invocation } : { kind: "invoke", invocation, context },
+  };
 }
 
 /** The success response frame to host request `id`. */
-export const ok = (id: string, value: unknown): object => ({ type: "response", id, result: { status: "success", value } });
+export const ok = (id: string, value: unknown): object => ({
+  type: "response",
+  id,
+  result: { status: "success", value },
+});
 /** The error response frame to host request `id`. */
-export const err = (id: string, message: string): object => ({ type: "response", id, result: { status: "error", error: { message } } });
+export const err = (id: string, message: string): object => ({
+  type: "response",
+  id,
+  result: { status: "error", error: { message } },
+});
 /** An extension's default-exported factory with `body`. */
 export const ext = (body: string): string => `export default function (pi) {\n${body}\n}\n`;
 /** The prelude's message for `frame` (as the prelude would encode it) refused by the engine over `limit` bytes. */

@@ -9,8 +9,12 @@
  * Frames are checked whole (count, base64, a complete PNG each) before any is returned (PY-45).
  */
 import {
-  bounds, validateCacheWarmingResult, validateCompactionResult,
-  type CacheWarmingAction, type CacheWarmingPayload, type CompactionPayload,
+  bounds,
+  validateCacheWarmingResult,
+  validateCompactionResult,
+  type CacheWarmingAction,
+  type CacheWarmingPayload,
+  type CompactionPayload,
 } from "@octet/protocol";
 import type { CollectEnv, RequestTarget as Generation } from "../target.js";
 import { mediaSignatureProblem } from "../artifacts/media-signature.js";
@@ -37,7 +41,11 @@ export async function adviseCacheWarming<G extends Generation>(
     if (left <= 0) break;
     let raw: unknown;
     try {
-      raw = await g.request("hook/run", { hook: "cache_warming_decision", payload, context: g.context(true) }, { timeoutMs: Math.min(bounds.CACHE_WARMING_WAIT_MS, left), signal: options.signal });
+      raw = await g.request(
+        "hook/run",
+        { hook: "cache_warming_decision", payload, context: g.context(true) },
+        { timeoutMs: Math.min(bounds.CACHE_WARMING_WAIT_MS, left), signal: options.signal },
+      );
     } catch (err) {
       env.diagnoseFailure(g, "cache_warming_decision", err);
       continue;
@@ -46,7 +54,13 @@ export async function adviseCacheWarming<G extends Generation>(
     if (!stillCurrent(g)) continue;
     const checked = validateCacheWarmingResult(raw);
     if (!checked.ok) {
-      env.emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "warning", message: `invalid cache_warming_decision result, the previous action stands: ${checked.problems.join("; ")}` });
+      env.emit({
+        type: "diagnostic",
+        extension: g.name,
+        generation: g.number,
+        level: "warning",
+        message: `invalid cache_warming_decision result, the previous action stands: ${checked.problems.join("; ")}`,
+      });
       continue;
     }
     if (checked.value.action !== null) {
@@ -68,7 +82,11 @@ export async function compactionFrames(
   if (!g) return null;
   let raw: unknown;
   try {
-    raw = await g.request("hook/run", { hook: "compaction_strategy", payload, context: g.context(true) }, { timeoutMs: options.timeoutMs ?? env.collectMs, signal: options.signal });
+    raw = await g.request(
+      "hook/run",
+      { hook: "compaction_strategy", payload, context: g.context(true) },
+      { timeoutMs: options.timeoutMs ?? env.collectMs, signal: options.signal },
+    );
   } catch (err) {
     env.diagnoseFailure(g, "compaction_strategy", err);
     return null;
@@ -86,7 +104,13 @@ export async function compactionFrames(
   }
   if (problems.length > 0) {
     // Any bad frame fails the hook: nothing of it may reach a checkpoint (PY-45).
-    env.emit({ type: "diagnostic", extension: g.name, generation: g.number, level: "warning", message: `invalid compaction_strategy result, no frames used: ${problems.slice(0, 4).join("; ")}` });
+    env.emit({
+      type: "diagnostic",
+      extension: g.name,
+      generation: g.number,
+      level: "warning",
+      message: `invalid compaction_strategy result, no frames used: ${problems.slice(0, 4).join("; ")}`,
+    });
     return null;
   }
   return { extension: g.name, frames };

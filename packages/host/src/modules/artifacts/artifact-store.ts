@@ -10,8 +10,13 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
-  artifactKind, bounds,
-  type ArtifactKind, type ArtifactMimeType, type ArtifactPublishParams, type ContentPart, type ResourceOwner,
+  artifactKind,
+  bounds,
+  type ArtifactKind,
+  type ArtifactMimeType,
+  type ArtifactPublishParams,
+  type ContentPart,
+  type ResourceOwner,
 } from "@octet/protocol";
 import { mediaSignatureProblem } from "./media-signature.js";
 import { readScratchFile, ScratchRefusal } from "./scratch-read.js";
@@ -40,7 +45,8 @@ export function artifactLimits(partial: Partial<ArtifactLimits> = {}): ArtifactL
   const out = { ...DEFAULT_ARTIFACT_LIMITS };
   for (const key of Object.keys(out) as (keyof ArtifactLimits)[]) {
     const v = partial[key];
-    if (typeof v === "number" && Number.isFinite(v)) out[key] = Math.max(0, Math.min(Math.floor(v), DEFAULT_ARTIFACT_LIMITS[key]));
+    if (typeof v === "number" && Number.isFinite(v))
+      out[key] = Math.max(0, Math.min(Math.floor(v), DEFAULT_ARTIFACT_LIMITS[key]));
   }
   return out;
 }
@@ -98,10 +104,16 @@ export class ArtifactStore {
     const { size, mime_type: mimeType } = params;
     const l = this.limits;
     if (this.#cleared) throw new ArtifactRefusal("the generation has ended; its artifacts are gone");
-    if (size > l.artifactBytes) throw new ArtifactRefusal(`size ${size} bytes is over the ${l.artifactBytes}-byte artifact limit`);
-    if (this.#count + 1 > l.generationArtifacts) throw new ArtifactRefusal(`this generation already holds ${this.#count} artifacts, the limit is ${l.generationArtifacts}`);
+    if (size > l.artifactBytes)
+      throw new ArtifactRefusal(`size ${size} bytes is over the ${l.artifactBytes}-byte artifact limit`);
+    if (this.#count + 1 > l.generationArtifacts)
+      throw new ArtifactRefusal(
+        `this generation already holds ${this.#count} artifacts, the limit is ${l.generationArtifacts}`,
+      );
     if (this.#bytes + size > l.generationBytes) {
-      throw new ArtifactRefusal(`size ${size} bytes would bring this generation to ${this.#bytes + size} artifact bytes, over the ${l.generationBytes}-byte limit`);
+      throw new ArtifactRefusal(
+        `size ${size} bytes would bring this generation to ${this.#bytes + size} artifact bytes, over the ${l.generationBytes}-byte limit`,
+      );
     }
     this.#count++;
     this.#bytes += size;
@@ -110,12 +122,21 @@ export class ArtifactStore {
       const bytes = await this.#read(params, signal);
       if (bytes.length !== size) throw new ArtifactRefusal(`got ${bytes.length} bytes, not the declared size ${size}`);
       const digest = createHash("sha256").update(bytes).digest("hex");
-      if (digest !== params.sha256) throw new ArtifactRefusal(`sha256 mismatch: the bytes hash to ${digest}, not the declared ${params.sha256}`);
+      if (digest !== params.sha256)
+        throw new ArtifactRefusal(`sha256 mismatch: the bytes hash to ${digest}, not the declared ${params.sha256}`);
       const problem = mediaSignatureProblem(bytes, mimeType);
-      if (problem !== null) throw new ArtifactRefusal(`the bytes do not match the declared mime_type ${mimeType}: ${problem}`);
+      if (problem !== null)
+        throw new ArtifactRefusal(`the bytes do not match the declared mime_type ${mimeType}: ${problem}`);
       if (this.#cleared) throw new ArtifactRefusal("the generation ended while the artifact was read");
       const id = `art_${randomBytes(16).toString("base64url")}`;
-      const artifact: Artifact = { artifact_id: id, mime_type: mimeType, kind: artifactKind(mimeType)!, size, sha256: digest, bytes };
+      const artifact: Artifact = {
+        artifact_id: id,
+        mime_type: mimeType,
+        kind: artifactKind(mimeType)!,
+        size,
+        sha256: digest,
+        bytes,
+      };
       this.#entries.set(id, { artifact, owner: ownerKey(owner) });
       stored = true;
       return id;
@@ -145,14 +166,29 @@ export class ArtifactStore {
       if (part.type === "text") continue;
       const where = `content[${i}]`;
       const a = this.get(part.artifact_id, owner);
-      if (!a) return { ok: false, problem: `${where}: unknown artifact ${JSON.stringify(part.artifact_id.slice(0, 64))}; an artifact is valid only for the session owner and process generation that published it` };
-      if (a.kind !== part.type) return { ok: false, problem: `${where}: an ${part.type} part names ${a.kind} artifact ${JSON.stringify(a.artifact_id)} (${a.mime_type})` };
-      if (a.mime_type !== part.mime_type) return { ok: false, problem: `${where}: mime_type ${JSON.stringify(part.mime_type.slice(0, 64))} does not match artifact ${JSON.stringify(a.artifact_id)}, which is ${a.mime_type}` };
+      if (!a)
+        return {
+          ok: false,
+          problem: `${where}: unknown artifact ${JSON.stringify(part.artifact_id.slice(0, 64))}; an artifact is valid only for the session owner and process generation that published it`,
+        };
+      if (a.kind !== part.type)
+        return {
+          ok: false,
+          problem: `${where}: an ${part.type} part names ${a.kind} artifact ${JSON.stringify(a.artifact_id)} (${a.mime_type})`,
+        };
+      if (a.mime_type !== part.mime_type)
+        return {
+          ok: false,
+          problem: `${where}: mime_type ${JSON.stringify(part.mime_type.slice(0, 64))} does not match artifact ${JSON.stringify(a.artifact_id)}, which is ${a.mime_type}`,
+        };
       total += a.size;
       media.push({ ...a, part: i });
     }
     if (total > this.limits.resultMediaBytes) {
-      return { ok: false, problem: `the result references ${total} bytes of media, over the ${this.limits.resultMediaBytes}-byte limit per result (repeated references count each time)` };
+      return {
+        ok: false,
+        problem: `the result references ${total} bytes of media, over the ${this.limits.resultMediaBytes}-byte limit per result (repeated references count each time)`,
+      };
     }
     return { ok: true, media };
   }

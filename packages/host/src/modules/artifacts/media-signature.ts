@@ -34,16 +34,22 @@ const CHECKERS: Record<ArtifactMimeType, Checker> = {
 
 const u16be = (b: Uint8Array, o: number): number => (b[o]! << 8) | b[o + 1]!;
 const u16le = (b: Uint8Array, o: number): number => b[o]! | (b[o + 1]! << 8);
-const u32be = (b: Uint8Array, o: number): number => ((b[o]! << 24) >>> 0) + ((b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!);
-const u32le = (b: Uint8Array, o: number): number => ((b[o + 3]! << 24) >>> 0) + ((b[o + 2]! << 16) | (b[o + 1]! << 8) | b[o]!);
+const u32be = (b: Uint8Array, o: number): number =>
+  ((b[o]! << 24) >>> 0) + ((b[o + 1]! << 16) | (b[o + 2]! << 8) | b[o + 3]!);
+const u32le = (b: Uint8Array, o: number): number =>
+  ((b[o + 3]! << 24) >>> 0) + ((b[o + 2]! << 16) | (b[o + 1]! << 8) | b[o]!);
 const ascii = (b: Uint8Array, o: number, n: number): string => String.fromCharCode(...b.subarray(o, o + n));
-const startsWith = (b: Uint8Array, sig: readonly number[], at = 0): boolean => b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
-const fourcc = (b: Uint8Array, o: number): boolean => o + 4 <= b.length && [0, 1, 2, 3].every((i) => b[o + i]! >= 0x20 && b[o + i]! < 0x7f);
-const trailing = (what: string, end: number, length: number): string => `${length - end} bytes after the end of the ${what} data (a polyglot or a corrupt file)`;
+const startsWith = (b: Uint8Array, sig: readonly number[], at = 0): boolean =>
+  b.length >= at + sig.length && sig.every((x, i) => b[at + i] === x);
+const fourcc = (b: Uint8Array, o: number): boolean =>
+  o + 4 <= b.length && [0, 1, 2, 3].every((i) => b[o + i]! >= 0x20 && b[o + i]! < 0x7f);
+const trailing = (what: string, end: number, length: number): string =>
+  `${length - end} bytes after the end of the ${what} data (a polyglot or a corrupt file)`;
 
 /** PNG: signature, IHDR first, chunks walked to IEND, which must be the last byte; at least one IDAT. */
 function png(b: Uint8Array): string | null {
-  if (!startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a])) return "not a PNG: the 8-byte PNG signature is missing";
+  if (!startsWith(b, [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]))
+    return "not a PNG: the 8-byte PNG signature is missing";
   let o = 8;
   let idat = false;
   for (let first = true; ; first = false) {
@@ -74,17 +80,20 @@ function jpeg(b: Uint8Array): string | null {
     while (b[o] === 0xff) o++; // fill bytes
     if (o >= b.length) break;
     const m = b[o++]!;
-    if (m === 0xd9) return frame ? (o === b.length ? null : trailing("JPEG", o, b.length)) : "not a JPEG image: EOI before any frame";
+    if (m === 0xd9)
+      return frame ? (o === b.length ? null : trailing("JPEG", o, b.length)) : "not a JPEG image: EOI before any frame";
     if ((m >= 0xd0 && m <= 0xd7) || m === 0x01) continue; // standalone markers
     if (o + 2 > b.length) break;
     const len = u16be(b, o);
-    if (len < 2 || o + len > b.length) return `truncated JPEG: segment 0xFF${m.toString(16).toUpperCase()} runs past the end`;
+    if (len < 2 || o + len > b.length)
+      return `truncated JPEG: segment 0xFF${m.toString(16).toUpperCase()} runs past the end`;
     if (m >= 0xc0 && m <= 0xcf && m !== 0xc4 && m !== 0xc8 && m !== 0xcc) frame = true;
     o += len;
     if (m === 0xda) {
       if (!frame) return "not a JPEG: a scan before any frame header";
       // Entropy-coded data: 0xFF is followed by 0x00 (stuffing) or a restart marker inside it.
-      while (o + 1 < b.length && !(b[o] === 0xff && b[o + 1] !== 0x00 && !(b[o + 1]! >= 0xd0 && b[o + 1]! <= 0xd7))) o++;
+      while (o + 1 < b.length && !(b[o] === 0xff && b[o + 1] !== 0x00 && !(b[o + 1]! >= 0xd0 && b[o + 1]! <= 0xd7)))
+        o++;
     }
   }
   return "truncated JPEG: no EOI marker at the end";
@@ -126,10 +135,18 @@ function gif(b: Uint8Array): string | null {
 }
 
 /** RIFF container of `form`: exact declared size, chunks walked to the end. Returns the chunk list. */
-function riff(b: Uint8Array, form: string, what: string): { chunks: { id: string; at: number; size: number }[] } | string {
-  if (b.length < 12 || ascii(b, 0, 4) !== "RIFF" || ascii(b, 8, 4) !== form) return `not a ${what}: the RIFF/${form} header is missing`;
+function riff(
+  b: Uint8Array,
+  form: string,
+  what: string,
+): { chunks: { id: string; at: number; size: number }[] } | string {
+  if (b.length < 12 || ascii(b, 0, 4) !== "RIFF" || ascii(b, 8, 4) !== form)
+    return `not a ${what}: the RIFF/${form} header is missing`;
   const declared = u32le(b, 4) + 8;
-  if (declared !== b.length) return declared > b.length ? `truncated ${what}: RIFF declares ${declared} bytes, got ${b.length}` : trailing(what, declared, b.length);
+  if (declared !== b.length)
+    return declared > b.length
+      ? `truncated ${what}: RIFF declares ${declared} bytes, got ${b.length}`
+      : trailing(what, declared, b.length);
   const chunks: { id: string; at: number; size: number }[] = [];
   let o = 12;
   while (o < b.length) {
@@ -148,9 +165,14 @@ function webp(b: Uint8Array): string | null {
   if (typeof r === "string") return r;
   const first = r.chunks[0];
   if (!first) return "not a WebP image: no chunk";
-  if (first.id === "VP8 ") return first.size >= 10 && startsWith(b, [0x9d, 0x01, 0x2a], first.at + 3) ? null : "not a WebP image: bad VP8 frame start code";
-  if (first.id === "VP8L") return first.size >= 5 && b[first.at] === 0x2f ? null : "not a WebP image: bad VP8L signature";
-  if (first.id === "VP8X") return first.size >= 10 && r.chunks.length > 1 ? null : "not a WebP image: VP8X without image data";
+  if (first.id === "VP8 ")
+    return first.size >= 10 && startsWith(b, [0x9d, 0x01, 0x2a], first.at + 3)
+      ? null
+      : "not a WebP image: bad VP8 frame start code";
+  if (first.id === "VP8L")
+    return first.size >= 5 && b[first.at] === 0x2f ? null : "not a WebP image: bad VP8L signature";
+  if (first.id === "VP8X")
+    return first.size >= 10 && r.chunks.length > 1 ? null : "not a WebP image: VP8X without image data";
   return `not a WebP image: first chunk is ${JSON.stringify(first.id)}, not VP8, VP8L or VP8X`;
 }
 
@@ -163,7 +185,8 @@ function wav(b: Uint8Array): string | null {
   if (fmt === -1 || r.chunks[fmt]!.size < 16) return "not a WAV: no fmt chunk of at least 16 bytes";
   if (data === -1 || data < fmt) return "not a WAV: no data chunk after the fmt chunk";
   const at = r.chunks[fmt]!.at;
-  if (u16le(b, at + 2) === 0 || u32le(b, at + 4) === 0) return "not a WAV: the fmt chunk declares no channels or no sample rate";
+  if (u16le(b, at + 2) === 0 || u32le(b, at + 4) === 0)
+    return "not a WAV: the fmt chunk declares no channels or no sample rate";
   return null;
 }
 
@@ -177,7 +200,12 @@ function id3v2(b: Uint8Array, o: number): number {
 }
 
 /** Walks frames from `o` with `frameAt` (a frame's length, or 0 when no frame starts there). */
-function frames(b: Uint8Array, o: number, what: string, frameAt: (b: Uint8Array, o: number, first: number) => number): string | null {
+function frames(
+  b: Uint8Array,
+  o: number,
+  what: string,
+  frameAt: (b: Uint8Array, o: number, first: number) => number,
+): string | null {
   const start = o;
   let count = 0;
   while (o < b.length) {
@@ -185,7 +213,8 @@ function frames(b: Uint8Array, o: number, what: string, frameAt: (b: Uint8Array,
     if (count >= 2 && b.length - o === 128 && ascii(b, o, 3) === "TAG") return null;
     const len = frameAt(b, o, start);
     if (len === 0) {
-      if (count < 2) return `not ${what}: ${count === 0 ? "no frame header" : "no second consecutive frame header"} at byte ${o}`;
+      if (count < 2)
+        return `not ${what}: ${count === 0 ? "no frame header" : "no second consecutive frame header"} at byte ${o}`;
       return trailing(what, o, b.length);
     }
     if (o + len > b.length) return `truncated ${what}: frame at byte ${o} runs past the end`;
@@ -203,7 +232,11 @@ const MPEG_BITRATES: Record<string, readonly number[]> = {
   "2-2": [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
   "2-3": [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
 };
-const MPEG_RATES: Record<number, readonly number[]> = { 3: [44100, 48000, 32000], 2: [22050, 24000, 16000], 0: [11025, 12000, 8000] };
+const MPEG_RATES: Record<number, readonly number[]> = {
+  3: [44100, 48000, 32000],
+  2: [22050, 24000, 16000],
+  0: [11025, 12000, 8000],
+};
 
 /** The length of the MPEG audio frame at `o` (0 if none), consistent in version, layer and rate with the first. */
 function mpegFrame(b: Uint8Array, o: number, first: number): number {
@@ -234,7 +267,7 @@ function mpeg(b: Uint8Array): string | null {
 /** The length of the ADTS frame at `o` (0 if none), consistent in profile and rate with the first. */
 function adtsFrame(b: Uint8Array, o: number, first: number): number {
   if (o + 7 > b.length || b[o] !== 0xff || (b[o + 1]! & 0xf6) !== 0xf0) return 0;
-  if ((b[o + 2]! >> 2 & 0x0f) > 12) return 0;
+  if (((b[o + 2]! >> 2) & 0x0f) > 12) return 0;
   if (o !== first && ((b[o + 2]! ^ b[first + 2]!) & 0xfc) !== 0) return 0;
   const len = ((b[o + 3]! & 3) << 11) | (b[o + 4]! << 3) | (b[o + 5]! >> 5);
   const header = (b[o + 1]! & 1) === 1 ? 7 : 9;
@@ -263,7 +296,8 @@ function flac(b: Uint8Array): string | null {
     if (o > b.length) return "truncated FLAC: a metadata block runs past the end";
     if (last) break;
   }
-  if (!(o + 2 <= b.length && b[o] === 0xff && (b[o + 1]! & 0xfe) === 0xf8)) return `not FLAC audio: no frame sync code after the metadata at byte ${o}`;
+  if (!(o + 2 <= b.length && b[o] === 0xff && (b[o + 1]! & 0xfe) === 0xf8))
+    return `not FLAC audio: no frame sync code after the metadata at byte ${o}`;
   return null;
 }
 
@@ -272,7 +306,8 @@ function opus(b: Uint8Array): string | null {
   let o = 0;
   let page = 0;
   while (o < b.length) {
-    if (o + 27 > b.length || ascii(b, o, 4) !== "OggS" || b[o + 4] !== 0) return page === 0 ? "not Ogg Opus: the OggS page header is missing" : `not Ogg Opus: no Ogg page at byte ${o}`;
+    if (o + 27 > b.length || ascii(b, o, 4) !== "OggS" || b[o + 4] !== 0)
+      return page === 0 ? "not Ogg Opus: the OggS page header is missing" : `not Ogg Opus: no Ogg page at byte ${o}`;
     const segments = b[o + 26]!;
     if (o + 27 + segments > b.length) return "truncated Ogg: a segment table runs past the end";
     let body = 0;
@@ -281,9 +316,13 @@ function opus(b: Uint8Array): string | null {
     if (payload + body > b.length) return `truncated Ogg: page ${page} runs past the end`;
     if (page === 0) {
       if ((b[o + 5]! & 0x02) === 0) return "not Ogg Opus: the first page is not a beginning-of-stream page";
-      if (!(body >= 19 && ascii(b, payload, 8) === "OpusHead" && (b[payload + 8]! & 0xf0) === 0 && b[payload + 9]! >= 1)) return "not Ogg Opus: no OpusHead header";
+      if (
+        !(body >= 19 && ascii(b, payload, 8) === "OpusHead" && (b[payload + 8]! & 0xf0) === 0 && b[payload + 9]! >= 1)
+      )
+        return "not Ogg Opus: no OpusHead header";
     }
-    if (page === 1 && !(body >= 8 && ascii(b, payload, 8) === "OpusTags")) return "not Ogg Opus: the second page has no OpusTags header";
+    if (page === 1 && !(body >= 8 && ascii(b, payload, 8) === "OpusTags"))
+      return "not Ogg Opus: the second page has no OpusTags header";
     o = payload + body;
     page++;
   }
@@ -303,7 +342,8 @@ function boxes(b: Uint8Array, from: number, to: number): { type: string; at: num
       size = u32be(b, o + 12);
       header = 16;
     } else if (size === 0) size = to - o;
-    if (size < header || o + size > to) return `truncated MP4: box ${JSON.stringify(ascii(b, o + 4, 4))} runs past the end`;
+    if (size < header || o + size > to)
+      return `truncated MP4: box ${JSON.stringify(ascii(b, o + 4, 4))} runs past the end`;
     out.push({ type: ascii(b, o + 4, 4), at: o + header, end: o + size });
     o += size;
   }

@@ -6,7 +6,10 @@ import { ARTIFACT_PUBLISH, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import type { GenerationModules } from "../module-set.js";
 import {
-  artifactsService, type ArtifactServiceOption, type ArtifactsInstance, type MediaResolver,
+  artifactsService,
+  type ArtifactServiceOption,
+  type ArtifactsInstance,
+  type MediaResolver,
 } from "./artifacts-service.js";
 
 declare module "../options.js" {

@@ -32,7 +32,14 @@ const OPEN_FLAGS = constants.O_RDONLY | constants.O_NOFOLLOW | constants.O_NONBL
  * The bytes of `rel` (already checked by the protocol's path grammar: relative, no "." or "..")
  * under `root`, which must be exactly `size` bytes and at most `maxBytes`.
  */
-export async function readScratchFile(root: string, rel: string, size: number, maxBytes: number, signal?: AbortSignal, race?: RaceHook): Promise<Buffer> {
+export async function readScratchFile(
+  root: string,
+  rel: string,
+  size: number,
+  maxBytes: number,
+  signal?: AbortSignal,
+  race?: RaceHook,
+): Promise<Buffer> {
   let rootReal: string;
   try {
     rootReal = await realpath(root);
@@ -43,9 +50,16 @@ export async function readScratchFile(root: string, rel: string, size: number, m
   for (let i = 1; i < segments.length; i++) {
     const dir = segments.slice(0, i).join("/");
     const st = await lstat(join(rootReal, dir)).catch(() => null);
-    if (st === null) throw new ScratchRefusal(`path ${JSON.stringify(rel)}: directory ${JSON.stringify(dir)} does not exist in the scratch directory`);
-    if (st.isSymbolicLink()) throw new ScratchRefusal(`path ${JSON.stringify(rel)}: component ${JSON.stringify(dir)} is a symbolic link; links are not followed`);
-    if (!st.isDirectory()) throw new ScratchRefusal(`path ${JSON.stringify(rel)}: component ${JSON.stringify(dir)} is not a directory`);
+    if (st === null)
+      throw new ScratchRefusal(
+        `path ${JSON.stringify(rel)}: directory ${JSON.stringify(dir)} does not exist in the scratch directory`,
+      );
+    if (st.isSymbolicLink())
+      throw new ScratchRefusal(
+        `path ${JSON.stringify(rel)}: component ${JSON.stringify(dir)} is a symbolic link; links are not followed`,
+      );
+    if (!st.isDirectory())
+      throw new ScratchRefusal(`path ${JSON.stringify(rel)}: component ${JSON.stringify(dir)} is not a directory`);
   }
   signal?.throwIfAborted();
   const full = join(rootReal, rel);
@@ -54,17 +68,25 @@ export async function readScratchFile(root: string, rel: string, size: number, m
     fh = await open(full, OPEN_FLAGS);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    if (code === "ELOOP") throw new ScratchRefusal(`path ${JSON.stringify(rel)} is a symbolic link; links are not followed`);
-    if (code === "ENOENT") throw new ScratchRefusal(`path ${JSON.stringify(rel)} does not exist in the scratch directory`);
-    if (code === "ENXIO" || code === "EISDIR") throw new ScratchRefusal(`path ${JSON.stringify(rel)} is not a regular file`);
+    if (code === "ELOOP")
+      throw new ScratchRefusal(`path ${JSON.stringify(rel)} is a symbolic link; links are not followed`);
+    if (code === "ENOENT")
+      throw new ScratchRefusal(`path ${JSON.stringify(rel)} does not exist in the scratch directory`);
+    if (code === "ENXIO" || code === "EISDIR")
+      throw new ScratchRefusal(`path ${JSON.stringify(rel)} is not a regular file`);
     throw new ScratchRefusal(`path ${JSON.stringify(rel)} cannot be opened (${code ?? "error"})`);
   }
   try {
     const st = await fh.stat();
     if (!st.isFile()) throw new ScratchRefusal(`path ${JSON.stringify(rel)} is not a regular file (${kindOf(st)})`);
-    if (st.nlink !== 1) throw new ScratchRefusal(`path ${JSON.stringify(rel)} has ${st.nlink} hard links; exactly 1 is required`);
-    if (st.size > maxBytes) throw new ScratchRefusal(`path ${JSON.stringify(rel)} is ${st.size} bytes, over the ${maxBytes}-byte artifact limit`);
-    if (st.size !== size) throw new ScratchRefusal(`path ${JSON.stringify(rel)} is ${st.size} bytes, not the declared size ${size}`);
+    if (st.nlink !== 1)
+      throw new ScratchRefusal(`path ${JSON.stringify(rel)} has ${st.nlink} hard links; exactly 1 is required`);
+    if (st.size > maxBytes)
+      throw new ScratchRefusal(
+        `path ${JSON.stringify(rel)} is ${st.size} bytes, over the ${maxBytes}-byte artifact limit`,
+      );
+    if (st.size !== size)
+      throw new ScratchRefusal(`path ${JSON.stringify(rel)} is ${st.size} bytes, not the declared size ${size}`);
     await checkContained(fh.fd, rootReal, full, st, rel);
     await race?.();
     signal?.throwIfAborted();
@@ -72,11 +94,17 @@ export async function readScratchFile(root: string, rel: string, size: number, m
     let off = 0;
     while (off < size) {
       const { bytesRead } = await fh.read(buf, off, size - off, off);
-      if (bytesRead === 0) throw new ScratchRefusal(`path ${JSON.stringify(rel)} shrank while it was read: ${off} of the declared ${size} bytes`);
+      if (bytesRead === 0)
+        throw new ScratchRefusal(
+          `path ${JSON.stringify(rel)} shrank while it was read: ${off} of the declared ${size} bytes`,
+        );
       off += bytesRead;
     }
     const { bytesRead: extra } = await fh.read(Buffer.alloc(1), 0, 1, size);
-    if (extra !== 0) throw new ScratchRefusal(`path ${JSON.stringify(rel)} grew while it was read: more than the declared ${size} bytes`);
+    if (extra !== 0)
+      throw new ScratchRefusal(
+        `path ${JSON.stringify(rel)} grew while it was read: more than the declared ${size} bytes`,
+      );
     return buf;
   } finally {
     await fh.close();
@@ -87,7 +115,13 @@ export async function readScratchFile(root: string, rel: string, size: number, m
  * The opened file must lie under the real scratch root. Linux says where a descriptor points in
  * /proc/self/fd; elsewhere the path is re-checked to name the same (dev, ino) as the descriptor.
  */
-async function checkContained(fd: number, rootReal: string, full: string, st: { dev: number; ino: number }, rel: string): Promise<void> {
+async function checkContained(
+  fd: number,
+  rootReal: string,
+  full: string,
+  st: { dev: number; ino: number },
+  rel: string,
+): Promise<void> {
   let target: string | null = null;
   try {
     target = await readlink(`/proc/self/fd/${fd}`);
@@ -95,14 +129,22 @@ async function checkContained(fd: number, rootReal: string, full: string, st: { 
     target = null;
   }
   if (target !== null) {
-    if (!target.startsWith(rootReal + sep)) throw new ScratchRefusal(`path ${JSON.stringify(rel)} resolves outside the scratch directory`);
+    if (!target.startsWith(rootReal + sep))
+      throw new ScratchRefusal(`path ${JSON.stringify(rel)} resolves outside the scratch directory`);
     return;
   }
   const now = await lstat(full).catch(() => null);
-  if (now === null || now.dev !== st.dev || now.ino !== st.ino) throw new ScratchRefusal(`path ${JSON.stringify(rel)} changed while it was opened`);
+  if (now === null || now.dev !== st.dev || now.ino !== st.ino)
+    throw new ScratchRefusal(`path ${JSON.stringify(rel)} changed while it was opened`);
 }
 
-function kindOf(st: { isFIFO(): boolean; isSocket(): boolean; isDirectory(): boolean; isCharacterDevice(): boolean; isBlockDevice(): boolean }): string {
+function kindOf(st: {
+  isFIFO(): boolean;
+  isSocket(): boolean;
+  isDirectory(): boolean;
+  isCharacterDevice(): boolean;
+  isBlockDevice(): boolean;
+}): string {
   if (st.isFIFO()) return "a FIFO";
   if (st.isSocket()) return "a socket";
   if (st.isDirectory()) return "a directory";

@@ -19,12 +19,21 @@ export class ContributionStore {
   /** Follows the host's events: records contributions, drops a generation's when it ends. */
   observe(event: HostEvent): void {
     if (event.type === "context") {
-      this.#context.set(JSON.stringify([event.extension, event.contribution.label]), { ...event.contribution, extension: event.extension, generation: event.generation });
+      this.#context.set(JSON.stringify([event.extension, event.contribution.label]), {
+        ...event.contribution,
+        extension: event.extension,
+        generation: event.generation,
+      });
     } else if (event.type === "status") {
-      this.#status.set(JSON.stringify([event.extension, event.contribution.surface]), { ...event.contribution, extension: event.extension, generation: event.generation });
+      this.#status.set(JSON.stringify([event.extension, event.contribution.surface]), {
+        ...event.contribution,
+        extension: event.extension,
+        generation: event.generation,
+      });
     } else if (event.type === "state" && (event.state === "stopped" || event.state === "crashed")) {
       for (const map of [this.#context, this.#status] as Map<string, { extension: string; generation: number }>[]) {
-        for (const [key, value] of map) if (value.extension === event.extension && value.generation === event.generation) map.delete(key);
+        for (const [key, value] of map)
+          if (value.extension === event.extension && value.generation === event.generation) map.delete(key);
       }
     }
   }

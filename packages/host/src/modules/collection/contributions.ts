@@ -4,7 +4,11 @@
  * distinct context labels per generation; the host keeps one entry per label (CTX-06, CTX-07).
  */
 import {
-  CONTEXT_CONTRIBUTION, STATUS_CONTRIBUTION, bounds, validateContextContribution, validateStatusContribution,
+  CONTEXT_CONTRIBUTION,
+  STATUS_CONTRIBUTION,
+  bounds,
+  validateContextContribution,
+  validateStatusContribution,
 } from "@octet/protocol";
 import type { GenerationService, ServiceGeneration } from "../module.js";
 import { RateWindow } from "../../util/rate-window.js";
@@ -21,7 +25,8 @@ export function openContributions(g: ServiceGeneration): GenerationService {
   // A flood reaches the embedder as one diagnostic per window.
   const admit = (method: string): boolean => {
     const { admitted, droppedBefore } = rate.admit();
-    if (droppedBefore > 0) g.diagnose("warning", `dropped ${droppedBefore} contributions over ${PER_SECOND} per second`);
+    if (droppedBefore > 0)
+      g.diagnose("warning", `dropped ${droppedBefore} contributions over ${PER_SECOND} per second`);
     if (!admitted && rate.dropped === 1) {
       g.diagnose("warning", `${method} rate over ${PER_SECOND} per second; dropping the excess for this second`);
     }

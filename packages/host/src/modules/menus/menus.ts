@@ -5,8 +5,14 @@
  * arguments, and may run for up to 30 minutes; a destructive one is confirmed first.
  */
 import {
-  OctetError, bounds, generatedMenu, isNegotiated, validateMenu,
-  type ExtensionMenu, type MenuAction, type MenuItem,
+  OctetError,
+  bounds,
+  generatedMenu,
+  isNegotiated,
+  validateMenu,
+  type ExtensionMenu,
+  type MenuAction,
+  type MenuItem,
 } from "@octet/protocol";
 import type { RequestTarget as Generation } from "../target.js";
 
@@ -23,17 +29,32 @@ export function offersMenu(g: Generation): boolean {
   return isNegotiated(g.api) && g.spec.manifest.contributes.menu && (g.accepted?.result.commands.length ?? 0) > 0;
 }
 
-export async function collectMenu(g: Generation, options: { signal?: AbortSignal; timeoutMs?: number } = {}): Promise<MenuOutcome> {
+export async function collectMenu(
+  g: Generation,
+  options: { signal?: AbortSignal; timeoutMs?: number } = {},
+): Promise<MenuOutcome> {
   const commands = g.accepted?.result.commands ?? [];
-  const fallback = (reason: string): MenuOutcome => ({ extension: g.name, menu: generatedMenu(commands, g.name), generated: true, reason });
+  const fallback = (reason: string): MenuOutcome => ({
+    extension: g.name,
+    menu: generatedMenu(commands, g.name),
+    generated: true,
+    reason,
+  });
   if (!offersMenu(g)) return fallback("the extension declares no menu");
   let raw: unknown;
   try {
-    raw = await g.request("menu/collect", { context: g.context(true) }, { timeoutMs: options.timeoutMs ?? bounds.MENU_TIMEOUT_MS, signal: options.signal });
+    raw = await g.request(
+      "menu/collect",
+      { context: g.context(true) },
+      { timeoutMs: options.timeoutMs ?? bounds.MENU_TIMEOUT_MS, signal: options.signal },
+    );
   } catch (err) {
     return fallback(`menu/collect failed: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const checked = validateMenu(raw, commands.map((c) => c.name));
+  const checked = validateMenu(
+    raw,
+    commands.map((c) => c.name),
+  );
   if (!checked.ok) return fallback(`menu rejected: ${checked.problems.join("; ")}`);
   return { extension: g.name, menu: checked.value, generated: false, reason: null };
 }

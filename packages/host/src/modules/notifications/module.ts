@@ -28,7 +28,10 @@ function notify(g: ServiceGeneration, rate: RateWindow, params: unknown): void {
   if (!checked.ok) return g.diagnose("warning", `dropped an invalid notification: ${checked.problems.join("; ")}`);
   const { admitted, droppedBefore } = rate.admit();
   if (droppedBefore > 0) {
-    g.diagnose("warning", `dropped ${droppedBefore} notifications over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second`);
+    g.diagnose(
+      "warning",
+      `dropped ${droppedBefore} notifications over ${bounds.MAX_NOTIFICATIONS_PER_SECOND} per second`,
+    );
   }
   if (admitted) g.emit({ type: "notification", extension: g.name, generation: g.number, notification: checked.value });
 }

@@ -40,7 +40,8 @@ export class ApprovalTokens {
 
   constructor(options: ApprovalTokenOptions = {}) {
     const ttl = options.ttlMs ?? bounds.APPROVAL_TOKEN_TTL_MS;
-    if (!Number.isFinite(ttl) || ttl <= 0) throw new RangeError(`approval token lifetime must be a positive number of milliseconds, got ${ttl}`);
+    if (!Number.isFinite(ttl) || ttl <= 0)
+      throw new RangeError(`approval token lifetime must be a positive number of milliseconds, got ${ttl}`);
     // The text caps the lifetime: a longer configured value is shortened, never honoured.
     this.#ttlMs = Math.min(ttl, bounds.APPROVAL_TOKEN_TTL_MS);
     this.#now = options.now ?? Date.now;
@@ -87,7 +88,11 @@ export class ApprovalTokens {
     if (issued === undefined) return false;
     this.#drop(token);
     if (this.#closed || this.#now() >= issued.expiresAt) return false;
-    return issued.intent === presented.intent && issued.parentId === presented.parentId && sameOwner(issued.owner, presented.owner);
+    return (
+      issued.intent === presented.intent &&
+      issued.parentId === presented.parentId &&
+      sameOwner(issued.owner, presented.owner)
+    );
   }
 
   /** Invalidates every token (the generation ended or is replaced, POL-13); nothing is issued after. */
@@ -110,5 +115,9 @@ export class ApprovalTokens {
 }
 
 function sameOwner(a: ResourceOwner, b: ResourceOwner): boolean {
-  return a.session_id === b.session_id && a.extension_instance_id === b.extension_instance_id && a.process_generation === b.process_generation;
+  return (
+    a.session_id === b.session_id &&
+    a.extension_instance_id === b.extension_instance_id &&
+    a.process_generation === b.process_generation
+  );
 }

@@ -29,28 +29,35 @@ export const MAX_POLICY_FILE_BYTES = 262_144;
  * Throws an Error naming the offending member and what is allowed.
  */
 export function parsePolicyRules(text: string, format: "json" | "toml"): PolicyRules {
-  if (text.length > MAX_POLICY_FILE_BYTES) throw new Error(`the policy file is ${text.length} characters, over the ${MAX_POLICY_FILE_BYTES} limit`);
+  if (text.length > MAX_POLICY_FILE_BYTES)
+    throw new Error(`the policy file is ${text.length} characters, over the ${MAX_POLICY_FILE_BYTES} limit`);
   let doc: unknown;
   try {
     doc = format === "json" ? JSON.parse(text) : parseToml(text);
   } catch (err) {
     // A TOML error knows its line and column: say them, the message alone rarely finds the typo.
     const where = err instanceof TomlError ? ` at line ${err.line}, column ${err.column}` : "";
-    const reason = err instanceof Error ? (err.message.split("\n")[0] ?? "").replace(/^Invalid TOML document: /, "") : String(err);
+    const reason =
+      err instanceof Error ? (err.message.split("\n")[0] ?? "").replace(/^Invalid TOML document: /, "") : String(err);
     throw new Error(`the policy file is not valid ${format.toUpperCase()}${where}: ${reason}`);
   }
-  if (typeof doc !== "object" || doc === null || Array.isArray(doc)) throw new Error("the policy file must be an object with an \"operations\" table");
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw new Error('the policy file must be an object with an "operations" table');
   const root = doc as Record<string, unknown>;
   for (const key of Object.keys(root)) {
-    if (key !== "default" && key !== "operations") throw new Error(`unknown key ${JSON.stringify(key)} in the policy file (allowed: "default", "operations")`);
+    if (key !== "default" && key !== "operations")
+      throw new Error(`unknown key ${JSON.stringify(key)} in the policy file (allowed: "default", "operations")`);
   }
   const fallback = root["default"] === undefined ? "deny" : decision("default", root["default"]);
   const ops = root["operations"] ?? {};
-  if (typeof ops !== "object" || ops === null || Array.isArray(ops)) throw new Error("\"operations\" must be a table of operation = \"allow\" | \"ask\" | \"deny\"");
+  if (typeof ops !== "object" || ops === null || Array.isArray(ops))
+    throw new Error('"operations" must be a table of operation = "allow" | "ask" | "deny"');
   const operations = new Map<string, PolicyDecision>();
   for (const [pattern, value] of Object.entries(ops as Record<string, unknown>)) {
     if (!isPattern(pattern)) {
-      throw new Error(`operation pattern ${JSON.stringify(pattern)} is not an operation ("browser.submit_form"), a prefix ("browser.*") or "*"; at most ${bounds.MAX_POLICY_OPERATION_BYTES} bytes`);
+      throw new Error(
+        `operation pattern ${JSON.stringify(pattern)} is not an operation ("browser.submit_form"), a prefix ("browser.*") or "*"; at most ${bounds.MAX_POLICY_OPERATION_BYTES} bytes`,
+      );
     }
     operations.set(pattern, decision(`operations.${pattern}`, value));
   }

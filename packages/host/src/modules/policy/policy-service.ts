@@ -15,8 +15,14 @@
  * - A person who declines an approval yields deny: the host asked, the answer is no.
  */
 import {
-  ErrorCode, WireError, canonicalIntent, validatePolicyParams,
-  type PolicyDecision, type PolicyEvaluateResult, type PolicyIntent, type ResourceOwner,
+  ErrorCode,
+  WireError,
+  canonicalIntent,
+  validatePolicyParams,
+  type PolicyDecision,
+  type PolicyEvaluateResult,
+  type PolicyIntent,
+  type ResourceOwner,
 } from "@octet/protocol";
 import type { ChildRequestScope, GenerationService, ServiceGeneration } from "../module.js";
 import { settleBy } from "../signals.js";
@@ -74,7 +80,8 @@ export function policyFeatures(options: PolicyOptions): string[] {
 
 export function policyService(options: PolicyOptions): (g: ServiceGeneration) => GenerationService {
   if (typeof options.classify !== "function") throw new TypeError("services.policy.classify must be a function");
-  if (options.approve !== undefined && typeof options.approve !== "function") throw new TypeError("services.policy.approve must be a function when given");
+  if (options.approve !== undefined && typeof options.approve !== "function")
+    throw new TypeError("services.policy.approve must be a function when given");
   return (g) => {
     const tokens = new ApprovalTokens({
       ...(options.approvalTtlMs !== undefined ? { ttlMs: options.approvalTtlMs } : {}),
@@ -83,26 +90,48 @@ export function policyService(options: PolicyOptions): (g: ServiceGeneration) =>
     let negotiated: ReadonlySet<string> = new Set();
     const evaluate = async (scope: ChildRequestScope): Promise<PolicyEvaluateResult> => {
       if (!negotiated.has("policy_intents")) {
-        throw new WireError(ErrorCode.MethodNotFound, "unsupported_feature policy/evaluate needs the policy_intents feature, which this extension did not negotiate");
+        throw new WireError(
+          ErrorCode.MethodNotFound,
+          "unsupported_feature policy/evaluate needs the policy_intents feature, which this extension did not negotiate",
+        );
       }
       const raw = scope.params;
-      const rawParent = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>)["parent_request_id"] : undefined;
+      const rawParent =
+        typeof raw === "object" && raw !== null && !Array.isArray(raw)
+          ? (raw as Record<string, unknown>)["parent_request_id"]
+          : undefined;
       // A missing parent is "no active owner" (-32002, REV-08) before the params are judged.
       if (rawParent === undefined || rawParent === null) scope.parent(rawParent);
       const checked = validatePolicyParams(raw);
-      if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid policy/evaluate: ${checked.problems.join("; ")}`);
+      if (!checked.ok)
+        throw new WireError(ErrorCode.InvalidParams, `invalid policy/evaluate: ${checked.problems.join("; ")}`);
       const p = checked.value;
       if (p.approval_token !== undefined && !negotiated.has("approvals")) {
-        throw new WireError(ErrorCode.InvalidParams, "invalid policy/evaluate: approval_token was supplied but the approvals feature was not negotiated");
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          "invalid policy/evaluate: approval_token was supplied but the approvals feature was not negotiated",
+        );
       }
       const { signal, parentId } = scope.parent(p.parent_request_id);
       const owner = g.owner();
       const canonical = canonicalIntent(p.intent);
       // Consumed now, before any await: a second retry racing this one finds nothing (POL-09).
-      const approved = p.approval_token !== undefined ? tokens.consume(p.approval_token, { intent: canonical, parentId, owner }) : false;
+      const approved =
+        p.approval_token !== undefined
+          ? tokens.consume(p.approval_token, { intent: canonical, parentId, owner })
+          : false;
       if (p.approval_token !== undefined && !approved) return { decision: "deny" };
 
-      const classified = moreCautious(await classify(g, options, { extension: g.name, owner, parentRequestId: parentId, intent: withoutHints(p.intent), signal }), hintFloor(p.intent));
+      const classified = moreCautious(
+        await classify(g, options, {
+          extension: g.name,
+          owner,
+          parentRequestId: parentId,
+          intent: withoutHints(p.intent),
+          signal,
+        }),
+        hintFloor(p.intent),
+      );
       if (signal.aborted) throw cancelled();
       if (approved) return { decision: classified === "deny" ? "deny" : "allow" };
       if (classified !== "ask" || !negotiated.has("approvals") || !options.approve) return { decision: classified };
@@ -130,21 +159,34 @@ export function policyService(options: PolicyOptions): (g: ServiceGeneration) =>
   };
 }
 
-async function classify(g: ServiceGeneration, options: PolicyOptions, request: PolicyClassifyRequest): Promise<PolicyDecision> {
+async function classify(
+  g: ServiceGeneration,
+  options: PolicyOptions,
+  request: PolicyClassifyRequest,
+): Promise<PolicyDecision> {
   let decision: unknown;
   try {
     decision = await settleBy(Promise.resolve(options.classify(request)), request.signal);
   } catch (err) {
-    g.diagnose("warning", `policy classifier failed for ${request.intent.operation}; denied: ${err instanceof Error ? err.message : String(err)}`);
+    g.diagnose(
+      "warning",
+      `policy classifier failed for ${request.intent.operation}; denied: ${err instanceof Error ? err.message : String(err)}`,
+    );
     return "deny";
   }
   if (decision === "allow" || decision === "ask" || decision === "deny") return decision;
-  if (!request.signal.aborted) g.diagnose("warning", `policy classifier gave no decision for ${request.intent.operation}; denied`);
+  if (!request.signal.aborted)
+    g.diagnose("warning", `policy classifier gave no decision for ${request.intent.operation}; denied`);
   return "deny";
 }
 
 function withoutHints(intent: PolicyIntent): ClassifiedIntent {
-  return { kind: intent.kind, operation: intent.operation, target: { ...intent.target }, data_classes: [...intent.data_classes] };
+  return {
+    kind: intent.kind,
+    operation: intent.operation,
+    target: { ...intent.target },
+    data_classes: [...intent.data_classes],
+  };
 }
 
 function cancelled(): WireError {

@@ -79,19 +79,36 @@ class GenerationPresentation {
   #update(params: unknown): void {
     const g = this.#g;
     if (this.#ended) return;
-    if (!g.manifest.contributes.presentation) return g.diagnose("warning", `dropped ${METHOD}: the manifest does not declare contributes.presentation = true`);
+    if (!g.manifest.contributes.presentation)
+      return g.diagnose("warning", `dropped ${METHOD}: the manifest does not declare contributes.presentation = true`);
     const checked = validatePresentationUpdate(params, { declaredCommands: g.manifest.contributes.commands });
     // Atomic (PRES-21): nothing of an invalid snapshot is kept; the last accepted one stays.
-    if (!checked.ok) return g.diagnose("warning", `dropped an invalid ${METHOD}; the last accepted snapshot stays: ${checked.problems.join("; ")}`);
+    if (!checked.ok)
+      return g.diagnose(
+        "warning",
+        `dropped an invalid ${METHOD}; the last accepted snapshot stays: ${checked.problems.join("; ")}`,
+      );
     const { params: update, scope } = checked.value;
     const owner = this.#owner(update.parent_request_id, update.resource_owner);
     if (owner === undefined) return;
     const revision = update.snapshot.revision;
     if (revision <= this.#revision) {
-      return g.diagnose("warning", `ignored a stale ${METHOD}: revision ${revision} is not newer than revision ${this.#revision} of this generation`);
+      return g.diagnose(
+        "warning",
+        `ignored a stale ${METHOD}: revision ${revision} is not newer than revision ${this.#revision} of this generation`,
+      );
     }
     this.#revision = revision;
-    this.#admit({ extension: g.name, version: g.manifest.version, instance: this.#instance, generation: g.number, owner, scope, revision, snapshot: update.snapshot });
+    this.#admit({
+      extension: g.name,
+      version: g.manifest.version,
+      instance: this.#instance,
+      generation: g.number,
+      owner,
+      scope,
+      revision,
+      snapshot: update.snapshot,
+    });
   }
 
   /** The owner to attach, null for process scope, or undefined when the update is dropped (PRES-02, 03, 06). */
@@ -100,16 +117,25 @@ class GenerationPresentation {
     if (parentId !== undefined) {
       // The owner is derived from the live request, never taken from the extension (PRES-02).
       if (!g.activeRequest(parentId)) {
-        g.diagnose("warning", `dropped a ${METHOD}: parent_request_id ${parentId} is not an active host request of this generation`);
+        g.diagnose(
+          "warning",
+          `dropped a ${METHOD}: parent_request_id ${parentId} is not an active host request of this generation`,
+        );
         return undefined;
       }
       return g.owner();
     }
     if (claimed !== undefined) {
       const issued = g.owner();
-      const exact = claimed.session_id === issued.session_id && claimed.extension_instance_id === issued.extension_instance_id && claimed.process_generation === issued.process_generation;
+      const exact =
+        claimed.session_id === issued.session_id &&
+        claimed.extension_instance_id === issued.extension_instance_id &&
+        claimed.process_generation === issued.process_generation;
       if (!exact) {
-        g.diagnose("warning", `dropped a ${METHOD}: resource_owner (session ${JSON.stringify(claimed.session_id.slice(0, 64))}, generation ${claimed.process_generation}) is not the triple issued to this process generation`);
+        g.diagnose(
+          "warning",
+          `dropped a ${METHOD}: resource_owner (session ${JSON.stringify(claimed.session_id.slice(0, 64))}, generation ${claimed.process_generation}) is not the triple issued to this process generation`,
+        );
         return undefined;
       }
       return issued;
@@ -132,7 +158,10 @@ class GenerationPresentation {
     this.#pending = record;
     if (!this.#diagnosed) {
       this.#diagnosed = true;
-      this.#g.diagnose("warning", `${METHOD} over ${bounds.MAX_PRESENTATIONS_PER_SECOND} snapshots per second; coalescing the rest of this second to the newest, shown when the next window opens`);
+      this.#g.diagnose(
+        "warning",
+        `${METHOD} over ${bounds.MAX_PRESENTATIONS_PER_SECOND} snapshots per second; coalescing the rest of this second to the newest, shown when the next window opens`,
+      );
     }
     this.#timer ??= this.#clock.setTimeout(() => this.#flush(), Math.max(0, this.#windowStart + WINDOW_MS - now));
   }
@@ -158,7 +187,12 @@ class GenerationPresentation {
 
   #deliver(record: PresentationRecord): void {
     this.#delivered = true;
-    this.#g.emit({ type: "presentation", extension: record.extension, generation: record.generation, presentation: record });
+    this.#g.emit({
+      type: "presentation",
+      extension: record.extension,
+      generation: record.generation,
+      presentation: record,
+    });
   }
 
   /** Nothing crosses the generation boundary (SUP-19, PRES-25): a pending snapshot is dropped, shown state cleared. */
@@ -168,6 +202,7 @@ class GenerationPresentation {
     if (this.#timer !== null) this.#clock.clearTimeout(this.#timer);
     this.#timer = null;
     this.#pending = null;
-    if (this.#delivered) this.#g.emit({ type: "presentation", extension: this.#g.name, generation: this.#g.number, presentation: null });
+    if (this.#delivered)
+      this.#g.emit({ type: "presentation", extension: this.#g.name, generation: this.#g.number, presentation: null });
   }
 }

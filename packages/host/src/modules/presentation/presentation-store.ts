@@ -30,7 +30,8 @@ export class PresentationStore {
   /** The newest snapshot of `extension` (highest revision of its current generation), or null. */
   latest(extension: string): PresentationRecord | null {
     let best: PresentationRecord | null = null;
-    for (const r of this.#byExtension.get(extension)?.values() ?? []) if (best === null || r.revision > best.revision) best = r;
+    for (const r of this.#byExtension.get(extension)?.values() ?? [])
+      if (best === null || r.revision > best.revision) best = r;
     return best;
   }
 
@@ -41,5 +42,7 @@ export class PresentationStore {
 }
 
 function ownerKey(r: PresentationRecord): string {
-  return r.owner === null ? "process" : JSON.stringify([r.owner.session_id, r.owner.extension_instance_id, r.owner.process_generation]);
+  return r.owner === null
+    ? "process"
+    : JSON.stringify([r.owner.session_id, r.owner.extension_instance_id, r.owner.process_generation]);
 }

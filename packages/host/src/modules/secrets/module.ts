@@ -6,7 +6,10 @@
 import { PROVIDER_CREDENTIALS, SECRET_GET, isNegotiated } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import {
-  providerCredentialsService, secretService, type ProviderCredentialsOptions, type SecretBroker,
+  providerCredentialsService,
+  secretService,
+  type ProviderCredentialsOptions,
+  type SecretBroker,
 } from "./secret-service.js";
 
 declare module "../options.js" {

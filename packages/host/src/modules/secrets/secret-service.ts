@@ -14,7 +14,12 @@
  * docs/decisions.md "Policy, approvals and secrets".
  */
 import {
-  ErrorCode, WireError, bounds, utf8ByteLength, validateProviderCredentialsParams, validateSecretParams,
+  ErrorCode,
+  WireError,
+  bounds,
+  utf8ByteLength,
+  validateProviderCredentialsParams,
+  validateSecretParams,
   type ResourceOwner,
 } from "@octet/protocol";
 import type { ChildRequestScope, GenerationService, ServiceGeneration } from "../module.js";
@@ -68,15 +73,28 @@ export function secretService(broker: SecretBroker): (g: ServiceGeneration) => G
     if (allowlist.size === 0) return null;
     let negotiated = false;
     const get = async (scope: ChildRequestScope): Promise<{ value: string }> => {
-      if (!negotiated) throw new WireError(ErrorCode.MethodNotFound, "unsupported_feature secret/get needs the secrets feature, which this extension did not negotiate");
+      if (!negotiated)
+        throw new WireError(
+          ErrorCode.MethodNotFound,
+          "unsupported_feature secret/get needs the secrets feature, which this extension did not negotiate",
+        );
       requireParent(scope);
       const checked = validateSecretParams(scope.params);
-      if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid secret/get: ${checked.problems.join("; ")}`);
+      if (!checked.ok)
+        throw new WireError(ErrorCode.InvalidParams, `invalid secret/get: ${checked.problems.join("; ")}`);
       const { name } = checked.value;
       // Exact match only: no case folding, no prefixes (SEC-03). The name is not secret; quoting it helps the author.
-      if (!allowlist.has(name)) throw new WireError(ErrorCode.InvalidParams, `invalid secret/get: name ${JSON.stringify(name)} is not declared in the manifest's [capabilities].secrets`);
+      if (!allowlist.has(name))
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          `invalid secret/get: name ${JSON.stringify(name)} is not declared in the manifest's [capabilities].secrets`,
+        );
       const { signal, parentId } = scope.parent(checked.value.parent_request_id);
-      const value = await fetchValue(() => broker({ extension: g.name, owner: g.owner(), parentRequestId: parentId, name, signal }), signal, bounds.MAX_SECRET_VALUE_BYTES);
+      const value = await fetchValue(
+        () => broker({ extension: g.name, owner: g.owner(), parentRequestId: parentId, name, signal }),
+        signal,
+        bounds.MAX_SECRET_VALUE_BYTES,
+      );
       if (value === undefined) {
         g.diagnose("info", `secret/get ${JSON.stringify(name)}: unavailable (the broker gave no usable value)`);
         throw new WireError(ErrorCode.SecretUnavailable, UNAVAILABLE_MESSAGE);
@@ -93,23 +111,39 @@ export function secretService(broker: SecretBroker): (g: ServiceGeneration) => G
   };
 }
 
-export function providerCredentialsService(options: ProviderCredentialsOptions): (g: ServiceGeneration) => GenerationService | null {
-  if (typeof options.resolve !== "function") throw new TypeError("services.providerCredentials.resolve must be a function");
+export function providerCredentialsService(
+  options: ProviderCredentialsOptions,
+): (g: ServiceGeneration) => GenerationService | null {
+  if (typeof options.resolve !== "function")
+    throw new TypeError("services.providerCredentials.resolve must be a function");
   return (g) => {
     // The reviewed declaration is the only source of the feature (MAN-16, SEC-08).
     if (!g.manifest.capabilities.provider_credentials) return null;
     let negotiated = false;
     const get = async (scope: ChildRequestScope): Promise<{ credential: string }> => {
-      if (!negotiated) throw new WireError(ErrorCode.MethodNotFound, "unsupported_feature provider/credentials needs the provider_credentials feature, which this extension did not negotiate");
+      if (!negotiated)
+        throw new WireError(
+          ErrorCode.MethodNotFound,
+          "unsupported_feature provider/credentials needs the provider_credentials feature, which this extension did not negotiate",
+        );
       requireParent(scope);
       const checked = validateProviderCredentialsParams(scope.params);
-      if (!checked.ok) throw new WireError(ErrorCode.InvalidParams, `invalid provider/credentials: ${checked.problems.join("; ")}`);
+      if (!checked.ok)
+        throw new WireError(ErrorCode.InvalidParams, `invalid provider/credentials: ${checked.problems.join("; ")}`);
       const { provider, model } = checked.value;
       if (provider !== options.provider || model !== options.model) {
-        throw new WireError(ErrorCode.InvalidParams, "invalid provider/credentials: refused; this host resolves the credential of one named provider/model only, and this is not it");
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          "invalid provider/credentials: refused; this host resolves the credential of one named provider/model only, and this is not it",
+        );
       }
       const { signal, parentId } = scope.parent(checked.value.parent_request_id);
-      const credential = await fetchValue(() => options.resolve({ extension: g.name, owner: g.owner(), parentRequestId: parentId, provider, model, signal }), signal, bounds.MAX_PROVIDER_CREDENTIAL_BYTES);
+      const credential = await fetchValue(
+        () =>
+          options.resolve({ extension: g.name, owner: g.owner(), parentRequestId: parentId, provider, model, signal }),
+        signal,
+        bounds.MAX_PROVIDER_CREDENTIAL_BYTES,
+      );
       if (credential === undefined) throw new WireError(ErrorCode.SecretUnavailable, UNAVAILABLE_MESSAGE);
       return { credential };
     };
@@ -126,7 +160,10 @@ export function providerCredentialsService(options: ProviderCredentialsOptions):
 /** A missing parent_request_id is "no active owner" (-32002, SEC-04) before the params are judged. */
 function requireParent(scope: ChildRequestScope): void {
   const raw = scope.params;
-  const parent = typeof raw === "object" && raw !== null && !Array.isArray(raw) ? (raw as Record<string, unknown>)["parent_request_id"] : undefined;
+  const parent =
+    typeof raw === "object" && raw !== null && !Array.isArray(raw)
+      ? (raw as Record<string, unknown>)["parent_request_id"]
+      : undefined;
   if (parent === undefined || parent === null) scope.parent(parent);
 }
 
@@ -137,7 +174,11 @@ const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
  * strictly and then zero-filled, whatever the outcome. Throws -32800 when the request was
  * cancelled meanwhile (its parent settled): the value, if any, is dropped unsent.
  */
-async function fetchValue(call: () => SecretValue | Promise<SecretValue>, signal: AbortSignal, maxBytes: number): Promise<string | undefined> {
+async function fetchValue(
+  call: () => SecretValue | Promise<SecretValue>,
+  signal: AbortSignal,
+  maxBytes: number,
+): Promise<string | undefined> {
   let raw: SecretValue;
   try {
     raw = await settleBy(Promise.resolve().then(call), signal);
@@ -155,7 +196,8 @@ async function fetchValue(call: () => SecretValue | Promise<SecretValue>, signal
       raw.fill(0);
     }
   }
-  if (signal.aborted) throw new WireError(ErrorCode.RequestCancelled, "cancelled: the parent settled or the request was cancelled");
+  if (signal.aborted)
+    throw new WireError(ErrorCode.RequestCancelled, "cancelled: the parent settled or the request was cancelled");
   if (value !== undefined && utf8ByteLength(value) > maxBytes) value = undefined;
   return value;
 }

@@ -42,49 +42,114 @@ function pngChunk(type: string, data: Buffer): Buffer {
 export function png(width = 4, height = 3): Buffer {
   const ihdr = Buffer.concat([be32(width), be32(height), Buffer.from([8, 2, 0, 0, 0])]);
   const rows = Buffer.alloc((width * 3 + 1) * height);
-  for (let y = 0; y < height; y++) for (let x = 0; x < width * 3; x++) rows[y * (width * 3 + 1) + 1 + x] = (x * 40 + y * 60) & 0xff;
+  for (let y = 0; y < height; y++)
+    for (let x = 0; x < width * 3; x++) rows[y * (width * 3 + 1) + 1 + x] = (x * 40 + y * 60) & 0xff;
   return Buffer.concat([
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
-    pngChunk("IHDR", ihdr), pngChunk("IDAT", deflateSync(rows)), pngChunk("IEND", Buffer.alloc(0)),
+    pngChunk("IHDR", ihdr),
+    pngChunk("IDAT", deflateSync(rows)),
+    pngChunk("IEND", Buffer.alloc(0)),
   ]);
 }
 
 export function jpeg(): Buffer {
-  const seg = (marker: number, body: number[]): number[] => [0xff, marker, (body.length + 2) >> 8, (body.length + 2) & 0xff, ...body];
+  const seg = (marker: number, body: number[]): number[] => [
+    0xff,
+    marker,
+    (body.length + 2) >> 8,
+    (body.length + 2) & 0xff,
+    ...body,
+  ];
   return Buffer.from([
-    0xff, 0xd8,
+    0xff,
+    0xd8,
     ...seg(0xe0, [0x4a, 0x46, 0x49, 0x46, 0x00, 1, 1, 0, 0, 1, 0, 1, 0, 0]),
     ...seg(0xdb, [0x00, ...Array<number>(64).fill(1)]),
     ...seg(0xc0, [8, 0, 1, 0, 1, 1, 1, 0x11, 0]),
     ...seg(0xc4, [0x00, 1, ...Array<number>(15).fill(0), 0]),
     ...seg(0xda, [1, 1, 0x00, 0, 63, 0]),
-    0x12, 0xff, 0x00, 0x34, 0xff, 0xd0, 0x56, // entropy data with a stuffed 0xFF and a restart marker
-    0xff, 0xd9,
+    0x12,
+    0xff,
+    0x00,
+    0x34,
+    0xff,
+    0xd0,
+    0x56, // entropy data with a stuffed 0xFF and a restart marker
+    0xff,
+    0xd9,
   ]);
 }
 
 export function gif(): Buffer {
   return Buffer.from([
-    ...Buffer.from("GIF89a", "latin1"), 1, 0, 1, 0, 0x80, 0, 0, 0, 0, 0, 0xff, 0xff, 0xff,
-    0x21, 0xf9, 4, 0, 0, 0, 0, 0, // graphic control extension
-    0x2c, 0, 0, 0, 0, 1, 0, 1, 0, 0, 2, 2, 0x44, 0x01, 0, 0x3b,
+    ...Buffer.from("GIF89a", "latin1"),
+    1,
+    0,
+    1,
+    0,
+    0x80,
+    0,
+    0,
+    0,
+    0,
+    0,
+    0xff,
+    0xff,
+    0xff,
+    0x21,
+    0xf9,
+    4,
+    0,
+    0,
+    0,
+    0,
+    0, // graphic control extension
+    0x2c,
+    0,
+    0,
+    0,
+    0,
+    1,
+    0,
+    1,
+    0,
+    0,
+    2,
+    2,
+    0x44,
+    0x01,
+    0,
+    0x3b,
   ]);
 }
 
 function riff(form: string, chunks: [string, Buffer][]): Buffer {
-  const body = Buffer.concat(chunks.flatMap(([id, data]) => [Buffer.from(id, "latin1"), le32(data.length), data, data.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0)]));
+  const body = Buffer.concat(
+    chunks.flatMap(([id, data]) => [
+      Buffer.from(id, "latin1"),
+      le32(data.length),
+      data,
+      data.length % 2 ? Buffer.alloc(1) : Buffer.alloc(0),
+    ]),
+  );
   return Buffer.concat([Buffer.from("RIFF", "latin1"), le32(body.length + 4), Buffer.from(form, "latin1"), body]);
 }
 
 export function webp(): Buffer {
-  return riff("WEBP", [["VP8L", Buffer.from([0x2f, 0x00, 0x00, 0x00, 0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0x00])]]);
+  return riff("WEBP", [
+    ["VP8L", Buffer.from([0x2f, 0x00, 0x00, 0x00, 0x10, 0x07, 0x10, 0x11, 0x11, 0x88, 0x88, 0xfe, 0x07, 0x00])],
+  ]);
 }
 
 export function wav(samples = 800, rate = 8000): Buffer {
   const data = Buffer.alloc(samples * 2);
-  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
+  for (let i = 0; i < samples; i++)
+    data.writeInt16LE(Math.round(Math.sin((2 * Math.PI * 440 * i) / rate) * 8000), i * 2);
   const fmt = Buffer.concat([le16(1), le16(1), le32(rate), le32(rate * 2), le16(2), le16(16)]);
-  return riff("WAVE", [["fmt ", fmt], ["data", data]]);
+  return riff("WAVE", [
+    ["fmt ", fmt],
+    ["data", data],
+  ]);
 }
 
 /** MPEG-1 Layer III, 128 kbit/s, 44.1 kHz: 417-byte frames. */
@@ -106,7 +171,12 @@ export function aac(frames = 3): Buffer {
 export function flac(): Buffer {
   const info = Buffer.alloc(34);
   info.set([0x10, 0x00, 0x10, 0x00, 0, 0, 0, 0, 0, 0, 0x0a, 0xc4, 0x42, 0xf0, 0, 0, 0, 0]);
-  return Buffer.concat([Buffer.from("fLaC", "latin1"), Buffer.from([0x80, 0, 0, 34]), info, Buffer.from([0xff, 0xf8, 0x69, 0x08, 0x00, 0x00, 0x00])]);
+  return Buffer.concat([
+    Buffer.from("fLaC", "latin1"),
+    Buffer.from([0x80, 0, 0, 34]),
+    info,
+    Buffer.from([0xff, 0xf8, 0x69, 0x08, 0x00, 0x00, 0x00]),
+  ]);
 }
 
 function oggPage(headerType: number, sequence: number, payload: Buffer): Buffer {
@@ -120,9 +190,20 @@ function oggPage(headerType: number, sequence: number, payload: Buffer): Buffer 
 }
 
 export function opus(): Buffer {
-  const head = Buffer.concat([Buffer.from("OpusHead", "latin1"), Buffer.from([1, 1]), le16(312), le32(48000), le16(0), Buffer.from([0])]);
+  const head = Buffer.concat([
+    Buffer.from("OpusHead", "latin1"),
+    Buffer.from([1, 1]),
+    le16(312),
+    le32(48000),
+    le16(0),
+    Buffer.from([0]),
+  ]);
   const tags = Buffer.concat([Buffer.from("OpusTags", "latin1"), le32(5), Buffer.from("octet", "latin1"), le32(0)]);
-  return Buffer.concat([oggPage(0x02, 0, head), oggPage(0x00, 1, tags), oggPage(0x04, 2, Buffer.from([0xf8, 0xff, 0xfe]))]);
+  return Buffer.concat([
+    oggPage(0x02, 0, head),
+    oggPage(0x00, 1, tags),
+    oggPage(0x04, 2, Buffer.from([0xf8, 0xff, 0xfe])),
+  ]);
 }
 
 function box(type: string, ...content: Buffer[]): Buffer {
@@ -131,7 +212,14 @@ function box(type: string, ...content: Buffer[]): Buffer {
 }
 
 export function m4a(handler = "soun"): Buffer {
-  const hdlr = box("hdlr", Buffer.alloc(4), Buffer.alloc(4), Buffer.from(handler, "latin1"), Buffer.alloc(12), Buffer.from([0]));
+  const hdlr = box(
+    "hdlr",
+    Buffer.alloc(4),
+    Buffer.alloc(4),
+    Buffer.from(handler, "latin1"),
+    Buffer.alloc(12),
+    Buffer.from([0]),
+  );
   return Buffer.concat([
     box("ftyp", Buffer.from("M4A ", "latin1"), be32(0), Buffer.from("M4A isom", "latin1")),
     box("moov", box("trak", box("mdia", hdlr))),

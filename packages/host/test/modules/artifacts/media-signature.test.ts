@@ -33,10 +33,17 @@ test("ART-09: truncated media are refused at every length (FLAC up to its first 
     const upTo = mime === "audio/flac" ? bytes.length - 5 : bytes.length;
     for (let n = 0; n < upTo; n++) {
       if (whole[mime]?.has(n)) {
-        assert.equal(mediaSignatureProblem(bytes.subarray(0, n), mime), null, `${mime} cut between units at ${n} is a complete stream`);
+        assert.equal(
+          mediaSignatureProblem(bytes.subarray(0, n), mime),
+          null,
+          `${mime} cut between units at ${n} is a complete stream`,
+        );
         continue;
       }
-      assert.ok(mediaSignatureProblem(bytes.subarray(0, n), mime) !== null, `${mime} cut to ${n} of ${bytes.length} bytes is refused`);
+      assert.ok(
+        mediaSignatureProblem(bytes.subarray(0, n), mime) !== null,
+        `${mime} cut to ${n} of ${bytes.length} bytes is refused`,
+      );
     }
   }
 });
@@ -52,7 +59,10 @@ function opusHeaderPages(): number {
 test("ART-09: polyglots are refused: bytes after the format's own end (a ZIP behind a PNG, data behind GIF/JPEG/RIFF/MP4/Ogg/MPEG/ADTS)", () => {
   const zip = Buffer.from("PK\u0003\u0004hidden archive", "latin1");
   const withZip = Buffer.concat([png(), zip]);
-  assert.match(mediaSignatureProblem(withZip, "image/png")!, new RegExp(`${zip.length} bytes after the end of the PNG data`));
+  assert.match(
+    mediaSignatureProblem(withZip, "image/png")!,
+    new RegExp(`${zip.length} bytes after the end of the PNG data`),
+  );
   for (const mime of MIMES.filter((m) => m !== "audio/flac")) {
     const bytes = Buffer.concat([SAMPLES[mime](), Buffer.from([0x00, 0x00])]);
     assert.ok(mediaSignatureProblem(bytes, mime) !== null, `${mime} followed by 2 more bytes is refused`);
@@ -63,7 +73,10 @@ test("ART-09: polyglots are refused: bytes after the format's own end (a ZIP beh
 });
 
 test("ART-09: MPEG audio and AAC need at least 2 consecutive frame headers; a lone sync word is not audio", () => {
-  assert.match(mediaSignatureProblem(mp3(1, false), "audio/mpeg")!, /fewer than 2 consecutive frames|no second consecutive frame header/);
+  assert.match(
+    mediaSignatureProblem(mp3(1, false), "audio/mpeg")!,
+    /fewer than 2 consecutive frames|no second consecutive frame header/,
+  );
   assert.equal(mediaSignatureProblem(mp3(2, false), "audio/mpeg"), null);
   assert.equal(mediaSignatureProblem(mp3(2, true), "audio/mpeg"), null, "an ID3v2 tag may come first");
   const second = mp3(2, false);

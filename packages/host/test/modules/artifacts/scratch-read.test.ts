@@ -5,7 +5,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync, spawn } from "node:child_process";
-import { appendFileSync, linkSync, mkdirSync, mkdtempSync, renameSync, rmSync, symlinkSync, truncateSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  renameSync,
+  rmSync,
+  symlinkSync,
+  truncateSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -87,13 +97,20 @@ test("ART-07: swapping a directory for a symlink between checks and open never r
   writeFileSync(join(d.scratch, "real", "x.png"), insideBytes);
   symlinkSync(d.outside, join(d.scratch, "link"));
   // A separate process swaps scratch/d between the real directory and the symlink, as fast as it can.
-  const swapper = spawn(process.execPath, ["-e", `
+  const swapper = spawn(
+    process.execPath,
+    [
+      "-e",
+      `
     const { renameSync } = require("node:fs");
     const dir = ${JSON.stringify(d.scratch)};
     for (;;) {
       try { renameSync(dir + "/real", dir + "/d"); renameSync(dir + "/d", dir + "/real"); } catch {}
       try { renameSync(dir + "/link", dir + "/d"); renameSync(dir + "/d", dir + "/link"); } catch {}
-    }`], { stdio: "ignore" });
+    }`,
+    ],
+    { stdio: "ignore" },
+  );
   try {
     let escapes = 0;
     for (let i = 0; i < 2000; i++) {
@@ -122,7 +139,10 @@ test("ART-07: a FIFO is refused at once instead of blocking (A4), and so are soc
     await new Promise<void>((resolve) => server.listen(join(d.scratch, "sock.wav"), resolve));
     await refusedWith(readScratchFile(d.scratch, "sock.wav", 10, MAX), /"sock\.wav" is not a regular file/);
     mkdirSync(join(d.scratch, "dir.wav"));
-    await refusedWith(readScratchFile(d.scratch, "dir.wav", 10, MAX), /"dir\.wav" is not a regular file \(a directory\)/);
+    await refusedWith(
+      readScratchFile(d.scratch, "dir.wav", 10, MAX),
+      /"dir\.wav" is not a regular file \(a directory\)/,
+    );
   } finally {
     server.close();
     d.done();
@@ -134,7 +154,10 @@ test("ART-07: a file with a second hard link is refused: nlink must be 1 (A6)", 
   try {
     writeFileSync(join(d.outside, "secret"), "0123456789");
     linkSync(join(d.outside, "secret"), join(d.scratch, "hard.png"));
-    await refusedWith(readScratchFile(d.scratch, "hard.png", 10, MAX), /"hard\.png" has 2 hard links; exactly 1 is required/);
+    await refusedWith(
+      readScratchFile(d.scratch, "hard.png", 10, MAX),
+      /"hard\.png" has 2 hard links; exactly 1 is required/,
+    );
   } finally {
     d.done();
   }
@@ -147,7 +170,10 @@ test("ART-08, ART-12: the size is checked on the descriptor before reading: decl
     await refusedWith(readScratchFile(d.scratch, "a.png", 9, MAX), /"a\.png" is 10 bytes, not the declared size 9/);
     await refusedWith(readScratchFile(d.scratch, "a.png", 11, MAX), /is 10 bytes, not the declared size 11/);
     writeFileSync(join(d.scratch, "big.wav"), Buffer.alloc(MAX + 1));
-    await refusedWith(readScratchFile(d.scratch, "big.wav", MAX, MAX), new RegExp(`is ${MAX + 1} bytes, over the ${MAX}-byte artifact limit`));
+    await refusedWith(
+      readScratchFile(d.scratch, "big.wav", MAX, MAX),
+      new RegExp(`is ${MAX + 1} bytes, over the ${MAX}-byte artifact limit`),
+    );
     writeFileSync(join(d.scratch, "max.wav"), Buffer.alloc(MAX));
     assert.equal((await readScratchFile(d.scratch, "max.wav", MAX, MAX)).length, MAX, "exactly at the bound is read");
   } finally {
@@ -160,9 +186,15 @@ test("ART-07: a file that grows or shrinks after the checks is refused: exactly 
   try {
     const file = join(d.scratch, "a.png");
     writeFileSync(file, "0123456789");
-    await refusedWith(readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => appendFileSync(file, "X")), /grew while it was read/);
+    await refusedWith(
+      readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => appendFileSync(file, "X")),
+      /grew while it was read/,
+    );
     writeFileSync(file, "0123456789");
-    await refusedWith(readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => truncateSync(file, 4)), /shrank while it was read: 4 of the declared 10 bytes/);
+    await refusedWith(
+      readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => truncateSync(file, 4)),
+      /shrank while it was read: 4 of the declared 10 bytes/,
+    );
     // Replaced by rename after the open: the descriptor still reads the original bytes.
     writeFileSync(file, "0123456789");
     const other = join(d.scratch, "b.png");
@@ -178,9 +210,16 @@ test("ART-07: with a real concurrent appender every read is refused or exactly t
   const d = dirs();
   const file = join(d.scratch, "grow.wav");
   writeFileSync(file, "");
-  const appender = spawn(process.execPath, ["-e", `
+  const appender = spawn(
+    process.execPath,
+    [
+      "-e",
+      `
     const { appendFileSync } = require("node:fs");
-    for (let i = 0; i < 200000; i++) appendFileSync(${JSON.stringify(file)}, "x");`], { stdio: "ignore" });
+    for (let i = 0; i < 200000; i++) appendFileSync(${JSON.stringify(file)}, "x");`,
+    ],
+    { stdio: "ignore" },
+  );
   try {
     let refused = 0;
     for (let i = 0; i < 200; i++) {

@@ -3,7 +3,12 @@ import assert from "node:assert/strict";
 import { decideOperation, parsePolicyRules, policyFormatOf } from "../../../src/modules/policy/policy-rules.js";
 
 test("POL-05: a rules file: exact names, then the longest prefix.*, then *, then default (deny when absent)", () => {
-  const rules = parsePolicyRules(JSON.stringify({ operations: { "git.push": "ask", "git.*": "allow", "git.remote.*": "deny", "browser.submit_form": "allow" } }), "json");
+  const rules = parsePolicyRules(
+    JSON.stringify({
+      operations: { "git.push": "ask", "git.*": "allow", "git.remote.*": "deny", "browser.submit_form": "allow" },
+    }),
+    "json",
+  );
   assert.equal(decideOperation(rules, "git.push"), "ask");
   assert.equal(decideOperation(rules, "git.status"), "allow");
   assert.equal(decideOperation(rules, "git.remote.add"), "deny");
@@ -18,7 +23,10 @@ test("POL-05: a rules file: exact names, then the longest prefix.*, then *, then
 test("a malformed rules file names the member and what is allowed", () => {
   assert.throws(() => parsePolicyRules("{", "json"), /not valid JSON/);
   assert.throws(() => parsePolicyRules("a = ", "toml"), /not valid TOML/);
-  assert.throws(() => parsePolicyRules('{"operations":{"git.push":"maybe"}}', "json"), /operations\.git\.push is "maybe"; expected "allow", "ask" or "deny"/);
+  assert.throws(
+    () => parsePolicyRules('{"operations":{"git.push":"maybe"}}', "json"),
+    /operations\.git\.push is "maybe"; expected "allow", "ask" or "deny"/,
+  );
   assert.throws(() => parsePolicyRules('{"operations":{"git push":"allow"}}', "json"), /operation pattern "git push"/);
   assert.throws(() => parsePolicyRules('{"rules":{}}', "json"), /unknown key "rules"/);
   assert.throws(() => parsePolicyRules('{"default":"yes"}', "json"), /default is "yes"/);

@@ -1,7 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ErrorCode, bounds, type PolicyDecision } from "@octet/protocol";
-import { policyService, type PolicyClassifyRequest, type PolicyOptions } from "../../../src/modules/policy/policy-service.js";
+import {
+  policyService,
+  type PolicyClassifyRequest,
+  type PolicyOptions,
+} from "../../../src/modules/policy/policy-service.js";
 import { bindServices } from "../../../src/modules/registry.js";
 import { call, fakeGeneration, wireError, type FakeGeneration } from "../fake-generation.js";
 import type { GenerationService } from "../../../src/modules/module.js";
@@ -14,7 +18,11 @@ const INTENT = {
   adapter_hints: { read_only: false, destructive: false },
 };
 
-function setup(options: Partial<PolicyOptions> & { decision?: PolicyDecision }, features = ["policy_intents", "approvals"], number = 1): { g: FakeGeneration; s: GenerationService; seen: PolicyClassifyRequest[] } {
+function setup(
+  options: Partial<PolicyOptions> & { decision?: PolicyDecision },
+  features = ["policy_intents", "approvals"],
+  number = 1,
+): { g: FakeGeneration; s: GenerationService; seen: PolicyClassifyRequest[] } {
   const seen: PolicyClassifyRequest[] = [];
   const g = fakeGeneration({ number });
   const s = policyService({
@@ -28,13 +36,17 @@ function setup(options: Partial<PolicyOptions> & { decision?: PolicyDecision }, 
   return { g, s, seen };
 }
 
-const evaluate = (g: FakeGeneration, s: GenerationService, params: unknown): Promise<any> => call(g, s, "policy/evaluate", params);
+const evaluate = (g: FakeGeneration, s: GenerationService, params: unknown): Promise<any> =>
+  call(g, s, "policy/evaluate", params);
 
 test("INIT-29, POL-07: policy_intents is offered only with a classifier, approvals only with an approver too", () => {
   assert.deepEqual(bindServices({}, { nameOwners: () => new Map() }), []);
   const g = fakeGeneration();
   assert.deepEqual(policyService({ classify: () => "deny" })(g).features, ["policy_intents"]);
-  assert.deepEqual(policyService({ classify: () => "deny", approve: async () => true })(g).features, ["policy_intents", "approvals"]);
+  assert.deepEqual(policyService({ classify: () => "deny", approve: async () => true })(g).features, [
+    "policy_intents",
+    "approvals",
+  ]);
   assert.throws(() => policyService({} as PolicyOptions), /classify must be a function/);
 });
 
@@ -58,13 +70,20 @@ test("POL-02, POL-03: the classifier's decision is the answer; malformed params 
   assert.equal(bad.code, ErrorCode.InvalidParams);
   assert.match(bad.message, /intent\.kind/);
   assert.equal((await wireError(evaluate(g, s, { intent: INTENT }))).code, ErrorCode.Unavailable);
-  assert.equal((await wireError(evaluate(g, s, { parent_request_id: 99, intent: INTENT }))).code, ErrorCode.Unavailable);
+  assert.equal(
+    (await wireError(evaluate(g, s, { parent_request_id: 99, intent: INTENT }))).code,
+    ErrorCode.Unavailable,
+  );
 });
 
 test("POL-04: the classifier gets the host-derived owner and parent, and never the adapter hints", async () => {
   const { g, s, seen } = setup({ decision: "allow" });
   g.addParent(5);
-  await evaluate(g, s, { parent_request_id: 5, intent: { ...INTENT, adapter_hints: { read_only: true, destructive: false } }, resource_owner: { session_id: "forged" } });
+  await evaluate(g, s, {
+    parent_request_id: 5,
+    intent: { ...INTENT, adapter_hints: { read_only: true, destructive: false } },
+    resource_owner: { session_id: "forged" },
+  });
   assert.equal(seen.length, 1);
   assert.equal(seen[0]!.parentRequestId, 5);
   assert.deepEqual(seen[0]!.owner, { session_id: "s-1", extension_instance_id: "i-1", process_generation: 1 });
@@ -72,7 +91,10 @@ test("POL-04: the classifier gets the host-derived owner and parent, and never t
 });
 
 test("POL-04: adapter hints only raise caution: destructive lifts allow to ask; read_only never lowers ask or deny", async () => {
-  const hints = (read_only: boolean, destructive: boolean) => ({ ...INTENT, adapter_hints: { read_only, destructive } });
+  const hints = (read_only: boolean, destructive: boolean) => ({
+    ...INTENT,
+    adapter_hints: { read_only, destructive },
+  });
   const cases: [PolicyDecision, boolean, boolean, PolicyDecision][] = [
     ["allow", false, true, "ask"],
     ["allow", true, false, "allow"],
@@ -84,12 +106,23 @@ test("POL-04: adapter hints only raise caution: destructive lifts allow to ask; 
   for (const [decision, ro, destructive, expected] of cases) {
     const { g, s } = setup({ decision }, ["policy_intents"]);
     g.addParent(2);
-    assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: hints(ro, destructive) }), { decision: expected }, `${decision} read_only=${ro} destructive=${destructive}`);
+    assert.deepEqual(
+      await evaluate(g, s, { parent_request_id: 2, intent: hints(ro, destructive) }),
+      { decision: expected },
+      `${decision} read_only=${ro} destructive=${destructive}`,
+    );
   }
 });
 
 test("POL-05: a classifier that throws, returns nothing or an unknown decision denies, with a diagnostic", async () => {
-  for (const classify of [() => { throw new Error("rules unavailable"); }, () => undefined, () => "yes", async () => Promise.reject(new Error("x"))]) {
+  for (const classify of [
+    () => {
+      throw new Error("rules unavailable");
+    },
+    () => undefined,
+    () => "yes",
+    async () => Promise.reject(new Error("x")),
+  ]) {
     const g = fakeGeneration();
     const s = policyService({ classify: classify as PolicyOptions["classify"] })(g);
     s.negotiated?.(["policy_intents"]);
@@ -109,15 +142,30 @@ test("POL-07, POL-08, POL-09: an approved ask carries a token; the exact retry i
   assert.match(first.approval_token, /^[0-9a-f]{64}$/);
   assert.deepEqual(asked, [INTENT], "the approver sees the whole intent, hints included");
   // Members in another order are the same canonical intent.
-  const reordered = { adapter_hints: INTENT.adapter_hints, data_classes: INTENT.data_classes, target: INTENT.target, operation: INTENT.operation, kind: INTENT.kind };
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: reordered, approval_token: first.approval_token }), { decision: "allow" });
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: first.approval_token }), { decision: "deny" }, "reuse");
+  const reordered = {
+    adapter_hints: INTENT.adapter_hints,
+    data_classes: INTENT.data_classes,
+    target: INTENT.target,
+    operation: INTENT.operation,
+    kind: INTENT.kind,
+  };
+  assert.deepEqual(
+    await evaluate(g, s, { parent_request_id: 2, intent: reordered, approval_token: first.approval_token }),
+    { decision: "allow" },
+  );
+  assert.deepEqual(
+    await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: first.approval_token }),
+    { decision: "deny" },
+    "reuse",
+  );
 });
 
 test("POL-08: a declined approval is deny, and allow/deny never carry a token", async () => {
   const declined = setup({ decision: "ask", approve: async () => false });
   declined.g.addParent(2);
-  assert.deepEqual(await evaluate(declined.g, declined.s, { parent_request_id: 2, intent: INTENT }), { decision: "deny" });
+  assert.deepEqual(await evaluate(declined.g, declined.s, { parent_request_id: 2, intent: INTENT }), {
+    decision: "deny",
+  });
   for (const decision of ["allow", "deny"] as const) {
     let approvals = 0;
     const { g, s } = setup({ decision, approve: async () => (approvals++, true) });
@@ -139,15 +187,39 @@ test("POL-11: an intent or parent mismatch is deny and consumes the token", asyn
   g.addParent(3);
   const token = async () => (await evaluate(g, s, { parent_request_id: 2, intent: INTENT })).approval_token as string;
   const t1 = await token();
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: { ...INTENT, operation: "browser.delete" }, approval_token: t1 }), { decision: "deny" });
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: t1 }), { decision: "deny" }, "consumed by the mismatch");
+  assert.deepEqual(
+    await evaluate(g, s, {
+      parent_request_id: 2,
+      intent: { ...INTENT, operation: "browser.delete" },
+      approval_token: t1,
+    }),
+    { decision: "deny" },
+  );
+  assert.deepEqual(
+    await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: t1 }),
+    { decision: "deny" },
+    "consumed by the mismatch",
+  );
   const t2 = await token();
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 3, intent: INTENT, approval_token: t2 }), { decision: "deny" });
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: t2 }), { decision: "deny" });
+  assert.deepEqual(await evaluate(g, s, { parent_request_id: 3, intent: INTENT, approval_token: t2 }), {
+    decision: "deny",
+  });
+  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: t2 }), {
+    decision: "deny",
+  });
   const t3 = await token();
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: { ...INTENT, data_classes: ["user_text", "pii"] }, approval_token: t3 }), { decision: "deny" });
+  assert.deepEqual(
+    await evaluate(g, s, {
+      parent_request_id: 2,
+      intent: { ...INTENT, data_classes: ["user_text", "pii"] },
+      approval_token: t3,
+    }),
+    { decision: "deny" },
+  );
   // A well-formed token the host never issued is a deny, not an error.
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: "f".repeat(64) }), { decision: "deny" });
+  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token: "f".repeat(64) }), {
+    decision: "deny",
+  });
 });
 
 test("POL-10: the retry after five minutes (fake clock) is deny", async () => {
@@ -156,7 +228,9 @@ test("POL-10: the retry after five minutes (fake clock) is deny", async () => {
   g.addParent(2);
   const { approval_token } = await evaluate(g, s, { parent_request_id: 2, intent: INTENT });
   now += bounds.APPROVAL_TOKEN_TTL_MS;
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token }), { decision: "deny" });
+  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token }), {
+    decision: "deny",
+  });
 });
 
 test("POL-09: a settled parent's token is gone; the retry names a new parent and is denied", async () => {
@@ -164,16 +238,28 @@ test("POL-09: a settled parent's token is gone; the retry names a new parent and
   const parent = g.addParent(2);
   const { approval_token } = await evaluate(g, s, { parent_request_id: 2, intent: INTENT });
   parent.abort();
-  assert.equal((await wireError(evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token }))).code, ErrorCode.Unavailable, "the parent is no longer active");
+  assert.equal(
+    (await wireError(evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token }))).code,
+    ErrorCode.Unavailable,
+    "the parent is no longer active",
+  );
   g.addParent(4);
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 4, intent: INTENT, approval_token }), { decision: "deny" });
+  assert.deepEqual(await evaluate(g, s, { parent_request_id: 4, intent: INTENT, approval_token }), {
+    decision: "deny",
+  });
 });
 
 test("POL-09: two concurrent retries with one token: exactly one is allowed", async () => {
-  const { g, s } = setup({ decision: "ask", approve: async () => true, classify: async () => new Promise<PolicyDecision>((r) => setImmediate(() => r("ask"))) });
+  const { g, s } = setup({
+    decision: "ask",
+    approve: async () => true,
+    classify: async () => new Promise<PolicyDecision>((r) => setImmediate(() => r("ask"))),
+  });
   g.addParent(2);
   const { approval_token } = await evaluate(g, s, { parent_request_id: 2, intent: INTENT });
-  const answers = await Promise.all([1, 2, 3].map(() => evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token })));
+  const answers = await Promise.all(
+    [1, 2, 3].map(() => evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token })),
+  );
   assert.deepEqual(answers.map((a) => a.decision).sort(), ["allow", "deny", "deny"]);
 });
 
@@ -183,7 +269,9 @@ test("POL-09: a valid token upgrades ask only: a classifier that now says deny s
   g.addParent(2);
   const { approval_token } = await evaluate(g, s, { parent_request_id: 2, intent: INTENT });
   decision = "deny";
-  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token }), { decision: "deny" });
+  assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT, approval_token }), {
+    decision: "deny",
+  });
 });
 
 test("POL-12: a token without negotiated approvals is -32602", async () => {
@@ -194,7 +282,14 @@ test("POL-12: a token without negotiated approvals is -32602", async () => {
   assert.match(err.message, /approvals feature was not negotiated/);
   const malformed = setup({ decision: "ask", approve: async () => true });
   malformed.g.addParent(2);
-  assert.equal((await wireError(evaluate(malformed.g, malformed.s, { parent_request_id: 2, intent: INTENT, approval_token: "A".repeat(64) }))).code, ErrorCode.InvalidParams);
+  assert.equal(
+    (
+      await wireError(
+        evaluate(malformed.g, malformed.s, { parent_request_id: 2, intent: INTENT, approval_token: "A".repeat(64) }),
+      )
+    ).code,
+    ErrorCode.InvalidParams,
+  );
 });
 
 test("POL-13: a token does not cross generations, and the generation's end invalidates its tokens", async () => {
@@ -204,10 +299,17 @@ test("POL-13: a token does not cross generations, and the generation's end inval
   const { approval_token } = await evaluate(one.g, one.s, { parent_request_id: 2, intent: INTENT });
   const two = setup({ decision: "ask", approve }, undefined, 2);
   two.g.addParent(2);
-  assert.deepEqual(await evaluate(two.g, two.s, { parent_request_id: 2, intent: INTENT, approval_token }), { decision: "deny" }, "the replacement never saw it");
+  assert.deepEqual(
+    await evaluate(two.g, two.s, { parent_request_id: 2, intent: INTENT, approval_token }),
+    { decision: "deny" },
+    "the replacement never saw it",
+  );
   const again = await evaluate(one.g, one.s, { parent_request_id: 2, intent: INTENT });
   one.s.dispose?.();
-  assert.deepEqual(await evaluate(one.g, one.s, { parent_request_id: 2, intent: INTENT, approval_token: again.approval_token }), { decision: "deny" });
+  assert.deepEqual(
+    await evaluate(one.g, one.s, { parent_request_id: 2, intent: INTENT, approval_token: again.approval_token }),
+    { decision: "deny" },
+  );
 });
 
 test("CANCEL-10: a parent settling while the person is asked answers -32800 and issues nothing", async () => {
