@@ -133,7 +133,8 @@ export class Instance {
           clearTimeout(timer);
           reject(
             new Error(
-              `the instance exited (${this.exit.code}: ${this.exit.reason}) before a matching frame; events: ${JSON.stringify(this.events).slice(0, 2000)}`,
+              `the instance exited (${this.exit.code}: ${this.exit.reason}) before a matching frame; events: ` +
+                `${JSON.stringify(this.events).slice(0, 2000)}`,
             ),
           );
         } else {

@@ -332,7 +332,9 @@ export class RpiConnection {
                 status: "error",
                 error: {
                   code: "timeout",
-                  message: `no response within ${ms} ms (${o.what ?? "request"} timeout); the extension was sent a cancel`,
+                  message:
+                    `no response within ${ms} ms (${o.what ?? "request"} timeout); the extension was sent a ` +
+                    `cancel`,
                 },
               },
               "timeout",
@@ -414,7 +416,8 @@ export class RpiConnection {
     if (generation !== undefined && generation !== this.#o.instance.generation) {
       this.#safeDiagnose(
         "warning",
-        `ignored a ${String((value as { type?: unknown }).type)} frame for generation ${JSON.stringify(generation)}; this instance is generation ${this.#o.instance.generation}`,
+        `ignored a ${String((value as { type?: unknown }).type)} frame for generation ${JSON.stringify(generation)}; ` +
+          `this instance is generation ${this.#o.instance.generation}`,
       );
       return;
     }
@@ -489,7 +492,8 @@ export class RpiConnection {
     if (this.#state !== "load") {
       this.#safeDiagnose(
         "warning",
-        `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends (register in the factory; a reload picks up a changed catalog)`,
+        `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends (register in ` +
+          `the factory; a reload picks up a changed catalog)`,
       );
       return;
     }
@@ -511,7 +515,8 @@ export class RpiConnection {
       );
     if (reg.kind === "command" && !this.#commands.has(reg.command.name) && this.#commands.size >= bounds.MAX_COMMANDS)
       return this.#protocolViolation(
-        `registered more than ${bounds.MAX_COMMANDS} commands ("${reg.command.name}" is the ${bounds.MAX_COMMANDS + 1}th)`,
+        `registered more than ${bounds.MAX_COMMANDS} commands ("${reg.command.name}" is the ` +
+          `${bounds.MAX_COMMANDS + 1}th)`,
       );
     if (reg.kind === "tool") this.#tools.set(reg.tool.name, reg.tool);
     else if (reg.kind === "command") this.#commands.set(reg.command.name, reg.command);
@@ -567,7 +572,8 @@ export class RpiConnection {
     const handler = request.kind === "ui" ? this.#o.services?.ui : this.#o.services?.action;
     if (!handler)
       return denied(
-        `the host cannot process ${request.kind === "ui" ? `the UI request "${request.ui.request.type}"` : `the action "${request.action.kind}"`}: no service for it is bound`,
+        `the host cannot process ` +
+          `${request.kind === "ui" ? `the UI request "${request.ui.request.type}"` : `the action "${request.action.kind}"`}: no service for it is bound`,
       );
     const controller = new AbortController();
     this.#extensionRequests.set(id, controller);
@@ -613,7 +619,8 @@ export class RpiConnection {
     if (m && Number(m[1]) !== this.#o.instance.generation) {
       this.#safeDiagnose(
         "warning",
-        `ignored a ${what} for "${id}" of generation ${m[1]}; this instance is generation ${this.#o.instance.generation}`,
+        `ignored a ${what} for "${id}" of generation ${m[1]}; this instance is generation ` +
+          `${this.#o.instance.generation}`,
       );
     } else {
       this.#safeDiagnose("warning", `ignored a ${what} for unknown request id "${id}"`);

@@ -489,7 +489,9 @@ export function toOctetResult(
     else if (p["type"] === "image")
       content.push({
         type: "text",
-        text: `[image ${String(p["mimeType"] ?? "")}, ${typeof p["data"] === "string" ? Math.floor((p["data"].length * 3) / 4) : 0} bytes: not shown]`,
+        text:
+          `[image ${String(p["mimeType"] ?? "")}, ` +
+          `${typeof p["data"] === "string" ? Math.floor((p["data"].length * 3) / 4) : 0} bytes: not shown]`,
       });
   }
   const out: { content: ContentPart[]; is_error: boolean; metadata?: unknown } = {

@@ -294,7 +294,8 @@ export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
     }
     default:
       return fail(
-        `unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, request, cancel or log)`,
+        `unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, ` +
+          `request, cancel or log)`,
       );
   }
 }

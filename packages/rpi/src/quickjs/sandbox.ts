@@ -354,13 +354,16 @@ export class Sandbox {
       const { delta, pages } = this.refusedGrow;
       throw new Teardown(
         "memory",
-        `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: the wasm memory (${pages} pages, its maximum) refused to grow by ${delta} pages, so an allocation failed and the instance was torn down`,
+        `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: the wasm memory (${pages} ` +
+          `pages, its maximum) refused to grow by ${delta} pages, so an allocation failed and the instance was torn ` +
+          `down`,
       );
     }
     if (this.interrupted) {
       throw new Teardown(
         "runaway",
-        `the extension ran longer than its ${this.budget.ms} ms budget (${this.budget.source}) while ${this.what}${phase} and was interrupted; the instance was torn down`,
+        `the extension ran longer than its ${this.budget.ms} ms budget (${this.budget.source}) while ` +
+          `${this.what}${phase} and was interrupted; the instance was torn down`,
       );
     }
   }
@@ -368,7 +371,8 @@ export class Sandbox {
   private installHost(): void {
     const { ctx } = this;
     const setup =
-      "(() => { const R = RangeError, T = TypeError, g = globalThis; return [(m) => new R(m), (m) => new T(m), () => delete g.__octet_host]; })()";
+      "(() => { const R = RangeError, T = TypeError, g = globalThis; return [(m) => new R(m), (m) => new T(m), () => " +
+      "delete g.__octet_host]; })()";
     const made = ctx.unwrapResult(ctx.evalCode(setup, "octet:host-setup", { type: "global" }));
     this.helpers = { range: ctx.getProp(made, 0), type: ctx.getProp(made, 1), hide: ctx.getProp(made, 2) };
     made.dispose();
@@ -413,7 +417,8 @@ export class Sandbox {
       if (type !== "function") {
         for (const h of [...fns, object]) h.dispose();
         throw new LoadError(
-          `the prelude (${PRELUDE_NAME}) must complete with the bridge {receive, setFactory, fireTimer}; its ${name} is ${type}`,
+          `the prelude (${PRELUDE_NAME}) must complete with the bridge {receive, setFactory, fireTimer}; its ${name} ` +
+            `is ${type}`,
         );
       }
     }
@@ -476,7 +481,8 @@ export class Sandbox {
       const size = bytes === null ? `at least ${units}` : `${bytes}`;
       return this.thrown(
         "range",
-        `__octet_host.send: the frame is ${size} bytes of UTF-8, over the ${max}-byte limit (maxFrameBytes); it was not sent`,
+        `__octet_host.send: the frame is ${size} bytes of UTF-8, over the ${max}-byte limit (maxFrameBytes); it was ` +
+          `not sent`,
       );
     }
     // Every frame is copied into the host's heap: the rate bounds how fast an extension can move
@@ -492,9 +498,14 @@ export class Sandbox {
     const frames = this.settings.maxOutboundFramesPerSecond;
     let refusal: string | null = null;
     if (this.windowBytes + bytes > rate) {
-      refusal = `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second (maxOutboundBytesPerSecond); it was not sent`;
+      refusal =
+        `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; ` +
+        `this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second ` +
+        `(maxOutboundBytesPerSecond); it was not sent`;
     } else if (this.windowFrames + 1 > frames) {
-      refusal = `__octet_host.send: the extension sent ${this.windowFrames} frames within the last second, the outbound rate limit of ${frames} frames per second (maxOutboundFramesPerSecond); this frame was not sent`;
+      refusal =
+        `__octet_host.send: the extension sent ${this.windowFrames} frames within the last second, the ` +
+        `outbound rate limit of ${frames} frames per second (maxOutboundFramesPerSecond); this frame was not sent`;
     }
     if (refusal !== null) {
       // Said to the host once per window too: the extension may swallow the throw.

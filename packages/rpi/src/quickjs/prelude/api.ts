@@ -29,7 +29,8 @@ function describeRegistration(registration) {
 const loading = () => phase === "new" || phase === "loading";
 // The host fixes the catalog when the load ends (a reload is how it changes): say so, change nothing.
 function ignoredLate(what) {
-  log("warning", what + " after the load is ignored: octet fixes an extension's catalog when it loads, so register tools, commands and hooks in the extension's factory");
+  log("warning", what + " after the load is ignored: octet fixes an extension's catalog when it loads, so register " +
+    "tools, commands and hooks in the extension's factory");
 }
 // Queues a registration made during the load and returns true; after the load returns false.
 function register(key, registration) {
@@ -43,7 +44,8 @@ function register(key, registration) {
 
 function registerTool(definition) {
   need("tools", "pi.registerTool");
-  if (!isObject(definition)) throw new TypeError("pi.registerTool takes a tool definition {name, label, description, parameters, execute}");
+  if (!isObject(definition)) throw new TypeError("pi.registerTool takes a tool definition {name, label, description, " +
+    "parameters, execute}");
   const name = definition.name;
   if (typeof name !== "string" || name === "") throw new TypeError("pi.registerTool: name must be a non-empty string");
   const where = 'pi.registerTool("' + name + '"): ';
@@ -71,7 +73,8 @@ function registerCommand(name, options) {
     options = name;
     name = name.name;
   }
-  if (typeof name !== "string" || name === "") throw new TypeError("pi.registerCommand: the name must be a non-empty string");
+  if (typeof name !== "string" || name === "") throw new TypeError("pi.registerCommand: the name must be a non-empty " +
+    "string");
   if (!isObject(options) || typeof options.handler !== "function") {
     throw new TypeError('pi.registerCommand("' + name + '"): options.handler must be a function');
   }
@@ -92,7 +95,8 @@ function on(event, handler) {
   }
   const target = known ? event : EVENT_ALIASES[event];
   if (!loading()) return ignoredLate('a pi.on("' + event + '") handler');
-  if (!known) warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives "' + target + '" events instead');
+  if (!known) warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives ' +
+    '"' + target + '" events instead');
   let list = mapGet(hooks, target);
   if (list === undefined) {
     register("hook:" + target, { kind: "hook", hook: { event: target } });
@@ -137,7 +141,8 @@ const events = freeze({
 
 const flags = new Map();
 function cannotCross(api, what) {
-  return () => { throw fail(api + " is not available to QuickJS extensions: " + what + " cannot cross the extension protocol", "unsupported"); };
+  return () => { throw fail(api + " is not available to QuickJS extensions: " + what + " cannot cross the extension " +
+    "protocol", "unsupported"); };
 }
 const copyList = (v) => isArray(v) ? copy(v) : [];
 const shallow = (v) => objectAssign({}, v);
@@ -182,12 +187,14 @@ const pi = {
   },
   registerFlag(name, options) { mapSet(flags, String(name), isObject(options) ? options.default : undefined); },
   getFlag: (name) => mapGet(flags, String(name)),
-  registerShortcut() { warnOnce("shortcut", "pi.registerShortcut is ignored: octet has no keyboard shortcuts for extensions"); },
+  registerShortcut() { warnOnce("shortcut", "pi.registerShortcut is ignored: octet has no keyboard shortcuts for " +
+    "extensions"); },
   registerMessageRenderer: cannotCross("pi.registerMessageRenderer", "renderers"),
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
   registerProvider: cannotCross("pi.registerProvider", "providers"),
   unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),
-  exec: async () => { throw fail("pi.exec is not available: QuickJS extensions have no process access", "unsupported"); },
+  exec: async () => { throw fail("pi.exec is not available: QuickJS extensions have no process " +
+    "access", "unsupported"); },
 };
 
 // The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.

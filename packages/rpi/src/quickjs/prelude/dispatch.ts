@@ -69,7 +69,8 @@ function onHello(frame) {
 
 async function runInitialize(id) {
   if (phase !== "new") {
-    sendResult(id, failure(phase === "failed" ? "the extension failed to load" : "initialize was already requested"), "initialize");
+    sendResult(id, failure(phase === "failed" ? "the extension failed to load" : "initialize was already " +
+      "requested"), "initialize");
     return;
   }
   phase = "loading";
@@ -95,7 +96,8 @@ async function runInitialize(id) {
   mapClear(queued);
   for (let i = 0; i < registrations.length; i++) {
     const registration = registrations[i];
-    const problem = trySend({ type: "register", registration: registration }, "the registration of " + describeRegistration(registration));
+    const problem = trySend({ type: "register", registration: registration }, "the registration " +
+      "of " + describeRegistration(registration));
     if (problem !== null) {
       phase = "failed";
       answer(inv, failure(problem));
@@ -311,7 +313,8 @@ async function runHook(inv, invocation, snap) {
 function runInvoke(id, request) {
   if (mapHas(inflight, id)) return;
   if (phase !== "ready") {
-    const why = phase === "failed" ? "the extension failed to load" : "the extension is not initialized: invoke came before initialize was answered";
+    const why = phase === "failed" ? "the extension failed to load" : "the extension is not initialized: invoke came " +
+      "before initialize was answered";
     sendResult(id, failure(why), "the invocation");
     return;
   }
@@ -324,7 +327,8 @@ function runInvoke(id, request) {
     const name = isObject(invocation.event) ? invocation.event.name : undefined;
     runHook(newInvocation(id, 'the "' + name + '" hook'), invocation, snap);
   } else {
-    sendResult(id, failure("unknown invocation kind " + stringify(invocation.kind) + ' (expected "tool", "command" or "hook")'), "the invocation");
+    sendResult(id, failure("unknown invocation kind " + stringify(invocation.kind) + ' (expected "tool", "command" ' +
+      'or "hook")'), "the invocation");
   }
 }
 
@@ -333,7 +337,8 @@ function onRequest(frame) {
   const request = isObject(frame.request) ? frame.request : {};
   if (request.kind === "initialize") runInitialize(frame.id);
   else if (request.kind === "invoke") runInvoke(frame.id, request);
-  else sendResult(frame.id, failure("unknown request kind " + stringify(request.kind) + ' (expected "initialize" or "invoke")'), "the request");
+  else sendResult(frame.id, failure("unknown request kind " + stringify(request.kind) + ' (expected "initialize" or ' +
+    '"invoke")'), "the request");
 }
 
 function onCancel(frame) {

@@ -4,9 +4,10 @@
  *
  * Contracts:
  * - A request is `{type:"request", id:"e<N>", request}`; the host answers with a `response` of the
- *   same id. `request.parentId` is the `owner` when there is one. An `owner` (the host request id of the invocation whose ctx made the call) lets a
- *   host `cancel` of that invocation withdraw its open requests: a `cancel` frame for each, and the
- *   request settles as cancelled. A dialog's `opts.signal` withdraws it the same way.
+ *   same id. `request.parentId` is the `owner` when there is one. An `owner` (the host request id of
+ *   the invocation whose ctx made the call) lets a host `cancel` of that invocation withdraw its open
+ *   requests: a `cancel` frame for each, and the request settles as cancelled. A dialog's
+ *   `opts.signal` withdraws it the same way.
  * - Grants are checked here, before anything is sent: the `ui` capability plus the method's
  *   uiCapability (none for the query and theme methods). pi's synchronous methods (notify,
  *   setStatus, setWidget, setTitle, setEditorText) throw; the others reject.
@@ -32,7 +33,9 @@ function hostCall(request, what, owner, signal, throws) {
   if (typeof owner === "string") put(request, "parentId", owner);
   let problem = phase === "closed" ? "the extension has shut down" : null;
   if (problem === null && mapSize(pending) >= MAX_PENDING_REQUESTS) {
-    problem = what + " was not sent: " + MAX_PENDING_REQUESTS + " requests are already awaiting the host's answer (the most one extension may have outstanding); the host answers between runs, so let the loop yield (await) now and then";
+    problem = what + " was not sent: " + MAX_PENDING_REQUESTS + " requests are already awaiting the host's answer " +
+      "(the most one extension may have outstanding); the host answers between runs, so let the loop yield (await) " +
+        "now and then";
     warnOnce("pending", problem);
   }
   if (problem === null) problem = trySend({ type: "request", id: id, request: request }, what);
@@ -72,7 +75,8 @@ function withdrawOwnedBy(owner) {
 }
 function onResponse(frame) {
   const entry = mapGet(pending, frame.id);
-  if (entry !== undefined) entry.settle(isObject(frame.result) ? frame.result : failure("the host sent a malformed result"));
+  if (entry !== undefined) entry.settle(isObject(frame.result) ? frame.result : failure("the host sent a malformed " +
+    "result"));
 }
 // The success value (null reads as undefined), or throws the host's error.
 function unwrap(result) {
@@ -85,7 +89,8 @@ function unwrap(result) {
 
 const hasCapability = (name) => arrayIncludes(CAPABILITIES, name);
 function capabilityError(api, capability) {
-  return fail(api + ' needs the "' + capability + '" capability; add it to "capabilities" in pi-extension.json', "denied");
+  return fail(api + ' needs the "' + capability + '" capability; add it to "capabilities" in ' +
+    'pi-extension.json', "denied");
 }
 function need(capability, api) {
   if (!hasCapability(capability)) throw capabilityError(api, capability);
@@ -95,9 +100,11 @@ function need(capability, api) {
 async function action(api, body, owner) {
   if (!hasCapability("session_actions")) throw capabilityError(api, "session_actions");
   if (phase === "new" || phase === "loading") {
-    throw fail(api + " is unavailable while the extension loads (actions are refused in the registration-only load phase); call it from a handler", "denied");
+    throw fail(api + " is unavailable while the extension loads (actions are refused in the registration-only load " +
+      "phase); call it from a handler", "denied");
   }
-  if (phase !== "ready") throw fail(api + " is unavailable: the extension " + (phase === "closed" ? "has shut down" : "failed to load"));
+  if (phase !== "ready") throw fail(api + " is unavailable: the extension " + (phase === "closed" ? "has shut " +
+    "down" : "failed to load"));
   return unwrap(await hostCall({ kind: "action", action: body }, api + "'s request", owner));
 }
 function withOptional(body, key, value) {
@@ -119,7 +126,8 @@ const NOTIFY_LEVELS = ["info", "warning", "error"];
 function uiDenied(method, grant) {
   if (!hasCapability("ui")) return capabilityError("ctx.ui." + method, "ui");
   if (grant !== null && !arrayIncludes(UI_CAPABILITIES, grant)) {
-    return fail("ctx.ui." + method + ' needs the "' + grant + '" uiCapability; add it to "uiCapabilities" in pi-extension.json', "denied");
+    return fail("ctx.ui." + method + ' needs the "' + grant + '" uiCapability; add it to "uiCapabilities" in ' +
+      'pi-extension.json', "denied");
   }
   return null;
 }
@@ -154,7 +162,8 @@ function makeUi(owner) {
   }
   const text = (v) => isObject(v) && typeof v.value === "string" ? v.value : undefined;
   const unsupported = (method) => () => {
-    throw fail("ctx.ui." + method + " is not available to QuickJS extensions: components cannot cross the extension protocol", "unsupported");
+    throw fail("ctx.ui." + method + " is not available to QuickJS extensions: components cannot cross the extension " +
+      "protocol", "unsupported");
   };
   return {
     select: async (title, options, opts) => ask("select", "select",
@@ -173,7 +182,8 @@ function makeUi(owner) {
       const denied = uiDenied("setWidget", "widget");
       if (denied !== null) throw denied;
       if (content !== undefined && content !== null && !(isArray(content) && arrayEvery(content, (line) => typeof line === "string"))) {
-        throw new TypeError("ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension protocol)");
+        throw new TypeError("ctx.ui.setWidget takes an array of strings (component factories cannot cross the " +
+          "extension protocol)");
       }
       return tell("setWidget", "widget", withOptional({ type: "widget", key: String(key) }, "lines", content === null ? undefined : content));
     },
