@@ -193,9 +193,8 @@ function foreignExtension(
         await connection.start();
       } catch (err) {
         const tail = stderrLines.slice(-3).join(" | ");
-        throw new Error(
-          `${err instanceof Error ? err.message : String(err)}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`,
-        );
+        const message = err instanceof Error ? err.message : String(err);
+        throw new Error(`${message}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`);
       }
       ctx.signal.removeEventListener("abort", onStop);
       bridge.attach(connection);

@@ -168,7 +168,10 @@ test("RPI-15: a process executable without an execute bit is refused on Unix", {
   assert.equal(r.key, "executable");
   assert.match(
     r.error,
-    /key "executable": "\.\/main" \(.*\/main\) is not executable \(mode 0644\); process executables must have an execute bit on Unix \(chmod \+x\)/,
+    new RegExp(
+      /key "executable": "\.\/main" \(.*\/main\) is not executable \(mode 0644\); process executables must /.source +
+        /have an execute bit on Unix \(chmod \+x\)/.source,
+    ),
   );
   // A QuickJS entry is read, never executed: no execute bit is needed.
   const js = await pkg({ "index.mjs": "" });
@@ -185,7 +188,10 @@ test("RPI-07, RPI-13: a QuickJS entry whose canonical file is not .js/.mjs is re
   assert.equal(r.key, "entry");
   assert.match(
     r.error,
-    /key "entry": "\.\/index\.mjs" resolves through a symlink to ".*\/index\.ts" is a TypeScript file \(\.ts\).*TypeScript is not supported by the in-process runtime/,
+    new RegExp(
+      /key "entry": "\.\/index\.mjs" resolves through a symlink to ".*\/index\.ts" is a TypeScript file /.source +
+        /\(\.ts\).*TypeScript is not supported by the in-process runtime/.source,
+    ),
   );
 });
 

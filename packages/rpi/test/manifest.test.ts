@@ -271,7 +271,10 @@ test("RPI-09: capabilities is a non-empty list of unique known values", () => {
   refused(
     { ...PROCESS, capabilities: ["tools", "widgets"] },
     "capabilities[1]",
-    /unknown value "widgets" \(allowed: commands, tools, event_hooks, message_renderers, provider_metadata, session_actions, ui, overlays\)/,
+    new RegExp(
+      /unknown value "widgets" \(allowed: commands, tools, event_hooks, message_renderers, /.source +
+        /provider_metadata, session_actions, ui, overlays\)/.source,
+    ),
   );
   refused(
     { ...PROCESS, capabilities: ["tools", "tools"] },
@@ -290,7 +293,10 @@ test("RPI-10: uiCapabilities is required and non-empty when ui is listed, with k
   refused(
     noUi,
     "uiCapabilities",
-    /must list one or more of select, confirm, input, editor, notify, status, widget, title, set_editor_text, overlay because capabilities lists "ui", got nothing/,
+    new RegExp(
+      /must list one or more of select, confirm, input, editor, notify, status, widget, title, /.source +
+        /set_editor_text, overlay because capabilities lists "ui", got nothing/.source,
+    ),
   );
   refused({ ...QUICKJS, uiCapabilities: [] }, "uiCapabilities", /because capabilities lists "ui", got array of 0/);
   refused(

@@ -22,14 +22,17 @@ const REPLACEMENTS: Record<string, string> = {
   "Array.prototype[Symbol.iterator]": "Array.prototype[Symbol.iterator] = function* () {};",
 };
 
-const FACTORY = ext(`
+const FACTORY = ext(
+  `
   pi.on("tool_call", async () => { throw new Error("policy unavailable"); });
   pi.registerCommand("act", { handler: async (_args, ctx) => {
     const out = [];
-    try { await pi.sendMessage({ customType: "c", content: "x" }); out.push("sent"); } catch (e) { out.push("refused: " + e.message); }
+    try { await pi.sendMessage({ customType: "c", content: "x" }); out.push("sent"); } catch (e) { ` +
+    `out.push("refused: " + e.message); }
     try { ctx.ui.notify("hi"); out.push("notified"); } catch (e) { out.push("refused: " + e.message); }
     return out;
-  } });`);
+  } });`,
+);
 
 const cases = [
   ...Object.entries(REPLACEMENTS),

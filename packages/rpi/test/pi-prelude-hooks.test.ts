@@ -225,7 +225,8 @@ test("QJS-13: before_agent_start chains systemPrompt and collects messages; cont
   const { frames, h } = await reduce(
     `
     pi.on("before_agent_start", (e) => ({ systemPrompt: e.systemPrompt + " A" }));
-    pi.on("before_agent_start", (e) => ({ message: { customType: "note", content: "from " + e.prompt, display: true }, systemPrompt: e.systemPrompt + " B" }));
+    pi.on("before_agent_start", (e) => ({ message: { customType: "note", content: "from " + e.prompt, display: true ` +
+      `}, systemPrompt: e.systemPrompt + " B" }));
     pi.on("context", (e) => ({ messages: e.messages.concat([{ role: "user", content: "extra" }]) }));
     pi.on("context", (e) => ({ messages: e.messages.filter((m) => m.content !== "drop") }));
     pi.on("context", () => ({}));`,

@@ -94,7 +94,8 @@ test(
     const h = await PreludeHarness.start(
       `export default async function (pi) {
     pi.registerTool({ name: "weather", label: "Weather", description: "Get current weather",
-      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute: async () => "15" });
+      parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] }, execute: async ` +
+        `() => "15" });
     await new Promise((resolve) => setTimeout(resolve, 5));
     pi.registerCommand("forecast", { description: "Forecast", handler: async () => {} });
   }\n`,
@@ -133,7 +134,8 @@ test("RPI-38: session actions are refused during the load phase, without a frame
   const h = await PreludeHarness.start(
     `export default async function (pi) {
     const why = [];
-    for (const call of [() => pi.setSessionName("n"), () => pi.sendMessage({ customType: "c", content: "x" }), () => pi.setActiveTools(["read"])]) {
+    for (const call of [() => pi.setSessionName("n"), () => pi.sendMessage({ customType: "c", content: "x" }), () => ` +
+      `pi.setActiveTools(["read"])]) {
       try { await call(); why.push("sent"); } catch (e) { why.push(e.message + " [" + e.code + "]"); }
     }
     pi.registerCommand("why", { description: why.join(" | "), handler() {} });
@@ -277,14 +279,18 @@ test(
     "callbacks are refused",
   async () => {
     const { h } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerCommand("wait", { handler: () => new Promise((resolve) => {
       const cancelled = setTimeout(() => resolve("cancelled timer fired"), 1);
       clearTimeout(cancelled);
       let ticks = 0;
-      const every = setInterval(() => { ticks++; if (ticks === 3) { clearInterval(every); setTimeout(resolve, 5, "ticks:" + ticks); } }, 1);
+      const every = setInterval(() => { ticks++; if (ticks === 3) { clearInterval(every); setTimeout(resolve, 5, ` +
+          `"ticks:" + ticks); } }, 1);
     }) });
-    pi.registerCommand("eval", { handler: () => { try { setTimeout("1 + 1", 1); return "accepted"; } catch (e) { return e.name + ": " + e.message; } } });`),
+    pi.registerCommand("eval", { handler: () => { try { setTimeout("1 + 1", 1); return "accepted"; } catch (e) { ` +
+          `return e.name + ": " + e.message; } } });`,
+      ),
       { capabilities: ["commands"] },
     );
     try {
@@ -305,7 +311,8 @@ test("AbortController/AbortSignal shim and the JSON structuredClone", async () =
   const h = await PreludeHarness.start(ext(""));
   try {
     assert.deepEqual(
-      h.evaluate(`(() => {
+      h.evaluate(
+        `(() => {
       const c = new AbortController();
       const seen = [];
       c.signal.onabort = (e) => seen.push("onabort:" + e.type + ":" + (e.target === c.signal));
@@ -322,8 +329,10 @@ test("AbortController/AbortSignal shim and the JSON structuredClone", async () =
       let constructed;
       try { new AbortSignal(); constructed = "yes"; } catch (e) { constructed = e.name; }
       const any = AbortSignal.any([new AbortController().signal, AbortSignal.abort("first")]);
-      return [before, c.signal.aborted, c.signal.reason.name, c.signal.reason.message, seen, thrown, constructed, AbortSignal.abort("why").reason, any.reason];
-    })()`),
+      return [before, c.signal.aborted, c.signal.reason.name, c.signal.reason.message, seen, thrown, constructed, ` +
+          `AbortSignal.abort("why").reason, any.reason];
+    })()`,
+      ),
       [
         false,
         true,

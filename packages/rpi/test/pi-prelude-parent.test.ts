@@ -10,8 +10,11 @@ test(
   "QJS-13: a ctx.ui request carries the id of the invocation whose ctx made it; a pi-level action carries " + "none",
   async () => {
     const { h } = await loaded(
-      ext(`
-    pi.registerCommand("ask", { handler: async (_a, ctx) => { ctx.ui.notify("hi", "info"); await pi.setSessionName("n"); return "done"; } });`),
+      ext(
+        `
+    pi.registerCommand("ask", { handler: async (_a, ctx) => { ctx.ui.notify("hi", "info"); await ` +
+          `pi.setSessionName("n"); return "done"; } });`,
+      ),
       { capabilities: ["commands", "ui", "session_actions"], uiCapabilities: ["notify"] },
     );
     try {

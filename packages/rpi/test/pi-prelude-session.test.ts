@@ -22,11 +22,14 @@ test(
     "hello",
   async () => {
     const { h } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerCommand("ctx", { handler: async (_args, ctx) => ({
-      cwd: ctx.cwd, mode: ctx.mode, hasUI: ctx.hasUI, trusted: ctx.isProjectTrusted(), model: ctx.model === undefined ? "none" : ctx.model,
+      cwd: ctx.cwd, mode: ctx.mode, hasUI: ctx.hasUI, trusted: ctx.isProjectTrusted(), model: ctx.model === ` +
+          `undefined ? "none" : ctx.model,
       aborted: ctx.signal.aborted,
-    }) });`),
+    }) });`,
+      ),
       { capabilities: ["commands"] },
     );
     try {
@@ -98,13 +101,16 @@ test(
 
 test("QJS-09: the snapshot getters return the latest host snapshot without a round trip", async () => {
   const { h } = await loaded(
-    ext(`
-    globalThis.atLoad = [pi.getSessionName(), pi.getThinkingLevel(), pi.getActiveTools(), pi.getAllTools(), pi.getCommands()];
+    ext(
+      `
+    globalThis.atLoad = [pi.getSessionName(), pi.getThinkingLevel(), pi.getActiveTools(), pi.getAllTools(), ` +
+        `pi.getCommands()];
     pi.registerCommand("get", { handler: async () => {
       const active = pi.getActiveTools();
       active.push("mutated");
       return [pi.getSessionName(), pi.getThinkingLevel(), pi.getActiveTools(), pi.getAllTools(), pi.getCommands()];
-    } });`),
+    } });`,
+    ),
     { capabilities: ["commands"] },
   );
   try {
@@ -143,9 +149,11 @@ test(
   "QJS-10: with session_actions every action sends its catalog frame and resolves with the host's " + "answer",
   async () => {
     const { h } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerCommand("act", { handler: async (_a, ctx) => Promise.all([
-      pi.sendMessage({ customType: "note", content: "hi", display: true }, { triggerTurn: true, deliverAs: "followUp" }),
+      pi.sendMessage({ customType: "note", content: "hi", display: true }, { triggerTurn: true, deliverAs: ` +
+          `"followUp" }),
       pi.sendUserMessage("go on"),
       pi.appendEntry("state", { n: 1 }),
       pi.setSessionName("renamed"),
@@ -158,7 +166,8 @@ test(
       ctx.compact({ customInstructions: "keep the plan" }),
       ctx.reload(),
       ctx.waitForIdle(),
-    ]).then((values) => values.concat([pi.getSessionName(), pi.getActiveTools(), pi.getThinkingLevel()])) });`),
+    ]).then((values) => values.concat([pi.getSessionName(), pi.getActiveTools(), pi.getThinkingLevel()])) });`,
+      ),
       { capabilities: ["commands", "session_actions"] },
     );
     try {
@@ -244,15 +253,18 @@ test(
 
 test("RPI-39: without session_actions every action rejects naming the capability, and nothing is sent", async () => {
   const { h } = await loaded(
-    ext(`
+    ext(
+      `
     pi.registerCommand("act", { handler: async (_a, ctx) => {
-      const calls = [() => pi.sendMessage({}), () => pi.sendUserMessage("x"), () => pi.appendEntry("t"), () => pi.setSessionName("n"),
+      const calls = [() => pi.sendMessage({}), () => pi.sendUserMessage("x"), () => pi.appendEntry("t"), () => ` +
+        `pi.setSessionName("n"),
         () => pi.setLabel("e"), () => pi.setActiveTools([]), () => pi.setModel({}), () => pi.setThinkingLevel("low"),
         () => ctx.abort(), () => ctx.shutdown(), () => ctx.compact(), () => ctx.reload(), () => ctx.waitForIdle()];
       const out = [];
       for (const c of calls) { try { await c(); out.push("sent"); } catch (e) { out.push(e.message); } }
       return out;
-    } });`),
+    } });`,
+    ),
     { capabilities: ["commands"] },
   );
   try {
@@ -287,12 +299,15 @@ test(
   "QJS-10: ctx.waitForIdle and ctx.reload belong to command handlers; from a tool they reject without a " + "frame",
   async () => {
     const { h } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerTool({ name: "t", description: "d", execute: async (_i, _p, _s, _u, ctx) => {
       const out = [];
-      for (const c of [() => ctx.waitForIdle(), () => ctx.reload()]) { try { await c(); } catch (e) { out.push(e.message); } }
+      for (const c of [() => ctx.waitForIdle(), () => ctx.reload()]) { try { await c(); } catch (e) { ` +
+          `out.push(e.message); } }
       return out.join(" | ");
-    } });`),
+    } });`,
+      ),
       { capabilities: ["tools", "session_actions"] },
     );
     try {
@@ -400,14 +415,17 @@ test(
     "withdraw open dialogs",
   async () => {
     const { h } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerCommand("ask", { handler: async (_a, ctx) => {
       const c = new AbortController();
       const dismissed = ctx.ui.select("Pick", ["a"], { signal: c.signal });
       c.abort();
       return [await dismissed, await ctx.ui.confirm("Sure?", "m"), await ctx.ui.input("Name")];
     } });
-    pi.registerCommand("hang", { handler: async (_a, ctx) => { globalThis.hung = await ctx.ui.confirm("Wait?", "m"); return "late"; } });`),
+    pi.registerCommand("hang", { handler: async (_a, ctx) => { globalThis.hung = await ctx.ui.confirm("Wait?", "m"); ` +
+          `return "late"; } });`,
+      ),
       { capabilities: ["commands", "ui"], uiCapabilities: ALL_UI },
     );
     try {
@@ -438,20 +456,26 @@ test(
   "QJS-12: each UI method needs `ui` and its grant; synchronous ones throw, the others reject, naming what is " +
     "missing, and nothing is sent",
   async () => {
-    const source = ext(`
+    const source = ext(
+      `
     pi.registerCommand("ui", { handler: async (_a, ctx) => {
       const out = [];
-      const sync = { notify: () => ctx.ui.notify("m"), setStatus: () => ctx.ui.setStatus("k", "t"), setWidget: () => ctx.ui.setWidget("w", []),
+      const sync = { notify: () => ctx.ui.notify("m"), setStatus: () => ctx.ui.setStatus("k", "t"), setWidget: () => ` +
+        `ctx.ui.setWidget("w", []),
         setTitle: () => ctx.ui.setTitle("t"), setEditorText: () => ctx.ui.setEditorText("t") };
-      for (const [name, c] of Object.entries(sync)) { try { c(); out.push(name + " sent"); } catch (e) { out.push("throws " + e.message); } }
-      const async = { select: () => ctx.ui.select("t", ["a"]), confirm: () => ctx.ui.confirm("t", "m"), input: () => ctx.ui.input("t"),
-        editor: () => ctx.ui.editor("t"), getEditorText: () => ctx.ui.getEditorText(), getToolsExpanded: () => ctx.ui.getToolsExpanded() };
+      for (const [name, c] of Object.entries(sync)) { try { c(); out.push(name + " sent"); } catch (e) { ` +
+        `out.push("throws " + e.message); } }
+      const async = { select: () => ctx.ui.select("t", ["a"]), confirm: () => ctx.ui.confirm("t", "m"), input: () => ` +
+        `ctx.ui.input("t"),
+        editor: () => ctx.ui.editor("t"), getEditorText: () => ctx.ui.getEditorText(), getToolsExpanded: () => ` +
+        `ctx.ui.getToolsExpanded() };
       for (const [name, c] of Object.entries(async)) {
         const p = c();
         try { await p; out.push(name + " sent"); } catch (e) { out.push("rejects " + e.message); }
       }
       return out;
-    } });`);
+    } });`,
+    );
     const grant = (m: string, g: string): string =>
       `ctx.ui.${m} needs the "${g}" uiCapability; add it to "uiCapabilities" in pi-extension.json`;
     const noUi = (m: string): string =>
@@ -502,14 +526,17 @@ test(
   "QJS-11, QJS-18: setWidget takes string arrays only; a UI request over the frame limit throws, saying " + "so",
   async () => {
     const { h } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerCommand("w", { handler: async (_a, ctx) => {
       const out = [];
-      for (const c of [() => ctx.ui.setWidget("w", () => ({})), () => ctx.ui.notify("z".repeat(10000)), () => ctx.ui.custom(() => ({}))]) {
+      for (const c of [() => ctx.ui.setWidget("w", () => ({})), () => ctx.ui.notify("z".repeat(10000)), () => ` +
+          `ctx.ui.custom(() => ({}))]) {
         try { c(); out.push("sent"); } catch (e) { out.push(e.name + ": " + e.message); }
       }
       return out;
-    } });`),
+    } });`,
+      ),
       { capabilities: ["commands", "ui"], uiCapabilities: ALL_UI, maxFrameBytes: 4096 },
     );
     try {
@@ -518,7 +545,20 @@ test(
         ok("req-2", [
           "TypeError: ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension " +
             "protocol)",
-          `Error: ${overLimit("ctx.ui.notify's request", { type: "request", id: "e1", request: { kind: "ui", ui: { request: { type: "notify", message: "z".repeat(10000), level: "info" } }, parentId: "req-2" } }, 4096)}`,
+          "Error: " +
+            overLimit(
+              "ctx.ui.notify's request",
+              {
+                type: "request",
+                id: "e1",
+                request: {
+                  kind: "ui",
+                  ui: { request: { type: "notify", message: "z".repeat(10000), level: "info" } },
+                  parentId: "req-2",
+                },
+              },
+              4096,
+            ),
           "Error: ctx.ui.custom is not available to QuickJS extensions: components cannot cross the extension protocol",
         ]),
       ]);

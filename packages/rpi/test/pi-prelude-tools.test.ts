@@ -11,18 +11,21 @@ test(
   "QJS-05: execute gets (toolCallId, params, signal, onUpdate, ctx) and its AgentToolResult is the success " + "answer",
   async () => {
     const { h, load } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerTool({
       name: "echo", label: "Echo", description: "Echoes text",
       parameters: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
       async execute(toolCallId, params, signal, onUpdate, ctx) {
         return {
           content: [{ type: "text", text: "echo:" + params.text }],
-          details: { toolCallId, aborted: signal.aborted, same: signal === ctx.signal, onUpdate: typeof onUpdate, cwd: ctx.cwd, self: this.label },
+          details: { toolCallId, aborted: signal.aborted, same: signal === ctx.signal, onUpdate: typeof onUpdate, ` +
+          `cwd: ctx.cwd, self: this.label },
           extra: "dropped",
         };
       },
-    });`),
+    });`,
+      ),
       tools,
     );
     try {
@@ -149,12 +152,16 @@ test(
         err("req-4", 'tool "num" returned a number; expected an AgentToolResult {content: [...], details?}'),
         err(
           "req-5",
-          'tool "obj" returned an object without a content array; expected an AgentToolResult {content: [...], details?}',
+          'tool "obj" returned an object without a content array; expected an AgentToolResult {content: [...], ' +
+            "details?}",
         ),
       ]);
       assert.match(
         JSON.stringify(frames[4]),
-        /^\{"type":"response","id":"req-6","result":\{"status":"error","error":\{"message":"the result of tool \\"big\\" cannot be encoded as JSON: [^"]+"\}\}\}$/,
+        new RegExp(
+          /^\{"type":"response","id":"req-6","result":\{"status":"error","error":\{"message":"the result of /.source +
+            /tool \\"big\\" cannot be encoded as JSON: [^"]+"\}\}\}$/.source,
+        ),
       );
       assert.equal(frames.length, 5);
     } finally {
@@ -238,12 +245,15 @@ test(
     "handler",
   async () => {
     const { h } = await loaded(
-      ext(`
+      ext(
+        `
     pi.registerTool({ name: "chatty", description: "d", async execute(_id, _p, signal, onUpdate) {
-      try { onUpdate({ content: [{ type: "text", text: "y".repeat(10000) }] }); } catch (e) { globalThis.thrown = e.message; }
+      try { onUpdate({ content: [{ type: "text", text: "y".repeat(10000) }] }); } catch (e) { globalThis.thrown = ` +
+          `e.message; }
       globalThis.aborted = signal.aborted;
       return "finished anyway";
-    } });`),
+    } });`,
+      ),
       { ...tools, maxFrameBytes: 4096 },
     );
     try {
@@ -283,13 +293,16 @@ test("QJS-05: registerTool needs the tools capability, and malformed definitions
     h.dispose();
   }
   const m = await PreludeHarness.start(
-    ext(`
+    ext(
+      `
     const why = [];
-    for (const d of [undefined, { description: "d", execute() {} }, { name: "t" }, { name: "t", execute() {}, parameters: [] },
+    for (const d of [undefined, { description: "d", execute() {} }, { name: "t" }, { name: "t", execute() {}, ` +
+        `parameters: [] },
                      { name: "t", execute() {}, description: 3 }, { name: "t", execute() {}, label: {} }]) {
       try { pi.registerTool(d); why.push("ok"); } catch (e) { why.push(e.name + ": " + e.message); }
     }
-    globalThis.why = why;`),
+    globalThis.why = why;`,
+    ),
     tools,
   );
   try {

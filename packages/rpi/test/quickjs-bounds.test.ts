@@ -12,8 +12,8 @@ const MiB = 1024 * 1024;
 
 test(
   "QJS-15: allocating past 64 MiB in many small pieces fails inside the runtime (the extension catches it); the " +
-    "wasm memory is exactly 64 MiB and refused to grow; the instance ends as 'memory' and the host and other instances " +
-    "are unaffected",
+    "wasm memory is exactly 64 MiB and refused to grow; the instance ends as 'memory' and the host and other " +
+    "instances are unaffected",
   async (t) => {
     const other = await launch();
     const inst = await launch(undefined, { interruptAfterMs: 30_000 });
@@ -140,7 +140,8 @@ test(
       );
       assert.deepEqual(over.value, [
         true,
-        "__octet_host.send: the frame is 1002 bytes of UTF-8, over the 1001-byte limit (maxFrameBytes); it was not sent",
+        "__octet_host.send: the frame is 1002 bytes of UTF-8, over the 1001-byte limit (maxFrameBytes); it was not " +
+          "sent",
       ]);
       const type = await small.run(
         `try { api.sendText({}); } catch (e) { return [e instanceof TypeError, e.message]; }`,
@@ -200,7 +201,10 @@ test(
     assert.equal(exit.code, "fatal");
     assert.match(
       exit.reason,
-      /^1025 events of \d+ bytes were buffered with no listener attached, past the limit of 1024 events or 8388608 bytes \(8 MiB\)/,
+      new RegExp(
+        /^1025 events of \d+ bytes were buffered with no listener attached, past the limit of 1024 events or /.source +
+          /8388608 bytes \(8 MiB\)/.source,
+      ),
     );
   },
 );
@@ -258,8 +262,8 @@ test(
       assert.equal(report.sent, 100_000);
       assert.deepEqual(report.refused, [
         true,
-        "__octet_host.send: the extension sent 100000 bytes of frames within the last second; this 2-byte frame would " +
-          "pass the outbound rate limit of 100000 bytes per second (maxOutboundBytesPerSecond); it was not sent",
+        "__octet_host.send: the extension sent 100000 bytes of frames within the last second; this 2-byte frame " +
+          "would pass the outbound rate limit of 100000 bytes per second (maxOutboundBytesPerSecond); it was not sent",
       ]);
       assert.equal(inst.events.filter((e) => e.kind === "frame" && e.text.length === 1000).length, 100);
       assert.equal((await inst.run("return 'the next second'")).value, "the next second");
@@ -275,7 +279,8 @@ test(
   async () => {
     const { connection } = await connectPi(
       `export default function (pi) {
-    pi.registerTool({ name: "flood", description: "d", async execute(_id, _p, _signal, onUpdate) { for (;;) onUpdate(1); } });
+    pi.registerTool({ name: "flood", description: "d", async execute(_id, _p, _signal, onUpdate) { for (;;) ` +
+        `onUpdate(1); } });
     pi.registerTool({ name: "ok", description: "d", execute: async () => "still serving" });
   }\n`,
       {},
@@ -292,7 +297,11 @@ test(
       assert.equal(r.status, "error");
       assert.match(
         r.status === "error" ? r.error.message : "",
-        /^an update of tool "flood" could not be sent: __octet_host\.send: the extension sent \d+ bytes of frames within the last second; this \d+-byte frame would pass the outbound rate limit of 20000 bytes per second \(maxOutboundBytesPerSecond\)/,
+        new RegExp(
+          /^an update of tool "flood" could not be sent: __octet_host\.send: the extension sent \d+ bytes of /.source +
+            /frames within the last second; this \d+-byte frame would pass the outbound rate limit of 20000 /.source +
+            /bytes per second \(maxOutboundBytesPerSecond\)/.source,
+        ),
       );
       assert.ok(updates > 100 && updates < 1000, `${updates} updates reached the host`);
       const next = await connection.invoke({ kind: "tool", name: "ok", callId: "c2", arguments: {} });

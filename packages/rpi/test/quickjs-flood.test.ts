@@ -47,15 +47,18 @@ test(
   async () => {
     const inst = await launch(undefined, { maxOutboundFramesPerSecond: 100, interruptAfterMs: 5000 });
     try {
-      const r = await inst.run(`return (async () => {
+      const r = await inst.run(
+        `return (async () => {
       let sent = 0, error = null, range = false, refused = 0;
       for (let i = 0; i < 1000; i++) {
-        try { api.send({ n: i }); sent++; } catch (e) { refused++; if (error === null) { error = e.message; range = e instanceof RangeError; } }
+        try { api.send({ n: i }); sent++; } catch (e) { refused++; if (error === null) { error = e.message; range = ` +
+          `e instanceof RangeError; } }
       }
       // The answer itself needs the next window.
       await new Promise((resolve) => api.setTimeout(resolve, 1100));
       return { sent, refused, error, range };
-    })();`);
+    })();`,
+      );
       const v = r.value as { sent: number; refused: number; error: string; range: boolean };
       assert.ok(v.sent > 0 && v.sent <= 100, `at most 100 frames in the window; ${v.sent} were sent`);
       assert.equal(v.sent + v.refused, 1000);

@@ -36,7 +36,10 @@ export type RpiLaunchResult = { ok: true; launch: RpiLaunch } | { ok: false; err
 /** The message every untrusted project manifest gets, from the loader and from the launcher. */
 export function untrustedProjectMessage(manifestPath: string, id?: string): string {
   const which = id === undefined ? "" : ` for extension ${quote(id)}`;
-  return `${manifestPath}: untrusted project manifest${which}: project extensions load only in a trusted project; trust the project to load it`;
+  return (
+    `${manifestPath}: untrusted project manifest${which}: project extensions load only in a trusted project; ` +
+    `trust the project to load it`
+  );
 }
 
 /** Whether `child` (canonical) lies strictly inside `dir` (canonical). */

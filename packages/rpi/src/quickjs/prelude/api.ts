@@ -53,7 +53,9 @@ function registerTool(definition) {
   if (typeof run !== "function") throw new TypeError(where + "execute (or handler) must be a function");
   const description = definition.description === undefined ? "" : definition.description;
   if (typeof description !== "string") throw new TypeError(where + "description must be a string");
-  if (definition.label !== undefined && typeof definition.label !== "string") throw new TypeError(where + "label must be a string");
+  if (definition.label !== undefined && typeof definition.label !== "string") {
+    throw new TypeError(where + "label must be a string");
+  }
   let parameters = definition.parameters === undefined ? { type: "object", properties: {} } : definition.parameters;
   if (!isObject(parameters)) throw new TypeError(where + "parameters must be a JSON Schema object");
   try {
@@ -64,7 +66,8 @@ function registerTool(definition) {
   const tool = withOptional({ name: name }, "label", definition.label);
   put(tool, "description", description);
   put(tool, "parameters", parameters);
-  if (register("tool:" + name, { kind: "tool", tool: tool })) mapSet(tools, name, { name: name, run: run, definition: definition });
+  if (register("tool:" + name, { kind: "tool", tool: tool })) mapSet(tools, name, { name: name, run: run,
+      definition: definition });
 }
 
 function registerCommand(name, options) {
@@ -82,7 +85,8 @@ function registerCommand(name, options) {
     throw new TypeError('pi.registerCommand("' + name + '"): description must be a string');
   }
   const command = withOptional({ name: name }, "description", options.description);
-  if (register("command:" + name, { kind: "command", command: command })) mapSet(commands, name, { name: name, handler: options.handler, options: options });
+  if (register("command:" + name, { kind: "command", command: command })) mapSet(commands, name, { name: name,
+      handler: options.handler, options: options });
 }
 
 function on(event, handler) {
@@ -131,7 +135,9 @@ const events = freeze({
       const entry = list[i];
       try {
         const result = entry.handler(data);
-        if (result !== null && typeof result === "object" && typeof result.then === "function") result.then(undefined, report);
+        if (result !== null && typeof result === "object" && typeof result.then === "function") {
+          result.then(undefined, report);
+        }
       } catch (e) {
         report(e);
       }
@@ -156,7 +162,8 @@ const pi = {
   getActiveTools: () => copyList(snapshot.activeTools),
   getAllTools() {
     const list = copyList(snapshot.allTools);
-    for (let i = 0; i < list.length; i++) list[i] = typeof list[i] === "string" ? { name: list[i], description: "" } : shallow(list[i]);
+    for (let i = 0; i < list.length; i++) list[i] = typeof list[i] === "string" ? { name: list[i],
+        description: "" } : shallow(list[i]);
     return list;
   },
   getCommands() {
@@ -164,15 +171,19 @@ const pi = {
     for (let i = 0; i < list.length; i++) list[i] = shallow(list[i]);
     return list;
   },
-  sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message", message: message }, "options", options)),
-  sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message", content: content }, "options", options)),
-  appendEntry: (customType, data) => action("pi.appendEntry", withOptional({ kind: "append_entry", customType: String(customType) }, "data", data)),
+  sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message", message: message },
+      "options", options)),
+  sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message",
+      content: content }, "options", options)),
+  appendEntry: (customType, data) => action("pi.appendEntry", withOptional({ kind: "append_entry",
+      customType: String(customType) }, "data", data)),
   async setSessionName(name) {
     const value = await action("pi.setSessionName", { kind: "set_session_name", name: String(name) });
     snapshot.sessionName = String(name);
     return value;
   },
-  setLabel: (entryId, label) => action("pi.setLabel", withOptional({ kind: "set_label", entryId: String(entryId) }, "label", label)),
+  setLabel: (entryId, label) => action("pi.setLabel", withOptional({ kind: "set_label", entryId: String(entryId) },
+      "label", label)),
   async setActiveTools(toolNames) {
     const names = arrayFrom(toolNames, String);
     const value = await action("pi.setActiveTools", { kind: "set_active_tools", toolNames: names });
@@ -199,7 +210,8 @@ const pi = {
 
 // The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.
 function makeContext(inv, snap, isCommand) {
-  const pick = (key) => snap[key] !== undefined && snap[key] !== null ? snap[key] : (session !== null ? session[key] : undefined);
+  const pick = (key) =>
+    snap[key] !== undefined && snap[key] !== null ? snap[key] : (session !== null ? session[key] : undefined);
   const mode = pick("mode");
   const trusted = pick("projectTrusted") === true;
   const owner = inv.id;

@@ -59,11 +59,13 @@ function answer(inv, result) {
 
 function onHello(frame) {
   if (session !== null) return;
-  session = { instance: frame.instance, cwd: frame.cwd, mode: frame.mode, projectTrusted: frame.projectTrusted === true };
+  session = { instance: frame.instance, cwd: frame.cwd, mode: frame.mode,
+      projectTrusted: frame.projectTrusted === true };
   trySend({
     type: "hello",
     protocolVersion: PROTOCOL_VERSION,
-    manifest: { id: EXTENSION_ID, name: EXTENSION_ID, version: "0.0.0", capabilities: CAPABILITIES, uiCapabilities: UI_CAPABILITIES },
+    manifest: { id: EXTENSION_ID, name: EXTENSION_ID, version: "0.0.0", capabilities: CAPABILITIES,
+        uiCapabilities: UI_CAPABILITIES },
   }, "the hello frame");
 }
 
@@ -124,7 +126,8 @@ async function runTool(inv, invocation, snap) {
   if (tool === undefined) return answer(inv, failure('unknown tool "' + invocation.name + '"'));
   const onUpdate = (partial) => {
     if (inv.answered) return;
-    const problem = trySend({ type: "update", id: inv.id, value: partial === undefined ? null : partial }, 'an update of tool "' + tool.name + '"');
+    const problem = trySend({ type: "update", id: inv.id, value: partial === undefined ? null : partial },
+        'an update of tool "' + tool.name + '"');
     if (problem === null) return;
     answer(inv, failure(problem));
     abortSignal(inv.controller.signal, abortError(problem));
@@ -132,7 +135,8 @@ async function runTool(inv, invocation, snap) {
   };
   try {
     const args = isObject(invocation.arguments) ? invocation.arguments : {};
-    const value = await apply(tool.run, tool.definition, [String(invocation.callId), args, inv.controller.signal, onUpdate, makeContext(inv, snap, false)]);
+    const value = await apply(tool.run, tool.definition, [String(invocation.callId), args, inv.controller.signal,
+        onUpdate, makeContext(inv, snap, false)]);
     answer(inv, success(toolResult(tool.name, value)));
   } catch (e) {
     answer(inv, failure(describe(e)));
@@ -242,7 +246,8 @@ async function reduceHook(name, data, handlers, ctx, inv) {
       }
     }
     if (messages.length === 0 && !changed) return null;
-    return withOptional(messages.length > 0 ? { messages: messages } : {}, "systemPrompt", changed ? systemPrompt : undefined);
+    return withOptional(messages.length > 0 ? { messages: messages } : {}, "systemPrompt",
+        changed ? systemPrompt : undefined);
   }
   if (name === "context" || name === "before_provider_request") {
     const key = name === "context" ? "messages" : "payload";
@@ -322,7 +327,8 @@ function runInvoke(id, request) {
   const snap = snapshot;
   const invocation = isObject(request.invocation) ? request.invocation : {};
   if (invocation.kind === "tool") runTool(newInvocation(id, 'tool "' + invocation.name + '"'), invocation, snap);
-  else if (invocation.kind === "command") runCommand(newInvocation(id, 'command "' + invocation.name + '"'), invocation, snap);
+  else if (invocation.kind === "command") runCommand(newInvocation(id, 'command "' + invocation.name + '"'),
+      invocation, snap);
   else if (invocation.kind === "hook") {
     const name = isObject(invocation.event) ? invocation.event.name : undefined;
     runHook(newInvocation(id, 'the "' + name + '" hook'), invocation, snap);

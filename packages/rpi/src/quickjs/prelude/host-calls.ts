@@ -150,14 +150,16 @@ function makeUi(owner) {
     const ui = { request: request };
     const timeout = isObject(opts) ? Number(opts.timeout) : NaN;
     if (timeout > 0 && numberIsFinite(timeout)) put(ui, "timeoutMs", mathMax(1, mathFloor(timeout)));
-    const result = await hostCall({ kind: "ui", ui: ui }, "ctx.ui." + method + "'s request", owner, isObject(opts) ? opts.signal : undefined);
+    const result = await hostCall({ kind: "ui", ui: ui }, "ctx.ui." + method + "'s request", owner,
+        isObject(opts) ? opts.signal : undefined);
     return map(result.status === "cancelled" ? undefined : unwrap(result));
   }
   // pi's synchronous methods: throw when refused or unsendable; the promise is the host's answer.
   function tell(method, grant, request) {
     const denied = uiDenied(method, grant);
     if (denied !== null) throw denied;
-    return promiseThen(hostCall({ kind: "ui", ui: { request: request } }, "ctx.ui." + method + "'s request", owner, undefined, true),
+    return promiseThen(hostCall({ kind: "ui", ui: { request: request } }, "ctx.ui." + method + "'s request", owner,
+        undefined, true),
       (result) => { if (result.status !== "cancelled") unwrap(result); });
   }
   const text = (v) => isObject(v) && typeof v.value === "string" ? v.value : undefined;
@@ -167,40 +169,52 @@ function makeUi(owner) {
   };
   return {
     select: async (title, options, opts) => ask("select", "select",
-      { type: "select", title: String(title), options: arrayFrom(options === undefined || options === null ? [] : options, String) }, opts, text),
+      { type: "select", title: String(title),
+          options: arrayFrom(options === undefined || options === null ? [] : options, String) }, opts, text),
     confirm: async (title, message, opts) => ask("confirm", "confirm",
-      { type: "confirm", title: String(title), message: String(message) }, opts, (v) => isObject(v) && v.confirmed === true),
+      { type: "confirm", title: String(title), message: String(message) }, opts,
+          (v) => isObject(v) && v.confirmed === true),
     input: async (title, placeholder, opts) => ask("input", "input",
-      withOptional({ type: "input", title: String(title) }, "placeholder", placeholder === undefined ? undefined : String(placeholder)), opts, text),
+      withOptional({ type: "input", title: String(title) }, "placeholder",
+          placeholder === undefined ? undefined : String(placeholder)), opts, text),
     editor: async (title, prefill, opts) => ask("editor", "editor",
-      withOptional({ type: "editor", title: String(title) }, "prefill", prefill === undefined ? undefined : String(prefill)), opts, text),
+      withOptional({ type: "editor", title: String(title) }, "prefill",
+          prefill === undefined ? undefined : String(prefill)), opts, text),
     notify: (message, level) => tell("notify", "notify",
       { type: "notify", message: String(message), level: arrayIncludes(NOTIFY_LEVELS, level) ? level : "info" }),
     setStatus: (key, value) => tell("setStatus", "status",
-      withOptional({ type: "status", key: String(key) }, "text", value === undefined || value === null ? undefined : String(value))),
+      withOptional({ type: "status", key: String(key) }, "text",
+          value === undefined || value === null ? undefined : String(value))),
     setWidget(key, content) {
       const denied = uiDenied("setWidget", "widget");
       if (denied !== null) throw denied;
-      if (content !== undefined && content !== null && !(isArray(content) && arrayEvery(content, (line) => typeof line === "string"))) {
+      if (content !== undefined && content !== null && !(isArray(content) && arrayEvery(content,
+          (line) => typeof line === "string"))) {
         throw new TypeError("ctx.ui.setWidget takes an array of strings (component factories cannot cross the " +
           "extension protocol)");
       }
-      return tell("setWidget", "widget", withOptional({ type: "widget", key: String(key) }, "lines", content === null ? undefined : content));
+      return tell("setWidget", "widget", withOptional({ type: "widget", key: String(key) }, "lines",
+          content === null ? undefined : content));
     },
     setTitle: (title) => tell("setTitle", "title", { type: "title", title: String(title) }),
-    setEditorText: (value) => tell("setEditorText", "set_editor_text", { type: "set_editor_text", text: String(value) }),
-    getEditorText: () => ask("getEditorText", null, { type: "get_editor_text" }, undefined, (v) => text(v) === undefined ? "" : v.value),
+    setEditorText: (value) => tell("setEditorText", "set_editor_text", { type: "set_editor_text",
+        text: String(value) }),
+    getEditorText: () => ask("getEditorText", null, { type: "get_editor_text" }, undefined,
+        (v) => text(v) === undefined ? "" : v.value),
     getAllThemes: () => ask("getAllThemes", null, { type: "get_all_themes" }, undefined, (v) =>
       isObject(v) && isArray(v.themes) ? themesOf(v.themes) : []),
     getTheme: async (name) => ask("getTheme", null, { type: "get_theme", name: String(name) }, undefined, (v) =>
       isObject(v) && v.theme !== null && v.theme !== undefined ? v.theme : undefined),
     async setTheme(theme) {
-      const name = typeof theme === "string" ? theme : isObject(theme) && typeof theme.name === "string" ? theme.name : undefined;
+      const name =
+        typeof theme === "string" ? theme : isObject(theme) && typeof theme.name === "string" ? theme.name : undefined;
       if (name === undefined) return { success: false, error: "ctx.ui.setTheme takes a theme name" };
       return ask("setTheme", null, { type: "set_theme", name: name }, undefined, (v) =>
-        withOptional({ success: isObject(v) && v.success === true }, "error", isObject(v) && typeof v.error === "string" ? v.error : (isObject(v) ? undefined : "cancelled")));
+        withOptional({ success: isObject(v) && v.success === true }, "error",
+            isObject(v) && typeof v.error === "string" ? v.error : (isObject(v) ? undefined : "cancelled")));
     },
-    getToolsExpanded: () => ask("getToolsExpanded", null, { type: "get_tools_expanded" }, undefined, (v) => isObject(v) && v.expanded === true),
+    getToolsExpanded: () => ask("getToolsExpanded", null, { type: "get_tools_expanded" }, undefined,
+        (v) => isObject(v) && v.expanded === true),
     get theme() { return PLAIN_THEME; },
     setWorkingMessage() {},
     custom: unsupported("custom"),
