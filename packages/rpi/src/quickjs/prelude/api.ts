@@ -204,8 +204,9 @@ const pi = {
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
   registerProvider: cannotCross("pi.registerProvider", "providers"),
   unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),
-  exec: async () => { throw fail("pi.exec is not available: QuickJS extensions have no process " +
-    "access", "unsupported"); },
+  exec: async () => {
+    throw fail("pi.exec is not available: QuickJS extensions have no process access", "unsupported");
+  },
 };
 
 // The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.

@@ -71,8 +71,8 @@ function onHello(frame) {
 
 async function runInitialize(id) {
   if (phase !== "new") {
-    sendResult(id, failure(phase === "failed" ? "the extension failed to load" : "initialize was already " +
-      "requested"), "initialize");
+    const why = phase === "failed" ? "the extension failed to load" : "initialize was already requested";
+    sendResult(id, failure(why), "initialize");
     return;
   }
   phase = "loading";
@@ -98,8 +98,8 @@ async function runInitialize(id) {
   mapClear(queued);
   for (let i = 0; i < registrations.length; i++) {
     const registration = registrations[i];
-    const problem = trySend({ type: "register", registration: registration }, "the registration " +
-      "of " + describeRegistration(registration));
+    const problem = trySend({ type: "register", registration: registration },
+      "the registration of " + describeRegistration(registration));
     if (problem !== null) {
       phase = "failed";
       answer(inv, failure(problem));

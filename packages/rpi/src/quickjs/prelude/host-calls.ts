@@ -103,8 +103,9 @@ async function action(api, body, owner) {
     throw fail(api + " is unavailable while the extension loads (actions are refused in the registration-only load " +
       "phase); call it from a handler", "denied");
   }
-  if (phase !== "ready") throw fail(api + " is unavailable: the extension " + (phase === "closed" ? "has shut " +
-    "down" : "failed to load"));
+  if (phase !== "ready") {
+    throw fail(api + " is unavailable: the extension " + (phase === "closed" ? "has shut down" : "failed to load"));
+  }
   return unwrap(await hostCall({ kind: "action", action: body }, api + "'s request", owner));
 }
 function withOptional(body, key, value) {
