@@ -11,15 +11,19 @@ import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
 import { rpiRuntime } from "@octet/rpi";
 
-const FLOOD = (updates, notifies) => `
+const FLOOD = (updates, notifies) =>
+  `
 const UPDATES = ${updates}, NOTIFIES = ${notifies};
 export default function (pi) {
-  const tool = (name, execute) => pi.registerTool({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute });
-  tool("warm", async (_id, _p, _s, onUpdate, ctx) => { for (let i = 0; i < 10; i++) { onUpdate({ content: [{ type: "text", text: "w" + i }] }); ctx.ui.notify("w" + i, "info"); } return "warm"; });
+  const tool = (name, execute) => pi.registerTool({ name, label: name, description: name, parameters: { type: ` +
+  `"object", properties: {} }, execute });
+  tool("warm", async (_id, _p, _s, onUpdate, ctx) => { for (let i = 0; i < 10; i++) { onUpdate({ content: [{ type: ` +
+  `"text", text: "w" + i }] }); ctx.ui.notify("w" + i, "info"); } return "warm"; });
   tool("updates", async (_id, _p, _s, onUpdate) => {
     let refused = 0, message = "";
     for (let i = 0; i < UPDATES; i++) {
-      try { onUpdate({ content: [{ type: "text", text: "u" + i }] }); } catch (e) { refused++; message = e.message; break; }
+      try { onUpdate({ content: [{ type: "text", text: "u" + i }] }); } catch (e) { refused++; message = e.message; ` +
+  `break; }
     }
     return "sent; refused " + refused + (message ? ": " + message : "");
   });

@@ -91,7 +91,8 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   const memory = options.quickjs?.memoryLimitBytes;
   if (memory !== undefined && (!Number.isInteger(memory) || memory > DEFAULT_MEMORY_LIMIT_BYTES)) {
     throw new RangeError(
-      `rpiRuntime: quickjs.memoryLimitBytes must be an integer of at most ${DEFAULT_MEMORY_LIMIT_BYTES} bytes (64 MiB); got ${String(memory)}`,
+      `rpiRuntime: quickjs.memoryLimitBytes must be an integer of at most ${DEFAULT_MEMORY_LIMIT_BYTES} bytes (64 ` +
+        `MiB); got ${String(memory)}`,
     );
   }
   return {
@@ -131,7 +132,8 @@ function foreignExtension(
       const m = parsed.manifest;
       if (m.id !== manifest.id)
         throw new Error(
-          `${manifestPath}: its id changed from "${manifest.id}" to "${m.id}" since discovery; restart the host to pick it up`,
+          `${manifestPath}: its id changed from "${manifest.id}" to "${m.id}" since discovery; restart the host to ` +
+            `pick it up`,
         );
       const resolved = await resolveRpiLaunch(m, manifestPath, { source: ctx.source, projectTrusted: ctx.trusted });
       if (!resolved.ok) throw new Error(resolved.error);
@@ -191,9 +193,8 @@ function foreignExtension(
         await connection.start();
       } catch (err) {
         const tail = stderrLines.slice(-3).join(" | ");
-        throw new Error(
-          `${err instanceof Error ? err.message : String(err)}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`,
-        );
+        const message = err instanceof Error ? err.message : String(err);
+        throw new Error(`${message}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`);
       }
       ctx.signal.removeEventListener("abort", onStop);
       bridge.attach(connection);

@@ -21,77 +21,80 @@ test("RPI-22: the extension hello frame is read with its manifest", () => {
   assert.match(!bad.ok ? bad.problem : "", /protocolVersion must be 1 \(got 2\)/);
 });
 
-test("RPI-27, RPI-28, RPI-29: register, response (success, error, cancelled), update, request and cancel frames", () => {
-  const reg = parseExtensionFrame({
-    type: "register",
-    registration: {
-      kind: "tool",
-      tool: {
-        name: "weather",
-        label: "Weather",
-        description: "Get current weather",
-        parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+test(
+  "RPI-27, RPI-28, RPI-29: register, response (success, error, cancelled), update, request and cancel " + "frames",
+  () => {
+    const reg = parseExtensionFrame({
+      type: "register",
+      registration: {
+        kind: "tool",
+        tool: {
+          name: "weather",
+          label: "Weather",
+          description: "Get current weather",
+          parameters: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
+        },
       },
-    },
-  });
-  assert.ok(
-    reg.ok &&
-      reg.frame.type === "register" &&
-      reg.frame.registration.kind === "tool" &&
-      reg.frame.registration.tool.label === "Weather",
-  );
-  const ok = parseExtensionFrame({
-    type: "response",
-    id: "req-2",
-    result: { status: "success", value: { content: [{ type: "text", text: "15 °C, cloudy" }] } },
-  });
-  assert.ok(ok.ok && ok.frame.type === "response" && ok.frame.result.status === "success");
-  const err = parseExtensionFrame({
-    type: "response",
-    id: "req-2",
-    result: { status: "error", error: { message: "boom", code: "x" } },
-  });
-  assert.deepEqual(err.ok && err.frame, {
-    type: "response",
-    id: "req-2",
-    result: { status: "error", error: { message: "boom", code: "x" } },
-  });
-  assert.deepEqual(parseExtensionFrame({ type: "response", id: "r", result: { status: "cancelled" } }), {
-    ok: true,
-    frame: { type: "response", id: "r", result: { status: "cancelled" } },
-  });
-  assert.equal(parseExtensionFrame({ type: "response", id: "r", result: { status: "done" } }).ok, false);
-  assert.deepEqual(parseExtensionFrame({ type: "update", id: "req-2", value: { content: [] } }), {
-    ok: true,
-    frame: { type: "update", id: "req-2", value: { content: [] } },
-  });
-  assert.ok(
-    parseExtensionFrame({
-      type: "request",
-      id: "e1",
-      request: { kind: "ui", ui: { request: { type: "notify", message: "hi", level: "info" } } },
-    }).ok,
-  );
-  assert.ok(
-    parseExtensionFrame({
-      type: "request",
-      id: "e2",
-      request: { kind: "action", action: { kind: "set_session_name", name: "x" } },
-    }).ok,
-  );
-  assert.deepEqual(parseExtensionFrame({ type: "cancel", id: "e1" }), {
-    ok: true,
-    frame: { type: "cancel", id: "e1" },
-  });
-  assert.deepEqual(
-    parseExtensionFrame({ type: "register", registration: { kind: "event_hook", hook: { event: "tool_call" } } }),
-    { ok: true, frame: { type: "register", registration: { kind: "hook", hook: { event: "tool_call" } } } },
-  );
-  assert.deepEqual(parseExtensionFrame({ type: "unregister", registration: { kind: "tool", name: "weather" } }), {
-    ok: true,
-    frame: { type: "unregister", registration: { kind: "tool", name: "weather" } },
-  });
-});
+    });
+    assert.ok(
+      reg.ok &&
+        reg.frame.type === "register" &&
+        reg.frame.registration.kind === "tool" &&
+        reg.frame.registration.tool.label === "Weather",
+    );
+    const ok = parseExtensionFrame({
+      type: "response",
+      id: "req-2",
+      result: { status: "success", value: { content: [{ type: "text", text: "15 °C, cloudy" }] } },
+    });
+    assert.ok(ok.ok && ok.frame.type === "response" && ok.frame.result.status === "success");
+    const err = parseExtensionFrame({
+      type: "response",
+      id: "req-2",
+      result: { status: "error", error: { message: "boom", code: "x" } },
+    });
+    assert.deepEqual(err.ok && err.frame, {
+      type: "response",
+      id: "req-2",
+      result: { status: "error", error: { message: "boom", code: "x" } },
+    });
+    assert.deepEqual(parseExtensionFrame({ type: "response", id: "r", result: { status: "cancelled" } }), {
+      ok: true,
+      frame: { type: "response", id: "r", result: { status: "cancelled" } },
+    });
+    assert.equal(parseExtensionFrame({ type: "response", id: "r", result: { status: "done" } }).ok, false);
+    assert.deepEqual(parseExtensionFrame({ type: "update", id: "req-2", value: { content: [] } }), {
+      ok: true,
+      frame: { type: "update", id: "req-2", value: { content: [] } },
+    });
+    assert.ok(
+      parseExtensionFrame({
+        type: "request",
+        id: "e1",
+        request: { kind: "ui", ui: { request: { type: "notify", message: "hi", level: "info" } } },
+      }).ok,
+    );
+    assert.ok(
+      parseExtensionFrame({
+        type: "request",
+        id: "e2",
+        request: { kind: "action", action: { kind: "set_session_name", name: "x" } },
+      }).ok,
+    );
+    assert.deepEqual(parseExtensionFrame({ type: "cancel", id: "e1" }), {
+      ok: true,
+      frame: { type: "cancel", id: "e1" },
+    });
+    assert.deepEqual(
+      parseExtensionFrame({ type: "register", registration: { kind: "event_hook", hook: { event: "tool_call" } } }),
+      { ok: true, frame: { type: "register", registration: { kind: "hook", hook: { event: "tool_call" } } } },
+    );
+    assert.deepEqual(parseExtensionFrame({ type: "unregister", registration: { kind: "tool", name: "weather" } }), {
+      ok: true,
+      frame: { type: "unregister", registration: { kind: "tool", name: "weather" } },
+    });
+  },
+);
 
 test("RPI-37: an unknown type or a malformed member is a problem that names it", () => {
   for (const [frame, expected] of [
@@ -114,14 +117,17 @@ test("RPI-37: an unknown type or a malformed member is a problem that names it",
   }
 });
 
-test("QJS-07: the 33 pi lifecycle names are known; the older names map to current ones; unknown names are refused", () => {
-  assert.equal(PI_EVENTS_33.length, 33);
-  assert.equal(new Set(PI_EVENTS_33).size, 33);
-  for (const name of PI_EVENTS_33) assert.deepEqual(resolveEventName(name), { event: name, alias: false });
-  assert.deepEqual(resolveEventName("session_switch"), { event: "session_start", alias: true });
-  assert.deepEqual(resolveEventName("session_fork"), { event: "session_start", alias: true });
-  assert.equal(resolveEventName("tool_called"), null);
-});
+test(
+  "QJS-07: the 33 pi lifecycle names are known; the older names map to current ones; unknown names are " + "refused",
+  () => {
+    assert.equal(PI_EVENTS_33.length, 33);
+    assert.equal(new Set(PI_EVENTS_33).size, 33);
+    for (const name of PI_EVENTS_33) assert.deepEqual(resolveEventName(name), { event: name, alias: false });
+    assert.deepEqual(resolveEventName("session_switch"), { event: "session_start", alias: true });
+    assert.deepEqual(resolveEventName("session_fork"), { event: "session_start", alias: true });
+    assert.equal(resolveEventName("tool_called"), null);
+  },
+);
 
 test("RPI-29: the log frame (handler errors and warnings of an extension) is read; a bad level is a problem", () => {
   assert.deepEqual(parseExtensionFrame({ type: "log", level: "warning", message: "old event name" }), {

@@ -51,40 +51,47 @@ test("QJS-13: tool_call block denies; an edited input is refused (fail closed); 
   });
 });
 
-test("QJS-13, issue 13.5: before_agent_start's systemPrompt and messages become context; input handled and transform deny; a tool_result rewrite is refused aloud", () => {
-  const { result } = octetHookResult([
-    {
-      event: "before_agent_start",
-      value: {
-        systemPrompt: "\nBe terse.",
-        messages: [{ role: "custom", content: "remember X" }, { content: [{ type: "text", text: "and Y" }] }],
+test(
+  "QJS-13, issue 13.5: before_agent_start's systemPrompt and messages become context; input handled and transform " +
+    "deny; a tool_result rewrite is refused aloud",
+  () => {
+    const { result } = octetHookResult([
+      {
+        event: "before_agent_start",
+        value: {
+          systemPrompt: "\nBe terse.",
+          messages: [{ role: "custom", content: "remember X" }, { content: [{ type: "text", text: "and Y" }] }],
+        },
+        data: {},
       },
-      data: {},
-    },
-  ]);
-  assert.deepEqual(result.context, [
-    { label: "system prompt", content: "Be terse.", placement: "system_suffix" },
-    { label: "message", content: "remember X", placement: "prompt_prefix" },
-    { label: "message", content: "and Y", placement: "prompt_prefix" },
-  ]);
-  assert.deepEqual(octetHookResult([{ event: "input", value: { action: "handled" }, data: {} }]).result.disposition, {
-    action: "deny",
-    reason: "handled by the extension's input hook",
-  });
-  const t = octetHookResult([{ event: "input", value: { action: "transform", text: "x" }, data: {} }]);
-  assert.equal(t.result.disposition.action, "deny");
-  assert.match(
-    t.result.disposition.action === "deny" ? t.result.disposition.reason : "",
-    /input hook transformed the prompt.*refused rather than sent unchanged/,
-  );
-  assert.match(t.unapplied[0]!, /refused the prompt/);
-  const r = octetHookResult([
-    { event: "tool_result", value: { content: [{ type: "text", text: "[redacted]" }] }, data: { toolName: "read" } },
-  ]);
-  assert.deepEqual(r.result.disposition, { action: "continue" });
-  assert.match(r.unapplied[0]!, /tool_result hook rewrote the result of tool "read".*refused/);
-  assert.deepEqual(octetHookResult([{ event: "tool_result", value: null, data: { toolName: "read" } }]).unapplied, []);
-});
+    ]);
+    assert.deepEqual(result.context, [
+      { label: "system prompt", content: "Be terse.", placement: "system_suffix" },
+      { label: "message", content: "remember X", placement: "prompt_prefix" },
+      { label: "message", content: "and Y", placement: "prompt_prefix" },
+    ]);
+    assert.deepEqual(octetHookResult([{ event: "input", value: { action: "handled" }, data: {} }]).result.disposition, {
+      action: "deny",
+      reason: "handled by the extension's input hook",
+    });
+    const t = octetHookResult([{ event: "input", value: { action: "transform", text: "x" }, data: {} }]);
+    assert.equal(t.result.disposition.action, "deny");
+    assert.match(
+      t.result.disposition.action === "deny" ? t.result.disposition.reason : "",
+      /input hook transformed the prompt.*refused rather than sent unchanged/,
+    );
+    assert.match(t.unapplied[0]!, /refused the prompt/);
+    const r = octetHookResult([
+      { event: "tool_result", value: { content: [{ type: "text", text: "[redacted]" }] }, data: { toolName: "read" } },
+    ]);
+    assert.deepEqual(r.result.disposition, { action: "continue" });
+    assert.match(r.unapplied[0]!, /tool_result hook rewrote the result of tool "read".*refused/);
+    assert.deepEqual(
+      octetHookResult([{ event: "tool_result", value: null, data: { toolName: "read" } }]).unapplied,
+      [],
+    );
+  },
+);
 
 test("QJS-08: lifecycle notifications become pi events with pi's field names", () => {
   assert.deepEqual(lifecycleSubscriptions(["session_start", "tool_execution_end"]), [
@@ -114,39 +121,43 @@ test("QJS-08: lifecycle notifications become pi events with pi's field names", (
   );
 });
 
-test("issue 13.5 (review): a transform that leaves the prompt as it was, and a tool_result handed back unchanged, are not refusals", () => {
-  const same = octetHookResult([
-    {
-      event: "input",
-      value: { action: "transform", text: "hello there" },
-      data: { text: "hello there", source: "interactive" },
-    },
-  ]);
-  assert.equal(same.result.disposition.action, "continue");
-  assert.deepEqual(same.unapplied, []);
-  const changed = octetHookResult([
-    {
-      event: "input",
-      value: { action: "transform", text: "hello [redacted]" },
-      data: { text: "hello there", source: "interactive" },
-    },
-  ]);
-  assert.equal(changed.result.disposition.action, "deny");
-  const content = [{ type: "text", text: "out" }];
-  const unchanged = octetHookResult([
-    {
-      event: "tool_result",
-      value: { content, isError: false },
-      data: { toolName: "read", input: {}, content, isError: false },
-    },
-  ]);
-  assert.deepEqual(unchanged.unapplied, []);
-  const flipped = octetHookResult([
-    {
-      event: "tool_result",
-      value: { content, isError: true },
-      data: { toolName: "read", input: {}, content, isError: false },
-    },
-  ]);
-  assert.equal(flipped.unapplied.length, 1);
-});
+test(
+  "issue 13.5 (review): a transform that leaves the prompt as it was, and a tool_result handed back unchanged, " +
+    "are not refusals",
+  () => {
+    const same = octetHookResult([
+      {
+        event: "input",
+        value: { action: "transform", text: "hello there" },
+        data: { text: "hello there", source: "interactive" },
+      },
+    ]);
+    assert.equal(same.result.disposition.action, "continue");
+    assert.deepEqual(same.unapplied, []);
+    const changed = octetHookResult([
+      {
+        event: "input",
+        value: { action: "transform", text: "hello [redacted]" },
+        data: { text: "hello there", source: "interactive" },
+      },
+    ]);
+    assert.equal(changed.result.disposition.action, "deny");
+    const content = [{ type: "text", text: "out" }];
+    const unchanged = octetHookResult([
+      {
+        event: "tool_result",
+        value: { content, isError: false },
+        data: { toolName: "read", input: {}, content, isError: false },
+      },
+    ]);
+    assert.deepEqual(unchanged.unapplied, []);
+    const flipped = octetHookResult([
+      {
+        event: "tool_result",
+        value: { content, isError: true },
+        data: { toolName: "read", input: {}, content, isError: false },
+      },
+    ]);
+    assert.equal(flipped.unapplied.length, 1);
+  },
+);

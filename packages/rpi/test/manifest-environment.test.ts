@@ -46,42 +46,49 @@ const QUICKJS = manifestOf({
 const PROCESS_LAUNCH: RpiLaunch = { kind: "process", packageDir: "/p", executable: "/p/main", arguments: [] };
 const QUICKJS_LAUNCH: RpiLaunch = { kind: "quickjs", packageDir: "/p", entry: "/p/index.mjs" };
 
-test("RPI-18, RPI-19: a process child gets exactly the three PI_EXTENSION_* variables and nothing of the host's environment", () => {
-  process.env["RPI_TEST_SECRET"] = "leak";
-  try {
-    assert.deepEqual(
-      rpiEnvironment(PROCESS, PROCESS_LAUNCH, { packageId: "git:github.com/owner/pi-weather", maxFrameBytes: 4096 }),
-      {
-        PI_EXTENSION_PROTOCOL_VERSION: "1",
-        PI_EXTENSION_ID: "pi-weather",
-        PI_EXTENSION_PACKAGE_ID: "git:github.com/owner/pi-weather",
-      },
-    );
-  } finally {
-    delete process.env["RPI_TEST_SECRET"];
-  }
-});
+test(
+  "RPI-18, RPI-19: a process child gets exactly the three PI_EXTENSION_* variables and nothing of the host's " +
+    "environment",
+  () => {
+    process.env["RPI_TEST_SECRET"] = "leak";
+    try {
+      assert.deepEqual(
+        rpiEnvironment(PROCESS, PROCESS_LAUNCH, { packageId: "git:github.com/owner/pi-weather", maxFrameBytes: 4096 }),
+        {
+          PI_EXTENSION_PROTOCOL_VERSION: "1",
+          PI_EXTENSION_ID: "pi-weather",
+          PI_EXTENSION_PACKAGE_ID: "git:github.com/owner/pi-weather",
+        },
+      );
+    } finally {
+      delete process.env["RPI_TEST_SECRET"];
+    }
+  },
+);
 
 test("RPI-19: the package id defaults to the manifest id", () => {
   const other = { ...PROCESS, id: "other.ext" };
   assert.equal(rpiEnvironment(other, PROCESS_LAUNCH)["PI_EXTENSION_PACKAGE_ID"], "other.ext");
 });
 
-test("RPI-20: a QuickJS instance also gets its canonical entry, its capabilities as JSON arrays and the frame bound", () => {
-  assert.deepEqual(rpiEnvironment(QUICKJS, QUICKJS_LAUNCH, { packageId: "weather-pkg", maxFrameBytes: 65536 }), {
-    PI_EXTENSION_PROTOCOL_VERSION: "1",
-    PI_EXTENSION_ID: "pi-weather",
-    PI_EXTENSION_PACKAGE_ID: "weather-pkg",
-    PI_EXTENSION_ENTRY: "/p/index.mjs",
-    PI_EXTENSION_CAPABILITIES: '["commands","tools","event_hooks","session_actions","ui"]',
-    PI_EXTENSION_UI_CAPABILITIES: '["notify","status"]',
-    PI_EXTENSION_MAX_FRAME_BYTES: "65536",
-  });
-  const noUi = manifestOf({ schemaVersion: 1, id: "t", runtime: "quickjs", entry: "a.js", capabilities: ["tools"] });
-  const env = rpiEnvironment(noUi, QUICKJS_LAUNCH);
-  assert.equal(env["PI_EXTENSION_UI_CAPABILITIES"], "[]");
-  assert.equal(env["PI_EXTENSION_MAX_FRAME_BYTES"], String(DEFAULT_MAX_FRAME_BYTES));
-});
+test(
+  "RPI-20: a QuickJS instance also gets its canonical entry, its capabilities as JSON arrays and the frame " + "bound",
+  () => {
+    assert.deepEqual(rpiEnvironment(QUICKJS, QUICKJS_LAUNCH, { packageId: "weather-pkg", maxFrameBytes: 65536 }), {
+      PI_EXTENSION_PROTOCOL_VERSION: "1",
+      PI_EXTENSION_ID: "pi-weather",
+      PI_EXTENSION_PACKAGE_ID: "weather-pkg",
+      PI_EXTENSION_ENTRY: "/p/index.mjs",
+      PI_EXTENSION_CAPABILITIES: '["commands","tools","event_hooks","session_actions","ui"]',
+      PI_EXTENSION_UI_CAPABILITIES: '["notify","status"]',
+      PI_EXTENSION_MAX_FRAME_BYTES: "65536",
+    });
+    const noUi = manifestOf({ schemaVersion: 1, id: "t", runtime: "quickjs", entry: "a.js", capabilities: ["tools"] });
+    const env = rpiEnvironment(noUi, QUICKJS_LAUNCH);
+    assert.equal(env["PI_EXTENSION_UI_CAPABILITIES"], "[]");
+    assert.equal(env["PI_EXTENSION_MAX_FRAME_BYTES"], String(DEFAULT_MAX_FRAME_BYTES));
+  },
+);
 
 test("RPI-18: a launch of the other runtime or a malformed option is a programming error", () => {
   assert.throws(

@@ -108,7 +108,8 @@ test("RPI-13, RPI-14: a symlink that escapes the package directory fails closed"
   assert.match(
     exe.error,
     new RegExp(
-      `key "executable": "\\./main" resolves to ${path.join(outside, "tool")}, outside the package directory ${dir}; a symlink must not escape the package`,
+      `key "executable": "\\./main" resolves to ${path.join(outside, "tool")}, outside the package directory ${dir}; ` +
+        `a symlink must not escape the package`,
     ),
   );
   // Through a symlinked directory, and through a link to the package directory's parent.
@@ -167,7 +168,10 @@ test("RPI-15: a process executable without an execute bit is refused on Unix", {
   assert.equal(r.key, "executable");
   assert.match(
     r.error,
-    /key "executable": "\.\/main" \(.*\/main\) is not executable \(mode 0644\); process executables must have an execute bit on Unix \(chmod \+x\)/,
+    new RegExp(
+      /key "executable": "\.\/main" \(.*\/main\) is not executable \(mode 0644\); process executables must /.source +
+        /have an execute bit on Unix \(chmod \+x\)/.source,
+    ),
   );
   // A QuickJS entry is read, never executed: no execute bit is needed.
   const js = await pkg({ "index.mjs": "" });
@@ -184,37 +188,48 @@ test("RPI-07, RPI-13: a QuickJS entry whose canonical file is not .js/.mjs is re
   assert.equal(r.key, "entry");
   assert.match(
     r.error,
-    /key "entry": "\.\/index\.mjs" resolves through a symlink to ".*\/index\.ts" is a TypeScript file \(\.ts\).*TypeScript is not supported by the in-process runtime/,
+    new RegExp(
+      /key "entry": "\.\/index\.mjs" resolves through a symlink to ".*\/index\.ts" is a TypeScript file /.source +
+        /\(\.ts\).*TypeScript is not supported by the in-process runtime/.source,
+    ),
   );
 });
 
-test("RPI-13, RPI-14: a hand-built manifest is checked again: path syntax and the runtime shape hold before any filesystem access", async () => {
-  const dir = await pkg({ main: "" }, ["main"]);
-  const bad = { ...processManifest("./main"), executable: "../main" };
-  assert.match((await launchError(bad, dir)).error, /key "executable": "\.\.\/main" contains a "\.\." segment/);
-  const ts = { ...quickjsManifest("./index.mjs"), entry: "./index.ts" };
-  assert.match((await launchError(ts, dir)).error, /TypeScript is not supported by the in-process runtime/);
-  const mixed = { ...quickjsManifest("./index.mjs"), arguments: ["x"] };
-  assert.match(
-    (await launchError(mixed, dir)).error,
-    /a QuickJS manifest needs an entry and no executable or arguments/,
-  );
-});
-
-test("RPI-16, QJS-19: project manifests are refused until the project is trusted; explicit and global ones load", async () => {
-  const dir = await pkg({ main: "", "index.mjs": "" }, ["main"]);
-  const file = path.join(dir, RPI_MANIFEST_FILE);
-  for (const m of [processManifest("./main"), quickjsManifest("./index.mjs")]) {
-    const r = await launchError(m, dir, { source: "project", projectTrusted: false });
-    assert.equal(
-      r.error,
-      `${file}: untrusted project manifest for extension "pi-weather": project extensions load only in a trusted project; trust the project to load it`,
+test(
+  "RPI-13, RPI-14: a hand-built manifest is checked again: path syntax and the runtime shape hold before any " +
+    "filesystem access",
+  async () => {
+    const dir = await pkg({ main: "" }, ["main"]);
+    const bad = { ...processManifest("./main"), executable: "../main" };
+    assert.match((await launchError(bad, dir)).error, /key "executable": "\.\.\/main" contains a "\.\." segment/);
+    const ts = { ...quickjsManifest("./index.mjs"), entry: "./index.ts" };
+    assert.match((await launchError(ts, dir)).error, /TypeScript is not supported by the in-process runtime/);
+    const mixed = { ...quickjsManifest("./index.mjs"), arguments: ["x"] };
+    assert.match(
+      (await launchError(mixed, dir)).error,
+      /a QuickJS manifest needs an entry and no executable or arguments/,
     );
-    assert.equal((await resolveRpiLaunch(m, file, { source: "project", projectTrusted: true })).ok, true);
-    assert.equal((await resolveRpiLaunch(m, file, { source: "global", projectTrusted: false })).ok, true);
-    assert.equal((await resolveRpiLaunch(m, file, { source: "explicit", projectTrusted: false })).ok, true);
-  }
-});
+  },
+);
+
+test(
+  "RPI-16, QJS-19: project manifests are refused until the project is trusted; explicit and global ones " + "load",
+  async () => {
+    const dir = await pkg({ main: "", "index.mjs": "" }, ["main"]);
+    const file = path.join(dir, RPI_MANIFEST_FILE);
+    for (const m of [processManifest("./main"), quickjsManifest("./index.mjs")]) {
+      const r = await launchError(m, dir, { source: "project", projectTrusted: false });
+      assert.equal(
+        r.error,
+        `${file}: untrusted project manifest for extension "pi-weather": project extensions load only in a trusted ` +
+          `project; trust the project to load it`,
+      );
+      assert.equal((await resolveRpiLaunch(m, file, { source: "project", projectTrusted: true })).ok, true);
+      assert.equal((await resolveRpiLaunch(m, file, { source: "global", projectTrusted: false })).ok, true);
+      assert.equal((await resolveRpiLaunch(m, file, { source: "explicit", projectTrusted: false })).ok, true);
+    }
+  },
+);
 
 const SPEC_PROCESS = `{
   "schemaVersion": 1,
@@ -226,15 +241,22 @@ const SPEC_PROCESS = `{
 }
 `;
 
-test("RPI-02, RPI-14: loadRpiManifest reads, parses and resolves; the package directory is the canonical manifest directory", async () => {
-  const dir = await pkg({ [RPI_MANIFEST_FILE]: SPEC_PROCESS, main: "#!/bin/sh\n" }, ["main"]);
-  await symlink(dir, path.join(root, "linked"));
-  const r = await loadRpiManifest(path.relative(process.cwd(), path.join(root, "linked", RPI_MANIFEST_FILE)), EXPLICIT);
-  assert.ok(r.ok, r.ok ? "" : r.errors.map((e) => e.message).join("\n"));
-  assert.equal(r.manifestPath, path.join(root, "linked", RPI_MANIFEST_FILE));
-  assert.equal(r.manifest.id, "pi-weather");
-  assert.deepEqual(r.launch, { kind: "process", packageDir: dir, executable: path.join(dir, "main"), arguments: [] });
-});
+test(
+  "RPI-02, RPI-14: loadRpiManifest reads, parses and resolves; the package directory is the canonical manifest " +
+    "directory",
+  async () => {
+    const dir = await pkg({ [RPI_MANIFEST_FILE]: SPEC_PROCESS, main: "#!/bin/sh\n" }, ["main"]);
+    await symlink(dir, path.join(root, "linked"));
+    const r = await loadRpiManifest(
+      path.relative(process.cwd(), path.join(root, "linked", RPI_MANIFEST_FILE)),
+      EXPLICIT,
+    );
+    assert.ok(r.ok, r.ok ? "" : r.errors.map((e) => e.message).join("\n"));
+    assert.equal(r.manifestPath, path.join(root, "linked", RPI_MANIFEST_FILE));
+    assert.equal(r.manifest.id, "pi-weather");
+    assert.deepEqual(r.launch, { kind: "process", packageDir: dir, executable: path.join(dir, "main"), arguments: [] });
+  },
+);
 
 test("RPI-02: without a pi-extension.json the extension is not loaded", async () => {
   const dir = await pkg({ main: "" }, ["main"]);
@@ -245,7 +267,9 @@ test("RPI-02: without a pi-extension.json the extension is not loaded", async ()
     {
       file,
       key: "",
-      message: `${file}: no pi-extension.json here: every rpi extension needs an explicit pi-extension.json manifest, and one without it is not loaded`,
+      message:
+        `${file}: no pi-extension.json here: every rpi extension needs an explicit pi-extension.json ` +
+        `manifest, and one without it is not loaded`,
     },
   ]);
 });
@@ -305,7 +329,9 @@ test("RPI-16: loadRpiManifest refuses an untrusted project manifest before readi
     {
       file,
       key: "",
-      message: `${file}: untrusted project manifest: project extensions load only in a trusted project; trust the project to load it`,
+      message:
+        `${file}: untrusted project manifest: project extensions load only in a trusted project; trust the ` +
+        `project to load it`,
     },
   ]);
 });

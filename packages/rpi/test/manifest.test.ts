@@ -64,21 +64,28 @@ test("RPI-02, RPI-05, RPI-06: the spec's executable manifest is valid and omitti
   });
 });
 
-test('RPI-05, RPI-06: the explicit "runtime": "process" form is the same manifest; arguments and uiCapabilities may be omitted', () => {
-  assert.deepEqual(accepted({ ...PROCESS, runtime: "process" }), accepted(PROCESS));
-  const m = accepted({
-    schemaVersion: 1,
-    id: "x",
-    runtime: "process",
-    executable: "bin/run",
-    arguments: ["--port", "", "a b"],
-    capabilities: ["tools"],
-  });
-  assert.deepEqual(m.arguments, ["--port", "", "a b"]);
-  assert.deepEqual(m.uiCapabilities, []);
-  assert.equal("entry" in m, false);
-  assert.deepEqual(accepted({ schemaVersion: 1, id: "x", executable: "main", capabilities: ["tools"] }).arguments, []);
-});
+test(
+  'RPI-05, RPI-06: the explicit "runtime": "process" form is the same manifest; arguments and uiCapabilities may ' +
+    "be omitted",
+  () => {
+    assert.deepEqual(accepted({ ...PROCESS, runtime: "process" }), accepted(PROCESS));
+    const m = accepted({
+      schemaVersion: 1,
+      id: "x",
+      runtime: "process",
+      executable: "bin/run",
+      arguments: ["--port", "", "a b"],
+      capabilities: ["tools"],
+    });
+    assert.deepEqual(m.arguments, ["--port", "", "a b"]);
+    assert.deepEqual(m.uiCapabilities, []);
+    assert.equal("entry" in m, false);
+    assert.deepEqual(
+      accepted({ schemaVersion: 1, id: "x", executable: "main", capabilities: ["tools"] }).arguments,
+      [],
+    );
+  },
+);
 
 test("RPI-05, RPI-07, RPI-10: the spec's QuickJS manifest is valid", () => {
   assert.deepEqual(accepted(QUICKJS), {
@@ -205,17 +212,20 @@ test("RPI-06: executable is a process-only relative path; a process manifest nee
   refused({ ...qNoEntry, executable: "./main" }, "executable", /is process-only but runtime is "quickjs"/);
 });
 
-test("RPI-06: arguments is an optional array of NUL-free strings, and QuickJS manifests reject it even when empty", () => {
-  refused({ ...PROCESS, arguments: "--flag" }, "arguments", /must be an array of strings, got string "--flag"/);
-  refused({ ...PROCESS, arguments: ["ok", 3] }, "arguments[1]", /must be a string, got number 3/);
-  refused({ ...PROCESS, arguments: ["a\u0000b"] }, "arguments[0]", /"a\\u0000b" must not contain a NUL character/);
-  refused(
-    { ...QUICKJS, arguments: [] },
-    "arguments",
-    /is process-only and QuickJS manifests reject it \(even an empty array\), got array of 0/,
-  );
-  refused({ ...QUICKJS, arguments: ["--x"] }, "arguments", /QuickJS manifests reject it/);
-});
+test(
+  "RPI-06: arguments is an optional array of NUL-free strings, and QuickJS manifests reject it even when " + "empty",
+  () => {
+    refused({ ...PROCESS, arguments: "--flag" }, "arguments", /must be an array of strings, got string "--flag"/);
+    refused({ ...PROCESS, arguments: ["ok", 3] }, "arguments[1]", /must be a string, got number 3/);
+    refused({ ...PROCESS, arguments: ["a\u0000b"] }, "arguments[0]", /"a\\u0000b" must not contain a NUL character/);
+    refused(
+      { ...QUICKJS, arguments: [] },
+      "arguments",
+      /is process-only and QuickJS manifests reject it \(even an empty array\), got array of 0/,
+    );
+    refused({ ...QUICKJS, arguments: ["--x"] }, "arguments", /QuickJS manifests reject it/);
+  },
+);
 
 test("RPI-07: entry must end in .js or .mjs; TypeScript and other extensions are refused", () => {
   refused(
@@ -261,7 +271,10 @@ test("RPI-09: capabilities is a non-empty list of unique known values", () => {
   refused(
     { ...PROCESS, capabilities: ["tools", "widgets"] },
     "capabilities[1]",
-    /unknown value "widgets" \(allowed: commands, tools, event_hooks, message_renderers, provider_metadata, session_actions, ui, overlays\)/,
+    new RegExp(
+      /unknown value "widgets" \(allowed: commands, tools, event_hooks, message_renderers, /.source +
+        /provider_metadata, session_actions, ui, overlays\)/.source,
+    ),
   );
   refused(
     { ...PROCESS, capabilities: ["tools", "tools"] },
@@ -280,7 +293,10 @@ test("RPI-10: uiCapabilities is required and non-empty when ui is listed, with k
   refused(
     noUi,
     "uiCapabilities",
-    /must list one or more of select, confirm, input, editor, notify, status, widget, title, set_editor_text, overlay because capabilities lists "ui", got nothing/,
+    new RegExp(
+      /must list one or more of select, confirm, input, editor, notify, status, widget, title, /.source +
+        /set_editor_text, overlay because capabilities lists "ui", got nothing/.source,
+    ),
   );
   refused({ ...QUICKJS, uiCapabilities: [] }, "uiCapabilities", /because capabilities lists "ui", got array of 0/);
   refused(
@@ -341,30 +357,34 @@ test("RPI-12: QuickJS manifests refuse message_renderers and provider_metadata; 
   ]);
 });
 
-test("RPI-13, RPI-14: absolute, traversing, backslashed, NUL-carrying and empty-segment paths are refused before any filesystem access", () => {
-  const cases: [string, RegExp][] = [
-    ["/usr/bin/env", /is an absolute path; it must be relative to the manifest directory/],
-    ["../main", /contains a "\.\." segment; parent traversal out of the manifest directory is not allowed/],
-    ["bin/../../main", /contains a "\.\." segment/],
-    ["bin/../main", /contains a "\.\." segment/],
-    ["bin\\main", /must not contain a backslash/],
-    ["..\\main", /must not contain a backslash/],
-    ["ma\u0000in", /must not contain a NUL character/],
-    ["C:/tools/main", /starts with a drive letter \(an absolute Windows path\)/],
-    ["bin//main", /contains an empty segment \("\/\/" or a trailing "\/"\)/],
-    ["bin/", /contains an empty segment/],
-  ];
-  for (const [p, rule] of cases) {
-    const entry = p.endsWith("/") ? p : `${p}.mjs`;
-    for (const [doc, key, value] of [
-      [{ ...PROCESS, executable: p }, "executable", p],
-      [{ ...QUICKJS, entry }, "entry", entry],
-    ] as const) {
-      const e = refused(doc, key, rule);
-      assert.ok(e.message.includes(`: ${JSON.stringify(value)} `), e.message);
+test(
+  "RPI-13, RPI-14: absolute, traversing, backslashed, NUL-carrying and empty-segment paths are refused before any " +
+    "filesystem access",
+  () => {
+    const cases: [string, RegExp][] = [
+      ["/usr/bin/env", /is an absolute path; it must be relative to the manifest directory/],
+      ["../main", /contains a "\.\." segment; parent traversal out of the manifest directory is not allowed/],
+      ["bin/../../main", /contains a "\.\." segment/],
+      ["bin/../main", /contains a "\.\." segment/],
+      ["bin\\main", /must not contain a backslash/],
+      ["..\\main", /must not contain a backslash/],
+      ["ma\u0000in", /must not contain a NUL character/],
+      ["C:/tools/main", /starts with a drive letter \(an absolute Windows path\)/],
+      ["bin//main", /contains an empty segment \("\/\/" or a trailing "\/"\)/],
+      ["bin/", /contains an empty segment/],
+    ];
+    for (const [p, rule] of cases) {
+      const entry = p.endsWith("/") ? p : `${p}.mjs`;
+      for (const [doc, key, value] of [
+        [{ ...PROCESS, executable: p }, "executable", p],
+        [{ ...QUICKJS, entry }, "entry", entry],
+      ] as const) {
+        const e = refused(doc, key, rule);
+        assert.ok(e.message.includes(`: ${JSON.stringify(value)} `), e.message);
+      }
     }
-  }
-});
+  },
+);
 
 test("RPI-03, RPI-04, RPI-09, RPI-11: every problem of a manifest is reported, not only the first", () => {
   const errors = errorsOf({
@@ -384,7 +404,8 @@ test("RPI-09: a flood of bad values reports at most RPI_MAX_MANIFEST_ERRORS prob
   assert.match(
     errors.at(-1)?.message ?? "",
     new RegExp(
-      `: ${100 - RPI_MAX_MANIFEST_ERRORS} more problem\\(s\\) not shown \\(at most ${RPI_MAX_MANIFEST_ERRORS} are reported\\)`,
+      `: ${100 - RPI_MAX_MANIFEST_ERRORS} more problem\\(s\\) not shown \\(at most ${RPI_MAX_MANIFEST_ERRORS} are ` +
+        `reported\\)`,
     ),
   );
 });

@@ -46,7 +46,8 @@ test("QJS-07: an unknown event name throws at registration with the list of know
     assert.deepEqual(h.handshake().slice(1), [ok("req-1", {})]);
     assert.equal(
       h.evaluate("globalThis.why"),
-      `Error: pi.on: unknown event "tool_called"; the known events are ${[...PI_EVENTS_33, ...PI_EVENTS_NEWER].join(", ")}`,
+      `Error: pi.on: unknown event "tool_called"; the known events are ` +
+        `${[...PI_EVENTS_33, ...PI_EVENTS_NEWER].join(", ")}`,
     );
     assert.equal(h.evaluate("globalThis.notFn"), 'TypeError: pi.on("tool_call"): the handler must be a function');
   } finally {
@@ -54,46 +55,50 @@ test("QJS-07: an unknown event name throws at registration with the list of know
   }
 });
 
-test("QJS-07: an older event name is accepted, mapped and warned about once (a log frame); its handlers run on the current event", async () => {
-  const { h, load } = await loaded(
-    ext(`
+test(
+  "QJS-07: an older event name is accepted, mapped and warned about once (a log frame); its handlers run on the " +
+    "current event",
+  async () => {
+    const { h, load } = await loaded(
+      ext(`
     globalThis.seen = [];
     pi.on("session_switch", (e) => { seen.push("switch:" + e.type + ":" + e.reason); });
     pi.on("session_switch", () => { seen.push("switch again"); });
     pi.on("session_fork", () => { seen.push("fork"); });
     pi.on("session_start", () => { seen.push("start"); });`),
-    hooks,
-  );
-  try {
-    assert.deepEqual(load.slice(1), [
-      logged(
-        "warning",
-        'pi.on("session_switch") uses an older event name; the handler receives "session_start" events instead',
-      ),
-      logged(
-        "warning",
-        'pi.on("session_fork") uses an older event name; the handler receives "session_start" events instead',
-      ),
-      { type: "register", registration: { kind: "hook", hook: { event: "session_start" } } },
-      ok("req-1", {}),
-    ]);
-    h.send(fire("req-2", "session_start", { reason: "resume" }));
-    h.send(fire("req-3", "session_switch", { reason: "new" }));
-    assert.deepEqual(h.take(), [ok("req-2", null), ok("req-3", null)]);
-    assert.deepEqual(h.evaluate("globalThis.seen"), [
-      "switch:session_start:resume",
-      "switch again",
-      "fork",
-      "start",
-      "switch:session_start:new",
-      "switch again",
-      "fork",
-      "start",
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+      hooks,
+    );
+    try {
+      assert.deepEqual(load.slice(1), [
+        logged(
+          "warning",
+          'pi.on("session_switch") uses an older event name; the handler receives "session_start" events instead',
+        ),
+        logged(
+          "warning",
+          'pi.on("session_fork") uses an older event name; the handler receives "session_start" events instead',
+        ),
+        { type: "register", registration: { kind: "hook", hook: { event: "session_start" } } },
+        ok("req-1", {}),
+      ]);
+      h.send(fire("req-2", "session_start", { reason: "resume" }));
+      h.send(fire("req-3", "session_switch", { reason: "new" }));
+      assert.deepEqual(h.take(), [ok("req-2", null), ok("req-3", null)]);
+      assert.deepEqual(h.evaluate("globalThis.seen"), [
+        "switch:session_start:resume",
+        "switch again",
+        "fork",
+        "start",
+        "switch:session_start:new",
+        "switch again",
+        "fork",
+        "start",
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
 test("QJS-13: tool_call: the first {block: true} wins and later handlers do not run", async () => {
   const { frames, h } = await reduce(
@@ -129,60 +134,66 @@ test("QJS-13: tool_call fails closed: a handler that throws blocks the call", as
   }
 });
 
-test("QJS-13: tool_call: arguments changed in place on event.input come back as `input`; no opinion is null", async () => {
-  const { frames, h } = await reduce(
-    `pi.on("tool_call", (e) => { if (e.toolName === "read") e.input.path = "/safe/" + e.input.path; });`,
-    "tool_call",
-    { toolName: "read", input: { path: "a.txt" } },
-  );
-  try {
-    assert.deepEqual(frames, [ok("req-2", { input: { path: "/safe/a.txt" } })]);
-    h.send(fire("req-3", "tool_call", { toolName: "bash", input: { command: "ls" } }));
-    assert.deepEqual(h.take(), [ok("req-3", null)]);
-  } finally {
-    h.dispose();
-  }
-});
+test(
+  "QJS-13: tool_call: arguments changed in place on event.input come back as `input`; no opinion is " + "null",
+  async () => {
+    const { frames, h } = await reduce(
+      `pi.on("tool_call", (e) => { if (e.toolName === "read") e.input.path = "/safe/" + e.input.path; });`,
+      "tool_call",
+      { toolName: "read", input: { path: "a.txt" } },
+    );
+    try {
+      assert.deepEqual(frames, [ok("req-2", { input: { path: "/safe/a.txt" } })]);
+      h.send(fire("req-3", "tool_call", { toolName: "bash", input: { command: "ls" } }));
+      assert.deepEqual(h.take(), [ok("req-3", null)]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-13: tool_result is chained: each handler sees the previous changes; a throw is logged and skipped", async () => {
-  const { frames, h } = await reduce(
-    `
+test(
+  "QJS-13: tool_result is chained: each handler sees the previous changes; a throw is logged and " + "skipped",
+  async () => {
+    const { frames, h } = await reduce(
+      `
     pi.on("tool_result", () => ({ content: [{ type: "text", text: "redacted" }] }));
     pi.on("tool_result", () => { throw new Error("flaky"); });
     pi.on("tool_result", (e) => ({ details: { saw: e.content[0].text, wasError: e.isError } }));
     pi.on("tool_result", () => undefined);`,
-    "tool_result",
-    {
-      toolName: "read",
-      toolCallId: "c1",
-      input: {},
-      content: [{ type: "text", text: "secret" }],
-      details: { n: 1 },
-      isError: false,
-    },
-  );
-  try {
-    assert.deepEqual(frames, [
-      logged("error", 'a "tool_result" handler threw: flaky'),
-      ok("req-2", {
-        content: [{ type: "text", text: "redacted" }],
-        details: { saw: "redacted", wasError: false },
+      "tool_result",
+      {
+        toolName: "read",
+        toolCallId: "c1",
+        input: {},
+        content: [{ type: "text", text: "secret" }],
+        details: { n: 1 },
         isError: false,
-      }),
-    ]);
-    h.send(fire("req-3", "tool_result", { content: [], isError: true }));
-    assert.deepEqual(h.take(), [
-      logged("error", 'a "tool_result" handler threw: flaky'),
-      ok("req-3", {
-        content: [{ type: "text", text: "redacted" }],
-        details: { saw: "redacted", wasError: true },
-        isError: true,
-      }),
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+      },
+    );
+    try {
+      assert.deepEqual(frames, [
+        logged("error", 'a "tool_result" handler threw: flaky'),
+        ok("req-2", {
+          content: [{ type: "text", text: "redacted" }],
+          details: { saw: "redacted", wasError: false },
+          isError: false,
+        }),
+      ]);
+      h.send(fire("req-3", "tool_result", { content: [], isError: true }));
+      assert.deepEqual(h.take(), [
+        logged("error", 'a "tool_result" handler threw: flaky'),
+        ok("req-3", {
+          content: [{ type: "text", text: "redacted" }],
+          details: { saw: "redacted", wasError: true },
+          isError: true,
+        }),
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
 test('QJS-13: input: transforms chain, "handled" stops, nothing to do is null', async () => {
   const { frames, h } = await reduce(
@@ -214,7 +225,8 @@ test("QJS-13: before_agent_start chains systemPrompt and collects messages; cont
   const { frames, h } = await reduce(
     `
     pi.on("before_agent_start", (e) => ({ systemPrompt: e.systemPrompt + " A" }));
-    pi.on("before_agent_start", (e) => ({ message: { customType: "note", content: "from " + e.prompt, display: true }, systemPrompt: e.systemPrompt + " B" }));
+    pi.on("before_agent_start", (e) => ({ message: { customType: "note", content: "from " + e.prompt, display: true ` +
+      `}, systemPrompt: e.systemPrompt + " B" }));
     pi.on("context", (e) => ({ messages: e.messages.concat([{ role: "user", content: "extra" }]) }));
     pi.on("context", (e) => ({ messages: e.messages.filter((m) => m.content !== "drop") }));
     pi.on("context", () => ({}));`,
@@ -246,9 +258,12 @@ test("QJS-13: before_agent_start chains systemPrompt and collects messages; cont
   }
 });
 
-test("QJS-13: session_before_* stops at {cancel: true}; user_bash takes the first result; resources_discover merges; before_provider_request chains the payload", async () => {
-  const { frames, h } = await reduce(
-    `
+test(
+  "QJS-13: session_before_* stops at {cancel: true}; user_bash takes the first result; resources_discover merges; " +
+    "before_provider_request chains the payload",
+  async () => {
+    const { frames, h } = await reduce(
+      `
     globalThis.calls = [];
     pi.on("session_before_switch", () => ({ cancel: false, note: 1 }));
     pi.on("session_before_switch", () => ({ cancel: true }));
@@ -260,70 +275,82 @@ test("QJS-13: session_before_* stops at {cancel: true}; user_bash takes the firs
     pi.on("resources_discover", () => ({ skillPaths: ["/b"], promptPaths: ["/p"] }));
     pi.on("before_provider_request", (e) => ({ ...e.payload, temperature: 0 }));
     pi.on("before_provider_request", (e) => ({ ...e.payload, seen: e.payload.temperature }));`,
-    "session_before_switch",
-    { reason: "new" },
-  );
-  try {
-    assert.deepEqual(frames, [ok("req-2", { cancel: true })]);
-    h.send(fire("req-3", "user_bash", { command: "ls", excludeFromContext: false, cwd: "/" }));
-    h.send(fire("req-4", "resources_discover", { cwd: "/", reason: "startup" }));
-    h.send(fire("req-5", "before_provider_request", { payload: { model: "m" } }));
-    assert.deepEqual(h.take(), [
-      ok("req-3", { result: { output: "ran ls", exitCode: 0 } }),
-      ok("req-4", { skillPaths: ["/a", "/b"], promptPaths: ["/p"], themePaths: [] }),
-      ok("req-5", { model: "m", temperature: 0, seen: 0 }),
-    ]);
-    assert.deepEqual(h.evaluate("globalThis.calls"), []);
-  } finally {
-    h.dispose();
-  }
-});
+      "session_before_switch",
+      { reason: "new" },
+    );
+    try {
+      assert.deepEqual(frames, [ok("req-2", { cancel: true })]);
+      h.send(fire("req-3", "user_bash", { command: "ls", excludeFromContext: false, cwd: "/" }));
+      h.send(fire("req-4", "resources_discover", { cwd: "/", reason: "startup" }));
+      h.send(fire("req-5", "before_provider_request", { payload: { model: "m" } }));
+      assert.deepEqual(h.take(), [
+        ok("req-3", { result: { output: "ran ls", exitCode: 0 } }),
+        ok("req-4", { skillPaths: ["/a", "/b"], promptPaths: ["/p"], themePaths: [] }),
+        ok("req-5", { model: "m", temperature: 0, seen: 0 }),
+      ]);
+      assert.deepEqual(h.evaluate("globalThis.calls"), []);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-13: other events answer the last value that is not undefined, or null; handlers get {type, ...data} and ctx", async () => {
-  const { frames, h } = await reduce(
-    `
+test(
+  "QJS-13: other events answer the last value that is not undefined, or null; handlers get {type, ...data} and " +
+    "ctx",
+  async () => {
+    const { frames, h } = await reduce(
+      `
     pi.on("agent_end", () => "first");
     pi.on("agent_end", (e, ctx) => e.type + ":" + e.messages.length + ":" + ctx.cwd);
     pi.on("agent_end", () => undefined);
     pi.on("turn_start", () => undefined);`,
-    "agent_end",
-    { messages: [1, 2] },
-  );
-  try {
-    assert.deepEqual(frames, [ok("req-2", "agent_end:2:/work/project")]);
-    h.send(fire("req-3", "turn_start", { turnIndex: 0 }));
-    h.send(fire("req-4", "model_select", {}));
-    assert.deepEqual(h.take(), [ok("req-3", null), ok("req-4", null)]);
-  } finally {
-    h.dispose();
-  }
-});
+      "agent_end",
+      { messages: [1, 2] },
+    );
+    try {
+      assert.deepEqual(frames, [ok("req-2", "agent_end:2:/work/project")]);
+      h.send(fire("req-3", "turn_start", { turnIndex: 0 }));
+      h.send(fire("req-4", "model_select", {}));
+      assert.deepEqual(h.take(), [ok("req-3", null), ok("req-4", null)]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-13: a hook cancelled mid-way answers cancelled and runs no further handler; session_before_compact gets the live signal", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-13: a hook cancelled mid-way answers cancelled and runs no further handler; session_before_compact gets " +
+    "the live signal",
+  async () => {
+    const { h } = await loaded(
+      ext(`
     globalThis.calls = [];
     pi.on("session_before_compact", (e) => new Promise((resolve) => {
       calls.push("first:" + (e.signal === undefined ? "no signal" : e.signal.aborted));
       e.signal.addEventListener("abort", () => resolve({ cancel: true }));
     }));
     pi.on("session_before_compact", () => { calls.push("second"); });`),
-    hooks,
-  );
-  try {
-    h.send(fire("req-2", "session_before_compact", { customInstructions: "x" }));
-    assert.deepEqual(h.take(), []);
-    h.send({ type: "cancel", id: "req-2" });
-    assert.deepEqual(h.take(), [{ type: "response", id: "req-2", result: { status: "cancelled" } }]);
-    assert.deepEqual(h.evaluate("globalThis.calls"), ["first:false"]);
-  } finally {
-    h.dispose();
-  }
-});
+      hooks,
+    );
+    try {
+      h.send(fire("req-2", "session_before_compact", { customInstructions: "x" }));
+      assert.deepEqual(h.take(), []);
+      h.send({ type: "cancel", id: "req-2" });
+      assert.deepEqual(h.take(), [{ type: "response", id: "req-2", result: { status: "cancelled" } }]);
+      assert.deepEqual(h.evaluate("globalThis.calls"), ["first:false"]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-06: pi.events is an in-process bus: on returns an unsubscribe, emit calls handlers in order, a throwing handler is logged", async () => {
-  const { h, load } = await loaded(
-    ext(`
+test(
+  "QJS-06: pi.events is an in-process bus: on returns an unsubscribe, emit calls handlers in order, a throwing " +
+    "handler is logged",
+  async () => {
+    const { h, load } = await loaded(
+      ext(`
     globalThis.seen = [];
     const off = pi.events.on("ping", (d) => seen.push("a:" + d));
     pi.events.on("ping", (d) => seen.push("b:" + d));
@@ -334,18 +361,19 @@ test("QJS-06: pi.events is an in-process bus: on returns an unsubscribe, emit ca
     off();
     pi.events.emit("ping", 2);
     pi.events.emit("nobody", 3);`),
-    {},
-  );
-  try {
-    assert.deepEqual(h.evaluate("globalThis.seen"), ["a:1", "b:1", "b:2"]);
-    assert.deepEqual(load.slice(1), [
-      logged("error", 'a pi.events handler of "ping" threw: bad listener'),
-      logged("error", 'a pi.events handler of "ping" threw: bad listener'),
-      logged("error", 'a pi.events handler of "ping" threw: bad async listener'),
-      logged("error", 'a pi.events handler of "ping" threw: bad async listener'),
-      ok("req-1", {}),
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+      {},
+    );
+    try {
+      assert.deepEqual(h.evaluate("globalThis.seen"), ["a:1", "b:1", "b:2"]);
+      assert.deepEqual(load.slice(1), [
+        logged("error", 'a pi.events handler of "ping" threw: bad listener'),
+        logged("error", 'a pi.events handler of "ping" threw: bad listener'),
+        logged("error", 'a pi.events handler of "ping" threw: bad async listener'),
+        logged("error", 'a pi.events handler of "ping" threw: bad async listener'),
+        ok("req-1", {}),
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);

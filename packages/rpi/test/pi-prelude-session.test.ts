@@ -17,89 +17,100 @@ const ui = (id: string, request: object, timeoutMs?: number): object => ({
 });
 const ALL_UI = ["select", "confirm", "input", "editor", "notify", "status", "widget", "title", "set_editor_text"];
 
-test("QJS-08: ctx carries cwd, mode, hasUI, trust, the model and the signal from the snapshot, else from the host hello", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-08: ctx carries cwd, mode, hasUI, trust, the model and the signal from the snapshot, else from the host " +
+    "hello",
+  async () => {
+    const { h } = await loaded(
+      ext(
+        `
     pi.registerCommand("ctx", { handler: async (_args, ctx) => ({
-      cwd: ctx.cwd, mode: ctx.mode, hasUI: ctx.hasUI, trusted: ctx.isProjectTrusted(), model: ctx.model === undefined ? "none" : ctx.model,
+      cwd: ctx.cwd, mode: ctx.mode, hasUI: ctx.hasUI, trusted: ctx.isProjectTrusted(), model: ctx.model === ` +
+          `undefined ? "none" : ctx.model,
       aborted: ctx.signal.aborted,
-    }) });`),
-    { capabilities: ["commands"] },
-  );
-  try {
-    h.send(
-      command("req-2", "ctx", {
-        cwd: "/repo",
-        mode: "rpc",
-        projectTrusted: false,
-        model: { provider: "anthropic", id: "claude" },
-      }),
+    }) });`,
+      ),
+      { capabilities: ["commands"] },
     );
-    h.send(command("req-3", "ctx"));
-    assert.deepEqual(
-      h.take(),
-      [
-        ok("req-2", {
+    try {
+      h.send(
+        command("req-2", "ctx", {
           cwd: "/repo",
           mode: "rpc",
-          hasUI: true,
-          trusted: false,
+          projectTrusted: false,
           model: { provider: "anthropic", id: "claude" },
-          aborted: false,
         }),
-        ok("req-3", {
-          cwd: "/repo",
-          mode: "rpc",
-          hasUI: true,
-          trusted: false,
-          model: { provider: "anthropic", id: "claude" },
-          aborted: false,
-        }),
-      ],
-      "without a new snapshot the latest one holds",
-    );
-    for (const [mode, hasUI] of [
-      ["print", false],
-      ["json", false],
-      ["tui", true],
-    ] as const) {
-      h.send(command("req-4", "ctx", { cwd: "/repo", mode, projectTrusted: true }));
-      assert.equal(
-        (h.take()[0] as { result: { value: { hasUI: boolean } } } | undefined)?.result.value.hasUI,
-        hasUI,
-        mode,
       );
+      h.send(command("req-3", "ctx"));
+      assert.deepEqual(
+        h.take(),
+        [
+          ok("req-2", {
+            cwd: "/repo",
+            mode: "rpc",
+            hasUI: true,
+            trusted: false,
+            model: { provider: "anthropic", id: "claude" },
+            aborted: false,
+          }),
+          ok("req-3", {
+            cwd: "/repo",
+            mode: "rpc",
+            hasUI: true,
+            trusted: false,
+            model: { provider: "anthropic", id: "claude" },
+            aborted: false,
+          }),
+        ],
+        "without a new snapshot the latest one holds",
+      );
+      for (const [mode, hasUI] of [
+        ["print", false],
+        ["json", false],
+        ["tui", true],
+      ] as const) {
+        h.send(command("req-4", "ctx", { cwd: "/repo", mode, projectTrusted: true }));
+        assert.equal(
+          (h.take()[0] as { result: { value: { hasUI: boolean } } } | undefined)?.result.value.hasUI,
+          hasUI,
+          mode,
+        );
+      }
+    } finally {
+      h.dispose();
     }
-  } finally {
-    h.dispose();
-  }
-  const fresh = await loaded(
-    ext(
-      `pi.registerCommand("ctx", { handler: async (_a, ctx) => [ctx.cwd, ctx.mode, ctx.hasUI, ctx.isProjectTrusted(), ctx.model === undefined] });`,
-    ),
-    { capabilities: ["commands"] },
-  );
-  try {
-    fresh.h.send(command("req-2", "ctx"));
-    assert.deepEqual(
-      fresh.h.take(),
-      [ok("req-2", ["/work/project", "tui", true, true, true])],
-      "no snapshot yet: the hello's values",
+    const fresh = await loaded(
+      ext(
+        `pi.registerCommand("ctx", { handler: async (_a, ctx) => [ctx.cwd, ctx.mode, ctx.hasUI, ` +
+          `ctx.isProjectTrusted(), ctx.model === undefined] });`,
+      ),
+      { capabilities: ["commands"] },
     );
-  } finally {
-    fresh.h.dispose();
-  }
-});
+    try {
+      fresh.h.send(command("req-2", "ctx"));
+      assert.deepEqual(
+        fresh.h.take(),
+        [ok("req-2", ["/work/project", "tui", true, true, true])],
+        "no snapshot yet: the hello's values",
+      );
+    } finally {
+      fresh.h.dispose();
+    }
+  },
+);
 
 test("QJS-09: the snapshot getters return the latest host snapshot without a round trip", async () => {
   const { h } = await loaded(
-    ext(`
-    globalThis.atLoad = [pi.getSessionName(), pi.getThinkingLevel(), pi.getActiveTools(), pi.getAllTools(), pi.getCommands()];
+    ext(
+      `
+    globalThis.atLoad = [pi.getSessionName(), pi.getThinkingLevel(), pi.getActiveTools(), pi.getAllTools(), ` +
+        `pi.getCommands()];
     pi.registerCommand("get", { handler: async () => {
       const active = pi.getActiveTools();
       active.push("mutated");
       return [pi.getSessionName(), pi.getThinkingLevel(), pi.getActiveTools(), pi.getAllTools(), pi.getCommands()];
-    } });`),
+    } });`,
+    ),
     { capabilities: ["commands"] },
   );
   try {
@@ -134,11 +145,15 @@ test("QJS-09: the snapshot getters return the latest host snapshot without a rou
   }
 });
 
-test("QJS-10: with session_actions every action sends its catalog frame and resolves with the host's answer", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-10: with session_actions every action sends its catalog frame and resolves with the host's " + "answer",
+  async () => {
+    const { h } = await loaded(
+      ext(
+        `
     pi.registerCommand("act", { handler: async (_a, ctx) => Promise.all([
-      pi.sendMessage({ customType: "note", content: "hi", display: true }, { triggerTurn: true, deliverAs: "followUp" }),
+      pi.sendMessage({ customType: "note", content: "hi", display: true }, { triggerTurn: true, deliverAs: ` +
+          `"followUp" }),
       pi.sendUserMessage("go on"),
       pi.appendEntry("state", { n: 1 }),
       pi.setSessionName("renamed"),
@@ -151,59 +166,63 @@ test("QJS-10: with session_actions every action sends its catalog frame and reso
       ctx.compact({ customInstructions: "keep the plan" }),
       ctx.reload(),
       ctx.waitForIdle(),
-    ]).then((values) => values.concat([pi.getSessionName(), pi.getActiveTools(), pi.getThinkingLevel()])) });`),
-    { capabilities: ["commands", "session_actions"] },
-  );
-  try {
-    h.send(command("req-2", "act"));
-    assert.deepEqual(h.take(), [
-      action("e1", {
-        kind: "send_message",
-        message: { customType: "note", content: "hi", display: true },
-        options: { triggerTurn: true, deliverAs: "followUp" },
-      }),
-      action("e2", { kind: "send_user_message", content: "go on" }),
-      action("e3", { kind: "append_entry", customType: "state", data: { n: 1 } }),
-      action("e4", { kind: "set_session_name", name: "renamed" }),
-      action("e5", { kind: "set_label", entryId: "entry-1", label: "checkpoint" }),
-      action("e6", { kind: "set_active_tools", toolNames: ["read"] }),
-      action("e7", { kind: "set_model", model: { provider: "anthropic", id: "claude" } }),
-      action("e8", { kind: "set_thinking_level", level: "low" }),
-      action("e9", { kind: "abort" }),
-      action("e10", { kind: "shutdown" }),
-      action("e11", { kind: "compact", customInstructions: "keep the plan" }),
-      action("e12", { kind: "reload" }),
-      action("e13", { kind: "wait_for_idle" }),
-    ]);
-    for (let i = 1; i <= 13; i++) h.send(ok(`e${i}`, i === 7 ? true : null));
-    assert.deepEqual(h.take(), [
-      ok("req-2", [
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        true,
-        null,
-        null,
-        null,
-        null,
-        null,
-        null,
-        "renamed",
-        ["read"],
-        "low",
-      ]),
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+    ]).then((values) => values.concat([pi.getSessionName(), pi.getActiveTools(), pi.getThinkingLevel()])) });`,
+      ),
+      { capabilities: ["commands", "session_actions"] },
+    );
+    try {
+      h.send(command("req-2", "act"));
+      assert.deepEqual(h.take(), [
+        action("e1", {
+          kind: "send_message",
+          message: { customType: "note", content: "hi", display: true },
+          options: { triggerTurn: true, deliverAs: "followUp" },
+        }),
+        action("e2", { kind: "send_user_message", content: "go on" }),
+        action("e3", { kind: "append_entry", customType: "state", data: { n: 1 } }),
+        action("e4", { kind: "set_session_name", name: "renamed" }),
+        action("e5", { kind: "set_label", entryId: "entry-1", label: "checkpoint" }),
+        action("e6", { kind: "set_active_tools", toolNames: ["read"] }),
+        action("e7", { kind: "set_model", model: { provider: "anthropic", id: "claude" } }),
+        action("e8", { kind: "set_thinking_level", level: "low" }),
+        action("e9", { kind: "abort" }),
+        action("e10", { kind: "shutdown" }),
+        action("e11", { kind: "compact", customInstructions: "keep the plan" }),
+        action("e12", { kind: "reload" }),
+        action("e13", { kind: "wait_for_idle" }),
+      ]);
+      for (let i = 1; i <= 13; i++) h.send(ok(`e${i}`, i === 7 ? true : null));
+      assert.deepEqual(h.take(), [
+        ok("req-2", [
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          true,
+          null,
+          null,
+          null,
+          null,
+          null,
+          null,
+          "renamed",
+          ["read"],
+          "low",
+        ]),
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-10, RPI-39: an error answer rejects with the host's message and code; a cancelled action rejects", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-10, RPI-39: an error answer rejects with the host's message and code; a cancelled action " + "rejects",
+  async () => {
+    const { h } = await loaded(
+      ext(`
     pi.registerCommand("act", { handler: async () => {
       const out = [];
       for (const name of ["a", "b"]) {
@@ -211,37 +230,41 @@ test("QJS-10, RPI-39: an error answer rejects with the host's message and code; 
       }
       return out.concat([pi.getSessionName() === undefined ? "unchanged" : pi.getSessionName()]);
     } });`),
-    { capabilities: ["commands", "session_actions"] },
-  );
-  try {
-    h.send(command("req-2", "act"));
-    h.send({
-      type: "response",
-      id: "e1",
-      result: { status: "error", error: { code: "denied", message: "the host cannot rename sessions" } },
-    });
-    h.send({ type: "response", id: "e2", result: { status: "cancelled" } });
-    assert.deepEqual(h.take(), [
-      action("e1", { kind: "set_session_name", name: "a" }),
-      action("e2", { kind: "set_session_name", name: "b" }),
-      ok("req-2", ["the host cannot rename sessions [denied]", "the request was cancelled [cancelled]", "unchanged"]),
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+      { capabilities: ["commands", "session_actions"] },
+    );
+    try {
+      h.send(command("req-2", "act"));
+      h.send({
+        type: "response",
+        id: "e1",
+        result: { status: "error", error: { code: "denied", message: "the host cannot rename sessions" } },
+      });
+      h.send({ type: "response", id: "e2", result: { status: "cancelled" } });
+      assert.deepEqual(h.take(), [
+        action("e1", { kind: "set_session_name", name: "a" }),
+        action("e2", { kind: "set_session_name", name: "b" }),
+        ok("req-2", ["the host cannot rename sessions [denied]", "the request was cancelled [cancelled]", "unchanged"]),
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
 test("RPI-39: without session_actions every action rejects naming the capability, and nothing is sent", async () => {
   const { h } = await loaded(
-    ext(`
+    ext(
+      `
     pi.registerCommand("act", { handler: async (_a, ctx) => {
-      const calls = [() => pi.sendMessage({}), () => pi.sendUserMessage("x"), () => pi.appendEntry("t"), () => pi.setSessionName("n"),
+      const calls = [() => pi.sendMessage({}), () => pi.sendUserMessage("x"), () => pi.appendEntry("t"), () => ` +
+        `pi.setSessionName("n"),
         () => pi.setLabel("e"), () => pi.setActiveTools([]), () => pi.setModel({}), () => pi.setThinkingLevel("low"),
         () => ctx.abort(), () => ctx.shutdown(), () => ctx.compact(), () => ctx.reload(), () => ctx.waitForIdle()];
       const out = [];
       for (const c of calls) { try { await c(); out.push("sent"); } catch (e) { out.push(e.message); } }
       return out;
-    } });`),
+    } });`,
+    ),
     { capabilities: ["commands"] },
   );
   try {
@@ -272,32 +295,40 @@ test("RPI-39: without session_actions every action rejects naming the capability
   }
 });
 
-test("QJS-10: ctx.waitForIdle and ctx.reload belong to command handlers; from a tool they reject without a frame", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-10: ctx.waitForIdle and ctx.reload belong to command handlers; from a tool they reject without a " + "frame",
+  async () => {
+    const { h } = await loaded(
+      ext(
+        `
     pi.registerTool({ name: "t", description: "d", execute: async (_i, _p, _s, _u, ctx) => {
       const out = [];
-      for (const c of [() => ctx.waitForIdle(), () => ctx.reload()]) { try { await c(); } catch (e) { out.push(e.message); } }
+      for (const c of [() => ctx.waitForIdle(), () => ctx.reload()]) { try { await c(); } catch (e) { ` +
+          `out.push(e.message); } }
       return out.join(" | ");
-    } });`),
-    { capabilities: ["tools", "session_actions"] },
-  );
-  try {
-    h.send(invoke("req-2", { kind: "tool", name: "t", callId: "c", arguments: {} }));
-    assert.deepEqual(h.take(), [
-      ok("req-2", {
-        content: [
-          {
-            type: "text",
-            text: "ctx.waitForIdle is only available to command handlers (pi's ExtensionCommandContext) | ctx.reload is only available to command handlers (pi's ExtensionCommandContext)",
-          },
-        ],
-      }),
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+    } });`,
+      ),
+      { capabilities: ["tools", "session_actions"] },
+    );
+    try {
+      h.send(invoke("req-2", { kind: "tool", name: "t", callId: "c", arguments: {} }));
+      assert.deepEqual(h.take(), [
+        ok("req-2", {
+          content: [
+            {
+              type: "text",
+              text:
+                "ctx.waitForIdle is only available to command handlers (pi's ExtensionCommandContext) | ctx.reload " +
+                "is only available to command handlers (pi's ExtensionCommandContext)",
+            },
+          ],
+        }),
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
 test("QJS-11: every UI method sends its catalog request and maps the host's answer to pi's return value", async () => {
   const { h } = await loaded(
@@ -379,130 +410,169 @@ test("QJS-11: every UI method sends its catalog request and maps the host's answ
   }
 });
 
-test("QJS-11: a cancelled dialog resolves as a dismissed one; opts.signal and a host cancel of the invocation withdraw open dialogs", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-11: a cancelled dialog resolves as a dismissed one; opts.signal and a host cancel of the invocation " +
+    "withdraw open dialogs",
+  async () => {
+    const { h } = await loaded(
+      ext(
+        `
     pi.registerCommand("ask", { handler: async (_a, ctx) => {
       const c = new AbortController();
       const dismissed = ctx.ui.select("Pick", ["a"], { signal: c.signal });
       c.abort();
       return [await dismissed, await ctx.ui.confirm("Sure?", "m"), await ctx.ui.input("Name")];
     } });
-    pi.registerCommand("hang", { handler: async (_a, ctx) => { globalThis.hung = await ctx.ui.confirm("Wait?", "m"); return "late"; } });`),
-    { capabilities: ["commands", "ui"], uiCapabilities: ALL_UI },
-  );
-  try {
-    h.send(command("req-2", "ask"));
-    assert.deepEqual(h.take(), [
-      ui("e1", { type: "select", title: "Pick", options: ["a"] }),
-      { type: "cancel", id: "e1" },
-      ui("e2", { type: "confirm", title: "Sure?", message: "m" }),
-    ]);
-    h.send({ type: "response", id: "e2", result: { status: "cancelled" } });
-    h.send({ type: "response", id: "e3", result: { status: "cancelled" } });
-    assert.deepEqual(h.take(), [ui("e3", { type: "input", title: "Name" }), ok("req-2", [null, false, null])]);
-    h.send(command("req-3", "hang"));
-    assert.deepEqual(h.take(), [ui("e4", { type: "confirm", title: "Wait?", message: "m" })]);
-    h.send({ type: "cancel", id: "req-3" });
-    assert.deepEqual(h.take(), [
-      { type: "response", id: "req-3", result: { status: "cancelled" } },
-      { type: "cancel", id: "e4" },
-    ]);
-    assert.equal(h.evaluate("globalThis.hung"), false);
-  } finally {
-    h.dispose();
-  }
-});
+    pi.registerCommand("hang", { handler: async (_a, ctx) => { globalThis.hung = await ctx.ui.confirm("Wait?", "m"); ` +
+          `return "late"; } });`,
+      ),
+      { capabilities: ["commands", "ui"], uiCapabilities: ALL_UI },
+    );
+    try {
+      h.send(command("req-2", "ask"));
+      assert.deepEqual(h.take(), [
+        ui("e1", { type: "select", title: "Pick", options: ["a"] }),
+        { type: "cancel", id: "e1" },
+        ui("e2", { type: "confirm", title: "Sure?", message: "m" }),
+      ]);
+      h.send({ type: "response", id: "e2", result: { status: "cancelled" } });
+      h.send({ type: "response", id: "e3", result: { status: "cancelled" } });
+      assert.deepEqual(h.take(), [ui("e3", { type: "input", title: "Name" }), ok("req-2", [null, false, null])]);
+      h.send(command("req-3", "hang"));
+      assert.deepEqual(h.take(), [ui("e4", { type: "confirm", title: "Wait?", message: "m" })]);
+      h.send({ type: "cancel", id: "req-3" });
+      assert.deepEqual(h.take(), [
+        { type: "response", id: "req-3", result: { status: "cancelled" } },
+        { type: "cancel", id: "e4" },
+      ]);
+      assert.equal(h.evaluate("globalThis.hung"), false);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-12: each UI method needs `ui` and its grant; synchronous ones throw, the others reject, naming what is missing, and nothing is sent", async () => {
-  const source = ext(`
+test(
+  "QJS-12: each UI method needs `ui` and its grant; synchronous ones throw, the others reject, naming what is " +
+    "missing, and nothing is sent",
+  async () => {
+    const source = ext(
+      `
     pi.registerCommand("ui", { handler: async (_a, ctx) => {
       const out = [];
-      const sync = { notify: () => ctx.ui.notify("m"), setStatus: () => ctx.ui.setStatus("k", "t"), setWidget: () => ctx.ui.setWidget("w", []),
+      const sync = { notify: () => ctx.ui.notify("m"), setStatus: () => ctx.ui.setStatus("k", "t"), setWidget: () => ` +
+        `ctx.ui.setWidget("w", []),
         setTitle: () => ctx.ui.setTitle("t"), setEditorText: () => ctx.ui.setEditorText("t") };
-      for (const [name, c] of Object.entries(sync)) { try { c(); out.push(name + " sent"); } catch (e) { out.push("throws " + e.message); } }
-      const async = { select: () => ctx.ui.select("t", ["a"]), confirm: () => ctx.ui.confirm("t", "m"), input: () => ctx.ui.input("t"),
-        editor: () => ctx.ui.editor("t"), getEditorText: () => ctx.ui.getEditorText(), getToolsExpanded: () => ctx.ui.getToolsExpanded() };
+      for (const [name, c] of Object.entries(sync)) { try { c(); out.push(name + " sent"); } catch (e) { ` +
+        `out.push("throws " + e.message); } }
+      const async = { select: () => ctx.ui.select("t", ["a"]), confirm: () => ctx.ui.confirm("t", "m"), input: () => ` +
+        `ctx.ui.input("t"),
+        editor: () => ctx.ui.editor("t"), getEditorText: () => ctx.ui.getEditorText(), getToolsExpanded: () => ` +
+        `ctx.ui.getToolsExpanded() };
       for (const [name, c] of Object.entries(async)) {
         const p = c();
         try { await p; out.push(name + " sent"); } catch (e) { out.push("rejects " + e.message); }
       }
       return out;
-    } });`);
-  const grant = (m: string, g: string): string =>
-    `ctx.ui.${m} needs the "${g}" uiCapability; add it to "uiCapabilities" in pi-extension.json`;
-  const noUi = (m: string): string =>
-    `ctx.ui.${m} needs the "ui" capability; add it to "capabilities" in pi-extension.json`;
-  const granted = await loaded(source, { capabilities: ["commands", "ui"], uiCapabilities: [] });
-  try {
-    granted.h.send(command("req-2", "ui"));
-    assert.deepEqual(granted.h.take(), [ui("e1", { type: "get_editor_text" })], "the query methods need `ui` only");
-    granted.h.send(ok("e1", { value: "x" }));
-    assert.deepEqual(granted.h.take(), [ui("e2", { type: "get_tools_expanded" })]);
-    granted.h.send(ok("e2", { expanded: false }));
-    assert.deepEqual(granted.h.take(), [
-      ok("req-2", [
-        `throws ${grant("notify", "notify")}`,
-        `throws ${grant("setStatus", "status")}`,
-        `throws ${grant("setWidget", "widget")}`,
-        `throws ${grant("setTitle", "title")}`,
-        `throws ${grant("setEditorText", "set_editor_text")}`,
-        `rejects ${grant("select", "select")}`,
-        `rejects ${grant("confirm", "confirm")}`,
-        `rejects ${grant("input", "input")}`,
-        `rejects ${grant("editor", "editor")}`,
-        "getEditorText sent",
-        "getToolsExpanded sent",
-      ]),
-    ]);
-  } finally {
-    granted.h.dispose();
-  }
-  const bare = await loaded(source, { capabilities: ["commands"], uiCapabilities: ALL_UI });
-  try {
-    bare.h.send(command("req-2", "ui"));
-    assert.deepEqual(bare.h.take(), [
-      ok("req-2", [
-        ...["notify", "setStatus", "setWidget", "setTitle", "setEditorText"].map((m) => `throws ${noUi(m)}`),
-        ...["select", "confirm", "input", "editor", "getEditorText", "getToolsExpanded"].map(
-          (m) => `rejects ${noUi(m)}`,
-        ),
-      ]),
-    ]);
-  } finally {
-    bare.h.dispose();
-  }
-});
+    } });`,
+    );
+    const grant = (m: string, g: string): string =>
+      `ctx.ui.${m} needs the "${g}" uiCapability; add it to "uiCapabilities" in pi-extension.json`;
+    const noUi = (m: string): string =>
+      `ctx.ui.${m} needs the "ui" capability; add it to "capabilities" in pi-extension.json`;
+    const granted = await loaded(source, { capabilities: ["commands", "ui"], uiCapabilities: [] });
+    try {
+      granted.h.send(command("req-2", "ui"));
+      assert.deepEqual(granted.h.take(), [ui("e1", { type: "get_editor_text" })], "the query methods need `ui` only");
+      granted.h.send(ok("e1", { value: "x" }));
+      assert.deepEqual(granted.h.take(), [ui("e2", { type: "get_tools_expanded" })]);
+      granted.h.send(ok("e2", { expanded: false }));
+      assert.deepEqual(granted.h.take(), [
+        ok("req-2", [
+          `throws ${grant("notify", "notify")}`,
+          `throws ${grant("setStatus", "status")}`,
+          `throws ${grant("setWidget", "widget")}`,
+          `throws ${grant("setTitle", "title")}`,
+          `throws ${grant("setEditorText", "set_editor_text")}`,
+          `rejects ${grant("select", "select")}`,
+          `rejects ${grant("confirm", "confirm")}`,
+          `rejects ${grant("input", "input")}`,
+          `rejects ${grant("editor", "editor")}`,
+          "getEditorText sent",
+          "getToolsExpanded sent",
+        ]),
+      ]);
+    } finally {
+      granted.h.dispose();
+    }
+    const bare = await loaded(source, { capabilities: ["commands"], uiCapabilities: ALL_UI });
+    try {
+      bare.h.send(command("req-2", "ui"));
+      assert.deepEqual(bare.h.take(), [
+        ok("req-2", [
+          ...["notify", "setStatus", "setWidget", "setTitle", "setEditorText"].map((m) => `throws ${noUi(m)}`),
+          ...["select", "confirm", "input", "editor", "getEditorText", "getToolsExpanded"].map(
+            (m) => `rejects ${noUi(m)}`,
+          ),
+        ]),
+      ]);
+    } finally {
+      bare.h.dispose();
+    }
+  },
+);
 
-test("QJS-11, QJS-18: setWidget takes string arrays only; a UI request over the frame limit throws, saying so", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-11, QJS-18: setWidget takes string arrays only; a UI request over the frame limit throws, saying " + "so",
+  async () => {
+    const { h } = await loaded(
+      ext(
+        `
     pi.registerCommand("w", { handler: async (_a, ctx) => {
       const out = [];
-      for (const c of [() => ctx.ui.setWidget("w", () => ({})), () => ctx.ui.notify("z".repeat(10000)), () => ctx.ui.custom(() => ({}))]) {
+      for (const c of [() => ctx.ui.setWidget("w", () => ({})), () => ctx.ui.notify("z".repeat(10000)), () => ` +
+          `ctx.ui.custom(() => ({}))]) {
         try { c(); out.push("sent"); } catch (e) { out.push(e.name + ": " + e.message); }
       }
       return out;
-    } });`),
-    { capabilities: ["commands", "ui"], uiCapabilities: ALL_UI, maxFrameBytes: 4096 },
-  );
-  try {
-    h.send(command("req-2", "w"));
-    assert.deepEqual(h.take(), [
-      ok("req-2", [
-        "TypeError: ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension protocol)",
-        `Error: ${overLimit("ctx.ui.notify's request", { type: "request", id: "e1", request: { kind: "ui", ui: { request: { type: "notify", message: "z".repeat(10000), level: "info" } }, parentId: "req-2" } }, 4096)}`,
-        "Error: ctx.ui.custom is not available to QuickJS extensions: components cannot cross the extension protocol",
-      ]),
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+    } });`,
+      ),
+      { capabilities: ["commands", "ui"], uiCapabilities: ALL_UI, maxFrameBytes: 4096 },
+    );
+    try {
+      h.send(command("req-2", "w"));
+      assert.deepEqual(h.take(), [
+        ok("req-2", [
+          "TypeError: ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension " +
+            "protocol)",
+          "Error: " +
+            overLimit(
+              "ctx.ui.notify's request",
+              {
+                type: "request",
+                id: "e1",
+                request: {
+                  kind: "ui",
+                  ui: { request: { type: "notify", message: "z".repeat(10000), level: "info" } },
+                  parentId: "req-2",
+                },
+              },
+              4096,
+            ),
+          "Error: ctx.ui.custom is not available to QuickJS extensions: components cannot cross the extension protocol",
+        ]),
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-13: shutdown aborts every in-flight signal, rejects open requests, clears timers and stops answering", async () => {
-  const { h } = await loaded(
-    ext(`
+test(
+  "QJS-13: shutdown aborts every in-flight signal, rejects open requests, clears timers and stops " + "answering",
+  async () => {
+    const { h } = await loaded(
+      ext(`
     pi.registerTool({ name: "wait", description: "d", execute: (_i, _p, signal) => new Promise((resolve) => {
       signal.addEventListener("abort", () => { globalThis.reason = signal.reason.message; resolve("after shutdown"); });
     }) });
@@ -511,33 +581,37 @@ test("QJS-13: shutdown aborts every in-flight signal, rejects open requests, cle
       try { await pi.setSessionName("x"); } catch (e) { globalThis.rejected = e.message; }
       return "renamed";
     } });`),
-    { capabilities: ["tools", "commands", "session_actions"] },
-  );
-  try {
-    h.send(invoke("req-2", { kind: "tool", name: "wait", callId: "c", arguments: {} }));
-    h.send(command("req-3", "rename"));
-    assert.deepEqual(h.take(), [action("e1", { kind: "set_session_name", name: "x" })]);
-    assert.equal(h.pendingTimers, 1);
-    h.send({ type: "shutdown", reason: "session ended" });
-    assert.deepEqual(h.take(), [], "nothing is answered after shutdown");
-    assert.equal(h.pendingTimers, 0);
-    assert.deepEqual(h.evaluate("[globalThis.reason, globalThis.rejected]"), [
-      "the extension is shutting down",
-      "the extension is shutting down",
-    ]);
-    h.send(invoke("req-4", { kind: "tool", name: "wait", callId: "c", arguments: {} }));
-    h.send(ok("e1", null));
-    await new Promise((resolve) => setTimeout(resolve, 30));
-    assert.deepEqual(h.take(), []);
-    assert.equal(h.evaluate("globalThis.timerRan"), undefined);
-  } finally {
-    h.dispose();
-  }
-});
+      { capabilities: ["tools", "commands", "session_actions"] },
+    );
+    try {
+      h.send(invoke("req-2", { kind: "tool", name: "wait", callId: "c", arguments: {} }));
+      h.send(command("req-3", "rename"));
+      assert.deepEqual(h.take(), [action("e1", { kind: "set_session_name", name: "x" })]);
+      assert.equal(h.pendingTimers, 1);
+      h.send({ type: "shutdown", reason: "session ended" });
+      assert.deepEqual(h.take(), [], "nothing is answered after shutdown");
+      assert.equal(h.pendingTimers, 0);
+      assert.deepEqual(h.evaluate("[globalThis.reason, globalThis.rejected]"), [
+        "the extension is shutting down",
+        "the extension is shutting down",
+      ]);
+      h.send(invoke("req-4", { kind: "tool", name: "wait", callId: "c", arguments: {} }));
+      h.send(ok("e1", null));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      assert.deepEqual(h.take(), []);
+      assert.equal(h.evaluate("globalThis.timerRan"), undefined);
+    } finally {
+      h.dispose();
+    }
+  },
+);
 
-test("QJS-03: other pi methods: flags keep their default, shortcuts are ignored with one warning, renderers/providers/exec refuse clearly", async () => {
-  const h = await PreludeHarness.start(
-    ext(`
+test(
+  "QJS-03: other pi methods: flags keep their default, shortcuts are ignored with one warning, " +
+    "renderers/providers/exec refuse clearly",
+  async () => {
+    const h = await PreludeHarness.start(
+      ext(`
     pi.registerFlag("verbose", { type: "boolean", default: true });
     pi.registerShortcut("ctrl+x", { handler() {} });
     pi.registerShortcut("ctrl+y", { handler() {} });
@@ -547,24 +621,26 @@ test("QJS-03: other pi methods: flags keep their default, shortcuts are ignored 
     }
     pi.exec("ls", []).catch((e) => { out.push(e.message); });
     globalThis.out = out;`),
-  );
-  try {
-    assert.deepEqual(h.handshake().slice(1), [
-      {
-        type: "log",
-        level: "warning",
-        message: "pi.registerShortcut is ignored: octet has no keyboard shortcuts for extensions",
-      },
-      ok("req-1", {}),
-    ]);
-    assert.deepEqual(h.evaluate("globalThis.out"), [
-      true,
-      true,
-      "pi.registerMessageRenderer is not available to QuickJS extensions: renderers cannot cross the extension protocol",
-      "pi.registerProvider is not available to QuickJS extensions: providers cannot cross the extension protocol",
-      "pi.exec is not available: QuickJS extensions have no process access",
-    ]);
-  } finally {
-    h.dispose();
-  }
-});
+    );
+    try {
+      assert.deepEqual(h.handshake().slice(1), [
+        {
+          type: "log",
+          level: "warning",
+          message: "pi.registerShortcut is ignored: octet has no keyboard shortcuts for extensions",
+        },
+        ok("req-1", {}),
+      ]);
+      assert.deepEqual(h.evaluate("globalThis.out"), [
+        true,
+        true,
+        "pi.registerMessageRenderer is not available to QuickJS extensions: renderers cannot cross the extension " +
+          "protocol",
+        "pi.registerProvider is not available to QuickJS extensions: providers cannot cross the extension protocol",
+        "pi.exec is not available: QuickJS extensions have no process access",
+      ]);
+    } finally {
+      h.dispose();
+    }
+  },
+);

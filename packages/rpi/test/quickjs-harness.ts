@@ -22,7 +22,8 @@ import {
   type RpiTransportEvent,
 } from "../src/index.js";
 
-export const STAND_IN_PRELUDE = `(() => {
+export const STAND_IN_PRELUDE =
+  `(() => {
   const host = globalThis.__octet_host;
   delete globalThis.__octet_host;
   let factory;
@@ -43,7 +44,8 @@ export const STAND_IN_PRELUDE = `(() => {
       const frame = JSON.parse(text);
       let r;
       try { r = factory(frame, api); } catch (e) { fail(frame.id, e); return; }
-      Promise.resolve(r).then((value) => api.send({ id: frame.id, value: value === undefined ? null : value }), (e) => fail(frame.id, e));
+      Promise.resolve(r).then((value) => api.send({ id: frame.id, value: value === undefined ? null : value }), (e) ` +
+  `=> fail(frame.id, e));
     },
     setFactory(value) { factory = value; api.send({ factory: typeof value }); },
     fireTimer(id) { const fn = timers.get(id); timers.delete(id); if (fn) fn(); },
@@ -133,7 +135,8 @@ export class Instance {
           clearTimeout(timer);
           reject(
             new Error(
-              `the instance exited (${this.exit.code}: ${this.exit.reason}) before a matching frame; events: ${JSON.stringify(this.events).slice(0, 2000)}`,
+              `the instance exited (${this.exit.code}: ${this.exit.reason}) before a matching frame; events: ` +
+                `${JSON.stringify(this.events).slice(0, 2000)}`,
             ),
           );
         } else {

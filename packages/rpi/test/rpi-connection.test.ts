@@ -85,61 +85,67 @@ async function eventually<T>(read: () => T | undefined): Promise<T> {
   throw new Error("never happened");
 }
 
-test("RPI-21, RPI-22, RPI-24, RPI-27: hello both ways, initialize, and the registrations of the load phase", async () => {
-  const { c, stderr } = await started("ok");
-  try {
-    // The fake echoes what it received on stderr, which may arrive after stdout's frames.
-    const hostHello = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"hello"')))).slice(4));
-    assert.deepEqual(hostHello, {
-      type: "hello",
-      protocolVersion: 1,
-      instance: { extensionId: "pi-fake", generation: 3 },
-      cwd: "/work/space",
-      mode: "rpc",
-      projectTrusted: true,
-    });
-    const init = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"initialize"')))).slice(4));
-    assert.deepEqual(init, { type: "request", id: init.id, generation: 3, request: { kind: "initialize" } });
-    assert.equal(c.hello?.id, "pi-fake");
-    assert.equal(c.state, "ready");
-    assert.deepEqual(
-      c.tools().map((t) => [t.name, t.label]),
-      [["weather", "Weather"]],
-    );
-    assert.deepEqual(c.commands(), [{ name: "forecast", description: "A forecast" }]);
-    // session_switch is an older name, delivered as session_start.
-    assert.deepEqual(c.hooks(), ["session_start", "tool_call"]);
-  } finally {
-    await c.shutdown("test over");
-  }
-});
+test(
+  "RPI-21, RPI-22, RPI-24, RPI-27: hello both ways, initialize, and the registrations of the load " + "phase",
+  async () => {
+    const { c, stderr } = await started("ok");
+    try {
+      // The fake echoes what it received on stderr, which may arrive after stdout's frames.
+      const hostHello = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"hello"')))).slice(4));
+      assert.deepEqual(hostHello, {
+        type: "hello",
+        protocolVersion: 1,
+        instance: { extensionId: "pi-fake", generation: 3 },
+        cwd: "/work/space",
+        mode: "rpc",
+        projectTrusted: true,
+      });
+      const init = JSON.parse((await eventually(() => stderr.find((l) => l.includes('"initialize"')))).slice(4));
+      assert.deepEqual(init, { type: "request", id: init.id, generation: 3, request: { kind: "initialize" } });
+      assert.equal(c.hello?.id, "pi-fake");
+      assert.equal(c.state, "ready");
+      assert.deepEqual(
+        c.tools().map((t) => [t.name, t.label]),
+        [["weather", "Weather"]],
+      );
+      assert.deepEqual(c.commands(), [{ name: "forecast", description: "A forecast" }]);
+      // session_switch is an older name, delivered as session_start.
+      assert.deepEqual(c.hooks(), ["session_start", "tool_call"]);
+    } finally {
+      await c.shutdown("test over");
+    }
+  },
+);
 
-test("RPI-25, RPI-28: a tool invocation answers with an AgentToolResult; updates reach onUpdate; errors are results", async () => {
-  const { c } = await started("ok");
-  try {
-    const updates: unknown[] = [];
-    const r = await c.invoke(
-      { kind: "tool", name: "weather", callId: "call-1", arguments: { city: "London" } },
-      { onUpdate: (v) => updates.push(v) },
-    );
-    assert.deepEqual(r, {
-      status: "success",
-      value: { content: [{ type: "text", text: "15 °C, cloudy in London" }], details: { city: "London" } },
-    });
-    assert.deepEqual(updates, [{ content: [{ type: "text", text: "looking outside" }] }]);
-    const failed = await c.invoke({
-      kind: "tool",
-      name: "weather",
-      callId: "call-2",
-      arguments: { city: "Atlantis", mode: "fail" },
-    });
-    assert.deepEqual(failed, { status: "error", error: { message: "no weather for Atlantis" } });
-    const cmd = await c.invoke({ kind: "command", name: "forecast", arguments: "rain" });
-    assert.deepEqual(cmd, { status: "success", value: "forecast: rain" });
-  } finally {
-    await c.shutdown("test over");
-  }
-});
+test(
+  "RPI-25, RPI-28: a tool invocation answers with an AgentToolResult; updates reach onUpdate; errors are " + "results",
+  async () => {
+    const { c } = await started("ok");
+    try {
+      const updates: unknown[] = [];
+      const r = await c.invoke(
+        { kind: "tool", name: "weather", callId: "call-1", arguments: { city: "London" } },
+        { onUpdate: (v) => updates.push(v) },
+      );
+      assert.deepEqual(r, {
+        status: "success",
+        value: { content: [{ type: "text", text: "15 °C, cloudy in London" }], details: { city: "London" } },
+      });
+      assert.deepEqual(updates, [{ content: [{ type: "text", text: "looking outside" }] }]);
+      const failed = await c.invoke({
+        kind: "tool",
+        name: "weather",
+        callId: "call-2",
+        arguments: { city: "Atlantis", mode: "fail" },
+      });
+      assert.deepEqual(failed, { status: "error", error: { message: "no weather for Atlantis" } });
+      const cmd = await c.invoke({ kind: "command", name: "forecast", arguments: "rain" });
+      assert.deepEqual(cmd, { status: "success", value: "forecast: rain" });
+    } finally {
+      await c.shutdown("test over");
+    }
+  },
+);
 
 test("RPI-18, RPI-19: the child sees only the environment it was given", async () => {
   const env = { PI_EXTENSION_PROTOCOL_VERSION: "1", PI_EXTENSION_ID: "pi-fake", PI_EXTENSION_PACKAGE_ID: "pkg" };
@@ -157,42 +163,50 @@ test("RPI-18, RPI-19: the child sees only the environment it was given", async (
   }
 });
 
-test("RPI-23: a hello naming another id, or claiming an ungranted capability, fails the handshake and kills the child", async () => {
-  for (const [mode, expected] of [
-    ["bad-hello-id", /hello names extension "someone-else", but pi-extension.json says "pi-fake"/],
-    ["extra-cap", /hello claims capabilities \["session_actions"\] that pi-extension.json does not grant/],
-  ] as const) {
-    const { c } = await connect(mode, {
-      grants: mode === "extra-cap" ? { capabilities: ["tools"], uiCapabilities: [] } : ALL,
-    });
-    const pid = c.pid!;
-    await assert.rejects(c.start(), expected);
-    const exit = await c.closed;
-    assert.equal(exit.code, "fatal");
-    assert.equal(alive(pid), false);
-  }
-});
+test(
+  "RPI-23: a hello naming another id, or claiming an ungranted capability, fails the handshake and kills the " +
+    "child",
+  async () => {
+    for (const [mode, expected] of [
+      ["bad-hello-id", /hello names extension "someone-else", but pi-extension.json says "pi-fake"/],
+      ["extra-cap", /hello claims capabilities \["session_actions"\] that pi-extension.json does not grant/],
+    ] as const) {
+      const { c } = await connect(mode, {
+        grants: mode === "extra-cap" ? { capabilities: ["tools"], uiCapabilities: [] } : ALL,
+      });
+      const pid = c.pid!;
+      await assert.rejects(c.start(), expected);
+      const exit = await c.closed;
+      assert.equal(exit.code, "fatal");
+      assert.equal(alive(pid), false);
+    }
+  },
+);
 
-test("RPI-31, RPI-32, RPI-33: handshake and load timeouts fail the start and kill the child; the defaults are the document's", async () => {
-  const { c: silent } = await connect("no-hello", { timeouts: { handshakeMs: 300 } });
-  await assert.rejects(silent.start(), /no hello from the extension within 300 ms \(handshake timeout\)/);
-  assert.equal(alive(silent.pid!), false);
-  const { c: stuck } = await connect("hang-load", { timeouts: { loadMs: 300 } });
-  await assert.rejects(stuck.start(), /load phase did not finish within 300 ms \(load timeout\)/);
-  assert.equal((await stuck.closed).code, "terminated");
-  const { c: slow } = await connect("hang-load", { timeouts: { initializeMs: 250, loadMs: 5000 } });
-  await assert.rejects(slow.start(), /did not become ready within 250 ms \(initialize timeout\)/);
-  // The defaults of the document, and an override replaces only the timeout it names.
-  assert.deepEqual(DEFAULT_RPI_TIMEOUTS, {
-    handshakeMs: 5000,
-    loadMs: 10_000,
-    initializeMs: 15_000,
-    invocationMs: 60_000,
-    hookMs: 10_000,
-    shutdownMs: 2000,
-  });
-  assert.deepEqual(slow.timeouts, { ...DEFAULT_RPI_TIMEOUTS, initializeMs: 250, loadMs: 5000 });
-});
+test(
+  "RPI-31, RPI-32, RPI-33: handshake and load timeouts fail the start and kill the child; the defaults are the " +
+    "document's",
+  async () => {
+    const { c: silent } = await connect("no-hello", { timeouts: { handshakeMs: 300 } });
+    await assert.rejects(silent.start(), /no hello from the extension within 300 ms \(handshake timeout\)/);
+    assert.equal(alive(silent.pid!), false);
+    const { c: stuck } = await connect("hang-load", { timeouts: { loadMs: 300 } });
+    await assert.rejects(stuck.start(), /load phase did not finish within 300 ms \(load timeout\)/);
+    assert.equal((await stuck.closed).code, "terminated");
+    const { c: slow } = await connect("hang-load", { timeouts: { initializeMs: 250, loadMs: 5000 } });
+    await assert.rejects(slow.start(), /did not become ready within 250 ms \(initialize timeout\)/);
+    // The defaults of the document, and an override replaces only the timeout it names.
+    assert.deepEqual(DEFAULT_RPI_TIMEOUTS, {
+      handshakeMs: 5000,
+      loadMs: 10_000,
+      initializeMs: 15_000,
+      invocationMs: 60_000,
+      hookMs: 10_000,
+      shutdownMs: 2000,
+    });
+    assert.deepEqual(slow.timeouts, { ...DEFAULT_RPI_TIMEOUTS, initializeMs: 250, loadMs: 5000 });
+  },
+);
 
 test("RPI-33: an invocation timeout answers the caller with an error and keeps the extension", async () => {
   const { c } = await started("ok", { timeouts: { invocationMs: 200 } });
@@ -225,25 +239,29 @@ test("RPI-29: a cancelled invocation sends cancel and resolves cancelled", async
   }
 });
 
-test("RPI-35, RPI-36, RPI-37: a CRLF frame, a blank line and an oversize frame are violations that terminate the extension", async () => {
-  for (const [mode, expected] of [
-    ["crlf", /carriage return|CR/i],
-    ["blank", /blank/i],
-    ["oversize", /1048576|too large|over/i],
-  ] as const) {
-    const h = await connect(mode);
-    const pid = h.c.pid!;
-    await assert.rejects(h.c.start(), /protocol violation/);
-    const exit = await h.c.closed;
-    assert.equal(exit.code, "fatal");
-    assert.match(exit.reason, expected);
-    assert.ok(
-      h.diagnostics.some((d) => d.startsWith("error: protocol violation")),
-      h.diagnostics.join("\n"),
-    );
-    assert.equal(alive(pid), false);
-  }
-});
+test(
+  "RPI-35, RPI-36, RPI-37: a CRLF frame, a blank line and an oversize frame are violations that terminate the " +
+    "extension",
+  async () => {
+    for (const [mode, expected] of [
+      ["crlf", /carriage return|CR/i],
+      ["blank", /blank/i],
+      ["oversize", /1048576|too large|over/i],
+    ] as const) {
+      const h = await connect(mode);
+      const pid = h.c.pid!;
+      await assert.rejects(h.c.start(), /protocol violation/);
+      const exit = await h.c.closed;
+      assert.equal(exit.code, "fatal");
+      assert.match(exit.reason, expected);
+      assert.ok(
+        h.diagnostics.some((d) => d.startsWith("error: protocol violation")),
+        h.diagnostics.join("\n"),
+      );
+      assert.equal(alive(pid), false);
+    }
+  },
+);
 
 test("RPI-30: a response naming another generation's request is ignored with a diagnostic", async () => {
   const { c, diagnostics } = await started("ok", { timeouts: { invocationMs: 300 } });
@@ -273,32 +291,42 @@ test("RPI-34, RPI-40: terminating kills the whole process group, grandchildren i
   assert.equal(alive(grandchild), false);
 });
 
-test("issue 13.12: an invocation pending when the extension exits is answered at once as closed, and leaves no timer behind", async () => {
-  const { c } = await started("ok", { timeouts: { invocationMs: 60_000 } });
-  const answer = c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "crash" } });
-  let hung: ReturnType<typeof setTimeout> | undefined;
-  const r = await Promise.race([answer, new Promise<"hung">((res) => (hung = setTimeout(() => res("hung"), 10_000)))]);
-  clearTimeout(hung);
-  assert.notEqual(r, "hung", "the invocation was never answered after the extension exited");
-  assert.equal(r !== "hung" && r.status === "error" ? r.error.code : r, "closed");
-  // The 60 s invocation timer went with the answer: only the test's own handles are left.
-  assert.deepEqual(
-    process.getActiveResourcesInfo().filter((x) => x === "Timeout"),
-    [],
-  );
-});
+test(
+  "issue 13.12: an invocation pending when the extension exits is answered at once as closed, and leaves no timer " +
+    "behind",
+  async () => {
+    const { c } = await started("ok", { timeouts: { invocationMs: 60_000 } });
+    const answer = c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "crash" } });
+    let hung: ReturnType<typeof setTimeout> | undefined;
+    const r = await Promise.race([
+      answer,
+      new Promise<"hung">((res) => (hung = setTimeout(() => res("hung"), 10_000))),
+    ]);
+    clearTimeout(hung);
+    assert.notEqual(r, "hung", "the invocation was never answered after the extension exited");
+    assert.equal(r !== "hung" && r.status === "error" ? r.error.code : r, "closed");
+    // The 60 s invocation timer went with the answer: only the test's own handles are left.
+    assert.deepEqual(
+      process.getActiveResourcesInfo().filter((x) => x === "Timeout"),
+      [],
+    );
+  },
+);
 
-test("RPI-26: shutdown sends the shutdown frame; a child that ignores it is killed after the shutdown timeout", async () => {
-  const { c } = await started("ok");
-  await c.shutdown("session ended");
-  // It exited by itself on the frame: nothing had to be killed.
-  assert.equal((await c.closed).code, "exited");
-  const { c: stubborn, diagnostics } = await started("ignore-shutdown", { timeouts: { shutdownMs: 200 } });
-  const pid = stubborn.pid!;
-  await stubborn.shutdown("session ended");
-  assert.equal(alive(pid), false);
-  assert.ok(diagnostics.some((d) => /did not exit within 200 ms of the shutdown frame/.test(d)));
-});
+test(
+  "RPI-26: shutdown sends the shutdown frame; a child that ignores it is killed after the shutdown " + "timeout",
+  async () => {
+    const { c } = await started("ok");
+    await c.shutdown("session ended");
+    // It exited by itself on the frame: nothing had to be killed.
+    assert.equal((await c.closed).code, "exited");
+    const { c: stubborn, diagnostics } = await started("ignore-shutdown", { timeouts: { shutdownMs: 200 } });
+    const pid = stubborn.pid!;
+    await stubborn.shutdown("session ended");
+    assert.equal(alive(pid), false);
+    assert.ok(diagnostics.some((d) => /did not exit within 200 ms of the shutdown frame/.test(d)));
+  },
+);
 
 test("RPI-38: an action during the registration-only load phase is refused", async () => {
   const { c, stderr } = await started("action-in-load", { services: { action: async () => "done" } });
@@ -347,32 +375,37 @@ test("RPI-39, QJS-12: actions need session_actions and a bound service; UI reque
   await assert.rejects(narrow.start(), /does not grant/);
 });
 
-test("RPI-35: a frame of exactly 1048576 bytes is accepted, one of 1048577 is a violation; a host frame over the bound is never sent", async () => {
-  const at = await connect("size:1048576");
-  await at.c.start();
-  assert.equal(at.c.state, "ready");
-  try {
-    // The host's own frames are bounded too: an invocation whose frame would pass 1 MiB is refused before a byte goes out.
-    const big = await at.c.invoke({
-      kind: "tool",
-      name: "weather",
-      callId: "c",
-      arguments: { city: "x".repeat(1024 * 1024) },
-    });
-    assert.equal(big.status, "error");
-    assert.match(
-      (big as { error: { message: string } }).error.message,
-      /the request frame would be \d+ bytes, over the 1048576-byte frame limit; not sent/,
-    );
-    const small = await at.c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { city: "Oslo" } });
-    assert.equal(small.status, "success");
-  } finally {
-    await at.c.shutdown("test over");
-  }
-  const past = await connect("size:1048577");
-  await assert.rejects(past.c.start(), /protocol violation: .*1048576/);
-  assert.equal((await past.c.closed).code, "fatal");
-});
+test(
+  "RPI-35: a frame of exactly 1048576 bytes is accepted, one of 1048577 is a violation; a host frame over the " +
+    "bound is never sent",
+  async () => {
+    const at = await connect("size:1048576");
+    await at.c.start();
+    assert.equal(at.c.state, "ready");
+    try {
+      // The host's own frames are bounded too: an invocation whose frame would pass 1 MiB is refused before a byte goes
+      // out.
+      const big = await at.c.invoke({
+        kind: "tool",
+        name: "weather",
+        callId: "c",
+        arguments: { city: "x".repeat(1024 * 1024) },
+      });
+      assert.equal(big.status, "error");
+      assert.match(
+        (big as { error: { message: string } }).error.message,
+        /the request frame would be \d+ bytes, over the 1048576-byte frame limit; not sent/,
+      );
+      const small = await at.c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { city: "Oslo" } });
+      assert.equal(small.status, "success");
+    } finally {
+      await at.c.shutdown("test over");
+    }
+    const past = await connect("size:1048577");
+    await assert.rejects(past.c.start(), /protocol violation: .*1048576/);
+    assert.equal((await past.c.closed).code, "fatal");
+  },
+);
 
 test("RPI-37: a frame with a duplicate member is a violation that names it", async () => {
   const { c } = await connect("dup");
@@ -418,7 +451,8 @@ test("RPI-32: a timeout override must be an integer of 1 ms to a day; the messag
     assert.throws(
       () => resolveTimeouts({ invocationMs: bad }),
       new RegExp(
-        `rpi timeout invocationMs must be an integer number of milliseconds from 1 to 86400000; got ${String(bad).replace(".", "\\.")}`,
+        `rpi timeout invocationMs must be an integer number of milliseconds from 1 to 86400000; got ` +
+          `${String(bad).replace(".", "\\.")}`,
       ),
     );
   }
@@ -427,31 +461,34 @@ test("RPI-32: a timeout override must be an integer of 1 ms to a day; the messag
   assert.throws(() => resolveTimeouts({ bogusMs: 5 } as never), /unknown rpi timeout "bogusMs"/);
 });
 
-test("RPI-39, QJS-12: with a hello that claims neither session_actions nor confirm, the request gate refuses both", async () => {
-  const services: RpiHostServices = { action: async () => ({}), ui: async () => ({ confirmed: true }) };
-  const { c } = await started("narrow", { services });
-  try {
-    const act = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
-    assert.deepEqual(answerOf(act), {
-      status: "error",
-      error: {
-        code: "denied",
-        message:
-          'the action "set_session_name" needs the session_actions capability, which this extension does not have',
-      },
-    });
-    const ui = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "confirm" } });
-    assert.deepEqual(answerOf(ui), {
-      status: "error",
-      error: {
-        code: "denied",
-        message: 'the UI request "confirm" needs the "confirm" uiCapability, which this extension does not have',
-      },
-    });
-  } finally {
-    await c.shutdown("test over");
-  }
-});
+test(
+  "RPI-39, QJS-12: with a hello that claims neither session_actions nor confirm, the request gate refuses " + "both",
+  async () => {
+    const services: RpiHostServices = { action: async () => ({}), ui: async () => ({ confirmed: true }) };
+    const { c } = await started("narrow", { services });
+    try {
+      const act = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "action" } });
+      assert.deepEqual(answerOf(act), {
+        status: "error",
+        error: {
+          code: "denied",
+          message:
+            'the action "set_session_name" needs the session_actions capability, which this extension does not have',
+        },
+      });
+      const ui = await c.invoke({ kind: "tool", name: "weather", callId: "c", arguments: { mode: "confirm" } });
+      assert.deepEqual(answerOf(ui), {
+        status: "error",
+        error: {
+          code: "denied",
+          message: 'the UI request "confirm" needs the "confirm" uiCapability, which this extension does not have',
+        },
+      });
+    } finally {
+      await c.shutdown("test over");
+    }
+  },
+);
 
 test("RPI-34, RPI-40: after a graceful exit or a crash, what the extension left in its group is killed", async () => {
   for (const end of ["shutdown", "crash"] as const) {
@@ -479,43 +516,47 @@ test("RPI-32: rpiRuntime refuses a bad timeout override when it is built, naming
   assert.equal(rpiRuntime({ timeouts: { hookMs: 50 } }).manifestFile, "pi-extension.json");
 });
 
-test("issue 13.5: an invocation carries its context with the hello's cwd, mode and trust; lists too large for the frame are left out with a diagnostic", async () => {
-  const { c, diagnostics } = await started("ok", { maxFrameBytes: 4096 });
-  try {
-    const small = {
-      sessionName: null,
-      model: { id: "m" },
-      allTools: ["weather"],
-      activeTools: ["weather"],
-      commands: [{ name: "forecast", description: "d" }],
-    };
-    const r = await c.invoke(
-      { kind: "tool", name: "weather", callId: "call-1", arguments: { mode: "context" } },
-      { context: small },
-    );
-    assert.deepEqual(answerOf(r), { ...small, cwd: "/work/space", mode: "rpc", projectTrusted: true });
-    const names = Array.from({ length: 300 }, (_, i) => `tool_${i}`);
-    const big = await c.invoke(
-      { kind: "tool", name: "weather", callId: "call-2", arguments: { mode: "context" } },
-      { context: { ...small, allTools: names, activeTools: names } },
-    );
-    assert.deepEqual(answerOf(big), {
-      sessionName: null,
-      model: { id: "m" },
-      cwd: "/work/space",
-      mode: "rpc",
-      projectTrusted: true,
-    });
-    assert.ok(
-      diagnostics.some((d) =>
-        /do not fit a quarter of the 4096-byte frame limit; the invocation context was sent without them/.test(d),
-      ),
-      diagnostics.join("\n"),
-    );
-  } finally {
-    await c.shutdown("test over");
-  }
-});
+test(
+  "issue 13.5: an invocation carries its context with the hello's cwd, mode and trust; lists too large for the " +
+    "frame are left out with a diagnostic",
+  async () => {
+    const { c, diagnostics } = await started("ok", { maxFrameBytes: 4096 });
+    try {
+      const small = {
+        sessionName: null,
+        model: { id: "m" },
+        allTools: ["weather"],
+        activeTools: ["weather"],
+        commands: [{ name: "forecast", description: "d" }],
+      };
+      const r = await c.invoke(
+        { kind: "tool", name: "weather", callId: "call-1", arguments: { mode: "context" } },
+        { context: small },
+      );
+      assert.deepEqual(answerOf(r), { ...small, cwd: "/work/space", mode: "rpc", projectTrusted: true });
+      const names = Array.from({ length: 300 }, (_, i) => `tool_${i}`);
+      const big = await c.invoke(
+        { kind: "tool", name: "weather", callId: "call-2", arguments: { mode: "context" } },
+        { context: { ...small, allTools: names, activeTools: names } },
+      );
+      assert.deepEqual(answerOf(big), {
+        sessionName: null,
+        model: { id: "m" },
+        cwd: "/work/space",
+        mode: "rpc",
+        projectTrusted: true,
+      });
+      assert.ok(
+        diagnostics.some((d) =>
+          /do not fit a quarter of the 4096-byte frame limit; the invocation context was sent without them/.test(d),
+        ),
+        diagnostics.join("\n"),
+      );
+    } finally {
+      await c.shutdown("test over");
+    }
+  },
+);
 
 test("issue 13 review: a context object is encoded once for any number of invocations; a new one again", async () => {
   const { c, diagnostics } = await started("ok");

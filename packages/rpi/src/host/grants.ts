@@ -54,7 +54,10 @@ export function requestRefusal(
   const has = (c: string): boolean => grants.capabilities.includes(c) && hello.capabilities.includes(c);
   const hasUi = (c: string): boolean => grants.uiCapabilities.includes(c) && hello.uiCapabilities.includes(c);
   if (phase === "load")
-    return `runtime ${request.kind === "ui" ? "UI requests" : "actions"} are unavailable during the registration-only load phase`;
+    return (
+      `runtime ${request.kind === "ui" ? "UI requests" : "actions"} are unavailable during the ` +
+      `registration-only load phase`
+    );
   if (request.kind === "action") {
     const kind = request.action.kind;
     if (!SESSION_ACTIONS.includes(kind)) return `unknown action "${kind}" (known: ${SESSION_ACTIONS.join(", ")})`;

@@ -30,7 +30,8 @@ export function resolveTimeouts(overrides: Partial<RpiTimeouts> = {}): RpiTimeou
     if (value === undefined) continue;
     if (typeof value !== "number" || !Number.isInteger(value) || value < 1 || value > MAX_RPI_TIMEOUT_MS) {
       throw new RangeError(
-        `rpi timeout ${key} must be an integer number of milliseconds from 1 to ${MAX_RPI_TIMEOUT_MS}; got ${String(value)}`,
+        `rpi timeout ${key} must be an integer number of milliseconds from 1 to ${MAX_RPI_TIMEOUT_MS}; got ` +
+          `${String(value)}`,
       );
     }
     out[key] = value;

@@ -42,7 +42,8 @@ export function rpiEnvironment(
 ): Record<string, string> {
   if (launch.kind !== manifest.runtime) {
     throw new TypeError(
-      `rpiEnvironment: a ${launch.kind} launch does not belong to the ${manifest.runtime} manifest ${JSON.stringify(manifest.id)}`,
+      `rpiEnvironment: a ${launch.kind} launch does not belong to the ${manifest.runtime} manifest ` +
+        `${JSON.stringify(manifest.id)}`,
     );
   }
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;

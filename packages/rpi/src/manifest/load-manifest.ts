@@ -39,7 +39,8 @@ export async function readRpiManifestFile(file: string): Promise<{ text: string 
     if (code === "ENOENT" || code === "ENOTDIR") {
       return fileError(
         file,
-        `no ${RPI_MANIFEST_FILE} here: every rpi extension needs an explicit ${RPI_MANIFEST_FILE} manifest, and one without it is not loaded`,
+        `no ${RPI_MANIFEST_FILE} here: every rpi extension needs an explicit ${RPI_MANIFEST_FILE} manifest, and one ` +
+          `without it is not loaded`,
       );
     }
     return fileError(file, `cannot open the manifest (${code})`);

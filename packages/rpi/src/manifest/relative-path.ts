@@ -42,7 +42,10 @@ export function relativePathProblem(p: string): string | null {
   if (p.includes("\\")) return `${quote(p)} must not contain a backslash ("\\"); use "/" as the separator`;
   if (p.startsWith("/")) return `${quote(p)} is an absolute path; it must be relative to the manifest directory`;
   if (/^[A-Za-z]:/.test(p))
-    return `${quote(p)} starts with a drive letter (an absolute Windows path); it must be relative to the manifest directory`;
+    return (
+      `${quote(p)} starts with a drive letter (an absolute Windows path); it must be relative to the manifest ` +
+      `directory`
+    );
   const segments = p.split("/");
   if (segments.includes(".."))
     return `${quote(p)} contains a ".." segment; parent traversal out of the manifest directory is not allowed`;
@@ -59,5 +62,8 @@ export function scriptExtensionProblem(p: string): string | null {
   if (RPI_SCRIPT_EXTENSIONS.some((ext) => p.endsWith(ext))) return null;
   const ts = TYPESCRIPT_EXTENSIONS.find((ext) => p.endsWith(ext));
   const what = ts === undefined ? "does not end in .js or .mjs" : `is a TypeScript file (${ts})`;
-  return `${quote(p)} ${what}: the QuickJS entry must be a .js or .mjs file; TypeScript is not supported by the in-process runtime (compile it to JavaScript first)`;
+  return (
+    `${quote(p)} ${what}: the QuickJS entry must be a .js or .mjs file; TypeScript is not supported by the ` +
+    `in-process runtime (compile it to JavaScript first)`
+  );
 }

@@ -27,13 +27,19 @@ export type RpiLaunch =
   | { kind: "process"; packageDir: string; executable: string; arguments: string[] }
   | { kind: "quickjs"; packageDir: string; entry: string };
 
-/** On failure, `key` is the manifest key the problem is about ("executable", "entry"), or "" for the manifest as a whole. */
+/**
+ * On failure, `key` is the manifest key the problem is about ("executable", "entry"), or "" for the
+ * manifest as a whole.
+ */
 export type RpiLaunchResult = { ok: true; launch: RpiLaunch } | { ok: false; error: string; key: string };
 
 /** The message every untrusted project manifest gets, from the loader and from the launcher. */
 export function untrustedProjectMessage(manifestPath: string, id?: string): string {
   const which = id === undefined ? "" : ` for extension ${quote(id)}`;
-  return `${manifestPath}: untrusted project manifest${which}: project extensions load only in a trusted project; trust the project to load it`;
+  return (
+    `${manifestPath}: untrusted project manifest${which}: project extensions load only in a trusted project; ` +
+    `trust the project to load it`
+  );
 }
 
 /** Whether `child` (canonical) lies strictly inside `dir` (canonical). */
@@ -68,7 +74,9 @@ async function containedFile(
   if (real === packageDir) return { error: `${where} resolves to the package directory itself, not a file inside it` };
   if (!isInside(packageDir, real)) {
     return {
-      error: `${where} resolves to ${real}, outside the package directory ${packageDir}; a symlink must not escape the package`,
+      error:
+        `${where} resolves to ${real}, outside the package directory ${packageDir}; a symlink must not escape ` +
+        `the package`,
     };
   }
   let st: Stats;
@@ -125,7 +133,9 @@ export async function resolveRpiLaunch(
         return {
           ok: false,
           key: "executable",
-          error: `${where} is not executable (mode ${mode}); process executables must have an execute bit on Unix (chmod +x)`,
+          error:
+            `${where} is not executable (mode ${mode}); process executables must have an execute bit on Unix ` +
+            `(chmod +x)`,
         };
       }
       try {
@@ -134,7 +144,9 @@ export async function resolveRpiLaunch(
         return {
           ok: false,
           key: "executable",
-          error: `${where} is not executable by this user (mode ${mode}); process executables must be executable on Unix`,
+          error:
+            `${where} is not executable by this user (mode ${mode}); process executables must be executable on ` +
+            `Unix`,
         };
       }
     }

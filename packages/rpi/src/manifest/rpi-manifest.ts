@@ -97,7 +97,9 @@ class Collector {
       this.errors.push({
         file: this.file,
         key: "",
-        message: `${this.file}: ${this.dropped} more problem(s) not shown (at most ${RPI_MAX_MANIFEST_ERRORS} are reported)`,
+        message:
+          `${this.file}: ${this.dropped} more problem(s) not shown (at most ${RPI_MAX_MANIFEST_ERRORS} are ` +
+          `reported)`,
       });
     }
     return this.errors;
@@ -277,7 +279,8 @@ export function parseRpiManifest(text: string, file: string): RpiManifestResult 
     if (ui && !declared) {
       c.add(
         "uiCapabilities",
-        `must list one or more of ${RPI_UI_CAPABILITIES.join(", ")} because capabilities lists "ui", got ${showValue(rawUi)}`,
+        `must list one or more of ${RPI_UI_CAPABILITIES.join(", ")} because capabilities lists "ui", got ` +
+          `${showValue(rawUi)}`,
       );
     }
     if (!ui && declared) {

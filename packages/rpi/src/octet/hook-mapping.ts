@@ -6,8 +6,8 @@
  *
  * before_tool_call <- tool_call ({block, reason} -> deny)
  * after_tool_call  <- tool_result (observed; a rewrite is refused with a diagnostic)
- * before_prompt    <- input ({action:"handled"} and {action:"transform"} -> deny) and before_agent_start (systemPrompt and
- *                     message -> context contributions)
+ * before_prompt    <- input ({action:"handled"} and {action:"transform"} -> deny) and before_agent_start
+ *                     (systemPrompt and message -> context contributions)
  * after_response   <- agent_end
  */
 
@@ -111,7 +111,8 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
         result.disposition = {
           action: "deny",
           reason:
-            "a tool_call hook changed the tool's arguments, which octet cannot apply; the call is refused rather than run with the original arguments",
+            "a tool_call hook changed the tool's arguments, which octet cannot apply; the call is refused rather " +
+            "than run with the original arguments",
         };
         break;
       }
@@ -132,7 +133,8 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
         result.disposition = {
           action: "deny",
           reason:
-            "an input hook transformed the prompt, which octet's before_prompt cannot apply; the prompt is refused rather than sent unchanged",
+            "an input hook transformed the prompt, which octet's before_prompt cannot apply; the prompt is refused " +
+            "rather than sent unchanged",
         };
         unapplied.push(
           "refused the prompt: an input hook transformed it, and octet's before_prompt cannot rewrite a prompt",
@@ -152,7 +154,8 @@ export function octetHookResult(answers: readonly { event: string; value: unknow
       ["content", "details", "isError"].some(rewrote)
     ) {
       unapplied.push(
-        `a tool_result hook rewrote the result of tool "${String(data["toolName"])}"; octet's after_tool_call cannot change a result, so the rewrite was refused and the original result stands`,
+        `a tool_result hook rewrote the result of tool "${String(data["toolName"])}"; octet's after_tool_call cannot ` +
+          `change a result, so the rewrite was refused and the original result stands`,
       );
     }
     if (event === "before_agent_start") {

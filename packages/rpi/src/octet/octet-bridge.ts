@@ -19,24 +19,18 @@ import {
   ErrorCode,
   RpcPeer,
   WireError,
-  REQUIRED_FEATURES,
   bounds,
   truncateUtf8,
   type RequestMessage,
-  type ToolDefinition,
-  type CommandDefinition,
-  type ContentPart,
 } from "@octet/protocol";
-import type { InvocationContext, ProtocolResult } from "../protocol/frames.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
-import {
-  LIFECYCLE_TO_PI,
-  lifecycleEventData,
-  lifecycleSubscriptions,
-  octetHookResult,
-  piCallsFor,
-} from "./hook-mapping.js";
+import { ContextCache, type HostCatalog } from "./context-cache.js";
+import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
+import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
+
+export type { HostCatalog } from "./context-cache.js";
+export { toOctetResult } from "./octet-results.js";
 
 export interface OctetBridge {
   /** The stand-in child; hand it to the host. */
@@ -65,11 +59,6 @@ export interface OctetBridgeOptions {
   catalog?: () => HostCatalog;
 }
 
-export interface HostCatalog {
-  tools: readonly { name: string }[];
-  commands: readonly { name: string; description?: string }[];
-}
-
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   const diagnose = (level: "info" | "warning" | "error", message: string): void => {
     try {
@@ -89,46 +78,10 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   let sequence = 0;
   let terminated = false;
   const statuses = new Map<string, string>();
-  /** The session as the host last described it (initialize, then each request's context). */
-  let hostState: Record<string, unknown> = {};
-
-  /** The last context and what it was built from: while neither changes, the same object is reused. */
-  let built: { catalog: HostCatalog; session: Session; context: Partial<InvocationContext> } | null = null;
-
-  /**
-   * The invocation context of the rpi protocol (QJS-08, QJS-09) from what octet knows: the
-   * session name, model and reasoning of the host state (null until octet has a session), and
-   * the catalog as every tool and command (octet has no per-session active tool set yet, so the
-   * active tools are all of them). Built once per catalog epoch: the host does not signal a
-   * change to a foreign runtime, so the catalog it returns is compared with the last one (names
-   * and descriptions, no encoding), and the same object goes to the connection, which encodes it
-   * once (RpiConnection: the context is cached by identity).
-   */
-  const contextOf = (params: Record<string, unknown>): Partial<InvocationContext> => {
-    const host = (params["context"] as { host?: unknown } | undefined)?.host;
-    if (host !== null && typeof host === "object") hostState = host as Record<string, unknown>;
-    const c = connection;
-    const catalog: HostCatalog = options.catalog?.() ?? { tools: c?.tools() ?? [], commands: c?.commands() ?? [] };
-    const str = (v: unknown): string | null => (typeof v === "string" && v !== "" ? v : null);
-    const session: Session = [str(hostState["session_name"]), str(hostState["reasoning"]), str(hostState["model"])];
-    const same = built !== null && sameSession(built.session, session) && sameCatalog(built.catalog, catalog);
-    if (same) return built!.context;
-    const [sessionName, thinkingLevel, model] = session;
-    const tools = catalog.tools.map((t) => t.name);
-    const context: Partial<InvocationContext> = {
-      sessionName,
-      thinkingLevel,
-      // octet names a model by one string; pi's Model is an object, whose id it is.
-      model: model === null ? null : { id: model },
-      activeTools: tools,
-      allTools: [...tools],
-      commands: catalog.commands.map((x) =>
-        x.description ? { name: x.name, description: x.description } : { name: x.name },
-      ),
-    };
-    built = { catalog, session, context };
-    return context;
-  };
+  const contexts = new ContextCache(
+    () => options.catalog?.() ?? { tools: connection?.tools() ?? [], commands: connection?.commands() ?? [] },
+  );
+  const contextOf = (params: Record<string, unknown>) => contexts.of(params);
 
   const peer = new RpcPeer({
     transport: {
@@ -417,104 +370,5 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         child.emit("exit", exit.signal ? null : code, exit.signal ?? null);
       });
     },
-  };
-}
-
-/** Session name, thinking level and model id of the host state. */
-type Session = readonly [string | null, string | null, string | null];
-
-function sameSession(a: Session, b: Session): boolean {
-  return a[0] === b[0] && a[1] === b[1] && a[2] === b[2];
-}
-
-/** The same tools and commands in the same order: the context built from `a` holds for `b`. */
-function sameCatalog(a: HostCatalog, b: HostCatalog): boolean {
-  if (a === b) return true;
-  if (a.tools.length !== b.tools.length || a.commands.length !== b.commands.length) return false;
-  for (let i = 0; i < a.tools.length; i++) if (a.tools[i]!.name !== b.tools[i]!.name) return false;
-  for (let i = 0; i < a.commands.length; i++) {
-    const x = a.commands[i]!;
-    const y = b.commands[i]!;
-    if (x.name !== y.name || x.description !== y.description) return false;
-  }
-  return true;
-}
-
-function initializeResult(
-  c: RpiConnection,
-  params: Record<string, unknown>,
-  setProgress: (on: boolean) => void,
-): unknown {
-  const api = params["api_version"];
-  const tools: ToolDefinition[] = c
-    .tools()
-    .map((t) => ({ name: t.name, description: t.description || t.label || t.name, parameters: t.parameters }));
-  // pi's registerCommand makes the description optional; octet requires one: fall back to the
-  // name, as tools fall back to their label or name, rather than failing the whole load.
-  const commands: CommandDefinition[] = c.commands().map((x) => ({
-    name: x.name,
-    description: x.description?.trim() || `/${x.name}`,
-    usage: `/${x.name} [arguments]`,
-  }));
-  const protocol = params["protocol"] as
-    | { version?: string; optional_features?: string[]; limits?: { max_concurrent_requests?: number } }
-    | undefined;
-  if (!protocol) return { api_version: api, tools, commands };
-  const offered = new Set(protocol.optional_features ?? []);
-  const features: string[] = [...REQUIRED_FEATURES];
-  if (offered.has("request_progress")) features.push("request_progress");
-  const lifecycle = offered.has("lifecycle_events") ? lifecycleSubscriptions(c.hooks()) : [];
-  if (lifecycle.length > 0) features.push("lifecycle_events");
-  setProgress(offered.has("request_progress") && api === "0.4");
-  const selection: Record<string, unknown> = {
-    version: protocol.version,
-    features,
-    limits: { max_concurrent_requests: protocol.limits?.max_concurrent_requests ?? 16 },
-  };
-  if (lifecycle.length > 0) selection["lifecycle_events"] = lifecycle;
-  return { api_version: api, tools, commands, protocol: selection };
-}
-
-/** An AgentToolResult ({content, details, isError}) as an octet tool result. */
-export function toOctetResult(
-  value: unknown,
-  isError: boolean,
-): { content: ContentPart[]; is_error: boolean; metadata?: unknown } {
-  const v = (value ?? {}) as { content?: unknown; details?: unknown; isError?: unknown };
-  const content: ContentPart[] = [];
-  for (const part of Array.isArray(v.content) ? v.content : []) {
-    const p = (part ?? {}) as Record<string, unknown>;
-    if (p["type"] === "text" && typeof p["text"] === "string") content.push({ type: "text", text: p["text"] });
-    // Images travel in octet as verified artifacts; an rpi image has no artifact, so it is named, not lost silently.
-    else if (p["type"] === "image")
-      content.push({
-        type: "text",
-        text: `[image ${String(p["mimeType"] ?? "")}, ${typeof p["data"] === "string" ? Math.floor((p["data"].length * 3) / 4) : 0} bytes: not shown]`,
-      });
-  }
-  const out: { content: ContentPart[]; is_error: boolean; metadata?: unknown } = {
-    content,
-    is_error: isError || v.isError === true,
-  };
-  // pi's details are for renderers, not the model: octet's metadata is the same (no schema to meet).
-  if (v.details !== undefined && v.details !== null) out.metadata = { details: v.details };
-  return out;
-}
-
-function toolOutcome(result: ProtocolResult): unknown {
-  if (result.status === "success") return toOctetResult(result.value, false);
-  if (result.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, "the tool call was cancelled");
-  // A tool's failure is a result the model reads, not a transport error (pi: a throw is an error result).
-  return { content: [{ type: "text", text: result.error.message }], is_error: true };
-}
-
-function commandOutcome(result: ProtocolResult): unknown {
-  if (result.status === "cancelled") throw new WireError(ErrorCode.RequestCancelled, "the command was cancelled");
-  if (result.status === "error") throw new WireError(ErrorCode.InternalError, result.error.message);
-  const v = result.value;
-  return {
-    text: typeof v === "string" ? v : v === null || v === undefined ? "" : JSON.stringify(v),
-    notifications: [],
-    context: [],
   };
 }

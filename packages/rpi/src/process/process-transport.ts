@@ -47,7 +47,8 @@ const defaultSpawn: Spawner = (spec) =>
     child.once("error", (err: NodeJS.ErrnoException) =>
       reject(
         new Error(
-          `could not start ${spec.command}: ${err.code === "ENOENT" ? "not found" : err.code === "EACCES" ? "permission denied" : err.message}`,
+          `could not start ${spec.command}: ` +
+            `${err.code === "ENOENT" ? "not found" : err.code === "EACCES" ? "permission denied" : err.message}`,
         ),
       ),
     );

@@ -196,7 +196,10 @@ function parseRequest(v: unknown): ExtensionRequest | string {
   if (v["kind"] === "ui") {
     const ui = v["ui"];
     if (!isPlainObject(ui) || !isPlainObject(ui["request"]) || typeof ui["request"]["type"] !== "string")
-      return `request.request.ui.request must be an object with a string type (got ${shown(isPlainObject(ui) ? ui["request"] : ui)})`;
+      return (
+        `request.request.ui.request must be an object with a string type (got ` +
+        `${shown(isPlainObject(ui) ? ui["request"] : ui)})`
+      );
     const timeoutMs = ui["timeoutMs"];
     if (timeoutMs !== undefined && (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0))
       return `request.request.ui.timeoutMs must be a positive number (got ${shown(timeoutMs)})`;
@@ -294,7 +297,8 @@ export function parseExtensionFrame(v: unknown): Parsed<ExtensionFrame> {
     }
     default:
       return fail(
-        `unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, request, cancel or log)`,
+        `unknown frame type ${JSON.stringify(type)} (expected hello, register, unregister, response, update, ` +
+          `request, cancel or log)`,
       );
   }
 }

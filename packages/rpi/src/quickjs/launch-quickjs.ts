@@ -150,7 +150,8 @@ function settingsOf(o: QuickJsOptions): SandboxSettings {
     throw new RangeError(`QuickJsOptions.maxFrameBytes must be an integer (got ${maxFrameBytes})`);
   if (!Number.isInteger(maxStackBytes) || maxStackBytes > MAX_STACK_BYTES)
     throw new RangeError(
-      `QuickJsOptions.maxStackBytes must be an integer of at most ${MAX_STACK_BYTES} bytes (256 KiB) (got ${maxStackBytes})`,
+      `QuickJsOptions.maxStackBytes must be an integer of at most ${MAX_STACK_BYTES} bytes (256 KiB) (got ` +
+        `${maxStackBytes})`,
     );
   if (
     memoryLimitBytes % WASM_PAGE_BYTES !== 0 ||
@@ -241,7 +242,10 @@ class QuickJsTransport implements RpiTransport {
     this.watchdog.unref();
   }
 
-  /** `budgetMs` (a positive number of ms, at most interruptAfterMs) is the budget of the VM entry that delivers this frame. */
+  /**
+   * `budgetMs` (a positive number of ms, at most interruptAfterMs) is the budget of the VM entry that
+   * delivers this frame.
+   */
   send(text: string, budgetMs?: number): void {
     if (budgetMs !== undefined && !(Number.isFinite(budgetMs) && budgetMs > 0))
       throw new RangeError(
@@ -318,7 +322,10 @@ class QuickJsTransport implements RpiTransport {
       "utf8",
     );
     if (this.buffered.length <= MAX_BUFFERED_EVENTS && this.bufferedBytes <= MAX_BUFFERED_BYTES) return;
-    const reason = `${this.buffered.length} events of ${this.bufferedBytes} bytes were buffered with no listener attached, past the limit of ${MAX_BUFFERED_EVENTS} events or ${MAX_BUFFERED_BYTES} bytes (8 MiB); the instance was terminated`;
+    const reason =
+      `${this.buffered.length} events of ${this.bufferedBytes} bytes were buffered with no listener ` +
+      `attached, past the limit of ${MAX_BUFFERED_EVENTS} events or ${MAX_BUFFERED_BYTES} bytes (8 MiB); the ` +
+      `instance was terminated`;
     this.buffered = [];
     this.bufferedBytes = 0;
     this.end({ code: "fatal", reason });
@@ -401,7 +408,9 @@ class QuickJsTransport implements RpiTransport {
     if (now - this.watchedSince > this.watchedBudget + this.graceMs) {
       this.end({
         code: "watchdog",
-        reason: `a VM entry did not return within its ${this.watchedBudget} ms budget plus ${this.graceMs} ms grace (a builtin that never polls the interrupt handler, or a blocked thread); the worker was terminated`,
+        reason:
+          `a VM entry did not return within its ${this.watchedBudget} ms budget plus ${this.graceMs} ms grace ` +
+          `(a builtin that never polls the interrupt handler, or a blocked thread); the worker was terminated`,
       });
     }
   }

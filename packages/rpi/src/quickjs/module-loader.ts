@@ -59,7 +59,8 @@ export function resolveModule(packageDir: string, base: string, specifier: strin
   const what = `import ${JSON.stringify(specifier)} from ${shown(packageDir, base)}`;
   if (!specifier.startsWith("./") && !specifier.startsWith("../")) {
     throw new Error(
-      `${what}: only relative imports ("./" or "../") of files inside the extension package are allowed; there are no built-in or host modules`,
+      `${what}: only relative imports ("./" or "../") of files inside the extension package are allowed; there are ` +
+        `no built-in or host modules`,
     );
   }
   return canonicalModulePath(packageDir, resolve(dirname(base), specifier), what);

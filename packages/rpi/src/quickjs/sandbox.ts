@@ -1,8 +1,8 @@
 /**
  * One QuickJS extension instance inside its worker thread: the wasm instance with its own
- * bounded memory, the runtime and context, the `__octet_host` object the prelude is given, the
- * module loader, and every entry into the VM with its budget. The thread plumbing (messages,
- * exit) is worker.ts; the main-thread side is launch-quickjs.ts.
+ * bounded memory, the runtime and context, the module loader, and every entry into the VM with
+ * its budget. The `__octet_host` object the prelude is given is host-object.ts; the thread
+ * plumbing (messages, exit) is worker.ts; the main-thread side is launch-quickjs.ts.
  *
  * Contract with the prelude (docs/decisions.md "QuickJS engine"): `__octet_host` = {send,
  * setTimer, clearTimer, callee, env} exists while the prelude script ("octet:pi-prelude") runs; the
@@ -42,14 +42,12 @@ import {
   type SandboxSettings,
 } from "./channel.js";
 import { installModuleLoader, readModule } from "./module-loader.js";
-import { calleeAt } from "./callee.js";
+import { describeThrown, type Described } from "./describe.js";
+import { HostObject, type HostObjectOutput } from "./host-object.js";
 import { wasm, type WasmMemory, type WasmModule } from "./wasm.js";
 
-/** At most this many host timers are live per instance. */
-export const MAX_TIMERS = 1000;
+export { MAX_TIMERS } from "./host-object.js";
 const JOB_BATCH = 256;
-/** A thrown value's message or stack longer than this is not copied out of the VM. */
-const DESCRIBE_CHARS = 16384;
 const PRELUDE_NAME = "octet:pi-prelude";
 
 /** Ends the instance: the VM state is not to be used again. */
@@ -83,17 +81,8 @@ interface Budget {
   source: string;
 }
 
-/** A thrown VM value: "Name: message" (or what was thrown), and the same with the VM stack. */
-interface Described {
-  summary: string;
-  full: string;
-}
-
-export interface SandboxOutput {
-  frame(text: string): void;
+export interface SandboxOutput extends HostObjectOutput {
   stderr(line: string): void;
-  /** A refusal the user should hear of; the instance keeps serving. */
-  diagnostic(message: string): void;
   /** A timer entry ended the instance (a Teardown, or an engine failure). */
   failed(error: unknown): void;
 }
@@ -120,18 +109,10 @@ export class Sandbox {
   private budget: Budget;
   private readonly defaultBudget: Budget;
   private readonly loadBudget: Budget;
-  /** The fixed one-second window of outbound bytes (QuickJsOptions.maxOutboundBytesPerSecond). */
-  private windowStart = -Infinity;
-  private windowBytes = 0;
-  private windowFrames = 0;
-  /** Whether this window already told the host that frames are refused. */
-  private windowRefused = false;
-  private readonly timers = new Map<number, NodeJS.Timeout>();
   /** The source of every module loaded, by its canonical name: what `callee` reads (callee.ts). */
   private readonly sources = new Map<string, string>();
+  private readonly host: HostObject;
   private bridge: Bridge | null = null;
-  /** VM functions made before any other code runs, so the prelude or extension cannot replace what they use. */
-  private helpers: { range: QuickJSHandle; type: QuickJSHandle; hide: QuickJSHandle } | null = null;
   private disposed = false;
 
   private constructor(
@@ -145,6 +126,7 @@ export class Sandbox {
     this.defaultBudget = { ms: settings.interruptAfterMs, source: "interruptAfterMs" };
     this.loadBudget = { ms: settings.loadBudgetMs, source: "loadBudgetMs" };
     this.budget = this.defaultBudget;
+    this.host = new HostObject(ctx, settings, this.sources, out, (id) => this.fire(id));
   }
 
   /** Instantiates the wasm with the instance's own Memory and sets the runtime's limits. */
@@ -208,7 +190,7 @@ export class Sandbox {
    */
   async load(): Promise<void> {
     const budget = this.loadBudget;
-    this.enter("setting up the host object", () => this.installHost(), budget);
+    this.enter("setting up the host object", () => this.host.install(), budget);
     const bridge = this.enter("running the prelude", () => this.runPrelude(), budget);
     this.bridge = bridge;
     let source: string;
@@ -282,28 +264,18 @@ export class Sandbox {
   dispose(): void {
     if (this.disposed) return;
     this.disposed = true;
-    this.clearTimers();
-    for (const h of [
-      this.bridge?.receive,
-      this.bridge?.setFactory,
-      this.bridge?.fireTimer,
-      this.bridge?.object,
-      this.helpers?.range,
-      this.helpers?.type,
-      this.helpers?.hide,
-    ]) {
+    this.host.dispose();
+    for (const h of [this.bridge?.receive, this.bridge?.setFactory, this.bridge?.fireTimer, this.bridge?.object]) {
       if (h?.alive) h.dispose();
     }
     this.bridge = null;
-    this.helpers = null;
     this.ctx.dispose();
     this.runtime.dispose();
     Atomics.store(this.status, STATUS_FREED, 1);
   }
 
   clearTimers(): void {
-    for (const t of this.timers.values()) clearTimeout(t);
-    this.timers.clear();
+    this.host.clearTimers();
   }
 
   /**
@@ -354,44 +326,18 @@ export class Sandbox {
       const { delta, pages } = this.refusedGrow;
       throw new Teardown(
         "memory",
-        `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: the wasm memory (${pages} pages, its maximum) refused to grow by ${delta} pages, so an allocation failed and the instance was torn down`,
+        `the extension's heap reached its ${mib} MiB limit while ${this.what}${phase}: the wasm memory (${pages} ` +
+          `pages, its maximum) refused to grow by ${delta} pages, so an allocation failed and the instance was torn ` +
+          `down`,
       );
     }
     if (this.interrupted) {
       throw new Teardown(
         "runaway",
-        `the extension ran longer than its ${this.budget.ms} ms budget (${this.budget.source}) while ${this.what}${phase} and was interrupted; the instance was torn down`,
+        `the extension ran longer than its ${this.budget.ms} ms budget (${this.budget.source}) while ` +
+          `${this.what}${phase} and was interrupted; the instance was torn down`,
       );
     }
-  }
-
-  private installHost(): void {
-    const { ctx } = this;
-    const setup =
-      "(() => { const R = RangeError, T = TypeError, g = globalThis; return [(m) => new R(m), (m) => new T(m), () => delete g.__octet_host]; })()";
-    const made = ctx.unwrapResult(ctx.evalCode(setup, "octet:host-setup", { type: "global" }));
-    this.helpers = { range: ctx.getProp(made, 0), type: ctx.getProp(made, 1), hide: ctx.getProp(made, 2) };
-    made.dispose();
-    const host = ctx.newObject();
-    ctx.newFunction("send", (text) => this.send(text)).consume((f) => ctx.setProp(host, "send", f));
-    ctx
-      .newFunction("setTimer", (id, delay) => this.setTimer(id, delay))
-      .consume((f) => ctx.setProp(host, "setTimer", f));
-    ctx.newFunction("clearTimer", (id) => this.clearTimer(id)).consume((f) => ctx.setProp(host, "clearTimer", f));
-    ctx
-      .newFunction("callee", (stack) => {
-        const found =
-          ctx.typeof(stack) === "string"
-            ? calleeAt(this.sources, ctx.getString(stack).slice(0, DESCRIBE_CHARS))
-            : undefined;
-        return found === undefined ? ctx.undefined : ctx.newString(found);
-      })
-      .consume((f) => ctx.setProp(host, "callee", f));
-    const env = ctx.newObject();
-    for (const [key, value] of Object.entries(this.settings.env))
-      ctx.newString(value).consume((v) => ctx.setProp(env, key, v));
-    env.consume((e) => ctx.setProp(host, "env", e));
-    host.consume((h) => ctx.setProp(ctx.global, "__octet_host", h));
   }
 
   private runPrelude(): Bridge {
@@ -413,12 +359,13 @@ export class Sandbox {
       if (type !== "function") {
         for (const h of [...fns, object]) h.dispose();
         throw new LoadError(
-          `the prelude (${PRELUDE_NAME}) must complete with the bridge {receive, setFactory, fireTimer}; its ${name} is ${type}`,
+          `the prelude (${PRELUDE_NAME}) must complete with the bridge {receive, setFactory, fireTimer}; its ${name} ` +
+            `is ${type}`,
         );
       }
     }
     // The prelude deletes it; a prelude that did not (or could not) must not expose it.
-    if (this.helpers !== null) ctx.callFunction(this.helpers.hide, ctx.undefined).dispose();
+    this.host.hide();
     const left = ctx.getProp(ctx.global, "__octet_host");
     const visible = ctx.typeof(left) !== "undefined";
     left.dispose();
@@ -463,83 +410,8 @@ export class Sandbox {
       });
   }
 
-  private send(text: QuickJSHandle): { error: QuickJSHandle } | undefined {
-    const { ctx } = this;
-    const max = this.settings.maxFrameBytes;
-    if (ctx.typeof(text) !== "string")
-      return this.thrown("type", `__octet_host.send: a frame must be a string (got ${ctx.typeof(text)})`);
-    // UTF-8 never takes fewer bytes than UTF-16 code units: refuse a long string before copying it.
-    const units = ctx.getProp(text, "length").consume((n) => ctx.getNumber(n));
-    const frame = units > max ? null : ctx.getString(text);
-    const bytes = frame === null ? null : Buffer.byteLength(frame, "utf8");
-    if (frame === null || bytes === null || bytes > max) {
-      const size = bytes === null ? `at least ${units}` : `${bytes}`;
-      return this.thrown(
-        "range",
-        `__octet_host.send: the frame is ${size} bytes of UTF-8, over the ${max}-byte limit (maxFrameBytes); it was not sent`,
-      );
-    }
-    // Every frame is copied into the host's heap: the rate bounds how fast an extension can move
-    // memory there (a loop of 1 MiB updates would otherwise run for its whole budget).
-    const rate = this.settings.maxOutboundBytesPerSecond;
-    const now = performance.now();
-    if (now - this.windowStart >= 1000) {
-      this.windowStart = now;
-      this.windowBytes = 0;
-      this.windowFrames = 0;
-      this.windowRefused = false;
-    }
-    const frames = this.settings.maxOutboundFramesPerSecond;
-    let refusal: string | null = null;
-    if (this.windowBytes + bytes > rate) {
-      refusal = `__octet_host.send: the extension sent ${this.windowBytes} bytes of frames within the last second; this ${bytes}-byte frame would pass the outbound rate limit of ${rate} bytes per second (maxOutboundBytesPerSecond); it was not sent`;
-    } else if (this.windowFrames + 1 > frames) {
-      refusal = `__octet_host.send: the extension sent ${this.windowFrames} frames within the last second, the outbound rate limit of ${frames} frames per second (maxOutboundFramesPerSecond); this frame was not sent`;
-    }
-    if (refusal !== null) {
-      // Said to the host once per window too: the extension may swallow the throw.
-      if (!this.windowRefused)
-        this.out.diagnostic(
-          `refusing the extension's frames for the rest of this second: ${refusal.slice("__octet_host.send: ".length)}`,
-        );
-      this.windowRefused = true;
-      return this.thrown("range", refusal);
-    }
-    this.windowBytes += bytes;
-    this.windowFrames++;
-    this.out.frame(frame);
-    return undefined;
-  }
-
-  private setTimer(idHandle: QuickJSHandle, delayHandle: QuickJSHandle): { error: QuickJSHandle } | undefined {
-    const { ctx } = this;
-    const id = ctx.typeof(idHandle) === "number" ? ctx.getNumber(idHandle) : NaN;
-    const delay = ctx.typeof(delayHandle) === "number" ? ctx.getNumber(delayHandle) : NaN;
-    if (!Number.isSafeInteger(id)) return this.thrown("type", "__octet_host.setTimer: the id must be an integer");
-    if (Number.isNaN(delay))
-      return this.thrown("type", "__octet_host.setTimer: the delay must be a number of milliseconds");
-    const existing = this.timers.get(id);
-    if (existing === undefined && this.timers.size >= MAX_TIMERS) {
-      return this.thrown("range", `__octet_host.setTimer: at most ${MAX_TIMERS} timers can be live per extension`);
-    }
-    if (existing !== undefined) clearTimeout(existing);
-    const ms = Math.min(Math.max(0, delay), 2 ** 31 - 1);
-    this.timers.set(
-      id,
-      setTimeout(() => this.fire(id), ms),
-    );
-    return undefined;
-  }
-
-  private clearTimer(idHandle: QuickJSHandle): void {
-    const id = this.ctx.typeof(idHandle) === "number" ? this.ctx.getNumber(idHandle) : NaN;
-    const t = this.timers.get(id);
-    if (t !== undefined) clearTimeout(t);
-    this.timers.delete(id);
-  }
-
+  /** A timer came due (the host object has already forgotten it): bridge.fireTimer in an entry of its own. */
   private fire(id: number): void {
-    this.timers.delete(id);
     const bridge = this.bridge;
     if (bridge === null || this.disposed) return;
     try {
@@ -554,40 +426,8 @@ export class Sandbox {
     }
   }
 
-  /** A RangeError or TypeError of the VM's own realm, for a host function to throw. */
-  private thrown(kind: "range" | "type", message: string): { error: QuickJSHandle } {
-    const maker = this.helpers?.[kind];
-    if (maker === undefined) return { error: this.ctx.newError(message) };
-    const r = this.ctx.newString(message).consume((m) => this.ctx.callFunction(maker, this.ctx.undefined, m));
-    return { error: r.error !== undefined ? r.error : r.value };
-  }
-
   /** "Name: message" of a thrown value, and with its stack (runs inside an entry: getters run). */
   private describe(thrown: QuickJSHandle): Described {
-    const { ctx } = this;
-    const text = (v: QuickJSHandle): string => {
-      const length = ctx.getProp(v, "length").consume((n) => ctx.getNumber(n));
-      return length > DESCRIBE_CHARS ? `(${length} characters, not shown)` : ctx.getString(v);
-    };
-    const only = (summary: string): Described => ({ summary, full: summary });
-    const type = ctx.typeof(thrown);
-    if (type === "string") return only(`a thrown string: ${text(thrown)}`);
-    if (type === "number" || type === "boolean" || type === "undefined" || type === "bigint")
-      return only(`a thrown ${type}: ${String(ctx.dump(thrown))}`);
-    if (type !== "object" || ctx.sameValue(thrown, ctx.null))
-      return only(type === "object" ? "a thrown null" : `a thrown ${type}`);
-    const prop = (key: string): string | undefined => {
-      try {
-        return ctx.getProp(thrown, key).consume((v) => (ctx.typeof(v) === "string" ? text(v) : undefined));
-      } catch {
-        return undefined;
-      }
-    };
-    const name = prop("name") ?? "Error";
-    const message = prop("message");
-    const stack = prop("stack");
-    if (message === undefined) return only("a thrown object that is not an Error");
-    const summary = `${name}: ${message}`;
-    return { summary, full: stack !== undefined && stack.trim() !== "" ? `${summary}\n${stack.trimEnd()}` : summary };
+    return describeThrown(this.ctx, thrown);
   }
 }

@@ -49,7 +49,10 @@ export class PreludeHarness {
     private readonly context: QuickJSContext,
   ) {}
 
-  /** Starts the prelude; with `source`, evaluates it as the entry module and passes its default export to setFactory. */
+  /**
+   * Starts the prelude; with `source`, evaluates it as the entry module and passes its default export
+   * to setFactory.
+   */
   static async start(source: string | undefined, options: HarnessOptions = {}): Promise<PreludeHarness> {
     const runtime = (await quickjs()).newRuntime();
     const context = runtime.newContext();
@@ -88,7 +91,8 @@ export class PreludeHarness {
           // The engine's message (sandbox.ts), which the prelude passes on.
           if (bytes > limit)
             throw new RangeError(
-              `__octet_host.send: the frame is ${bytes} bytes of UTF-8, over the ${limit}-byte limit (maxFrameBytes); it was not sent`,
+              `__octet_host.send: the frame is ${bytes} bytes of UTF-8, over the ${limit}-byte limit ` +
+                `(maxFrameBytes); it was not sent`,
             );
           const frame = JSON.parse(s) as Frame;
           const parsed = parseExtensionFrame(frame);
@@ -297,4 +301,5 @@ export const err = (id: string, message: string): object => ({
 export const ext = (body: string): string => `export default function (pi) {\n${body}\n}\n`;
 /** The prelude's message for `frame` (as the prelude would encode it) refused by the engine over `limit` bytes. */
 export const overLimit = (what: string, frame: object, limit: number): string =>
-  `${what} could not be sent: __octet_host.send: the frame is ${Buffer.byteLength(JSON.stringify(frame))} bytes of UTF-8, over the ${limit}-byte limit (maxFrameBytes); it was not sent`;
+  `${what} could not be sent: __octet_host.send: the frame is ${Buffer.byteLength(JSON.stringify(frame))} bytes of ` +
+  `UTF-8, over the ${limit}-byte limit (maxFrameBytes); it was not sent`;

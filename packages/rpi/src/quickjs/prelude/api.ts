@@ -29,7 +29,8 @@ function describeRegistration(registration) {
 const loading = () => phase === "new" || phase === "loading";
 // The host fixes the catalog when the load ends (a reload is how it changes): say so, change nothing.
 function ignoredLate(what) {
-  log("warning", what + " after the load is ignored: octet fixes an extension's catalog when it loads, so register tools, commands and hooks in the extension's factory");
+  log("warning", what + " after the load is ignored: octet fixes an extension's catalog when it loads, so register " +
+    "tools, commands and hooks in the extension's factory");
 }
 // Queues a registration made during the load and returns true; after the load returns false.
 function register(key, registration) {
@@ -43,7 +44,8 @@ function register(key, registration) {
 
 function registerTool(definition) {
   need("tools", "pi.registerTool");
-  if (!isObject(definition)) throw new TypeError("pi.registerTool takes a tool definition {name, label, description, parameters, execute}");
+  if (!isObject(definition)) throw new TypeError("pi.registerTool takes a tool definition {name, label, description, " +
+    "parameters, execute}");
   const name = definition.name;
   if (typeof name !== "string" || name === "") throw new TypeError("pi.registerTool: name must be a non-empty string");
   const where = 'pi.registerTool("' + name + '"): ';
@@ -51,7 +53,9 @@ function registerTool(definition) {
   if (typeof run !== "function") throw new TypeError(where + "execute (or handler) must be a function");
   const description = definition.description === undefined ? "" : definition.description;
   if (typeof description !== "string") throw new TypeError(where + "description must be a string");
-  if (definition.label !== undefined && typeof definition.label !== "string") throw new TypeError(where + "label must be a string");
+  if (definition.label !== undefined && typeof definition.label !== "string") {
+    throw new TypeError(where + "label must be a string");
+  }
   let parameters = definition.parameters === undefined ? { type: "object", properties: {} } : definition.parameters;
   if (!isObject(parameters)) throw new TypeError(where + "parameters must be a JSON Schema object");
   try {
@@ -62,7 +66,8 @@ function registerTool(definition) {
   const tool = withOptional({ name: name }, "label", definition.label);
   put(tool, "description", description);
   put(tool, "parameters", parameters);
-  if (register("tool:" + name, { kind: "tool", tool: tool })) mapSet(tools, name, { name: name, run: run, definition: definition });
+  if (register("tool:" + name, { kind: "tool", tool: tool })) mapSet(tools, name, { name: name, run: run,
+      definition: definition });
 }
 
 function registerCommand(name, options) {
@@ -71,7 +76,8 @@ function registerCommand(name, options) {
     options = name;
     name = name.name;
   }
-  if (typeof name !== "string" || name === "") throw new TypeError("pi.registerCommand: the name must be a non-empty string");
+  if (typeof name !== "string" || name === "") throw new TypeError("pi.registerCommand: the name must be a non-empty " +
+    "string");
   if (!isObject(options) || typeof options.handler !== "function") {
     throw new TypeError('pi.registerCommand("' + name + '"): options.handler must be a function');
   }
@@ -79,7 +85,8 @@ function registerCommand(name, options) {
     throw new TypeError('pi.registerCommand("' + name + '"): description must be a string');
   }
   const command = withOptional({ name: name }, "description", options.description);
-  if (register("command:" + name, { kind: "command", command: command })) mapSet(commands, name, { name: name, handler: options.handler, options: options });
+  if (register("command:" + name, { kind: "command", command: command })) mapSet(commands, name, { name: name,
+      handler: options.handler, options: options });
 }
 
 function on(event, handler) {
@@ -92,7 +99,8 @@ function on(event, handler) {
   }
   const target = known ? event : EVENT_ALIASES[event];
   if (!loading()) return ignoredLate('a pi.on("' + event + '") handler');
-  if (!known) warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives "' + target + '" events instead');
+  if (!known) warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives ' +
+    '"' + target + '" events instead');
   let list = mapGet(hooks, target);
   if (list === undefined) {
     register("hook:" + target, { kind: "hook", hook: { event: target } });
@@ -127,7 +135,9 @@ const events = freeze({
       const entry = list[i];
       try {
         const result = entry.handler(data);
-        if (result !== null && typeof result === "object" && typeof result.then === "function") result.then(undefined, report);
+        if (result !== null && typeof result === "object" && typeof result.then === "function") {
+          result.then(undefined, report);
+        }
       } catch (e) {
         report(e);
       }
@@ -137,7 +147,8 @@ const events = freeze({
 
 const flags = new Map();
 function cannotCross(api, what) {
-  return () => { throw fail(api + " is not available to QuickJS extensions: " + what + " cannot cross the extension protocol", "unsupported"); };
+  return () => { throw fail(api + " is not available to QuickJS extensions: " + what + " cannot cross the extension " +
+    "protocol", "unsupported"); };
 }
 const copyList = (v) => isArray(v) ? copy(v) : [];
 const shallow = (v) => objectAssign({}, v);
@@ -151,7 +162,8 @@ const pi = {
   getActiveTools: () => copyList(snapshot.activeTools),
   getAllTools() {
     const list = copyList(snapshot.allTools);
-    for (let i = 0; i < list.length; i++) list[i] = typeof list[i] === "string" ? { name: list[i], description: "" } : shallow(list[i]);
+    for (let i = 0; i < list.length; i++) list[i] = typeof list[i] === "string" ? { name: list[i],
+        description: "" } : shallow(list[i]);
     return list;
   },
   getCommands() {
@@ -159,15 +171,19 @@ const pi = {
     for (let i = 0; i < list.length; i++) list[i] = shallow(list[i]);
     return list;
   },
-  sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message", message: message }, "options", options)),
-  sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message", content: content }, "options", options)),
-  appendEntry: (customType, data) => action("pi.appendEntry", withOptional({ kind: "append_entry", customType: String(customType) }, "data", data)),
+  sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message", message: message },
+      "options", options)),
+  sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message",
+      content: content }, "options", options)),
+  appendEntry: (customType, data) => action("pi.appendEntry", withOptional({ kind: "append_entry",
+      customType: String(customType) }, "data", data)),
   async setSessionName(name) {
     const value = await action("pi.setSessionName", { kind: "set_session_name", name: String(name) });
     snapshot.sessionName = String(name);
     return value;
   },
-  setLabel: (entryId, label) => action("pi.setLabel", withOptional({ kind: "set_label", entryId: String(entryId) }, "label", label)),
+  setLabel: (entryId, label) => action("pi.setLabel", withOptional({ kind: "set_label", entryId: String(entryId) },
+      "label", label)),
   async setActiveTools(toolNames) {
     const names = arrayFrom(toolNames, String);
     const value = await action("pi.setActiveTools", { kind: "set_active_tools", toolNames: names });
@@ -182,17 +198,21 @@ const pi = {
   },
   registerFlag(name, options) { mapSet(flags, String(name), isObject(options) ? options.default : undefined); },
   getFlag: (name) => mapGet(flags, String(name)),
-  registerShortcut() { warnOnce("shortcut", "pi.registerShortcut is ignored: octet has no keyboard shortcuts for extensions"); },
+  registerShortcut() { warnOnce("shortcut", "pi.registerShortcut is ignored: octet has no keyboard shortcuts for " +
+    "extensions"); },
   registerMessageRenderer: cannotCross("pi.registerMessageRenderer", "renderers"),
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
   registerProvider: cannotCross("pi.registerProvider", "providers"),
   unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),
-  exec: async () => { throw fail("pi.exec is not available: QuickJS extensions have no process access", "unsupported"); },
+  exec: async () => {
+    throw fail("pi.exec is not available: QuickJS extensions have no process access", "unsupported");
+  },
 };
 
 // The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.
 function makeContext(inv, snap, isCommand) {
-  const pick = (key) => snap[key] !== undefined && snap[key] !== null ? snap[key] : (session !== null ? session[key] : undefined);
+  const pick = (key) =>
+    snap[key] !== undefined && snap[key] !== null ? snap[key] : (session !== null ? session[key] : undefined);
   const mode = pick("mode");
   const trusted = pick("projectTrusted") === true;
   const owner = inv.id;

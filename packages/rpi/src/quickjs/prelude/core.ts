@@ -104,7 +104,8 @@ function envList(name) {
     return [];
   }
 }
-const EXTENSION_ID = typeof env.PI_EXTENSION_ID === "string" && env.PI_EXTENSION_ID !== "" ? env.PI_EXTENSION_ID : "extension";
+const EXTENSION_ID =
+  typeof env.PI_EXTENSION_ID === "string" && env.PI_EXTENSION_ID !== "" ? env.PI_EXTENSION_ID : "extension";
 const CAPABILITIES = envList("PI_EXTENSION_CAPABILITIES");
 const UI_CAPABILITIES = envList("PI_EXTENSION_UI_CAPABILITIES");
 const PROTOCOL_VERSION = 1;
@@ -128,7 +129,8 @@ const hasOwn = (o, k) => hasOwnProperty(o, k);
 const isObject = (v) => v !== null && typeof v === "object" && !isArray(v);
 // Built-in error names worth keeping in a message: "TypeError: x" says more than "x" (an Error's
 // own name adds nothing, and an extension's custom names are its own business).
-const KEPT_NAMES = new Set(["TypeError", "RangeError", "ReferenceError", "SyntaxError", "InternalError", "URIError", "EvalError"]);
+const KEPT_NAMES = new Set(["TypeError", "RangeError", "ReferenceError", "SyntaxError", "InternalError", "URIError",
+    "EvalError"]);
 // QuickJS says only "not a function": the engine can name the callee from the stack (callee.ts).
 const callee = typeof host.callee === "function" ? host.callee : () => undefined;
 // The message of a thrown value (never throws: a getter that throws is the extension's problem).

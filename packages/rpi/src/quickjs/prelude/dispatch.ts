@@ -59,17 +59,20 @@ function answer(inv, result) {
 
 function onHello(frame) {
   if (session !== null) return;
-  session = { instance: frame.instance, cwd: frame.cwd, mode: frame.mode, projectTrusted: frame.projectTrusted === true };
+  session = { instance: frame.instance, cwd: frame.cwd, mode: frame.mode,
+      projectTrusted: frame.projectTrusted === true };
   trySend({
     type: "hello",
     protocolVersion: PROTOCOL_VERSION,
-    manifest: { id: EXTENSION_ID, name: EXTENSION_ID, version: "0.0.0", capabilities: CAPABILITIES, uiCapabilities: UI_CAPABILITIES },
+    manifest: { id: EXTENSION_ID, name: EXTENSION_ID, version: "0.0.0", capabilities: CAPABILITIES,
+        uiCapabilities: UI_CAPABILITIES },
   }, "the hello frame");
 }
 
 async function runInitialize(id) {
   if (phase !== "new") {
-    sendResult(id, failure(phase === "failed" ? "the extension failed to load" : "initialize was already requested"), "initialize");
+    const why = phase === "failed" ? "the extension failed to load" : "initialize was already requested";
+    sendResult(id, failure(why), "initialize");
     return;
   }
   phase = "loading";
@@ -95,7 +98,8 @@ async function runInitialize(id) {
   mapClear(queued);
   for (let i = 0; i < registrations.length; i++) {
     const registration = registrations[i];
-    const problem = trySend({ type: "register", registration: registration }, "the registration of " + describeRegistration(registration));
+    const problem = trySend({ type: "register", registration: registration },
+      "the registration of " + describeRegistration(registration));
     if (problem !== null) {
       phase = "failed";
       answer(inv, failure(problem));
@@ -122,7 +126,8 @@ async function runTool(inv, invocation, snap) {
   if (tool === undefined) return answer(inv, failure('unknown tool "' + invocation.name + '"'));
   const onUpdate = (partial) => {
     if (inv.answered) return;
-    const problem = trySend({ type: "update", id: inv.id, value: partial === undefined ? null : partial }, 'an update of tool "' + tool.name + '"');
+    const problem = trySend({ type: "update", id: inv.id, value: partial === undefined ? null : partial },
+        'an update of tool "' + tool.name + '"');
     if (problem === null) return;
     answer(inv, failure(problem));
     abortSignal(inv.controller.signal, abortError(problem));
@@ -130,7 +135,8 @@ async function runTool(inv, invocation, snap) {
   };
   try {
     const args = isObject(invocation.arguments) ? invocation.arguments : {};
-    const value = await apply(tool.run, tool.definition, [String(invocation.callId), args, inv.controller.signal, onUpdate, makeContext(inv, snap, false)]);
+    const value = await apply(tool.run, tool.definition, [String(invocation.callId), args, inv.controller.signal,
+        onUpdate, makeContext(inv, snap, false)]);
     answer(inv, success(toolResult(tool.name, value)));
   } catch (e) {
     answer(inv, failure(describe(e)));
@@ -240,7 +246,8 @@ async function reduceHook(name, data, handlers, ctx, inv) {
       }
     }
     if (messages.length === 0 && !changed) return null;
-    return withOptional(messages.length > 0 ? { messages: messages } : {}, "systemPrompt", changed ? systemPrompt : undefined);
+    return withOptional(messages.length > 0 ? { messages: messages } : {}, "systemPrompt",
+        changed ? systemPrompt : undefined);
   }
   if (name === "context" || name === "before_provider_request") {
     const key = name === "context" ? "messages" : "payload";
@@ -311,7 +318,8 @@ async function runHook(inv, invocation, snap) {
 function runInvoke(id, request) {
   if (mapHas(inflight, id)) return;
   if (phase !== "ready") {
-    const why = phase === "failed" ? "the extension failed to load" : "the extension is not initialized: invoke came before initialize was answered";
+    const why = phase === "failed" ? "the extension failed to load" : "the extension is not initialized: invoke came " +
+      "before initialize was answered";
     sendResult(id, failure(why), "the invocation");
     return;
   }
@@ -319,12 +327,14 @@ function runInvoke(id, request) {
   const snap = snapshot;
   const invocation = isObject(request.invocation) ? request.invocation : {};
   if (invocation.kind === "tool") runTool(newInvocation(id, 'tool "' + invocation.name + '"'), invocation, snap);
-  else if (invocation.kind === "command") runCommand(newInvocation(id, 'command "' + invocation.name + '"'), invocation, snap);
+  else if (invocation.kind === "command") runCommand(newInvocation(id, 'command "' + invocation.name + '"'),
+      invocation, snap);
   else if (invocation.kind === "hook") {
     const name = isObject(invocation.event) ? invocation.event.name : undefined;
     runHook(newInvocation(id, 'the "' + name + '" hook'), invocation, snap);
   } else {
-    sendResult(id, failure("unknown invocation kind " + stringify(invocation.kind) + ' (expected "tool", "command" or "hook")'), "the invocation");
+    sendResult(id, failure("unknown invocation kind " + stringify(invocation.kind) + ' (expected "tool", "command" ' +
+      'or "hook")'), "the invocation");
   }
 }
 
@@ -333,7 +343,8 @@ function onRequest(frame) {
   const request = isObject(frame.request) ? frame.request : {};
   if (request.kind === "initialize") runInitialize(frame.id);
   else if (request.kind === "invoke") runInvoke(frame.id, request);
-  else sendResult(frame.id, failure("unknown request kind " + stringify(request.kind) + ' (expected "initialize" or "invoke")'), "the request");
+  else sendResult(frame.id, failure("unknown request kind " + stringify(request.kind) + ' (expected "initialize" or ' +
+    '"invoke")'), "the request");
 }
 
 function onCancel(frame) {

@@ -130,7 +130,8 @@ class AbortController {
 }
 
 function defineGlobal(name, value) {
-  defineProperty(globalThis, name, { __proto__: null, value: value, writable: true, configurable: true, enumerable: false });
+  defineProperty(globalThis, name, { __proto__: null, value: value, writable: true, configurable: true,
+      enumerable: false });
 }
 defineGlobal("setTimeout", function setTimeout(callback, ms, ...args) { return arm(callback, ms, args, false); });
 defineGlobal("clearTimeout", function clearTimeout(id) { disarm(id); });

@@ -4,9 +4,10 @@
  *
  * Contracts:
  * - A request is `{type:"request", id:"e<N>", request}`; the host answers with a `response` of the
- *   same id. `request.parentId` is the `owner` when there is one. An `owner` (the host request id of the invocation whose ctx made the call) lets a
- *   host `cancel` of that invocation withdraw its open requests: a `cancel` frame for each, and the
- *   request settles as cancelled. A dialog's `opts.signal` withdraws it the same way.
+ *   same id. `request.parentId` is the `owner` when there is one. An `owner` (the host request id of
+ *   the invocation whose ctx made the call) lets a host `cancel` of that invocation withdraw its open
+ *   requests: a `cancel` frame for each, and the request settles as cancelled. A dialog's
+ *   `opts.signal` withdraws it the same way.
  * - Grants are checked here, before anything is sent: the `ui` capability plus the method's
  *   uiCapability (none for the query and theme methods). pi's synchronous methods (notify,
  *   setStatus, setWidget, setTitle, setEditorText) throw; the others reject.
@@ -32,7 +33,9 @@ function hostCall(request, what, owner, signal, throws) {
   if (typeof owner === "string") put(request, "parentId", owner);
   let problem = phase === "closed" ? "the extension has shut down" : null;
   if (problem === null && mapSize(pending) >= MAX_PENDING_REQUESTS) {
-    problem = what + " was not sent: " + MAX_PENDING_REQUESTS + " requests are already awaiting the host's answer (the most one extension may have outstanding); the host answers between runs, so let the loop yield (await) now and then";
+    problem = what + " was not sent: " + MAX_PENDING_REQUESTS + " requests are already awaiting the host's answer " +
+      "(the most one extension may have outstanding); the host answers between runs, so let the loop yield (await) " +
+        "now and then";
     warnOnce("pending", problem);
   }
   if (problem === null) problem = trySend({ type: "request", id: id, request: request }, what);
@@ -72,7 +75,8 @@ function withdrawOwnedBy(owner) {
 }
 function onResponse(frame) {
   const entry = mapGet(pending, frame.id);
-  if (entry !== undefined) entry.settle(isObject(frame.result) ? frame.result : failure("the host sent a malformed result"));
+  if (entry !== undefined) entry.settle(isObject(frame.result) ? frame.result : failure("the host sent a malformed " +
+    "result"));
 }
 // The success value (null reads as undefined), or throws the host's error.
 function unwrap(result) {
@@ -85,7 +89,8 @@ function unwrap(result) {
 
 const hasCapability = (name) => arrayIncludes(CAPABILITIES, name);
 function capabilityError(api, capability) {
-  return fail(api + ' needs the "' + capability + '" capability; add it to "capabilities" in pi-extension.json', "denied");
+  return fail(api + ' needs the "' + capability + '" capability; add it to "capabilities" in ' +
+    'pi-extension.json', "denied");
 }
 function need(capability, api) {
   if (!hasCapability(capability)) throw capabilityError(api, capability);
@@ -95,9 +100,12 @@ function need(capability, api) {
 async function action(api, body, owner) {
   if (!hasCapability("session_actions")) throw capabilityError(api, "session_actions");
   if (phase === "new" || phase === "loading") {
-    throw fail(api + " is unavailable while the extension loads (actions are refused in the registration-only load phase); call it from a handler", "denied");
+    throw fail(api + " is unavailable while the extension loads (actions are refused in the registration-only load " +
+      "phase); call it from a handler", "denied");
   }
-  if (phase !== "ready") throw fail(api + " is unavailable: the extension " + (phase === "closed" ? "has shut down" : "failed to load"));
+  if (phase !== "ready") {
+    throw fail(api + " is unavailable: the extension " + (phase === "closed" ? "has shut down" : "failed to load"));
+  }
   return unwrap(await hostCall({ kind: "action", action: body }, api + "'s request", owner));
 }
 function withOptional(body, key, value) {
@@ -119,7 +127,8 @@ const NOTIFY_LEVELS = ["info", "warning", "error"];
 function uiDenied(method, grant) {
   if (!hasCapability("ui")) return capabilityError("ctx.ui." + method, "ui");
   if (grant !== null && !arrayIncludes(UI_CAPABILITIES, grant)) {
-    return fail("ctx.ui." + method + ' needs the "' + grant + '" uiCapability; add it to "uiCapabilities" in pi-extension.json', "denied");
+    return fail("ctx.ui." + method + ' needs the "' + grant + '" uiCapability; add it to "uiCapabilities" in ' +
+      'pi-extension.json', "denied");
   }
   return null;
 }
@@ -142,55 +151,71 @@ function makeUi(owner) {
     const ui = { request: request };
     const timeout = isObject(opts) ? Number(opts.timeout) : NaN;
     if (timeout > 0 && numberIsFinite(timeout)) put(ui, "timeoutMs", mathMax(1, mathFloor(timeout)));
-    const result = await hostCall({ kind: "ui", ui: ui }, "ctx.ui." + method + "'s request", owner, isObject(opts) ? opts.signal : undefined);
+    const result = await hostCall({ kind: "ui", ui: ui }, "ctx.ui." + method + "'s request", owner,
+        isObject(opts) ? opts.signal : undefined);
     return map(result.status === "cancelled" ? undefined : unwrap(result));
   }
   // pi's synchronous methods: throw when refused or unsendable; the promise is the host's answer.
   function tell(method, grant, request) {
     const denied = uiDenied(method, grant);
     if (denied !== null) throw denied;
-    return promiseThen(hostCall({ kind: "ui", ui: { request: request } }, "ctx.ui." + method + "'s request", owner, undefined, true),
+    return promiseThen(hostCall({ kind: "ui", ui: { request: request } }, "ctx.ui." + method + "'s request", owner,
+        undefined, true),
       (result) => { if (result.status !== "cancelled") unwrap(result); });
   }
   const text = (v) => isObject(v) && typeof v.value === "string" ? v.value : undefined;
   const unsupported = (method) => () => {
-    throw fail("ctx.ui." + method + " is not available to QuickJS extensions: components cannot cross the extension protocol", "unsupported");
+    throw fail("ctx.ui." + method + " is not available to QuickJS extensions: components cannot cross the extension " +
+      "protocol", "unsupported");
   };
   return {
     select: async (title, options, opts) => ask("select", "select",
-      { type: "select", title: String(title), options: arrayFrom(options === undefined || options === null ? [] : options, String) }, opts, text),
+      { type: "select", title: String(title),
+          options: arrayFrom(options === undefined || options === null ? [] : options, String) }, opts, text),
     confirm: async (title, message, opts) => ask("confirm", "confirm",
-      { type: "confirm", title: String(title), message: String(message) }, opts, (v) => isObject(v) && v.confirmed === true),
+      { type: "confirm", title: String(title), message: String(message) }, opts,
+          (v) => isObject(v) && v.confirmed === true),
     input: async (title, placeholder, opts) => ask("input", "input",
-      withOptional({ type: "input", title: String(title) }, "placeholder", placeholder === undefined ? undefined : String(placeholder)), opts, text),
+      withOptional({ type: "input", title: String(title) }, "placeholder",
+          placeholder === undefined ? undefined : String(placeholder)), opts, text),
     editor: async (title, prefill, opts) => ask("editor", "editor",
-      withOptional({ type: "editor", title: String(title) }, "prefill", prefill === undefined ? undefined : String(prefill)), opts, text),
+      withOptional({ type: "editor", title: String(title) }, "prefill",
+          prefill === undefined ? undefined : String(prefill)), opts, text),
     notify: (message, level) => tell("notify", "notify",
       { type: "notify", message: String(message), level: arrayIncludes(NOTIFY_LEVELS, level) ? level : "info" }),
     setStatus: (key, value) => tell("setStatus", "status",
-      withOptional({ type: "status", key: String(key) }, "text", value === undefined || value === null ? undefined : String(value))),
+      withOptional({ type: "status", key: String(key) }, "text",
+          value === undefined || value === null ? undefined : String(value))),
     setWidget(key, content) {
       const denied = uiDenied("setWidget", "widget");
       if (denied !== null) throw denied;
-      if (content !== undefined && content !== null && !(isArray(content) && arrayEvery(content, (line) => typeof line === "string"))) {
-        throw new TypeError("ctx.ui.setWidget takes an array of strings (component factories cannot cross the extension protocol)");
+      if (content !== undefined && content !== null && !(isArray(content) && arrayEvery(content,
+          (line) => typeof line === "string"))) {
+        throw new TypeError("ctx.ui.setWidget takes an array of strings (component factories cannot cross the " +
+          "extension protocol)");
       }
-      return tell("setWidget", "widget", withOptional({ type: "widget", key: String(key) }, "lines", content === null ? undefined : content));
+      return tell("setWidget", "widget", withOptional({ type: "widget", key: String(key) }, "lines",
+          content === null ? undefined : content));
     },
     setTitle: (title) => tell("setTitle", "title", { type: "title", title: String(title) }),
-    setEditorText: (value) => tell("setEditorText", "set_editor_text", { type: "set_editor_text", text: String(value) }),
-    getEditorText: () => ask("getEditorText", null, { type: "get_editor_text" }, undefined, (v) => text(v) === undefined ? "" : v.value),
+    setEditorText: (value) => tell("setEditorText", "set_editor_text", { type: "set_editor_text",
+        text: String(value) }),
+    getEditorText: () => ask("getEditorText", null, { type: "get_editor_text" }, undefined,
+        (v) => text(v) === undefined ? "" : v.value),
     getAllThemes: () => ask("getAllThemes", null, { type: "get_all_themes" }, undefined, (v) =>
       isObject(v) && isArray(v.themes) ? themesOf(v.themes) : []),
     getTheme: async (name) => ask("getTheme", null, { type: "get_theme", name: String(name) }, undefined, (v) =>
       isObject(v) && v.theme !== null && v.theme !== undefined ? v.theme : undefined),
     async setTheme(theme) {
-      const name = typeof theme === "string" ? theme : isObject(theme) && typeof theme.name === "string" ? theme.name : undefined;
+      const name =
+        typeof theme === "string" ? theme : isObject(theme) && typeof theme.name === "string" ? theme.name : undefined;
       if (name === undefined) return { success: false, error: "ctx.ui.setTheme takes a theme name" };
       return ask("setTheme", null, { type: "set_theme", name: name }, undefined, (v) =>
-        withOptional({ success: isObject(v) && v.success === true }, "error", isObject(v) && typeof v.error === "string" ? v.error : (isObject(v) ? undefined : "cancelled")));
+        withOptional({ success: isObject(v) && v.success === true }, "error",
+            isObject(v) && typeof v.error === "string" ? v.error : (isObject(v) ? undefined : "cancelled")));
     },
-    getToolsExpanded: () => ask("getToolsExpanded", null, { type: "get_tools_expanded" }, undefined, (v) => isObject(v) && v.expanded === true),
+    getToolsExpanded: () => ask("getToolsExpanded", null, { type: "get_tools_expanded" }, undefined,
+        (v) => isObject(v) && v.expanded === true),
     get theme() { return PLAIN_THEME; },
     setWorkingMessage() {},
     custom: unsupported("custom"),

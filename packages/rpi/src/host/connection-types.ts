@@ -1,0 +1,58 @@
+/**
+ * The types of RpiConnection's public surface, in a file of their own so that the connection's
+ * parts (request table, catalog, extension requests) can name them without importing the
+ * connection itself.
+ */
+import type { ExtensionMode, InstanceId, InvocationContext } from "../protocol/frames.js";
+import type { RpiTransport } from "../transport.js";
+import type { RpiGrants } from "./grants.js";
+import type { RpiTimeouts } from "./rpi-timeouts.js";
+
+export type DiagnosticLevel = "info" | "warning" | "error";
+
+/**
+ * What the embedder does with an extension's UI requests and session actions. `parent` is the
+ * `tag` of the invocation the extension asks on behalf of (InvokeOptions.tag), when it said which.
+ */
+export interface RpiHostServices {
+  ui?(
+    request: { type: string } & Record<string, unknown>,
+    options: { signal: AbortSignal; timeoutMs?: number; parent?: unknown },
+  ): Promise<unknown>;
+  action?(
+    action: { kind: string } & Record<string, unknown>,
+    options: { signal: AbortSignal; parent?: unknown },
+  ): Promise<unknown>;
+}
+
+export interface RpiConnectionOptions {
+  transport: RpiTransport;
+  instance: InstanceId;
+  cwd: string;
+  mode: ExtensionMode;
+  projectTrusted: boolean;
+  /** What the pi-extension.json grants; the hello may claim a subset only (RPI-23). */
+  grants: RpiGrants;
+  timeouts?: Partial<RpiTimeouts>;
+  maxFrameBytes?: number;
+  services?: RpiHostServices;
+  diagnose(level: DiagnosticLevel, message: string): void;
+  onStderr?(line: string): void;
+}
+
+export interface InvokeOptions {
+  /** The caller's name for this invocation, handed back as `parent` to the services. */
+  tag?: unknown;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  onUpdate?(value: unknown): void;
+  /**
+   * What the host knows of the session for this invocation (QJS-08, QJS-09); cwd, mode and trust
+   * are the hello's. Lists too large for the frame are left out with a diagnostic. Encoded once
+   * per object: pass the same object while nothing in it changed (the octet bridge keeps one per
+   * catalog epoch), a new one when something did.
+   */
+  context?: Partial<InvocationContext>;
+}
+
+export type RpiState = "handshake" | "load" | "ready" | "stopping" | "closed";
