@@ -129,6 +129,7 @@ export function checkTargets(blocks, candidate = "octet") {
       const value = t.kind === "ratio" ? s.ratio_median : s.median;
       if (!Number.isFinite(value)) continue;
       const limit = t.max ?? t.min;
+      const unit = t.kind === "ratio" ? `x ${s.baseline ?? "raw"}` : " ms";
       const met = t.max !== undefined ? value <= t.max : value >= t.min;
       // How far off, relative to the limit: +0.25 means 25% over a maximum or 25% short of a minimum.
       const off = met ? 0 : t.max !== undefined ? value / t.max - 1 : 1 - value / t.min;
@@ -138,7 +139,7 @@ export function checkTargets(blocks, candidate = "octet") {
         metric: t.metric,
         placement: block.placement,
         kind: t.kind,
-        target: `${t.max !== undefined ? "<=" : ">="} ${limit}${t.kind === "ratio" ? `x ${s.baseline ?? "raw"}` : " ms"}`,
+        target: `${t.max !== undefined ? "<=" : ">="} ${limit}${unit}`,
         value,
         met,
         off_by: off,

@@ -204,7 +204,8 @@ const COUNTING = `
 export default function (pi) {
   const seen = { hooks: 0, calls: 0 };
   pi.on("tool_call", () => { seen.hooks += 1; return undefined; });
-  pi.registerTool({ name: "count", label: "count", description: "count", parameters: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, required: ["n"] },
+  pi.registerTool({ name: "count", label: "count", description: "count",
+    parameters: { type: "object", properties: { n: { type: "integer", minimum: 0 } }, required: ["n"] },
     execute: async () => { seen.calls += 1; return { content: [{ type: "text", text: "counted" }] }; } });
   pi.registerTool({ name: "seen", label: "seen", description: "seen", parameters: { type: "object", properties: {} },
     execute: async () => ({ content: [{ type: "text", text: JSON.stringify(seen) }] }) });

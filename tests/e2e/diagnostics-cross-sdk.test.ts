@@ -22,7 +22,8 @@ from octet_extension import (tool_result, Diagnostic, DiagnosticLocation, Diagno
                              DiagnosticAttachment)
 from octet_extension.diagnostics import project_diagnostics
 
-blob = {"$blob": "tok-1", "bytes": 2048, "digest": {"algorithm": "sha256", "value": "ab" * 32}, "media_type": "text/plain"}
+blob = {"$blob": "tok-1", "bytes": 2048, "digest": {"algorithm": "sha256", "value": "ab" * 32},
+        "media_type": "text/plain"}
 src = WorkspaceSource("src/solver.py", revision="abc123")
 full = Diagnostic(
     "error", "solver.nonconvergent", "Operating point did not converge.\nTry a smaller step.",
@@ -30,8 +31,9 @@ full = Diagnostic(
     related=(DiagnosticRelated("Limit set here.", DiagnosticLocation(WorkspaceSource("cfg/a.toml"))),
              DiagnosticRelated("Trace\tof the run.", DiagnosticLocation(ArtifactSource("art-1"), DiagnosticSpan(0, 5))),
              DiagnosticRelated("Raw dump.", DiagnosticLocation(BlobSource(blob)))),
-    fixes=(DiagnosticFix("Raise the limit", (DiagnosticEdit(src, DiagnosticSpan(10, 14), "2000"),
-                                             DiagnosticEdit(WorkspaceSource("cfg/a.toml", "r2"), DiagnosticSpan(3, 3), ""))),
+    fixes=(DiagnosticFix("Raise the limit",
+                         (DiagnosticEdit(src, DiagnosticSpan(10, 14), "2000"),
+                          DiagnosticEdit(WorkspaceSource("cfg/a.toml", "r2"), DiagnosticSpan(3, 3), ""))),
            DiagnosticFix("Use the default", (DiagnosticEdit(src, DiagnosticSpan(0, 0), "# default\n"),))),
     attachments=(DiagnosticAttachment(ArtifactSource("art-1"), title="Solver trace"),
                  DiagnosticAttachment(BlobSource(blob)),
@@ -39,7 +41,8 @@ full = Diagnostic(
 )
 diags = [full,
          Diagnostic("warning", "ts/2322", "Type mismatch.", primary=DiagnosticLocation(ArtifactSource("art-3"))),
-         Diagnostic("info", "blob.note", "In the blob.", primary=DiagnosticLocation(BlobSource(blob), DiagnosticSpan(1, 2))),
+         Diagnostic("info", "blob.note", "In the blob.",
+                    primary=DiagnosticLocation(BlobSource(blob), DiagnosticSpan(1, 2))),
          Diagnostic("hint", "h:1", "No location.")]
 diags += [Diagnostic("info", "extra.%d" % i, "Extra %d." % i) for i in range(7)]
 if sys.argv[1] == "long":

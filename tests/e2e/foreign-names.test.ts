@@ -13,7 +13,8 @@ import { ExtensionHost } from "@octet/host";
 import { rpiRuntime } from "@octet/rpi";
 
 const source = (tag: string): string => `export default function (pi) {
-  pi.registerTool({ name: "count", label: "count", description: "count ${tag}", parameters: { type: "object", properties: {} },
+  pi.registerTool({ name: "count", label: "count", description: "count ${tag}",
+    parameters: { type: "object", properties: {} },
     execute: async () => ({ content: [{ type: "text", text: "${tag}" }] }) });
 }`;
 

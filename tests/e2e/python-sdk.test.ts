@@ -182,13 +182,16 @@ def png(width, height):
     rows = b"".join(b"\\x00" + os.urandom(width * 3) for _ in range(height))
     def chunk(kind, data):
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF)
-    return b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) + chunk(b"IDAT", zlib.compress(rows, 1)) + chunk(b"IEND", b"")
+    header = struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)
+    return (b"\\x89PNG\\r\\n\\x1a\\n" + chunk(b"IHDR", header) + chunk(b"IDAT", zlib.compress(rows, 1))
+            + chunk(b"IEND", b""))
 
 @ext.tool(name="big_png", description="Publish a PNG larger than 256 KiB")
 def big_png(args, ctx):
     data = png(320, 300)
     published = ctx.publish_artifact(data, "image/png", alt="noise")
-    return {"content": [{"type": "text", "text": hashlib.sha256(data).hexdigest() + " " + str(len(data))}, published["part"]]}
+    digest = hashlib.sha256(data).hexdigest()
+    return {"content": [{"type": "text", "text": digest + " " + str(len(data))}, published["part"]]}
 
 @ext.tool(name="show", description="Publish a presentation snapshot for this call")
 def show(args, ctx):

@@ -10,10 +10,13 @@ import { EXAMPLES, runCli, waitUntil } from "./helpers.js";
 /** Tools that each try to escape or exhaust the sandbox; `probe` reports the global names it can see. */
 const ESCAPES = `
 export default function (pi) {
-  const tool = (name, run) => pi.registerTool({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute: async () => ({ content: [{ type: "text", text: String(await run()) }] }) });
+  const tool = (name, run) => pi.registerTool({ name, label: name, description: name,
+    parameters: { type: "object", properties: {} },
+    execute: async () => ({ content: [{ type: "text", text: String(await run()) }] }) });
   tool("probe", () => JSON.stringify({
     names: Object.getOwnPropertyNames(globalThis).sort(),
-    reach: ["process", "require", "fetch", "console", "Buffer", "setImmediate", "WebAssembly", "__octet_host", "module", "global", "Deno", "Bun"].filter((n) => typeof globalThis[n] !== "undefined"),
+    reach: ["process", "require", "fetch", "console", "Buffer", "setImmediate", "WebAssembly", "__octet_host",
+      "module", "global", "Deno", "Bun"].filter((n) => typeof globalThis[n] !== "undefined"),
   }));
   tool("spin", () => { for (;;) {} });
   tool("recurse", () => { const f = (n) => f(n + 1) + 1; try { return f(0); } catch (e) { return "caught: " + e; } });

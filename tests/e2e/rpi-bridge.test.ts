@@ -11,7 +11,8 @@ import { EXAMPLES, runCli, waitUntil } from "./helpers.js";
 
 const BRIDGED = `
 const text = (t) => ({ content: [{ type: "text", text: typeof t === "string" ? t : JSON.stringify(t) }] });
-const tool = (pi, name, execute) => pi.registerTool({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute });
+const tool = (pi, name, execute) =>
+  pi.registerTool({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute });
 export default function (pi) {
   // pi makes a command's description optional.
   pi.registerCommand("bare", { handler: async () => "bare ran" });
@@ -39,7 +40,10 @@ export default function (pi) {
     }
     return text({ refused, message });
   });
-  tool(pi, "broken", async (_id, _params, _signal, _onUpdate, ctx) => { ctx.ui.setWorkingVisible(true); return text("unreachable"); });
+  tool(pi, "broken", async (_id, _params, _signal, _onUpdate, ctx) => {
+    ctx.ui.setWorkingVisible(true);
+    return text("unreachable");
+  });
   pi.on("session_before_compact", () => undefined);
   pi.on("model_select", () => undefined);
   pi.on("input", (event) => ({ action: "transform", text: event.text.replace(/hunter2/g, "***") }));
