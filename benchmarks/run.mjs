@@ -61,7 +61,8 @@ function parseArgs(argv) {
     else if (a === "--placement") opts.placements = list();
     else if (a === "--help" || a === "-h") {
       console.log(
-        `usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario ${SCENARIOS.join(",")}] [--candidate ${CANDIDATES.join(",")}] [--placement split,shared]`,
+        `usage: node benchmarks/run.mjs [--quick] [--rounds N] [--scenario ${SCENARIOS.join(",")}] ` +
+          `[--candidate ${CANDIDATES.join(",")}] [--placement split,shared]`,
       );
       process.exit(0);
     } else throw new Error(`unknown argument ${a}`);
@@ -199,7 +200,8 @@ async function main() {
     node: process.version,
   };
   console.log(
-    `octet bench (${mode}): ${opts.rounds} rounds, candidates ${opts.candidates.join(", ")}; ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
+    `octet bench (${mode}): ${opts.rounds} rounds, ` +
+      `candidates ${opts.candidates.join(", ")}; ${machine.cpu}, ${machine.cores} cores, Node ${machine.node}`,
   );
 
   const blocks = [];
@@ -267,7 +269,8 @@ async function main() {
         ? `any placement: host on CPU ${placement.hostCpu}, no extension process`
         : `${placement.label}${scenario.firstPlacementOnly ? " (this placement only)" : ""}`;
       console.log(
-        `\n${scenario.title(params)}\n[${where}; ${rounds} rounds, ${blockSeconds.toFixed(0)} s]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`,
+        `\n${scenario.title(params)}\n[${where}; ${rounds} rounds, ${blockSeconds.toFixed(0)} ` +
+          `s]\n${table(rows)}${notes.map((n) => `\n${n}`).join("")}`,
       );
     }
   }
@@ -286,7 +289,8 @@ async function main() {
     }
     const missed = targets.filter((t) => !t.met).length;
     console.log(
-      `\nTargets (issues 4 and 7): ${targets.length - missed} of ${targets.length} met; why each miss happens is in the results file\n${table(rows)}`,
+      `\nTargets (issues 4 and 7): ${targets.length - missed} of ${targets.length} met; why each miss happens is ` +
+        `in the results file\n${table(rows)}`,
     );
   }
 
@@ -317,7 +321,8 @@ async function main() {
     ) + "\n",
   );
   console.log(
-    `\n${failed ? `${failed} run(s) failed; ` : ""}done in ${seconds.toFixed(1)} s; results in ${file.replace(process.cwd() + "/", "")}`,
+    `\n${failed ? `${failed} run(s) failed; ` : ""}done in ${seconds.toFixed(1)} s; results ` +
+      `in ${file.replace(process.cwd() + "/", "")}`,
   );
   if (failed) process.exitCode = 1;
 }

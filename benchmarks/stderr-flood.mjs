@@ -84,10 +84,12 @@ try {
   await flood;
   const floodMs = performance.now() - started;
   console.log(
-    `${floodMib} MiB of blank stderr lines drained in ${(floodMs / 1000).toFixed(2)} s (${(floodMib / (floodMs / 1000)).toFixed(0)} MiB/s)`,
+    `${floodMib} MiB of blank stderr lines drained in ${(floodMs / 1000).toFixed(2)} s ` +
+      `(${(floodMib / (floodMs / 1000)).toFixed(0)} MiB/s)`,
   );
   console.log(
-    `neighbour call during the flood: ${during.length} calls, p50 ${pct(during, 50).toFixed(2)} ms, p95 ${pct(during, 95).toFixed(2)} ms, max ${Math.max(...during).toFixed(2)} ms`,
+    `neighbour call during the flood: ${during.length} calls, p50 ${pct(during, 50).toFixed(2)} ms, ` +
+      `p95 ${pct(during, 95).toFixed(2)} ms, max ${Math.max(...during).toFixed(2)} ms`,
   );
 
   if (drainMib > 0) {

@@ -42,7 +42,8 @@ if (process.argv.includes("--check")) {
   const current = existsSync(target) ? readFileSync(target, "utf8") : "";
   if (current !== text) {
     console.error(
-      `gen-python-bounds: ${target} is out of date with packages/protocol/src/bounds.ts; run node scripts/gen-python-bounds.mjs`,
+      `gen-python-bounds: ${target} is out of date with packages/protocol/src/bounds.ts; run node ` +
+        `scripts/gen-python-bounds.mjs`,
     );
     process.exit(1);
   }

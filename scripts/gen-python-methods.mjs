@@ -22,6 +22,19 @@ const protocol = await import(pathToFileURL(compiled).href);
 /** A Python literal of a string, a tuple of strings, or None. JSON strings are valid Python strings. */
 const str = (s) => JSON.stringify(s);
 const tuple = (items) => `(${items.map(str).join(", ")}${items.length === 1 ? "," : ""})`;
+// The generated file keeps the repository's 120-character line limit (scripts/check-line-length.mjs):
+// a tuple or a call that would not fit is written one item per line instead.
+const MAX_LINE = 120;
+const assignTuple = (name, items) => {
+  const line = `${name} = ${tuple(items)}`;
+  return line.length <= MAX_LINE ? [line] : [`${name} = (`, ...items.map((i) => `    ${str(i)},`), ")"];
+};
+const methodEntry = (key, fields) => {
+  const line = `        ${fields.join(", ")}),`;
+  return line.length <= MAX_LINE
+    ? [`    ${key}: MethodSpec(`, line]
+    : [`    ${key}: MethodSpec(`, ...fields.map((f) => `        ${f},`), "    ),"];
+};
 
 const lines = [
   '"""The wire methods of octet, GENERATED from packages/protocol/src/methods/ (issue 14.1).',
@@ -42,16 +55,16 @@ const lines = [
   "    api_versions: Tuple[str, ...]",
   "",
   "",
-  `API_VERSIONS = ${tuple(protocol.API_VERSIONS)}`,
-  `HOOK_NAMES = ${tuple(protocol.HOOK_NAMES)}`,
-  `ADVISORY_HOOKS = ${tuple(protocol.ADVISORY_HOOKS)}`,
+  ...assignTuple("API_VERSIONS", protocol.API_VERSIONS),
+  ...assignTuple("HOOK_NAMES", protocol.HOOK_NAMES),
+  ...assignTuple("ADVISORY_HOOKS", protocol.ADVISORY_HOOKS),
   "",
   "METHODS = {",
 ];
 for (const spec of protocol.METHODS.values()) {
   const feature = spec.feature === undefined ? "None" : str(spec.feature);
   const fields = [str(spec.method), str(spec.direction), str(spec.kind), feature, tuple(spec.apiVersions)];
-  lines.push(`    ${str(spec.method)}: MethodSpec(`, `        ${fields.join(", ")}),`);
+  lines.push(...methodEntry(str(spec.method), fields));
 }
 lines.push("}");
 const text = lines.join("\n") + "\n";

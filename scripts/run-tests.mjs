@@ -116,7 +116,8 @@ console.log("\n# slowest files");
 for (const r of [...results].sort((a, b) => b.ms - a.ms).slice(0, 10))
   console.log(`#   ${(r.ms / 1000).toFixed(1).padStart(6)} s  ${rel(r.file)}`);
 console.log(
-  `# ${results.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} failed, ${totals.skipped} skipped, in ${(wall / 1000).toFixed(1)} s (${concurrency} at a time)`,
+  `# ${results.length} files, ${totals.tests} tests: ${totals.pass} passed, ${totals.fail} ` +
+    `failed, ${totals.skipped} skipped, in ${(wall / 1000).toFixed(1)} s (${concurrency} at a time)`,
 );
 for (const r of failed) console.log(`# FAILED ${rel(r.file)}${r.why ? `: ${r.why}` : ""}`);
 try {

@@ -14,7 +14,8 @@ const EXT_DIR = fileURLToPath(new URL("../extensions/bench-echo-qjs/", import.me
 
 export const name = "quickjs";
 export const description = "octet host + rpi QuickJS extension (in-process worker thread)";
-/** peak-rss reads an extension process's VmHWM: a QuickJS extension has no process of its own (scale reports its memory per instance). */
+/** peak-rss reads an extension process's VmHWM: a QuickJS extension has no process of its own (scale reports its memory
+ * per instance). */
 export const unsupported = ["peak-rss", "cancel-storm"];
 export const importModules = [import.meta.resolve("@octet/rpi")];
 

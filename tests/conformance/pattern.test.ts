@@ -20,7 +20,8 @@ const ok = (pattern: unknown, actual: unknown): void => {
   const r = match(pattern, actual, scope);
   assert.ok(
     r.ok,
-    `${JSON.stringify(pattern)} should match ${JSON.stringify(actual)}: ${r.ok ? "" : `${r.mismatch.path}: ${r.mismatch.reason}`}`,
+    `${JSON.stringify(pattern)} should ` +
+      `match ${JSON.stringify(actual)}: ${r.ok ? "" : `${r.mismatch.path}: ${r.mismatch.reason}`}`,
   );
 };
 const no = (pattern: unknown, actual: unknown): void => {
@@ -167,6 +168,7 @@ test("checkPattern reports unknown placeholders and malformed operators", () => 
     "p.a: unknown placeholder $strng",
     "p.b: $range takes [min, max] (numbers or null)",
     "p.c: $capture takes [name, pattern]",
-    "p.d.$each: $oops is not an operator (operators are single-key objects: $closed $optional $unordered $includes $excludes $each $length $bytes $unique $json $regex $range $gt $capture $not $all $anyOf)",
+    "p.d.$each: $oops is not an operator (operators are single-key objects: $closed $optional $unordered $includes " +
+      "$excludes $each $length $bytes $unique $json $regex $range $gt $capture $not $all $anyOf)",
   ]);
 });

@@ -38,34 +38,38 @@ const alive = (pid: number): boolean => {
   }
 };
 
-test("issue 13.12: only a transcript that starts with the standard initialize and never ends or reconfigures the extension is shareable", () => {
-  const init: Step = { initialize: {} };
-  assert.equal(
-    shareable(
-      transcript([
-        init,
-        CALL,
-        EXPECT_OK,
-        { refute: { method: "x" } },
-        { notify: { method: "$/cancelRequest", params: { id: 2 } } },
-      ]),
-    ),
-    true,
-  );
-  for (const steps of [
-    [{ initialize: { protocol: "$absent" } }, CALL],
-    [{ initialize: {}, result: { api_version: "0.1" } }, CALL],
-    [init, { request: { method: "shutdown", params: {} } }],
-    [init, { close_stdin: true }],
-    [init, { expect_exit: null }],
-    [init, { send: { jsonrpc: "2.0" } }],
-    [init, { send_raw: "x\n" }],
-    [init, { notify: { method: "turn/settled", params: {} } }],
-    [CALL, EXPECT_OK],
-  ] as Step[][]) {
-    assert.equal(shareable(transcript(steps)), false, JSON.stringify(steps));
-  }
-});
+test(
+  "issue 13.12: only a transcript that starts with the standard initialize and never ends or reconfigures the " +
+    "extension is shareable",
+  () => {
+    const init: Step = { initialize: {} };
+    assert.equal(
+      shareable(
+        transcript([
+          init,
+          CALL,
+          EXPECT_OK,
+          { refute: { method: "x" } },
+          { notify: { method: "$/cancelRequest", params: { id: 2 } } },
+        ]),
+      ),
+      true,
+    );
+    for (const steps of [
+      [{ initialize: { protocol: "$absent" } }, CALL],
+      [{ initialize: {}, result: { api_version: "0.1" } }, CALL],
+      [init, { request: { method: "shutdown", params: {} } }],
+      [init, { close_stdin: true }],
+      [init, { expect_exit: null }],
+      [init, { send: { jsonrpc: "2.0" } }],
+      [init, { send_raw: "x\n" }],
+      [init, { notify: { method: "turn/settled", params: {} } }],
+      [CALL, EXPECT_OK],
+    ] as Step[][]) {
+      assert.equal(shareable(transcript(steps)), false, JSON.stringify(steps));
+    }
+  },
+);
 
 test("issue 13.12: shareable transcripts run in turn on one kept extension, their request ids going on", async () => {
   const pool = new ExtensionPool();
@@ -91,36 +95,40 @@ test("issue 13.12: shareable transcripts run in turn on one kept extension, thei
   }
 });
 
-test("issue 13.12: a failed transcript's extension, and a passed one with a request still unanswered, are killed, not kept", async () => {
-  const pool = new ExtensionPool();
-  try {
-    await assert.rejects(
-      runTranscript(
-        raw("ok"),
-        transcript([
-          { initialize: {} },
-          CALL,
-          { expect: { id: "$id:call", result: { content: "no" } }, within_ms: 200 },
-        ]),
-        "0.1",
-        pool,
-      ),
-    );
-    assert.equal(pool.take("0.1"), undefined);
-    // raw "hang" never answers tool/call: the transcript passes without waiting for it.
-    await runTranscript(raw("hang"), transcript([{ initialize: {} }, CALL]), "0.1", pool);
-    assert.equal(pool.take("0.1"), undefined);
-    // A kept extension is killed when the pool closes.
-    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
-    const kept = pool.take("0.1");
-    assert.ok(kept && alive(kept.proc.child.pid!));
-    pool.give("0.1", kept);
-    await pool.close();
-    assert.equal(alive(kept.proc.child.pid!), false);
-  } finally {
-    await pool.close();
-  }
-});
+test(
+  "issue 13.12: a failed transcript's extension, and a passed one with a request still unanswered, are killed, not " +
+    "kept",
+  async () => {
+    const pool = new ExtensionPool();
+    try {
+      await assert.rejects(
+        runTranscript(
+          raw("ok"),
+          transcript([
+            { initialize: {} },
+            CALL,
+            { expect: { id: "$id:call", result: { content: "no" } }, within_ms: 200 },
+          ]),
+          "0.1",
+          pool,
+        ),
+      );
+      assert.equal(pool.take("0.1"), undefined);
+      // raw "hang" never answers tool/call: the transcript passes without waiting for it.
+      await runTranscript(raw("hang"), transcript([{ initialize: {} }, CALL]), "0.1", pool);
+      assert.equal(pool.take("0.1"), undefined);
+      // A kept extension is killed when the pool closes.
+      await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
+      const kept = pool.take("0.1");
+      assert.ok(kept && alive(kept.proc.child.pid!));
+      pool.give("0.1", kept);
+      await pool.close();
+      assert.equal(alive(kept.proc.child.pid!), false);
+    } finally {
+      await pool.close();
+    }
+  },
+);
 
 /** Polls `ready` until it holds (a late frame and its stderr line come on two pipes). */
 async function until(ready: () => boolean, what: string): Promise<void> {
@@ -151,22 +159,25 @@ test("issue 13 review: take() drops frames that came while the extension waited;
   }
 });
 
-test("issue 13 review: a kept extension that exited while it waited is reaped at take(); the next one starts fresh", async () => {
-  const pool = new ExtensionPool();
-  try {
-    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
-    const lease = pool.take("0.1")!;
-    pool.give("0.1", lease);
-    process.kill(lease.proc.child.pid!, "SIGTERM");
-    await lease.proc.waitFor(() => lease.proc.exit ?? undefined, 5_000, "exit", true);
-    assert.equal(pool.take("0.1"), undefined, "a dead extension is never handed out");
-    // The next shareable transcript runs on a new process, from its own initialize (request 1).
-    const second: Step = { expect: { id: 2, result: { content: "ok" } } };
-    await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, second]), "0.1", pool);
-    const fresh = pool.take("0.1");
-    assert.ok(fresh && fresh.proc.child.pid !== lease.proc.child.pid && alive(fresh.proc.child.pid!));
-    pool.give("0.1", fresh);
-  } finally {
-    await pool.close();
-  }
-});
+test(
+  "issue 13 review: a kept extension that exited while it waited is " + "reaped at take(); the next one starts fresh",
+  async () => {
+    const pool = new ExtensionPool();
+    try {
+      await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, EXPECT_OK]), "0.1", pool);
+      const lease = pool.take("0.1")!;
+      pool.give("0.1", lease);
+      process.kill(lease.proc.child.pid!, "SIGTERM");
+      await lease.proc.waitFor(() => lease.proc.exit ?? undefined, 5_000, "exit", true);
+      assert.equal(pool.take("0.1"), undefined, "a dead extension is never handed out");
+      // The next shareable transcript runs on a new process, from its own initialize (request 1).
+      const second: Step = { expect: { id: 2, result: { content: "ok" } } };
+      await runTranscript(raw("ok"), transcript([{ initialize: {} }, CALL, second]), "0.1", pool);
+      const fresh = pool.take("0.1");
+      assert.ok(fresh && fresh.proc.child.pid !== lease.proc.child.pid && alive(fresh.proc.child.pid!));
+      pool.give("0.1", fresh);
+    } finally {
+      await pool.close();
+    }
+  },
+);

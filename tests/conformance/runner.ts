@@ -57,7 +57,9 @@ export async function runTranscript(
         await run.step(step);
       } catch (err) {
         const reused = lease ? " on an extension an earlier transcript started and initialized" : "";
-        const where = `${impl.name} ${transcript.id} (API ${api}), step ${i + 1} of ${transcript.steps.length}${reused}: ${show(step, 600)}`;
+        const where =
+          `${impl.name} ${transcript.id} (API ${api}), step ${i + 1} ` +
+          `of ${transcript.steps.length}${reused}: ${show(step, 600)}`;
         throw new Error(
           `${where}\n${(err as Error).message}\nstderr tail:\n${indent(proc.stderrTail.slice(-2_000) || "(empty)")}`,
         );
@@ -168,7 +170,8 @@ class Run {
         const r = match(pattern, first.frame, this.#scope);
         if (!r.ok)
           throw new Error(
-            `the next frame does not match (strict)\nexpected: ${show(pattern, 1_500)}\nactual:   #${first.n} ${show(first.frame, 1_500)}\n  ✗ at ${r.mismatch.path}: ${r.mismatch.reason}`,
+            `the next frame does not match (strict)\nexpected: ${show(pattern, 1_500)}\nactual:   ` +
+              `#${first.n} ${show(first.frame, 1_500)}\n  ✗ at ${r.mismatch.path}: ${r.mismatch.reason}`,
           );
         return { index: 0, captures: r.captures };
       }
@@ -195,7 +198,8 @@ class Run {
     for (const received of this.#proc.queue) {
       if (match(pattern, received.frame, this.#scope).ok) {
         throw new Error(
-          `a frame that must not have been sent was received\nrefuted: ${show(pattern, 1_000)}\nactual:  #${received.n} ${show(received.frame, 1_000)}`,
+          `a frame that must not have been sent was received\nrefuted: ${show(pattern, 1_000)}\nactual:  ` +
+            `#${received.n} ${show(received.frame, 1_000)}`,
         );
       }
     }

@@ -84,7 +84,8 @@ function checkStep(step: unknown, where: string, problems: string[]): void {
   const verbs = Object.keys(step).filter((k) => k in VERBS);
   if (verbs.length !== 1)
     return void problems.push(
-      `${where}: a step needs exactly one of ${Object.keys(VERBS).join(", ")}; it has ${verbs.length === 0 ? "none" : verbs.join(", ")}`,
+      `${where}: a step needs exactly one of ${Object.keys(VERBS).join(", ")}; it ` +
+        `has ${verbs.length === 0 ? "none" : verbs.join(", ")}`,
     );
   const verb = verbs[0] as string;
   const allowed = [verb, ...(VERBS[verb] ?? []), ...COMMON];

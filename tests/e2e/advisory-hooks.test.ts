@@ -98,79 +98,93 @@ test("INIT-43: the advisory hooks are offered only on API 0.4 and only to manife
   );
 });
 
-test("PY-46, PY-47, PY-49: advice goes to every extension in order and the last valid action wins; no opinion keeps the one before", async () => {
-  await withAdvisors(
-    [
-      { name: "a_warm", mode: "warm" },
-      { name: "b_none", mode: "none" },
-    ],
-    async (host) => {
-      assert.deepEqual(await host.adviseCacheWarming(payload("stop")), { action: "warm", decidedBy: "a_warm" });
-    },
-  );
-  await withAdvisors(
-    [
-      { name: "a_warm", mode: "warm" },
-      { name: "b_stop", mode: "stop" },
-    ],
-    async (host) => {
-      assert.deepEqual(await host.adviseCacheWarming(payload("warm")), { action: "stop", decidedBy: "b_stop" });
-    },
-  );
-  // The spec's example handler: "stop" when warming costs more than 5,000 microdollars.
-  await withAdvisors([{ name: "costly", mode: "costly" }], async (host) => {
-    assert.deepEqual(await host.adviseCacheWarming(payload("warm", 6_000)), { action: "stop", decidedBy: "costly" });
-    assert.deepEqual(await host.adviseCacheWarming(payload("warm", 4_000)), { action: "warm", decidedBy: null });
-  });
-});
+test(
+  "PY-46, PY-47, PY-49: advice goes to every extension in order and the last valid action wins; no opinion keeps " +
+    "the one before",
+  async () => {
+    await withAdvisors(
+      [
+        { name: "a_warm", mode: "warm" },
+        { name: "b_none", mode: "none" },
+      ],
+      async (host) => {
+        assert.deepEqual(await host.adviseCacheWarming(payload("stop")), { action: "warm", decidedBy: "a_warm" });
+      },
+    );
+    await withAdvisors(
+      [
+        { name: "a_warm", mode: "warm" },
+        { name: "b_stop", mode: "stop" },
+      ],
+      async (host) => {
+        assert.deepEqual(await host.adviseCacheWarming(payload("warm")), { action: "stop", decidedBy: "b_stop" });
+      },
+    );
+    // The spec's example handler: "stop" when warming costs more than 5,000 microdollars.
+    await withAdvisors([{ name: "costly", mode: "costly" }], async (host) => {
+      assert.deepEqual(await host.adviseCacheWarming(payload("warm", 6_000)), { action: "stop", decidedBy: "costly" });
+      assert.deepEqual(await host.adviseCacheWarming(payload("warm", 4_000)), { action: "warm", decidedBy: null });
+    });
+  },
+);
 
-test("PY-49, PY-51: an invalid action fails closed and a handler slower than 200 ms is not waited for; the previous action stands", async () => {
-  await withAdvisors(
-    [
-      { name: "a_stop", mode: "stop" },
-      { name: "b_invalid", mode: "invalid" },
-      { name: "c_slow", mode: "slow" },
-    ],
-    async (host, events) => {
-      const started = Date.now();
-      const advice = await host.adviseCacheWarming(payload("warm"));
-      const took = Date.now() - started;
-      assert.deepEqual(advice, { action: "stop", decidedBy: "a_stop" });
-      assert.ok(took < 900, `the slow advisor was cut at 200 ms (took ${took} ms)`);
-      assert.ok(
-        events.some((e) => e.type === "diagnostic" && e.extension === "b_invalid"),
-        "the invalid answer is diagnosed",
-      );
+test(
+  "PY-49, PY-51: an invalid action fails closed and a handler slower than 200 ms is not waited for; the previous " +
+    "action stands",
+  async () => {
+    await withAdvisors(
+      [
+        { name: "a_stop", mode: "stop" },
+        { name: "b_invalid", mode: "invalid" },
+        { name: "c_slow", mode: "slow" },
+      ],
+      async (host, events) => {
+        const started = Date.now();
+        const advice = await host.adviseCacheWarming(payload("warm"));
+        const took = Date.now() - started;
+        assert.deepEqual(advice, { action: "stop", decidedBy: "a_stop" });
+        assert.ok(took < 900, `the slow advisor was cut at 200 ms (took ${took} ms)`);
+        assert.ok(
+          events.some((e) => e.type === "diagnostic" && e.extension === "b_invalid"),
+          "the invalid answer is diagnosed",
+        );
+        assert.ok(
+          events.some(
+            (e) => e.type === "diagnostic" && e.extension === "c_slow" && /cache_warming_decision/.test(e.message),
+          ),
+        );
+      },
+    );
+  },
+);
+
+test(
+  "PY-43, PY-45: compaction frames come back as complete PNGs; one " + "bad frame fails the hook and no frame is used",
+  async () => {
+    await withAdvisors([{ name: "renderer", mode: "frames" }], async (host) => {
+      const out = await host.compactionFrames({ model_id: "vision-model", text: "a long conversation" });
+      assert.equal(out?.extension, "renderer");
+      assert.equal(out?.frames.length, 2);
+      for (const f of out!.frames)
+        assert.deepEqual([...f.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+    });
+    await withAdvisors([{ name: "broken", mode: "bad-frames" }], async (host, events) => {
+      assert.equal(await host.compactionFrames({ model_id: "vision-model", text: "x" }), null);
       assert.ok(
         events.some(
-          (e) => e.type === "diagnostic" && e.extension === "c_slow" && /cache_warming_decision/.test(e.message),
+          (e) => e.type === "diagnostic" && /invalid compaction_strategy result, no frames used/.test(e.message),
         ),
       );
-    },
-  );
-});
-
-test("PY-43, PY-45: compaction frames come back as complete PNGs; one bad frame fails the hook and no frame is used", async () => {
-  await withAdvisors([{ name: "renderer", mode: "frames" }], async (host) => {
-    const out = await host.compactionFrames({ model_id: "vision-model", text: "a long conversation" });
-    assert.equal(out?.extension, "renderer");
-    assert.equal(out?.frames.length, 2);
-    for (const f of out!.frames)
-      assert.deepEqual([...f.subarray(0, 8)], [0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
-  });
-  await withAdvisors([{ name: "broken", mode: "bad-frames" }], async (host, events) => {
-    assert.equal(await host.compactionFrames({ model_id: "vision-model", text: "x" }), null);
-    assert.ok(
-      events.some(
-        (e) => e.type === "diagnostic" && /invalid compaction_strategy result, no frames used/.test(e.message),
-      ),
-    );
-  });
-});
+    });
+  },
+);
 
 test("PY-52: an API 0.2 extension cannot declare or register the advisory hooks", async () => {
   const { parseManifest } = await import("@octet/host");
-  const toml = `name = "old"\nversion = "0.1.0"\napi_version = "0.2"\n[entrypoint]\ncommand = "node"\n[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n[contributes]\nhooks = ["cache_warming_decision"]\n`;
+  const toml =
+    `name = "old"\nversion = "0.1.0"\napi_version = "0.2"\n[entrypoint]\ncommand = ` +
+    `"node"\n[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n[contributes]\nhooks = ` +
+    `["cache_warming_decision"]\n`;
   const parsed = parseManifest(toml, "extension.toml");
   assert.equal(parsed.ok, false, "the manifest is refused");
   assert.match(JSON.stringify(parsed), /cache_warming_decision/);

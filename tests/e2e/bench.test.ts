@@ -58,59 +58,62 @@ test("checkTargets: a minimum ratio and the absolute import-time target", async 
   assert.deepEqual(checkTargets([block("throughput", "split", "calls_per_s", NaN, NaN)]), []);
 });
 
-test("npm run bench -- --quick (one round, two scenarios) completes, prints figures and writes consistent verdicts", async () => {
-  const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
-    execFile(
-      process.execPath,
-      [
-        join(ROOT, "benchmarks", "run.mjs"),
-        "--quick",
-        "--rounds",
-        "1",
-        "--scenario",
-        "latency,import-time",
-        "--placement",
-        "split",
-        "--candidate",
-        "raw,octet",
-      ],
-      { cwd: ROOT, timeout: 110_000 },
-      (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve({ stdout: out })),
-    );
-  });
-  // Every candidate row carries a number for its median (not "-").
-  const rows = stdout.split("\n").filter((l) => /^(raw|octet)\s+(p(50|99)|import) \(/.test(l));
-  assert.equal(rows.length, 6, stdout);
-  for (const row of rows) assert.match(row, /\s\d[\d,.]*\s/, row);
-  assert.match(stdout, /Targets \(issues 4 and 7\): \d+ of 3 met/);
-  const file = /results in (\S+\.json)/.exec(stdout)?.[1];
-  assert.ok(file, stdout);
-  const path = join(ROOT, file);
-  try {
-    const results = JSON.parse(readFileSync(path, "utf8")) as {
-      mode: string;
-      targets: Target[];
-      blocks: {
-        scenario: string;
-        summary: { candidate: string; metric: string; median: number; ratio_median: number }[];
-      }[];
-    };
-    assert.equal(results.mode, "quick");
-    assert.deepEqual(results.targets.map((t) => `${t.scenario}.${t.metric}`).sort(), [
-      "import-time.import_ms",
-      "latency.p50_us",
-      "latency.p99_us",
-    ]);
-    for (const t of results.targets) {
-      const s = results.blocks
-        .find((b) => b.scenario === t.scenario)!
-        .summary.find((x) => x.candidate === "octet" && x.metric === t.metric)!;
-      assert.equal(t.value, t.kind === "ratio" ? s.ratio_median : s.median);
-      const limit = Number(/[\d.]+/.exec(t.target)![0]);
-      assert.equal(t.met, t.value <= limit, `${t.scenario}.${t.metric}: ${t.value} vs ${t.target}`);
-      assert.equal(t.why === undefined, t.met);
+test(
+  "npm run bench -- --quick (one round, two scenarios) completes, " + "prints figures and writes consistent verdicts",
+  async () => {
+    const { stdout } = await new Promise<{ stdout: string }>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        [
+          join(ROOT, "benchmarks", "run.mjs"),
+          "--quick",
+          "--rounds",
+          "1",
+          "--scenario",
+          "latency,import-time",
+          "--placement",
+          "split",
+          "--candidate",
+          "raw,octet",
+        ],
+        { cwd: ROOT, timeout: 110_000 },
+        (err, out, errOut) => (err ? reject(new Error(`${err.message}\n${errOut}`)) : resolve({ stdout: out })),
+      );
+    });
+    // Every candidate row carries a number for its median (not "-").
+    const rows = stdout.split("\n").filter((l) => /^(raw|octet)\s+(p(50|99)|import) \(/.test(l));
+    assert.equal(rows.length, 6, stdout);
+    for (const row of rows) assert.match(row, /\s\d[\d,.]*\s/, row);
+    assert.match(stdout, /Targets \(issues 4 and 7\): \d+ of 3 met/);
+    const file = /results in (\S+\.json)/.exec(stdout)?.[1];
+    assert.ok(file, stdout);
+    const path = join(ROOT, file);
+    try {
+      const results = JSON.parse(readFileSync(path, "utf8")) as {
+        mode: string;
+        targets: Target[];
+        blocks: {
+          scenario: string;
+          summary: { candidate: string; metric: string; median: number; ratio_median: number }[];
+        }[];
+      };
+      assert.equal(results.mode, "quick");
+      assert.deepEqual(results.targets.map((t) => `${t.scenario}.${t.metric}`).sort(), [
+        "import-time.import_ms",
+        "latency.p50_us",
+        "latency.p99_us",
+      ]);
+      for (const t of results.targets) {
+        const s = results.blocks
+          .find((b) => b.scenario === t.scenario)!
+          .summary.find((x) => x.candidate === "octet" && x.metric === t.metric)!;
+        assert.equal(t.value, t.kind === "ratio" ? s.ratio_median : s.median);
+        const limit = Number(/[\d.]+/.exec(t.target)![0]);
+        assert.equal(t.met, t.value <= limit, `${t.scenario}.${t.metric}: ${t.value} vs ${t.target}`);
+        assert.equal(t.why === undefined, t.met);
+      }
+    } finally {
+      rmSync(path, { force: true });
     }
-  } finally {
-    rmSync(path, { force: true });
-  }
-});
+  },
+);

@@ -25,29 +25,32 @@ async function withFile<T>(name: string, text: string, body: (path: string) => P
   }
 }
 
-test("POL-05, SEC-02: --policy allows an allowed operation and --secret hands the named variable to the broker", async () => {
-  const r = await runCli(
-    [
-      ...BASE,
-      "--policy",
-      POLICY,
-      "--secret",
-      "guarded.api_token=GUARDED_TOKEN",
-      "--verbose",
-      "call",
-      "publish",
-      '{"text":"hi","preview":true}',
-    ],
-    { env: { GUARDED_TOKEN: SECRET } },
-  );
-  assert.equal(r.code, 0, r.stderr);
-  assert.equal(r.stdout.trim(), `previewed "hi" with token sha256:${FP}`);
-  assert.equal(
-    `${r.stdout}${r.stderr}`.includes(SECRET),
-    false,
-    "SEC-07: the value is never printed, even with --verbose",
-  );
-});
+test(
+  "POL-05, SEC-02: --policy allows an allowed operation and " + "--secret hands the named variable to the broker",
+  async () => {
+    const r = await runCli(
+      [
+        ...BASE,
+        "--policy",
+        POLICY,
+        "--secret",
+        "guarded.api_token=GUARDED_TOKEN",
+        "--verbose",
+        "call",
+        "publish",
+        '{"text":"hi","preview":true}',
+      ],
+      { env: { GUARDED_TOKEN: SECRET } },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout.trim(), `previewed "hi" with token sha256:${FP}`);
+    assert.equal(
+      `${r.stdout}${r.stderr}`.includes(SECRET),
+      false,
+      "SEC-07: the value is never printed, even with --verbose",
+    );
+  },
+);
 
 test('POL-07: an "ask" without a terminal is denied and said so on stderr; --yes does not approve it', async () => {
   for (const extra of [[], ["--yes"]]) {
@@ -69,7 +72,10 @@ test('POL-07: an "ask" without a terminal is denied and said so on stderr; --yes
     assert.match(r.stdout, /not published: the host's policy did not allow guarded\.publish/);
     assert.match(
       r.stderr,
-      /\[guarded\] policy asks to allow guarded\.publish \(Publish "hi", https:\/\/example\.invalid\): denied, no terminal to ask/,
+      new RegExp(
+        String.raw`\[guarded\] policy asks to allow guarded\.publish \(Publish "hi", ` +
+          String.raw`https:\/\/example\.invalid\): denied, no terminal to ask`,
+      ),
     );
   }
 });
@@ -88,23 +94,27 @@ test("POL-05: a JSON policy works the same, and operations it does not list are 
   });
 });
 
-test("SEC-06: --secret naming an unset variable yields the generic unavailable error; without --policy nothing is attempted", async () => {
-  const r = await runCli([
-    ...BASE,
-    "--policy",
-    POLICY,
-    "--secret",
-    "guarded.api_token=OCTET_TEST_UNSET_VARIABLE",
-    "call",
-    "publish",
-    '{"text":"x","preview":true}',
-  ]);
-  assert.equal(r.code, 1);
-  assert.match(r.stdout, /the API token is unavailable \(secret_unavailable secret is unavailable\)/);
-  const none = await runCli([...BASE, "call", "publish", '{"text":"x","preview":true}']);
-  assert.equal(none.code, 1);
-  assert.match(none.stdout, /this host offers no policy service/);
-});
+test(
+  "SEC-06: --secret naming an unset variable yields the generic unavailable error; without --policy nothing is " +
+    "attempted",
+  async () => {
+    const r = await runCli([
+      ...BASE,
+      "--policy",
+      POLICY,
+      "--secret",
+      "guarded.api_token=OCTET_TEST_UNSET_VARIABLE",
+      "call",
+      "publish",
+      '{"text":"x","preview":true}',
+    ]);
+    assert.equal(r.code, 1);
+    assert.match(r.stdout, /the API token is unavailable \(secret_unavailable secret is unavailable\)/);
+    const none = await runCli([...BASE, "call", "publish", '{"text":"x","preview":true}']);
+    assert.equal(none.code, 1);
+    assert.match(none.stdout, /this host offers no policy service/);
+  },
+);
 
 test("--policy and --secret: malformed values are usage errors (exit 2) naming the value", async () => {
   const cases: [string[], RegExp][] = [
@@ -144,26 +154,38 @@ test("INIT-29: with --policy and --secret, status shows policy_intents, approval
     assert.ok(status?.features.includes(f), `${f} in ${status?.features.join(",")}`);
 });
 
-test('POL-07, POL-09: on a terminal an "ask" is put to the person; yes spends the token on the retry, no denies', async () => {
-  for (const [key, code, expected] of [
-    ["y", 0, `published "hi" with token sha256:${FP}`],
-    ["n", 1, "not published: the host's policy did not allow guarded.publish"],
-  ] as const) {
-    const run = await runOnPty(
-      [...BASE, "--policy", POLICY, "--secret", "guarded.api_token=GUARDED_TOKEN", "call", "publish", '{"text":"hi"}'],
-      { stdoutToFile: true, env: { GUARDED_TOKEN: SECRET, NO_COLOR: "1" } },
-    );
-    try {
-      await run.waitFor(
-        /allow guarded\.publish: Publish "hi"[^]*target: https:\/\/example\.invalid[^]*data: user_text[^]*\[y\/N\] $/,
-        "the approval question",
+test(
+  'POL-07, POL-09: on a terminal an "ask" is put to the person; ' + "yes spends the token on the retry, no denies",
+  async () => {
+    for (const [key, code, expected] of [
+      ["y", 0, `published "hi" with token sha256:${FP}`],
+      ["n", 1, "not published: the host's policy did not allow guarded.publish"],
+    ] as const) {
+      const run = await runOnPty(
+        [
+          ...BASE,
+          "--policy",
+          POLICY,
+          "--secret",
+          "guarded.api_token=GUARDED_TOKEN",
+          "call",
+          "publish",
+          '{"text":"hi"}',
+        ],
+        { stdoutToFile: true, env: { GUARDED_TOKEN: SECRET, NO_COLOR: "1" } },
       );
-      run.type(`${key}\r`);
-      assert.equal(await run.exit(), code, run.output());
-      assert.equal((await run.stdout()).trim(), expected);
-      assert.equal(plain(run.output()).includes(SECRET), false);
-    } finally {
-      run.stop();
+      try {
+        await run.waitFor(
+          /allow guarded\.publish: Publish "hi"[^]*target: https:\/\/example\.invalid[^]*data: user_text[^]*\[y\/N\] $/,
+          "the approval question",
+        );
+        run.type(`${key}\r`);
+        assert.equal(await run.exit(), code, run.output());
+        assert.equal((await run.stdout()).trim(), expected);
+        assert.equal(plain(run.output()).includes(SECRET), false);
+      } finally {
+        run.stop();
+      }
     }
-  }
-});
+  },
+);

@@ -31,29 +31,33 @@ test("PRES-22, PRES-25: /extensions show prints the newest snapshot as an explic
   assert.deepEqual(processesMentioning("examples/background-worker"), []);
 });
 
-test("PRES-15, PRES-23: /extensions show NAME ACTION runs the action's declared command; a destructive one needs a yes", async () => {
-  const input = [
-    '/call start_job {"name":"index","steps":3,"step_ms":60000}',
-    "/extensions show background-worker cancel:job1",
-    "/extensions show background-worker clear",
-    "/extensions show background-worker nope",
-    "",
-  ].join("\n");
-  const r = await runCli(WORKER, { input });
-  assert.equal(r.code, 0, r.stderr);
-  // Piped input cannot answer a confirmation: the destructive action is refused, not guessed.
-  assert.match(r.stdout, /error: presentation action "Cancel index" of "background-worker" was not confirmed/);
-  assert.match(r.stdout, /cleared 0 finished jobs/);
-  assert.match(
-    r.stdout,
-    /error: presentation of "background-worker" has no action "nope"; its actions: cancel:job1, clear/,
-  );
-  const yes = await runCli([...WORKER, "--yes"], {
-    input: [
+test(
+  "PRES-15, PRES-23: /extensions show NAME ACTION runs the action's " +
+    "declared command; a destructive one needs a yes",
+  async () => {
+    const input = [
       '/call start_job {"name":"index","steps":3,"step_ms":60000}',
       "/extensions show background-worker cancel:job1",
+      "/extensions show background-worker clear",
+      "/extensions show background-worker nope",
       "",
-    ].join("\n"),
-  });
-  assert.match(yes.stdout, /cancelled job1/);
-});
+    ].join("\n");
+    const r = await runCli(WORKER, { input });
+    assert.equal(r.code, 0, r.stderr);
+    // Piped input cannot answer a confirmation: the destructive action is refused, not guessed.
+    assert.match(r.stdout, /error: presentation action "Cancel index" of "background-worker" was not confirmed/);
+    assert.match(r.stdout, /cleared 0 finished jobs/);
+    assert.match(
+      r.stdout,
+      /error: presentation of "background-worker" has no action "nope"; its actions: cancel:job1, clear/,
+    );
+    const yes = await runCli([...WORKER, "--yes"], {
+      input: [
+        '/call start_job {"name":"index","steps":3,"step_ms":60000}',
+        "/extensions show background-worker cancel:job1",
+        "",
+      ].join("\n"),
+    });
+    assert.match(yes.stdout, /cancelled job1/);
+  },
+);

@@ -39,7 +39,10 @@ test("issue 13.8: in the shell, /reload rebuilds the host from disk and takes a 
     from = run.output().length;
     run.type("/reload\r");
     await run.waitFor(
-      /rebuilt the host from the manifests on disk: running ed 0\.0\.1\r?\ncatalog: changed tool ed\/echo\r?\n[^]*octet> (\u001b\[\d+G)?$/,
+      new RegExp(
+        String.raw`rebuilt the host from the manifests on disk: running ed 0\.0\.1\r?\ncatalog: ` +
+          String.raw`changed tool ed\/echo\r?\n[^]*octet> (\u001b\[\d+G)?$`,
+      ),
       "the rebuild, saying what changed",
       { from },
     );
@@ -55,41 +58,46 @@ test("issue 13.8: in the shell, /reload rebuilds the host from disk and takes a 
   }
 });
 
-test("issue 13.3, 13.4: the shell's banner names an enabled broken manifest with file and key, and a start failure with its stderr cause", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "octet-banner-"));
-  try {
-    await mkdir(join(dir, "broken"));
-    await mkdir(join(dir, "crash"));
-    const head = (name: string): string =>
-      `name = "${name}"\nversion = "0.1.0"\napi_version = "0.1"\n[entrypoint]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["./main.js"]\n`;
-    await writeFile(join(dir, "broken", "extension.toml"), `${head("broken")}[capabilities]\nnetwork = "yes"\n`);
-    await writeFile(join(dir, "crash", "extension.toml"), `${head("crash")}[contributes]\ntools = ["c"]\n`);
-    await writeFile(join(dir, "crash", "main.js"), "require('./missing-dep.js');\n");
-    const run = await runOnPty(
-      ["--extension-dir", dir, "--enable-extension", "broken", "--enable-extension", "crash"],
-      { env: { NO_COLOR: "1" } },
-    );
-    await run.waitFor(PROMPT, "the prompt", { timeoutMs: 15_000 });
-    const banner = plain(run.output());
-    assert.match(banner, /octet shell: no extension running\. Type \/help\./);
-    assert.match(
-      banner,
-      /not ready: extension "broken" has an invalid manifest: .*broken\/extension\.toml: key "capabilities\.network"/,
-    );
-    assert.match(
-      banner,
-      /not ready: extension "crash" could not start: .*stderr: Error: Cannot find module '\.\/missing-dep\.js'/,
-    );
-    const from = run.output().length;
-    run.type("/tools c\r");
-    await run.waitFor(
-      /no ready extension provides tool "c"[^]*octet> (\u001b\[\d+G)?$/,
-      "the answer for a tool of a failed extension",
-      { from },
-    );
-    run.type("/quit\r");
-    assert.equal(await run.exit(), 0);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+test(
+  "issue 13.3, 13.4: the shell's banner names an enabled broken manifest with file and key, and a start failure " +
+    "with its stderr cause",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), "octet-banner-"));
+    try {
+      await mkdir(join(dir, "broken"));
+      await mkdir(join(dir, "crash"));
+      const head = (name: string): string =>
+        `name = "${name}"\nversion = "0.1.0"\napi_version = "0.1"\n[entrypoint]\ncommand ` +
+        `= ${JSON.stringify(process.execPath)}\nargs = ["./main.js"]\n`;
+      await writeFile(join(dir, "broken", "extension.toml"), `${head("broken")}[capabilities]\nnetwork = "yes"\n`);
+      await writeFile(join(dir, "crash", "extension.toml"), `${head("crash")}[contributes]\ntools = ["c"]\n`);
+      await writeFile(join(dir, "crash", "main.js"), "require('./missing-dep.js');\n");
+      const run = await runOnPty(
+        ["--extension-dir", dir, "--enable-extension", "broken", "--enable-extension", "crash"],
+        { env: { NO_COLOR: "1" } },
+      );
+      await run.waitFor(PROMPT, "the prompt", { timeoutMs: 15_000 });
+      const banner = plain(run.output());
+      assert.match(banner, /octet shell: no extension running\. Type \/help\./);
+      assert.match(
+        banner,
+        /not ready: extension "broken" has an invalid manifest: .*broken\/extension\.toml: key "capabilities\.network"/,
+      );
+      assert.match(
+        banner,
+        /not ready: extension "crash" could not start: .*stderr: Error: Cannot find module '\.\/missing-dep\.js'/,
+      );
+      const from = run.output().length;
+      run.type("/tools c\r");
+      await run.waitFor(
+        /no ready extension provides tool "c"[^]*octet> (\u001b\[\d+G)?$/,
+        "the answer for a tool of a failed extension",
+        { from },
+      );
+      run.type("/quit\r");
+      assert.equal(await run.exit(), 0);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);

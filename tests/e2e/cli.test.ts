@@ -56,36 +56,42 @@ test("CMD-01, CMD-02, NOTIF-01: octet command hello runs the slash command and s
   assert.match(r.stderr, /\[hello-world\] info: Greeting sent — to octet user/);
 });
 
-test("MAN-10: octet extensions list shows name, version, runtime and api, source, manifest, enabled, trusted", async () => {
-  const r = await runCli(["--extension-dir", EXAMPLES, "--json", "extensions", "list"]);
-  assert.equal(r.code, 0, r.stderr);
-  const list = JSON.parse(r.stdout) as Record<string, unknown>[];
-  const hello = list.find((e) => e["name"] === "hello-world");
-  assert.ok(hello);
-  assert.equal(hello["version"], "0.1.0");
-  assert.equal(hello["api_version"], "0.1");
-  assert.equal(hello["runtime"], "octet");
-  assert.equal(hello["source"], "explicit");
-  assert.equal(hello["enabled"], false);
-  assert.equal(hello["trusted"], true);
-  assert.match(String(hello["manifest_path"]), /examples\/hello-world\/extension\.toml$/);
-  const human = await runCli(["--extension-dir", EXAMPLES, "extensions", "list"]);
-  assert.match(human.stdout, /^NAME\s+VERSION\s+RUNTIME\s+SOURCE\s+ENABLED\s+TRUSTED\s+MANIFEST/);
-  assert.match(human.stdout, /hello-world\s+0\.1\.0\s+octet 0\.1\s+explicit\s+no\s+yes/);
-});
+test(
+  "MAN-10: octet extensions list shows name, version, runtime " + "and api, source, manifest, enabled, trusted",
+  async () => {
+    const r = await runCli(["--extension-dir", EXAMPLES, "--json", "extensions", "list"]);
+    assert.equal(r.code, 0, r.stderr);
+    const list = JSON.parse(r.stdout) as Record<string, unknown>[];
+    const hello = list.find((e) => e["name"] === "hello-world");
+    assert.ok(hello);
+    assert.equal(hello["version"], "0.1.0");
+    assert.equal(hello["api_version"], "0.1");
+    assert.equal(hello["runtime"], "octet");
+    assert.equal(hello["source"], "explicit");
+    assert.equal(hello["enabled"], false);
+    assert.equal(hello["trusted"], true);
+    assert.match(String(hello["manifest_path"]), /examples\/hello-world\/extension\.toml$/);
+    const human = await runCli(["--extension-dir", EXAMPLES, "extensions", "list"]);
+    assert.match(human.stdout, /^NAME\s+VERSION\s+RUNTIME\s+SOURCE\s+ENABLED\s+TRUSTED\s+MANIFEST/);
+    assert.match(human.stdout, /hello-world\s+0\.1\.0\s+octet 0\.1\s+explicit\s+no\s+yes/);
+  },
+);
 
-test("LIFE-01, LIFE-02: octet extensions status starts the extension and reports state, generation, health", async () => {
-  const r = await runCli([...HELLO, "--json", "extensions", "status"]);
-  assert.equal(r.code, 0, r.stderr);
-  const list = JSON.parse(r.stdout) as Record<string, unknown>[];
-  const hello = list.find((e) => e["name"] === "hello-world")!;
-  assert.equal(hello["state"], "ready");
-  assert.equal(hello["generation"], 1);
-  assert.equal(hello["health"], "ok");
-  assert.equal(hello["pendingRequests"], 0);
-  assert.equal(typeof hello["pid"], "number");
-  assert.deepEqual(processesMentioning("examples/hello-world/dist"), [], "the extension is stopped afterwards");
-});
+test(
+  "LIFE-01, LIFE-02: octet extensions status starts the " + "extension and reports state, generation, health",
+  async () => {
+    const r = await runCli([...HELLO, "--json", "extensions", "status"]);
+    assert.equal(r.code, 0, r.stderr);
+    const list = JSON.parse(r.stdout) as Record<string, unknown>[];
+    const hello = list.find((e) => e["name"] === "hello-world")!;
+    assert.equal(hello["state"], "ready");
+    assert.equal(hello["generation"], 1);
+    assert.equal(hello["health"], "ok");
+    assert.equal(hello["pendingRequests"], 0);
+    assert.equal(typeof hello["pid"], "number");
+    assert.deepEqual(processesMentioning("examples/hello-world/dist"), [], "the extension is stopped afterwards");
+  },
+);
 
 test("octet --help and octet call --help teach the forms; unknown commands are usage errors", async () => {
   const help = await runCli(["--help"]);
@@ -113,28 +119,31 @@ test("octet --help and octet call --help teach the forms; unknown commands are u
   assert.equal(badFlag.code, 2);
 });
 
-test("the interactive shell runs /extensions status, /tools, /call, a slash command and /quit from piped input", async () => {
-  const input = [
-    "/help",
-    "/extensions status",
-    "/tools",
-    '/call hello_world {"name":"shell"}',
-    "/hello pipe",
-    "/nope",
-    "/quit",
-    "",
-  ].join("\n");
-  const r = await runCli(HELLO, { input });
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stdout, /running hello-world/);
-  assert.match(r.stdout, /\/call TOOL \{json\}/);
-  assert.match(r.stdout, /hello-world\s+octet 0\.1\s+ready\s+1/);
-  assert.match(r.stdout, /hello_world\s+hello-world\s+Greet someone/);
-  assert.match(r.stdout, /Hello, shell! Greetings from the hello-world extension\./);
-  assert.match(r.stdout, /Hello, pipe!/);
-  assert.match(r.stdout, /unknown command \/nope/);
-  assert.deepEqual(processesMentioning("examples/hello-world/dist"), []);
-});
+test(
+  "the interactive shell runs /extensions status, /tools, /call, " + "a slash command and /quit from piped input",
+  async () => {
+    const input = [
+      "/help",
+      "/extensions status",
+      "/tools",
+      '/call hello_world {"name":"shell"}',
+      "/hello pipe",
+      "/nope",
+      "/quit",
+      "",
+    ].join("\n");
+    const r = await runCli(HELLO, { input });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /running hello-world/);
+    assert.match(r.stdout, /\/call TOOL \{json\}/);
+    assert.match(r.stdout, /hello-world\s+octet 0\.1\s+ready\s+1/);
+    assert.match(r.stdout, /hello_world\s+hello-world\s+Greet someone/);
+    assert.match(r.stdout, /Hello, shell! Greetings from the hello-world extension\./);
+    assert.match(r.stdout, /Hello, pipe!/);
+    assert.match(r.stdout, /unknown command \/nope/);
+    assert.deepEqual(processesMentioning("examples/hello-world/dist"), []);
+  },
+);
 
 test("CALL-13, CALL-15: a tool error result exits 1; an API 0.2 text result exits 0", async () => {
   const { dir, cleanup } = await makeExtensions([
@@ -268,34 +277,37 @@ test("SHUT-07: a second Ctrl-C leaves at once and still kills every extension pr
   }
 });
 
-test("the shell on piped input: Ctrl-C cancels the running call, SIGTERM leaves promptly; no process survives", async () => {
-  const { dir, cleanup } = await makeExtensions([{ name: "sh", behaviour: "good" }]);
-  try {
-    const base = ["--extension-dir", dir, "--workspace", dir, "--enable-extension", "sh"];
-    const first = await spawnCli(base, "/call slow {}\n");
-    await waitUntil(() => /running sh/.test(first.out.stdout), 10_000, "the shell to start");
-    first.child.kill("SIGINT");
-    await waitUntil(() => /cancelling the running call/.test(first.out.stdout), 5_000, "the cancel");
-    await waitUntil(
-      () => /error: tool "slow" of extension "sh": tool\/call \(id \d+\) was cancelled/.test(first.out.stdout),
-      5_000,
-      "the cancelled call's error",
-    );
-    first.child.stdin.end("/quit\n");
-    assert.equal(await first.exited, 0, first.out.stderr);
-    assert.deepEqual(processesMentioning(dir), []);
+test(
+  "the shell on piped input: Ctrl-C cancels the running call, " + "SIGTERM leaves promptly; no process survives",
+  async () => {
+    const { dir, cleanup } = await makeExtensions([{ name: "sh", behaviour: "good" }]);
+    try {
+      const base = ["--extension-dir", dir, "--workspace", dir, "--enable-extension", "sh"];
+      const first = await spawnCli(base, "/call slow {}\n");
+      await waitUntil(() => /running sh/.test(first.out.stdout), 10_000, "the shell to start");
+      first.child.kill("SIGINT");
+      await waitUntil(() => /cancelling the running call/.test(first.out.stdout), 5_000, "the cancel");
+      await waitUntil(
+        () => /error: tool "slow" of extension "sh": tool\/call \(id \d+\) was cancelled/.test(first.out.stdout),
+        5_000,
+        "the cancelled call's error",
+      );
+      first.child.stdin.end("/quit\n");
+      assert.equal(await first.exited, 0, first.out.stderr);
+      assert.deepEqual(processesMentioning(dir), []);
 
-    const second = await spawnCli(base, "/call slow {}\n");
-    await waitUntil(() => /running sh/.test(second.out.stdout), 10_000, "the shell to start");
-    const sent = Date.now();
-    second.child.kill("SIGTERM");
-    assert.equal(await second.exited, 0, second.out.stderr);
-    assert.ok(Date.now() - sent < 5_000, "SIGTERM did not wait for the 60 s call");
-    assert.deepEqual(processesMentioning(dir), []);
-  } finally {
-    await cleanup();
-  }
-});
+      const second = await spawnCli(base, "/call slow {}\n");
+      await waitUntil(() => /running sh/.test(second.out.stdout), 10_000, "the shell to start");
+      const sent = Date.now();
+      second.child.kill("SIGTERM");
+      assert.equal(await second.exited, 0, second.out.stderr);
+      assert.ok(Date.now() - sent < 5_000, "SIGTERM did not wait for the 60 s call");
+      assert.deepEqual(processesMentioning(dir), []);
+    } finally {
+      await cleanup();
+    }
+  },
+);
 
 test("--json usage errors print one JSON document on stdout; a command's error reply exits 1", async () => {
   const usage = await runCli(["--json", "call"]);
@@ -324,50 +336,54 @@ test("--json usage errors print one JSON document on stdout; a command's error r
   }
 });
 
-test("SUP-21, SUP-22: octet extensions reload NAME replaces the running generation with a new one and shows the status", async () => {
-  const r = await runCli([
-    "--extension-dir",
-    EXAMPLES,
-    "--enable-extension",
-    "hello-world",
-    "--json",
-    "extensions",
-    "reload",
-    "hello-world",
-  ]);
-  assert.equal(r.code, 0, r.stderr);
-  const list = JSON.parse(r.stdout) as {
-    name: string;
-    state: string;
-    generation: number;
-    restarts: number;
-    supervision: string;
-  }[];
-  const hello = list.find((s) => s.name === "hello-world")!;
-  assert.equal(hello.state, "ready");
-  assert.equal(hello.generation, 2, "generation 1 was replaced by 2");
-  assert.equal(hello.restarts, 0, "a manual reload is not an automatic restart");
-  assert.equal(hello.supervision, "watching");
-  const human = await runCli([
-    "--extension-dir",
-    EXAMPLES,
-    "--enable-extension",
-    "hello-world",
-    "extensions",
-    "reload",
-  ]);
-  assert.equal(human.code, 0, human.stderr);
-  assert.match(human.stderr, /reloaded hello-world/);
-  assert.match(human.stdout, /RESTARTS/);
-  const unknown = await runCli([
-    "--extension-dir",
-    EXAMPLES,
-    "--enable-extension",
-    "hello-world",
-    "extensions",
-    "reload",
-    "nope",
-  ]);
-  assert.equal(unknown.code, 2);
-  assert.match(unknown.stderr, /no extension named "nope" was discovered \(known: .*hello-world/);
-});
+test(
+  "SUP-21, SUP-22: octet extensions reload NAME replaces the running " +
+    "generation with a new one and shows the status",
+  async () => {
+    const r = await runCli([
+      "--extension-dir",
+      EXAMPLES,
+      "--enable-extension",
+      "hello-world",
+      "--json",
+      "extensions",
+      "reload",
+      "hello-world",
+    ]);
+    assert.equal(r.code, 0, r.stderr);
+    const list = JSON.parse(r.stdout) as {
+      name: string;
+      state: string;
+      generation: number;
+      restarts: number;
+      supervision: string;
+    }[];
+    const hello = list.find((s) => s.name === "hello-world")!;
+    assert.equal(hello.state, "ready");
+    assert.equal(hello.generation, 2, "generation 1 was replaced by 2");
+    assert.equal(hello.restarts, 0, "a manual reload is not an automatic restart");
+    assert.equal(hello.supervision, "watching");
+    const human = await runCli([
+      "--extension-dir",
+      EXAMPLES,
+      "--enable-extension",
+      "hello-world",
+      "extensions",
+      "reload",
+    ]);
+    assert.equal(human.code, 0, human.stderr);
+    assert.match(human.stderr, /reloaded hello-world/);
+    assert.match(human.stdout, /RESTARTS/);
+    const unknown = await runCli([
+      "--extension-dir",
+      EXAMPLES,
+      "--enable-extension",
+      "hello-world",
+      "extensions",
+      "reload",
+      "nope",
+    ]);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /no extension named "nope" was discovered \(known: .*hello-world/);
+  },
+);

@@ -29,47 +29,55 @@ async function withLongTask(
   assert.deepEqual(processesMentioning("examples/long-task"), []);
 }
 
-test("PROG-05, CONF-01, INPUT-01, CALL-20: long-task asks, reports strictly increasing progress and returns schema-checked output", async () => {
-  const asked: string[] = [];
-  await withLongTask(
-    {
-      confirm: async (r) => (asked.push(`confirm: ${r.prompt}`), true),
-      input: async (r) => (asked.push(`input: ${r.prompt}`), "nightly"),
-    },
-    async (host) => {
-      const seen: ProgressEvent[] = [];
-      const r = await host.callTool("long_task", { steps: 4, step_ms: 20 }, { onProgress: (e) => seen.push(e) });
-      assert.equal(r.is_error, false, r.text);
-      assert.deepEqual(r.structured_content, { completed: 4, steps: 4, label: "nightly" });
-      assert.deepEqual(asked, ["confirm: Run a long task of 4 steps?", "input: A label for this run (optional):"]);
-      const currents = seen.flatMap((e) => (e.type === "status" ? [e.current] : []));
-      assert.deepEqual(currents, [0, 1, 2, 3, 4]);
-      assert.ok(seen.every((e) => e.type !== "status" || e.total === 4));
-    },
-  );
-});
-
-test("CANCEL-04, SHUT-11: the authoring smoke test: cancelling long-task mid-run stops it with -32800, it keeps serving, and it shuts down cleanly", async () => {
-  await withLongTask({ confirm: async () => true, input: async () => null }, async (host, events) => {
-    const controller = new AbortController();
-    const call = host.callTool(
-      "long_task",
-      { steps: 200, step_ms: 50 },
+test(
+  "PROG-05, CONF-01, INPUT-01, CALL-20: long-task asks, reports strictly increasing progress and returns " +
+    "schema-checked output",
+  async () => {
+    const asked: string[] = [];
+    await withLongTask(
       {
-        signal: controller.signal,
-        onProgress: (e) => {
-          if (e.type === "status" && e.current === 2) controller.abort();
-        },
+        confirm: async (r) => (asked.push(`confirm: ${r.prompt}`), true),
+        input: async (r) => (asked.push(`input: ${r.prompt}`), "nightly"),
+      },
+      async (host) => {
+        const seen: ProgressEvent[] = [];
+        const r = await host.callTool("long_task", { steps: 4, step_ms: 20 }, { onProgress: (e) => seen.push(e) });
+        assert.equal(r.is_error, false, r.text);
+        assert.deepEqual(r.structured_content, { completed: 4, steps: 4, label: "nightly" });
+        assert.deepEqual(asked, ["confirm: Run a long task of 4 steps?", "input: A label for this run (optional):"]);
+        const currents = seen.flatMap((e) => (e.type === "status" ? [e.current] : []));
+        assert.deepEqual(currents, [0, 1, 2, 3, 4]);
+        assert.ok(seen.every((e) => e.type !== "status" || e.total === 4));
       },
     );
-    await assert.rejects(call, /was cancelled/);
-    // The extension settled the cancelled request (a late -32800), so no grace expiry and it stays ready.
-    const again = await host.callTool("long_task", { steps: 1, step_ms: 1 });
-    assert.equal(again.is_error, false);
-    assert.equal(host.status().find((s) => s.name === "long-task")?.state, "ready");
-    assert.ok(!events.some((e) => e.type === "diagnostic" && /did not settle/.test(e.message)));
-  });
-});
+  },
+);
+
+test(
+  "CANCEL-04, SHUT-11: the authoring smoke test: cancelling long-task mid-run stops it with -32800, it keeps " +
+    "serving, and it shuts down cleanly",
+  async () => {
+    await withLongTask({ confirm: async () => true, input: async () => null }, async (host, events) => {
+      const controller = new AbortController();
+      const call = host.callTool(
+        "long_task",
+        { steps: 200, step_ms: 50 },
+        {
+          signal: controller.signal,
+          onProgress: (e) => {
+            if (e.type === "status" && e.current === 2) controller.abort();
+          },
+        },
+      );
+      await assert.rejects(call, /was cancelled/);
+      // The extension settled the cancelled request (a late -32800), so no grace expiry and it stays ready.
+      const again = await host.callTool("long_task", { steps: 1, step_ms: 1 });
+      assert.equal(again.is_error, false);
+      assert.equal(host.status().find((s) => s.name === "long-task")?.state, "ready");
+      assert.ok(!events.some((e) => e.type === "diagnostic" && /did not settle/.test(e.message)));
+    });
+  },
+);
 
 test("CONF-04, INPUT-06: without a frontend the run is not confirmed and nothing is guessed", async () => {
   await withLongTask(undefined, async (host) => {

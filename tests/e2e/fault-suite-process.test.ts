@@ -100,7 +100,8 @@ const scenarios: Scenario[] = [
       assert.equal((await t.host.callTool("f_echo", {})).text, "flooded");
       const after = rssMiB();
       console.log(
-        `# stdout flood: host RSS ${before} MiB -> ${after} MiB, peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
+        `# stdout flood: host RSS ${before} MiB -> ${after} MiB, ` +
+          `peak ${Math.round(process.resourceUsage().maxRSS / 1024)} MiB`,
       );
       assert.ok(after - before < 128, `host RSS grew ${after - before} MiB`);
     },
@@ -128,54 +129,58 @@ const scenarios: Scenario[] = [
 
 for (const s of scenarios) test(s.title, () => runScenario(s));
 
-test("ENV-09 (P15): when the host is killed with SIGKILL its extensions do not live on, setsid grandchildren included", async () => {
-  const { spawn } = await import("node:child_process");
-  const { ROOT } = await import("./helpers.js");
-  const { dir, cleanup } = await makeExtensions([
-    { name: "plain", behaviour: "good" },
-    { name: "escaper", behaviour: "setsid-grandchild", tools: ["e_echo", "e_slow"] },
-  ]);
-  try {
-    const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    const line = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      runner.stdout.setEncoding("utf8").on("data", (d: string) => {
-        out += d;
-        if (out.includes("\n")) resolve(out.split("\n")[0]!);
+test(
+  "ENV-09 (P15): when the host is killed with SIGKILL its extensions " +
+    "do not live on, setsid grandchildren included",
+  async () => {
+    const { spawn } = await import("node:child_process");
+    const { ROOT } = await import("./helpers.js");
+    const { dir, cleanup } = await makeExtensions([
+      { name: "plain", behaviour: "good" },
+      { name: "escaper", behaviour: "setsid-grandchild", tools: ["e_echo", "e_slow"] },
+    ]);
+    try {
+      const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
+        stdio: ["ignore", "pipe", "inherit"],
       });
-      runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
-    });
-    const started = JSON.parse(line) as { name: string; state: string; containment: string }[];
-    assert.deepEqual(
-      started.map((s) => s.state),
-      ["ready", "ready"],
-    );
-    // The extension, its grandchild and (in a namespace) the launcher.
-    const expected = started[0]!.containment === "pid-namespace" ? 3 : 2;
-    await waitUntil(
-      () => processesMentioning(join(dir, "escaper")).length >= expected,
-      5_000,
-      "the escaper's grandchild to start",
-    );
-    runner.kill("SIGKILL");
-    const survivors = (): number[] => processesMentioning(dir);
-    if (started[0]!.containment === "pid-namespace") {
-      await waitUntil(() => survivors().length === 0, 5_000, "every extension process to die with the host");
-    } else {
-      // Fallback tier: the SDK-style exit on stdin EOF ends the extensions; the setsid grandchild
-      // is beyond reach (documented), so it is cleaned up here and the rest is checked.
-      await waitUntil(
-        () => processesMentioning(join(dir, "plain")).length === 0,
-        5_000,
-        "the plain extension to exit on stdin EOF",
+      const line = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        runner.stdout.setEncoding("utf8").on("data", (d: string) => {
+          out += d;
+          if (out.includes("\n")) resolve(out.split("\n")[0]!);
+        });
+        runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
+      });
+      const started = JSON.parse(line) as { name: string; state: string; containment: string }[];
+      assert.deepEqual(
+        started.map((s) => s.state),
+        ["ready", "ready"],
       );
-      for (const pid of survivors()) process.kill(pid, "SIGKILL");
-      console.log("# containment is process-group: setsid grandchildren survive a SIGKILLed host here");
+      // The extension, its grandchild and (in a namespace) the launcher.
+      const expected = started[0]!.containment === "pid-namespace" ? 3 : 2;
+      await waitUntil(
+        () => processesMentioning(join(dir, "escaper")).length >= expected,
+        5_000,
+        "the escaper's grandchild to start",
+      );
+      runner.kill("SIGKILL");
+      const survivors = (): number[] => processesMentioning(dir);
+      if (started[0]!.containment === "pid-namespace") {
+        await waitUntil(() => survivors().length === 0, 5_000, "every extension process to die with the host");
+      } else {
+        // Fallback tier: the SDK-style exit on stdin EOF ends the extensions; the setsid grandchild
+        // is beyond reach (documented), so it is cleaned up here and the rest is checked.
+        await waitUntil(
+          () => processesMentioning(join(dir, "plain")).length === 0,
+          5_000,
+          "the plain extension to exit on stdin EOF",
+        );
+        for (const pid of survivors()) process.kill(pid, "SIGKILL");
+        console.log("# containment is process-group: setsid grandchildren survive a SIGKILLed host here");
+      }
+    } finally {
+      for (const pid of processesMentioning(dir)) process.kill(pid, "SIGKILL");
+      await cleanup();
     }
-  } finally {
-    for (const pid of processesMentioning(dir)) process.kill(pid, "SIGKILL");
-    await cleanup();
-  }
-});
+  },
+);

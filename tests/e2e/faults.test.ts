@@ -66,25 +66,28 @@ for (const [behaviour, pattern] of [
   ["invalid-json", /stdout is not JSON/],
   ["crlf", /CR in a frame/],
 ] as const) {
-  test(`FRAME-10, FRAME-09: a ${behaviour} line from the extension terminates it with a clear, bounded diagnostic`, async () => {
-    await withPair(behaviour, async (host, events, dir) => {
-      assert.equal(faultyStatus(host).state, "ready");
-      const pid = faultyStatus(host).pgid!;
-      await assert.rejects(host.callTool("echo_faulty", { x: 1 }), /closed|ended|violation/);
-      await waitUntil(() => faultyStatus(host).state === "crashed", 5_000, "the faulty generation to be terminated");
-      const diag = events.find((e) => e.type === "diagnostic" && e.extension === "faulty" && pattern.test(e.message));
-      assert.ok(
-        diag && diag.type === "diagnostic",
-        `a diagnostic matching ${pattern}; got ${JSON.stringify(events.filter((e) => e.type === "diagnostic"))}`,
-      );
-      assert.ok(Buffer.byteLength(diag.message) <= 4096, "the diagnostic is at most 4 KiB");
-      assert.ok((faultyStatus(host).lastError ?? "").length <= 1024, "last error is bounded");
-      assert.deepEqual(groupMembers(pid), [], "no process of the faulty group is alive");
-      assertNoProcessLeft(dir + "/faulty");
-      const good = await host.callTool("echo", { still: "up" });
-      assert.equal(good.text, '{"still":"up"}');
-    });
-  });
+  test(
+    `FRAME-10, FRAME-09: a ${behaviour} line from the extension ` + `terminates it with a clear, bounded diagnostic`,
+    async () => {
+      await withPair(behaviour, async (host, events, dir) => {
+        assert.equal(faultyStatus(host).state, "ready");
+        const pid = faultyStatus(host).pgid!;
+        await assert.rejects(host.callTool("echo_faulty", { x: 1 }), /closed|ended|violation/);
+        await waitUntil(() => faultyStatus(host).state === "crashed", 5_000, "the faulty generation to be terminated");
+        const diag = events.find((e) => e.type === "diagnostic" && e.extension === "faulty" && pattern.test(e.message));
+        assert.ok(
+          diag && diag.type === "diagnostic",
+          `a diagnostic matching ${pattern}; got ${JSON.stringify(events.filter((e) => e.type === "diagnostic"))}`,
+        );
+        assert.ok(Buffer.byteLength(diag.message) <= 4096, "the diagnostic is at most 4 KiB");
+        assert.ok((faultyStatus(host).lastError ?? "").length <= 1024, "last error is bounded");
+        assert.deepEqual(groupMembers(pid), [], "no process of the faulty group is alive");
+        assertNoProcessLeft(dir + "/faulty");
+        const good = await host.callTool("echo", { still: "up" });
+        assert.equal(good.text, '{"still":"up"}');
+      });
+    },
+  );
 }
 
 test("FRAME-03: banner text on stdout before initialize is a protocol violation, not skipped", async () => {
@@ -105,32 +108,36 @@ test("FRAME-03: banner text on stdout before initialize is a protocol violation,
   });
 });
 
-test("SHUT-03, SHUT-04, SHUT-05, SHUT-06: an extension that ignores shutdown gets 2 s for the ack, 2 s to exit, then its group is killed", async () => {
-  await withPair("hang-shutdown", async (host, events, dir) => {
-    const first = faultyStatus(host).pgid!;
-    const firstGen = faultyStatus(host).generation;
-    // A reload stops the old generation with the full per-stage timeouts.
-    await host.reload("faulty");
-    const stages = events.flatMap((e) =>
-      e.type === "diagnostic" && e.extension === "faulty" && e.generation === firstGen ? [e.message] : [],
-    );
-    assert.match(stages[0] ?? "", /no shutdown acknowledgement: shutdown \(id \d+\) got no response within 2000 ms/);
-    assert.match(stages[1] ?? "", /did not exit within 2000 ms of the shutdown request; killing its process group/);
-    assert.deepEqual(groupMembers(first), [], "the old group is gone");
-    // The product shutdown runs inside the 3 s aggregate: the exit stage gets what is left.
-    const second = faultyStatus(host).pgid!;
-    const secondGen = faultyStatus(host).generation;
-    await host.shutdown();
-    const last = events.flatMap((e) =>
-      e.type === "diagnostic" && e.extension === "faulty" && e.generation === secondGen ? [e.message] : [],
-    );
-    assert.match(last[0] ?? "", /got no response within 2000 ms/);
-    const exitWait = Number(/did not exit within (\d+) ms/.exec(last[1] ?? "")?.[1]);
-    assert.ok(exitWait <= 1000, `the exit stage was cut to the rest of the 3 s aggregate (${exitWait} ms)`);
-    assert.deepEqual(groupMembers(second), []);
-    assertNoProcessLeft(dir + "/faulty");
-  });
-});
+test(
+  "SHUT-03, SHUT-04, SHUT-05, SHUT-06: an extension that ignores shutdown gets 2 s for the ack, 2 s to exit, then " +
+    "its group is killed",
+  async () => {
+    await withPair("hang-shutdown", async (host, events, dir) => {
+      const first = faultyStatus(host).pgid!;
+      const firstGen = faultyStatus(host).generation;
+      // A reload stops the old generation with the full per-stage timeouts.
+      await host.reload("faulty");
+      const stages = events.flatMap((e) =>
+        e.type === "diagnostic" && e.extension === "faulty" && e.generation === firstGen ? [e.message] : [],
+      );
+      assert.match(stages[0] ?? "", /no shutdown acknowledgement: shutdown \(id \d+\) got no response within 2000 ms/);
+      assert.match(stages[1] ?? "", /did not exit within 2000 ms of the shutdown request; killing its process group/);
+      assert.deepEqual(groupMembers(first), [], "the old group is gone");
+      // The product shutdown runs inside the 3 s aggregate: the exit stage gets what is left.
+      const second = faultyStatus(host).pgid!;
+      const secondGen = faultyStatus(host).generation;
+      await host.shutdown();
+      const last = events.flatMap((e) =>
+        e.type === "diagnostic" && e.extension === "faulty" && e.generation === secondGen ? [e.message] : [],
+      );
+      assert.match(last[0] ?? "", /got no response within 2000 ms/);
+      const exitWait = Number(/did not exit within (\d+) ms/.exec(last[1] ?? "")?.[1]);
+      assert.ok(exitWait <= 1000, `the exit stage was cut to the rest of the 3 s aggregate (${exitWait} ms)`);
+      assert.deepEqual(groupMembers(second), []);
+      assertNoProcessLeft(dir + "/faulty");
+    });
+  },
+);
 
 test("ENV-09, SHUT-05: a grandchild in the extension's process group that ignores SIGTERM is killed too", async () => {
   await withPair("grandchild", async (host, _events, dir) => {

@@ -125,7 +125,8 @@ export function runCli(
       child.kill("SIGKILL");
       reject(
         new Error(
-          `octet ${args.join(" ")} did not finish within ${options.timeoutMs ?? 20_000} ms\nstdout: ${stdout}\nstderr: ${stderr}`,
+          `octet ${args.join(" ")} did not finish within ${options.timeoutMs ?? 20_000} ` +
+            `ms\nstdout: ${stdout}\nstderr: ${stderr}`,
         ),
       );
     }, options.timeoutMs ?? 20_000);

@@ -53,14 +53,18 @@ function faultyStatus(host: ExtensionHost): ReturnType<ExtensionHost["status"]>[
   return host.status().find((x) => x.name === "faulty")!;
 }
 
-test('issue 13.13: an answer whose real id is spelled "\\u0069d" after a decoy id is refused, not taken as the answer', async () => {
-  await withFaulty("escaped-id", async (host, diagnostics) => {
-    await assert.rejects(host.callTool("f_echo", {}));
-    await waitUntil(() => faultyStatus(host).state === "crashed", 10_000, "the faulty generation to be terminated");
-    assert.match(faultyStatus(host).lastError ?? "", /member "id" appears more than once/);
-    assert.ok(diagnostics().some((d) => /protocol violation: .*member "id" appears more than once/.test(d)));
-  });
-});
+test(
+  'issue 13.13: an answer whose real id is spelled "\\u0069d" after a ' +
+    "decoy id is refused, not taken as the answer",
+  async () => {
+    await withFaulty("escaped-id", async (host, diagnostics) => {
+      await assert.rejects(host.callTool("f_echo", {}));
+      await waitUntil(() => faultyStatus(host).state === "crashed", 10_000, "the faulty generation to be terminated");
+      assert.match(faultyStatus(host).lastError ?? "", /member "id" appears more than once/);
+      assert.ok(diagnostics().some((d) => /protocol violation: .*member "id" appears more than once/.test(d)));
+    });
+  },
+);
 
 test("issue 13.13: an answer whose id is written 2.00000000000000001 is refused, not aliased to id 2", async () => {
   await withFaulty("fractional-id", async (host) => {
@@ -72,59 +76,71 @@ test("issue 13.13: an answer whose id is written 2.00000000000000001 is refused,
 
 // Both tiers: behind the namespace launcher the pipe never reads EOF (the launcher holds it open).
 for (const tier of ["default containment", "process-group"]) {
-  test(`issue 13.13: an extension that closes stdout but keeps running is stopped at once (${tier}): calls fail with the cause, not a timeout`, async () => {
-    await withFaulty(
-      "close-stdout",
-      async (host, diagnostics, faultyDir) => {
-        // Without a timeout of its own the call could wait the full 60 s default; it must end with the transport.
-        const outcome = await host.callTool("f_echo", {}).then(
-          () => "answered",
-          (err: Error) => err.message,
-        );
-        assert.match(outcome, /closed its stdout/);
-        await waitUntil(() => faultyStatus(host).state === "crashed", 10_000, "the faulty generation to be terminated");
-        assert.match(
-          faultyStatus(host).lastError ?? "",
-          /transport ended: the extension closed its stdout but kept running/,
-        );
-        assert.ok(diagnostics().some((d) => /closed its stdout but kept running; terminating it/.test(d)));
-        assert.deepEqual(processesMentioning(faultyDir), [], "the still-running process was killed");
-      },
-      tier === "process-group" ? { OCTET_CONTAINMENT: "process-group" } : {},
-    );
-  });
+  test(
+    `issue 13.13: an extension that closes stdout but keeps running is stopped at once (${tier}): calls fail with ` +
+      `the cause, not a timeout`,
+    async () => {
+      await withFaulty(
+        "close-stdout",
+        async (host, diagnostics, faultyDir) => {
+          // Without a timeout of its own the call could wait the full 60 s default; it must end with the transport.
+          const outcome = await host.callTool("f_echo", {}).then(
+            () => "answered",
+            (err: Error) => err.message,
+          );
+          assert.match(outcome, /closed its stdout/);
+          await waitUntil(
+            () => faultyStatus(host).state === "crashed",
+            10_000,
+            "the faulty generation to be terminated",
+          );
+          assert.match(
+            faultyStatus(host).lastError ?? "",
+            /transport ended: the extension closed its stdout but kept running/,
+          );
+          assert.ok(diagnostics().some((d) => /closed its stdout but kept running; terminating it/.test(d)));
+          assert.deepEqual(processesMentioning(faultyDir), [], "the still-running process was killed");
+        },
+        tier === "process-group" ? { OCTET_CONTAINMENT: "process-group" } : {},
+      );
+    },
+  );
 }
 
 // The Python SDK keeps the wire on a private duplicate of fd 1 and points fd 1 at stderr (so
 // print() cannot corrupt the wire): the pipe is still open, so the transport has not ended. The
 // namespace watch once compared fd 1 alone and killed every Python extension after 500 ms.
-test("issue 13.13: an extension that moves its stdout pipe to another descriptor (the Python SDK) is not taken as closed", async () => {
-  const fixtures = join(ROOT, "tests", "fixtures");
-  const events: HostEvent[] = [];
-  const host = await ExtensionHost.start({
-    workspace: fixtures,
-    extensionDirs: [fixtures],
-    enable: ["py-matrix"],
-    onEvent: (e) => events.push(e),
-    supervision: { clock: held },
-  });
-  try {
-    const status = (): ReturnType<ExtensionHost["status"]>[number] =>
-      host.status().find((x) => x.name === "py-matrix")!;
-    assert.equal(status().state, "ready", status().lastError ?? "");
-    // Several periods of the stdout watch (500 ms) go by with the extension idle.
-    await new Promise((resolve) => setTimeout(resolve, 1_600));
-    assert.equal(status().state, "ready", status().lastError ?? "");
-    assert.equal(status().generation, 1);
-    assert.deepEqual(
-      events.flatMap((e) => (e.type === "diagnostic" && /closed its stdout/.test(e.message) ? [e.message] : [])),
-      [],
-    );
-    assert.equal(JSON.parse((await host.callTool("plain_sync", { helper: "confirm" })).text).ctx, false);
-  } finally {
-    await host.shutdown();
-  }
-});
+test(
+  "issue 13.13: an extension that moves its stdout pipe to another descriptor (the Python SDK) is not taken as " +
+    "closed",
+  async () => {
+    const fixtures = join(ROOT, "tests", "fixtures");
+    const events: HostEvent[] = [];
+    const host = await ExtensionHost.start({
+      workspace: fixtures,
+      extensionDirs: [fixtures],
+      enable: ["py-matrix"],
+      onEvent: (e) => events.push(e),
+      supervision: { clock: held },
+    });
+    try {
+      const status = (): ReturnType<ExtensionHost["status"]>[number] =>
+        host.status().find((x) => x.name === "py-matrix")!;
+      assert.equal(status().state, "ready", status().lastError ?? "");
+      // Several periods of the stdout watch (500 ms) go by with the extension idle.
+      await new Promise((resolve) => setTimeout(resolve, 1_600));
+      assert.equal(status().state, "ready", status().lastError ?? "");
+      assert.equal(status().generation, 1);
+      assert.deepEqual(
+        events.flatMap((e) => (e.type === "diagnostic" && /closed its stdout/.test(e.message) ? [e.message] : [])),
+        [],
+      );
+      assert.equal(JSON.parse((await host.callTool("plain_sync", { helper: "confirm" })).text).ctx, false);
+    } finally {
+      await host.shutdown();
+    }
+  },
+);
 
 /** Runs `octet ... call` through bash with fd 77 open on a secret file, as a wrapper script would. */
 function callWithFd77(
@@ -155,74 +171,82 @@ function callWithFd77(
 }
 
 for (const tier of ["default containment", "process-group"]) {
-  test(`issue 13.13: a descriptor the CLI inherited (fd 77 on a secret file) is not open in the extension (${tier})`, async () => {
-    const { dir, cleanup } = await makeExtensions([{ name: "faulty", behaviour: "good", tools: ["f_echo", "f_slow"] }]);
-    const secret = join(dir, "secret.txt");
-    await writeFile(secret, "hunter2\n");
-    try {
-      const env: Record<string, string> = tier === "process-group" ? { OCTET_CONTAINMENT: "process-group" } : {};
-      const r = await callWithFd77(
-        ["--extension-dir", dir, "--enable-extension", "faulty", "--json", "call", "f_echo", '{"__show":"fds"}'],
-        secret,
-        env,
-      );
-      assert.equal(r.code, 0, r.stderr);
-      const text = (JSON.parse(r.stdout) as { content: unknown }).content;
-      const fds = JSON.parse(typeof text === "string" ? text : (text as { text: string }[])[0]!.text) as Record<
-        string,
-        string
-      >;
-      assert.ok(Object.keys(fds).length >= 3, `the listing worked: ${JSON.stringify(fds)}`);
-      // The number may stay open, but on nothing: /dev/null (see inherited-fds.ts).
-      assert.ok(
-        fds["77"] === undefined || fds["77"] === "/dev/null",
-        `fd 77 holds nothing in the extension: ${JSON.stringify(fds)}`,
-      );
-      assert.ok(!Object.values(fds).includes(secret), `no descriptor on the secret file: ${JSON.stringify(fds)}`);
-    } finally {
-      await cleanup();
-    }
-  });
+  test(
+    `issue 13.13: a descriptor the CLI inherited (fd 77 on a secret ` + `file) is not open in the extension (${tier})`,
+    async () => {
+      const { dir, cleanup } = await makeExtensions([
+        { name: "faulty", behaviour: "good", tools: ["f_echo", "f_slow"] },
+      ]);
+      const secret = join(dir, "secret.txt");
+      await writeFile(secret, "hunter2\n");
+      try {
+        const env: Record<string, string> = tier === "process-group" ? { OCTET_CONTAINMENT: "process-group" } : {};
+        const r = await callWithFd77(
+          ["--extension-dir", dir, "--enable-extension", "faulty", "--json", "call", "f_echo", '{"__show":"fds"}'],
+          secret,
+          env,
+        );
+        assert.equal(r.code, 0, r.stderr);
+        const text = (JSON.parse(r.stdout) as { content: unknown }).content;
+        const fds = JSON.parse(typeof text === "string" ? text : (text as { text: string }[])[0]!.text) as Record<
+          string,
+          string
+        >;
+        assert.ok(Object.keys(fds).length >= 3, `the listing worked: ${JSON.stringify(fds)}`);
+        // The number may stay open, but on nothing: /dev/null (see inherited-fds.ts).
+        assert.ok(
+          fds["77"] === undefined || fds["77"] === "/dev/null",
+          `fd 77 holds nothing in the extension: ${JSON.stringify(fds)}`,
+        );
+        assert.ok(!Object.values(fds).includes(secret), `no descriptor on the secret file: ${JSON.stringify(fds)}`);
+      } finally {
+        await cleanup();
+      }
+    },
+  );
 }
 
-test("issue 13.13: 128 reverse requests open on one call raise no MaxListenersExceededWarning in the host", async () => {
-  const { dir, cleanup } = await makeExtensions([
-    {
-      name: "faulty",
-      behaviour: "confirm-flood",
-      api: "0.2",
-      tools: ["f_echo", "f_slow"],
-      extraToml: "confirmations = true",
-    },
-  ]);
-  const warnings: string[] = [];
-  const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
-  process.on("warning", onWarning);
-  // Confirmations never answered: every admitted one stays open on the same call.
-  const host = await ExtensionHost.start({
-    workspace: dir,
-    extensionDirs: [dir],
-    enable: ["faulty"],
-    services: { confirm: () => new Promise<boolean>(() => undefined) },
-  });
-  try {
-    const refused = JSON.parse((await host.callTool("f_echo", {})).text) as Record<string, number>;
-    assert.equal(
-      Object.values(refused).reduce((a, b) => a + b, 0),
-      72,
-      `72 of 200 were refused over the bound, 128 stayed open: ${JSON.stringify(refused)}`,
-    );
-    await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
-    assert.deepEqual(
-      warnings.filter((w) => /MaxListeners/.test(w)),
-      [],
-    );
-  } finally {
-    process.off("warning", onWarning);
-    await host.shutdown();
-    await cleanup();
-  }
-});
+test(
+  "issue 13.13: 128 reverse requests open on one call raise no " + "MaxListenersExceededWarning in the host",
+  async () => {
+    const { dir, cleanup } = await makeExtensions([
+      {
+        name: "faulty",
+        behaviour: "confirm-flood",
+        api: "0.2",
+        tools: ["f_echo", "f_slow"],
+        extraToml: "confirmations = true",
+      },
+    ]);
+    const warnings: string[] = [];
+    const onWarning = (w: Error): void => void warnings.push(`${w.name}: ${w.message}`);
+    process.on("warning", onWarning);
+    // Confirmations never answered: every admitted one stays open on the same call.
+    const host = await ExtensionHost.start({
+      workspace: dir,
+      extensionDirs: [dir],
+      enable: ["faulty"],
+      services: { confirm: () => new Promise<boolean>(() => undefined) },
+    });
+    try {
+      const refused = JSON.parse((await host.callTool("f_echo", {})).text) as Record<string, number>;
+      assert.equal(
+        Object.values(refused).reduce((a, b) => a + b, 0),
+        72,
+        `72 of 200 were refused over the bound, 128 stayed open: ${JSON.stringify(refused)}`,
+      );
+      await new Promise((resolve) => setImmediate(resolve)); // warnings are emitted on a later tick
+      assert.deepEqual(
+        warnings.filter((w) => /MaxListeners/.test(w)),
+        [],
+      );
+    } finally {
+      process.off("warning", onWarning);
+      await host.shutdown();
+      await cleanup();
+    }
+  },
+);
 
 test("issue 13.13: no Node runtime warning reaches the CLI's user; -v shows it as a line of detail", async () => {
   const { dir, cleanup } = await makeExtensions([{ name: "faulty", behaviour: "good", tools: ["f_echo", "f_slow"] }]);
@@ -244,32 +268,41 @@ test("issue 13.13: no Node runtime warning reaches the CLI's user; -v shows it a
   }
 });
 
-test("issue 13.13: the scratch directory of a host killed with SIGKILL is removed when the next host starts", async () => {
-  const { dir, cleanup } = await makeExtensions([{ name: "plain", behaviour: "good" }]);
-  try {
-    const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    await new Promise<void>((resolve, reject) => {
-      runner.stdout.setEncoding("utf8").on("data", (d: string) => d.includes("\n") && resolve());
-      runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
-    });
-    const pids = processesMentioning(join(dir, "plain"));
-    const scratch = pids
-      .map((pid) => /(?:^|\0)OCTET_EXTENSION_SCRATCH=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, "utf8"))?.[1])
-      .find((s) => s !== undefined);
-    assert.ok(scratch && existsSync(scratch), `the extension's scratch directory: ${scratch}`);
-    runner.kill("SIGKILL");
-    await waitUntil(() => processesMentioning(dir).length === 0, 10_000, "the extension to end with its host");
-    assert.ok(existsSync(scratch), "nothing removed it: the host was killed");
-    const next = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: [] });
+test(
+  "issue 13.13: the scratch directory of a host killed with " + "SIGKILL is removed when the next host starts",
+  async () => {
+    const { dir, cleanup } = await makeExtensions([{ name: "plain", behaviour: "good" }]);
     try {
-      await waitUntil(() => !existsSync(scratch), 10_000, "the next host to remove the dead host's scratch directory");
+      const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
+        stdio: ["ignore", "pipe", "inherit"],
+      });
+      await new Promise<void>((resolve, reject) => {
+        runner.stdout.setEncoding("utf8").on("data", (d: string) => d.includes("\n") && resolve());
+        runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
+      });
+      const pids = processesMentioning(join(dir, "plain"));
+      const scratch = pids
+        .map(
+          (pid) => /(?:^|\0)OCTET_EXTENSION_SCRATCH=([^\0]*)/.exec(readFileSync(`/proc/${pid}/environ`, "utf8"))?.[1],
+        )
+        .find((s) => s !== undefined);
+      assert.ok(scratch && existsSync(scratch), `the extension's scratch directory: ${scratch}`);
+      runner.kill("SIGKILL");
+      await waitUntil(() => processesMentioning(dir).length === 0, 10_000, "the extension to end with its host");
+      assert.ok(existsSync(scratch), "nothing removed it: the host was killed");
+      const next = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: [] });
+      try {
+        await waitUntil(
+          () => !existsSync(scratch),
+          10_000,
+          "the next host to remove the dead host's scratch directory",
+        );
+      } finally {
+        await next.shutdown();
+      }
     } finally {
-      await next.shutdown();
+      for (const pid of processesMentioning(dir)) process.kill(pid, "SIGKILL");
+      await cleanup();
     }
-  } finally {
-    for (const pid of processesMentioning(dir)) process.kill(pid, "SIGKILL");
-    await cleanup();
-  }
-});
+  },
+);

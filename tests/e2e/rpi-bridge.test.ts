@@ -11,7 +11,8 @@ import { EXAMPLES, runCli, waitUntil } from "./helpers.js";
 
 const BRIDGED = `
 const text = (t) => ({ content: [{ type: "text", text: typeof t === "string" ? t : JSON.stringify(t) }] });
-const tool = (pi, name, execute) => pi.registerTool({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute });
+const tool = (pi, name, execute) =>
+  pi.registerTool({ name, label: name, description: name, parameters: { type: "object", properties: {} }, execute });
 export default function (pi) {
   // pi makes a command's description optional.
   pi.registerCommand("bare", { handler: async () => "bare ran" });
@@ -39,7 +40,10 @@ export default function (pi) {
     }
     return text({ refused, message });
   });
-  tool(pi, "broken", async (_id, _params, _signal, _onUpdate, ctx) => { ctx.ui.setWorkingVisible(true); return text("unreachable"); });
+  tool(pi, "broken", async (_id, _params, _signal, _onUpdate, ctx) => {
+    ctx.ui.setWorkingVisible(true);
+    return text("unreachable");
+  });
   pi.on("session_before_compact", () => undefined);
   pi.on("model_select", () => undefined);
   pi.on("input", (event) => ({ action: "transform", text: event.text.replace(/hunter2/g, "***") }));
@@ -96,49 +100,60 @@ test("issue 13.5: a pi command without a description loads, described by its nam
   assert.equal((await host.runCommand("bare")).text, "bare ran");
 });
 
-test("issue 13.5: every invocation carries the rpi context: the host's commands and tools, the session name and the model", async () => {
-  const seen = JSON.parse((await host.callTool("snapshot", {})).text) as {
-    commands: string[];
-    all: string[];
-    active: string[];
-    session: string | null;
-    model: unknown;
-  };
-  const tools = host
-    .tools()
-    .map((t) => t.name)
-    .sort();
-  assert.ok(tools.includes("weather") && tools.includes("hello_world") && tools.includes("snapshot"), tools.join(","));
-  assert.deepEqual(seen.all, tools);
-  assert.deepEqual(seen.active, tools);
-  assert.deepEqual(
-    seen.commands,
-    host
-      .commands()
-      .map((c) => c.name)
-      .sort(),
-  );
-  assert.equal(seen.session, "demo");
-  assert.deepEqual(seen.model, { id: "test-model" });
-});
+test(
+  "issue 13.5: every invocation carries the rpi context: the host's commands and tools, the session name and the " +
+    "model",
+  async () => {
+    const seen = JSON.parse((await host.callTool("snapshot", {})).text) as {
+      commands: string[];
+      all: string[];
+      active: string[];
+      session: string | null;
+      model: unknown;
+    };
+    const tools = host
+      .tools()
+      .map((t) => t.name)
+      .sort();
+    assert.ok(
+      tools.includes("weather") && tools.includes("hello_world") && tools.includes("snapshot"),
+      tools.join(","),
+    );
+    assert.deepEqual(seen.all, tools);
+    assert.deepEqual(seen.active, tools);
+    assert.deepEqual(
+      seen.commands,
+      host
+        .commands()
+        .map((c) => c.name)
+        .sort(),
+    );
+    assert.equal(seen.session, "demo");
+    assert.deepEqual(seen.model, { id: "test-model" });
+  },
+);
 
-test("issue 13.5: a refused session action rejects in the extension and is said to the user; so is an unawaited UI request", async () => {
-  const r = await host.callTool("rename", {});
-  assert.match(r.text, /^rejected: the host cannot process the action "set_session_name"/);
-  await waitUntil(
-    () => diagnostics().some((m) => /UI request "set_editor_text"/.test(m)),
-    5000,
-    "the set_editor_text diagnostic",
-  );
-  assert.ok(
-    diagnostics().some((m) => /the extension's action "set_session_name" failed: the host cannot process/.test(m)),
-    diagnostics().join("\n"),
-  );
-  assert.ok(
-    diagnostics().some((m) => /the extension's UI request "set_editor_text" failed: the host cannot process/.test(m)),
-    diagnostics().join("\n"),
-  );
-});
+test(
+  "issue 13.5: a refused session action rejects in the extension and is said to the user; so is an unawaited UI " +
+    "request",
+  async () => {
+    const r = await host.callTool("rename", {});
+    assert.match(r.text, /^rejected: the host cannot process the action "set_session_name"/);
+    await waitUntil(
+      () => diagnostics().some((m) => /UI request "set_editor_text"/.test(m)),
+      5000,
+      "the set_editor_text diagnostic",
+    );
+    assert.ok(
+      diagnostics().some((m) => /the extension's action "set_session_name" failed: the host cannot process/.test(m)),
+      diagnostics().join("\n"),
+    );
+    assert.ok(
+      diagnostics().some((m) => /the extension's UI request "set_editor_text" failed: the host cannot process/.test(m)),
+      diagnostics().join("\n"),
+    );
+  },
+);
 
 test("issue 13.5: a QuickJS error keeps its name and says what was not a function", async () => {
   const r = await host.callTool("broken", {});
@@ -161,35 +176,46 @@ test("issue 13.5: octet extensions status --json lists the pi events the host ne
   assert.deepEqual(row?.unsupportedHooks, ["session_before_compact", "model_select"]);
 });
 
-test("issue 13.5: a hook result octet cannot apply is refused with a diagnostic: an input transform denies the prompt, a tool_result rewrite is reported", async () => {
-  const prompt = await host.runHook("before_prompt", { prompt: "my password is hunter2" });
-  assert.equal(prompt.denied?.extension, "bridged");
-  assert.match(prompt.denied?.reason ?? "", /input hook transformed the prompt/);
-  await host.runHook("after_tool_call", {
-    name: "weather",
-    arguments: { city: "Paris" },
-    output: "18 °C, sunny",
-    is_error: false,
-  });
-  await waitUntil(
-    () => diagnostics().some((m) => /tool_result hook rewrote the result of tool "weather".*refused/.test(m)),
-    5000,
-    "the tool_result diagnostic",
-  );
-});
+test(
+  "issue 13.5: a hook result octet cannot apply is refused with a diagnostic: an input transform denies the prompt, " +
+    "a tool_result rewrite is reported",
+  async () => {
+    const prompt = await host.runHook("before_prompt", { prompt: "my password is hunter2" });
+    assert.equal(prompt.denied?.extension, "bridged");
+    assert.match(prompt.denied?.reason ?? "", /input hook transformed the prompt/);
+    await host.runHook("after_tool_call", {
+      name: "weather",
+      arguments: { city: "Paris" },
+      output: "18 °C, sunny",
+      is_error: false,
+    });
+    await waitUntil(
+      () => diagnostics().some((m) => /tool_result hook rewrote the result of tool "weather".*refused/.test(m)),
+      5000,
+      "the tool_result diagnostic",
+    );
+  },
+);
 
-test("issue 13a: a synchronous loop of 20,000 ctx.ui.notify puts at most 64 requests in flight, the host's own bound, so the host refuses none; the rest throw in the extension, naming the bound", async () => {
-  const before = events.filter((e) => e.type === "notification").length;
-  const r = JSON.parse((await host.callTool("chatter", {})).text) as { refused: number; message: string };
-  assert.equal(r.refused, 20000 - 64);
-  assert.match(r.message, /ctx\.ui\.notify's request was not sent: 64 requests are already awaiting the host's answer/);
-  assert.ok(events.filter((e) => e.type === "notification").length - before <= 64);
-  assert.deepEqual(
-    events
-      .filter((e) => e.type === "diagnostic" && /requests outstanding; refused/.test(e.message))
-      .map((e) => (e as { message: string }).message),
-    [],
-    "the host refused nothing",
-  );
-  assert.equal(host.status().find((s) => s.name === "bridged")?.state, "ready", "the instance keeps serving");
-});
+test(
+  "issue 13a: a synchronous loop of 20,000 ctx.ui.notify puts at most 64 requests in flight, the host's own bound, " +
+    "so the host refuses none; the rest throw in the extension, naming the bound",
+  async () => {
+    const before = events.filter((e) => e.type === "notification").length;
+    const r = JSON.parse((await host.callTool("chatter", {})).text) as { refused: number; message: string };
+    assert.equal(r.refused, 20000 - 64);
+    assert.match(
+      r.message,
+      /ctx\.ui\.notify's request was not sent: 64 requests are already awaiting the host's answer/,
+    );
+    assert.ok(events.filter((e) => e.type === "notification").length - before <= 64);
+    assert.deepEqual(
+      events
+        .filter((e) => e.type === "diagnostic" && /requests outstanding; refused/.test(e.message))
+        .map((e) => (e as { message: string }).message),
+      [],
+      "the host refused nothing",
+    );
+    assert.equal(host.status().find((s) => s.name === "bridged")?.state, "ready", "the instance keeps serving");
+  },
+);

@@ -56,21 +56,24 @@ function nest(levels: number): unknown[] {
   return items;
 }
 
-test("MENU-02, MENU-04, MENU-05: menu/collect carries the full context and its menu is taken as validated", async () => {
-  await withRuntime([SPEC], { session: { session_id: "s-9" } }, async ({ host, received }) => {
-    const outcome = await host.collectMenu("menu");
-    assert.deepEqual(outcome, { extension: "menu", menu: MENU, generated: false, reason: null });
-    const params = received("menu", "menu/collect")[0]!.params;
-    assert.deepEqual(Object.keys(params), ["context"]);
-    assert.deepEqual(params.context.resource_owner, {
-      session_id: "s-9",
-      extension_instance_id: host.instanceId,
-      process_generation: 1,
+test(
+  "MENU-02, MENU-04, MENU-05: menu/collect carries the full " + "context and its menu is taken as validated",
+  async () => {
+    await withRuntime([SPEC], { session: { session_id: "s-9" } }, async ({ host, received }) => {
+      const outcome = await host.collectMenu("menu");
+      assert.deepEqual(outcome, { extension: "menu", menu: MENU, generated: false, reason: null });
+      const params = received("menu", "menu/collect")[0]!.params;
+      assert.deepEqual(Object.keys(params), ["context"]);
+      assert.deepEqual(params.context.resource_owner, {
+        session_id: "s-9",
+        extension_instance_id: host.instanceId,
+        process_generation: 1,
+      });
+      assert.equal(params.context.workspace, host.workspace);
+      assert.equal(params.context.execution_scope, null);
     });
-    assert.equal(params.context.workspace, host.workspace);
-    assert.equal(params.context.execution_scope, null);
-  });
-});
+  },
+);
 
 test("MENU-01: menu/collect goes only to API 0.2+ extensions that declare menu = true and a command", async () => {
   await withRuntime([{ ...SPEC, contributes: "" }], {}, async ({ host, received, diagnostics }) => {
@@ -117,108 +120,116 @@ test("MENU-03: an error or no answer within 5 s falls back to one generated entr
   });
 });
 
-test("MENU-06, MENU-07, MENU-08, MENU-09, MENU-10: a menu breaking any rule is rejected whole; at the limits it is accepted", async () => {
-  const action = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
-    id,
-    label: id,
-    command: "setup",
-    arguments: [],
-    ...extra,
-  });
-  const rejected: [string, unknown, RegExp][] = [
-    [
-      "undeclared command",
-      { title: "t", items: [action("a", { command: "rm-rf" })] },
-      /"rm-rf" is not one of the extension's declared commands/,
-    ],
-    ["5 levels", { title: "t", items: nest(5) }, /5 levels of menu, over the 4-level limit/],
-    [
-      "257 items",
-      { title: "t", items: Array.from({ length: 257 }, (_, i) => action(`a${i}`)) },
-      /257 items across all levels, over the 256-item limit/,
-    ],
-    ["duplicate ids", { title: "t", items: [action("a"), action("a")] }, /duplicate ids "a" in one level/],
-    [
-      "two recommended",
-      { title: "t", items: [action("a", { recommended: true }), action("b", { recommended: true })] },
-      /2 recommended items in one level/,
-    ],
-    [
-      "submenu arguments",
-      { title: "t", items: [{ id: "s", label: "S", arguments: ["x"], items: [action("a")] }] },
-      /arguments: not allowed on a submenu/,
-    ],
-    [
-      "submenu destructive",
-      { title: "t", items: [{ id: "s", label: "S", destructive: true, items: [action("a")] }] },
-      /destructive: not allowed on a submenu/,
-    ],
-    ["over 256 KiB", { title: "t", detail: "d".repeat(262_144), items: [action("a")] }, /262144-byte limit/],
-  ];
-  const accepted: [string, unknown][] = [
-    ["4 levels", { title: "t", items: nest(4) }],
-    ["256 items", { title: "t", items: Array.from({ length: 256 }, (_, i) => action(`a${i}`)) }],
-    [
-      "same id in two levels",
-      {
-        title: "t",
-        items: [
-          action("a", { recommended: true }),
-          { id: "s", label: "S", items: [action("a", { recommended: true })] },
-        ],
-      },
-    ],
-  ];
-  await withRuntime([SPEC], {}, async ({ host }) => {
-    for (const [what, menu, pattern] of rejected) {
-      await host.callTool("set_menu", { menu });
-      const outcome = await host.collectMenu("menu");
-      assert.equal(outcome.generated, true, what);
-      assert.deepEqual(outcome.menu, GENERATED, what);
-      assert.match(outcome.reason ?? "", pattern, what);
-    }
-    for (const [what, menu] of accepted) {
-      await host.callTool("set_menu", { menu });
-      const outcome = await host.collectMenu("menu");
-      assert.equal(outcome.generated, false, `${what}: ${outcome.reason}`);
-    }
-    // After a rejected menu only the generated actions (declared commands, no arguments) can run.
-    await host.callTool("set_menu", { menu: rejected[0]![1] });
-    await host.collectMenu("menu");
-    await assert.rejects(host.runMenuAction("menu", "a"), /has no menu action "a"/);
-    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "setup")).text), { name: "setup", arguments: [] });
-  });
-});
+test(
+  "MENU-06, MENU-07, MENU-08, MENU-09, MENU-10: a menu breaking any rule is rejected whole; at the limits it is " +
+    "accepted",
+  async () => {
+    const action = (id: string, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+      id,
+      label: id,
+      command: "setup",
+      arguments: [],
+      ...extra,
+    });
+    const rejected: [string, unknown, RegExp][] = [
+      [
+        "undeclared command",
+        { title: "t", items: [action("a", { command: "rm-rf" })] },
+        /"rm-rf" is not one of the extension's declared commands/,
+      ],
+      ["5 levels", { title: "t", items: nest(5) }, /5 levels of menu, over the 4-level limit/],
+      [
+        "257 items",
+        { title: "t", items: Array.from({ length: 257 }, (_, i) => action(`a${i}`)) },
+        /257 items across all levels, over the 256-item limit/,
+      ],
+      ["duplicate ids", { title: "t", items: [action("a"), action("a")] }, /duplicate ids "a" in one level/],
+      [
+        "two recommended",
+        { title: "t", items: [action("a", { recommended: true }), action("b", { recommended: true })] },
+        /2 recommended items in one level/,
+      ],
+      [
+        "submenu arguments",
+        { title: "t", items: [{ id: "s", label: "S", arguments: ["x"], items: [action("a")] }] },
+        /arguments: not allowed on a submenu/,
+      ],
+      [
+        "submenu destructive",
+        { title: "t", items: [{ id: "s", label: "S", destructive: true, items: [action("a")] }] },
+        /destructive: not allowed on a submenu/,
+      ],
+      ["over 256 KiB", { title: "t", detail: "d".repeat(262_144), items: [action("a")] }, /262144-byte limit/],
+    ];
+    const accepted: [string, unknown][] = [
+      ["4 levels", { title: "t", items: nest(4) }],
+      ["256 items", { title: "t", items: Array.from({ length: 256 }, (_, i) => action(`a${i}`)) }],
+      [
+        "same id in two levels",
+        {
+          title: "t",
+          items: [
+            action("a", { recommended: true }),
+            { id: "s", label: "S", items: [action("a", { recommended: true })] },
+          ],
+        },
+      ],
+    ];
+    await withRuntime([SPEC], {}, async ({ host }) => {
+      for (const [what, menu, pattern] of rejected) {
+        await host.callTool("set_menu", { menu });
+        const outcome = await host.collectMenu("menu");
+        assert.equal(outcome.generated, true, what);
+        assert.deepEqual(outcome.menu, GENERATED, what);
+        assert.match(outcome.reason ?? "", pattern, what);
+      }
+      for (const [what, menu] of accepted) {
+        await host.callTool("set_menu", { menu });
+        const outcome = await host.collectMenu("menu");
+        assert.equal(outcome.generated, false, `${what}: ${outcome.reason}`);
+      }
+      // After a rejected menu only the generated actions (declared commands, no arguments) can run.
+      await host.callTool("set_menu", { menu: rejected[0]![1] });
+      await host.collectMenu("menu");
+      await assert.rejects(host.runMenuAction("menu", "a"), /has no menu action "a"/);
+      assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "setup")).text), { name: "setup", arguments: [] });
+    });
+  },
+);
 
-test("MENU-11: an action runs command/execute of its declared command with the literal arguments; a destructive one is confirmed first", async () => {
-  const asked: string[] = [];
-  let answer = false;
-  const confirm = async (r: { prompt: string; destructive: boolean }): Promise<boolean> => (
-    asked.push(`${r.prompt} ${r.destructive}`), answer
-  );
-  await withRuntime([SPEC], { services: { confirm } }, async ({ host, received }) => {
-    await assert.rejects(host.runMenuAction("menu", "setup"), /collect the menu of "menu" first/);
-    await host.collectMenu("menu");
-    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "setup")).text), {
-      name: "setup",
-      arguments: ["--fast"],
-    });
-    const exec = received("menu", "command/execute")[0]!.params;
-    assert.deepEqual(
-      [exec.name, exec.arguments, exec.context.resource_owner.process_generation],
-      ["setup", ["--fast"], 1],
+test(
+  "MENU-11: an action runs command/execute of its declared command with the literal arguments; a destructive one is " +
+    "confirmed first",
+  async () => {
+    const asked: string[] = [];
+    let answer = false;
+    const confirm = async (r: { prompt: string; destructive: boolean }): Promise<boolean> => (
+      asked.push(`${r.prompt} ${r.destructive}`), answer
     );
-    await assert.rejects(host.runMenuAction("menu", "jev/forget"), /was not confirmed/);
-    assert.equal(received("menu", "command/execute").length, 1, "nothing ran without the confirmation");
-    answer = true;
-    assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "jev/forget")).text), {
-      name: "forget",
-      arguments: ["jev", "forget"],
+    await withRuntime([SPEC], { services: { confirm } }, async ({ host, received }) => {
+      await assert.rejects(host.runMenuAction("menu", "setup"), /collect the menu of "menu" first/);
+      await host.collectMenu("menu");
+      assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "setup")).text), {
+        name: "setup",
+        arguments: ["--fast"],
+      });
+      const exec = received("menu", "command/execute")[0]!.params;
+      assert.deepEqual(
+        [exec.name, exec.arguments, exec.context.resource_owner.process_generation],
+        ["setup", ["--fast"], 1],
+      );
+      await assert.rejects(host.runMenuAction("menu", "jev/forget"), /was not confirmed/);
+      assert.equal(received("menu", "command/execute").length, 1, "nothing ran without the confirmation");
+      answer = true;
+      assert.deepEqual(JSON.parse((await host.runMenuAction("menu", "jev/forget")).text), {
+        name: "forget",
+        arguments: ["jev", "forget"],
+      });
+      assert.deepEqual(asked, ['Run "Forget key"? true', 'Run "Forget key"? true']);
+      await assert.rejects(host.runMenuAction("menu", "jev"), /has no menu action "jev"/, "a submenu is not an action");
     });
-    assert.deepEqual(asked, ['Run "Forget key"? true', 'Run "Forget key"? true']);
-    await assert.rejects(host.runMenuAction("menu", "jev"), /has no menu action "jev"/, "a submenu is not an action");
-  });
-});
+  },
+);
 
 test("MENU-12: a menu action outlives the ordinary request deadline and the person can cancel it", async () => {
   await withRuntime([SPEC], { timeouts: { callMs: 200 } }, async ({ host, received, waitReceived }) => {

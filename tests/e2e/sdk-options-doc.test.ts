@@ -24,7 +24,8 @@ from octet_extension.progress import RequestProgress
 from octet_extension.host_services import Policy, Secrets
 from octet_extension.presentation import Presentation
 fns = [Extension.confirm, Extension.input, Extension.publish_artifact, Extension.notify, RequestProgress.status,
-       RequestProgress.output, RequestProgress.decoration, RequestProgress.partial_result, Policy.evaluate, Secrets.get, Presentation.update]
+       RequestProgress.output, RequestProgress.decoration, RequestProgress.partial_result, Policy.evaluate, Secrets.get,
+       Presentation.update]
 print(json.dumps({f.__qualname__: [p for p in inspect.signature(f).parameters if p != "self"] for f in fns}))
 `;
   const r = spawnSync("python3", ["-c", script], {

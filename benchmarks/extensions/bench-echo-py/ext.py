@@ -10,8 +10,16 @@ from octet_extension import Extension  # noqa: E402
 ext = Extension(api_version="0.4", max_concurrent_requests=64)
 
 
-@ext.tool(name="echo", description="Return the text argument unchanged",
-          parameters={"type": "object", "properties": {"text": {"type": "string"}}, "required": ["text"], "additionalProperties": False})
+@ext.tool(
+    name="echo",
+    description="Return the text argument unchanged",
+    parameters={
+        "type": "object",
+        "properties": {"text": {"type": "string"}},
+        "required": ["text"],
+        "additionalProperties": False,
+    },
+)
 def echo(args):
     return str(args["text"])
 
@@ -19,8 +27,16 @@ def echo(args):
 _blobs = {}
 
 
-@ext.tool(name="blob", description="Return a text of the requested number of bytes",
-          parameters={"type": "object", "properties": {"bytes": {"type": "integer", "minimum": 0}}, "required": ["bytes"], "additionalProperties": False})
+@ext.tool(
+    name="blob",
+    description="Return a text of the requested number of bytes",
+    parameters={
+        "type": "object",
+        "properties": {"bytes": {"type": "integer", "minimum": 0}},
+        "required": ["bytes"],
+        "additionalProperties": False,
+    },
+)
 def blob(args):
     n = int(args["bytes"])
     text = _blobs.get(n)

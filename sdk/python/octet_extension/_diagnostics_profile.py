@@ -8,7 +8,20 @@ artifacts and workspace files is the host's (DIAG-04); these checks only bound t
 import re
 from typing import Any, Dict, List, Optional, Sequence
 
-from ._json_bounds import Limits, Problems, Violation, at, compact_json, describe, index, lone_surrogate_at, measure, plain_text_problem, quote, utf8_len
+from ._json_bounds import (
+    Limits,
+    Problems,
+    Violation,
+    at,
+    compact_json,
+    describe,
+    index,
+    lone_surrogate_at,
+    measure,
+    plain_text_problem,
+    quote,
+    utf8_len,
+)
 from ._typed_bounds import (MAX_BLOB_TOKEN_BYTES,
                             MAX_DIAGNOSTIC_ATTACHMENTS, MAX_DIAGNOSTIC_CODE_BYTES,
                             MAX_DIAGNOSTIC_EDIT_TEXT_BYTES, MAX_DIAGNOSTIC_EDITS, MAX_DIAGNOSTIC_FIXES,
@@ -42,7 +55,9 @@ class DiagnosticsError(ValueError):
         self.problems = problems
 
 
-def _closed(p: Problems, path: str, raw: Any, required: Sequence[str], optional: Sequence[str]) -> Optional[Dict[str, Any]]:
+def _closed(
+    p: Problems, path: str, raw: Any, required: Sequence[str], optional: Sequence[str]
+) -> Optional[Dict[str, Any]]:
     if not isinstance(raw, dict):
         p.add(path, "expected an object, got %s" % describe(raw))
         return None
@@ -201,7 +216,9 @@ def _check_edit(p: Problems, path: str, raw: Any) -> None:
             if src.get("kind") != "workspace":
                 p.add(at(loc_path, "source.kind"), "an edit applies to a workspace file only")
             elif src.get("revision") is None:
-                p.add(at(loc_path, "source.revision"), "missing; an edit must name the revision it was computed against")
+                p.add(
+                    at(loc_path, "source.revision"), "missing; an edit must name the revision it was computed against"
+                )
             if loc.get("span") is None:
                 p.add(at(loc_path, "span"), "missing; an edit replaces a span")
     if "new_text" in obj:
@@ -213,7 +230,9 @@ def _check_edit(p: Problems, path: str, raw: Any) -> None:
         elif lone_surrogate_at(v) is not None:
             p.add(at(path, "new_text"), "lone surrogate; text must be valid UTF-8")
         elif utf8_len(v) > MAX_DIAGNOSTIC_EDIT_TEXT_BYTES:
-            p.add(at(path, "new_text"), "%d bytes, over the %d-byte limit" % (utf8_len(v), MAX_DIAGNOSTIC_EDIT_TEXT_BYTES))
+            p.add(
+                at(path, "new_text"), "%d bytes, over the %d-byte limit" % (utf8_len(v), MAX_DIAGNOSTIC_EDIT_TEXT_BYTES)
+            )
 
 
 def _check_fix(p: Problems, path: str, raw: Any) -> None:

@@ -402,5 +402,7 @@ def _why_unsupported(tp: Any, origin: Any) -> str:
         return "is an unresolved forward reference"
     if isinstance(tp, type) and issubclass(tp, (str, int, float)):
         return "is not supported; subclasses of str, int and float are not typed values"
-    return "is not a supported typed value (str, bool, int, float, list[T], dataclass, Optional[T], string Enum, string Literal)"
-
+    return (
+        "is not a supported typed value "
+        "(str, bool, int, float, list[T], dataclass, Optional[T], string Enum, string Literal)"
+    )

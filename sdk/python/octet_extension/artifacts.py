@@ -40,7 +40,10 @@ _ALIASES = {
 def _scratch() -> str:
     scratch = os.environ.get("OCTET_EXTENSION_SCRATCH")
     if not scratch:
-        raise RuntimeError("publish_artifact() needs OCTET_EXTENSION_SCRATCH, which the host sets for every extension process; it is not set")
+        raise RuntimeError(
+            "publish_artifact() needs OCTET_EXTENSION_SCRATCH, which the host sets for every extension process; it "
+            "is not set"
+        )
     return scratch
 
 
@@ -56,18 +59,31 @@ def _check_path(path: str) -> str:
     if n > MAX_ARTIFACT_PATH_BYTES:
         raise ValueError(f"publish_artifact() path is {n} bytes, over the {MAX_ARTIFACT_PATH_BYTES}-byte limit")
     if path.startswith("/") or any(part in ("", ".", "..") for part in path.split("/")):
-        raise ValueError(f"publish_artifact() path {path[:64]!r} must be relative to OCTET_EXTENSION_SCRATCH, without empty, . or .. components")
+        raise ValueError(
+            f"publish_artifact() path {path[:64]!r} must be relative to OCTET_EXTENSION_SCRATCH, without empty, . or "
+            ".. components"
+        )
     return path
 
 
-async def publish_artifact(scope: RequestScope, link: Link, source: Union[bytes, bytearray, memoryview, Dict[str, str]],
-                           mime_type: str, *, alt: Optional[str] = None, transcript: Optional[str] = None) -> Dict[str, Any]:
+async def publish_artifact(
+    scope: RequestScope,
+    link: Link,
+    source: Union[bytes, bytearray, memoryview, Dict[str, str]],
+    mime_type: str,
+    *,
+    alt: Optional[str] = None,
+    transcript: Optional[str] = None,
+) -> Dict[str, Any]:
     """Returns {"artifact_id", "mime_type", "part"}: `part` is the content part that names the
     artifact in a tool result."""
     if link.api == "0.1":
         raise RuntimeError("publish_artifact() needs API 0.2 or later (artifact/publish is not part of API 0.1)")
     if "artifacts" not in link.features:
-        raise RuntimeError("publish_artifact() needs the artifacts feature, which this host did not offer (a host offers it when its embedder binds an artifacts service)")
+        raise RuntimeError(
+            "publish_artifact() needs the artifacts feature, which this host did not offer (a host offers it when "
+            "its embedder binds an artifacts service)"
+        )
     parent = parent_of(scope, "publish_artifact")
     kind = MIME_TYPES.get(mime_type) if isinstance(mime_type, str) else None
     if kind is None:
@@ -106,8 +122,13 @@ async def publish_artifact(scope: RequestScope, link: Link, source: Union[bytes,
                 raise RuntimeError(f"the host refused artifact/publish: {err.message}") from err
             raise
         artifact_id = answer.get("artifact_id") if isinstance(answer, dict) else None
-        if (not isinstance(answer, dict) or set(answer) != {"artifact_id"} or not isinstance(artifact_id, str)
-                or not artifact_id.strip() or len(artifact_id.encode("utf-8", "surrogatepass")) > MAX_ARTIFACT_ID_BYTES):
+        if (
+            not isinstance(answer, dict)
+            or set(answer) != {"artifact_id"}
+            or not isinstance(artifact_id, str)
+            or not artifact_id.strip()
+            or len(artifact_id.encode("utf-8", "surrogatepass")) > MAX_ARTIFACT_ID_BYTES
+        ):
             raise RuntimeError("the host answered artifact/publish with an invalid result: expected {artifact_id}")
         part: Dict[str, Any] = {"type": kind, "artifact_id": artifact_id, "mime_type": mime_type}
         if kind == "image" and alt is not None:

@@ -52,9 +52,14 @@ class ToolCatalog:
             if r == revision:
                 return tools
         known = ", ".join(str(r) for r in self.known)
-        raise WireError(ErrorCode.INVALID_PARAMS, f"unknown or retired catalog_revision {revision}; this process keeps epochs {known}")
+        raise WireError(
+            ErrorCode.INVALID_PARAMS,
+            f"unknown or retired catalog_revision {revision}; this process keeps epochs {known}",
+        )
 
-    async def mutate(self, next_tools: Callable[[ToolMap], ToolMap], send: Callable[[], Awaitable[Any]]) -> Dict[str, Any]:
+    async def mutate(
+        self, next_tools: Callable[[ToolMap], ToolMap], send: Callable[[], Awaitable[Any]]
+    ) -> Dict[str, Any]:
         """One mutation (event loop): `next_tools` builds the complete catalog asked for, `send`
         sends the request and returns the host's answer. While it waits the proposal is staged;
         the committed epoch holds exactly the tools the host accepted (its list is authoritative,
@@ -70,7 +75,9 @@ class ToolCatalog:
                 accepted: ToolMap = {}
                 for name in names:
                     if name not in proposed:
-                        raise RuntimeError(f'the host accepted tool "{name}", which this catalog mutation did not contain')
+                        raise RuntimeError(
+                            f'the host accepted tool "{name}", which this catalog mutation did not contain'
+                        )
                     accepted[name] = proposed[name]
                 self._committed.append((revision, accepted))
                 if len(self._committed) > RETAINED_EPOCHS:

@@ -55,31 +55,47 @@ def tool_definition(api: str, name: Any, description: Any, parameters: Optional[
                     prompt_guidelines: Optional[Sequence[str]] = None) -> Dict[str, Any]:
     _check_name("tool", name)
     _check_text(f'tool "{name}" description', description, MAX_DESCRIPTION_BYTES)
-    definition: Dict[str, Any] = {"name": name, "description": description,
-                                  "parameters": _check_schema(f'tool "{name}" parameters',
-                                                              parameters if parameters is not None else {"type": "object", "properties": {}})}
+    definition: Dict[str, Any] = {
+        "name": name,
+        "description": description,
+        "parameters": _check_schema(
+            f'tool "{name}" parameters', parameters if parameters is not None else {"type": "object", "properties": {}}
+        ),
+    }
     if output_schema is not None:
         if api == "0.1":
             raise ValueError(f'tool "{name}": output_schema needs API 0.2 or later')
         definition["output_schema"] = _check_schema(f'tool "{name}" output_schema', output_schema)
     if prompt_snippet is not None or prompt_guidelines is not None:
         if api != "0.4":
-            raise ValueError(f'tool "{name}": prompt_snippet and prompt_guidelines need API 0.4 (this extension speaks API {api})')
+            raise ValueError(
+                f'tool "{name}": prompt_snippet and prompt_guidelines need API 0.4 (this extension speaks API {api})'
+            )
         if prompt_snippet is not None:
-            definition["prompt_snippet"] = _check_text(f'tool "{name}" prompt_snippet', prompt_snippet, MAX_PROMPT_METADATA_BYTES)
+            definition["prompt_snippet"] = _check_text(
+                f'tool "{name}" prompt_snippet', prompt_snippet, MAX_PROMPT_METADATA_BYTES
+            )
         if prompt_guidelines is not None:
             if isinstance(prompt_guidelines, str) or len(list(prompt_guidelines)) > MAX_PROMPT_GUIDELINES:
-                raise ValueError(f'tool "{name}" prompt_guidelines must be a list of at most {MAX_PROMPT_GUIDELINES} strings')
-            definition["prompt_guidelines"] = [_check_text(f'tool "{name}" prompt guideline', g, MAX_PROMPT_METADATA_BYTES)
-                                               for g in prompt_guidelines]
+                raise ValueError(
+                    f'tool "{name}" prompt_guidelines must be a list of at most {MAX_PROMPT_GUIDELINES} strings'
+                )
+            definition["prompt_guidelines"] = [
+                _check_text(f'tool "{name}" prompt guideline', g, MAX_PROMPT_METADATA_BYTES) for g in prompt_guidelines
+            ]
     return definition
 
 
 def command_definition(name: Any, description: Any, usage: Optional[str]) -> Dict[str, Any]:
     _check_name("command", name)
     _check_text(f'command "{name}" description', description, MAX_DESCRIPTION_BYTES)
-    return {"name": name, "description": description,
-            "usage": _check_text(f'command "{name}" usage', usage, MAX_DESCRIPTION_BYTES) if usage is not None else f"/{name}"}
+    return {
+        "name": name,
+        "description": description,
+        "usage": _check_text(f'command "{name}" usage', usage, MAX_DESCRIPTION_BYTES)
+        if usage is not None
+        else f"/{name}",
+    }
 
 
 def takes_context(fn: Callable[..., Any]) -> bool:
@@ -99,10 +115,14 @@ class HandlerEntry:
 
     __slots__ = ("definition", "handler", "with_context", "asynchronous")
 
-    def __init__(self, definition: Optional[Dict[str, Any]], handler: Callable[..., Any], with_context: Optional[bool] = None) -> None:
+    def __init__(
+        self, definition: Optional[Dict[str, Any]], handler: Callable[..., Any], with_context: Optional[bool] = None
+    ) -> None:
         if not callable(handler):
             raise TypeError(f"a handler must be callable, got {type(handler).__name__}")
         self.definition = definition
         self.handler = handler
         self.with_context = takes_context(handler) if with_context is None else with_context
-        self.asynchronous = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(getattr(handler, "__call__", None))
+        self.asynchronous = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
+            getattr(handler, "__call__", None)
+        )

@@ -131,7 +131,10 @@ class DiagnosticRelated:
     location: DiagnosticLocation
 
     def to_wire(self) -> Dict[str, Any]:
-        return {"message": self.message, "location": _wire_of(self.location, DiagnosticLocation, "DiagnosticRelated.location")}
+        return {
+            "message": self.message,
+            "location": _wire_of(self.location, DiagnosticLocation, "DiagnosticRelated.location"),
+        }
 
     def __post_init__(self) -> None:
         _validated(self, _check_related, "DiagnosticRelated")
@@ -163,7 +166,10 @@ class DiagnosticFix:
     edits: Sequence[DiagnosticEdit]
 
     def to_wire(self) -> Dict[str, Any]:
-        return {"title": self.title, "edits": [_wire_of(e, DiagnosticEdit, "DiagnosticFix.edits[]") for e in self.edits]}
+        return {
+            "title": self.title,
+            "edits": [_wire_of(e, DiagnosticEdit, "DiagnosticFix.edits[]") for e in self.edits],
+        }
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "edits", tuple(self.edits))
@@ -220,7 +226,11 @@ class Diagnostic:
         out: Dict[str, Any] = {"severity": self.severity, "code": self.code, "message": self.message}
         if self.primary is not None:
             out["primary"] = _wire_of(self.primary, DiagnosticLocation, "Diagnostic.primary")
-        for key, typ in (("related", DiagnosticRelated), ("fixes", DiagnosticFix), ("attachments", DiagnosticAttachment)):
+        for key, typ in (
+            ("related", DiagnosticRelated),
+            ("fixes", DiagnosticFix),
+            ("attachments", DiagnosticAttachment),
+        ):
             items = getattr(self, key)
             if items:
                 out[key] = [_wire_of(x, typ, "Diagnostic.%s[]" % key) for x in items]
@@ -236,7 +246,9 @@ def diagnostics_to_wire(diagnostics: Iterable[Union[Diagnostic, Mapping[str, Any
     """Records (or raw wire dicts) to the checked `octet_diagnostics_v1` array."""
     if isinstance(diagnostics, (str, bytes, Mapping, Diagnostic)):
         raise TypeError("diagnostics must be a sequence of Diagnostic records, got %s" % type(diagnostics).__name__)
-    raw = [d.to_wire() if isinstance(d, Diagnostic) else (dict(d) if isinstance(d, Mapping) else d) for d in diagnostics]
+    raw = [
+        d.to_wire() if isinstance(d, Diagnostic) else (dict(d) if isinstance(d, Mapping) else d) for d in diagnostics
+    ]
     return check_diagnostics_wire(raw, "diagnostics")
 
 
@@ -346,7 +358,9 @@ def tool_result(content: Any, *, is_error: bool = False, structured_content: Any
     wire = diagnostics_to_wire(diagnostics)
     if wire:
         if DIAGNOSTICS_KEY in result.get("metadata", {}):
-            raise DiagnosticsError(["metadata.%s is reserved; pass diagnostics= or the raw member, not both" % DIAGNOSTICS_KEY])
+            raise DiagnosticsError(
+                ["metadata.%s is reserved; pass diagnostics= or the raw member, not both" % DIAGNOSTICS_KEY]
+            )
         result.setdefault("metadata", {})[DIAGNOSTICS_KEY] = wire
     return normalize_result(result)
 

@@ -57,7 +57,10 @@ def _params(params: Any) -> Dict[str, Any]:
 def _string(p: Dict[str, Any], key: str, non_blank: bool = False) -> str:
     v = p.get(key)
     if not isinstance(v, str) or (non_blank and not v.strip()):
-        raise _bad(f"{key} must be a{' non-blank' if non_blank else ''} string, got {type(v).__name__ if key in p else 'nothing'}")
+        raise _bad(
+            f"{key} must be a{' non-blank' if non_blank else ''} string, got "
+            f"{type(v).__name__ if key in p else 'nothing'}"
+        )
     return v
 
 
@@ -240,7 +243,11 @@ def _check_payload(hook: str, payload: Dict[str, Any]) -> None:
     """The payload shape of the four legacy hooks (HOOK-01..04)."""
     def text(key: str) -> None:
         if not isinstance(payload.get(key), str):
-            raise _bad(f"payload.{key} must be a string, got {type(payload.get(key)).__name__ if key in payload else 'nothing'}")
+            raise _bad(
+                f"payload.{key} must be a string, got "
+                f"{type(payload.get(key)).__name__ if key in payload else 'nothing'}"
+            )
+
     if hook == "before_prompt":
         text("prompt")
     elif hook == "after_response":
@@ -271,16 +278,25 @@ def _cache_warming_result(value: Any) -> Dict[str, Any]:
         return cache_warming_decision(value)
     if isinstance(value, dict) and set(value) == {"cache_warming_decision"}:
         return cache_warming_decision(value["cache_warming_decision"])
-    raise WireError(ErrorCode.INTERNAL_ERROR, f"invalid cache_warming_decision result {str(value)[:64]}; expected \"warm\", \"stop\" or None")
+    raise WireError(
+        ErrorCode.INTERNAL_ERROR,
+        f'invalid cache_warming_decision result {str(value)[:64]}; expected "warm", "stop" or None',
+    )
 
 
 def _compaction_result(value: Any) -> Dict[str, Any]:
     """PY-43/PY-45: {"compaction_frames": [base64 PNG, ...]}, at most 16 frames, each a PNG."""
     frames = value.get("compaction_frames") if isinstance(value, dict) and set(value) == {"compaction_frames"} else None
     if not isinstance(frames, list):
-        raise WireError(ErrorCode.INTERNAL_ERROR, 'a compaction_strategy hook must return {"compaction_frames": [<base64 PNG>, ...]}')
+        raise WireError(
+            ErrorCode.INTERNAL_ERROR,
+            'a compaction_strategy hook must return {"compaction_frames": [<base64 PNG>, ...]}',
+        )
     if len(frames) > MAX_COMPACTION_FRAMES:
-        raise WireError(ErrorCode.INTERNAL_ERROR, f"compaction_strategy returned {len(frames)} frames, over the limit of {MAX_COMPACTION_FRAMES}")
+        raise WireError(
+            ErrorCode.INTERNAL_ERROR,
+            f"compaction_strategy returned {len(frames)} frames, over the limit of {MAX_COMPACTION_FRAMES}",
+        )
     for i, frame in enumerate(frames):
         try:
             ok = isinstance(frame, str) and base64.b64decode(frame, validate=True).startswith(_PNG)

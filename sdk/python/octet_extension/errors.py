@@ -78,8 +78,11 @@ def author_error(err: BaseException) -> BaseException:
     if allowed:
         return err
     data = err.data if err.has_data else _MISSING
-    return WireError(ErrorCode.INTERNAL_ERROR,
-                     f"{err.message} (the extension used code {err.code}, outside the -32000..-32099 server range)", data)
+    return WireError(
+        ErrorCode.INTERNAL_ERROR,
+        f"{err.message} (the extension used code {err.code}, outside the -32000..-32099 server range)",
+        data,
+    )
 
 
 def to_wire_error(err: BaseException) -> dict:

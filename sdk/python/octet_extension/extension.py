@@ -57,11 +57,21 @@ class Extension(Registration, Serving):
     def __init__(self, api_version: str, max_concurrent_requests: int = DEFAULT_MAX_CONCURRENT,
                  supported_features: Optional[Iterable[str]] = None, dynamic_tools: bool = False) -> None:
         if api_version == "0.3":
-            raise ValueError('api_version "0.3" is refused: there is no canonical API 0.3 stdio runtime; use "0.4" (and a matching manifest)')
+            raise ValueError(
+                'api_version "0.3" is refused: there is no canonical API 0.3 stdio runtime; use "0.4" (and a '
+                'matching manifest)'
+            )
         if api_version not in API_VERSIONS:
             raise ValueError(f'api_version must be "0.1", "0.2" or "0.4", got {api_version!r}')
-        if isinstance(max_concurrent_requests, bool) or not isinstance(max_concurrent_requests, int) or not 1 <= max_concurrent_requests <= MAX_CONCURRENT_REQUESTS:
-            raise ValueError(f"max_concurrent_requests must be an integer from 1 to {MAX_CONCURRENT_REQUESTS}, got {max_concurrent_requests!r}")
+        if (
+            isinstance(max_concurrent_requests, bool)
+            or not isinstance(max_concurrent_requests, int)
+            or not 1 <= max_concurrent_requests <= MAX_CONCURRENT_REQUESTS
+        ):
+            raise ValueError(
+                f"max_concurrent_requests must be an integer from 1 to {MAX_CONCURRENT_REQUESTS}, got "
+                f"{max_concurrent_requests!r}"
+            )
         if supported_features is not None and api_version == "0.1":
             raise ValueError("supported_features needs API 0.2 or later (API 0.1 negotiates no features)")
         if dynamic_tools and api_version == "0.1":
@@ -110,7 +120,9 @@ class Extension(Registration, Serving):
         if level not in _LEVELS:
             raise ValueError(f"notify() level must be one of {', '.join(_LEVELS)}, got {level!r}")
         if not isinstance(title, str) or not isinstance(message, str):
-            raise TypeError(f"notify() title and message must be str, got {type(title).__name__} and {type(message).__name__}")
+            raise TypeError(
+                f"notify() title and message must be str, got {type(title).__name__} and {type(message).__name__}"
+            )
         # The title and message bounds are the host's to apply (it truncates, NOTIF-03), as for
         # the TypeScript SDK; the frame bound is checked on send.
         params = {"level": level, "title": title, "message": message}
@@ -120,10 +132,17 @@ class Extension(Registration, Serving):
         """Pushes unsolicited prompt context (after initialize)."""
         link = self._require_link("contribute_context")
         if placement not in _PLACEMENTS:
-            raise ValueError(f"contribute_context() placement must be one of {', '.join(_PLACEMENTS)}, got {placement!r}")
-        link.peer.notify("context/contribution", {"label": _bounded("contribute_context() label", label, MAX_CONTEXT_LABEL_BYTES),
-                                                  "content": _bounded("contribute_context() content", content, MAX_CONTEXT_CONTENT_BYTES, True),
-                                                  "placement": placement})
+            raise ValueError(
+                f"contribute_context() placement must be one of {', '.join(_PLACEMENTS)}, got {placement!r}"
+            )
+        link.peer.notify(
+            "context/contribution",
+            {
+                "label": _bounded("contribute_context() label", label, MAX_CONTEXT_LABEL_BYTES),
+                "content": _bounded("contribute_context() content", content, MAX_CONTEXT_CONTENT_BYTES, True),
+                "placement": placement,
+            },
+        )
 
     def contribute_status(self, surface: str, text: str, style_role: Optional[str] = None, priority: int = 0) -> None:
         """Pushes unsolicited status for a surface the manifest declares (after initialize)."""
@@ -132,17 +151,28 @@ class Extension(Registration, Serving):
             raise ValueError(f'contribute_status() surface must be "status", "header" or "footer", got {surface!r}')
         if isinstance(priority, bool) or not isinstance(priority, int):
             raise ValueError(f"contribute_status() priority must be an integer, got {priority!r}")
-        link.peer.notify("status/contribution", {"surface": surface, "text": _bounded("contribute_status() text", text, MAX_STATUS_TEXT_BYTES, True),
-                                                 "style_role": style_role, "priority": priority})
+        link.peer.notify(
+            "status/contribution",
+            {
+                "surface": surface,
+                "text": _bounded("contribute_status() text", text, MAX_STATUS_TEXT_BYTES, True),
+                "style_role": style_role,
+                "priority": priority,
+            },
+        )
 
     def _scope(self, what: str):
         link = self._require_link(what)
         scope = current_scope()
         if scope is None:
-            raise RuntimeError(f"{what}() must be called from a tool/call or command/execute handler (no request is running here)")
+            raise RuntimeError(
+                f"{what}() must be called from a tool/call or command/execute handler (no request is running here)"
+            )
         return scope, link
 
-    def confirm(self, prompt: str, *, detail: Optional[str] = None, destructive: bool = False, default: bool = False) -> Any:
+    def confirm(
+        self, prompt: str, *, detail: Optional[str] = None, destructive: bool = False, default: bool = False
+    ) -> Any:
         """confirmation/request for the running request: True only when confirmed."""
         scope, link = self._scope("confirm")
         return link.call(lambda: _confirm(scope, link, prompt, detail=detail, destructive=destructive, default=default))
@@ -152,7 +182,9 @@ class Extension(Registration, Serving):
         scope, link = self._scope("input")
         return link.call(lambda: _input(scope, link, prompt, secret=secret))
 
-    def publish_artifact(self, source: Any, mime_type: str, *, alt: Optional[str] = None, transcript: Optional[str] = None) -> Any:
+    def publish_artifact(
+        self, source: Any, mime_type: str, *, alt: Optional[str] = None, transcript: Optional[str] = None
+    ) -> Any:
         """artifact/publish (API 0.2+, `artifacts` negotiated): bytes, or {"path": p} relative to
         OCTET_EXTENSION_SCRATCH. Returns {"artifact_id", "mime_type", "part"}."""
         scope, link = self._scope("publish_artifact")
@@ -173,7 +205,9 @@ class Extension(Registration, Serving):
             raise RuntimeError(f"{what}() needs Extension(..., dynamic_tools=True)")
         self._require_link(what)
         if self._registry.catalog is None:
-            raise RuntimeError(f"{what}(): the host did not offer dynamic_tools, so the tool catalog is fixed for this process")
+            raise RuntimeError(
+                f"{what}(): the host did not offer dynamic_tools, so the tool catalog is fixed for this process"
+            )
         return self._registry.catalog
 
     def register_tools(self, tools: Sequence[Dict[str, Any]]) -> Any:
@@ -181,7 +215,9 @@ class Extension(Registration, Serving):
         keywords (name, description, parameters, ...) plus "handler". Returns {"revision",
         "tools"}: every tool published now (the host's policy may have left some out)."""
         if isinstance(tools, dict) or not isinstance(tools, (list, tuple)) or len(tools) == 0:
-            raise ValueError("register_tools() needs at least one tool: an empty change is not sent (it would only move the epoch)")
+            raise ValueError(
+                "register_tools() needs at least one tool: an empty change is not sent (it would only move the epoch)"
+            )
         catalog = self._catalog("register_tools")
         entries = []
         for t in tools:
@@ -189,7 +225,9 @@ class Extension(Registration, Serving):
             handler = spec.pop("handler", None)
             if not callable(handler):
                 raise TypeError(f"register_tools(): tool {spec.get('name')!r} needs a callable handler")
-            definition = tool_definition(self.api_version, spec.pop("name", None), spec.pop("description", None), **spec)
+            definition = tool_definition(
+                self.api_version, spec.pop("name", None), spec.pop("description", None), **spec
+            )
             entries.append((definition["name"], HandlerEntry(definition, handler)))
         names = [n for n, _ in entries]
         duplicate = next((n for i, n in enumerate(names) if n in names[:i]), None)
@@ -197,13 +235,19 @@ class Extension(Registration, Serving):
             raise ValueError(f'register_tools(): tool "{duplicate}" appears twice; names in one change must be unique')
         link = self._link
         assert link is not None
-        return link.call(lambda: catalog.mutate(lambda current: {**current, **dict(entries)},
-                                                lambda: _request(link, "tools/register", {"tools": [e.definition for _, e in entries]})))
+        return link.call(
+            lambda: catalog.mutate(
+                lambda current: {**current, **dict(entries)},
+                lambda: _request(link, "tools/register", {"tools": [e.definition for _, e in entries]}),
+            )
+        )
 
     def unregister_tools(self, names: Sequence[str]) -> Any:
         """Removes tools at run time (tools/unregister). Returns {"revision", "tools"}."""
         if isinstance(names, str) or not isinstance(names, (list, tuple)) or len(names) == 0:
-            raise ValueError("unregister_tools() needs at least one name: an empty change is not sent (it would only move the epoch)")
+            raise ValueError(
+                "unregister_tools() needs at least one name: an empty change is not sent (it would only move the epoch)"
+            )
         catalog = self._catalog("unregister_tools")
         for n in names:
             if not isinstance(n, str) or not TOOL_NAME.match(n):

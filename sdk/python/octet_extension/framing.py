@@ -110,7 +110,14 @@ class FrameDecoder:
         head = b"".join(self._parts)[:MAX_QUOTED_LINE_BYTES]
         self.failed = True
         self._parts, self._length = [], 0
-        return [(None, FrameError("truncated_frame", "input ended inside a frame (no terminating LF)", True, quote_bytes(head)))]
+        return [
+            (
+                None,
+                FrameError(
+                    "truncated_frame", "input ended inside a frame (no terminating LF)", True, quote_bytes(head)
+                ),
+            )
+        ]
 
     def _fail(self, tail: bytes) -> FrameError:
         head = b"".join(self._parts)[:MAX_QUOTED_LINE_BYTES] if self._parts else tail
@@ -129,7 +136,11 @@ def decode_line(line: bytes) -> Tuple[Any, Optional[FrameError]]:
         return _line_error("blank_line", "blank line (an empty frame is not allowed)", line)
     cr = line.find(b"\r")
     if cr != -1:
-        return _line_error("carriage_return", f"raw carriage return at byte {cr} (CRLF and CR are not allowed; frames end with LF only)", line)
+        return _line_error(
+            "carriage_return",
+            f"raw carriage return at byte {cr} (CRLF and CR are not allowed; frames end with LF only)",
+            line,
+        )
     try:
         text = line.decode("utf-8")
     except UnicodeDecodeError:

@@ -10,8 +10,16 @@ offered" rather than a wire error. Selecting a feature grants nothing; the host 
 import re
 from typing import Any, Callable, Dict, Optional, Sequence
 
-from ._bounds import (APPROVAL_TOKEN_HEX_CHARS, MAX_POLICY_DATA_CLASS_BYTES, MAX_POLICY_DATA_CLASSES, MAX_POLICY_LABEL_BYTES,
-                      MAX_POLICY_OPERATION_BYTES, MAX_POLICY_ORIGIN_BYTES, MAX_SECRET_NAME_BYTES, MAX_SECRET_VALUE_BYTES)
+from ._bounds import (
+    APPROVAL_TOKEN_HEX_CHARS,
+    MAX_POLICY_DATA_CLASS_BYTES,
+    MAX_POLICY_DATA_CLASSES,
+    MAX_POLICY_LABEL_BYTES,
+    MAX_POLICY_OPERATION_BYTES,
+    MAX_POLICY_ORIGIN_BYTES,
+    MAX_SECRET_NAME_BYTES,
+    MAX_SECRET_VALUE_BYTES,
+)
 from .errors import ErrorCode, WireError
 from .peer import Link
 from .reverse import parent_of, send
@@ -30,7 +38,9 @@ def _active(link: Optional[Link], what: str):
         raise RuntimeError(f"{what}() needs API 0.2 or later")
     scope = current_scope()
     if scope is None:
-        raise RuntimeError(f"{what}() must be called from a tool/call or command/execute handler (no request is running here)")
+        raise RuntimeError(
+            f"{what}() must be called from a tool/call or command/execute handler (no request is running here)"
+        )
     return scope, link
 
 
@@ -43,13 +53,17 @@ def _bounded(what: str, value: Any, limit: int) -> str:
     return value
 
 
-def _intent(operation: str, target: Dict[str, str], data_classes: Sequence[str], read_only: bool, destructive: bool) -> Dict[str, Any]:
+def _intent(
+    operation: str, target: Dict[str, str], data_classes: Sequence[str], read_only: bool, destructive: bool
+) -> Dict[str, Any]:
     _bounded("policy.evaluate() operation", operation, MAX_POLICY_OPERATION_BYTES)
     if not isinstance(target, dict):
         raise TypeError("policy.evaluate() target must be a dict with origin and label")
     classes = list(data_classes)
     if len(classes) > MAX_POLICY_DATA_CLASSES:
-        raise ValueError(f"policy.evaluate() data_classes has {len(classes)} entries, over the limit of {MAX_POLICY_DATA_CLASSES}")
+        raise ValueError(
+            f"policy.evaluate() data_classes has {len(classes)} entries, over the limit of {MAX_POLICY_DATA_CLASSES}"
+        )
     for c in classes:
         _bounded("policy.evaluate() data class", c, MAX_POLICY_DATA_CLASS_BYTES)
     return {
@@ -78,21 +92,36 @@ class Policy:
         link = self._link()
         return link is not None and "approvals" in link.features
 
-    def evaluate(self, operation: str, target: Dict[str, str], *, data_classes: Sequence[str] = (), read_only: bool = False,
-                 destructive: bool = False, approval_token: Optional[str] = None) -> Any:
+    def evaluate(
+        self,
+        operation: str,
+        target: Dict[str, str],
+        *,
+        data_classes: Sequence[str] = (),
+        read_only: bool = False,
+        destructive: bool = False,
+        approval_token: Optional[str] = None,
+    ) -> Any:
         """One policy/evaluate: {"decision": "allow"|"deny"|"ask", "approval_token"?}. Hints can
         only make the host more cautious. Blocking in a synchronous handler; awaitable in an
         `async def` one."""
         scope, link = _active(self._link(), "policy.evaluate")
         if "policy_intents" not in link.features:
-            raise RuntimeError("policy.evaluate() needs the policy_intents feature, which the host did not offer (the host binds no policy service)")
+            raise RuntimeError(
+                "policy.evaluate() needs the policy_intents feature, which the host did not offer (the host binds no "
+                "policy service)"
+            )
         params: Dict[str, Any] = {"parent_request_id": parent_of(scope, "policy.evaluate"),
                                   "intent": _intent(operation, target, data_classes, read_only, destructive)}
         if approval_token is not None:
             if "approvals" not in link.features:
-                raise RuntimeError("policy.evaluate() with an approval_token needs the approvals feature, which was not negotiated")
+                raise RuntimeError(
+                    "policy.evaluate() with an approval_token needs the approvals feature, which was not negotiated"
+                )
             if not isinstance(approval_token, str) or not _TOKEN.match(approval_token):
-                raise ValueError(f"policy.evaluate() approval_token must be {APPROVAL_TOKEN_HEX_CHARS} lowercase hex characters")
+                raise ValueError(
+                    f"policy.evaluate() approval_token must be {APPROVAL_TOKEN_HEX_CHARS} lowercase hex characters"
+                )
             params["approval_token"] = approval_token
         return link.call(lambda: _evaluate(scope, link, params))
 
@@ -117,11 +146,17 @@ async def _maybe(value: Any) -> Any:
 
 async def _evaluate(scope: RequestScope, link: Link, params: Dict[str, Any]) -> Dict[str, Any]:
     answer = await send(scope, link, "policy/evaluate", params)
-    ok = isinstance(answer, dict) and answer.get("decision") in _DECISIONS and set(answer) <= {"decision", "approval_token"}
+    ok = (
+        isinstance(answer, dict)
+        and answer.get("decision") in _DECISIONS
+        and set(answer) <= {"decision", "approval_token"}
+    )
     token = answer.get("approval_token") if ok else None
     if not ok or (token is not None and (not isinstance(token, str) or not _TOKEN.match(token))):
         raise RuntimeError("the host's policy/evaluate answer is invalid: expected {decision, approval_token?}")
-    return {"decision": answer["decision"]} if token is None else {"decision": answer["decision"], "approval_token": token}
+    return (
+        {"decision": answer["decision"]} if token is None else {"decision": answer["decision"], "approval_token": token}
+    )
 
 
 class Secrets:
@@ -140,9 +175,15 @@ class Secrets:
         WireError -32004 (ErrorCode.SECRET_UNAVAILABLE) when the host has none for it."""
         scope, link = _active(self._link(), "secrets.get")
         if "secrets" not in link.features:
-            raise RuntimeError("secrets.get() needs the secrets feature, which the host did not offer (it binds no secret broker, or the manifest declares no [capabilities].secrets)")
+            raise RuntimeError(
+                "secrets.get() needs the secrets feature, which the host did not offer (it binds no secret broker, "
+                "or the manifest declares no [capabilities].secrets)"
+            )
         if not isinstance(name, str) or not name or not name.isascii() or len(name) > MAX_SECRET_NAME_BYTES:
-            raise ValueError(f"secrets.get() name must be a non-empty ASCII str of at most {MAX_SECRET_NAME_BYTES} bytes, got {name!r}")
+            raise ValueError(
+                f"secrets.get() name must be a non-empty ASCII str of at most {MAX_SECRET_NAME_BYTES} bytes, got "
+                f"{name!r}"
+            )
         params = {"parent_request_id": parent_of(scope, "secrets.get"), "name": name}
 
         async def run() -> str:
@@ -151,6 +192,8 @@ class Secrets:
             # Never quote the answer: it is (or contains) the secret.
             if (not isinstance(answer, dict) or set(answer) != {"value"} or not isinstance(value, str)
                     or len(value.encode("utf-8", "surrogatepass")) > MAX_SECRET_VALUE_BYTES):
-                raise WireError(ErrorCode.SECRET_UNAVAILABLE, "secret_unavailable the host's secret/get answer is malformed")
+                raise WireError(
+                    ErrorCode.SECRET_UNAVAILABLE, "secret_unavailable the host's secret/get answer is malformed"
+                )
             return value
         return link.call(run)

@@ -30,7 +30,14 @@ SDK_FEATURES = (
     "cache_warming_decision",
 )
 
-LIFECYCLE_EVENTS = ("session/started", "session/settled", "turn/started", "turn/settled", "tool/started", "tool/settled")
+LIFECYCLE_EVENTS = (
+    "session/started",
+    "session/settled",
+    "turn/started",
+    "turn/settled",
+    "tool/started",
+    "tool/settled",
+)
 
 
 def check_supported_features(features: Optional[Iterable[str]]) -> frozenset:
@@ -46,10 +53,16 @@ def check_supported_features(features: Optional[Iterable[str]]) -> frozenset:
             raise TypeError(f"supported_features entries must be strings, got {name!r}")
     missing = [f for f in REQUIRED_FEATURES if f not in chosen]
     if missing:
-        raise ValueError(f"supported_features must include the required features request_cancellation and content_parts; missing {', '.join(missing)}")
+        raise ValueError(
+            "supported_features must include the required features request_cancellation and content_parts; missing "
+            f"{', '.join(missing)}"
+        )
     unknown = [f for f in chosen if f not in REQUIRED_FEATURES and f not in SDK_FEATURES]
     if unknown:
-        raise ValueError(f"supported_features names feature(s) this SDK does not implement: {', '.join(unknown)}; it implements {', '.join(SDK_FEATURES)}")
+        raise ValueError(
+            f"supported_features names feature(s) this SDK does not implement: {', '.join(unknown)}; it implements "
+            f"{', '.join(SDK_FEATURES)}"
+        )
     return frozenset(chosen)
 
 
@@ -92,7 +105,11 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
         host_cap = max_concurrent
     negotiated_max = max(1, min(max_concurrent, host_cap))
 
-    result: Dict[str, Any] = {"version": api, "features": features, "limits": {"max_concurrent_requests": negotiated_max}}
+    result: Dict[str, Any] = {
+        "version": api,
+        "features": features,
+        "limits": {"max_concurrent_requests": negotiated_max},
+    }
     if lifecycle:
         result["lifecycle_events"] = list(lifecycle_events)
     sent = list(tools) if prompt_metadata else [_without_prompt_metadata(t) for t in tools]

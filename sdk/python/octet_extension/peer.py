@@ -92,7 +92,9 @@ class RpcPeer:
         if future.done():
             return
         if error is not None:
-            future.set_exception(WireError(error["code"], error["message"], *(() if "data" not in error else (error["data"],))))
+            future.set_exception(
+                WireError(error["code"], error["message"], *(() if "data" not in error else (error["data"],)))
+            )
         else:
             future.set_result(message.get("result"))
 
@@ -131,7 +133,9 @@ class RpcPeer:
         self._writer.send(frame)
 
     def reply_error(self, request_id: Any, code: int, message: str) -> None:
-        self._writer.send(encode_frame({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}}))
+        self._writer.send(
+            encode_frame({"jsonrpc": "2.0", "id": request_id, "error": {"code": code, "message": message}})
+        )
 
 
 class Link:
@@ -158,7 +162,9 @@ class Link:
         if self.on_loop():
             return HostAnswer(make(), helper_name(make))
         if threading.current_thread() is threading.main_thread() and not self.loop.is_running():
-            raise RuntimeError("the extension is not running (call this from a handler while ext.run() serves the host)")
+            raise RuntimeError(
+                "the extension is not running (call this from a handler while ext.run() serves the host)"
+            )
         return asyncio.run_coroutine_threadsafe(_run(make), self.loop).result()
 
 

@@ -67,14 +67,19 @@ class RequestProgress:
 
     def partial_result(self, result: Any) -> None:
         if self._link.api != "0.4" or self._scope.method != "tool/call":
-            raise RuntimeError(f"progress.partial_result() needs API 0.4 and a tool/call handler (this is API {self._link.api}, {self._scope.method})")
+            raise RuntimeError(
+                f"progress.partial_result() needs API 0.4 and a tool/call handler (this is API {self._link.api}, "
+                f"{self._scope.method})"
+            )
         self._send({"type": "partial_result", "result": to_tool_result(result, "0.4")})
 
     def _send(self, event: Dict[str, Any]) -> None:
         scope = self._scope
         if not self.enabled or not scope.active:
             return
-        self._link.peer.notify("$/progress", {"request_id": scope.id, "sequence": scope.next_sequence(), "event": event})
+        self._link.peer.notify(
+            "$/progress", {"request_id": scope.id, "sequence": scope.next_sequence(), "event": event}
+        )
 
 
 class AmbientProgress:
@@ -107,5 +112,7 @@ class AmbientProgress:
     def _request(self, what: str) -> RequestProgress:
         scope = current_scope()
         if scope is None or scope.progress is None:
-            raise RuntimeError(f"ext.progress.{what}() was called outside a request handler; progress belongs to a host request")
+            raise RuntimeError(
+                f"ext.progress.{what}() was called outside a request handler; progress belongs to a host request"
+            )
         return scope.progress

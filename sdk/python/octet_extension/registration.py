@@ -37,10 +37,16 @@ class Registration:
     _link: Optional[Link]
     _lifecycle: Dict[str, List[HandlerEntry]]
 
-
-    def tool(self, name: Optional[str] = None, description: Optional[str] = None, *, parameters: Optional[Dict[str, Any]] = None,
-             output_schema: Optional[Dict[str, Any]] = None, prompt_snippet: Optional[str] = None,
-             prompt_guidelines: Optional[Sequence[str]] = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def tool(
+        self,
+        name: Optional[str] = None,
+        description: Optional[str] = None,
+        *,
+        parameters: Optional[Dict[str, Any]] = None,
+        output_schema: Optional[Dict[str, Any]] = None,
+        prompt_snippet: Optional[str] = None,
+        prompt_guidelines: Optional[Sequence[str]] = None,
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator registering a dictionary-arguments tool. The handler takes `(args)` or
         `(args, ctx)` and returns a str (one text part) or a dict with `content` (str or content
         parts), `is_error`, `structured_content`, `metadata`. Raising an ordinary exception
@@ -48,7 +54,9 @@ class Registration:
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             tool_name = name if name is not None else fn.__name__
             text = description if description is not None else inspect.getdoc(fn)
-            definition = tool_definition(self.api_version, tool_name, text, parameters, output_schema, prompt_snippet, prompt_guidelines)
+            definition = tool_definition(
+                self.api_version, tool_name, text, parameters, output_schema, prompt_snippet, prompt_guidelines
+            )
             self._add_tool(definition, HandlerEntry(definition, fn))
             return fn
         return register
@@ -64,8 +72,15 @@ class Registration:
         loop; a plain function runs on a worker thread, where ext.cancellation, ext.progress and
         the blocking helpers find its request. Raise WireError(-32602, ...) to refuse input.
         """
-        checked = tool_definition(self.api_version, definition.get("name"), definition.get("description"), definition.get("parameters"),
-                                  definition.get("output_schema"), definition.get("prompt_snippet"), definition.get("prompt_guidelines"))
+        checked = tool_definition(
+            self.api_version,
+            definition.get("name"),
+            definition.get("description"),
+            definition.get("parameters"),
+            definition.get("output_schema"),
+            definition.get("prompt_snippet"),
+            definition.get("prompt_guidelines"),
+        )
         self._add_tool(checked, HandlerEntry(checked, handler, with_context=True))
 
     def typed_tool(self, *args: Any, **kwargs: Any) -> Any:
@@ -80,7 +95,9 @@ class Registration:
             raise ValueError(f'tool "{name}" is registered twice')
         self._registry.tools[name] = entry
 
-    def command(self, name: Optional[str] = None, description: Optional[str] = None, *, usage: Optional[str] = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def command(
+        self, name: Optional[str] = None, description: Optional[str] = None, *, usage: Optional[str] = None
+    ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: handler `(args: list[str])` or `(args, ctx)` returning a str or
         {"text", "notifications"?, "context"?}."""
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:

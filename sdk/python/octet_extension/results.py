@@ -18,14 +18,26 @@ def to_tool_result(value: Any, api: str) -> Dict[str, Any]:
         raise TypeError(f"a tool handler must return a str or a dict with content, got {kind}")
     unknown = sorted(k for k in obj if k not in _TOOL_KEYS)
     if unknown:
-        raise TypeError(f"a tool result has unknown member(s) {', '.join(unknown)}; expected content, is_error, structured_content, metadata")
+        raise TypeError(
+            f"a tool result has unknown member(s) {', '.join(unknown)}; expected content, is_error, "
+            "structured_content, metadata"
+        )
     content = obj.get("content")
     if not isinstance(content, (str, list)):
-        raise TypeError(f"a tool result's content must be a str or a list of content parts, got {type(content).__name__}")
+        raise TypeError(
+            f"a tool result's content must be a str or a list of content parts, got {type(content).__name__}"
+        )
     is_error = obj.get("is_error") is True
     if api == "0.1":
-        text = content if isinstance(content, str) else "\n".join(
-            p["text"] for p in content if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str))
+        text = (
+            content
+            if isinstance(content, str)
+            else "\n".join(
+                p["text"]
+                for p in content
+                if isinstance(p, dict) and p.get("type") == "text" and isinstance(p.get("text"), str)
+            )
+        )
         out: Dict[str, Any] = {"content": text, "is_error": is_error}
         if obj.get("metadata") is not None:
             out["metadata"] = obj["metadata"]

@@ -20,9 +20,13 @@ PARENT_METHODS = ("tool/call", "command/execute")
 def parent_of(scope: RequestScope, what: str) -> int:
     """The numeric id of the active parent request, or a local error saying what is wrong."""
     if scope.method not in PARENT_METHODS:
-        raise RuntimeError(f"{what}() is available only in a tool/call or command/execute handler on API 0.2+, not in {scope.method}")
+        raise RuntimeError(
+            f"{what}() is available only in a tool/call or command/execute handler on API 0.2+, not in {scope.method}"
+        )
     if not scope.active:
-        raise RuntimeError(f"{what}() was called after request {scope.id} was answered; it needs an active parent request")
+        raise RuntimeError(
+            f"{what}() was called after request {scope.id} was answered; it needs an active parent request"
+        )
     if not isinstance(scope.id, int) or isinstance(scope.id, bool):
         raise RuntimeError(f"{what}() needs a numeric parent request id, and the host sent {scope.id!r}")
     return scope.id

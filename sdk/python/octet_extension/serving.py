@@ -61,7 +61,9 @@ class Serving:
         writer.never_wait_on(threading.current_thread())
         self._peer = RpcPeer(writer)
         self._done = loop.create_future()
-        self._executor = concurrent.futures.ThreadPoolExecutor(self.max_concurrent_requests + 2, thread_name_prefix="octet-handler")
+        self._executor = concurrent.futures.ThreadPoolExecutor(
+            self.max_concurrent_requests + 2, thread_name_prefix="octet-handler"
+        )
         reading = loop.create_task(self._read(next_chunk))
         try:
             code = await self._done
@@ -139,7 +141,9 @@ class Serving:
                     if entry.asynchronous:
                         await entry.handler(dict(params))
                     else:
-                        await asyncio.get_running_loop().run_in_executor(self._executor, contextvars.copy_context().run, entry.handler, dict(params))
+                        await asyncio.get_running_loop().run_in_executor(
+                            self._executor, contextvars.copy_context().run, entry.handler, dict(params)
+                        )
                 except Exception as err:
                     diagnose(f"the {event} handler failed: {type(err).__name__}: {err}")
             self._spawn(run())
@@ -218,7 +222,9 @@ class Serving:
                 acquire.cancel()
         return acquire.done() and not acquire.cancelled()
 
-    async def _invoke(self, entry: HandlerEntry, args: tuple, scope: RequestScope, link: Link, context: Dict[str, Any]) -> Any:
+    async def _invoke(
+        self, entry: HandlerEntry, args: tuple, scope: RequestScope, link: Link, context: Dict[str, Any]
+    ) -> Any:
         if entry.with_context:
             args = args + (HandlerContext(self, scope, link, context),)
         if entry.asynchronous:
@@ -245,7 +251,11 @@ class Serving:
         if not isinstance(params, dict):
             raise WireError(ErrorCode.INVALID_PARAMS, "initialize params must be an object")
         if params.get("api_version") != self.api_version:
-            raise WireError(ErrorCode.INVALID_PARAMS, f"host asked for API {params.get('api_version')!r} but this extension speaks API {self.api_version}; make the manifest's api_version match")
+            raise WireError(
+                ErrorCode.INVALID_PARAMS,
+                f"host asked for API {params.get('api_version')!r} but this extension speaks API {self.api_version}; "
+                "make the manifest's api_version match",
+            )
         contributes = params.get("contributes") if isinstance(params.get("contributes"), dict) else None
         loop = asyncio.get_running_loop()
         tools = [e.definition for e in self._registry.tools.values()]
@@ -255,11 +265,21 @@ class Serving:
             self._link = Link(self.api_version, frozenset(), self._peer, loop, contributes)
             return {"api_version": self.api_version, "tools": tools, "commands": commands}
         events = [e for e in LIFECYCLE_EVENTS if e in self._lifecycle]
-        n = negotiate(params.get("protocol"), api=self.api_version, max_concurrent=self.max_concurrent_requests,
-                      lifecycle_events=events, tools=tools, supported=self._supported, dynamic_tools=self._dynamic_tools,
-                      hooks=self._registry.hooks.keys())
+        n = negotiate(
+            params.get("protocol"),
+            api=self.api_version,
+            max_concurrent=self.max_concurrent_requests,
+            lifecycle_events=events,
+            tools=tools,
+            supported=self._supported,
+            dynamic_tools=self._dynamic_tools,
+            hooks=self._registry.hooks.keys(),
+        )
         if n["stripped_prompt_metadata"]:
-            diagnose(f"the host did not offer tool_prompt_metadata_v1; the prompt metadata of {', '.join(n['stripped_prompt_metadata'])} is not sent")
+            diagnose(
+                "the host did not offer tool_prompt_metadata_v1; the prompt metadata of "
+                f"{', '.join(n['stripped_prompt_metadata'])} is not sent"
+            )
         if events and "lifecycle_events" not in n["features"]:
             diagnose(f"the host did not offer lifecycle_events; the handlers for {', '.join(events)} will not run")
         self._subscribed = frozenset(n["protocol"].get("lifecycle_events", []))
@@ -267,7 +287,9 @@ class Serving:
         self._link = Link(self.api_version, n["features"], self._peer, loop, contributes)
         if "dynamic_tools" in n["features"]:
             # Epoch 0 is the catalog sent in this response (CAT-09), definitions as sent.
-            self._registry.catalog = ToolCatalog({d["name"]: _with_definition(self._registry.tools[d["name"]], d) for d in n["tools"]})
+            self._registry.catalog = ToolCatalog(
+                {d["name"]: _with_definition(self._registry.tools[d["name"]], d) for d in n["tools"]}
+            )
         elif self._dynamic_tools:
             diagnose("the host did not offer dynamic_tools; register_tools() and unregister_tools() will refuse")
         return {"api_version": self.api_version, "tools": n["tools"], "commands": commands, "protocol": n["protocol"]}
@@ -315,7 +337,9 @@ def _stdin_chunks() -> Callable[[], Awaitable[bytes]]:
         nonlocal queue
         if queue is None:
             queue = asyncio.Queue(maxsize=16)
-            threading.Thread(target=reader, args=(asyncio.get_running_loop(), queue), name="octet-stdin-reader", daemon=True).start()
+            threading.Thread(
+                target=reader, args=(asyncio.get_running_loop(), queue), name="octet-stdin-reader", daemon=True
+            ).start()
         return await queue.get()
 
     return next_chunk

@@ -53,7 +53,12 @@ class TypedResult(Generic[T]):
         return isinstance(other, TypedResult) and all(getattr(self, k) == getattr(other, k) for k in self.__slots__)
 
     def __repr__(self) -> str:
-        return "TypedResult(%r, %r, is_error=%r, diagnostics=%r)" % (self.value, self.summary, self.is_error, self.diagnostics)
+        return "TypedResult(%r, %r, is_error=%r, diagnostics=%r)" % (
+            self.value,
+            self.summary,
+            self.is_error,
+            self.diagnostics,
+        )
 
 
 class TypedInputError(WireError):
@@ -63,7 +68,11 @@ class TypedInputError(WireError):
     """
 
     def __init__(self, tool: str, problems: List[str]):
-        super().__init__(INVALID_PARAMS, "invalid arguments for tool %r: %s" % (tool, "; ".join(problems[:4])), {"problems": problems})
+        super().__init__(
+            INVALID_PARAMS,
+            "invalid arguments for tool %r: %s" % (tool, "; ".join(problems[:4])),
+            {"problems": problems},
+        )
 
     def to_wire(self) -> Dict[str, Any]:
         return self.to_json()
@@ -88,7 +97,9 @@ def _check_schema(where: str, schema: Dict[str, Any]) -> None:
     """PY-18 and TDEF-05: at most 64 KiB as compact JSON and 32 schema levels."""
     depth = _schema_depth(schema)
     if depth > MAX_SCHEMA_DEPTH:
-        raise TypedToolError("%s: schema nesting of %d levels, over the %d-level limit" % (where, depth, MAX_SCHEMA_DEPTH))
+        raise TypedToolError(
+            "%s: schema nesting of %d levels, over the %d-level limit" % (where, depth, MAX_SCHEMA_DEPTH)
+        )
     size = utf8_len(compact_json(schema))
     if size > MAX_TYPED_SCHEMA_BYTES:
         raise TypedToolError("%s: schema of %d bytes, over the %d-byte limit" % (where, size, MAX_TYPED_SCHEMA_BYTES))
@@ -109,7 +120,10 @@ class TypedTool:
         where = "typed tool %r" % self.name
         self._check_name_and_description(where, description)
         if inspect.iscoroutinefunction(fn) or inspect.isasyncgenfunction(fn) or inspect.isgeneratorfunction(fn):
-            raise TypedToolError("%s: the handler must be a plain synchronous function (async handlers and generators are not supported)" % where)
+            raise TypedToolError(
+                "%s: the handler must be a plain synchronous function (async handlers and generators are not supported)"
+                % where
+            )
         param, self.takes_context = self._signature(where)
         try:
             hints = typing.get_type_hints(fn)
@@ -132,15 +146,21 @@ class TypedTool:
                 raise TypedToolError("%s, return: write TypedResult[T] with the value type" % where)
             ret = args[0]
             if summary is not None:
-                raise TypedToolError("%s: a handler returning TypedResult[T] gives its own summary; omit summary=" % where)
+                raise TypedToolError(
+                    "%s: a handler returning TypedResult[T] gives its own summary; omit summary=" % where
+                )
         elif summary is None or not callable(summary):
-            raise TypedToolError("%s: summary= must be a callable that returns the model-facing text for a value" % where)
+            raise TypedToolError(
+                "%s: summary= must be a callable that returns the model-facing text for a value" % where
+            )
         self.summary = summary
         compiler.where = "%s, return: " % where
         self.output: Codec = compiler.compile(ret)
         if isinstance(self.output, OptionalCodec):
             # structured_content is required when an output_schema is declared; null is no value.
-            raise TypedToolError("%s, return: %s may be None, but a result value cannot be null" % (where, type_name(ret)))
+            raise TypedToolError(
+                "%s, return: %s may be None, but a result value cannot be null" % (where, type_name(ret))
+            )
         parameters = self.input.schema(output=False)
         output_schema = self.output.schema(output=True)
         _check_schema(where + " parameters", parameters)
@@ -167,7 +187,9 @@ class TypedTool:
             raise TypedToolError("%s: cannot read the handler signature (%s)" % (where, err)) from None
         kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
         if not 1 <= len(params) <= 2 or any(p.kind not in kinds for p in params):
-            raise TypedToolError("%s: the handler takes one dataclass argument, optionally followed by the context" % where)
+            raise TypedToolError(
+                "%s: the handler takes one dataclass argument, optionally followed by the context" % where
+            )
         return params[0].name, len(params) == 2
 
     # --- call path --------------------------------------------------------------------------------
@@ -201,13 +223,25 @@ class TypedTool:
         """The wire result for what the handler returned; invalid output becomes a tool error."""
         if self.returns_typed_result:
             if not isinstance(returned, TypedResult):
-                return self._invalid("octet.typed.invalid_result", ["expected a TypedResult, got %s" % type(returned).__name__])
-            value, summary, is_error, diagnostics = returned.value, returned.summary, returned.is_error, returned.diagnostics
+                return self._invalid(
+                    "octet.typed.invalid_result", ["expected a TypedResult, got %s" % type(returned).__name__]
+                )
+            value, summary, is_error, diagnostics = (
+                returned.value,
+                returned.summary,
+                returned.is_error,
+                returned.diagnostics,
+            )
             if not isinstance(is_error, bool):
-                return self._invalid("octet.typed.invalid_result", ["is_error must be a bool, got %s" % type(is_error).__name__])
+                return self._invalid(
+                    "octet.typed.invalid_result", ["is_error must be a bool, got %s" % type(is_error).__name__]
+                )
         else:
             if isinstance(returned, TypedResult):
-                return self._invalid("octet.typed.invalid_result", ["got a TypedResult; annotate the handler -> TypedResult[T] to return one"])
+                return self._invalid(
+                    "octet.typed.invalid_result",
+                    ["got a TypedResult; annotate the handler -> TypedResult[T] to return one"],
+                )
             value, summary, is_error, diagnostics = returned, None, False, ()
         structured: Dict[str, Any] = {}
         if value is not None or not is_error:  # an error may omit its value (PY-22)
@@ -247,7 +281,9 @@ class TypedTool:
         """A tool error naming what was wrong; nothing of the invalid value (or of the author's
         diagnostics, which could carry new references, DIAG-05) is published."""
         limit = MAX_DIAGNOSTIC_MESSAGE_BYTES // 4  # characters, so at most 4 bytes each
-        diagnostics = [{"severity": "error", "code": code, "message": _sanitized(_cut(line, limit))} for line in lines[:8]]
+        diagnostics = [
+            {"severity": "error", "code": code, "message": _sanitized(_cut(line, limit))} for line in lines[:8]
+        ]
         text = "Tool %r returned an invalid result; nothing was published." % self.name
         return tool_result([{"type": "text", "text": text}], is_error=True, diagnostics=diagnostics)
 

@@ -7,13 +7,29 @@ from typing import Any, Callable, Dict, List, Optional
 
 from octet_extension.writer import FrameWriter
 
-OFFER = {"required_features": ["request_cancellation", "content_parts"],
-         "optional_features": ["request_progress", "progress_decoration", "artifacts", "lifecycle_events", "policy_intents",
-                               "approvals", "secrets", "dynamic_tools", "tool_prompt_metadata_v1", "cache_warming_decision",
-                               "compaction_strategy"],
-         "limits": {"max_concurrent_requests": 64}}
-CONTEXT = {"workspace": "/w", "execution_scope": None, "host": {"session_id": "s", "session_name": None, "model": None, "reasoning": None, "active_skills": []},
-           "resource_owner": {"session_id": "s", "extension_instance_id": "i", "process_generation": 1}}
+OFFER = {
+    "required_features": ["request_cancellation", "content_parts"],
+    "optional_features": [
+        "request_progress",
+        "progress_decoration",
+        "artifacts",
+        "lifecycle_events",
+        "policy_intents",
+        "approvals",
+        "secrets",
+        "dynamic_tools",
+        "tool_prompt_metadata_v1",
+        "cache_warming_decision",
+        "compaction_strategy",
+    ],
+    "limits": {"max_concurrent_requests": 64},
+}
+CONTEXT = {
+    "workspace": "/w",
+    "execution_scope": None,
+    "host": {"session_id": "s", "session_name": None, "model": None, "reasoning": None, "active_skills": []},
+    "resource_owner": {"session_id": "s", "extension_instance_id": "i", "process_generation": 1},
+}
 
 
 class FakeHost:

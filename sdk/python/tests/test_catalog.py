@@ -9,10 +9,13 @@ from octet_extension.catalog import RETAINED_EPOCHS, ToolCatalog
 
 class CatalogTest(unittest.IsolatedAsyncioTestCase):
     async def test_PY_10_eight_committed_epochs_plus_the_staged_one(self):
-        """PY-10: the last eight committed epochs answer; a retired or unknown one is -32602 naming the kept epochs; the staged epoch answers while its mutation waits."""
+        """PY-10: the last eight committed epochs answer; a retired or unknown one is -32602 naming the kept epochs; the
+        staged epoch answers while its mutation waits."""
         catalog = ToolCatalog({"a": 0})
         for r in range(1, 11):
-            await catalog.mutate(lambda cur, r=r: {**cur, f"t{r}": r}, lambda r=r: _answer(r, ["a"] + [f"t{i}" for i in range(1, r + 1)]))
+            await catalog.mutate(
+                lambda cur, r=r: {**cur, f"t{r}": r}, lambda r=r: _answer(r, ["a"] + [f"t{i}" for i in range(1, r + 1)])
+            )
         self.assertEqual(RETAINED_EPOCHS, 8)
         self.assertEqual(catalog.known, list(range(3, 11)))
         self.assertIn("t5", catalog.at(5))
@@ -21,7 +24,9 @@ class CatalogTest(unittest.IsolatedAsyncioTestCase):
             with self.assertRaises(Exception) as caught:
                 catalog.at(gone)
             self.assertEqual(caught.exception.code, -32602)
-            self.assertIn(f"catalog_revision {gone}; this process keeps epochs 3, 4, 5, 6, 7, 8, 9, 10", caught.exception.message)
+            self.assertIn(
+                f"catalog_revision {gone}; this process keeps epochs 3, 4, 5, 6, 7, 8, 9, 10", caught.exception.message
+            )
         gate = asyncio.get_running_loop().create_future()
         pending = asyncio.ensure_future(catalog.mutate(lambda cur: {**cur, "new": 1}, lambda: gate))
         await asyncio.sleep(0)
@@ -47,7 +52,8 @@ class CatalogTest(unittest.IsolatedAsyncioTestCase):
             await h.stop()
 
     async def test_PY_10_calls_dispatch_by_catalog_revision_end_to_end(self):
-        """PY-10: register_tools from a handler stages then commits an epoch; tool/call with an old revision uses that epoch's handler; a retired one is -32602."""
+        """PY-10: register_tools from a handler stages then commits an epoch; tool/call with an old revision uses that
+        epoch's handler; a retired one is -32602."""
         ext = Extension(api_version="0.2", dynamic_tools=True)
         ext.tool(name="v", description="version")(lambda a: "v0")
 
@@ -66,7 +72,9 @@ class CatalogTest(unittest.IsolatedAsyncioTestCase):
             staged = await h.response(await h.tool("v", catalog_revision=1))
             self.assertEqual(staged["result"]["content"][0]["text"], "v1")
             h.respond(reg["id"], {"revision": 1, "tools": ["v", "upgrade"]})
-            self.assertEqual((await h.response(rid))["result"]["content"][0]["text"], "{'revision': 1, 'tools': ['v', 'upgrade']}")
+            self.assertEqual(
+                (await h.response(rid))["result"]["content"][0]["text"], "{'revision': 1, 'tools': ['v', 'upgrade']}"
+            )
             old = await h.response(await h.tool("v", catalog_revision=0))
             self.assertEqual(old["result"]["content"][0]["text"], "v0")
             self.assertEqual(ext.catalog_revision, 1)

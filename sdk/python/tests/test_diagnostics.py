@@ -31,11 +31,16 @@ BLOB = {"$blob": "tok-1", "bytes": 1024, "digest": {"algorithm": "sha256", "valu
 def full_diagnostic():
     src = WorkspaceSource("src/solver.py", revision="abc123")
     return Diagnostic(
-        "warning", "solver.slow", "Converged slowly.",
+        "warning",
+        "solver.slow",
+        "Converged slowly.",
         primary=DiagnosticLocation(src, DiagnosticSpan(10, 14)),
         related=(DiagnosticRelated("Set here.", DiagnosticLocation(WorkspaceSource("cfg/a.toml"))),),
         fixes=(DiagnosticFix("Raise the limit", (DiagnosticEdit(src, DiagnosticSpan(10, 14), "2000"),)),),
-        attachments=(DiagnosticAttachment(BlobSource(BLOB), title="trace"), DiagnosticAttachment(ArtifactSource("art-1"))),
+        attachments=(
+            DiagnosticAttachment(BlobSource(BLOB), title="trace"),
+            DiagnosticAttachment(ArtifactSource("art-1")),
+        ),
     )
 
 
@@ -47,20 +52,57 @@ def raw(severity="error", code="c.x", message="m", **extra):
 
 class RecordsTest(unittest.TestCase):
     def test_PY_23_exports_and_full_wire_shape(self):
-        """PY-23, DIAG-01: the records exist and produce closed wire records with severity/code/message and optional parts."""
-        for name in ("Diagnostic", "DiagnosticLocation", "DiagnosticSpan", "WorkspaceSource", "BlobSource", "ArtifactSource",
-                     "DiagnosticRelated", "DiagnosticFix", "DiagnosticEdit", "DiagnosticAttachment", "tool_result", "with_diagnostics"):
+        """PY-23, DIAG-01: the records exist and produce closed wire records with severity/code/message and optional
+        parts."""
+        for name in (
+            "Diagnostic",
+            "DiagnosticLocation",
+            "DiagnosticSpan",
+            "WorkspaceSource",
+            "BlobSource",
+            "ArtifactSource",
+            "DiagnosticRelated",
+            "DiagnosticFix",
+            "DiagnosticEdit",
+            "DiagnosticAttachment",
+            "tool_result",
+            "with_diagnostics",
+        ):
             self.assertTrue(hasattr(diag_module, name), name)
         wire = full_diagnostic().to_wire()
-        self.assertEqual(wire, {
-            "severity": "warning", "code": "solver.slow", "message": "Converged slowly.",
-            "primary": {"source": {"kind": "workspace", "path": "src/solver.py", "revision": "abc123"}, "span": {"start": 10, "end": 14}},
-            "related": [{"message": "Set here.", "location": {"source": {"kind": "workspace", "path": "cfg/a.toml"}}}],
-            "fixes": [{"title": "Raise the limit", "edits": [{"location": {"source": {"kind": "workspace", "path": "src/solver.py", "revision": "abc123"},
-                                                                            "span": {"start": 10, "end": 14}}, "new_text": "2000"}]}],
-            "attachments": [{"label": "trace", "source": {"kind": "blob", "blob": BLOB}},
-                            {"label": "artifact art-1", "source": {"kind": "artifact", "artifact_id": "art-1"}}],
-        })
+        self.assertEqual(
+            wire,
+            {
+                "severity": "warning",
+                "code": "solver.slow",
+                "message": "Converged slowly.",
+                "primary": {
+                    "source": {"kind": "workspace", "path": "src/solver.py", "revision": "abc123"},
+                    "span": {"start": 10, "end": 14},
+                },
+                "related": [
+                    {"message": "Set here.", "location": {"source": {"kind": "workspace", "path": "cfg/a.toml"}}}
+                ],
+                "fixes": [
+                    {
+                        "title": "Raise the limit",
+                        "edits": [
+                            {
+                                "location": {
+                                    "source": {"kind": "workspace", "path": "src/solver.py", "revision": "abc123"},
+                                    "span": {"start": 10, "end": 14},
+                                },
+                                "new_text": "2000",
+                            }
+                        ],
+                    }
+                ],
+                "attachments": [
+                    {"label": "trace", "source": {"kind": "blob", "blob": BLOB}},
+                    {"label": "artifact art-1", "source": {"kind": "artifact", "artifact_id": "art-1"}},
+                ],
+            },
+        )
         self.assertEqual(check_diagnostics_wire([wire]), [wire])
         self.assertEqual(Diagnostic("error", "a", "b").to_wire(), {"severity": "error", "code": "a", "message": "b"})
 
@@ -72,9 +114,19 @@ class RecordsTest(unittest.TestCase):
             with self.assertRaisesRegex(DiagnosticsError, r"\[0\]\.%s: missing" % missing):
                 check_diagnostics_wire([d])
         full = full_diagnostic().to_wire()
-        paths = [(), ("primary",), ("primary", "source"), ("primary", "span"), ("related", 0), ("fixes", 0),
-                 ("fixes", 0, "edits", 0), ("fixes", 0, "edits", 0, "location"), ("attachments", 0), ("attachments", 0, "source", "blob"),
-                 ("attachments", 0, "source", "blob", "digest")]
+        paths = [
+            (),
+            ("primary",),
+            ("primary", "source"),
+            ("primary", "span"),
+            ("related", 0),
+            ("fixes", 0),
+            ("fixes", 0, "edits", 0),
+            ("fixes", 0, "edits", 0, "location"),
+            ("attachments", 0),
+            ("attachments", 0, "source", "blob"),
+            ("attachments", 0, "source", "blob", "digest"),
+        ]
         for path in paths:
             with self.subTest(path=path):
                 d = json.loads(json.dumps(full))
@@ -86,7 +138,8 @@ class RecordsTest(unittest.TestCase):
                     check_diagnostics_wire([d])
 
     def test_DIAG_06_field_rules(self):
-        """DIAG-06: severity vocabulary, code and message bounds, spans as UTF-8 byte offsets, plain-text control handling."""
+        """DIAG-06: severity vocabulary, code and message bounds, spans as UTF-8 byte offsets, plain-text control
+        handling."""
         for sev in ("error", "warning", "info", "hint"):
             Diagnostic(sev, "c", "m")
         with self.assertRaisesRegex(DiagnosticsError, "severity: expected one of error/warning/info/hint"):
@@ -116,12 +169,19 @@ class RecordsTest(unittest.TestCase):
             Diagnostic("error", "c", "  ")
         DiagnosticSpan(0, 0)
         DiagnosticSpan(5, 2**53 - 1)
-        for start, end, why in ((3, 2, "after end"), (-1, 2, "byte offset"), (True, 2, "byte offset"), (0, 2**53, "byte offset"), (0, 1.0, "byte offset")):
+        for start, end, why in (
+            (3, 2, "after end"),
+            (-1, 2, "byte offset"),
+            (True, 2, "byte offset"),
+            (0, 2**53, "byte offset"),
+            (0, 1.0, "byte offset"),
+        ):
             with self.assertRaisesRegex(DiagnosticsError, why):
                 DiagnosticSpan(start, end)
 
     def test_DIAG_06_sources_locations_and_fixes(self):
-        """DIAG-06: workspace paths are relative, revisions bounded, edits revision-checked, attachments reference blobs or artifacts."""
+        """DIAG-06: workspace paths are relative, revisions bounded, edits revision-checked, attachments reference blobs
+        or artifacts."""
         for bad in ("/etc/passwd", "../up", "a//b", "a/./b", "C:\\x", "a\\b", "", "tab\tname", "line\nname"):
             with self.subTest(path=bad), self.assertRaises(DiagnosticsError):
                 WorkspaceSource(bad)
@@ -159,7 +219,9 @@ class RecordsTest(unittest.TestCase):
             with self.subTest(att=bad_att), self.assertRaisesRegex(DiagnosticsError, why):
                 check_diagnostics_wire([raw(attachments=[bad_att])])
         self.assertEqual(DiagnosticAttachment(BlobSource(BLOB)).to_wire()["label"], "blob 000000000000")
-        self.assertEqual(DiagnosticAttachment(ArtifactSource("x" * 256)).to_wire()["label"], ("artifact " + "x" * 256)[:256])
+        self.assertEqual(
+            DiagnosticAttachment(ArtifactSource("x" * 256)).to_wire()["label"], ("artifact " + "x" * 256)[:256]
+        )
         with self.assertRaisesRegex(DiagnosticsError, "257 bytes"):
             DiagnosticAttachment(ArtifactSource("x"), title="t" * 257)
         DiagnosticFix("t" * 256, (DiagnosticEdit(WorkspaceSource("a.py", "r1"), DiagnosticSpan(0, 1), "x"),))
@@ -191,8 +253,15 @@ class RecordsTest(unittest.TestCase):
         att = DiagnosticAttachment(ArtifactSource("x"))
         Diagnostic("info", "c", "m", related=(rel,) * 16, fixes=(fix,) * 8, attachments=(att,) * 8)
         DiagnosticFix("t", (edit,) * 32)
-        for kwargs, n, limit in (({"related": (rel,) * 17}, 17, 16), ({"fixes": (fix,) * 9}, 9, 8), ({"attachments": (att,) * 9}, 9, 8)):
-            with self.subTest(kwargs=list(kwargs)), self.assertRaisesRegex(DiagnosticsError, f"{n} entries, over the limit of {limit}"):
+        for kwargs, n, limit in (
+            ({"related": (rel,) * 17}, 17, 16),
+            ({"fixes": (fix,) * 9}, 9, 8),
+            ({"attachments": (att,) * 9}, 9, 8),
+        ):
+            with (
+                self.subTest(kwargs=list(kwargs)),
+                self.assertRaisesRegex(DiagnosticsError, f"{n} entries, over the limit of {limit}"),
+            ):
                 Diagnostic("info", "c", "m", **kwargs)
         with self.assertRaisesRegex(DiagnosticsError, "33 entries, over the limit of 32"):
             DiagnosticFix("t", (edit,) * 33)
@@ -213,7 +282,9 @@ class ProfileBoundsTest(unittest.TestCase):
         def listing(total):
             items = [raw(message="m" * 4000) for _ in range(16)]
             base = len(json.dumps(items, separators=(",", ":")))
-            items.append(raw(message="m" * (total - base - len(json.dumps(raw(message=""), separators=(",", ":"))) - 1)))
+            items.append(
+                raw(message="m" * (total - base - len(json.dumps(raw(message=""), separators=(",", ":"))) - 1))
+            )
             return items
         at = listing(65536)
         self.assertEqual(len(json.dumps(at, separators=(",", ":"))), 65536)
@@ -250,9 +321,16 @@ class ProjectionTest(unittest.TestCase):
         places = [{"source": {"kind": "workspace", "path": "a.py"}},
                   {"source": {"kind": "artifact", "artifact_id": "art-9"}, "span": {"start": 0, "end": 3}},
                   {"source": {"kind": "blob", "blob": BLOB}}]
-        self.assertEqual(project_diagnostics([raw(code="c", message="one\ntwo\tthree", primary=pl) for pl in places]).split("\n")[1:],
-                         ["- error c: one two three [a.py]", "- error c: one two three [artifact art-9 bytes 0-3]",
-                          "- error c: one two three [blob 000000000000]"])
+        self.assertEqual(
+            project_diagnostics([raw(code="c", message="one\ntwo\tthree", primary=pl) for pl in places]).split("\n")[
+                1:
+            ],
+            [
+                "- error c: one two three [a.py]",
+                "- error c: one two three [artifact art-9 bytes 0-3]",
+                "- error c: one two three [blob 000000000000]",
+            ],
+        )
 
     def test_DIAG_03_projection_at_most_4096_bytes(self):
         """DIAG-03: the projection is at most 4096 UTF-8 bytes, cut on a character boundary."""
@@ -286,17 +364,26 @@ class ProjectionTest(unittest.TestCase):
         self.assertEqual(len(more_parts["metadata"][DIAGNOSTICS_KEY]), 2)
 
     def test_DIAG_03_random_diagnostics_project_within_bounds(self):
-        """DIAG-03, DIAG-02: random diagnostic lists (seeded) check, project within 4096 bytes, and normalize idempotently."""
+        """DIAG-03, DIAG-02: random diagnostic lists (seeded) check, project within 4096 bytes, and normalize
+        idempotently."""
         rng = random.Random(1234)
         alphabet = ["a", "é", "€", "😀", " ", "\n", "\t"]
         for _ in range(200):
             n = rng.randint(0, 40)
-            wire = [raw(severity=rng.choice(["error", "warning", "info", "hint"]), code="c.%d" % i,
-                        message="x" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 1500)))) for i in range(n)]
+            wire = [
+                raw(
+                    severity=rng.choice(["error", "warning", "info", "hint"]),
+                    code="c.%d" % i,
+                    message="x" + "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 1500))),
+                )
+                for i in range(n)
+            ]
             try:
                 checked = check_diagnostics_wire(wire)
             except DiagnosticsError:
-                self.assertTrue(n > 32 or len(json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode()) > 65536)
+                self.assertTrue(
+                    n > 32 or len(json.dumps(wire, ensure_ascii=False, separators=(",", ":")).encode()) > 65536
+                )
                 continue
             text = project_diagnostics(checked)
             self.assertLessEqual(len(text.encode("utf-8")), 4096)
@@ -400,20 +487,27 @@ class TypedResultTest(unittest.TestCase):
         return ns["ext"]
 
     def test_PY_22_error_without_value_carries_diagnostics(self):
-        """PY-22, PY-24, DIAG-03: the spec's TypedResult error omits its value; diagnostics go to reserved metadata and the text."""
+        """PY-22, PY-24, DIAG-03: the spec's TypedResult error omits its value; diagnostics go to reserved metadata and
+        the text."""
         ext = self.run_example()
         result = ext.call("solve", {"name": "n", "enabled": False, "samples": []})
         self.assertTrue(result["is_error"])
         self.assertNotIn("structured_content", result)
-        self.assertEqual(result["metadata"][DIAGNOSTICS_KEY],
-                         [{"severity": "error", "code": "solver.nonconvergent", "message": "Operating point did not converge."}])
-        self.assertEqual(text_of(result), "Validation failed.\nDiagnostics (1):\n- error solver.nonconvergent: Operating point did not converge.")
+        self.assertEqual(
+            result["metadata"][DIAGNOSTICS_KEY],
+            [{"severity": "error", "code": "solver.nonconvergent", "message": "Operating point did not converge."}],
+        )
+        self.assertEqual(
+            text_of(result),
+            "Validation failed.\nDiagnostics (1):\n- error solver.nonconvergent: Operating point did not converge.",
+        )
         ok = ext.call("solve", {"name": "n", "enabled": True, "samples": [1]})
         self.assertEqual(ok, {"content": [{"type": "text", "text": "Solved."}], "is_error": False,
                               "structured_content": {"name": "n", "enabled": True, "samples": [1.0], "note": None}})
 
     def test_PY_22_typed_result_rules(self):
-        """PY-22, PY-20: success needs a valid value; an error's value, if given, is checked; summary and diagnostics are checked."""
+        """PY-22, PY-20: success needs a valid value; an error's value, if given, is checked; summary and diagnostics
+        are checked."""
         ext = FakeExtension()
         behaviours = {
             "success_none": lambda v: TypedResult(None, "s"),
@@ -422,7 +516,9 @@ class TypedResultTest(unittest.TestCase):
             "not_typed_result": lambda v: Rec(1),
             "bad_summary": lambda v: TypedResult(Rec(1), ""),
             "bad_is_error": lambda v: TypedResult(Rec(1), "s", is_error="yes"),
-            "raw_bad_diag": lambda v: TypedResult(Rec(1), "s", diagnostics=({"severity": "fatal", "code": "c", "message": "m"},)),
+            "raw_bad_diag": lambda v: TypedResult(
+                Rec(1), "s", diagnostics=({"severity": "fatal", "code": "c", "message": "m"},)
+            ),
             "warning": lambda v: TypedResult(Rec(1), "done", diagnostics=(Diagnostic("warning", "w.1", "careful"),)),
         }
         for name, make in behaviours.items():
@@ -436,7 +532,14 @@ class TypedResultTest(unittest.TestCase):
         self.assertEqual(r["bad_summary"]["metadata"][DIAGNOSTICS_KEY][0]["code"], "octet.typed.invalid_summary")
         self.assertEqual(r["bad_is_error"]["metadata"][DIAGNOSTICS_KEY][0]["code"], "octet.typed.invalid_result")
         self.assertEqual(r["raw_bad_diag"]["metadata"][DIAGNOSTICS_KEY][0]["code"], "octet.typed.invalid_diagnostics")
-        for name in ("success_none", "error_bad_value", "not_typed_result", "bad_summary", "bad_is_error", "raw_bad_diag"):
+        for name in (
+            "success_none",
+            "error_bad_value",
+            "not_typed_result",
+            "bad_summary",
+            "bad_is_error",
+            "raw_bad_diag",
+        ):
             self.assertTrue(r[name]["is_error"], name)
             self.assertNotIn("structured_content", r[name])
         self.assertFalse(r["warning"]["is_error"])

@@ -57,7 +57,10 @@ class ReaderTest(unittest.TestCase):
         self.assertEqual(parse_envelope({"jsonrpc": "2.0", "id": 1, "method": "m"})[0], "request")
         self.assertEqual(parse_envelope({"jsonrpc": "2.0", "method": "m"})[0], "notification")
         self.assertEqual(parse_envelope({"jsonrpc": "2.0", "id": 1, "result": None})[0], "response")
-        self.assertEqual(parse_envelope({"jsonrpc": "2.0", "id": 1, "method": "m", "extra": 1})[:2], (None, 'unknown envelope member "extra"'))
+        self.assertEqual(
+            parse_envelope({"jsonrpc": "2.0", "id": 1, "method": "m", "extra": 1})[:2],
+            (None, 'unknown envelope member "extra"'),
+        )
         self.assertEqual(parse_envelope([])[0], None)
         self.assertIn("2^53-1", parse_envelope({"jsonrpc": "2.0", "id": 2 ** 53, "method": "m"})[1])
         self.assertIn("257 bytes", parse_envelope({"jsonrpc": "2.0", "id": "x" * 257, "method": "m"})[1])

@@ -30,7 +30,8 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         return h
 
     async def test_PY_06_str_result_is_one_text_part_and_dict_results_map(self):
-        """PY-06: @ext.tool registers a dict-args tool; a str is one text part; dicts carry is_error/structured_content/metadata."""
+        """PY-06: @ext.tool registers a dict-args tool; a str is one text part; dicts carry
+        is_error/structured_content/metadata."""
         ext = Extension(api_version="0.2")
 
         @ext.tool(name="hello", description="greet")
@@ -51,7 +52,15 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         r = await h.response(await h.tool("hello", {"name": "you"}))
         self.assertEqual(r["result"], {"content": [{"type": "text", "text": "Hello you"}], "is_error": False})
         r = await h.response(await h.tool("rich"))
-        self.assertEqual(r["result"], {"content": [{"type": "text", "text": "r"}], "is_error": False, "structured_content": {"n": 1}, "metadata": {"m": True}})
+        self.assertEqual(
+            r["result"],
+            {
+                "content": [{"type": "text", "text": "r"}],
+                "is_error": False,
+                "structured_content": {"n": 1},
+                "metadata": {"m": True},
+            },
+        )
         r = await h.response(await h.tool("boom"))
         self.assertEqual(r["result"], {"content": [{"type": "text", "text": "Error: bad thing"}], "is_error": True})
 
@@ -60,11 +69,21 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         ext = Extension(api_version="0.1")
         ext.tool(name="hello", description="greet")(lambda args: "hi")
         h = await self.start(ext)
-        self.assertEqual(self.init, {"api_version": "0.1", "tools": [{"name": "hello", "description": "greet", "parameters": {"type": "object", "properties": {}}}], "commands": []})
+        self.assertEqual(
+            self.init,
+            {
+                "api_version": "0.1",
+                "tools": [
+                    {"name": "hello", "description": "greet", "parameters": {"type": "object", "properties": {}}}
+                ],
+                "commands": [],
+            },
+        )
         self.assertEqual((await h.response(await h.tool("hello")))["result"], {"content": "hi", "is_error": False})
 
     async def test_PY_06_registration_checks_and_wire_errors(self):
-        """PY-06: bad names, duplicate tools, 0.4-only metadata refused at registration; unknown tool -32602, unknown method -32601, before initialize -32002, mapped author codes."""
+        """PY-06: bad names, duplicate tools, 0.4-only metadata refused at registration; unknown tool -32602, unknown
+        method -32601, before initialize -32002, mapped author codes."""
         ext = Extension(api_version="0.2")
         with self.assertRaisesRegex(ValueError, "does not match"):
             ext.tool(name="bad name", description="d")(lambda a: "")
@@ -134,7 +153,8 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(state["peak"], 2)
 
     async def test_CANCEL_13_cancellation_per_request_sync_and_async(self):
-        """PY-57: ext.cancellation.raise_if_cancelled() in a sync handler (worker thread) and an async one answers -32800 for the cancelled request only."""
+        """PY-57: ext.cancellation.raise_if_cancelled() in a sync handler (worker thread) and an async one answers
+        -32800 for the cancelled request only."""
         ext = Extension(api_version="0.4")
 
         @ext.tool(name="spin", description="spin")
@@ -190,7 +210,8 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(ran, [1])
 
     async def test_issue_13_12_cancelled_while_queued_is_answered_while_the_slot_is_held(self):
-        """issue 13.12, PY-04: a request cancelled while queued is answered -32800 at once, while the handler holding the only slot still runs (the host's cancel grace is 2 s)."""
+        """issue 13.12, PY-04: a request cancelled while queued is answered -32800 at once, while the handler holding
+        the only slot still runs (the host's cancel grace is 2 s)."""
         ext = Extension(api_version="0.2", max_concurrent_requests=1)
         gate = threading.Event()
 
@@ -212,7 +233,8 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         self.assertEqual(text_of(await h.response(first)), "held")
 
     async def test_PY_57_progress_sequences_and_no_op_without_feature(self):
-        """PY-57: ext.progress sends strictly increasing sequences for the running request, nothing without request_progress, and raises outside a handler."""
+        """PY-57: ext.progress sends strictly increasing sequences for the running request, nothing without
+        request_progress, and raises outside a handler."""
         ext = Extension(api_version="0.4")
 
         @ext.tool(name="p", description="p")
@@ -230,7 +252,10 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
             self.assertEqual(f["params"]["request_id"], rid)
             seqs.append(f["params"]["sequence"])
         self.assertEqual(seqs, [1, 2, 3])
-        self.assertEqual((await h.expect(lambda f: f.get("method") == "$/progress"))["params"]["event"], {"type": "decoration", "label": "label"})
+        self.assertEqual(
+            (await h.expect(lambda f: f.get("method") == "$/progress"))["params"]["event"],
+            {"type": "decoration", "label": "label"},
+        )
         await h.response(rid)
         with self.assertRaisesRegex(RuntimeError, "outside a request handler"):
             ext.progress.status("x")
@@ -245,7 +270,8 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         self.assertFalse(any(f.get("method") == "$/progress" for f in hq.seen))
 
     async def test_PY_57_confirm_input_are_parented_blocking_and_given_up_on_cancel(self):
-        """PY-57: ext.confirm/ext.input block a sync handler, carry parent_request_id, read refusals as False/None, and are given up when the parent is cancelled."""
+        """PY-57: ext.confirm/ext.input block a sync handler, carry parent_request_id, read refusals as False/None, and
+        are given up when the parent is cancelled."""
         ext = Extension(api_version="0.2")
 
         @ext.tool(name="ask", description="ask")
@@ -261,7 +287,9 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         h = await self.start(ext)
         rid = await h.tool("ask")
         c = await h.expect(lambda f: f.get("method") == "confirmation/request")
-        self.assertEqual(c["params"], {"prompt": "Go?", "destructive": True, "default": False, "parent_request_id": rid})
+        self.assertEqual(
+            c["params"], {"prompt": "Go?", "destructive": True, "default": False, "parent_request_id": rid}
+        )
         h.respond(c["id"], {"confirmed": True})
         i = await h.expect(lambda f: f.get("method") == "input/request")
         self.assertEqual(i["params"], {"parent_request_id": rid, "prompt": "Name?", "secret": False})
@@ -308,7 +336,8 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
                           "`ext.policy.evaluate(...)`"])
 
     async def test_PY_57_helpers_refused_outside_a_parent(self):
-        """PY-57: helpers outside a tool/call or command/execute handler are refused locally, before anything is sent."""
+        """PY-57: helpers outside a tool/call or command/execute handler are refused locally, before anything is
+        sent."""
         ext = Extension(api_version="0.2")
         with self.assertRaisesRegex(RuntimeError, "only after the host initialized"):
             ext.notify("t", "m")
@@ -320,11 +349,14 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         h = await self.start(ext)
         with self.assertRaisesRegex(RuntimeError, "no request is running"):
             ext.confirm("x")
-        r = await h.response(h.request("hook/run", {"hook": "before_prompt", "payload": {"prompt": "p"}, "context": CONTEXT}))
+        r = await h.response(
+            h.request("hook/run", {"hook": "before_prompt", "payload": {"prompt": "p"}, "context": CONTEXT})
+        )
         self.assertIn("only in a tool/call or command/execute handler", r["error"]["message"])
 
     async def test_PY_57_policy_secrets_artifacts(self):
-        """PY-57: evaluate_policy/authorize with the approval retry, get_secret, and publish_artifact inline with SHA-256, all parented."""
+        """PY-57: evaluate_policy/authorize with the approval retry, get_secret, and publish_artifact inline with
+        SHA-256, all parented."""
         ext = Extension(api_version="0.2")
 
         @ext.tool(name="guarded", description="g")
@@ -337,8 +369,16 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         h = await self.start(ext)
         rid = await h.tool("guarded")
         p1 = await h.expect(lambda f: f.get("method") == "policy/evaluate")
-        self.assertEqual(p1["params"]["intent"], {"kind": "external_side_effect", "operation": "browser.submit", "target": {"origin": "https://x.test", "label": "X"},
-                                                  "data_classes": [], "adapter_hints": {"read_only": False, "destructive": False}})
+        self.assertEqual(
+            p1["params"]["intent"],
+            {
+                "kind": "external_side_effect",
+                "operation": "browser.submit",
+                "target": {"origin": "https://x.test", "label": "X"},
+                "data_classes": [],
+                "adapter_hints": {"read_only": False, "destructive": False},
+            },
+        )
         token = "ab" * 32
         h.respond(p1["id"], {"decision": "ask", "approval_token": token})
         p2 = await h.expect(lambda f: f.get("method") == "policy/evaluate")
@@ -349,14 +389,29 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         h.respond(s["id"], {"value": "s3cret"})
         a = await h.expect(lambda f: f.get("method") == "artifact/publish")
         data = b"\x89PNG\r\n\x1a\nxx"
-        self.assertEqual(a["params"], {"parent_request_id": rid, "mime_type": "image/png", "size": len(data), "sha256": hashlib.sha256(data).hexdigest(),
-                                       "data": {"encoding": "base64", "data": base64.b64encode(data).decode()}})
+        self.assertEqual(
+            a["params"],
+            {
+                "parent_request_id": rid,
+                "mime_type": "image/png",
+                "size": len(data),
+                "sha256": hashlib.sha256(data).hexdigest(),
+                "data": {"encoding": "base64", "data": base64.b64encode(data).decode()},
+            },
+        )
         h.respond(a["id"], {"artifact_id": "art-1"})
         r = await h.response(rid)
-        self.assertEqual(r["result"]["content"], [{"type": "text", "text": "True s3cret"}, {"type": "image", "artifact_id": "art-1", "mime_type": "image/png", "alt": "a"}])
+        self.assertEqual(
+            r["result"]["content"],
+            [
+                {"type": "text", "text": "True s3cret"},
+                {"type": "image", "artifact_id": "art-1", "mime_type": "image/png", "alt": "a"},
+            ],
+        )
 
     async def test_PY_49_cache_warming_decision_results(self):
-        """PY-46, PY-49: @ext.cache_warming_decision returns warm/stop/None; the helper builds the typed result; invalid actions fail closed."""
+        """PY-46, PY-49: @ext.cache_warming_decision returns warm/stop/None; the helper builds the typed result; invalid
+        actions fail closed."""
         self.assertEqual(cache_warming_decision("warm"), {"cache_warming_decision": "warm"})
         with self.assertRaisesRegex(ValueError, "must be"):
             cache_warming_decision("maybe")
@@ -370,12 +425,21 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         h = await self.start(ext)
         self.assertIn("cache_warming_decision", self.init["protocol"]["features"])
         payload = {"decision": {"phase": "idle", "warm_cost_microdollars": 1}, "model": {}}
-        results = [await h.response(h.request("hook/run", {"hook": "cache_warming_decision", "payload": payload, "context": CONTEXT})) for _ in range(4)]
-        self.assertEqual([r.get("result") for r in results[:3]], [{"cache_warming_decision": "stop"}, {"cache_warming_decision": None}, {"cache_warming_decision": None}])
+        results = [
+            await h.response(
+                h.request("hook/run", {"hook": "cache_warming_decision", "payload": payload, "context": CONTEXT})
+            )
+            for _ in range(4)
+        ]
+        self.assertEqual(
+            [r.get("result") for r in results[:3]],
+            [{"cache_warming_decision": "stop"}, {"cache_warming_decision": None}, {"cache_warming_decision": None}],
+        )
         self.assertIn("error", results[3])
 
     async def test_PY_43_compaction_strategy_hook(self):
-        """PY-43, PY-45: @ext.hook("compaction_strategy") gets {model_id, text} and returns {"compaction_frames": [base64 PNG]}; more than 16 frames or a non-PNG frame fails the hook."""
+        """PY-43, PY-45: @ext.hook("compaction_strategy") gets {model_id, text} and returns {"compaction_frames":
+        [base64 PNG]}; more than 16 frames or a non-PNG frame fails the hook."""
         ext = Extension(api_version="0.4")
         png = base64.b64encode(b"\x89PNG\r\n\x1a\n" + b"x" * 8).decode()
         answers = iter([[png], [png] * 17, [base64.b64encode(b"GIF89a").decode()]])
@@ -389,14 +453,20 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         h = await self.start(ext)
         self.assertIn("compaction_strategy", self.init["protocol"]["features"])
         payload = {"model_id": "m", "text": "t"}
-        results = [await h.response(h.request("hook/run", {"hook": "compaction_strategy", "payload": payload, "context": CONTEXT})) for _ in range(3)]
+        results = [
+            await h.response(
+                h.request("hook/run", {"hook": "compaction_strategy", "payload": payload, "context": CONTEXT})
+            )
+            for _ in range(3)
+        ]
         self.assertEqual(results[0]["result"], {"compaction_frames": [png]})
         self.assertIn("17 frames, over the limit of 16", results[1]["error"]["message"])
         self.assertIn("is not a base64 PNG", results[2]["error"]["message"])
         self.assertEqual(seen[0], payload)
 
     async def test_PY_06_register_tool_internal_contract(self):
-        """PY-06: ext._register_tool(definition, handler(arguments, ctx)) — the contract typed tools build on: sync and async handlers, ambient cancellation, WireError -32602."""
+        """PY-06: ext._register_tool(definition, handler(arguments, ctx)) — the contract typed tools build on: sync and
+        async handlers, ambient cancellation, WireError -32602."""
         ext = Extension(api_version="0.4")
 
         def sync_handler(arguments, ctx):
@@ -408,7 +478,15 @@ class RuntimeTest(unittest.IsolatedAsyncioTestCase):
         async def async_handler(arguments, ctx):
             return "async ok"
 
-        ext._register_tool({"name": "typed", "description": "t", "parameters": {"type": "object"}, "output_schema": {"type": "object"}}, sync_handler)
+        ext._register_tool(
+            {
+                "name": "typed",
+                "description": "t",
+                "parameters": {"type": "object"},
+                "output_schema": {"type": "object"},
+            },
+            sync_handler,
+        )
         ext._register_tool({"name": "atyped", "description": "t"}, async_handler)
         h = await self.start(ext)
         r = await h.response(await h.tool("typed"))

@@ -111,7 +111,9 @@ class SpecExampleTest(unittest.TestCase):
         result = ext.call("echo", record)
         self.assertEqual(result["content"], [{"type": "text", "text": "Echoed typed record."}])
         self.assertFalse(result["is_error"])
-        self.assertEqual(result["structured_content"], {"name": "probe", "enabled": True, "samples": [1.5, -2.0, 3.0], "note": None})
+        self.assertEqual(
+            result["structured_content"], {"name": "probe", "enabled": True, "samples": [1.5, -2.0, 3.0], "note": None}
+        )
         self.assertNotIn("metadata", result)
         # Omitted note takes its default; the text is the summary, never JSON.
         result = ext.call("echo", {"name": "n", "enabled": False, "samples": []})
@@ -120,7 +122,8 @@ class SpecExampleTest(unittest.TestCase):
         self.assertTrue(schema_accepts(ext.definition("echo")["output_schema"], result["structured_content"]))
 
     def test_PY_21_spec_echo_example_reuses_cancellation(self):
-        """PY-21: the example's ext.cancellation.raise_if_cancelled() works; the runtime's cancellation exception propagates unchanged."""
+        """PY-21: the example's ext.cancellation.raise_if_cancelled() works; the runtime's cancellation exception
+        propagates unchanged."""
         ext = run_spec_example(SPEC_ECHO_EXAMPLE)["ext"]
         ext.cancellation.cancelled = True
         with self.assertRaises(Cancelled):
@@ -168,7 +171,9 @@ class CallTest(unittest.TestCase):
         self.assertEqual(result["structured_content"]["ratio"], 2.0)
         self.assertIn("arguments.ratio: expected a number, got a boolean", self.refused(ratio=True))
         self.assertIn("arguments.count: expected an integer, got a boolean", self.refused(count=False))
-        self.assertIn("arguments.inner.weight: expected a number, got a string", self.refused(inner={"label": "l", "weight": "1"}))
+        self.assertIn(
+            "arguments.inner.weight: expected a number, got a string", self.refused(inner={"label": "l", "weight": "1"})
+        )
         self.assertIn("expected an integer, got a number", self.refused(count=1.5))
         self.call(count=2.0)  # JSON cannot tell 2 from 2.0
         self.assertEqual(self.seen[-1].count, 2)
@@ -217,7 +222,8 @@ class CallTest(unittest.TestCase):
         self.assertNotIn("structured_content", out)
 
     def test_PY_15_optional_permits_null_not_omission(self):
-        """PY-15: Optional permits explicit null; omitting it without a default is refused; null never replaces a non-null default."""
+        """PY-15: Optional permits explicit null; omitting it without a default is refused; null never replaces a
+        non-null default."""
         self.call(maybe=None)
         self.assertIsNone(self.seen[-1].maybe)
         self.assertIn("arguments.maybe: missing required field", self.refused(maybe=...))
@@ -227,7 +233,8 @@ class CallTest(unittest.TestCase):
         self.assertIn("arguments.items: expected an array, got null", self.refused(items=None))
 
     def test_PY_16_defaults_decoded_afresh_for_each_call(self):
-        """PY-16: omitted fields get their registration-time default, decoded afresh per call (no shared mutable state)."""
+        """PY-16: omitted fields get their registration-time default, decoded afresh per call (no shared mutable
+        state)."""
         self.call()
         self.seen[-1].items.append(Inner("mutated"))
         self.call()
@@ -267,7 +274,8 @@ class CallTest(unittest.TestCase):
         self.assertEqual(self.seen, [])
 
     def test_PY_20_invalid_output_never_published_as_success(self):
-        """PY-20: a result that does not match its annotation becomes a tool error with diagnostics and no structured_content."""
+        """PY-20: a result that does not match its annotation becomes a tool error with diagnostics and no
+        structured_content."""
         cases = {
             "wrong_type": lambda v: "not an Args",
             "bool_for_int": lambda v: Args(**dict(vars(v), count=True)),
@@ -297,8 +305,18 @@ class CallTest(unittest.TestCase):
 
     def test_PY_19_summary_bounds_at_limit_and_one_past(self):
         """PY-19: summaries are non-empty plain text of at most 4096 UTF-8 bytes; anything else is not published."""
-        cases = [("a" * 4096, True), ("é" * 2048, True), ("line\n\ttab", True), ("a" * 4097, False),
-                 ("é" * 2048 + "a", False), ("", False), ("   ", False), ("bell\x07", False), ("cr\r", False), (None, False)]
+        cases = [
+            ("a" * 4096, True),
+            ("é" * 2048, True),
+            ("line\n\ttab", True),
+            ("a" * 4097, False),
+            ("é" * 2048 + "a", False),
+            ("", False),
+            ("   ", False),
+            ("bell\x07", False),
+            ("cr\r", False),
+            (None, False),
+        ]
         for i, (summary, ok) in enumerate(cases):
             with self.subTest(i=i):
                 def h(value: Strings) -> int:
@@ -313,7 +331,8 @@ class CallTest(unittest.TestCase):
                     self.assertNotIn("structured_content", result)
 
     def test_PY_21_handler_runs_synchronously_and_exceptions_propagate(self):
-        """PY-21: the sync handler runs in the caller's thread within the call; what it raises reaches the runtime unchanged."""
+        """PY-21: the sync handler runs in the caller's thread within the call; what it raises reaches the runtime
+        unchanged."""
         threads = []
 
         @self.ext.typed_tool(name="where", description="d", summary=lambda v: "ok")
@@ -362,7 +381,8 @@ class ValueBoundsTest(unittest.TestCase):
             self.ext.call("strings", args(262145))
 
     def test_PY_18_string_bytes_at_limit_and_one_past(self):
-        """PY-18: each string at most 128 KiB of UTF-8: 131072 bytes pass, 131073 are refused (multi-byte counted as bytes)."""
+        """PY-18: each string at most 128 KiB of UTF-8: 131072 bytes pass, 131073 are refused (multi-byte counted as
+        bytes)."""
         for s, ok in (("a" * 131072, True), ("é" * 65536, True), ("a" * 131073, False), ("é" * 65536 + "a", False)):
             with self.subTest(bytes=len(s.encode())):
                 if ok:
@@ -404,7 +424,11 @@ class ValueBoundsTest(unittest.TestCase):
 
 def random_value(rng, depth=0):
     """A random JSON-ish value, including the near misses (bools, floats, NaN-free)."""
-    kinds = ["str", "int", "float", "bool", "null", "list", "dict"] if depth < 3 else ["str", "int", "float", "bool", "null"]
+    kinds = (
+        ["str", "int", "float", "bool", "null", "list", "dict"]
+        if depth < 3
+        else ["str", "int", "float", "bool", "null"]
+    )
     kind = rng.choice(kinds)
     if kind == "str":
         return rng.choice(["", "a", "dark", "light", "fast", "slow", "l", "é", "x" * rng.randint(0, 5)])
@@ -479,7 +503,9 @@ class PropertyTest(unittest.TestCase):
         rng = random.Random(7)
         alphabet = ["a", "é", "€", "😀", '"', "\\", "\n", "\x01"]
         for _ in range(40):
-            xs = ["".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40000))) for _ in range(rng.randint(1, 12))]
+            xs = [
+                "".join(rng.choice(alphabet) for _ in range(rng.randint(0, 40000))) for _ in range(rng.randint(1, 12))
+            ]
             size = len(json.dumps({"xs": xs}, ensure_ascii=False, separators=(",", ":")).encode("utf-8"))
             too_long = any(len(s.encode("utf-8")) > 131072 for s in xs)
             try:

@@ -13,7 +13,8 @@ BIG = 10**9
 
 class MeasureTest(unittest.TestCase):
     def test_PY_18_counts_match_the_protocol_definitions(self):
-        """PY-18: bytes, depth and nodes are counted as json-bounds.ts counts them (lone surrogates as 6-byte escapes)."""
+        """PY-18: bytes, depth and nodes are counted as json-bounds.ts counts them (lone surrogates as 6-byte
+        escapes)."""
         limits = Limits(BIG, 100, BIG)
         self.assertEqual(measure("a\ud800b", limits), (10, 0, 1))
         self.assertEqual(measure({"k\u00e9": [1, 2.5, None, True, "\x01\"\\"]}, limits), (38, 2, 7))

@@ -89,7 +89,9 @@ class RegistrationTest(unittest.TestCase):
         return str(caught.exception)
 
     def test_PY_11_decorator_with_arguments_and_plain_form(self):
-        """PY-11: @ext.typed_tool(name, description, summary=) and bare @ext.typed_tool both register and return the function."""
+        """PY-11: @ext.typed_tool(name, description, summary=) and bare @ext.typed_tool both register and return the
+        function."""
+
         def handler(args: Args) -> int:
             return args.n
 
@@ -137,7 +139,9 @@ class RegistrationTest(unittest.TestCase):
         self.assertLessEqual(schema_keywords(params), OUTPUT_SCHEMA_KEYWORDS)
 
     def test_PY_13_schema_of_each_supported_type(self):
-        """PY-13: str, bool, portable int, finite float, list[T], dataclass, Optional[T], string Enum, string Literal."""
+        """PY-13: str, bool, portable int, finite float, list[T], dataclass, Optional[T], string Enum, string
+        Literal."""
+
         @self.ext.typed_tool(name="all", description="All types", summary=lambda v: "ok")
         def all_types(value: Everything) -> Everything:
             return value
@@ -187,7 +191,9 @@ class RegistrationTest(unittest.TestCase):
 
         self.ext.typed_tool(h, name="f", description="d", summary=lambda v: "ok")
         self.assertEqual(len(calls), 1)
-        self.assertEqual(self.ext.definition("f")["parameters"]["properties"]["points"]["default"], [{"x": 1.0, "y": 2.0}])
+        self.assertEqual(
+            self.ext.definition("f")["parameters"]["properties"]["points"]["default"], [{"x": 1.0, "y": 2.0}]
+        )
 
         @dataclass
         class BadDefault:
@@ -204,7 +210,10 @@ class RegistrationTest(unittest.TestCase):
 
         def bad2(value: BoolForInt) -> int:
             return 1
-        self.refuse(lambda: self.ext.typed_tool(bad2, name="bad2", description="d", summary=lambda v: "ok"), "invalid default")
+
+        self.refuse(
+            lambda: self.ext.typed_tool(bad2, name="bad2", description="d", summary=lambda v: "ok"), "invalid default"
+        )
 
         def boom():
             raise RuntimeError("no")
@@ -215,11 +224,16 @@ class RegistrationTest(unittest.TestCase):
 
         def bad3(value: Raising) -> int:
             return 1
-        self.refuse(lambda: self.ext.typed_tool(bad3, name="bad3", description="d", summary=lambda v: "ok"), "default_factory raised")
+
+        self.refuse(
+            lambda: self.ext.typed_tool(bad3, name="bad3", description="d", summary=lambda v: "ok"),
+            "default_factory raised",
+        )
         self.assertNotIn("bad", self.ext.tools)
 
     def test_PY_17_unsupported_annotations_fail_loudly(self):
-        """PY-17: maps, tuples, recursive types, general unions, unannotated types fail registration, naming parameter and type."""
+        """PY-17: maps, tuples, recursive types, general unions, unannotated types fail registration, naming parameter
+        and type."""
         cases = [
             (Dict[str, int], "maps are not typed values"),
             (dict, "maps"),
@@ -245,8 +259,12 @@ class RegistrationTest(unittest.TestCase):
                 def h(value: rec) -> int:  # type: ignore[valid-type]
                     return 1
 
-                message = self.refuse(lambda: self.ext.typed_tool(h, name="t%d" % i, description="d", summary=lambda v: "ok"),
-                                      why, "parameter 'value'", "Rec%d.field_%d" % (i, i))
+                message = self.refuse(
+                    lambda: self.ext.typed_tool(h, name="t%d" % i, description="d", summary=lambda v: "ok"),
+                    why,
+                    "parameter 'value'",
+                    "Rec%d.field_%d" % (i, i),
+                )
                 self.assertIn("typed tool 't%d'" % i, message)
         self.assertEqual(self.ext.tools, {})
 
@@ -255,7 +273,9 @@ class RegistrationTest(unittest.TestCase):
         def h(value: Node) -> int:
             return 1
 
-        self.refuse(lambda: self.ext.typed_tool(h, name="r", description="d", summary=lambda v: "ok"), "recursive", "Node")
+        self.refuse(
+            lambda: self.ext.typed_tool(h, name="r", description="d", summary=lambda v: "ok"), "recursive", "Node"
+        )
 
         def h2(value: A) -> int:
             return 1
@@ -340,8 +360,13 @@ class RegistrationTest(unittest.TestCase):
             return 1
         self.refuse(lambda: reg(initvar), "InitVar")
 
-        self.refuse(lambda: self.ext.typed_tool(no_summary, name="bad name", description="d", summary=lambda v: "ok"), "name must match")
-        self.refuse(lambda: self.ext.typed_tool(no_summary, name="x", description="  ", summary=lambda v: "ok"), "description")
+        self.refuse(
+            lambda: self.ext.typed_tool(no_summary, name="bad name", description="d", summary=lambda v: "ok"),
+            "name must match",
+        )
+        self.refuse(
+            lambda: self.ext.typed_tool(no_summary, name="x", description="  ", summary=lambda v: "ok"), "description"
+        )
         self.assertEqual(self.ext.tools, {})
 
     def test_PY_18_schema_bytes_at_limit_and_one_past(self):
@@ -358,8 +383,10 @@ class RegistrationTest(unittest.TestCase):
         base = compact_size(base_ext.definition("b")["parameters"])
         self.ext.typed_tool(build(65536 - base), name="at", description="d", summary=lambda v: "ok")
         self.assertEqual(compact_size(self.ext.definition("at")["parameters"]), 65536)
-        self.refuse(lambda: self.ext.typed_tool(build(65537 - base), name="past", description="d", summary=lambda v: "ok"),
-                    "schema of 65537 bytes, over the 65536-byte limit")
+        self.refuse(
+            lambda: self.ext.typed_tool(build(65537 - base), name="past", description="d", summary=lambda v: "ok"),
+            "schema of 65537 bytes, over the 65536-byte limit",
+        )
 
     def test_PY_18_schema_depth_at_limit_and_one_past(self):
         """PY-18: schema nesting of 32 levels registers; 33 fails (the TDEF-05 schema depth)."""
@@ -372,7 +399,9 @@ class RegistrationTest(unittest.TestCase):
                 return 1
             return h
 
-        self.ext.typed_tool(chain(31), name="at", description="d", summary=lambda v: "ok")  # 31 records + the int: 32 levels
+        self.ext.typed_tool(
+            chain(31), name="at", description="d", summary=lambda v: "ok"
+        )  # 31 records + the int: 32 levels
         self.refuse(lambda: self.ext.typed_tool(chain(32), name="past", description="d", summary=lambda v: "ok"),
                     "33 levels, over the 32-level limit")
 

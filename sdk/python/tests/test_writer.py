@@ -55,10 +55,14 @@ class WriterTest(unittest.TestCase):
 
     def test_PY_07_prints_and_direct_writes_never_reach_stdout(self):
         """PY-07: after Extension() print(), sys.stdout.write, sys.__stdout__ and a child process all land on stderr."""
-        code = ("import os, subprocess, sys\nfrom octet_extension import Extension\next = Extension(api_version='0.2')\n"
-                "print('p1')\nsys.stdout.write('p2\\n')\nsys.__stdout__.write('p3\\n'); sys.__stdout__.flush()\n"
-                "subprocess.run(['echo', 'p4'])\nos.write(ext._stdout_fd, b'frame\\n')\n")
-        r = subprocess.run([sys.executable, "-c", code], capture_output=True, env={**os.environ, "PYTHONPATH": SDK}, timeout=30)
+        code = (
+            "import os, subprocess, sys\nfrom octet_extension import Extension\next = Extension(api_version='0.2')\n"
+            "print('p1')\nsys.stdout.write('p2\\n')\nsys.__stdout__.write('p3\\n'); sys.__stdout__.flush()\n"
+            "subprocess.run(['echo', 'p4'])\nos.write(ext._stdout_fd, b'frame\\n')\n"
+        )
+        r = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, env={**os.environ, "PYTHONPATH": SDK}, timeout=30
+        )
         self.assertEqual(r.stdout, b"frame\n")
         for p in (b"p1", b"p2", b"p3", b"p4"):
             self.assertIn(p, r.stderr)

@@ -12,7 +12,9 @@ from octet_extension import LIFECYCLE_EVENTS, Extension, WireError
 API_VERSIONS = ("0.1", "0.2", "0.4")
 api = os.environ.get("OCTET_CONFORMANCE_API")
 if api not in API_VERSIONS:
-    sys.stderr.write(f"conformance extension: OCTET_CONFORMANCE_API must be one of {', '.join(API_VERSIONS)}, got {api!r}\n")
+    sys.stderr.write(
+        f"conformance extension: OCTET_CONFORMANCE_API must be one of {', '.join(API_VERSIONS)}, got {api!r}\n"
+    )
     sys.exit(2)
 negotiated = api != "0.1"
 
@@ -30,8 +32,12 @@ echo_metadata = {"prompt_snippet": "Echo the arguments back as JSON",
                  "prompt_guidelines": ["Use echo only in conformance tests"]} if api == "0.4" else {}
 
 
-@ext.tool(name="echo", description="Return the arguments as JSON text",
-          parameters={"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": True}, **echo_metadata)
+@ext.tool(
+    name="echo",
+    description="Return the arguments as JSON text",
+    parameters={"type": "object", "properties": {"text": {"type": "string"}}, "additionalProperties": True},
+    **echo_metadata,
+)
 def echo(args):
     return json.dumps(args)
 
@@ -71,9 +77,19 @@ def progress(args, ctx):
     return f"done {count}"
 
 
-@ext.tool(name="confirm", description="Ask for confirmation and return the answer",
-          parameters={"type": "object", "properties": {"prompt": {"type": "string"}, "detail": {"type": "string"},
-                                                      "destructive": {"type": "boolean"}, "default": {"type": "boolean"}}})
+@ext.tool(
+    name="confirm",
+    description="Ask for confirmation and return the answer",
+    parameters={
+        "type": "object",
+        "properties": {
+            "prompt": {"type": "string"},
+            "detail": {"type": "string"},
+            "destructive": {"type": "boolean"},
+            "default": {"type": "boolean"},
+        },
+    },
+)
 def confirm(args, ctx):
     options = {k: args[k] for k in ("destructive", "default") if isinstance(args.get(k), bool)}
     if isinstance(args.get("detail"), str):
@@ -97,18 +113,27 @@ def print_tool(args):
 
 
 if negotiated:
-    @ext.tool(name="input", description="Ask for text input and return it",
-              parameters={"type": "object", "properties": {"prompt": {"type": "string"}, "secret": {"type": "boolean"}}})
+    @ext.tool(
+        name="input",
+        description="Ask for text input and return it",
+        parameters={"type": "object", "properties": {"prompt": {"type": "string"}, "secret": {"type": "boolean"}}},
+    )
     def input_tool(args, ctx):
         prompt = args["prompt"] if isinstance(args.get("prompt"), str) else "Value?"
         options = {"secret": args["secret"]} if isinstance(args.get("secret"), bool) else {}
         return json.dumps({"value": ctx.input(prompt, **options)})
 
-    @ext.tool(name="structured", description="Return structured content matching the output schema",
-              parameters={"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}},
-              output_schema={"type": "object",
-                             "properties": {"count": {"type": "integer"}, "items": {"type": "array", "items": {"type": "string"}}},
-                             "required": ["count", "items"], "additionalProperties": False})
+    @ext.tool(
+        name="structured",
+        description="Return structured content matching the output schema",
+        parameters={"type": "object", "properties": {"items": {"type": "array", "items": {"type": "string"}}}},
+        output_schema={
+            "type": "object",
+            "properties": {"count": {"type": "integer"}, "items": {"type": "array", "items": {"type": "string"}}},
+            "required": ["count", "items"],
+            "additionalProperties": False,
+        },
+    )
     def structured(args):
         items = [str(i) for i in args["items"]] if isinstance(args.get("items"), list) else ["a", "b"]
         return {"content": f"{len(items)} items", "structured_content": {"count": len(items), "items": items}}
@@ -158,7 +183,11 @@ def after_tool_call(payload):
 @ext.context
 def context(prompt):
     return [
-        {"label": "conformance", "content": f"prompt={'null' if prompt is None else prompt}", "placement": "system_prefix"},
+        {
+            "label": "conformance",
+            "content": f"prompt={'null' if prompt is None else prompt}",
+            "placement": "system_prefix",
+        },
         {"label": "default-placement", "content": "no placement given"},
     ]
 

@@ -11,7 +11,8 @@ type Api = (typeof API_VERSIONS)[number];
 const requested = process.env["OCTET_CONFORMANCE_API"];
 if (!API_VERSIONS.includes(requested as Api)) {
   process.stderr.write(
-    `conformance extension: OCTET_CONFORMANCE_API must be one of ${API_VERSIONS.join(", ")}, got ${JSON.stringify(requested)}\n`,
+    `conformance extension: OCTET_CONFORMANCE_API must be one of ${API_VERSIONS.join(", ")}, ` +
+      `got ${JSON.stringify(requested)}\n`,
   );
   process.exit(2);
 }
