@@ -4,6 +4,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { writeFile } from "node:fs/promises";
+import { join } from "node:path";
 import { CLI, EXAMPLES, makeExtensions, processesMentioning, runCli, waitUntil } from "./helpers.js";
 
 const HELLO = ["--extension-dir", EXAMPLES, "--enable-extension", "hello-world"];
@@ -283,8 +286,11 @@ test(
     const { dir, cleanup } = await makeExtensions([{ name: "sh", behaviour: "good" }]);
     try {
       const base = ["--extension-dir", dir, "--workspace", dir, "--enable-extension", "sh"];
+      // Ctrl-C while idle leaves the shell: signal only once the call is running in the extension.
+      await writeFile(join(dir, "fake-ext-announce-slow"), "");
       const first = await spawnCli(base, "/call slow {}\n");
       await waitUntil(() => /running sh/.test(first.out.stdout), 10_000, "the shell to start");
+      await waitUntil(() => existsSync(join(dir, "fake-ext-slow-running")), 10_000, "the slow call to run");
       first.child.kill("SIGINT");
       await waitUntil(() => /cancelling the running call/.test(first.out.stdout), 5_000, "the cancel");
       await waitUntil(
