@@ -229,7 +229,8 @@ export class Extension {
       throw new TypeError(`tool "${name}": outputSchema needs API 0.2 or later`);
     if ((spec.promptSnippet !== undefined || spec.promptGuidelines !== undefined) && this.apiVersion !== "0.4") {
       throw new TypeError(
-        `tool "${name}": promptSnippet and promptGuidelines need API 0.4 (this extension speaks API ${this.apiVersion})`,
+        `tool "${name}": promptSnippet and promptGuidelines need API 0.4 (this extension speaks API ` +
+          `${this.apiVersion})`,
       );
     }
     const definition: ToolDefinition = {

@@ -203,7 +203,8 @@ export class Serving {
     if (params["api_version"] !== this.#x.apiVersion) {
       throw new WireError(
         ErrorCode.InvalidParams,
-        `host asked for API ${JSON.stringify(params["api_version"])} but this extension speaks API ${this.#x.apiVersion}; make the manifest's api_version match`,
+        `host asked for API ${JSON.stringify(params["api_version"])} but this extension speaks API ` +
+          `${this.#x.apiVersion}; make the manifest's api_version match`,
       );
     }
     const peer = this.#peer;
@@ -226,12 +227,14 @@ export class Serving {
     });
     if (n.strippedPromptMetadata.length > 0) {
       process.stderr.write(
-        `octet-extension: the host did not offer tool_prompt_metadata_v1; the prompt metadata of ${n.strippedPromptMetadata.join(", ")} is not sent\n`,
+        `octet-extension: the host did not offer tool_prompt_metadata_v1; the prompt metadata of ` +
+          `${n.strippedPromptMetadata.join(", ")} is not sent\n`,
       );
     }
     if (this.#x.lifecycle.events.length > 0 && !n.features.has("lifecycle_events")) {
       process.stderr.write(
-        `octet-extension: the host did not offer lifecycle_events; the handlers for ${this.#x.lifecycle.events.join(", ")} will not run\n`,
+        `octet-extension: the host did not offer lifecycle_events; the handlers for ` +
+          `${this.#x.lifecycle.events.join(", ")} will not run\n`,
       );
     }
     const subscribed = n.protocol["lifecycle_events"];
