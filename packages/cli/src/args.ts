@@ -103,7 +103,8 @@ function existingDir(flag: string, value: string): string {
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     throw new UsageError(
-      `${flag} ${value}: ${code === "ENOENT" ? `no such folder (${path})` : `cannot read ${path} (${code ?? String(err)})`}`,
+      `${flag} ${value}: ` +
+        `${code === "ENOENT" ? `no such folder (${path})` : `cannot read ${path} (${code ?? String(err)})`}`,
     );
   }
   if (!st.isDirectory()) throw new UsageError(`${flag} ${value}: ${path} is a file, not a folder`);

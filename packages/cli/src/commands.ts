@@ -70,10 +70,9 @@ export async function extensionsReload(options: GlobalOptions, name: string | un
       const names = name !== undefined ? [name] : running;
       if (names.length === 0) {
         const notReady = notReadyReasons(host.status(), options.enable);
-        throw new OctetError(
-          "not_ready",
-          `no extension is running to reload${notReady.length > 0 ? notReady.map((r) => `\n  ${r}`).join("") : "; enable one with --enable-extension NAME"}`,
-        );
+        const hint =
+          notReady.length > 0 ? notReady.map((r) => `\n  ${r}`).join("") : "; enable one with --enable-extension NAME";
+        throw new OctetError("not_ready", `no extension is running to reload${hint}`);
       }
       for (const n of names) {
         await host.reload(n);
@@ -103,7 +102,8 @@ export function parseToolArgs(text: string | undefined): Record<string, unknown>
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw new UsageError(
-      `ARGS_JSON must be a JSON object such as '{"name":"x"}', got ${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`,
+      `ARGS_JSON must be a JSON object such as '{"name":"x"}', got ` +
+        `${Array.isArray(value) ? "an array" : value === null ? "null" : typeof value}`,
     );
   }
   return value as Record<string, unknown>;
@@ -128,7 +128,8 @@ export async function call(options: GlobalOptions, positionals: string[]): Promi
     saved = await saveMedia(options.mediaDir, tool, result.media ?? []);
   } catch (err) {
     process.stderr.write(
-      `octet: could not save the result's media to ${options.mediaDir}: ${err instanceof Error ? err.message : String(err)}\n`,
+      `octet: could not save the result's media to ${options.mediaDir}: ` +
+        `${err instanceof Error ? err.message : String(err)}\n`,
     );
     return EXIT_UNAVAILABLE;
   }

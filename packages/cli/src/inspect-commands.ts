@@ -52,12 +52,15 @@ export async function extensionsValidate(options: GlobalOptions, names: string[]
       for (const e of v.errors) text += `  ${terminalSafe(e)}\n`;
     }
     for (const n of missing)
-      text += `MISSING  ${n}: no extension of that name was discovered (discovered: ${discovered.join(", ") || "none"})\n`;
+      text +=
+        `MISSING  ${n}: no extension of that name was discovered (discovered: ` +
+        `${discovered.join(", ") || "none"})\n`;
     const bad = verdicts.filter((v) => !v.valid).length;
     text +=
       verdicts.length === 0 && missing.length === 0
         ? "No extensions found. Pass --extension-dir DIR or put one under ./.octet/extensions/.\n"
-        : `${verdicts.length} checked, ${bad} invalid${missing.length > 0 ? `, ${missing.length} not discovered` : ""}\n`;
+        : `${verdicts.length} checked, ${bad} ` +
+          `invalid${missing.length > 0 ? `, ${missing.length} not discovered` : ""}\n`;
     process.stdout.write(text);
   }
   return verdicts.every((v) => v.valid) && missing.length === 0 ? EXIT_OK : EXIT_TOOL_ERROR;

@@ -18,7 +18,15 @@ export function terminalSafe(text: string, keepColors = false): string {
   let colored = false;
   // Whole escape sequences go (CSI, OSC up to BEL or ST, two-byte ESC x), then lone controls.
   const out = text.replace(
-    /\u001b\[[0-?]*[ -/]*[@-~]|\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?|\u001b[@-_]?|[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g,
+    new RegExp(
+      [
+        /\u001b\[[0-?]*[ -/]*[@-~]/.source,
+        /\u001b\][^\u0007\u001b]*(?:\u0007|\u001b\\)?/.source,
+        /\u001b[@-_]?/.source,
+        /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.source,
+      ].join("|"),
+      "g",
+    ),
     (m) => {
       if (keepColors && /^\u001b\[[0-9;]*m$/.test(m)) {
         colored = true;
@@ -50,7 +58,10 @@ export function table(header: string[], rows: string[][]): string {
 
 export function listTable(list: ExtensionStatus[]): string {
   if (list.length === 0)
-    return "No extensions found. Put one under ./.octet/extensions/, ~/.octet/extensions/ or pass --extension-dir DIR.\n";
+    return (
+      "No extensions found. Put one under ./.octet/extensions/, ~/.octet/extensions/ or pass " +
+      "--extension-dir DIR.\n"
+    );
   const rows = list.map((s) => [
     s.name,
     s.version ?? "-",
@@ -75,7 +86,10 @@ function idleHint(list: ExtensionStatus[]): string {
   if (idle.length === 0) return "";
   const untrusted = idle.filter((s) => !s.trusted).map((s) => s.name);
   const names = idle.map((s) => s.name).join(", ");
-  return `Not enabled: ${names}. Start one with --enable-extension NAME${untrusted.length > 0 ? ` (${untrusted.join(", ")} also need --trust-extension NAME)` : ""}.\n`;
+  return (
+    `Not enabled: ${names}. Start one with --enable-extension ` +
+    `NAME${untrusted.length > 0 ? ` (${untrusted.join(", ")} also need --trust-extension NAME)` : ""}.\n`
+  );
 }
 
 export function statusTable(list: ExtensionStatus[], verbose = false): string {
@@ -103,8 +117,9 @@ export function statusTable(list: ExtensionStatus[], verbose = false): string {
     if (s.stderrErrors.length > 0)
       out += `  ${s.name} stderr, the error:\n${s.stderrErrors.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
     const tail = s.stderrTail.slice(verbose ? 0 : -5);
-    if (tail.length > 0)
-      out += `  ${s.name} stderr (last ${tail.length} lines${tail.length < s.stderrTail.length ? `; ${s.stderrTail.length} with -v` : ""}):\n${tail.map((l) => `    ${terminalSafe(l)}\n`).join("")}`;
+    const more = tail.length < s.stderrTail.length ? `; ${s.stderrTail.length} with -v` : "";
+    const lines = tail.map((l) => `    ${terminalSafe(l)}\n`).join("");
+    if (tail.length > 0) out += `  ${s.name} stderr (last ${tail.length} lines${more}):\n${lines}`;
   }
   return out + idleHint(list);
 }

@@ -37,7 +37,8 @@ export function parseSecretFlags(values: readonly string[]): SecretMapping[] {
     const variable = value.slice(eq + 1);
     if (name.length > bounds.MAX_SECRET_NAME_BYTES || !SECRET_NAME_PATTERN.test(name)) {
       throw new UsageError(
-        `--secret ${JSON.stringify(value)}: ${JSON.stringify(name)} is not a secret name (a letter or "_", then letters, digits, "_", "-" or "."; at most ${bounds.MAX_SECRET_NAME_BYTES} bytes)`,
+        `--secret ${JSON.stringify(value)}: ${JSON.stringify(name)} is not a secret name (a letter or "_", ` +
+          `then letters, digits, "_", "-" or "."; at most ${bounds.MAX_SECRET_NAME_BYTES} bytes)`,
       );
     }
     if (!ENV_VAR_PATTERN.test(variable))
@@ -94,13 +95,15 @@ export function policySecretServices(
       const variable = byName.get(name);
       if (variable === undefined) {
         o.unavailable?.(
-          `secret "${name}" asked for by extension "${extension}" is unavailable: no --secret ${name}=ENV_VAR was given (mapped: ${[...byName.keys()].join(", ")})`,
+          `secret "${name}" asked for by extension "${extension}" is unavailable: no --secret ${name}=ENV_VAR ` +
+            `was given (mapped: ${[...byName.keys()].join(", ")})`,
         );
         return null;
       }
       if (!Object.hasOwn(env, variable)) {
         o.unavailable?.(
-          `secret "${name}" asked for by extension "${extension}" is unavailable: the environment variable ${variable} (--secret ${name}=${variable}) is not set`,
+          `secret "${name}" asked for by extension "${extension}" is unavailable: the environment variable ` +
+            `${variable} (--secret ${name}=${variable}) is not set`,
         );
         return null;
       }

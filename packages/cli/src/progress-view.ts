@@ -213,7 +213,8 @@ export class ProgressView {
     const text = lines
       .map(
         (l) =>
-          `${shownPrefix} ${terminalSafe(l.slice(l.lastIndexOf("\r", l.length - 2) + 1).replace(/\r$/, ""), term.color)}\n`,
+          `${shownPrefix} ` +
+          `${terminalSafe(l.slice(l.lastIndexOf("\r", l.length - 2) + 1).replace(/\r$/, ""), term.color)}\n`,
       )
       .join("");
     this.#line.print(text);

@@ -54,7 +54,9 @@ export function promptServices(o: PromptOptions): CliServices {
     }
     const warn = r.destructive ? paint("red", " (destructive)") : "";
     const detail = r.detail !== undefined ? `\n  ${terminalSafe(r.detail).replace(/\n/g, "\n  ")}` : "";
-    const question = `${paint("cyan", `[${r.extension}]`)} ${oneLine(r.prompt)}${warn}${detail}\n${r.default ? "[Y/n]" : "[y/N]"} `;
+    const question =
+      `${paint("cyan", `[${r.extension}]`)} ` +
+      `${oneLine(r.prompt)}${warn}${detail}\n${r.default ? "[Y/n]" : "[y/N]"} `;
     const answer = await exclusive(() => ask(o, question, true, r.signal));
     if (answer === null) return false;
     const a = answer.trim().toLowerCase();
@@ -76,7 +78,9 @@ export function promptServices(o: PromptOptions): CliServices {
   };
   const approve = async (r: PolicyApproveRequest): Promise<boolean> => {
     const t = r.intent.target;
-    const what = `[${r.extension}] policy asks to allow ${r.intent.operation} (${oneLine(t.label)}${t.origin ? `, ${oneLine(t.origin)}` : ""})`;
+    const what =
+      `[${r.extension}] policy asks to allow ${r.intent.operation} ` +
+      `(${oneLine(t.label)}${t.origin ? `, ${oneLine(t.origin)}` : ""})`;
     // Policy is enforcement, not a courtesy question: --yes never answers it, only a person does.
     if (o.noInput) {
       note(`${what}: denied (--no-input)`);
@@ -88,7 +92,9 @@ export function promptServices(o: PromptOptions): CliServices {
     }
     const hints = r.intent.adapter_hints.destructive ? paint("red", " (destructive)") : "";
     const classes = r.intent.data_classes.length > 0 ? `\n  data: ${r.intent.data_classes.join(", ")}` : "";
-    const question = `${paint("cyan", `[${r.extension}]`)} allow ${oneLine(r.intent.operation)}: ${oneLine(t.label)}${hints}\n  target: ${oneLine(t.origin)}${classes}\n[y/N] `;
+    const question =
+      `${paint("cyan", `[${r.extension}]`)} allow ${oneLine(r.intent.operation)}: ` +
+      `${oneLine(t.label)}${hints}\n  target: ${oneLine(t.origin)}${classes}\n[y/N] `;
     const answer = await exclusive(() => ask(o, question, true, r.signal));
     const a = (answer ?? "").trim().toLowerCase();
     return a === "y" || a === "yes";

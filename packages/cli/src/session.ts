@@ -83,14 +83,16 @@ export function eventPrinter(options: GlobalOptions, line?: LiveLine): (event: H
       case "notification": {
         const n = event.notification;
         print(
-          `${paint(levelColor(n.level), `[${event.extension}] ${n.level}`)}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}`,
+          `${paint(levelColor(n.level), `[${event.extension}] ${n.level}`)}: ` +
+            `${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}`,
         );
         return;
       }
       case "diagnostic":
         if (event.level !== "info" || options.verbose)
           print(
-            `${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ${terminalSafe(event.message)}`,
+            `${paint(event.level === "error" ? "red" : "yellow", `[${event.extension}] ${event.level}`)}: ` +
+              `${terminalSafe(event.message)}`,
           );
         return;
       case "stderr":
@@ -100,16 +102,16 @@ export function eventPrinter(options: GlobalOptions, line?: LiveLine): (event: H
         // Scheduled restarts and parking arrive as diagnostics too; say when it is back.
         if (event.action === "restarted")
           print(`${paint("green", `[${event.extension}] restarted`)}: generation ${event.generation} is ready`);
-        else if (options.verbose && event.action === "restart_failed")
-          print(
-            `${paint("dim", `[${event.extension}] restart ${event.attempt + 1} failed: ${terminalSafe(event.reason)}`)}`,
-          );
+        else if (options.verbose && event.action === "restart_failed") {
+          const line = `[${event.extension}] restart ${event.attempt + 1} failed: ${terminalSafe(event.reason)}`;
+          print(`${paint("dim", line)}`);
+        }
         return;
       case "state":
-        if (options.verbose)
-          print(
-            `${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${event.reason ? ` (${terminalSafe(event.reason)})` : ""}`)}`,
-          );
+        if (options.verbose) {
+          const reason = event.reason ? ` (${terminalSafe(event.reason)})` : "";
+          print(`${paint("dim", `[${event.extension}] generation ${event.generation}: ${event.state}${reason}`)}`);
+        }
         return;
       default:
         return;

@@ -38,10 +38,10 @@ export async function menuCommand(
     host.runMenuAction(name, path, { signal, onProgress }),
   );
   out.write(`${result.text}${result.text.endsWith("\n") ? "" : "\n"}`);
-  for (const n of result.notifications)
-    out.write(
-      `[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`,
-    );
+  for (const n of result.notifications) {
+    const message = n.message ? ` — ${terminalSafe(n.message)}` : "";
+    out.write(`[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${message}\n`);
+  }
 }
 
 export function formatMenu(outcome: MenuOutcome): string {

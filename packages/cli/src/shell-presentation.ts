@@ -49,12 +49,13 @@ export function formatPresentation(r: PresentationRecord): string {
   const { snapshot } = r;
   const owner = r.owner === null ? "process-scoped" : `session ${s(r.owner.session_id)}`;
   const lines: string[] = [
-    `${paint("bold", r.extension, out)} ${paint("dim", `${r.version}, generation ${r.generation}, revision ${r.revision}, ${owner}`, out)}`,
+    `${paint("bold", r.extension, out)} ` +
+      `${paint("dim", `${r.version}, generation ${r.generation}, revision ${r.revision}, ${owner}`, out)}`,
   ];
-  if (snapshot.status)
-    lines.push(
-      `status: ${snapshot.status.state}${snapshot.status.label !== undefined ? ` — ${s(snapshot.status.label)}` : ""}`,
-    );
+  if (snapshot.status) {
+    const label = snapshot.status.label !== undefined ? ` — ${s(snapshot.status.label)}` : "";
+    lines.push(`status: ${snapshot.status.state}${label}`);
+  }
   if (snapshot.activities.length > 0) {
     lines.push("activities:");
     for (const a of snapshot.activities) {

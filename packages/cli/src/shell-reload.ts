@@ -46,7 +46,8 @@ export async function rebuildHost(
   } catch (err) {
     // The old host is gone already: say so, rather than leave the shell on it as if it ran.
     throw new Error(
-      `/reload: the host was stopped and the new one did not start (${err instanceof Error ? err.message : String(err)}); no extension is running; type /reload to try again`,
+      `/reload: the host was stopped and the new one did not start ` +
+        `(${err instanceof Error ? err.message : String(err)}); no extension is running; type /reload to try again`,
     );
   }
   // Ctrl-C during the start: the host comes back shut down. Never report that as a rebuild.
@@ -60,7 +61,8 @@ export async function rebuildHost(
   const changes = catalogChanges(before, after);
   const notReady = notReadyReasons(host.status(), enabled);
   const lines = [
-    `rebuilt the host from the manifests on disk: ${running.length > 0 ? `running ${running.join(", ")}` : "no extension running"}`,
+    `rebuilt the host from the manifests on disk: ` +
+      `${running.length > 0 ? `running ${running.join(", ")}` : "no extension running"}`,
     changes.length > 0 ? `catalog: ${changes.join(", ")}` : "catalog: unchanged",
     ...notReady.map((r) => `not ready: ${r}`),
   ];

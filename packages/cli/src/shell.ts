@@ -191,15 +191,13 @@ async function handle(
       if (name !== undefined && name !== "") {
         const tool = tools.find((t) => t.name === name);
         // callTool's answer for an unknown name names every enabled extension that is not ready.
-        if (!tool)
-          throw new UsageError(
-            `no ready extension provides tool "${name}" (available: ${tools.map((t) => t.name).join(", ") || "none"})${notReadyReasons(
-              host.status(),
-              [],
-            )
-              .map((r) => `\n  ${r}`)
-              .join("")}`,
-          );
+        if (!tool) {
+          const available = tools.map((t) => t.name).join(", ") || "none";
+          const notReady = notReadyReasons(host.status(), [])
+            .map((r) => `\n  ${r}`)
+            .join("");
+          throw new UsageError(`no ready extension provides tool "${name}" (available: ${available})${notReady}`);
+        }
         process.stdout.write(toolsText([tool]));
       } else
         process.stdout.write(
@@ -256,7 +254,8 @@ async function handle(
       process.stdout.write(`${terminalSafe(result.text)}\n`);
       for (const n of result.notifications)
         process.stdout.write(
-          `[${result.extension}] ${n.level}: ${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`,
+          `[${result.extension}] ${n.level}: ` +
+            `${terminalSafe(n.title)}${n.message ? ` — ${terminalSafe(n.message)}` : ""}\n`,
         );
     }
   }

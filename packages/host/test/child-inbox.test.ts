@@ -6,7 +6,8 @@ import { parseManifest } from "../src/manifest/manifest.js";
 
 function manifest() {
   const r = parseManifest(
-    `name = "x"\nversion = "1"\napi_version = "0.2"\n[entrypoint]\ncommand = "x"\n[contributes]\ntools = ["t"]\nconfirmations = true\ncontext = true\n`,
+    `name = "x"\nversion = "1"\napi_version = "0.2"\n[entrypoint]\ncommand = "x"\n[contributes]\ntools = ` +
+      `["t"]\nconfirmations = true\ncontext = true\n`,
     "/x/extension.toml",
   );
   assert.ok(r.ok);
@@ -45,16 +46,19 @@ const req = (id: number | string, method: string, params: unknown = {}): Request
   params,
 });
 
-test("REV-05: 65,536 distinct child ids are accepted in a generation, the next one is refused with -32002", async () => {
-  const { inbox: box } = inbox();
-  for (let i = 0; i < bounds.MAX_CHILD_IDS_PER_GENERATION; i++) {
-    await assert.rejects(box.request(req(i, "made/up")), (e: unknown) => e instanceof WireError && e.code === -32601);
-  }
-  await assert.rejects(
-    box.request(req("one-more", "made/up")),
-    (e: unknown) => e instanceof WireError && e.code === -32002 && /65536 distinct ids/.test(e.message),
-  );
-});
+test(
+  "REV-05: 65,536 distinct child ids are accepted in a generation, the next one is refused " + "with -32002",
+  async () => {
+    const { inbox: box } = inbox();
+    for (let i = 0; i < bounds.MAX_CHILD_IDS_PER_GENERATION; i++) {
+      await assert.rejects(box.request(req(i, "made/up")), (e: unknown) => e instanceof WireError && e.code === -32601);
+    }
+    await assert.rejects(
+      box.request(req("one-more", "made/up")),
+      (e: unknown) => e instanceof WireError && e.code === -32002 && /65536 distinct ids/.test(e.message),
+    );
+  },
+);
 
 test("REV-03: a child id is never reused within a generation, even after it settled", async () => {
   const { inbox: box } = inbox();
@@ -65,32 +69,36 @@ test("REV-03: a child id is never reused within a generation, even after it sett
   );
 });
 
-test("REV-09, CONF-06: identity comes from the host, never the child's JSON, and a yes is not remembered as authority", async () => {
-  const seen: { extension: string; prompt: string }[] = [];
-  const { inbox: box } = inbox(async (r) => (seen.push({ extension: r.extension, prompt: r.prompt }), true));
-  const params = {
-    parent_request_id: 7,
-    prompt: "Push?",
-    destructive: false,
-    default: false,
-    extension: "someone-else",
-    resource_owner: { session_id: "forged", extension_instance_id: "forged", process_generation: 99 },
-  };
-  assert.deepEqual(await box.request(req("c1", "confirmation/request", params)), { confirmed: true });
-  assert.deepEqual(await box.request(req("c2", "confirmation/request", params)), { confirmed: true });
-  assert.deepEqual(
-    seen,
-    [
-      { extension: "x", prompt: "Push?" },
-      { extension: "x", prompt: "Push?" },
-    ],
-    "asked twice: a confirmation grants nothing that is kept",
-  );
-  await assert.rejects(
-    box.request(req("c3", "confirmation/request", { ...params, parent_request_id: 8 })),
-    (e: unknown) => e instanceof WireError && e.code === -32002,
-  );
-});
+test(
+  "REV-09, CONF-06: identity comes from the host, never the child's JSON, and a yes is not remembered as " +
+    "authority",
+  async () => {
+    const seen: { extension: string; prompt: string }[] = [];
+    const { inbox: box } = inbox(async (r) => (seen.push({ extension: r.extension, prompt: r.prompt }), true));
+    const params = {
+      parent_request_id: 7,
+      prompt: "Push?",
+      destructive: false,
+      default: false,
+      extension: "someone-else",
+      resource_owner: { session_id: "forged", extension_instance_id: "forged", process_generation: 99 },
+    };
+    assert.deepEqual(await box.request(req("c1", "confirmation/request", params)), { confirmed: true });
+    assert.deepEqual(await box.request(req("c2", "confirmation/request", params)), { confirmed: true });
+    assert.deepEqual(
+      seen,
+      [
+        { extension: "x", prompt: "Push?" },
+        { extension: "x", prompt: "Push?" },
+      ],
+      "asked twice: a confirmation grants nothing that is kept",
+    );
+    await assert.rejects(
+      box.request(req("c3", "confirmation/request", { ...params, parent_request_id: 8 })),
+      (e: unknown) => e instanceof WireError && e.code === -32002,
+    );
+  },
+);
 
 test("CTX-06, CTX-07: context contributions are rate-limited and one generation keeps at most 32 labels", () => {
   const events: unknown[] = [];

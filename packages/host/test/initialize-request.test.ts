@@ -38,17 +38,21 @@ test("INIT-15, INIT-29, INIT-30: only features with a bound service are offered;
   }
 });
 
-test("INIT-13, INIT-14, INIT-16, INIT-23: the 0.2/0.4 request adds protocol with the required features and the host cap", () => {
-  const { params } = buildInitializeRequest(manifest("0.4"), where);
-  assert.deepEqual(params.protocol, {
-    version: "0.4",
-    required_features: ["request_cancellation", "content_parts"],
-    optional_features: offeredOptionalFeatures("0.4"),
-    limits: { max_concurrent_requests: bounds.MAX_CONCURRENT_REQUESTS },
-  });
-  assert.equal(
-    buildInitializeRequest(manifest("0.1"), where).params.protocol,
-    undefined,
-    "API 0.1 has no protocol member (INIT-11)",
-  );
-});
+test(
+  "INIT-13, INIT-14, INIT-16, INIT-23: the 0.2/0.4 request adds protocol with the required features and " +
+    "the host cap",
+  () => {
+    const { params } = buildInitializeRequest(manifest("0.4"), where);
+    assert.deepEqual(params.protocol, {
+      version: "0.4",
+      required_features: ["request_cancellation", "content_parts"],
+      optional_features: offeredOptionalFeatures("0.4"),
+      limits: { max_concurrent_requests: bounds.MAX_CONCURRENT_REQUESTS },
+    });
+    assert.equal(
+      buildInitializeRequest(manifest("0.1"), where).params.protocol,
+      undefined,
+      "API 0.1 has no protocol member (INIT-11)",
+    );
+  },
+);

@@ -82,20 +82,24 @@ test("CALL-20: structured_content is checked against the tool's output_schema of
   assert.match(outcome.text, /structured_content\.n: must be integer/);
 });
 
-test("DIAG-04, DIAG-05: typed diagnostics are checked: an unknown artifact and any reference from an error result are refused", () => {
-  const diagnostic = (source: Record<string, unknown>) => ({
-    octet_diagnostics_v1: [{ severity: "error", code: "E1", message: "bad", primary: { source } }],
-  });
-  const x = { content: [text("x")], structured_content: { n: 1 } };
-  const workspace = run(gen(), { ...x, metadata: diagnostic({ kind: "workspace", path: "a.ts" }) });
-  assert.equal(workspace.outcome.is_error, false, workspace.outcome.text);
-  const artifact = { kind: "artifact", artifact_id: "art_9" };
-  const unbound = run(gen(), { ...x, metadata: diagnostic(artifact) });
-  const cannot = /primary\.source: artifact "art_9" cannot be resolved: no artifacts service is bound/;
-  assert.match(unbound.outcome.text, cannot);
-  const media: MediaResolver = { resolve: () => ({ ok: true, media: [] }), get: () => undefined };
-  const unknown = run(gen({ media }), { ...x, metadata: diagnostic(artifact) });
-  assert.match(unknown.outcome.text, /unknown artifact "art_9"; an artifact is valid only for the session owner/);
-  const failed = run(gen({ media }), { ...x, is_error: true, metadata: diagnostic(artifact) });
-  assert.match(failed.outcome.text, /an error result cannot publish artifact references through diagnostics/);
-});
+test(
+  "DIAG-04, DIAG-05: typed diagnostics are checked: an unknown artifact and any reference from an error " +
+    "result are refused",
+  () => {
+    const diagnostic = (source: Record<string, unknown>) => ({
+      octet_diagnostics_v1: [{ severity: "error", code: "E1", message: "bad", primary: { source } }],
+    });
+    const x = { content: [text("x")], structured_content: { n: 1 } };
+    const workspace = run(gen(), { ...x, metadata: diagnostic({ kind: "workspace", path: "a.ts" }) });
+    assert.equal(workspace.outcome.is_error, false, workspace.outcome.text);
+    const artifact = { kind: "artifact", artifact_id: "art_9" };
+    const unbound = run(gen(), { ...x, metadata: diagnostic(artifact) });
+    const cannot = /primary\.source: artifact "art_9" cannot be resolved: no artifacts service is bound/;
+    assert.match(unbound.outcome.text, cannot);
+    const media: MediaResolver = { resolve: () => ({ ok: true, media: [] }), get: () => undefined };
+    const unknown = run(gen({ media }), { ...x, metadata: diagnostic(artifact) });
+    assert.match(unknown.outcome.text, /unknown artifact "art_9"; an artifact is valid only for the session owner/);
+    const failed = run(gen({ media }), { ...x, is_error: true, metadata: diagnostic(artifact) });
+    assert.match(failed.outcome.text, /an error result cannot publish artifact references through diagnostics/);
+  },
+);

@@ -189,7 +189,10 @@ export const MAX_PRESENTATION_LABEL_BYTES = 1_024;
 export const MAX_PRESENTATION_DETAIL_BYTES = 65_536;
 /** Snapshots one generation emits per one-second window; the excess is coalesced last-wins (PRES-19). */
 export const MAX_PRESENTATIONS_PER_SECOND = 32;
-/** Decoded bytes of an inline (`data`) artifact/publish; the frame bound applies too (ART-12, ART-13 GAP default: decoded). */
+/**
+ * Decoded bytes of an inline (`data`) artifact/publish; the frame bound applies too (ART-12, ART-13 GAP
+ * default: decoded).
+ */
 export const MAX_ARTIFACT_INLINE_BYTES = 262_144;
 /** One artifact, inline or from a scratch file (ART-12). */
 export const MAX_ARTIFACT_BYTES = 20 * 1_048_576;

@@ -38,24 +38,27 @@ function idOfBytes(n: number, last: string): string {
 // ---------------------------------------------------------------------------------------------
 // FRAME-01: classification
 
-test("FRAME-01: requests carry id and method, notifications method and no id, responses id and one of result/error", () => {
-  const cases: [unknown, string][] = [
-    [{ jsonrpc: "2.0", id: 1, method: "tool/call", params: { name: "x" } }, "request"],
-    [{ jsonrpc: "2.0", id: "a", method: "m" }, "request"],
-    [{ jsonrpc: "2.0", id: 1, method: "m", params: [1, 2] }, "request"],
-    [{ jsonrpc: "2.0", method: "$/progress", params: {} }, "notification"],
-    [{ jsonrpc: "2.0", method: "n" }, "notification"],
-    [{ jsonrpc: "2.0", id: 1, result: { ok: true } }, "response"],
-    [{ jsonrpc: "2.0", id: 1, result: null }, "response"],
-    [{ jsonrpc: "2.0", id: "s", error: { code: -32601, message: "Method not found" } }, "response"],
-    [{ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "x", data: { any: [1] } } }, "response"],
-  ];
-  for (const [value, kind] of cases) {
-    const r = parseEnvelope(value);
-    assert.equal(kindOf(r), kind, JSON.stringify(value));
-    assert.ok(r.ok && r.envelope.message === value, "the message is the parsed value itself");
-  }
-});
+test(
+  "FRAME-01: requests carry id and method, notifications method and no id, responses id and one of " + "result/error",
+  () => {
+    const cases: [unknown, string][] = [
+      [{ jsonrpc: "2.0", id: 1, method: "tool/call", params: { name: "x" } }, "request"],
+      [{ jsonrpc: "2.0", id: "a", method: "m" }, "request"],
+      [{ jsonrpc: "2.0", id: 1, method: "m", params: [1, 2] }, "request"],
+      [{ jsonrpc: "2.0", method: "$/progress", params: {} }, "notification"],
+      [{ jsonrpc: "2.0", method: "n" }, "notification"],
+      [{ jsonrpc: "2.0", id: 1, result: { ok: true } }, "response"],
+      [{ jsonrpc: "2.0", id: 1, result: null }, "response"],
+      [{ jsonrpc: "2.0", id: "s", error: { code: -32601, message: "Method not found" } }, "response"],
+      [{ jsonrpc: "2.0", id: 2, error: { code: -32000, message: "x", data: { any: [1] } } }, "response"],
+    ];
+    for (const [value, kind] of cases) {
+      const r = parseEnvelope(value);
+      assert.equal(kindOf(r), kind, JSON.stringify(value));
+      assert.ok(r.ok && r.envelope.message === value, "the message is the parsed value itself");
+    }
+  },
+);
 
 test("FRAME-01: isErrorResponse tells the two response shapes apart", () => {
   const err = parseEnvelope({ jsonrpc: "2.0", id: 1, error: { code: 1, message: "m" } });
@@ -96,12 +99,16 @@ test("FRAME-01: a response without an id is refused", () => {
   assert.match(refused({ jsonrpc: "2.0", error: { code: -32700, message: "Parse error" } }).reason, /must carry an id/);
 });
 
-test("FRAME-10: an error response with id null is accepted (the answer to a parse error); a result with id null is not", () => {
-  const r = parseEnvelope(parsed('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'));
-  assert.ok(r.ok && r.envelope.kind === "response" && r.envelope.message.id === null);
-  assert.match(refused(parsed('{"jsonrpc":"2.0","id":null,"result":1}')).reason, /got null/);
-  assert.match(refused(parsed('{"jsonrpc":"2.0","id":null,"method":"m"}')).reason, /got null/);
-});
+test(
+  "FRAME-10: an error response with id null is accepted (the answer to a parse error); a result with id " +
+    "null is not",
+  () => {
+    const r = parseEnvelope(parsed('{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error"}}'));
+    assert.ok(r.ok && r.envelope.kind === "response" && r.envelope.message.id === null);
+    assert.match(refused(parsed('{"jsonrpc":"2.0","id":null,"result":1}')).reason, /got null/);
+    assert.match(refused(parsed('{"jsonrpc":"2.0","id":null,"method":"m"}')).reason, /got null/);
+  },
+);
 
 test("FRAME-01: method must be a non-empty string; params, when present, an object or an array", () => {
   for (const method of ["", 1, null, {}, ["m"]])
@@ -175,13 +182,17 @@ test("FRAME-01: scalars and null are refused as not an object, naming what they 
   }
 });
 
-test("REV-06: a refused envelope gives the id for the error reply: its own when valid, null when the id itself is invalid", () => {
-  assert.equal(refused({ jsonrpc: "2.0", id: 7, method: "m", extra: 1 }).id, 7);
-  assert.equal(refused({ jsonrpc: "1.0", id: "abc", method: "m" }).id, "abc");
-  assert.equal(refused({ jsonrpc: "2.0", id: -1, method: "m" }).id, null);
-  assert.equal(refused({ jsonrpc: "2.0", id: { x: 1 }, method: "m", extra: 1 }).id, null);
-  assert.equal(refused({ jsonrpc: "2.0", id: "x".repeat(257), result: 1 }).id, null);
-});
+test(
+  "REV-06: a refused envelope gives the id for the error reply: its own when valid, null when the id " +
+    "itself is invalid",
+  () => {
+    assert.equal(refused({ jsonrpc: "2.0", id: 7, method: "m", extra: 1 }).id, 7);
+    assert.equal(refused({ jsonrpc: "1.0", id: "abc", method: "m" }).id, "abc");
+    assert.equal(refused({ jsonrpc: "2.0", id: -1, method: "m" }).id, null);
+    assert.equal(refused({ jsonrpc: "2.0", id: { x: 1 }, method: "m", extra: 1 }).id, null);
+    assert.equal(refused({ jsonrpc: "2.0", id: "x".repeat(257), result: 1 }).id, null);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // REV-02 / FRAME-11: ids
@@ -208,41 +219,45 @@ test("REV-02: ids 0, 2^53-1 and strings up to 256 UTF-8 bytes (multibyte at the 
   }
 });
 
-test("REV-02: ids -1, 1.5, 2^53, larger integers, 257-byte strings, objects, arrays and booleans are refused, naming the value", () => {
-  const cases: [unknown, RegExp][] = [
-    [-1, /id -1 is not an unsigned integer/],
-    [1.5, /id 1\.5 is not an unsigned integer/],
-    [-2.5, /id -2\.5 is not an unsigned integer/],
-    [2 ** 53, /id 9007199254740992 is above 2\^53-1/],
-    [2 ** 53 + 2, /id 9007199254740994 is above 2\^53-1/],
-    [2 ** 64, /id 18446744073709552000 is above 2\^53-1/],
-    [1e300, /id 1e\+300 is above 2\^53-1/],
-    ["x".repeat(257), /id string is 257 bytes, over the 256-byte limit/],
-    [idOfBytes(257, "é"), /257 bytes, over the 256-byte limit/],
-    [idOfBytes(257, "€"), /257 bytes, over the 256-byte limit/],
-    [idOfBytes(257, "😀"), /257 bytes, over the 256-byte limit/],
-    ["€".repeat(86), /258 bytes/], // 86 characters, 258 bytes: counted in bytes, not characters
-    [{}, /got object/],
-    [{ id: 1 }, /got object/],
-    [[1], /got object/],
-    [true, /got boolean/],
-    [false, /got boolean/],
-  ];
-  for (const [id, reason] of cases) {
-    const problem = checkId(id);
-    assert.ok(problem !== null, `checkId accepted ${String(id).slice(0, 20)}`);
-    assert.match(problem, reason);
-    for (const envelope of [
-      { jsonrpc: "2.0", id, method: "m" },
-      { jsonrpc: "2.0", id, result: 1 },
-      { jsonrpc: "2.0", id, error: { code: 1, message: "m" } },
-    ]) {
-      const r = refused(envelope);
-      assert.match(r.reason, reason);
-      assert.equal(r.id, null, "an invalid id is never echoed back");
+test(
+  "REV-02: ids -1, 1.5, 2^53, larger integers, 257-byte strings, objects, arrays and booleans are refused, " +
+    "naming the value",
+  () => {
+    const cases: [unknown, RegExp][] = [
+      [-1, /id -1 is not an unsigned integer/],
+      [1.5, /id 1\.5 is not an unsigned integer/],
+      [-2.5, /id -2\.5 is not an unsigned integer/],
+      [2 ** 53, /id 9007199254740992 is above 2\^53-1/],
+      [2 ** 53 + 2, /id 9007199254740994 is above 2\^53-1/],
+      [2 ** 64, /id 18446744073709552000 is above 2\^53-1/],
+      [1e300, /id 1e\+300 is above 2\^53-1/],
+      ["x".repeat(257), /id string is 257 bytes, over the 256-byte limit/],
+      [idOfBytes(257, "é"), /257 bytes, over the 256-byte limit/],
+      [idOfBytes(257, "€"), /257 bytes, over the 256-byte limit/],
+      [idOfBytes(257, "😀"), /257 bytes, over the 256-byte limit/],
+      ["€".repeat(86), /258 bytes/], // 86 characters, 258 bytes: counted in bytes, not characters
+      [{}, /got object/],
+      [{ id: 1 }, /got object/],
+      [[1], /got object/],
+      [true, /got boolean/],
+      [false, /got boolean/],
+    ];
+    for (const [id, reason] of cases) {
+      const problem = checkId(id);
+      assert.ok(problem !== null, `checkId accepted ${String(id).slice(0, 20)}`);
+      assert.match(problem, reason);
+      for (const envelope of [
+        { jsonrpc: "2.0", id, method: "m" },
+        { jsonrpc: "2.0", id, result: 1 },
+        { jsonrpc: "2.0", id, error: { code: 1, message: "m" } },
+      ]) {
+        const r = refused(envelope);
+        assert.match(r.reason, reason);
+        assert.equal(r.id, null, "an invalid id is never echoed back");
+      }
     }
-  }
-});
+  },
+);
 
 test("REV-02 (F11): integer ids past 2^53-1 on the wire are refused, never aliased to a neighbouring id", () => {
   // JSON.parse reads 9007199254740993 as 9007199254740992: two distinct wire ids would collide.
@@ -255,24 +270,27 @@ test("REV-02 (F11): integer ids past 2^53-1 on the wire are refused, never alias
   }
 });
 
-test("FRAME-11: numeric host ids survive the wire exactly up to 2^53-1 and come back as numbers in the response", () => {
-  for (const id of [1, 2, 2 ** 31, 2 ** 32 + 1, 2 ** 53 - 2, 2 ** 53 - 1]) {
-    const d = new JsonlDecoder();
-    const frames = d.push(
-      te.encode(
-        encodeFrame({ jsonrpc: "2.0", id, method: "tool/call", params: {} }) +
-          encodeFrame({ jsonrpc: "2.0", id, result: {} }),
-      ),
-    );
-    assert.equal(frames.length, 2);
-    const [request, response] = frames.map((f) => (f.ok ? parseEnvelope(f.value) : assert.fail(f.error.message)));
-    assert.ok(request?.ok && request.envelope.kind === "request");
-    assert.equal(typeof request.envelope.message.id, "number");
-    assert.equal(request.envelope.message.id, id);
-    assert.ok(response?.ok && response.envelope.kind === "response");
-    assert.equal(response.envelope.message.id, id);
-  }
-});
+test(
+  "FRAME-11: numeric host ids survive the wire exactly up to 2^53-1 and come back as numbers in " + "the response",
+  () => {
+    for (const id of [1, 2, 2 ** 31, 2 ** 32 + 1, 2 ** 53 - 2, 2 ** 53 - 1]) {
+      const d = new JsonlDecoder();
+      const frames = d.push(
+        te.encode(
+          encodeFrame({ jsonrpc: "2.0", id, method: "tool/call", params: {} }) +
+            encodeFrame({ jsonrpc: "2.0", id, result: {} }),
+        ),
+      );
+      assert.equal(frames.length, 2);
+      const [request, response] = frames.map((f) => (f.ok ? parseEnvelope(f.value) : assert.fail(f.error.message)));
+      assert.ok(request?.ok && request.envelope.kind === "request");
+      assert.equal(typeof request.envelope.message.id, "number");
+      assert.equal(request.envelope.message.id, id);
+      assert.ok(response?.ok && response.envelope.kind === "response");
+      assert.equal(response.envelope.message.id, id);
+    }
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // Property: parseEnvelope agrees with an independent oracle
@@ -422,34 +440,40 @@ const anyFrameValue = fc.oneof(
   { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
 );
 
-test("FRAME-01/FRAME-15/REV-02 property: parseEnvelope agrees with an independent oracle on envelope-like values", () => {
-  fc.assert(
-    fc.property(anyFrameValue, (value) => {
-      const r = parseEnvelope(value);
-      assert.equal(kindOf(r), oracle(value));
-      if (r.ok) {
-        assert.equal(r.envelope.message, value);
-      } else {
-        assert.ok(r.reason.length > 0 && r.reason.length < 200);
-        if (r.id !== null) {
-          assert.ok(oracleIdOk(r.id), "a salvaged id is a valid id");
-          assert.equal(r.id, (value as Record<string, unknown>)["id"]);
+test(
+  "FRAME-01/FRAME-15/REV-02 property: parseEnvelope agrees with an independent oracle on " + "envelope-like values",
+  () => {
+    fc.assert(
+      fc.property(anyFrameValue, (value) => {
+        const r = parseEnvelope(value);
+        assert.equal(kindOf(r), oracle(value));
+        if (r.ok) {
+          assert.equal(r.envelope.message, value);
+        } else {
+          assert.ok(r.reason.length > 0 && r.reason.length < 200);
+          if (r.id !== null) {
+            assert.ok(oracleIdOk(r.id), "a salvaged id is a valid id");
+            assert.equal(r.id, (value as Record<string, unknown>)["id"]);
+          }
         }
-      }
-    }),
-    { seed: 42, numRuns: 3000 },
-  );
-});
+      }),
+      { seed: 42, numRuns: 3000 },
+    );
+  },
+);
 
-test("REV-02 property: checkId accepts exactly the unsigned safe integers and the strings of at most 256 UTF-8 bytes", () => {
-  fc.assert(
-    fc.property(
-      fc.oneof(idLike, fc.string({ unit: "binary", maxLength: 140 }), fc.jsonValue({ maxDepth: 1 })),
-      (id) => {
-        const problem = checkId(id);
-        assert.equal(problem === null, oracleIdOk(id), `id ${JSON.stringify(id)?.slice(0, 40)}`);
-      },
-    ),
-    { seed: 42, numRuns: 3000 },
-  );
-});
+test(
+  "REV-02 property: checkId accepts exactly the unsigned safe integers and the strings of at most 256 " + "UTF-8 bytes",
+  () => {
+    fc.assert(
+      fc.property(
+        fc.oneof(idLike, fc.string({ unit: "binary", maxLength: 140 }), fc.jsonValue({ maxDepth: 1 })),
+        (id) => {
+          const problem = checkId(id);
+          assert.equal(problem === null, oracleIdOk(id), `id ${JSON.stringify(id)?.slice(0, 40)}`);
+        },
+      ),
+      { seed: 42, numRuns: 3000 },
+    );
+  },
+);

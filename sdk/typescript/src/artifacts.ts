@@ -37,7 +37,8 @@ export async function publishArtifact(
     throw new Error("publishArtifact() needs API 0.2 or later (artifact/publish is not part of API 0.1)");
   if (!link.features.has("artifacts")) {
     throw new Error(
-      "publishArtifact() needs the artifacts feature, which this host did not offer (a host offers it when its embedder binds an artifacts service)",
+      "publishArtifact() needs the artifacts feature, which this host did not offer (a host offers it when " +
+        "its embedder binds an artifacts service)",
     );
   }
   const parent = parentOf(scope, "publishArtifact");

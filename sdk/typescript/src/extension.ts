@@ -1,9 +1,9 @@
 /**
- * The extension runtime: registration of tools, commands, hooks, context, status, renderers and
- * lifecycle handlers; the initialize handshake and feature negotiation (negotiation.ts); dispatch
- * of host requests under the concurrency limit, each inside its request scope (request-scope.ts);
- * cancellation; notifications to the host; shutdown and stdin EOF. Protocol frames leave only
- * through the StdoutWriter.
+ * The extension runtime's public API: registration of tools, commands, hooks, context, status,
+ * menu, renderers and lifecycle handlers, each checked when it is registered; dynamic tools;
+ * notifications to the host. Serving the host (initialize and feature negotiation, dispatch under
+ * the concurrency limit, cancellation, shutdown and stdin EOF) is serving.ts; the ctx a handler
+ * receives is handler-context.ts.
  *
  * Contract for handlers: they run concurrently up to maxConcurrentRequests; ctx.signal aborts on
  * host cancellation (API 0.2+) or shutdown, and cancellation is cooperative, never a rollback.
@@ -11,20 +11,13 @@
  * once its request was cancelled, whatever it throws is answered -32800 (API 0.2+).
  */
 import {
-  ErrorCode,
-  EnvelopeReader,
-  RpcPeer,
-  WireError,
-  isPlainObject,
   isNegotiated,
   isValidToolName,
   validateToolDefinition,
   validateStatusContribution,
   type ApiVersion,
   type CommandDefinition,
-  type JsonRpcId,
-  type RequestMessage,
-  type NotificationMessage,
+  type RpcPeer,
   type ToolDefinition,
   type HookName,
   type LifecycleEvent,
@@ -32,15 +25,9 @@ import {
   type CacheWarmingAction,
   type CacheWarmingPayload,
   ADVISORY_HOOKS,
-  CANCEL_REQUEST,
   HOOK_NAMES,
-  INITIALIZE,
-  LIFECYCLE_EVENTS,
-  SHUTDOWN,
   isAdvisoryHook,
-  legalMethod,
 } from "@octet/protocol";
-import { StdoutWriter } from "./stdout-writer.js";
 import { toContext, toNotification } from "./results.js";
 import type {
   Cancellation,
@@ -63,22 +50,17 @@ import type {
   CatalogChange,
   DynamicTool,
 } from "./types.js";
-import { Semaphore } from "./semaphore.js";
-import { route, type Registry } from "./dispatch.js";
-import { negotiate } from "./negotiation.js";
 import { LifecycleHandlers } from "./lifecycle.js";
 import { AmbientProgress } from "./progress.js";
-import { RequestScope, ambientCancellation, requestStorage, type Link } from "./request-scope.js";
-import { confirm, input } from "./reverse-requests.js";
-import { ToolCatalog, type CatalogTool } from "./catalog.js";
+import { ambientCancellation, requestStorage } from "./request-scope.js";
+import type { ToolCatalog, CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
-import { publishArtifact } from "./artifacts.js";
 import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
+import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
 
 const DEFAULT_MAX_CONCURRENT = 16;
-const NO_FEATURES: ReadonlySet<string> = new Set();
 
 export class Extension {
   readonly apiVersion: ApiVersion;
@@ -88,13 +70,10 @@ export class Extension {
   readonly progress: Progress;
   /** presentation/update (API 0.2+, contributes.presentation): ext.presentation.update(snapshot). */
   readonly presentation: Presentation;
-  /** initialize params.contributes, kept for the presentation checks. */
-  #contributes: Record<string, unknown> | null = null;
   /** policy/evaluate for the running request (API 0.2+, when the host offers policy_intents). */
-  readonly policy: PolicyApi = policyApi(() => this.#link);
+  readonly policy: PolicyApi = policyApi(() => this.#serving.link);
   /** secret/get for the running request (API 0.2+, when the host offers secrets). */
-  readonly secrets: SecretsApi = secretsApi(() => this.#link);
-  readonly #maxConcurrent: number;
+  readonly secrets: SecretsApi = secretsApi(() => this.#serving.link);
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),
     toolsAt: undefined as ((revision: number | undefined) => ReadonlyMap<string, CatalogTool>) | undefined,
@@ -104,18 +83,11 @@ export class Extension {
     contextHandler: null as ContextHandler | null,
     statusHandler: null as StatusHandler | null,
     menuHandler: null as MenuHandler | null,
-  } satisfies Registry;
+  } satisfies ServedRegistry;
   readonly #lifecycle = new LifecycleHandlers();
-  readonly #active = new Map<JsonRpcId, RequestScope>();
-  #peer: RpcPeer | null = null;
-  /** Set by initialize: the negotiated connection the requests use. */
-  #link: Link | null = null;
-  readonly #writer: StdoutWriter;
-  #semaphore: Semaphore;
-  #exiting = false;
   readonly #dynamicTools: boolean;
-  /** The catalog epochs, once dynamic_tools is negotiated. */
-  #catalog: ToolCatalog | null = null;
+  /** Serving the host, once run(); until initialize it has no link. */
+  readonly #serving: Serving;
 
   constructor(options: ExtensionOptions) {
     if (!["0.1", "0.2", "0.4"].includes(options.apiVersion)) {
@@ -125,24 +97,29 @@ export class Extension {
     if (!Number.isInteger(max) || max < 1)
       throw new RangeError(`maxConcurrentRequests must be a positive integer, got ${max}`);
     this.apiVersion = options.apiVersion;
-    this.#maxConcurrent = max;
     if (options.dynamicTools === true && options.apiVersion === "0.1")
       throw new TypeError("dynamicTools needs API 0.2 or later");
     this.#dynamicTools = options.dynamicTools === true;
-    this.#semaphore = new Semaphore(max);
-    this.presentation = new Presentation(() => ({ link: this.#link, contributes: this.#contributes }));
+    this.presentation = new Presentation(() => ({ link: this.#serving.link, contributes: this.#serving.contributes }));
     this.progress = new AmbientProgress(
       () => requestStorage.getStore()?.progress,
-      () => this.#link?.features ?? new Set(),
+      () => this.#serving.link?.features ?? new Set(),
     );
     // Take stdout over now, not in run(): a "loading..." log between the two must not reach the
     // host as a non-frame (FRAME-03).
-    this.#writer = new StdoutWriter();
+    this.#serving = new Serving({
+      apiVersion: this.apiVersion,
+      maxConcurrent: max,
+      dynamicTools: this.#dynamicTools,
+      registry: this.#registry,
+      lifecycle: this.#lifecycle,
+      notify: (n) => this.notify(n),
+    });
   }
 
   /** The features negotiated in initialize (empty before it, and always on API 0.1). */
   get features(): readonly string[] {
-    return [...(this.#link?.features ?? [])];
+    return [...(this.#serving.link?.features ?? [])];
   }
 
   tool(spec: ToolSpec, handler: ToolHandler): this {
@@ -189,7 +166,7 @@ export class Extension {
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined)
       throw new TypeError(`registerTools(): tool "${dup}" appears twice; names in one change must be unique`);
-    const peer = this.#link!.peer;
+    const peer = this.#serving.link!.peer;
     return catalog.mutate(
       (current) => {
         const next = new Map(current);
@@ -213,7 +190,7 @@ export class Extension {
     const dup = names.find((n, i) => names.indexOf(n) !== i);
     if (dup !== undefined)
       throw new TypeError(`unregisterTools(): "${dup}" appears twice; names in one change must be unique`);
-    const peer = this.#link!.peer;
+    const peer = this.#serving.link!.peer;
     return catalog.mutate(
       (current) => {
         const next = new Map(current);
@@ -226,18 +203,19 @@ export class Extension {
 
   /** The current catalog epoch (0 = initialize), or null without dynamic_tools negotiated. */
   get catalogRevision(): number | null {
-    return this.#catalog?.revision ?? null;
+    return this.#serving.catalog?.revision ?? null;
   }
 
   #dynamicCatalog(what: string): ToolCatalog {
     if (!this.#dynamicTools) throw new Error(`${what}() needs new Extension({ dynamicTools: true, ... })`);
-    if (!this.#link)
+    if (!this.#serving.link)
       throw new Error(
         `${what}() can be used only after initialize (from a handler, or after the extension is running)`,
       );
-    if (!this.#catalog)
+    const catalog = this.#serving.catalog;
+    if (!catalog)
       throw new Error(`${what}(): the host did not offer dynamic_tools, so the tool catalog is fixed for this process`);
-    return this.#catalog;
+    return catalog;
   }
 
   /** A ToolSpec as a wire definition, checked with the host's own rules now rather than as a refusal later. */
@@ -251,7 +229,8 @@ export class Extension {
       throw new TypeError(`tool "${name}": outputSchema needs API 0.2 or later`);
     if ((spec.promptSnippet !== undefined || spec.promptGuidelines !== undefined) && this.apiVersion !== "0.4") {
       throw new TypeError(
-        `tool "${name}": promptSnippet and promptGuidelines need API 0.4 (this extension speaks API ${this.apiVersion})`,
+        `tool "${name}": promptSnippet and promptGuidelines need API 0.4 (this extension speaks API ` +
+          `${this.apiVersion})`,
       );
     }
     const definition: ToolDefinition = {
@@ -359,7 +338,7 @@ export class Extension {
   on(event: LifecycleEvent, handler: LifecycleHandler): this {
     if (!isNegotiated(this.apiVersion))
       throw new TypeError(`lifecycle events need API 0.2 or later (this extension speaks API ${this.apiVersion})`);
-    if (this.#link) throw new Error(`on("${event}") after initialize: the subscription was already negotiated`);
+    if (this.#serving.link) throw new Error(`on("${event}") after initialize: the subscription was already negotiated`);
     this.#lifecycle.add(event, handler);
     return this;
   }
@@ -389,191 +368,17 @@ export class Extension {
   }
 
   /**
-   * Starts serving the host on stdin/stdout. Resolves never in practice: the process exits on
-   * shutdown or stdin EOF.
+   * Starts serving the host on stdin/stdout (serving.ts). Resolves never in practice: the process
+   * exits on shutdown or stdin EOF.
    */
   run(): Promise<void> {
-    if (this.#peer) throw new Error("run() was called twice");
-    const writer = this.#writer;
-    const peer = new RpcPeer({
-      transport: writer,
-      onRequest: (request) => this.#onRequest(request),
-      onNotification: (n) => this.#onNotification(n),
-      onDiagnostic: (d) => process.stderr.write(`octet-extension: ${JSON.stringify(d)}\n`),
-    });
-    this.#peer = peer;
-    const reader = new EnvelopeReader();
-    process.stdin.on("data", (chunk: Buffer) => {
-      for (const event of reader.push(chunk)) {
-        if (event.kind === "envelope") peer.receive(event.envelope);
-        else if (event.kind === "invalid_envelope")
-          peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
-        else if (event.error.fatal) {
-          process.stderr.write(`octet-extension: unreadable input from the host (${event.error.message}); exiting\n`);
-          void this.#exit(1);
-        } else peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
-      }
-    });
-    // Stdin EOF is transport loss or final teardown: exit promptly (FRAME-12).
-    process.stdin.on("end", () => void this.#exit(0));
-    process.stdin.on("error", () => void this.#exit(1));
-    return new Promise<void>(() => {});
+    return this.#serving.run();
   }
 
   #requirePeer(what: string): RpcPeer {
-    if (!this.#peer || !this.#link)
+    const peer = this.#serving.peer;
+    if (!peer || !this.#serving.link)
       throw new Error(`${what}() is available only after the host initialized the extension`);
-    return this.#peer;
-  }
-
-  async #exit(code: number): Promise<void> {
-    if (this.#exiting) return;
-    this.#exiting = true;
-    for (const scope of this.#active.values()) scope.abort(new Error("extension is shutting down"));
-    await this.#writer.flushed();
-    process.exit(code);
-  }
-
-  /** The host notifications this runtime acts on, by method; the others are ignored. */
-  readonly #notifications = new Map<string, (n: NotificationMessage) => void>([
-    [CANCEL_REQUEST.method, (n) => this.#onCancel(n.params)],
-    ...LIFECYCLE_EVENTS.map((event) => [event, (n: NotificationMessage) => this.#deliver(event, n.params)] as const),
-  ]);
-
-  /** The session requests answered here; content requests go to route() (dispatch.ts). */
-  readonly #session = new Map<string, (params: unknown) => unknown>([
-    [INITIALIZE.method, (params) => this.#initialize(params)],
-    [
-      SHUTDOWN.method,
-      () => {
-        setImmediate(() => void this.#exit(0));
-        return {};
-      },
-    ],
-  ]);
-
-  #onNotification(n: NotificationMessage): void {
-    // Legal by the method table: API 0.1 has no cancellation (CANCEL-01), and a lifecycle event
-    // arrives only with lifecycle_events negotiated (the subscription is checked in deliver()).
-    const handle = this.#notifications.get(n.method);
-    const features = this.#link?.features ?? NO_FEATURES;
-    if (handle && legalMethod(n.method, { direction: "host->child", apiVersion: this.apiVersion, features })) handle(n);
-  }
-
-  #deliver(event: string, params: unknown): void {
-    this.#lifecycle.deliver(event, params);
-  }
-
-  /** $/cancelRequest: the id names a host request only (FRAME-14). */
-  #onCancel(params: unknown): void {
-    if (!isPlainObject(params)) return;
-    const id = params["id"];
-    const reason = typeof params["reason"] === "string" ? ` (${params["reason"].slice(0, 256)})` : "";
-    if (typeof id !== "number" && typeof id !== "string") return;
-    this.#active.get(id)?.abort(new Error(`cancelled by the host${reason}`));
-  }
-
-  async #onRequest(request: RequestMessage): Promise<unknown> {
-    const session = this.#session.get(request.method);
-    if (session) return session(request.params);
-    const link = this.#link;
-    if (!link) throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize`);
-    const scope = new RequestScope(request.id, request.method, link);
-    this.#active.set(request.id, scope);
-    // A request cancelled while it waits for a slot is answered at once, not when a running
-    // handler frees one: the host ends a generation that leaves a cancel unanswered for 2 s.
-    const admitted = await this.#semaphore.acquire(scope);
-    try {
-      // Cancelled while waiting for a slot: answer without running the handler, so no work (and
-      // no side effect) starts after the host gave up on it.
-      if (scope.aborted) throw scope.abortReason;
-      const ctx = (context: HandlerContext["context"]): HandlerContext => this.#context(scope, link, context);
-      const registry = this.#registry;
-      const api = this.apiVersion;
-      return await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));
-    } catch (err) {
-      if (scope.aborted && isNegotiated(this.apiVersion))
-        throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
-      throw err;
-    } finally {
-      // The response is decided: nothing more may be sent for this request (progress, children).
-      scope.settle();
-      if (admitted) this.#semaphore.release();
-      if (this.#active.get(request.id) === scope) this.#active.delete(request.id);
-    }
-  }
-
-  #initialize(params: unknown): unknown {
-    if (this.#link) throw new WireError(ErrorCode.InvalidRequest, "initialize was already received");
-    if (!isPlainObject(params)) throw new WireError(ErrorCode.InvalidParams, "initialize params must be an object");
-    if (params["api_version"] !== this.apiVersion) {
-      throw new WireError(
-        ErrorCode.InvalidParams,
-        `host asked for API ${JSON.stringify(params["api_version"])} but this extension speaks API ${this.apiVersion}; make the manifest's api_version match`,
-      );
-    }
-    const peer = this.#peer;
-    if (!peer) throw new WireError(ErrorCode.InternalError, "initialize before run()");
-    this.#contributes = isPlainObject(params["contributes"]) ? params["contributes"] : null;
-    const tools = [...this.#registry.tools.values()].map((t) => t.definition);
-    const commands = [...this.#registry.commands.values()].map((c) => c.definition);
-    if (!isNegotiated(this.apiVersion)) {
-      this.#link = { api: this.apiVersion, features: new Set(), peer };
-      return { api_version: this.apiVersion, tools, commands };
-    }
-    const advisoryHooks = ADVISORY_HOOKS.filter((h) => this.#registry.hooks.has(h));
-    const n = negotiate(params["protocol"], {
-      api: this.apiVersion,
-      maxConcurrent: this.#maxConcurrent,
-      lifecycleEvents: this.#lifecycle.events,
-      tools,
-      dynamicTools: this.#dynamicTools,
-      advisoryHooks,
-    });
-    if (n.strippedPromptMetadata.length > 0) {
-      process.stderr.write(
-        `octet-extension: the host did not offer tool_prompt_metadata_v1; the prompt metadata of ${n.strippedPromptMetadata.join(", ")} is not sent\n`,
-      );
-    }
-    if (this.#lifecycle.events.length > 0 && !n.features.has("lifecycle_events")) {
-      process.stderr.write(
-        `octet-extension: the host did not offer lifecycle_events; the handlers for ${this.#lifecycle.events.join(", ")} will not run\n`,
-      );
-    }
-    const subscribed = n.protocol["lifecycle_events"];
-    this.#lifecycle.subscribe(Array.isArray(subscribed) ? (subscribed as string[]) : []);
-    this.#semaphore = new Semaphore(n.maxConcurrent);
-    this.#link = { api: this.apiVersion, features: n.features, peer };
-    if (n.features.has("dynamic_tools")) {
-      // Epoch 0 is the catalog sent in this response (CAT-09), definitions as sent.
-      const sent = new Map<string, CatalogTool>(
-        n.tools.map((d) => [d.name, { definition: d, handler: this.#registry.tools.get(d.name)!.handler }]),
-      );
-      const catalog = new ToolCatalog(sent);
-      this.#catalog = catalog;
-      this.#registry.toolsAt = (revision) => catalog.at(revision);
-    } else if (this.#dynamicTools) {
-      process.stderr.write(
-        "octet-extension: the host did not offer dynamic_tools; registerTools() and unregisterTools() will refuse\n",
-      );
-    }
-    return { api_version: this.apiVersion, tools: n.tools, commands, protocol: n.protocol };
-  }
-
-  #context(scope: RequestScope, link: Link, context: HandlerContext["context"]): HandlerContext {
-    return {
-      get signal() {
-        return scope.signal;
-      },
-      requestId: scope.id,
-      method: scope.method,
-      context,
-      progress: scope.progress,
-      notify: (n) => this.notify(n),
-      confirm: (options) => confirm(scope, link, options),
-      input: (options) => input(scope, link, options),
-      publishArtifact: (source, mimeType, options) => publishArtifact(scope, link, source, mimeType, options),
-      throwIfCancelled: () => scope.throwIfCancelled(),
-    };
+    return peer;
   }
 }

@@ -70,7 +70,8 @@ export function policyApi(link: () => Link | null): PolicyApi {
     const { scope, l } = active(link, "policy.evaluate");
     if (!l.features.has("policy_intents"))
       throw new Error(
-        "policy.evaluate() needs the policy_intents feature, which the host did not offer (the host binds no policy service)",
+        "policy.evaluate() needs the policy_intents feature, which the host did not offer (the host binds no " +
+          "policy service)",
       );
     if (options.approvalToken !== undefined && !l.features.has("approvals"))
       throw new Error("policy.evaluate() with an approvalToken needs the approvals feature, which was not negotiated");
@@ -112,7 +113,8 @@ export function secretsApi(link: () => Link | null): SecretsApi {
       const { scope, l } = active(link, "secrets.get");
       if (!l.features.has("secrets"))
         throw new Error(
-          "secrets.get() needs the secrets feature, which the host did not offer (it binds no secret broker, or the manifest declares no [capabilities].secrets)",
+          "secrets.get() needs the secrets feature, which the host did not offer (it binds no secret broker, " +
+            "or the manifest declares no [capabilities].secrets)",
         );
       const params = { parent_request_id: parentOf(scope, "secrets.get"), name };
       const checked = validateSecretParams(params);

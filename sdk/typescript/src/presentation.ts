@@ -69,7 +69,8 @@ export class Presentation {
       throw new Error("presentation.update() needs API 0.2 or later (presentation/update is not part of API 0.1)");
     if (contributes?.["presentation"] !== true) {
       throw new Error(
-        "presentation.update() needs `presentation = true` under [contributes] in extension.toml; the host drops snapshots of an extension that does not declare it",
+        "presentation.update() needs `presentation = true` under [contributes] in extension.toml; the host " +
+          "drops snapshots of an extension that does not declare it",
       );
     }
     const params: Record<string, unknown> = { snapshot };

@@ -63,7 +63,8 @@ export class RequestProgress implements Progress {
   partialResult(result: ToolReturn): void {
     if (this.#link.api !== "0.4" || this.#scope.method !== "tool/call") {
       throw new Error(
-        `progress.partialResult() needs API 0.4 and a tool/call handler (this is API ${this.#link.api}, ${this.#scope.method})`,
+        `progress.partialResult() needs API 0.4 and a tool/call handler (this is API ${this.#link.api}, ` +
+          `${this.#scope.method})`,
       );
     }
     this.#send({ type: "partial_result", result: toToolResult(result, "0.4") });

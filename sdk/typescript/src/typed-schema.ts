@@ -129,7 +129,8 @@ function kindOf(node: Record<string, unknown>, path: string): Kind {
   }
   if (typeof type !== "string")
     throw new TypedSchemaError(
-      `${path}.type: ${JSON.stringify(type)} is not one type name; use anyOf [T, {type:"null"}] (Type.Union([T, Type.Null()])) for a nullable value`,
+      `${path}.type: ${JSON.stringify(type)} is not one type name; use anyOf [T, {type:"null"}] ` +
+        `(Type.Union([T, Type.Null()])) for a nullable value`,
     );
   if (type === "null")
     throw new TypedSchemaError(
@@ -239,7 +240,8 @@ function record(
     } else if (!required.has(name)) {
       // Omission needs an explicit default (PY-15): "optional" never means a silent undefined.
       throw new TypedSchemaError(
-        `${where}: the field may be omitted but has no default; give it one (e.g. Type.String({ default: "" }), or default: null for a nullable field) or make it required`,
+        `${where}: the field may be omitted but has no default; give it one (e.g. Type.String({ default: "" ` +
+          `}), or default: null for a nullable field) or make it required`,
       );
     } else {
       mustSend.push(name);

@@ -147,7 +147,8 @@ function typedResult(
     else if (output === undefined) r = new TypedResult(null, returned as string);
     else if (summary === undefined)
       throw new TypeError(
-        "the handler returned a plain value but the tool has no summary; return new TypedResult(value, summary) or give the spec a summary",
+        "the handler returned a plain value but the tool has no summary; return new TypedResult(value, " +
+          "summary) or give the spec a summary",
       );
     else r = new TypedResult(returned, summaryOf(summary, returned));
     checkSummary(r.summary);
@@ -185,7 +186,9 @@ function checkSummary(s: unknown): void {
   const bad = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/.exec(s);
   if (bad)
     throw new TypeError(
-      `the summary has control character U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index}; it must be plain text (LF and TAB allowed)`,
+      `the summary has control character ` +
+        `U+${bad[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, "0")} at index ${bad.index}; it must ` +
+        `be plain text (LF and TAB allowed)`,
     );
 }
 

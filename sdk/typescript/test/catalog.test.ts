@@ -25,40 +25,48 @@ function host() {
   });
 }
 
-test("CAT-09, CAT-16: epoch 0 is the initialize catalog; each accepted change is the next epoch; the last eight are kept and older ones refused with -32602", async () => {
-  const catalog = new ToolCatalog(map(tool("a")));
-  assert.equal(catalog.revision, 0);
-  const h = host()();
-  for (let i = 1; i <= 9; i++) {
-    const next = add(tool(`t${i}`));
-    const names = [...next(catalog.current).keys()];
-    const change = await catalog.mutate(next, h(names));
-    assert.equal(change.revision, i);
-  }
-  assert.equal(catalog.revision, 9);
-  assert.deepEqual(catalog.known, [2, 3, 4, 5, 6, 7, 8, 9], `the last ${RETAINED_EPOCHS}`);
-  assert.ok(catalog.at(2).has("t2") && !catalog.at(2).has("t3"), "an older epoch keeps its own tools");
-  for (const retired of [0, 1, 10]) {
-    assert.throws(
-      () => catalog.at(retired),
-      (e: unknown) =>
-        e instanceof WireError && e.code === -32602 && new RegExp(`catalog_revision ${retired}`).test(e.message),
-    );
-  }
-  assert.equal(catalog.at(undefined), catalog.current, "no revision: the current catalog");
-});
+test(
+  "CAT-09, CAT-16: epoch 0 is the initialize catalog; each accepted change is the next epoch; the last " +
+    "eight are kept and older ones refused with -32602",
+  async () => {
+    const catalog = new ToolCatalog(map(tool("a")));
+    assert.equal(catalog.revision, 0);
+    const h = host()();
+    for (let i = 1; i <= 9; i++) {
+      const next = add(tool(`t${i}`));
+      const names = [...next(catalog.current).keys()];
+      const change = await catalog.mutate(next, h(names));
+      assert.equal(change.revision, i);
+    }
+    assert.equal(catalog.revision, 9);
+    assert.deepEqual(catalog.known, [2, 3, 4, 5, 6, 7, 8, 9], `the last ${RETAINED_EPOCHS}`);
+    assert.ok(catalog.at(2).has("t2") && !catalog.at(2).has("t3"), "an older epoch keeps its own tools");
+    for (const retired of [0, 1, 10]) {
+      assert.throws(
+        () => catalog.at(retired),
+        (e: unknown) =>
+          e instanceof WireError && e.code === -32602 && new RegExp(`catalog_revision ${retired}`).test(e.message),
+      );
+    }
+    assert.equal(catalog.at(undefined), catalog.current, "no revision: the current catalog");
+  },
+);
 
-test("CAT-16: while a change waits for the host's answer, its staged epoch is already callable (the host publishes before it acknowledges)", async () => {
-  const catalog = new ToolCatalog(map(tool("a")));
-  let answer!: (v: unknown) => void;
-  const pending = catalog.mutate(add(tool("b")), () => new Promise((r) => (answer = r)));
-  await Promise.resolve();
-  assert.deepEqual(catalog.known, [0, 1]);
-  assert.ok(catalog.at(1).has("b"), "a call stamped with the staged epoch finds the new tool");
-  answer({ revision: 1, tools: ["a", "b"] });
-  await pending;
-  assert.deepEqual(catalog.known, [0, 1]);
-});
+test(
+  "CAT-16: while a change waits for the host's answer, its staged epoch is already callable (the host " +
+    "publishes before it acknowledges)",
+  async () => {
+    const catalog = new ToolCatalog(map(tool("a")));
+    let answer!: (v: unknown) => void;
+    const pending = catalog.mutate(add(tool("b")), () => new Promise((r) => (answer = r)));
+    await Promise.resolve();
+    assert.deepEqual(catalog.known, [0, 1]);
+    assert.ok(catalog.at(1).has("b"), "a call stamped with the staged epoch finds the new tool");
+    answer({ revision: 1, tools: ["a", "b"] });
+    await pending;
+    assert.deepEqual(catalog.known, [0, 1]);
+  },
+);
 
 test("CAT-08: the host's list is authoritative: a tool its policy left out is not committed", async () => {
   const catalog = new ToolCatalog(map(tool("a")));

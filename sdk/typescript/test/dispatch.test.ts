@@ -10,24 +10,28 @@ import { CONTEXT, WireHost, killAll, resultOf } from "./harness.js";
 
 afterEach(killAll);
 
-test("CALL-15/CALL-20: on API 0.4 a tool with an outputSchema answers text parts and structured_content that match it", async () => {
-  const host = new WireHost("negotiated", ["0.4"]);
-  const init = resultOf(await host.initialize("0.4", { optional: ["request_progress"] })) as {
-    tools: ToolDefinition[];
-  };
-  const definition = init.tools.find((t) => t.name === "count");
-  assert.deepEqual(definition?.output_schema, {
-    type: "object",
-    properties: { n: { type: "integer" } },
-    required: ["n"],
-    additionalProperties: false,
-  });
-  const result = resultOf(await host.request("tool/call", { name: "count", arguments: {}, context: CONTEXT }));
-  assert.deepEqual(result, {
-    content: [{ type: "text", text: "3 items" }],
-    is_error: false,
-    structured_content: { n: 3 },
-  });
-  const checked = validateToolResult(result, "0.4", definition);
-  assert.ok(checked.ok, checked.ok ? "" : checked.problems.join("; "));
-});
+test(
+  "CALL-15/CALL-20: on API 0.4 a tool with an outputSchema answers text parts and structured_content " +
+    "that match it",
+  async () => {
+    const host = new WireHost("negotiated", ["0.4"]);
+    const init = resultOf(await host.initialize("0.4", { optional: ["request_progress"] })) as {
+      tools: ToolDefinition[];
+    };
+    const definition = init.tools.find((t) => t.name === "count");
+    assert.deepEqual(definition?.output_schema, {
+      type: "object",
+      properties: { n: { type: "integer" } },
+      required: ["n"],
+      additionalProperties: false,
+    });
+    const result = resultOf(await host.request("tool/call", { name: "count", arguments: {}, context: CONTEXT }));
+    assert.deepEqual(result, {
+      content: [{ type: "text", text: "3 items" }],
+      is_error: false,
+      structured_content: { n: 3 },
+    });
+    const checked = validateToolResult(result, "0.4", definition);
+    assert.ok(checked.ok, checked.ok ? "" : checked.problems.join("; "));
+  },
+);

@@ -72,44 +72,52 @@ test("ERR-04: on API 0.2 $/cancelRequest makes a handler waiting on ctx.signal a
   );
 });
 
-test("ERR-04: a request cancelled while it waits for a concurrency slot is answered -32800 and its handler never runs", async () => {
-  const host = new WireHost("full", ["0.2", "1"]);
-  resultOf(await host.initialize("0.2"));
-  const gate = toolCall(host, "gate", { n: 0 });
-  const confirmation = await host.waitForFrame(isConfirmation);
-  const queued = toolCall(host, "echo", { text: "never" });
-  host.notify("$/cancelRequest", { id: queued, reason: "user" });
-  // Frames are read in order: the cancel is seen before the answer that frees the slot.
-  host.respond(confirmation["id"], { confirmed: true });
-  assert.equal(errorOf(await host.response(queued)).code, -32800);
-  resultOf(await host.response(gate));
-  const stats = JSON.parse(
-    partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })),
-  ) as Record<string, number>;
-  assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
-});
+test(
+  "ERR-04: a request cancelled while it waits for a concurrency slot is answered -32800 and its handler " +
+    "never runs",
+  async () => {
+    const host = new WireHost("full", ["0.2", "1"]);
+    resultOf(await host.initialize("0.2"));
+    const gate = toolCall(host, "gate", { n: 0 });
+    const confirmation = await host.waitForFrame(isConfirmation);
+    const queued = toolCall(host, "echo", { text: "never" });
+    host.notify("$/cancelRequest", { id: queued, reason: "user" });
+    // Frames are read in order: the cancel is seen before the answer that frees the slot.
+    host.respond(confirmation["id"], { confirmed: true });
+    assert.equal(errorOf(await host.response(queued)).code, -32800);
+    resultOf(await host.response(gate));
+    const stats = JSON.parse(
+      partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })),
+    ) as Record<string, number>;
+    assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
+  },
+);
 
-test("issue 13.12: a request cancelled while it waits for a slot is answered -32800 at once, while the slot's holder still runs", async () => {
-  const host = new WireHost("full", ["0.2", "1"]);
-  resultOf(await host.initialize("0.2"));
-  const gate = toolCall(host, "gate", { n: 0 });
-  const confirmation = await host.waitForFrame(isConfirmation);
-  const queued = toolCall(host, "echo", { text: "never" });
-  host.notify("$/cancelRequest", { id: queued, reason: "user" });
-  // The gate's confirmation is still unanswered: the slot is held while the answer comes.
-  assert.equal(errorOf(await host.response(queued)).code, -32800);
-  host.respond(confirmation["id"], { confirmed: true });
-  resultOf(await host.response(gate));
-  const stats = JSON.parse(
-    partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })),
-  ) as Record<string, number>;
-  assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
-  // The permit the cancelled request never took is still there: two echoes run one after the other.
-  assert.equal(
-    partsText(await host.request("tool/call", { name: "echo", arguments: { text: "after" }, context: CONTEXT })),
-    '{"text":"after"}',
-  );
-});
+test(
+  "issue 13.12: a request cancelled while it waits for a slot is answered -32800 at once, while the slot's " +
+    "holder still runs",
+  async () => {
+    const host = new WireHost("full", ["0.2", "1"]);
+    resultOf(await host.initialize("0.2"));
+    const gate = toolCall(host, "gate", { n: 0 });
+    const confirmation = await host.waitForFrame(isConfirmation);
+    const queued = toolCall(host, "echo", { text: "never" });
+    host.notify("$/cancelRequest", { id: queued, reason: "user" });
+    // The gate's confirmation is still unanswered: the slot is held while the answer comes.
+    assert.equal(errorOf(await host.response(queued)).code, -32800);
+    host.respond(confirmation["id"], { confirmed: true });
+    resultOf(await host.response(gate));
+    const stats = JSON.parse(
+      partsText(await host.request("tool/call", { name: "stats", arguments: {}, context: CONTEXT })),
+    ) as Record<string, number>;
+    assert.equal(stats["echo"], undefined, "the cancelled echo handler never ran");
+    // The permit the cancelled request never took is still there: two echoes run one after the other.
+    assert.equal(
+      partsText(await host.request("tool/call", { name: "echo", arguments: { text: "after" }, context: CONTEXT })),
+      '{"text":"after"}',
+    );
+  },
+);
 
 test("CANCEL-01: on API 0.1 $/cancelRequest is ignored and the handler completes normally", async () => {
   const host = new WireHost("full", ["0.1"]);
@@ -123,30 +131,34 @@ test("CANCEL-01: on API 0.1 $/cancelRequest is ignored and the handler completes
   assert.equal(textOf(await host.response(id)), "confirmed=true aborted=false");
 });
 
-test("CONF-01/CONF-03: on API 0.1 the SDK sends confirmation/request without parent_request_id and waits for the answer", async () => {
-  const host = new WireHost("full", ["0.1"]);
-  resultOf(await host.initialize("0.1"));
-  const id = toolCall(host, "confirm", { prompt: "Delete the branch?", detail: "3 commits", destructive: true });
-  const request = await host.waitForFrame(isConfirmation);
-  const reqId = request["id"];
-  assert.ok(typeof reqId === "number" || typeof reqId === "string", "a reverse request carries an id");
-  assert.deepEqual(request["params"], {
-    prompt: "Delete the branch?",
-    destructive: true,
-    default: false,
-    detail: "3 commits",
-  });
-  assert.ok(validateConfirmationParams(request["params"], "0.1").ok);
-  // A full round trip while the question is open: the tool has still not answered.
-  resultOf(await host.request("status/collect", { surface: "status", context: CONTEXT }));
-  assert.equal(
-    host.frames.some((f) => f["id"] === id && !("method" in f)),
-    false,
-    "the tool did not finish before the answer",
-  );
-  host.respond(reqId, { confirmed: true });
-  assert.equal(textOf(await host.response(id)), "confirmed=true aborted=false");
-});
+test(
+  "CONF-01/CONF-03: on API 0.1 the SDK sends confirmation/request without parent_request_id and waits for " +
+    "the answer",
+  async () => {
+    const host = new WireHost("full", ["0.1"]);
+    resultOf(await host.initialize("0.1"));
+    const id = toolCall(host, "confirm", { prompt: "Delete the branch?", detail: "3 commits", destructive: true });
+    const request = await host.waitForFrame(isConfirmation);
+    const reqId = request["id"];
+    assert.ok(typeof reqId === "number" || typeof reqId === "string", "a reverse request carries an id");
+    assert.deepEqual(request["params"], {
+      prompt: "Delete the branch?",
+      destructive: true,
+      default: false,
+      detail: "3 commits",
+    });
+    assert.ok(validateConfirmationParams(request["params"], "0.1").ok);
+    // A full round trip while the question is open: the tool has still not answered.
+    resultOf(await host.request("status/collect", { surface: "status", context: CONTEXT }));
+    assert.equal(
+      host.frames.some((f) => f["id"] === id && !("method" in f)),
+      false,
+      "the tool did not finish before the answer",
+    );
+    host.respond(reqId, { confirmed: true });
+    assert.equal(textOf(await host.response(id)), "confirmed=true aborted=false");
+  },
+);
 
 test("CONF-01: on API 0.2 confirmation/request names the active tool call as parent_request_id", async () => {
   const host = new WireHost("full", ["0.2"]);
@@ -173,29 +185,35 @@ test("CONF-04: an answer other than {confirmed: true} reads as a denial", async 
   }
 });
 
-test("ERR-04/FRAME-14: cancelling a tool waiting on a confirmation answers -32800 once the host cancels the child", async () => {
-  const host = new WireHost("full", ["0.2"]);
-  resultOf(await host.initialize("0.2"));
-  const id = toolCall(host, "confirm", { prompt: "Wait for me?" });
-  const request = await host.waitForFrame(isConfirmation);
-  // As a host does on cancel: the $/cancelRequest, then the unresolved child answered -32800.
-  host.notify("$/cancelRequest", { id, reason: "user" });
-  host.respondError(request["id"], -32800, "request_cancelled: parent request was cancelled");
-  assert.equal(errorOf(await host.response(id)).code, -32800);
-});
+test(
+  "ERR-04/FRAME-14: cancelling a tool waiting on a confirmation answers -32800 once the host cancels " + "the child",
+  async () => {
+    const host = new WireHost("full", ["0.2"]);
+    resultOf(await host.initialize("0.2"));
+    const id = toolCall(host, "confirm", { prompt: "Wait for me?" });
+    const request = await host.waitForFrame(isConfirmation);
+    // As a host does on cancel: the $/cancelRequest, then the unresolved child answered -32800.
+    host.notify("$/cancelRequest", { id, reason: "user" });
+    host.respondError(request["id"], -32800, "request_cancelled: parent request was cancelled");
+    assert.equal(errorOf(await host.response(id)).code, -32800);
+  },
+);
 
-test("ERR-04, CONF-03: cancelling a tool call that waits on confirm() settles it with -32800 without an answer", async () => {
-  const host = new WireHost("full", ["0.2"]);
-  resultOf(await host.initialize("0.2"));
-  const id = toolCall(host, "confirm", { prompt: "Wait forever?" });
-  await host.waitForFrame(isConfirmation);
-  host.notify("$/cancelRequest", { id, reason: "user" });
-  assert.equal(
-    errorOf(await host.response(id)).code,
-    -32800,
-    "the handler did not wait for an answer nobody will give",
-  );
-});
+test(
+  "ERR-04, CONF-03: cancelling a tool call that waits on confirm() settles it with -32800 without " + "an answer",
+  async () => {
+    const host = new WireHost("full", ["0.2"]);
+    resultOf(await host.initialize("0.2"));
+    const id = toolCall(host, "confirm", { prompt: "Wait forever?" });
+    await host.waitForFrame(isConfirmation);
+    host.notify("$/cancelRequest", { id, reason: "user" });
+    assert.equal(
+      errorOf(await host.response(id)).code,
+      -32800,
+      "the handler did not wait for an answer nobody will give",
+    );
+  },
+);
 
 test("CONF-04: a host refusal of confirmation/request reads as a denial", async () => {
   const host = new WireHost("full", ["0.2"]);

@@ -75,29 +75,41 @@ test("ERR-02: an unknown tool is answered with -32602 naming it", async () => {
   assert.match(error.message, /no_such_tool/);
 });
 
-test("ERR-03: a handler that throws a WireError with code -32001 passes that code, message and data through", async () => {
-  const error = errorOf(await callTool("wire_fail")) as { code: number; message: string; data?: unknown };
-  assert.deepEqual(error, {
-    code: -32001,
-    message: "quota_exceeded: the wire_fail tool is out of quota",
-    data: { retry_after_ms: 1000 },
-  });
-});
+test(
+  "ERR-03: a handler that throws a WireError with code -32001 passes that code, message and " + "data through",
+  async () => {
+    const error = errorOf(await callTool("wire_fail")) as { code: number; message: string; data?: unknown };
+    assert.deepEqual(error, {
+      code: -32001,
+      message: "quota_exceeded: the wire_fail tool is out of quota",
+      data: { retry_after_ms: 1000 },
+    });
+  },
+);
 
-test("ERR-03: an author code outside -32000..-32099 (here -32601) is not passed through; it becomes -32603", async () => {
-  const error = errorOf(await callTool("wire_fail_reserved"));
-  assert.equal(error.code, -32603);
-  assert.match(
-    error.message,
-    /pretending the method does not exist \(the extension used code -32601, outside the -32000\.\.-32099 server range\)/,
-  );
-});
+test(
+  "ERR-03: an author code outside -32000..-32099 (here -32601) is not passed through; it " + "becomes -32603",
+  async () => {
+    const error = errorOf(await callTool("wire_fail_reserved"));
+    assert.equal(error.code, -32603);
+    assert.match(
+      error.message,
+      new RegExp(
+        /pretending the method does not exist \(the extension used code -32601, /.source +
+          /outside the -32000\.\.-32099 server range\)/.source,
+      ),
+    );
+  },
+);
 
-test("CALL-12: a tool handler that throws a plain Error yields a tool result with is_error true and the message", async () => {
-  const result = resultOf(await callTool("fail"));
-  assert.deepEqual(result, { content: "Error: boom: the fail tool always fails", is_error: true });
-  assert.equal(accepted(validateToolResult(result, "0.1")).is_error, true);
-});
+test(
+  "CALL-12: a tool handler that throws a plain Error yields a tool result with is_error true and " + "the message",
+  async () => {
+    const result = resultOf(await callTool("fail"));
+    assert.deepEqual(result, { content: "Error: boom: the fail tool always fails", is_error: true });
+    assert.equal(accepted(validateToolResult(result, "0.1")).is_error, true);
+  },
+);
 
 test("CALL-12: an API 0.1 tool result is {content: string, is_error}", async () => {
   const result = resultOf(await callTool("echo", { text: "hi" }));
@@ -105,27 +117,31 @@ test("CALL-12: an API 0.1 tool result is {content: string, is_error}", async () 
   accepted(validateToolResult(result, "0.1"));
 });
 
-test("CMD-02: a command result is {text, notifications:[{level,title,message}], context:[...]} with defaults filled in", async () => {
-  const id = host.sendRequest("command/execute", { name: "greet", arguments: ["Ada", "Lovelace"], context: CONTEXT });
-  const result = resultOf(await host.response(id));
-  assert.deepEqual(result, {
-    text: "Hello, Ada Lovelace!",
-    notifications: [{ level: "info", title: "Greeting", message: "to Ada Lovelace" }],
-    context: [{ label: "greet", content: "The user greeted Ada Lovelace.", placement: "system_suffix" }],
-  });
-  accepted(validateCommandResult(result));
-  // ctx.notify() sent a notification (no id) during the command, before its response.
-  const note = host.frames.find(
-    (f) => f["method"] === "notification" && (f["params"] as { message?: string }).message === "greeted Ada Lovelace",
-  );
-  assert.ok(note, "the notification frame was sent");
-  assert.equal(Object.hasOwn(note, "id"), false);
-  assert.deepEqual(note["params"], { level: "success", title: "Greeted", message: "greeted Ada Lovelace" });
-  assert.ok(
-    host.frames.indexOf(note) < host.frames.findIndex((f) => f["id"] === id),
-    "notification before the response",
-  );
-});
+test(
+  "CMD-02: a command result is {text, notifications:[{level,title,message}], context:[...]} with defaults " +
+    "filled in",
+  async () => {
+    const id = host.sendRequest("command/execute", { name: "greet", arguments: ["Ada", "Lovelace"], context: CONTEXT });
+    const result = resultOf(await host.response(id));
+    assert.deepEqual(result, {
+      text: "Hello, Ada Lovelace!",
+      notifications: [{ level: "info", title: "Greeting", message: "to Ada Lovelace" }],
+      context: [{ label: "greet", content: "The user greeted Ada Lovelace.", placement: "system_suffix" }],
+    });
+    accepted(validateCommandResult(result));
+    // ctx.notify() sent a notification (no id) during the command, before its response.
+    const note = host.frames.find(
+      (f) => f["method"] === "notification" && (f["params"] as { message?: string }).message === "greeted Ada Lovelace",
+    );
+    assert.ok(note, "the notification frame was sent");
+    assert.equal(Object.hasOwn(note, "id"), false);
+    assert.deepEqual(note["params"], { level: "success", title: "Greeted", message: "greeted Ada Lovelace" });
+    assert.ok(
+      host.frames.indexOf(note) < host.frames.findIndex((f) => f["id"] === id),
+      "notification before the response",
+    );
+  },
+);
 
 test("CMD-02: a command that returns a string yields empty notifications and context", async () => {
   const result = resultOf(await host.request("command/execute", { name: "plain", arguments: [], context: CONTEXT }));
@@ -182,18 +198,22 @@ test("HOOK-05: every hook result is {disposition, context, notifications}; deny 
   accepted(validateHookResult(observed, "after_tool_call"));
 });
 
-test("CTX-01/CTX-02: context/collect answers an array of {label, content, placement} (default prompt_suffix) and receives the prompt or null", async () => {
-  const withPrompt = resultOf(await host.request("context/collect", { prompt: "fix the bug", context: CONTEXT }));
-  assert.deepEqual(withPrompt, [
-    { label: "fixture", content: 'prompt was "fix the bug"', placement: "system_prefix" },
-    { label: "default-placement", content: "no placement given", placement: "prompt_suffix" },
-  ]);
-  accepted(validateContextContributions(withPrompt));
-  const nullPrompt = resultOf(await host.request("context/collect", { prompt: null, context: CONTEXT })) as {
-    content: string;
-  }[];
-  assert.equal(nullPrompt[0]?.content, "prompt was null");
-});
+test(
+  "CTX-01/CTX-02: context/collect answers an array of {label, content, placement} (default prompt_suffix) " +
+    "and receives the prompt or null",
+  async () => {
+    const withPrompt = resultOf(await host.request("context/collect", { prompt: "fix the bug", context: CONTEXT }));
+    assert.deepEqual(withPrompt, [
+      { label: "fixture", content: 'prompt was "fix the bug"', placement: "system_prefix" },
+      { label: "default-placement", content: "no placement given", placement: "prompt_suffix" },
+    ]);
+    accepted(validateContextContributions(withPrompt));
+    const nullPrompt = resultOf(await host.request("context/collect", { prompt: null, context: CONTEXT })) as {
+      content: string;
+    }[];
+    assert.equal(nullPrompt[0]?.content, "prompt was null");
+  },
+);
 
 test("STAT-02: status/collect answers {surface, text, style_role, priority} or null", async () => {
   const status = resultOf(await host.request("status/collect", { surface: "status", context: CONTEXT }));
@@ -212,25 +232,28 @@ test("STAT-02: status/collect answers {surface, text, style_role, priority} or n
   assert.equal(accepted(validateStatusResult(footer, "footer")), null);
 });
 
-test("REND-01: tool/render answers {segments:[{text, style_role}]} and receives {name, arguments, output, is_error}", async () => {
-  const render = (name: string, isError: boolean) =>
-    host.request("tool/render", {
-      name,
-      arguments: { a: 1 },
-      output: "the output",
-      is_error: isError,
-      context: CONTEXT,
+test(
+  "REND-01: tool/render answers {segments:[{text, style_role}]} and receives {name, arguments, output, " + "is_error}",
+  async () => {
+    const render = (name: string, isError: boolean) =>
+      host.request("tool/render", {
+        name,
+        arguments: { a: 1 },
+        output: "the output",
+        is_error: isError,
+        context: CONTEXT,
+      });
+    const segments = resultOf(await render("echo", true));
+    assert.deepEqual(segments, {
+      segments: [
+        { text: 'echo {"a":1} · failed', style_role: "extension.fixture.head" },
+        { text: "the output", style_role: null },
+      ],
     });
-  const segments = resultOf(await render("echo", true));
-  assert.deepEqual(segments, {
-    segments: [
-      { text: 'echo {"a":1} · failed', style_role: "extension.fixture.head" },
-      { text: "the output", style_role: null },
-    ],
-  });
-  accepted(validateRenderResult(segments));
-  const fromString = resultOf(await render("fail", false));
-  assert.deepEqual(fromString, { segments: [{ text: "fail rendered: the output", style_role: null }] });
-  accepted(validateRenderResult(fromString));
-  assert.equal(errorOf(await render("stats", false)).code, -32602, "no renderer registered for that tool");
-});
+    accepted(validateRenderResult(segments));
+    const fromString = resultOf(await render("fail", false));
+    assert.deepEqual(fromString, { segments: [{ text: "fail rendered: the output", style_role: null }] });
+    accepted(validateRenderResult(fromString));
+    assert.equal(errorOf(await render("stats", false)).code, -32602, "no renderer registered for that tool");
+  },
+);

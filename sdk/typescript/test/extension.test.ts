@@ -14,33 +14,37 @@ afterEach(killAll);
 const TOOLS = ["echo", "fail", "wire_fail_reserved", "wire_fail", "wait_cancel", "hang", "confirm", "gate", "stats"];
 const COMMANDS = ["greet", "plain"];
 
-test("INIT-07: the API 0.1 initialize result is exactly {api_version, tools:[{name,description,parameters}], commands:[{name,description,usage}]}", async () => {
-  const host = new WireHost("full", ["0.1"]);
-  const result = resultOf(await host.initialize("0.1")) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(result).sort(), ["api_version", "commands", "tools"]);
-  assert.equal(result["api_version"], "0.1");
-  const tools = result["tools"] as Record<string, unknown>[];
-  assert.deepEqual(
-    tools.map((t) => t["name"]),
-    TOOLS,
-    "tools in registration order",
-  );
-  for (const t of tools) assert.deepEqual(Object.keys(t).sort(), ["description", "name", "parameters"]);
-  assert.deepEqual(tools[0], {
-    name: "echo",
-    description: "Return the arguments as JSON",
-    parameters: { type: "object", properties: { text: { type: "string" } }, additionalProperties: true },
-  });
-  // A tool registered without parameters gets an object schema, which a host requires (INIT-08).
-  assert.deepEqual(tools[1]?.["parameters"], { type: "object", properties: {} });
-  assert.deepEqual(result["commands"], [
-    { name: "greet", description: "Greet with a notification", usage: "/greet [name]" },
-    { name: "plain", description: "Return a bare string", usage: "/plain" },
-  ]);
-  // The host's own validator, with the manifest declaring the same names, accepts it as is.
-  const checked = validateInitializeResult(result, { api: "0.1", contributes: { tools: TOOLS, commands: COMMANDS } });
-  assert.ok(checked.ok, checked.ok ? "" : checked.problems.join("; "));
-});
+test(
+  "INIT-07: the API 0.1 initialize result is exactly {api_version, tools:[{name,description,parameters}], " +
+    "commands:[{name,description,usage}]}",
+  async () => {
+    const host = new WireHost("full", ["0.1"]);
+    const result = resultOf(await host.initialize("0.1")) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(result).sort(), ["api_version", "commands", "tools"]);
+    assert.equal(result["api_version"], "0.1");
+    const tools = result["tools"] as Record<string, unknown>[];
+    assert.deepEqual(
+      tools.map((t) => t["name"]),
+      TOOLS,
+      "tools in registration order",
+    );
+    for (const t of tools) assert.deepEqual(Object.keys(t).sort(), ["description", "name", "parameters"]);
+    assert.deepEqual(tools[0], {
+      name: "echo",
+      description: "Return the arguments as JSON",
+      parameters: { type: "object", properties: { text: { type: "string" } }, additionalProperties: true },
+    });
+    // A tool registered without parameters gets an object schema, which a host requires (INIT-08).
+    assert.deepEqual(tools[1]?.["parameters"], { type: "object", properties: {} });
+    assert.deepEqual(result["commands"], [
+      { name: "greet", description: "Greet with a notification", usage: "/greet [name]" },
+      { name: "plain", description: "Return a bare string", usage: "/plain" },
+    ]);
+    // The host's own validator, with the manifest declaring the same names, accepts it as is.
+    const checked = validateInitializeResult(result, { api: "0.1", contributes: { tools: TOOLS, commands: COMMANDS } });
+    assert.ok(checked.ok, checked.ok ? "" : checked.problems.join("; "));
+  },
+);
 
 test("INIT-11: an API 0.1 extension answers without a protocol member, even when the host sends one", async () => {
   const host = new WireHost("full", ["0.1"]);
@@ -54,30 +58,33 @@ test("INIT-11: an API 0.1 extension answers without a protocol member, even when
   assert.equal(Object.hasOwn(result, "protocol"), false);
 });
 
-test("INIT-17: an API 0.2 initialize result keeps the 0.1 members and adds protocol with the required features", async () => {
-  const host = new WireHost("full", ["0.2"]);
-  const result = resultOf(await host.initialize("0.2", { maxConcurrent: 64 })) as Record<string, unknown>;
-  assert.deepEqual(Object.keys(result).sort(), ["api_version", "commands", "protocol", "tools"]);
-  const protocol = result["protocol"] as {
-    version: string;
-    features: string[];
-    limits: { max_concurrent_requests: number };
-  };
-  assert.equal(protocol.version, "0.2");
-  assert.ok(protocol.features.includes("request_cancellation") && protocol.features.includes("content_parts"));
-  // The fixture keeps the SDK default (16), below the host's cap of 64.
-  assert.deepEqual(protocol.limits, { max_concurrent_requests: 16 });
-  const checked = validateInitializeResult(result, {
-    api: "0.2",
-    contributes: { tools: TOOLS, commands: COMMANDS },
-    offered: {
-      required: ["request_cancellation", "content_parts"],
-      optional: ["request_progress"],
-      maxConcurrentRequests: 64,
-    },
-  });
-  assert.ok(checked.ok, checked.ok ? "" : checked.problems.join("; "));
-});
+test(
+  "INIT-17: an API 0.2 initialize result keeps the 0.1 members and adds protocol with the " + "required features",
+  async () => {
+    const host = new WireHost("full", ["0.2"]);
+    const result = resultOf(await host.initialize("0.2", { maxConcurrent: 64 })) as Record<string, unknown>;
+    assert.deepEqual(Object.keys(result).sort(), ["api_version", "commands", "protocol", "tools"]);
+    const protocol = result["protocol"] as {
+      version: string;
+      features: string[];
+      limits: { max_concurrent_requests: number };
+    };
+    assert.equal(protocol.version, "0.2");
+    assert.ok(protocol.features.includes("request_cancellation") && protocol.features.includes("content_parts"));
+    // The fixture keeps the SDK default (16), below the host's cap of 64.
+    assert.deepEqual(protocol.limits, { max_concurrent_requests: 16 });
+    const checked = validateInitializeResult(result, {
+      api: "0.2",
+      contributes: { tools: TOOLS, commands: COMMANDS },
+      offered: {
+        required: ["request_cancellation", "content_parts"],
+        optional: ["request_progress"],
+        maxConcurrentRequests: 64,
+      },
+    });
+    assert.ok(checked.ok, checked.ok ? "" : checked.problems.join("; "));
+  },
+);
 
 test("INIT-22: on API 0.2 max_concurrent_requests is clamped to the host's offer", async () => {
   const host = new WireHost("full", ["0.2", "8"]);
@@ -85,16 +92,20 @@ test("INIT-22: on API 0.2 max_concurrent_requests is clamped to the host's offer
   assert.deepEqual(result.protocol.limits, { max_concurrent_requests: 3 });
 });
 
-test("INIT-06: an initialize whose api_version differs from the extension's is refused with -32602 naming both versions", async () => {
-  const host = new WireHost("full", ["0.1"]);
-  const error = errorOf(await host.initialize("0.2"));
-  assert.equal(error.code, -32602);
-  assert.match(error.message, /0\.2/);
-  assert.match(error.message, /0\.1/);
-  // The refusal leaves the extension uninitialized: work is still refused.
-  const call = await host.request("tool/call", { name: "echo", arguments: {}, context: CONTEXT });
-  assert.ok("error" in call);
-});
+test(
+  "INIT-06: an initialize whose api_version differs from the extension's is refused with -32602 naming " +
+    "both versions",
+  async () => {
+    const host = new WireHost("full", ["0.1"]);
+    const error = errorOf(await host.initialize("0.2"));
+    assert.equal(error.code, -32602);
+    assert.match(error.message, /0\.2/);
+    assert.match(error.message, /0\.1/);
+    // The refusal leaves the extension uninitialized: work is still refused.
+    const call = await host.request("tool/call", { name: "echo", arguments: {}, context: CONTEXT });
+    assert.ok("error" in call);
+  },
+);
 
 test("PY-07/PY-58: requests before the initialize handshake are refused and their handler does not run", async () => {
   const host = new WireHost("full", ["0.1"]);
@@ -178,22 +189,25 @@ test("FRAME-12: stdin EOF exits even when stdout is backed up and the host has s
   assert.deepEqual(await host.waitForExit(), { code: 0, signal: null });
 });
 
-test("FRAME-10: a line that is not JSON is answered with -32700 and id null, and the extension keeps serving", async () => {
-  const host = new WireHost("full", ["0.1"]);
-  resultOf(await host.initialize("0.1"));
-  host.writeRaw("{not json\n");
-  const parse = await host.waitForFrame((f) => f["id"] === null && "error" in f);
-  assert.equal(errorOf(parse).code, -32700);
-  // A CRLF-terminated frame is refused the same way (LF is the only separator).
-  host.writeRaw('{"jsonrpc":"2.0","id":77,"method":"tool/call"}\r\n');
-  const crlf = await host.waitForFrame((f: Frame) => f["id"] === null && "error" in f && f !== parse);
-  assert.equal(errorOf(crlf).code, -32700);
-  assert.match(errorOf(crlf).message, /carriage return/);
-  const echo = resultOf(
-    await host.request("tool/call", { name: "echo", arguments: { text: "still here" }, context: CONTEXT }),
-  );
-  assert.deepEqual(echo, { content: '{"text":"still here"}', is_error: false });
-});
+test(
+  "FRAME-10: a line that is not JSON is answered with -32700 and id null, and the extension " + "keeps serving",
+  async () => {
+    const host = new WireHost("full", ["0.1"]);
+    resultOf(await host.initialize("0.1"));
+    host.writeRaw("{not json\n");
+    const parse = await host.waitForFrame((f) => f["id"] === null && "error" in f);
+    assert.equal(errorOf(parse).code, -32700);
+    // A CRLF-terminated frame is refused the same way (LF is the only separator).
+    host.writeRaw('{"jsonrpc":"2.0","id":77,"method":"tool/call"}\r\n');
+    const crlf = await host.waitForFrame((f: Frame) => f["id"] === null && "error" in f && f !== parse);
+    assert.equal(errorOf(crlf).code, -32700);
+    assert.match(errorOf(crlf).message, /carriage return/);
+    const echo = resultOf(
+      await host.request("tool/call", { name: "echo", arguments: { text: "still here" }, context: CONTEXT }),
+    );
+    assert.deepEqual(echo, { content: '{"text":"still here"}', is_error: false });
+  },
+);
 
 test("FRAME-01: a JSON object that is not a valid envelope is answered with -32600 and its id", async () => {
   const host = new WireHost("full", ["0.1"]);

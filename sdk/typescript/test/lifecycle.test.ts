@@ -39,21 +39,24 @@ test("LIFE-06/LIFE-07: a subscribed handler is called with the notification's pa
   assert.equal(host.frames.length, 1, "only the initialize response");
 });
 
-test("LIFE-10: a throwing, rejecting or never-settling handler goes to stderr and never holds up dispatch", async () => {
-  const host = await start(["lifecycle_events", "request_progress"]);
-  host.notify("session/settled", { session_id: "s", outcome: "shutdown", duration_ms: 1, reason: null });
-  host.notify("tool/started", { session_id: "s", run_id: "r", turn_id: "t", tool_call_id: "c1", tool_name: "grep" });
-  host.notify("turn/started", { session_id: "s", run_id: "r", turn_id: "t" });
-  await host.waitForStderr("the tool/started handler failed: Error: tool/started handler exploded");
-  // The second handler of the same event still ran after the first one threw.
-  await host.waitForStderr("lifecycle tool/started second handler saw grep");
-  await host.waitForStderr("the turn/started handler failed: Error: async turn/started handler rejected");
-  // Requests are served as before, while the session/settled handler never settles.
-  await roundTrip(host);
-  host.notify("turn/settled", TURN_SETTLED);
-  await host.waitForStderr("lifecycle turn/settled");
-  assert.deepEqual(host.violations, []);
-});
+test(
+  "LIFE-10: a throwing, rejecting or never-settling handler goes to stderr and never holds " + "up dispatch",
+  async () => {
+    const host = await start(["lifecycle_events", "request_progress"]);
+    host.notify("session/settled", { session_id: "s", outcome: "shutdown", duration_ms: 1, reason: null });
+    host.notify("tool/started", { session_id: "s", run_id: "r", turn_id: "t", tool_call_id: "c1", tool_name: "grep" });
+    host.notify("turn/started", { session_id: "s", run_id: "r", turn_id: "t" });
+    await host.waitForStderr("the tool/started handler failed: Error: tool/started handler exploded");
+    // The second handler of the same event still ran after the first one threw.
+    await host.waitForStderr("lifecycle tool/started second handler saw grep");
+    await host.waitForStderr("the turn/started handler failed: Error: async turn/started handler rejected");
+    // Requests are served as before, while the session/settled handler never settles.
+    await roundTrip(host);
+    host.notify("turn/settled", TURN_SETTLED);
+    await host.waitForStderr("lifecycle turn/settled");
+    assert.deepEqual(host.violations, []);
+  },
+);
 
 test("LIFE-04: without lifecycle_events negotiated no handler runs", async () => {
   const host = await start(["request_progress"]);
@@ -63,25 +66,28 @@ test("LIFE-04: without lifecycle_events negotiated no handler runs", async () =>
   assert.doesNotMatch(host.stderr, /lifecycle turn\/settled|tool\/started handler/);
 });
 
-test("LIFE-04: an event the extension did not subscribe to runs no handler, and its params are not required", async () => {
-  const host = await start(["lifecycle_events"]);
-  host.notify("tool/settled", {
-    session_id: "s",
-    run_id: "r",
-    turn_id: "t",
-    tool_call_id: "c",
-    tool_name: "grep",
-    outcome: "failed",
-    duration_ms: 3,
-    reason: "boom",
-  });
-  host.notify("session/started", { session_id: "s" });
-  // A subscribed event whose params are not an object is ignored with a note, not delivered.
-  host.notify("turn/settled", ["not", "an", "object"]);
-  await host.waitForStderr("ignored turn/settled without an object of params");
-  await roundTrip(host);
-  assert.doesNotMatch(host.stderr, /lifecycle turn\/settled|handler failed/);
-});
+test(
+  "LIFE-04: an event the extension did not subscribe to runs no handler, and its params are " + "not required",
+  async () => {
+    const host = await start(["lifecycle_events"]);
+    host.notify("tool/settled", {
+      session_id: "s",
+      run_id: "r",
+      turn_id: "t",
+      tool_call_id: "c",
+      tool_name: "grep",
+      outcome: "failed",
+      duration_ms: 3,
+      reason: "boom",
+    });
+    host.notify("session/started", { session_id: "s" });
+    // A subscribed event whose params are not an object is ignored with a note, not delivered.
+    host.notify("turn/settled", ["not", "an", "object"]);
+    await host.waitForStderr("ignored turn/settled without an object of params");
+    await roundTrip(host);
+    assert.doesNotMatch(host.stderr, /lifecycle turn\/settled|handler failed/);
+  },
+);
 
 test("LIFE-04: lifecycle handlers are refused at registration on API 0.1", async () => {
   const host = new WireHost("negotiated", ["0.1", "lifecycle"]);

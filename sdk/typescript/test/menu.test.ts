@@ -48,27 +48,34 @@ test("issue 13.10: menu/collect answers the handler's menu, built with the reque
   });
 });
 
-test("issue 13.10: a menu whose action names an undeclared command is refused in the extension, naming the rule", async () => {
-  const bad = registry(() => ({ title: "M", items: [{ id: "a", label: "A", command: "nope", arguments: [] }] }));
-  await assert.rejects(
-    route(request, bad, "0.2", notAborted, ctx),
-    (err: unknown) =>
-      err instanceof WireError && err.code === ErrorCode.InternalError && /invalid menu: .*nope/.test(err.message),
-  );
-});
-
-test("issue 13.10: without a menu handler, or on API 0.1, menu/collect is an unknown method (the host generates a menu)", async () => {
-  for (const [r, api] of [
-    [registry(null), "0.2"],
-    [registry(() => ({ title: "M", items: [] })), "0.1"],
-  ] as const) {
+test(
+  "issue 13.10: a menu whose action names an undeclared command is refused in the extension, " + "naming the rule",
+  async () => {
+    const bad = registry(() => ({ title: "M", items: [{ id: "a", label: "A", command: "nope", arguments: [] }] }));
     await assert.rejects(
-      route(request, r, api, notAborted, ctx),
+      route(request, bad, "0.2", notAborted, ctx),
       (err: unknown) =>
-        err instanceof WireError && err.code === ErrorCode.MethodNotFound && /registers no menu/.test(err.message),
+        err instanceof WireError && err.code === ErrorCode.InternalError && /invalid menu: .*nope/.test(err.message),
     );
-  }
-});
+  },
+);
+
+test(
+  "issue 13.10: without a menu handler, or on API 0.1, menu/collect is an unknown method (the host " +
+    "generates a menu)",
+  async () => {
+    for (const [r, api] of [
+      [registry(null), "0.2"],
+      [registry(() => ({ title: "M", items: [] })), "0.1"],
+    ] as const) {
+      await assert.rejects(
+        route(request, r, api, notAborted, ctx),
+        (err: unknown) =>
+          err instanceof WireError && err.code === ErrorCode.MethodNotFound && /registers no menu/.test(err.message),
+      );
+    }
+  },
+);
 
 test("issue 13.10 (review): a second menu() is refused, as a second renderer for one tool is", async () => {
   const { Extension } = await import("../src/extension.js");

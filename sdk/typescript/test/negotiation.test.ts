@@ -142,15 +142,20 @@ test("INIT-17/INIT-19: the SDK selects the offered features it supports and noth
   assert.equal(protocol.version, "0.2");
 });
 
-test("INIT-19: with no optional feature offered only the required ones are returned, and unusable handlers are reported", async () => {
-  const host = new WireHost("negotiated", ["0.2", "lifecycle"]);
-  const { protocol } = await init(host, "0.2", []);
-  assert.deepEqual(protocol.features, [...REQUIRED_FEATURES]);
-  assert.equal(Object.hasOwn(protocol, "lifecycle_events"), false, "INIT-26: no subscription without the feature");
-  await host.waitForStderr(
-    "did not offer lifecycle_events; the handlers for session/settled, turn/started, turn/settled, tool/started will not run",
-  );
-});
+test(
+  "INIT-19: with no optional feature offered only the required ones are returned, and unusable handlers " +
+    "are reported",
+  async () => {
+    const host = new WireHost("negotiated", ["0.2", "lifecycle"]);
+    const { protocol } = await init(host, "0.2", []);
+    assert.deepEqual(protocol.features, [...REQUIRED_FEATURES]);
+    assert.equal(Object.hasOwn(protocol, "lifecycle_events"), false, "INIT-26: no subscription without the feature");
+    await host.waitForStderr(
+      "did not offer lifecycle_events; the handlers for session/settled, turn/started, turn/settled, " +
+        "tool/started will not run",
+    );
+  },
+);
 
 test("INIT-24/INIT-25: lifecycle_events lists exactly the events with a handler, in protocol order", async () => {
   const host = new WireHost("negotiated", ["0.2", "lifecycle"]);
@@ -173,39 +178,46 @@ test("INIT-22: the limit the extension asked for is clamped to the host's offer 
   assert.equal(result.protocol.version, "0.4");
 });
 
-test("TDEF-09/TDEF-10: on API 0.4 with tool_prompt_metadata_v1 offered, tools carry their prompt metadata", async () => {
-  const host = new WireHost("negotiated", ["0.4", "prompt"]);
-  const { protocol, tools } = await init(
-    host,
-    "0.4",
-    ["request_progress", "tool_prompt_metadata_v1"],
-    [...TOOLS, "documented"],
-  );
-  assert.deepEqual(protocol.features, [
-    "request_cancellation",
-    "content_parts",
-    "request_progress",
-    "tool_prompt_metadata_v1",
-  ]);
-  const documented = tools.find((t) => t.name === "documented");
-  assert.equal(documented?.prompt_snippet, "Use documented for docs.");
-  assert.deepEqual(documented?.prompt_guidelines, ["Call it once.", "Tabs\tand\nlines are fine."]);
-  // TDEF-10: a 17th guideline is refused at registration, with the limit in the message.
-  assert.match(host.stderr, /seventeen guidelines refused: tool "overlong" is invalid: .*16/);
-  assert.equal(
-    tools.some((t) => t.name === "overlong"),
-    false,
-  );
-});
+test(
+  "TDEF-09/TDEF-10: on API 0.4 with tool_prompt_metadata_v1 offered, tools carry their " + "prompt metadata",
+  async () => {
+    const host = new WireHost("negotiated", ["0.4", "prompt"]);
+    const { protocol, tools } = await init(
+      host,
+      "0.4",
+      ["request_progress", "tool_prompt_metadata_v1"],
+      [...TOOLS, "documented"],
+    );
+    assert.deepEqual(protocol.features, [
+      "request_cancellation",
+      "content_parts",
+      "request_progress",
+      "tool_prompt_metadata_v1",
+    ]);
+    const documented = tools.find((t) => t.name === "documented");
+    assert.equal(documented?.prompt_snippet, "Use documented for docs.");
+    assert.deepEqual(documented?.prompt_guidelines, ["Call it once.", "Tabs\tand\nlines are fine."]);
+    // TDEF-10: a 17th guideline is refused at registration, with the limit in the message.
+    assert.match(host.stderr, /seventeen guidelines refused: tool "overlong" is invalid: .*16/);
+    assert.equal(
+      tools.some((t) => t.name === "overlong"),
+      false,
+    );
+  },
+);
 
-test("TDEF-14: on API 0.4 without tool_prompt_metadata_v1 offered, the metadata is left out and the feature not selected", async () => {
-  const host = new WireHost("negotiated", ["0.4", "prompt"]);
-  const { protocol, tools } = await init(host, "0.4", ["request_progress"], [...TOOLS, "documented"]);
-  assert.equal(protocol.features.includes("tool_prompt_metadata_v1"), false);
-  const documented = tools.find((t) => t.name === "documented");
-  assert.deepEqual(Object.keys(documented ?? {}).sort(), ["description", "name", "parameters"]);
-  await host.waitForStderr("did not offer tool_prompt_metadata_v1; the prompt metadata of documented is not sent");
-});
+test(
+  "TDEF-14: on API 0.4 without tool_prompt_metadata_v1 offered, the metadata is left out and the feature " +
+    "not selected",
+  async () => {
+    const host = new WireHost("negotiated", ["0.4", "prompt"]);
+    const { protocol, tools } = await init(host, "0.4", ["request_progress"], [...TOOLS, "documented"]);
+    assert.equal(protocol.features.includes("tool_prompt_metadata_v1"), false);
+    const documented = tools.find((t) => t.name === "documented");
+    assert.deepEqual(Object.keys(documented ?? {}).sort(), ["description", "name", "parameters"]);
+    await host.waitForStderr("did not offer tool_prompt_metadata_v1; the prompt metadata of documented is not sent");
+  },
+);
 
 test("TDEF-09: tool_prompt_metadata_v1 is not selected when no tool declares prompt metadata", async () => {
   const host = new WireHost("negotiated", ["0.4"]);
@@ -220,7 +232,8 @@ test("TDEF-14: promptSnippet/promptGuidelines are refused at registration on API
     assert.match(
       host.stderr,
       new RegExp(
-        `prompt metadata refused: tool "documented": promptSnippet and promptGuidelines need API 0\\.4 \\(this extension speaks API ${api.replace(".", "\\.")}\\)`,
+        `prompt metadata refused: tool "documented": promptSnippet and promptGuidelines need API 0\\.4 ` +
+          `\\(this extension speaks API ${api.replace(".", "\\.")}\\)`,
       ),
     );
     const result = resultOf(

@@ -58,72 +58,92 @@ async function present(host: WireHost, snapshot: unknown, options?: unknown): Pr
   return { id, text: text(await host.response(id)) };
 }
 
-test("PRES-01, PRES-02: inside a handler the snapshot is sent as a notification correlated to the call, with defaults filled in", async () => {
-  const host = await start("0.2", true);
-  const { id, text: answer } = await present(host, {
-    revision: 0,
-    actions: [{ id: "x", label: "X", command: "workers" }],
-  });
-  assert.equal(answer, "sent");
-  const frame = host.frames.find(isUpdate)!;
-  assert.equal(frame["id"], undefined, "a notification");
-  assert.deepEqual(frame["params"], {
-    parent_request_id: id,
-    snapshot: {
+test(
+  "PRES-01, PRES-02: inside a handler the snapshot is sent as a notification correlated to the call, with " +
+    "defaults filled in",
+  async () => {
+    const host = await start("0.2", true);
+    const { id, text: answer } = await present(host, {
       revision: 0,
-      activities: [],
-      actions: [{ id: "x", label: "X", command: "workers", arguments: [], destructive: false }],
-    },
-  });
-  assert.ok(validatePresentationUpdate(frame["params"], { declaredCommands: ["workers"] }).ok);
-});
+      actions: [{ id: "x", label: "X", command: "workers" }],
+    });
+    assert.equal(answer, "sent");
+    const frame = host.frames.find(isUpdate)!;
+    assert.equal(frame["id"], undefined, "a notification");
+    assert.deepEqual(frame["params"], {
+      parent_request_id: id,
+      snapshot: {
+        revision: 0,
+        activities: [],
+        actions: [{ id: "x", label: "X", command: "workers", arguments: [], destructive: false }],
+      },
+    });
+    assert.ok(validatePresentationUpdate(frame["params"], { declaredCommands: ["workers"] }).ok);
+  },
+);
 
-test("PRES-03, PRES-05: an explicit owner is sent as resource_owner; after the call settled the snapshot is process-scoped", async () => {
-  const host = await start("0.2", true);
-  assert.equal((await present(host, { revision: 1 }, { owner: OWNER })).text, "sent");
-  assert.deepEqual(host.frames.filter(isUpdate)[0]?.["params"], {
-    resource_owner: OWNER,
-    snapshot: { revision: 1, activities: [], actions: [] },
-  });
-  const id = host.sendRequest("tool/call", {
-    name: "later",
-    arguments: { snapshot: { revision: 2 } },
-    context: CONTEXT,
-  });
-  assert.equal(text(await host.response(id)), "scheduled");
-  const late = await host.waitForFrame(
-    (f) => isUpdate(f) && (f["params"] as { snapshot: { revision: number } }).snapshot.revision === 2,
-  );
-  assert.deepEqual(late["params"], { snapshot: { revision: 2, activities: [], actions: [] } });
-  // Process scope cannot carry a session reference: refused before sending.
-  const refused = await present(
-    host,
-    { revision: 3, activities: [{ id: "a", kind: "k", state: "running", references: [{ kind: "session", id: "s" }] }] },
-    { scope: "process" },
-  );
-  assert.match(refused.text, /^refused: presentation\.update\(\): .*process-scoped/);
-});
+test(
+  "PRES-03, PRES-05: an explicit owner is sent as resource_owner; after the call settled the snapshot is " +
+    "process-scoped",
+  async () => {
+    const host = await start("0.2", true);
+    assert.equal((await present(host, { revision: 1 }, { owner: OWNER })).text, "sent");
+    assert.deepEqual(host.frames.filter(isUpdate)[0]?.["params"], {
+      resource_owner: OWNER,
+      snapshot: { revision: 1, activities: [], actions: [] },
+    });
+    const id = host.sendRequest("tool/call", {
+      name: "later",
+      arguments: { snapshot: { revision: 2 } },
+      context: CONTEXT,
+    });
+    assert.equal(text(await host.response(id)), "scheduled");
+    const late = await host.waitForFrame(
+      (f) => isUpdate(f) && (f["params"] as { snapshot: { revision: number } }).snapshot.revision === 2,
+    );
+    assert.deepEqual(late["params"], { snapshot: { revision: 2, activities: [], actions: [] } });
+    // Process scope cannot carry a session reference: refused before sending.
+    const refused = await present(
+      host,
+      {
+        revision: 3,
+        activities: [{ id: "a", kind: "k", state: "running", references: [{ kind: "session", id: "s" }] }],
+      },
+      { scope: "process" },
+    );
+    assert.match(refused.text, /^refused: presentation\.update\(\): .*process-scoped/);
+  },
+);
 
-test("PRES-01: without contributes.presentation, or on API 0.1, update() is refused locally and nothing is sent", async () => {
-  const host = await start("0.2", false);
-  assert.match(
-    (await present(host, { revision: 0 })).text,
-    /^refused: presentation\.update\(\) needs `presentation = true` under \[contributes\]/,
-  );
-  const old = await start("0.1", false);
-  assert.match(
-    (await present(old, { revision: 0 })).text,
-    /^refused: presentation\.update\(\) needs API 0\.2 or later/,
-  );
-  assert.equal(host.frames.filter(isUpdate).length + old.frames.filter(isUpdate).length, 0);
-});
+test(
+  "PRES-01: without contributes.presentation, or on API 0.1, update() is refused locally and " + "nothing is sent",
+  async () => {
+    const host = await start("0.2", false);
+    assert.match(
+      (await present(host, { revision: 0 })).text,
+      /^refused: presentation\.update\(\) needs `presentation = true` under \[contributes\]/,
+    );
+    const old = await start("0.1", false);
+    assert.match(
+      (await present(old, { revision: 0 })).text,
+      /^refused: presentation\.update\(\) needs API 0\.2 or later/,
+    );
+    assert.equal(host.frames.filter(isUpdate).length + old.frames.filter(isUpdate).length, 0);
+  },
+);
 
-test("PRES-15, PRES-21: an invalid snapshot is refused locally with the validator's message naming the value", async () => {
-  const host = await start("0.2", true);
-  const r = await present(host, { revision: 0, actions: [{ id: "x", label: "X", command: "rm" }] });
-  assert.match(
-    r.text,
-    /^refused: presentation\.update\(\): snapshot\.actions\[0\]\.command: "rm" is not a command this manifest declares \(declared: "workers"\)/,
-  );
-  assert.equal(host.frames.filter(isUpdate).length, 0);
-});
+test(
+  "PRES-15, PRES-21: an invalid snapshot is refused locally with the validator's message naming " + "the value",
+  async () => {
+    const host = await start("0.2", true);
+    const r = await present(host, { revision: 0, actions: [{ id: "x", label: "X", command: "rm" }] });
+    assert.match(
+      r.text,
+      new RegExp(
+        /^refused: presentation\.update\(\): snapshot\.actions\[0\]\.command: /.source +
+          /"rm" is not a command this manifest declares \(declared: "workers"\)/.source,
+      ),
+    );
+    assert.equal(host.frames.filter(isUpdate).length, 0);
+  },
+);

@@ -67,26 +67,30 @@ const SCRIPT_EVENTS = [
   { type: "status", message: "done" },
 ];
 
-test("PROG-02/PROG-03/PROG-05/PROG-06: status and output events name the request and their sequences increase strictly", async () => {
-  const host = await start("0.2", ["request_progress"]);
-  const { id, report, progress } = await run(host, SCRIPT);
-  assert.deepEqual(report, { errors: [], enabled: true, decorationEnabled: false });
-  assert.deepEqual(eventsOf(progress), SCRIPT_EVENTS);
-  for (const f of progress) {
-    assert.deepEqual(Object.keys(f).sort(), ["jsonrpc", "method", "params"], "a notification: no id");
-    assert.deepEqual(Object.keys(f["params"] as object).sort(), ["event", "request_id", "sequence"]);
-    assert.equal((f["params"] as { request_id: unknown }).request_id, id);
-  }
-  accepted(progress, { api: "0.2", decoration: false, partialResult: false });
-  const sequences = sequencesOf(progress);
-  for (let i = 1; i < sequences.length; i++)
-    assert.ok((sequences[i] ?? 0) > (sequences[i - 1] ?? 0), `sequences ${sequences.join(",")}`);
-  // A second request has its own sequence, also strictly increasing and kept apart from the first.
-  const second = await run(host, SCRIPT.slice(0, 2));
-  assert.notEqual(second.id, id);
-  assert.equal(second.progress.length, 2);
-  assert.ok((sequencesOf(second.progress)[1] ?? 0) > (sequencesOf(second.progress)[0] ?? 0));
-});
+test(
+  "PROG-02/PROG-03/PROG-05/PROG-06: status and output events name the request and their sequences " +
+    "increase strictly",
+  async () => {
+    const host = await start("0.2", ["request_progress"]);
+    const { id, report, progress } = await run(host, SCRIPT);
+    assert.deepEqual(report, { errors: [], enabled: true, decorationEnabled: false });
+    assert.deepEqual(eventsOf(progress), SCRIPT_EVENTS);
+    for (const f of progress) {
+      assert.deepEqual(Object.keys(f).sort(), ["jsonrpc", "method", "params"], "a notification: no id");
+      assert.deepEqual(Object.keys(f["params"] as object).sort(), ["event", "request_id", "sequence"]);
+      assert.equal((f["params"] as { request_id: unknown }).request_id, id);
+    }
+    accepted(progress, { api: "0.2", decoration: false, partialResult: false });
+    const sequences = sequencesOf(progress);
+    for (let i = 1; i < sequences.length; i++)
+      assert.ok((sequences[i] ?? 0) > (sequences[i - 1] ?? 0), `sequences ${sequences.join(",")}`);
+    // A second request has its own sequence, also strictly increasing and kept apart from the first.
+    const second = await run(host, SCRIPT.slice(0, 2));
+    assert.notEqual(second.id, id);
+    assert.equal(second.progress.length, 2);
+    assert.ok((sequencesOf(second.progress)[1] ?? 0) > (sequencesOf(second.progress)[0] ?? 0));
+  },
+);
 
 test("PROG-04: once a request is answered, its ctx.progress and ext.progress send nothing", async () => {
   const host = await start("0.2", ["request_progress"]);
@@ -215,11 +219,14 @@ test("PROG-02: ext.progress reports for the request whose handler is running, ac
   );
 });
 
-test("PROG-05: a progress call with an argument of the wrong type throws, whether or not progress is negotiated", async () => {
-  for (const optional of [["request_progress"], []]) {
-    const host = await start("0.2", optional);
-    const { report, progress } = await run(host, [{ kind: "bad_status" }]);
-    assert.deepEqual(report.errors, ["progress.status() message must be a string, got number"]);
-    assert.equal(progress.length, 0);
-  }
-});
+test(
+  "PROG-05: a progress call with an argument of the wrong type throws, whether or not progress is " + "negotiated",
+  async () => {
+    for (const optional of [["request_progress"], []]) {
+      const host = await start("0.2", optional);
+      const { report, progress } = await run(host, [{ kind: "bad_status" }]);
+      assert.deepEqual(report.errors, ["progress.status() message must be a string, got number"]);
+      assert.equal(progress.length, 0);
+    }
+  },
+);

@@ -28,16 +28,20 @@ test("CANCEL-04/CANCEL-13: ctx.throwIfCancelled() after $/cancelRequest makes th
   assert.match(error.message, new RegExp(`request ${id} was cancelled`));
 });
 
-test("CANCEL-13: ext.cancellation.throwIfCancelled() finds the running request through AsyncLocalStorage and answers -32800", async () => {
-  const host = await start("0.4");
-  const id = cancellable(host, "a1", "ambient");
-  // Inside the handler, before the cancel: the ambient token sees its request, not cancelled.
-  await host.waitForStderr("cancellable started a1 cancelled=false");
-  host.notify("$/cancelRequest", { id, reason: "user" });
-  assert.equal(errorOf(await host.response(id)).code, -32800);
-  // After awaits in the handler, the ambient token still belongs to the cancelled request.
-  assert.match(host.stderr, /cancellable a1 sees cancelled=true/);
-});
+test(
+  "CANCEL-13: ext.cancellation.throwIfCancelled() finds the running request through AsyncLocalStorage and " +
+    "answers -32800",
+  async () => {
+    const host = await start("0.4");
+    const id = cancellable(host, "a1", "ambient");
+    // Inside the handler, before the cancel: the ambient token sees its request, not cancelled.
+    await host.waitForStderr("cancellable started a1 cancelled=false");
+    host.notify("$/cancelRequest", { id, reason: "user" });
+    assert.equal(errorOf(await host.response(id)).code, -32800);
+    // After awaits in the handler, the ambient token still belongs to the cancelled request.
+    assert.match(host.stderr, /cancellable a1 sees cancelled=true/);
+  },
+);
 
 test("CANCEL-13: the ambient token is per request: cancelling one leaves the other running", async () => {
   const host = await start("0.2");
@@ -68,10 +72,13 @@ test("CANCEL-04: a handler that completes its work despite the cancel has its no
   assert.deepEqual(result, { content: [{ type: "text", text: "finished despite the cancel" }], is_error: false });
 });
 
-test("CANCEL-13: outside any request ext.cancellation is not cancelled and throwIfCancelled() does nothing", async () => {
-  const host = await start("0.2");
-  await host.waitForStderr("ambient cancellation outside a request accepted");
-});
+test(
+  "CANCEL-13: outside any request ext.cancellation is not cancelled and throwIfCancelled() " + "does nothing",
+  async () => {
+    const host = await start("0.2");
+    await host.waitForStderr("ambient cancellation outside a request accepted");
+  },
+);
 
 test("FRAME-14: $/cancelRequest for an id that is not an in-flight host request changes nothing", async () => {
   const host = await start("0.2");

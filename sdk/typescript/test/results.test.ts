@@ -58,27 +58,31 @@ test("CALL-12: API 0.1 flattens content parts to their text, joined by newlines;
   assert.deepEqual(out, { content: "first\nsecond", is_error: false });
 });
 
-test("CALL-15/CALL-16/PY-06: an API 0.2 tool result wraps a string in one text part and carries structured_content and metadata", () => {
-  assert.deepEqual(toToolResult("done", "0.2"), { content: [{ type: "text", text: "done" }], is_error: false });
-  const rich = toToolResult(
-    { content: "3 hits", structuredContent: { hits: 3 }, metadata: { ms: 12 }, isError: false },
-    "0.4",
-  );
-  assert.deepEqual(rich, {
-    content: [{ type: "text", text: "3 hits" }],
-    is_error: false,
-    structured_content: { hits: 3 },
-    metadata: { ms: 12 },
-  });
-  accepted(validateToolResult(rich, "0.4"));
-  const parts = [
-    { type: "text" as const, text: "see image" },
-    { type: "image" as const, artifact_id: "a-1", mime_type: "image/png", alt: "chart" },
-  ];
-  const media = toToolResult({ content: parts }, "0.2");
-  assert.deepEqual(media, { content: parts, is_error: false });
-  accepted(validateToolResult(media, "0.2"));
-});
+test(
+  "CALL-15/CALL-16/PY-06: an API 0.2 tool result wraps a string in one text part and carries " +
+    "structured_content and metadata",
+  () => {
+    assert.deepEqual(toToolResult("done", "0.2"), { content: [{ type: "text", text: "done" }], is_error: false });
+    const rich = toToolResult(
+      { content: "3 hits", structuredContent: { hits: 3 }, metadata: { ms: 12 }, isError: false },
+      "0.4",
+    );
+    assert.deepEqual(rich, {
+      content: [{ type: "text", text: "3 hits" }],
+      is_error: false,
+      structured_content: { hits: 3 },
+      metadata: { ms: 12 },
+    });
+    accepted(validateToolResult(rich, "0.4"));
+    const parts = [
+      { type: "text" as const, text: "see image" },
+      { type: "image" as const, artifact_id: "a-1", mime_type: "image/png", alt: "chart" },
+    ];
+    const media = toToolResult({ content: parts }, "0.2");
+    assert.deepEqual(media, { content: parts, is_error: false });
+    accepted(validateToolResult(media, "0.2"));
+  },
+);
 
 test("CALL-12: a tool handler's return that is neither a string nor an object is a TypeError naming what came", () => {
   assert.throws(() => toToolResult(null as never, "0.1"), /got null/);
@@ -106,32 +110,39 @@ test("CMD-02: a command result has text, notifications and context, with level a
   accepted(validateCommandResult(full));
 });
 
-test("HOOK-05: a hook result is continue by default, deny with its reason, and always has context and notifications", () => {
-  for (const v of [undefined, {}]) {
-    assert.deepEqual(toHookResult(v), { disposition: { action: "continue" }, context: [], notifications: [] });
-  }
-  const deny = toHookResult({ deny: "not now", notifications: [{ title: "Blocked", message: "prompt" }] });
-  assert.deepEqual(deny, {
-    disposition: { action: "deny", reason: "not now" },
-    context: [],
-    notifications: [{ level: "info", title: "Blocked", message: "prompt" }],
-  });
-  accepted(validateHookResult(deny, "before_prompt"));
-  // An empty reason is still a deny: the author asked for it explicitly.
-  assert.deepEqual(toHookResult({ deny: "" }).disposition, { action: "deny", reason: "" });
-});
+test(
+  "HOOK-05: a hook result is continue by default, deny with its reason, and always has context and " + "notifications",
+  () => {
+    for (const v of [undefined, {}]) {
+      assert.deepEqual(toHookResult(v), { disposition: { action: "continue" }, context: [], notifications: [] });
+    }
+    const deny = toHookResult({ deny: "not now", notifications: [{ title: "Blocked", message: "prompt" }] });
+    assert.deepEqual(deny, {
+      disposition: { action: "deny", reason: "not now" },
+      context: [],
+      notifications: [{ level: "info", title: "Blocked", message: "prompt" }],
+    });
+    accepted(validateHookResult(deny, "before_prompt"));
+    // An empty reason is still a deny: the author asked for it explicitly.
+    assert.deepEqual(toHookResult({ deny: "" }).disposition, { action: "deny", reason: "" });
+  },
+);
 
-test("CTX-01/CTX-02: context contributions are {label, content, placement} with placement defaulting to prompt_suffix", () => {
-  const list = [
-    toContext({ label: "a", content: "x" }),
-    toContext({ label: "b", content: "y", placement: "system_prefix" }),
-  ];
-  assert.deepEqual(list, [
-    { label: "a", content: "x", placement: "prompt_suffix" },
-    { label: "b", content: "y", placement: "system_prefix" },
-  ]);
-  accepted(validateContextContributions(list));
-});
+test(
+  "CTX-01/CTX-02: context contributions are {label, content, placement} with placement defaulting to " +
+    "prompt_suffix",
+  () => {
+    const list = [
+      toContext({ label: "a", content: "x" }),
+      toContext({ label: "b", content: "y", placement: "system_prefix" }),
+    ];
+    assert.deepEqual(list, [
+      { label: "a", content: "x", placement: "prompt_suffix" },
+      { label: "b", content: "y", placement: "system_prefix" },
+    ]);
+    accepted(validateContextContributions(list));
+  },
+);
 
 test("STAT-02: a status result is {surface, text, style_role, priority} from a string or an object, or null", () => {
   assert.equal(toStatusResult(null, "status"), null);

@@ -25,16 +25,19 @@ async function start(api: "0.1" | "0.2" | "0.4"): Promise<WireHost> {
 const ask = (host: WireHost, args: Record<string, unknown>): number =>
   host.sendRequest("tool/call", { name: "ask", arguments: args, context: CONTEXT });
 
-test("INPUT-01/REV-07: input/request carries {parent_request_id, prompt, secret} naming the active tool call", async () => {
-  const host = await start("0.2");
-  const id = ask(host, { prompt: "Branch name?" });
-  const request = await host.waitForFrame(isInput);
-  assert.deepEqual(request["params"], { parent_request_id: id, prompt: "Branch name?", secret: false });
-  assert.ok(validateInputParams(request["params"]).ok, "the host's validator accepts the params");
-  assert.ok(typeof request["id"] === "number", "a reverse request with its own id");
-  host.respond(request["id"], { value: "main" });
-  assert.equal(textOf(await host.response(id)), 'value="main"');
-});
+test(
+  "INPUT-01/REV-07: input/request carries {parent_request_id, prompt, secret} naming the active " + "tool call",
+  async () => {
+    const host = await start("0.2");
+    const id = ask(host, { prompt: "Branch name?" });
+    const request = await host.waitForFrame(isInput);
+    assert.deepEqual(request["params"], { parent_request_id: id, prompt: "Branch name?", secret: false });
+    assert.ok(validateInputParams(request["params"]).ok, "the host's validator accepts the params");
+    assert.ok(typeof request["id"] === "number", "a reverse request with its own id");
+    host.respond(request["id"], { value: "main" });
+    assert.equal(textOf(await host.response(id)), 'value="main"');
+  },
+);
 
 test("INPUT-01: a command/execute handler is a valid parent too", async () => {
   const host = await start("0.4");
@@ -80,31 +83,34 @@ test("INPUT-03: a blank prompt is refused locally and nothing is sent", async ()
   assert.equal(host.frames.some(isInput), false);
 });
 
-test("INPUT-05: a secret answer is returned to the handler and never written to stderr, not even when it comes late", async () => {
-  const host = await start("0.2");
-  const secret = "hunter2-correct-horse";
-  const id = ask(host, { prompt: "Password:", secret: true });
-  const request = await host.waitForFrame(isInput);
-  assert.deepEqual(request["params"], { parent_request_id: id, prompt: "Password:", secret: true });
-  host.respond(request["id"], { value: secret });
-  assert.equal(textOf(await host.response(id)), `secret answer: ${secret.length} chars`);
-  // INPUT-07: the parent is cancelled while the question is open; the answer then arrives late
-  // and the SDK diagnoses the late response on stderr, by id only.
-  const late = ask(host, { prompt: "Password again:", secret: true });
-  const second = await host.waitForFrame(
-    (f) => isInput(f) && (f["params"] as { prompt: string }).prompt === "Password again:",
-  );
-  host.notify("$/cancelRequest", { id: late, reason: "user" });
-  assert.equal(errorOf(await host.response(late)).code, -32800);
-  host.respond(second["id"], { value: secret });
-  await host.waitForStderr(`"late_response","id":${String(second["id"])}`);
-  assert.equal(host.stderr.includes(secret), false, "the secret reached stderr");
-  assert.equal(
-    host.frames.some((f) => JSON.stringify(f).includes(secret)),
-    false,
-    "the secret reached stdout",
-  );
-});
+test(
+  "INPUT-05: a secret answer is returned to the handler and never written to stderr, not even when it " + "comes late",
+  async () => {
+    const host = await start("0.2");
+    const secret = "hunter2-correct-horse";
+    const id = ask(host, { prompt: "Password:", secret: true });
+    const request = await host.waitForFrame(isInput);
+    assert.deepEqual(request["params"], { parent_request_id: id, prompt: "Password:", secret: true });
+    host.respond(request["id"], { value: secret });
+    assert.equal(textOf(await host.response(id)), `secret answer: ${secret.length} chars`);
+    // INPUT-07: the parent is cancelled while the question is open; the answer then arrives late
+    // and the SDK diagnoses the late response on stderr, by id only.
+    const late = ask(host, { prompt: "Password again:", secret: true });
+    const second = await host.waitForFrame(
+      (f) => isInput(f) && (f["params"] as { prompt: string }).prompt === "Password again:",
+    );
+    host.notify("$/cancelRequest", { id: late, reason: "user" });
+    assert.equal(errorOf(await host.response(late)).code, -32800);
+    host.respond(second["id"], { value: secret });
+    await host.waitForStderr(`"late_response","id":${String(second["id"])}`);
+    assert.equal(host.stderr.includes(secret), false, "the secret reached stderr");
+    assert.equal(
+      host.frames.some((f) => JSON.stringify(f).includes(secret)),
+      false,
+      "the secret reached stdout",
+    );
+  },
+);
 
 test("REV-07: input and confirm from a hook handler are refused locally and nothing is sent", async () => {
   const host = await start("0.2");
@@ -115,7 +121,8 @@ test("REV-07: input and confirm from a hook handler are refused locally and noth
     result.context.map((c) => c.content),
     [
       "input refused: input() is available only in a tool/call or command/execute handler on API 0.2+, not in hook/run",
-      "confirm refused: confirm() is available only in a tool/call or command/execute handler on API 0.2+, not in hook/run",
+      "confirm refused: confirm() is available only in a tool/call or command/execute handler on API 0.2+, " +
+        "not in hook/run",
     ],
   );
   assert.equal(
@@ -147,29 +154,32 @@ test("INPUT-01: input() on API 0.1 is refused locally (input/request is API 0.2+
   assert.equal(host.frames.some(isInput), false);
 });
 
-test("STAT-03: contributeStatus sends a status/contribution notification {surface, text, style_role, priority}", async () => {
-  const host = await start("0.2");
-  assert.equal(
-    (
+test(
+  "STAT-03: contributeStatus sends a status/contribution notification {surface, text, style_role, " + "priority}",
+  async () => {
+    const host = await start("0.2");
+    assert.equal(
+      (
+        resultOf(
+          await host.request("command/execute", { name: "push_status", arguments: ["header"], context: CONTEXT }),
+        ) as { text: string }
+      ).text,
+      "pushed",
+    );
+    const frame = await host.waitForFrame((f) => f["method"] === "status/contribution");
+    assert.deepEqual(frame, {
+      jsonrpc: "2.0",
+      method: "status/contribution",
+      params: { surface: "header", text: "watching src/", style_role: "extension.fixture.watch", priority: 10 },
+    });
+    assert.ok(validateStatusContribution(frame["params"]).ok);
+    // An unknown surface is refused locally, naming the problem; nothing is sent.
+    const refused = (
       resultOf(
-        await host.request("command/execute", { name: "push_status", arguments: ["header"], context: CONTEXT }),
+        await host.request("command/execute", { name: "push_status", arguments: ["sidebar"], context: CONTEXT }),
       ) as { text: string }
-    ).text,
-    "pushed",
-  );
-  const frame = await host.waitForFrame((f) => f["method"] === "status/contribution");
-  assert.deepEqual(frame, {
-    jsonrpc: "2.0",
-    method: "status/contribution",
-    params: { surface: "header", text: "watching src/", style_role: "extension.fixture.watch", priority: 10 },
-  });
-  assert.ok(validateStatusContribution(frame["params"]).ok);
-  // An unknown surface is refused locally, naming the problem; nothing is sent.
-  const refused = (
-    resultOf(
-      await host.request("command/execute", { name: "push_status", arguments: ["sidebar"], context: CONTEXT }),
-    ) as { text: string }
-  ).text;
-  assert.match(refused, /^refused: contributeStatus\(\): surface: .*sidebar/);
-  assert.equal(host.frames.filter((f) => f["method"] === "status/contribution").length, 1);
-});
+    ).text;
+    assert.match(refused, /^refused: contributeStatus\(\): surface: .*sidebar/);
+    assert.equal(host.frames.filter((f) => f["method"] === "status/contribution").length, 1);
+  },
+);

@@ -38,24 +38,27 @@ test("PY-04: a release with no waiter returns the permit for the next acquire", 
   assert.equal(second, false, "the single permit is held");
 });
 
-test("issue 13.12: a waiter withdrawn on cancel leaves the queue with false; the permit goes to the next waiter", async () => {
-  const sem = new Semaphore(1);
-  assert.equal(await sem.acquire(), true);
-  const waiter = { withdrawn: false, withdraw: null as (() => void) | null };
-  const order: string[] = [];
-  void sem.acquire(waiter).then((ok) => order.push(`cancelled:${ok}`));
-  void sem.acquire().then((ok) => order.push(`next:${ok}`));
-  assert.equal(typeof waiter.withdraw, "function", "a waiting waiter can be withdrawn");
-  waiter.withdraw!();
-  await settle();
-  assert.deepEqual(order, ["cancelled:false"]);
-  sem.release();
-  await settle();
-  assert.deepEqual(order, ["cancelled:false", "next:true"]);
-  assert.equal(waiter.withdraw, null, "a withdrawn waiter holds no hook");
-  assert.equal(
-    await sem.acquire({ withdrawn: true, withdraw: null }),
-    false,
-    "a waiter already withdrawn, with no permit free, is refused at once",
-  );
-});
+test(
+  "issue 13.12: a waiter withdrawn on cancel leaves the queue with false; the permit goes to the " + "next waiter",
+  async () => {
+    const sem = new Semaphore(1);
+    assert.equal(await sem.acquire(), true);
+    const waiter = { withdrawn: false, withdraw: null as (() => void) | null };
+    const order: string[] = [];
+    void sem.acquire(waiter).then((ok) => order.push(`cancelled:${ok}`));
+    void sem.acquire().then((ok) => order.push(`next:${ok}`));
+    assert.equal(typeof waiter.withdraw, "function", "a waiting waiter can be withdrawn");
+    waiter.withdraw!();
+    await settle();
+    assert.deepEqual(order, ["cancelled:false"]);
+    sem.release();
+    await settle();
+    assert.deepEqual(order, ["cancelled:false", "next:true"]);
+    assert.equal(waiter.withdraw, null, "a withdrawn waiter holds no hook");
+    assert.equal(
+      await sem.acquire({ withdrawn: true, withdraw: null }),
+      false,
+      "a waiter already withdrawn, with no permit free, is refused at once",
+    );
+  },
+);

@@ -63,22 +63,26 @@ test("FRAME-08: under backpressure one frame is in flight, the rest wait whole a
   assert.deepEqual(fake.chunks, frames, "every frame whole, one per write, in send order");
 });
 
-test("FRAME-08: withdraw() removes a queued frame but returns false for a frame already started, which is still written whole", async () => {
-  const { fake, writer } = owned();
-  const [a, b, c, d] = [10, 11, 12, 13].map(frame);
-  const started = writer.send(a!);
-  const queuedB = writer.send(b!);
-  writer.send(c!);
-  const queuedD = writer.send(d!);
-  assert.equal(started.withdraw(), false, "a started frame cannot be withdrawn");
-  assert.equal(queuedB.withdraw(), true);
-  assert.equal(queuedB.withdraw(), false, "a frame is withdrawn once");
-  assert.equal(queuedD.withdraw(), true);
-  fake.releaseAll();
-  await within(writer.flushed(), 2000, "flushed()");
-  assert.deepEqual(fake.chunks, [a, c]);
-  assert.equal(started.withdraw(), false, "a written frame cannot be withdrawn");
-});
+test(
+  "FRAME-08: withdraw() removes a queued frame but returns false for a frame already started, which is " +
+    "still written whole",
+  async () => {
+    const { fake, writer } = owned();
+    const [a, b, c, d] = [10, 11, 12, 13].map(frame);
+    const started = writer.send(a!);
+    const queuedB = writer.send(b!);
+    writer.send(c!);
+    const queuedD = writer.send(d!);
+    assert.equal(started.withdraw(), false, "a started frame cannot be withdrawn");
+    assert.equal(queuedB.withdraw(), true);
+    assert.equal(queuedB.withdraw(), false, "a frame is withdrawn once");
+    assert.equal(queuedD.withdraw(), true);
+    fake.releaseAll();
+    await within(writer.flushed(), 2000, "flushed()");
+    assert.deepEqual(fake.chunks, [a, c]);
+    assert.equal(started.withdraw(), false, "a written frame cannot be withdrawn");
+  },
+);
 
 test("FRAME-07: frames from many concurrent producers are written one whole frame per write", async () => {
   const { fake, writer } = owned();
@@ -96,50 +100,56 @@ test("FRAME-07: frames from many concurrent producers are written one whole fram
   assert.deepEqual(fake.chunks, sent);
 });
 
-test("FRAME-12: flushed() settles when the stream breaks while waiting for drain, so the process can exit", async () => {
-  const { fake, writer } = owned();
-  writer.send(frame(1));
-  const queued = writer.send(frame(2));
-  const flushed = writer.flushed();
-  // The host closed its end of the pipe: EPIPE, and "drain" will never come.
-  fake.destroy(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
-  await within(flushed, 2000, "flushed() after the stream broke");
-  assert.equal(queued.withdraw(), false, "the frame not started was dropped with the broken stream");
-  // Later frames are refused, not queued forever.
-  assert.equal(writer.send(frame(3)).withdraw(), false);
-  await within(writer.flushed(), 2000, "flushed() on a broken stream");
-  assert.deepEqual(fake.chunks, [frame(1)]);
-});
+test(
+  "FRAME-12: flushed() settles when the stream breaks while waiting for drain, so the " + "process can exit",
+  async () => {
+    const { fake, writer } = owned();
+    writer.send(frame(1));
+    const queued = writer.send(frame(2));
+    const flushed = writer.flushed();
+    // The host closed its end of the pipe: EPIPE, and "drain" will never come.
+    fake.destroy(Object.assign(new Error("write EPIPE"), { code: "EPIPE" }));
+    await within(flushed, 2000, "flushed() after the stream broke");
+    assert.equal(queued.withdraw(), false, "the frame not started was dropped with the broken stream");
+    // Later frames are refused, not queued forever.
+    assert.equal(writer.send(frame(3)).withdraw(), false);
+    await within(writer.flushed(), 2000, "flushed() on a broken stream");
+    assert.deepEqual(fake.chunks, [frame(1)]);
+  },
+);
 
 test("flushed() resolves at once when nothing is queued", async () => {
   const { writer } = owned();
   await within(writer.flushed(), 2000, "flushed() of an idle writer");
 });
 
-test("FRAME-03: writes to the owned stream by anyone else go to stderr, with their callback, never between frames", async () => {
-  const { fake, writer } = owned();
-  const captured: string[] = [];
-  const realStderrWrite = process.stderr.write;
-  process.stderr.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
-    captured.push(String(chunk));
-    const callback = typeof encoding === "function" ? encoding : cb;
-    if (typeof callback === "function") process.nextTick(callback as () => void);
-    return true;
-  }) as typeof process.stderr.write;
-  try {
-    writer.send(frame(1));
-    fake.write("stray text");
-    await within(
-      new Promise<void>((resolve) => fake.write("stray with callback\n", () => resolve())),
-      2000,
-      "the stray write's callback",
-    );
-    writer.send(frame(2));
-  } finally {
-    process.stderr.write = realStderrWrite;
-  }
-  fake.releaseAll();
-  await within(writer.flushed(), 2000, "flushed()");
-  assert.deepEqual(captured, ["stray text", "stray with callback\n"]);
-  assert.deepEqual(fake.chunks, [frame(1), frame(2)]);
-});
+test(
+  "FRAME-03: writes to the owned stream by anyone else go to stderr, with their callback, never " + "between frames",
+  async () => {
+    const { fake, writer } = owned();
+    const captured: string[] = [];
+    const realStderrWrite = process.stderr.write;
+    process.stderr.write = ((chunk: unknown, encoding?: unknown, cb?: unknown) => {
+      captured.push(String(chunk));
+      const callback = typeof encoding === "function" ? encoding : cb;
+      if (typeof callback === "function") process.nextTick(callback as () => void);
+      return true;
+    }) as typeof process.stderr.write;
+    try {
+      writer.send(frame(1));
+      fake.write("stray text");
+      await within(
+        new Promise<void>((resolve) => fake.write("stray with callback\n", () => resolve())),
+        2000,
+        "the stray write's callback",
+      );
+      writer.send(frame(2));
+    } finally {
+      process.stderr.write = realStderrWrite;
+    }
+    fake.releaseAll();
+    await within(writer.flushed(), 2000, "flushed()");
+    assert.deepEqual(captured, ["stray text", "stray with callback\n"]);
+    assert.deepEqual(fake.chunks, [frame(1), frame(2)]);
+  },
+);

@@ -97,7 +97,8 @@ export class ChildInbox {
     if (this.#outstanding.size >= bounds.MAX_OUTSTANDING_CHILD_REQUESTS) {
       throw new WireError(
         ErrorCode.Unavailable,
-        `too many outstanding requests: ${this.#outstanding.size}, the limit is ${bounds.MAX_OUTSTANDING_CHILD_REQUESTS}`,
+        `too many outstanding requests: ${this.#outstanding.size}, the limit is ` +
+          `${bounds.MAX_OUTSTANDING_CHILD_REQUESTS}`,
       );
     }
     if (this.#used.size >= bounds.MAX_CHILD_IDS_PER_GENERATION) {

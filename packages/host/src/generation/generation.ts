@@ -2,7 +2,8 @@
  * One process generation of one extension: its state, what it publishes, and the order of its
  * life. The pieces are in generation/: the child it gets from a launcher (child.ts, the real one
  * in launch-child.ts), the wire to it (connection.ts), initialize (handshake.ts), the catalog
- * (catalog.ts) and the stop ladder (stop-ladder.ts). Everything issued to a generation dies with it.
+ * (catalog.ts), the stop ladder (stop-ladder.ts) and how it ends, once (ending.ts). Everything issued to
+ * a generation dies with it.
  *
  * States: starting -> initializing -> ready -> (draining) -> stopped, or degraded/crashed on
  * failure (LIFE-01). Requests are admitted only when ready (INIT-01). A framing or envelope
@@ -28,24 +29,21 @@ import { HostRequests, type HostRequestOptions } from "./host-requests.js";
 import type { ToolSchemas } from "../schema-check/tool-schemas.js";
 import type { LifecycleMethod } from "./lifecycle.js";
 import { StderrSink, truncateBytes } from "../transport/stderr-sink.js";
-import { STDERR_CAUSE_BYTES } from "../transport/stderr-excerpt.js";
-import { deadline } from "../util/deadline.js";
 import { ChildInbox } from "./child-inbox.js";
 import { GenerationModules } from "../modules/module-set.js";
 import { mediaResolver } from "../modules/artifacts/module.js";
 import type { MediaResolver } from "../modules/artifacts/artifacts-service.js";
-import { EXIT_STDERR_GRACE_MS, discardChild, exitMessage, type ChildExit, type GenerationChild } from "./child.js";
+import { discardChild, type GenerationChild } from "./child.js";
 import { processLauncher } from "./launch-child.js";
 import { Connection } from "./connection.js";
 import { handshake, negotiatedRequests } from "./handshake.js";
 import { GenerationCatalog } from "./catalog.js";
 import { reap, runStopLadder } from "./stop-ladder.js";
 import { GenerationDiagnostics } from "./diagnostics.js";
+import { GenerationEnding } from "./ending.js";
 import type { GenerationSpec } from "./spec.js";
 
 export type { GenerationSpec } from "./spec.js";
-
-type ErrorCodeName = "request_cancelled" | "transport_closed" | "protocol_violation";
 
 export class Generation {
   readonly spec: GenerationSpec;
@@ -66,18 +64,15 @@ export class Generation {
   #scratch: string | null = null;
   #exited: Promise<void> = Promise.resolve();
   #hasExited = false;
-  #stopping: Promise<void> | null = null;
-  #terminating: Promise<void> | null = null;
   /** False once the generation is being replaced or stopped: no new requests are admitted. */
   #admitting = true;
   #stopReason: "shutdown" | "reload" = "shutdown";
-  #ended = false;
   #inbox: ChildInbox;
   /** The host's requests once ready: admission, cancellation, progress (see host-requests.ts). */
   #requests: HostRequests | null = null;
   readonly #catalog = new GenerationCatalog();
-  /** Aborted when a stop begins (start included): a foreign launch in progress gives up. */
-  readonly #stopRequested = new AbortController();
+  /** The one end of this generation: a stop, or a failure seen while it runs. */
+  readonly #end: GenerationEnding;
   /** Aborted when the generation ends: everything waiting on it lets go. */
   readonly #ended$ = new AbortController();
   readonly #diagnostics: GenerationDiagnostics;
@@ -116,6 +111,22 @@ export class Generation {
       generationSignal: this.#ended$.signal,
       emit: (event) => spec.emit(event),
       diagnose: (level, message) => this.#diagnose(level, message),
+    });
+    this.#end = new GenerationEnding({
+      name: this.name,
+      state: () => this.#state,
+      setState: (state, reason) => this.#setState(state, reason),
+      ladder: (budgetMs) => this.#stopLadder(budgetMs),
+      release: (closed) => this.#release(closed),
+      exited: () => this.#exited,
+      hasExited: () => this.#hasExited,
+      stderrEnded: () => this.#conn?.stderrEnded ?? Promise.resolve(),
+      stderrTail: (maxBytes) => this.#stderr.tail(maxBytes),
+      pgid: () => this.#pgid,
+      stopAdmitting: (reason) => this.#requests?.stopAdmitting(reason),
+      recordError: (message) => this.#recordError(message),
+      diagnose: (level, message) => this.#diagnose(level, message),
+      unexpectedEnd: (error) => this.spec.onUnexpectedEnd?.(error),
     });
   }
 
@@ -242,7 +253,7 @@ export class Generation {
       const message = String(err instanceof Error ? err.message : err);
       const error = err instanceof OctetError ? err : new OctetError("initialize_failed", message);
       this.#recordError(error.message);
-      await this.#terminate("crashed", error.message);
+      await this.#end.terminate("crashed", error.message);
       throw error;
     }
   }
@@ -253,8 +264,9 @@ export class Generation {
    */
   async request(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
     const requests = this.#requests;
-    if (this.#state !== "ready" || !requests || !this.#admitting || this.#stopping) {
-      const now = this.#admitting && !this.#stopping ? this.#state : "stopping";
+    const stopping = this.#end.stopping;
+    if (this.#state !== "ready" || !requests || !this.#admitting || stopping) {
+      const now = this.#admitting && !stopping ? this.#state : "stopping";
       throw new OctetError("not_ready", `extension "${this.name}" is ${now}, not ready`);
     }
     return requests.send(method, params, options);
@@ -266,9 +278,7 @@ export class Generation {
    * timeout.
    */
   stop(budgetMs: number = Number.POSITIVE_INFINITY): Promise<void> {
-    this.#stopRequested.abort();
-    this.#stopping ??= this.#stopLadder(budgetMs);
-    return this.#stopping;
+    return this.#end.stop(budgetMs);
   }
 
   /**
@@ -308,19 +318,10 @@ export class Generation {
       },
       budgetMs,
     );
-    await this.#terminate("stopped", "stopped by the host");
   }
 
-  /** Kills the group, destroys the pipes, waits (bounded) for the exit, removes the scratch dir. */
-  #terminate(finalState: GenerationState, reason: string): Promise<void> {
-    this.#stopRequested.abort();
-    this.#terminating ??= this.#teardown(finalState, reason);
-    return this.#terminating;
-  }
-
-  async #teardown(finalState: GenerationState, reason: string): Promise<void> {
-    const how = finalState === "stopped" ? "was stopped" : "ended";
-    const closed = new OctetError("transport_closed", `extension "${this.name}" ${how}: ${reason}`);
+  /** What the teardown releases (ending.ts): the peer, the requests, the child, the scratch dir. */
+  async #release(closed: OctetError): Promise<void> {
     this.#conn?.peer.close(closed);
     this.#requests?.close(closed);
     const child = this.#child;
@@ -337,8 +338,6 @@ export class Generation {
       this.#scratch = null;
       await rm(dir, { recursive: true, force: true }).catch(() => undefined);
     }
-    this.#ended = true;
-    if (this.#state !== "crashed" || finalState === "crashed") this.#setState(finalState, reason);
   }
 
   async #spawn(): Promise<void> {
@@ -346,12 +345,12 @@ export class Generation {
     const launch = this.spec.launch ?? processLauncher(this.spec);
     const launched = await launch({
       scratch: this.#scratch,
-      signal: this.#stopRequested.signal,
+      signal: this.#end.stopSignal,
       diagnose: (level, message) => this.#diagnose(level, message),
       onGroup: (pgid) => (this.#pgid = pgid),
     });
     const child = launched.child;
-    if (this.#stopping || this.#terminating) {
+    if (this.#end.ending) {
       // Stopped while the child was being launched: the teardown that ran found no child, so this
       // one is killed here, before anything else can keep it.
       discardChild(child);
@@ -374,7 +373,7 @@ export class Generation {
     this.#pgid = child.pgid ?? 0;
     this.#exited = child.exited.then((exit) => {
       this.#hasExited = true;
-      this.#onExit(exit);
+      this.#end.exited(exit);
     });
     this.#conn = new Connection({
       stdin: child.stdin,
@@ -389,8 +388,8 @@ export class Generation {
       },
       onStderr: (chunk) => this.#stderr.write(chunk),
       frameAssemblyTimeoutMs: this.spec.frameAssemblyTimeoutMs,
-      onViolation: (message) => this.#violation(message),
-      onTransportEnded: (which, detail) => this.#transportEnded(which, detail),
+      onViolation: (message) => this.#end.violation(message),
+      onTransportEnded: (which, detail) => this.#end.transportEnded(which, detail),
       diagnose: (level, message) => this.#diagnose(level, message),
       ended: this.#ended$.signal,
       watchStdout: (onEnded, until) => child.watchStdout?.(onEnded, until),
@@ -416,7 +415,7 @@ export class Generation {
     this.#requests = new HostRequests({
       peer,
       ...negotiatedRequests(accepted, this.api, {
-        onGraceExpired: (id, method) => this.#unsettledCancel(id, method),
+        onGraceExpired: (id, method) => this.#end.unsettledCancel(id, method),
         checkMedia: (parts) => {
           const r = mediaResolver(this.#modules)?.resolve(parts, this.owner());
           return r === undefined ? "no artifacts service is bound" : r.ok ? null : r.problem;
@@ -425,73 +424,6 @@ export class Generation {
       }),
     });
     this.#setState("ready");
-  }
-
-  /**
-   * The child exited on its own. The exit can be seen before the last of its stderr is read, and
-   * that is where it says why: the cause is composed once stderr has ended, at most
-   * EXIT_STDERR_GRACE_MS later (issue 13.4). The generation is ending from here on: nothing else
-   * (a violation, a stop) takes the end over while it waits.
-   */
-  #onExit(exit: ChildExit): void {
-    if (this.#stopping || this.#terminating) return;
-    this.#stopRequested.abort();
-    const stderrEnded = this.#conn?.stderrEnded ?? Promise.resolve();
-    let message = "";
-    this.#terminating = deadline(stderrEnded, EXIT_STDERR_GRACE_MS).then(() => {
-      message = exitMessage(exit, this.#pgid > 1, this.#stderr.tail(STDERR_CAUSE_BYTES));
-      this.#recordError(message);
-      return this.#teardown("crashed", message);
-    });
-    void this.#terminating.then(() => {
-      this.spec.onUnexpectedEnd?.(new OctetError("transport_closed", `extension "${this.name}" ${message}`));
-    });
-  }
-
-  /**
-   * A cancelled request was not settled within the grace period (CANCEL-07): the generation is
-   * degraded and terminated; restarting it is the supervisor's decision.
-   */
-  #unsettledCancel(id: number, method: string): void {
-    if (this.#terminating || this.#stopping) return;
-    const message = `did not settle cancelled ${method} request ${id} within ${bounds.CANCEL_GRACE_MS} ms`;
-    const said = `extension "${this.name}" ${message}`;
-    this.#fail(message, `${message}; terminating the extension`, "request_cancelled", said);
-  }
-
-  /**
-   * Either end of the pipe pair closed (stdout EOF, or EPIPE writing stdin): no request can be
-   * answered any more, so none is admitted and the stop ladder starts at once, without its
-   * shutdown stage (an acknowledgement could never arrive): the bounded wait for the exit, so a
-   * process that is exiting anyway is reported by its exit status, then the group is killed.
-   */
-  #transportEnded(which: "stdout" | "stdin", detail: string | null): void {
-    if (this.#ended || this.#stopping || this.#terminating) return;
-    const closed = `${which}${detail ? ` (${detail})` : ""}`;
-    const message = `transport ended: the extension closed its ${closed} but kept running`;
-    this.#requests?.stopAdmitting(`extension "${this.name}" closed its ${which}`);
-    void deadline(this.#exited, bounds.SHUTDOWN_STAGE_TIMEOUT_MS).then(() => {
-      if (this.#hasExited || this.#terminating || this.#stopping) return;
-      this.#fail(message, `${message}; terminating it`, "transport_closed", `extension "${this.name}": ${message}`);
-    });
-  }
-
-  /** A protocol violation: diagnosed once, then the generation is terminated (never skipped). */
-  #violation(message: string): void {
-    if (this.#terminating || this.#stopping) return;
-    const full = `protocol violation: ${message}`;
-    const rule = "Extensions must write only JSON-RPC frames to stdout and log to stderr";
-    this.#fail(full, `${full}. ${rule}; terminating it`, "protocol_violation", `extension "${this.name}": ${full}`);
-  }
-
-  /** A running generation failed: degraded, then terminated; the supervisor hears `said`. */
-  #fail(message: string, diagnosis: string, code: ErrorCodeName, said: string): void {
-    this.#recordError(message);
-    this.#diagnose("error", diagnosis);
-    this.#setState("degraded", message);
-    this.#stopping = this.#terminate("crashed", message).then(() => {
-      this.spec.onUnexpectedEnd?.(new OctetError(code, said));
-    });
   }
 
   #recordError(message: string): void {

@@ -205,7 +205,8 @@ export class HostRequests {
       if (expired)
         throw new OctetError(
           "request_timeout",
-          `${method} got no free request slot within ${timeoutMs} ms (max_concurrent_requests ${this.#o.maxConcurrent}); nothing was sent`,
+          `${method} got no free request slot within ${timeoutMs} ms (max_concurrent_requests ` +
+            `${this.#o.maxConcurrent}); nothing was sent`,
         );
       throw new OctetError(
         "request_cancelled",
@@ -306,7 +307,8 @@ export class HostRequests {
       if (media)
         return this.#o.diagnose(
           "warning",
-          `ignored partial_result for request ${id}: content part of type "${media.type}" needs the artifacts feature, which was not negotiated`,
+          `ignored partial_result for request ${id}: content part of type "${media.type}" needs the artifacts ` +
+            `feature, which was not negotiated`,
         );
     }
     if (

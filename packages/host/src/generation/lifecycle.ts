@@ -105,7 +105,13 @@ export class LifecycleHub {
     const ids: Record<string, unknown> = { session_id: params["session_id"] };
     if (kind !== "session") Object.assign(ids, { run_id: params["run_id"], turn_id: params["turn_id"] });
     if (kind === "tool") Object.assign(ids, { tool_call_id: params["tool_call_id"], tool_name: params["tool_name"] });
-    const key = `${kind}:${JSON.stringify(kind === "tool" ? [ids["session_id"], ids["tool_call_id"]] : kind === "turn" ? [ids["session_id"], ids["turn_id"]] : [ids["session_id"]])}`;
+    const scope =
+      kind === "tool"
+        ? [ids["session_id"], ids["tool_call_id"]]
+        : kind === "turn"
+          ? [ids["session_id"], ids["turn_id"]]
+          : [ids["session_id"]];
+    const key = `${kind}:${JSON.stringify(scope)}`;
     if (phase === "started")
       this.#open.set(key, { settled: `${kind}/settled` as LifecycleMethod, ids, startedAt: Date.now() });
     else this.#open.delete(key);

@@ -1,8 +1,9 @@
 /**
  * What a tool call returns to the embedder. Every result is validated before it is believed:
  * its shape for the API version (CALL-12, CALL-15..17, CALL-21), media only with the artifacts
- * feature and resolved through the generation's artifact store (CALL-18, CALL-19), structured_content against the tool's output_schema (CALL-20), and
- * typed diagnostics in metadata.octet_diagnostics_v1 against the shared profile, with every
+ * feature and resolved through the generation's artifact store (CALL-18, CALL-19),
+ * structured_content against the tool's output_schema (CALL-20), and typed diagnostics in
+ * metadata.octet_diagnostics_v1 against the shared profile, with every
  * artifact they reference resolved for the generation's owner (DIAG-04, DIAG-05). A result
  * that fails becomes a tool error with a short reason and a diagnostic; the generation stays up
  * (CALL-23).
@@ -108,16 +109,25 @@ function diagnosticsProblem(g: OutcomeGeneration, result: NormalizedToolResult):
   for (const { where, source } of diagnosticReferences(checked.value)) {
     if (source.kind === "workspace") continue;
     if (result.is_error) {
-      return `${where}: an error result cannot publish ${source.kind} references through diagnostics; a failed operation publishes no new references (DIAG-05)`;
+      return (
+        `${where}: an error result cannot publish ${source.kind} references through diagnostics; a ` +
+        `failed operation publishes no new references (DIAG-05)`
+      );
     }
     if (source.kind === "blob") {
-      return `${where}: blob references are not supported: bulk objects (bulk_objects_v1) are not implemented by this host, so no blob can be verified`;
+      return (
+        `${where}: blob references are not supported: bulk objects (bulk_objects_v1) are not implemented ` +
+        `by this host, so no blob can be verified`
+      );
     }
     const id = source.artifact_id;
     if (!g.media)
       return `${where}: artifact ${JSON.stringify(id.slice(0, 64))} cannot be resolved: no artifacts service is bound`;
     if (!g.media.get(id, g.owner())) {
-      return `${where}: unknown artifact ${JSON.stringify(id.slice(0, 64))}; an artifact is valid only for the session owner and process generation that published it`;
+      return (
+        `${where}: unknown artifact ${JSON.stringify(id.slice(0, 64))}; an artifact is valid only for ` +
+        `the session owner and process generation that published it`
+      );
     }
   }
   return null;

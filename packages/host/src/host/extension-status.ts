@@ -182,7 +182,8 @@ export function notReadyReasons(list: readonly ExtensionStatus[], enabledNames: 
     if (s.errors.length > 0 && s.errors.every((e) => /is shadowed by/.test(e))) continue;
     const why =
       s.state === "invalid"
-        ? `has an invalid manifest: ${s.errors.slice(0, 3).join("; ")}${s.errors.length > 3 ? ` (and ${s.errors.length - 3} more errors)` : ""}`
+        ? `has an invalid manifest: ` +
+          `${s.errors.slice(0, 3).join("; ")}${s.errors.length > 3 ? ` (and ${s.errors.length - 3} more errors)` : ""}`
         : s.state === "not_trusted"
           ? `is not trusted: ${s.reason}`
           : s.state === "parked" && s.restarts === 0 && s.supervision === "off"
@@ -201,7 +202,8 @@ export function notReadyReasons(list: readonly ExtensionStatus[], enabledNames: 
   for (const name of enabledNames) {
     if (!known.includes(name))
       out.push(
-        `--enable-extension ${name}: no extension of that name was discovered (discovered: ${known.join(", ") || "none"})${unnamed.join("")}`,
+        `--enable-extension ${name}: no extension of that name was discovered (discovered: ` +
+          `${known.join(", ") || "none"})${unnamed.join("")}`,
       );
   }
   return out;

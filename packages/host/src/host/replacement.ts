@@ -124,7 +124,8 @@ export class ReplacementQueue {
     if (taken) {
       await candidate.stop(bounds.SHUTDOWN_FAST_TIMEOUT_MS);
       if (!oldServing) e.nameConflict = true;
-      const message = `reload of "${name}" refused: tool "${taken.name}" is already provided by ${taken.holder}; ${stays}`;
+      const message =
+        `reload of "${name}" refused: tool "${taken.name}" is already provided by ` + `${taken.holder}; ${stays}`;
       throw replaceFailed(e, mode, oldServing, new OctetError("tool_conflict", message));
     }
     // The product boundary was built with the first catalog: without dynamic tools a changed

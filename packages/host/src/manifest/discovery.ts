@@ -76,7 +76,8 @@ async function manifestIn(
       source,
       dir,
       "manifest_conflict",
-      `holds ${found.map((c) => path.basename(c.manifestPath)).join(" and ")}; an extension directory has exactly one manifest`,
+      `holds ${found.map((c) => path.basename(c.manifestPath)).join(" and ")}; an extension directory has ` +
+        `exactly one manifest`,
     );
   return found[0] ?? null;
 }

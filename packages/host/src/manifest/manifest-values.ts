@@ -57,7 +57,9 @@ export class Collector {
         file: this.file,
         key: "",
         rule: "too_many_errors",
-        message: `${this.file}: ${this.dropped} more problem${this.dropped === 1 ? "" : "s"} not shown (at most ${bounds.MAX_MANIFEST_ERRORS} are reported)`,
+        message:
+          `${this.file}: ${this.dropped} more problem${this.dropped === 1 ? "" : "s"} not shown (at ` +
+          `most ${bounds.MAX_MANIFEST_ERRORS} are reported)`,
         code: "manifest_invalid",
       });
     }

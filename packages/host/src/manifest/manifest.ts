@@ -167,7 +167,8 @@ function checkName(c: Collector, root: Table): string | null {
     c.add(
       "name",
       "grammar",
-      `${quote(v)} must match ${EXTENSION_NAME_PATTERN.source} (lowercase letters, digits, "-" and "_", starting with a letter or digit)`,
+      `${quote(v)} must match ${EXTENSION_NAME_PATTERN.source} (lowercase letters, digits, "-" and "_", ` +
+        `starting with a letter or digit)`,
     );
     return null;
   }
@@ -293,7 +294,8 @@ function checkCapabilities(c: Collector, root: Table, api: ApiVersion | null): E
       c.add(
         key,
         "grammar",
-        `secret name ${quote(item)} must match ${SECRET_NAME_PATTERN.source} (ASCII; starts with a letter or "_", then letters, digits, "_", "-" or ".")`,
+        `secret name ${quote(item)} must match ${SECRET_NAME_PATTERN.source} (ASCII; starts with a letter or ` +
+          `"_", then letters, digits, "_", "-" or ".")`,
       );
       return false;
     }

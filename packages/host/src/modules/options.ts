@@ -4,7 +4,8 @@
  * (`declare module "../options.js"`), so a new module does not edit a shared list; a member left
  * out means the module is not bound, its feature is not offered and its methods are refused.
  */
-// biome-ignore lint/suspicious/noEmptyInterface: the modules fill it by declaration merging (a type alias cannot be merged)
+// The modules fill it by declaration merging (a type alias cannot be merged).
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging
 export interface HostServiceOptions {}
 
 /** Which names are taken by others: the host's own tools and every other extension's published ones. */

@@ -58,7 +58,8 @@ export class ChildWriter implements PeerTransport {
       this.#fail(
         new OctetError(
           "writer_stalled",
-          `the extension is not reading its stdin: ${this.queuedBytes} bytes are waiting, over the ${bounds.MAX_WRITER_QUEUE_BYTES}-byte writer bound`,
+          `the extension is not reading its stdin: ${this.queuedBytes} bytes are waiting, over the ` +
+            `${bounds.MAX_WRITER_QUEUE_BYTES}-byte writer bound`,
         ),
       );
       return { withdraw: () => false };

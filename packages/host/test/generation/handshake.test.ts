@@ -60,19 +60,22 @@ async function refusal(run: Promise<unknown>): Promise<OctetError> {
   return err;
 }
 
-test("INIT-02: the handshake sends initialize for the manifest and accepts a valid answer into the catalog", async () => {
-  const { child, run, catalog } = setup("0.2");
-  const init = await child.next("initialize");
-  assert.equal(init.params?.["api_version"], "0.2");
-  assert.deepEqual((init.params?.["contributes"] as { tools: string[] } | undefined)?.tools, ["echo"]);
-  child.reply(init, initializeResult("0.2"));
-  const accepted = (await run) as { features: string[] };
-  assert.deepEqual(accepted.features, ["request_cancellation", "content_parts"]);
-  assert.deepEqual(
-    catalog.tools.map((t) => t.name),
-    ["echo"],
-  );
-});
+test(
+  "INIT-02: the handshake sends initialize for the manifest and accepts a valid answer into " + "the catalog",
+  async () => {
+    const { child, run, catalog } = setup("0.2");
+    const init = await child.next("initialize");
+    assert.equal(init.params?.["api_version"], "0.2");
+    assert.deepEqual((init.params?.["contributes"] as { tools: string[] } | undefined)?.tools, ["echo"]);
+    child.reply(init, initializeResult("0.2"));
+    const accepted = (await run) as { features: string[] };
+    assert.deepEqual(accepted.features, ["request_cancellation", "content_parts"]);
+    assert.deepEqual(
+      catalog.tools.map((t) => t.name),
+      ["echo"],
+    );
+  },
+);
 
 test("issue 14.3: the handshake refuses an answer with another api_version, naming the member", async () => {
   const { child, run, catalog } = setup("0.1");
@@ -84,17 +87,21 @@ test("issue 14.3: the handshake refuses an answer with another api_version, nami
   assert.deepEqual(catalog.tools, [], "nothing of a refused answer is kept");
 });
 
-test("issue 14.3: the handshake refuses a tool the manifest did not declare and a selection without the required features", async () => {
-  const a = setup("0.1");
-  const tools = [{ name: "other", description: "x", parameters: { type: "object", properties: {} } }];
-  a.child.reply(await a.child.next("initialize"), { api_version: "0.1", tools, commands: [] });
-  assert.match((await refusal(a.run)).message, /initialize response rejected: .*other/);
-  const b = setup("0.2");
-  const result = initializeResult("0.2");
-  result["protocol"] = { version: "0.2", features: ["content_parts"], limits: { max_concurrent_requests: 1 } };
-  b.child.reply(await b.child.next("initialize"), result);
-  assert.match((await refusal(b.run)).message, /protocol\.features.*missing required "request_cancellation"/);
-});
+test(
+  "issue 14.3: the handshake refuses a tool the manifest did not declare and a selection without the " +
+    "required features",
+  async () => {
+    const a = setup("0.1");
+    const tools = [{ name: "other", description: "x", parameters: { type: "object", properties: {} } }];
+    a.child.reply(await a.child.next("initialize"), { api_version: "0.1", tools, commands: [] });
+    assert.match((await refusal(a.run)).message, /initialize response rejected: .*other/);
+    const b = setup("0.2");
+    const result = initializeResult("0.2");
+    result["protocol"] = { version: "0.2", features: ["content_parts"], limits: { max_concurrent_requests: 1 } };
+    b.child.reply(await b.child.next("initialize"), result);
+    assert.match((await refusal(b.run)).message, /protocol\.features.*missing required "request_cancellation"/);
+  },
+);
 
 test("issue 14.3: an error answer is a refusal by the extension, silence an initialize_timeout", async () => {
   const a = setup("0.1");
@@ -109,17 +116,20 @@ test("issue 14.3: an error answer is a refusal by the extension, silence an init
   assert.equal(silent.message, "no initialize response within 30 ms");
 });
 
-test("INIT-01: a generation whose initialize answer is refused ends crashed, its child killed, the reason kept", async () => {
-  const h = harness("0.2");
-  const start = h.g.start();
-  h.child.reply(await h.child.next("initialize"), { ...initializeResult("0.2"), tools: "nope" });
-  const err = await start.then(
-    () => assert.fail("started"),
-    (e: unknown) => e as OctetError,
-  );
-  assert.equal(err.code, "initialize_failed");
-  assert.equal(h.g.state, "crashed");
-  assert.match(h.g.lastError ?? "", /^initialize response rejected: /);
-  assert.deepEqual(h.child.kills, [{ running: true }]);
-  await assert.rejects(h.g.request("tool/call", {}, { timeoutMs: 100 }), /is crashed, not ready/);
-});
+test(
+  "INIT-01: a generation whose initialize answer is refused ends crashed, its child killed, the " + "reason kept",
+  async () => {
+    const h = harness("0.2");
+    const start = h.g.start();
+    h.child.reply(await h.child.next("initialize"), { ...initializeResult("0.2"), tools: "nope" });
+    const err = await start.then(
+      () => assert.fail("started"),
+      (e: unknown) => e as OctetError,
+    );
+    assert.equal(err.code, "initialize_failed");
+    assert.equal(h.g.state, "crashed");
+    assert.match(h.g.lastError ?? "", /^initialize response rejected: /);
+    assert.deepEqual(h.child.kills, [{ running: true }]);
+    await assert.rejects(h.g.request("tool/call", {}, { timeoutMs: 100 }), /is crashed, not ready/);
+  },
+);

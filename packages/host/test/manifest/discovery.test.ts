@@ -36,7 +36,10 @@ async function withLayout(fn: (l: Layout) => Promise<void>): Promise<void> {
 }
 
 function manifestText(name: string, extra = ""): string {
-  return `name = "${name}"\nversion = "0.1.0"\napi_version = "0.4"\n${extra}\n[entrypoint]\ncommand = "node"\nargs = ["ext.js"]\n`;
+  return (
+    `name = "${name}"\nversion = "0.1.0"\napi_version = "0.4"\n${extra}\n[entrypoint]\ncommand = ` +
+    `"node"\nargs = ["ext.js"]\n`
+  );
 }
 
 /** Writes <parent>/<dirName>/extension.toml and returns the manifest path. */
@@ -75,59 +78,70 @@ test("MAN-10: each discovered manifest has source explicit, project or global", 
   });
 });
 
-test("MAN-10, MAN-22: duplicate names resolve explicit over global over project (a repository cannot replace a global extension); losers stay listed as shadowed", async () => {
-  await withLayout(async (l) => {
-    const explicitDir = path.join(l.root, "mine");
-    const e = await put(explicitDir, "dup", manifestText("dup"));
-    const p = await put(l.project, "dup", manifestText("dup"));
-    const g = await put(l.global, "also-dup", manifestText("dup"));
-    const gOnly = await put(l.global, "solo", manifestText("solo"));
-    const pg = await put(l.project, "pg", manifestText("pg"));
-    const gp = await put(l.global, "pg", manifestText("pg"));
-    const list = await discoverExtensions({ workspace: l.workspace, extensionDirs: [explicitDir], octetHome: l.home });
-    assert.deepEqual(summary(list), [
-      ["dup", "explicit", true, null],
-      ["dup", "global", true, e],
-      ["pg", "global", true, null],
-      ["solo", "global", true, null],
-      ["dup", "project", true, e],
-      ["pg", "project", true, gp],
-    ]);
-    const loser = list.find((x) => x.manifestPath === p)!;
-    assert.equal(loser.errors.length, 1);
-    const err = loser.errors[0]!;
-    assert.equal(err.rule, "shadowed");
-    assert.equal(err.file, p);
-    assert.equal(err.key, "name");
-    assert.ok(
-      err.message.startsWith(`${p}: key "name": project extension "dup" is shadowed by explicit extension ${e}`),
-      err.message,
-    );
-    assert.match(err.message, /explicit beats global beats project/);
-    assert.equal(list.find((x) => x.manifestPath === g)!.errors[0]!.rule, "shadowed");
-    assert.equal(
-      list.find((x) => x.manifestPath === pg)!.shadowedBy,
-      gp,
-      "the project pg does not replace the global pg",
-    );
-    assert.deepEqual(list.find((x) => x.manifestPath === gOnly)!.errors, []);
-  });
-});
+test(
+  "MAN-10, MAN-22: duplicate names resolve explicit over global over project (a repository cannot replace " +
+    "a global extension); losers stay listed as shadowed",
+  async () => {
+    await withLayout(async (l) => {
+      const explicitDir = path.join(l.root, "mine");
+      const e = await put(explicitDir, "dup", manifestText("dup"));
+      const p = await put(l.project, "dup", manifestText("dup"));
+      const g = await put(l.global, "also-dup", manifestText("dup"));
+      const gOnly = await put(l.global, "solo", manifestText("solo"));
+      const pg = await put(l.project, "pg", manifestText("pg"));
+      const gp = await put(l.global, "pg", manifestText("pg"));
+      const list = await discoverExtensions({
+        workspace: l.workspace,
+        extensionDirs: [explicitDir],
+        octetHome: l.home,
+      });
+      assert.deepEqual(summary(list), [
+        ["dup", "explicit", true, null],
+        ["dup", "global", true, e],
+        ["pg", "global", true, null],
+        ["solo", "global", true, null],
+        ["dup", "project", true, e],
+        ["pg", "project", true, gp],
+      ]);
+      const loser = list.find((x) => x.manifestPath === p)!;
+      assert.equal(loser.errors.length, 1);
+      const err = loser.errors[0]!;
+      assert.equal(err.rule, "shadowed");
+      assert.equal(err.file, p);
+      assert.equal(err.key, "name");
+      assert.ok(
+        err.message.startsWith(`${p}: key "name": project extension "dup" is shadowed by explicit extension ${e}`),
+        err.message,
+      );
+      assert.match(err.message, /explicit beats global beats project/);
+      assert.equal(list.find((x) => x.manifestPath === g)!.errors[0]!.rule, "shadowed");
+      assert.equal(
+        list.find((x) => x.manifestPath === pg)!.shadowedBy,
+        gp,
+        "the project pg does not replace the global pg",
+      );
+      assert.deepEqual(list.find((x) => x.manifestPath === gOnly)!.errors, []);
+    });
+  },
+);
 
-test("MAN-10: within one source the first directory in sorted order wins, and entries are sorted by directory name", async () => {
-  await withLayout(async (l) => {
-    const c = await put(l.project, "c", manifestText("same"));
-    const a = await put(l.project, "a", manifestText("same"));
-    const b = await put(l.project, "B", manifestText("other"));
-    const list = await discoverExtensions({ workspace: l.workspace, octetHome: l.home });
-    assert.deepEqual(
-      list.map((x) => x.manifestPath),
-      [b, a, c],
-    ); // code-unit order: "B" < "a" < "c"
-    assert.equal(list[1]!.shadowedBy, null);
-    assert.equal(list[2]!.shadowedBy, a);
-  });
-});
+test(
+  "MAN-10: within one source the first directory in sorted order wins, and entries are sorted by " + "directory name",
+  async () => {
+    await withLayout(async (l) => {
+      const c = await put(l.project, "c", manifestText("same"));
+      const a = await put(l.project, "a", manifestText("same"));
+      const b = await put(l.project, "B", manifestText("other"));
+      const list = await discoverExtensions({ workspace: l.workspace, octetHome: l.home });
+      assert.deepEqual(
+        list.map((x) => x.manifestPath),
+        [b, a, c],
+      ); // code-unit order: "B" < "a" < "c"
+      assert.equal(list[1]!.shadowedBy, null);
+      assert.equal(list[2]!.shadowedBy, a);
+    });
+  },
+);
 
 test("MAN-10: explicit dirs keep the order given; a dir holding extension.toml is itself one extension", async () => {
   await withLayout(async (l) => {
@@ -265,28 +279,34 @@ test("MAN-10: when the workspace is the home directory its extensions are global
   });
 });
 
-test("MAN-10: one manifest reached through --extension-dir and the project root is listed once, as explicit", async () => {
-  await withLayout(async (l) => {
-    await put(l.project, "x", manifestText("x"));
-    const list = await discoverExtensions({ workspace: l.workspace, extensionDirs: [l.project], octetHome: l.home });
-    assert.deepEqual(summary(list), [["x", "explicit", true, null]]);
-  });
-});
+test(
+  "MAN-10: one manifest reached through --extension-dir and the project root is listed once, " + "as explicit",
+  async () => {
+    await withLayout(async (l) => {
+      await put(l.project, "x", manifestText("x"));
+      const list = await discoverExtensions({ workspace: l.workspace, extensionDirs: [l.project], octetHome: l.home });
+      assert.deepEqual(summary(list), [["x", "explicit", true, null]]);
+    });
+  },
+);
 
-test("MAN-03: an invalid manifest is listed with its errors, named by its manifest name or else its directory", async () => {
-  await withLayout(async (l) => {
-    await put(l.project, "dir-a", manifestText("named", 'homepage = "x"'));
-    await put(l.project, "dir-b", "this is [not toml");
-    const list = await discoverExtensions({ workspace: l.workspace, octetHome: l.home });
-    assert.deepEqual(summary(list), [
-      ["named", "project", false, null],
-      ["dir-b", "project", false, null],
-    ]);
-    assert.equal(list[0]!.errors[0]!.rule, "unknown_key");
-    assert.equal(list[1]!.errors[0]!.rule, "toml_syntax");
-    assert.ok(list[1]!.errors[0]!.message.startsWith(path.join(l.project, "dir-b", "extension.toml")));
-  });
-});
+test(
+  "MAN-03: an invalid manifest is listed with its errors, named by its manifest name or else its " + "directory",
+  async () => {
+    await withLayout(async (l) => {
+      await put(l.project, "dir-a", manifestText("named", 'homepage = "x"'));
+      await put(l.project, "dir-b", "this is [not toml");
+      const list = await discoverExtensions({ workspace: l.workspace, octetHome: l.home });
+      assert.deepEqual(summary(list), [
+        ["named", "project", false, null],
+        ["dir-b", "project", false, null],
+      ]);
+      assert.equal(list[0]!.errors[0]!.rule, "unknown_key");
+      assert.equal(list[1]!.errors[0]!.rule, "toml_syntax");
+      assert.ok(list[1]!.errors[0]!.message.startsWith(path.join(l.project, "dir-b", "extension.toml")));
+    });
+  },
+);
 
 test("MAN-03: a broken higher-precedence manifest still shadows a valid lower one", async () => {
   await withLayout(async (l) => {

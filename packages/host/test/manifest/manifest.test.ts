@@ -645,21 +645,25 @@ test("MAN-03: an API 0.1 manifest may declare exactly the four legacy hooks", ()
   );
 });
 
-test("MAN-03: API 0.2 manifests may add provider_retry, before_persistence and post_mutation; 0.4-only hooks are refused on 0.2", () => {
-  const three = ["provider_retry", "before_persistence", "post_mutation"];
-  assert.deepEqual(
-    ok(parseManifest(toml({ api: "0.2", contributes: `hooks = ${JSON.stringify(three)}` }), FILE)).contributes.hooks,
-    three,
-  );
-  for (const h of ["model_turn_start", "model_turn_end", "compaction_strategy", "cache_warming_decision"]) {
-    errorAt(
-      parseManifest(toml({ api: "0.2", contributes: `hooks = ["${h}"]` }), FILE),
-      "contributes.hooks[0]",
-      `"${h}"`,
-      'requires api_version "0.4"',
+test(
+  "MAN-03: API 0.2 manifests may add provider_retry, before_persistence and post_mutation; 0.4-only hooks " +
+    "are refused on 0.2",
+  () => {
+    const three = ["provider_retry", "before_persistence", "post_mutation"];
+    assert.deepEqual(
+      ok(parseManifest(toml({ api: "0.2", contributes: `hooks = ${JSON.stringify(three)}` }), FILE)).contributes.hooks,
+      three,
     );
-  }
-});
+    for (const h of ["model_turn_start", "model_turn_end", "compaction_strategy", "cache_warming_decision"]) {
+      errorAt(
+        parseManifest(toml({ api: "0.2", contributes: `hooks = ["${h}"]` }), FILE),
+        "contributes.hooks[0]",
+        `"${h}"`,
+        'requires api_version "0.4"',
+      );
+    }
+  },
+);
 
 test("MAN-03: compaction_strategy, cache_warming_decision and the model_turn hooks are declarable on API 0.4", () => {
   const all = HOOKS_BY_API["0.4"];

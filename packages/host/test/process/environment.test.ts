@@ -113,48 +113,52 @@ test("the environment has a null prototype and a polluted Object.prototype does 
   assert.equal("toString" in env, false);
 });
 
-test("ENV-05: for random parent environments the child keys are a subset of allowlist, LC_*, declared and OCTET_*, with equal values", () => {
-  const name = fc.oneof(
-    fc.constantFrom(
-      ...ENV_ALLOWLIST,
-      "SSH_AUTH_SOCK",
-      "NODE_OPTIONS",
-      "LD_PRELOAD",
-      "OPENAI_API_KEY",
-      "OCTET_WORKSPACE",
-      "OCTET_X",
-      "__proto__",
-      "constructor",
-    ),
-    fc.string({ minLength: 1, maxLength: 6 }).map((s) => `LC_${s}`),
-    fc.string({ minLength: 1, maxLength: 12 }),
-  );
-  const value = fc.option(fc.string({ maxLength: 20 }), { nil: undefined });
-  fc.assert(
-    fc.property(
-      fc.array(fc.tuple(name, value), { maxLength: 30 }),
-      fc.subarray(["SSH_AUTH_SOCK", "TZ", "EXTRA_DECLARED"]),
-      (pairs, declared) => {
-        const parentEnv = Object.create(null) as Record<string, string | undefined>;
-        for (const [k, v] of pairs) parentEnv[k] = v;
-        const env = buildChildEnvironment(parentEnv, octet, declared);
-        assert.equal(Object.getPrototypeOf(env), null);
-        const allowed = (k: string): boolean =>
-          ENV_ALLOWLIST.includes(k) || k.startsWith("LC_") || declared.includes(k);
-        for (const k of Object.keys(env)) {
-          if (OCTET_KEYS.includes(k)) assert.equal(env[k], octet[k as keyof OctetVariables]);
-          else {
-            assert.ok(allowed(k), `unexpected key ${JSON.stringify(k)}`);
-            assert.equal(env[k], parentEnv[k]);
+test(
+  "ENV-05: for random parent environments the child keys are a subset of allowlist, LC_*, declared and " +
+    "OCTET_*, with equal values",
+  () => {
+    const name = fc.oneof(
+      fc.constantFrom(
+        ...ENV_ALLOWLIST,
+        "SSH_AUTH_SOCK",
+        "NODE_OPTIONS",
+        "LD_PRELOAD",
+        "OPENAI_API_KEY",
+        "OCTET_WORKSPACE",
+        "OCTET_X",
+        "__proto__",
+        "constructor",
+      ),
+      fc.string({ minLength: 1, maxLength: 6 }).map((s) => `LC_${s}`),
+      fc.string({ minLength: 1, maxLength: 12 }),
+    );
+    const value = fc.option(fc.string({ maxLength: 20 }), { nil: undefined });
+    fc.assert(
+      fc.property(
+        fc.array(fc.tuple(name, value), { maxLength: 30 }),
+        fc.subarray(["SSH_AUTH_SOCK", "TZ", "EXTRA_DECLARED"]),
+        (pairs, declared) => {
+          const parentEnv = Object.create(null) as Record<string, string | undefined>;
+          for (const [k, v] of pairs) parentEnv[k] = v;
+          const env = buildChildEnvironment(parentEnv, octet, declared);
+          assert.equal(Object.getPrototypeOf(env), null);
+          const allowed = (k: string): boolean =>
+            ENV_ALLOWLIST.includes(k) || k.startsWith("LC_") || declared.includes(k);
+          for (const k of Object.keys(env)) {
+            if (OCTET_KEYS.includes(k)) assert.equal(env[k], octet[k as keyof OctetVariables]);
+            else {
+              assert.ok(allowed(k), `unexpected key ${JSON.stringify(k)}`);
+              assert.equal(env[k], parentEnv[k]);
+            }
           }
-        }
-        for (const k of Object.keys(parentEnv)) {
-          if (allowed(k) && typeof parentEnv[k] === "string" && !OCTET_KEYS.includes(k))
-            assert.equal(env[k], parentEnv[k], `missing ${k}`);
-        }
-        for (const k of OCTET_KEYS) assert.ok(Object.hasOwn(env, k));
-      },
-    ),
-    { numRuns: 500 },
-  );
-});
+          for (const k of Object.keys(parentEnv)) {
+            if (allowed(k) && typeof parentEnv[k] === "string" && !OCTET_KEYS.includes(k))
+              assert.equal(env[k], parentEnv[k], `missing ${k}`);
+          }
+          for (const k of OCTET_KEYS) assert.ok(Object.hasOwn(env, k));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  },
+);

@@ -25,9 +25,10 @@ test("signalGroup refuses pgid 0, 1, negatives and non-integers without signalli
   }
 });
 
+const GRANDCHILD = "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('up')";
 const PARENT = `
 const { spawn } = require("node:child_process");
-const gc = spawn(process.execPath, ["-e", "process.on('SIGTERM', () => {}); setInterval(() => {}, 1000); console.log('up')"], { stdio: ["ignore", "pipe", "inherit"] });
+const gc = spawn(process.execPath, ["-e", ${JSON.stringify(GRANDCHILD)}], { stdio: ["ignore", "pipe", "inherit"] });
 gc.stdout.once("data", () => console.log(JSON.stringify({ gc: gc.pid })));
 setInterval(() => {}, 1000);
 `;

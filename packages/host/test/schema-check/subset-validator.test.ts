@@ -35,17 +35,21 @@ test("issue 13.2: closedness comes from the schema only (additionalProperties fa
   assert.equal(problem(typed, { name: "x", extra: "no" }), "arguments.extra: must be number");
 });
 
-test("issue 13.2: keywords outside the subset (pattern, format, $ref...) are not enforced; subschemas without type accept any type", () => {
-  const schema = {
-    type: "object",
-    properties: {
-      p: { pattern: "^a+$", format: "email" },
-      r: { $ref: "#/definitions/x" },
-      any: { description: "no type" },
-    },
-  };
-  assert.equal(problem(schema, { p: "zzz", r: 5, any: [1, { x: null }] }), null);
-});
+test(
+  "issue 13.2: keywords outside the subset (pattern, format, $ref...) are not enforced; subschemas without " +
+    "type accept any type",
+  () => {
+    const schema = {
+      type: "object",
+      properties: {
+        p: { pattern: "^a+$", format: "email" },
+        r: { $ref: "#/definitions/x" },
+        any: { description: "no type" },
+      },
+    };
+    assert.equal(problem(schema, { p: "zzz", r: 5, any: [1, { x: null }] }), null);
+  },
+);
 
 test("issue 13.2: enum, const, lengths in code points, counts, anyOf and oneOf", () => {
   assert.match(problem({ enum: ["a", "b"] }, "c")!, /^arguments: must be one of "a", "b"$/);
@@ -163,26 +167,37 @@ test("issue 13.2: the subset validator agrees with Ajv on random schemas and val
   );
 });
 
-test("issue 13.13 (review): enum and const charge the encoded length of what they compare, so many alternatives over one large value are refused as too large, not re-encoded for seconds", () => {
-  const schema = { anyOf: Array.from({ length: 2_000 }, (_, i) => ({ enum: [i, `v${i}`] })) };
-  const big = { rows: Array.from({ length: 4_000 }, (_, i) => ({ i, text: "x".repeat(40) })) };
-  // Primitives-only enums never encode an object: 2,000 cheap refusals, then anyOf fails.
-  assert.equal(problem(schema, big), "arguments: must match a schema in anyOf");
-  const objects = { anyOf: Array.from({ length: 2_000 }, (_, i) => ({ const: { i } })) };
-  assert.match(problem(objects, big) ?? "", /too large to check against its schema \(over 1000000 validation steps\)/);
-  // Within the budget the verdict is exact.
-  assert.equal(problem(objects, { i: 1_999 }), null);
-  assert.equal(problem({ enum: [{ a: 1 }, "b"] }, { a: 1 }), null);
-  assert.equal(problem({ enum: ["a", "b"] }, ["a"]), 'arguments: must be one of "a", "b"');
-});
+test(
+  "issue 13.13 (review): enum and const charge the encoded length of what they compare, so many " +
+    "alternatives over one large value are refused as too large, not re-encoded for seconds",
+  () => {
+    const schema = { anyOf: Array.from({ length: 2_000 }, (_, i) => ({ enum: [i, `v${i}`] })) };
+    const big = { rows: Array.from({ length: 4_000 }, (_, i) => ({ i, text: "x".repeat(40) })) };
+    // Primitives-only enums never encode an object: 2,000 cheap refusals, then anyOf fails.
+    assert.equal(problem(schema, big), "arguments: must match a schema in anyOf");
+    const objects = { anyOf: Array.from({ length: 2_000 }, (_, i) => ({ const: { i } })) };
+    assert.match(
+      problem(objects, big) ?? "",
+      /too large to check against its schema \(over 1000000 validation steps\)/,
+    );
+    // Within the budget the verdict is exact.
+    assert.equal(problem(objects, { i: 1_999 }), null);
+    assert.equal(problem({ enum: [{ a: 1 }, "b"] }, { a: 1 }), null);
+    assert.equal(problem({ enum: ["a", "b"] }, ["a"]), 'arguments: must be one of "a", "b"');
+  },
+);
 
-test("issue 13.2 (review): with patternProperties (outside the enforced subset), additionalProperties false is not enforced, so names the patterns admit are not refused", () => {
-  const schema = {
-    type: "object",
-    properties: { name: { type: "string" } },
-    patternProperties: { "^x-": { type: "string" } },
-    additionalProperties: false,
-  };
-  assert.equal(problem(schema, { name: "a", "x-trace": "abc" }), null);
-  assert.equal(problem(schema, { name: 5 }), "arguments.name: must be string");
-});
+test(
+  "issue 13.2 (review): with patternProperties (outside the enforced subset), additionalProperties false " +
+    "is not enforced, so names the patterns admit are not refused",
+  () => {
+    const schema = {
+      type: "object",
+      properties: { name: { type: "string" } },
+      patternProperties: { "^x-": { type: "string" } },
+      additionalProperties: false,
+    };
+    assert.equal(problem(schema, { name: "a", "x-trace": "abc" }), null);
+    assert.equal(problem(schema, { name: 5 }), "arguments.name: must be string");
+  },
+);

@@ -117,39 +117,43 @@ test("issue 13.2: tools without an output schema have no structured check; argum
   assert.equal(s.checkArguments("unknown", { path: 1 }), null, "not this catalog's tool");
 });
 
-test("issue 13b (review): the initialize catalog compiles whole past the per-publication bound (TDEF-13 allows 1 MiB); the publications after it owe what it took", () => {
-  let now = 0;
-  const budget = new CompileBudget(); // the host's defaults: 262,144 per publication, 524,288 per second
-  const big = tools(200, (i) => schema(`init${i}`)); // about 780 KB of distinct schemas
-  assert.ok(big.reduce((n, t) => n + bytes(t.output_schema), 0) > 262_144 * 2);
-  const clock = new CompileBudget(262_144, 524_288, () => now);
-  const s = compileToolSchemas(big, clock, true);
-  assert.equal(s.checkStructured("t0", { init0_0: "x" }), null);
-  assert.match(s.checkStructured("t0", { init0_0: 5 }) ?? "", /structured_content.init0_0: must be string/);
-  // Right after, a small new schema must wait for the allowance to refill.
-  assert.throws(
-    () =>
-      compileToolSchemas(
-        tools(1, () => schema("after0")),
-        clock,
-      ),
-    /has 0 left of its 524288 bytes per second; publish again later/,
-  );
-  now += 2_000;
-  compileToolSchemas(
-    tools(1, () => schema("after0")),
-    clock,
-  );
-  // Not initial: the same size is refused whole by the per-publication bound.
-  assert.throws(
-    () =>
-      compileToolSchemas(
-        tools(200, (i) => schema(`later${i}`)),
-        budget,
-      ),
-    /over the limit of 262144 bytes per publication/,
-  );
-});
+test(
+  "issue 13b (review): the initialize catalog compiles whole past the per-publication bound (TDEF-13 " +
+    "allows 1 MiB); the publications after it owe what it took",
+  () => {
+    let now = 0;
+    const budget = new CompileBudget(); // the host's defaults: 262,144 per publication, 524,288 per second
+    const big = tools(200, (i) => schema(`init${i}`)); // about 780 KB of distinct schemas
+    assert.ok(big.reduce((n, t) => n + bytes(t.output_schema), 0) > 262_144 * 2);
+    const clock = new CompileBudget(262_144, 524_288, () => now);
+    const s = compileToolSchemas(big, clock, true);
+    assert.equal(s.checkStructured("t0", { init0_0: "x" }), null);
+    assert.match(s.checkStructured("t0", { init0_0: 5 }) ?? "", /structured_content.init0_0: must be string/);
+    // Right after, a small new schema must wait for the allowance to refill.
+    assert.throws(
+      () =>
+        compileToolSchemas(
+          tools(1, () => schema("after0")),
+          clock,
+        ),
+      /has 0 left of its 524288 bytes per second; publish again later/,
+    );
+    now += 2_000;
+    compileToolSchemas(
+      tools(1, () => schema("after0")),
+      clock,
+    );
+    // Not initial: the same size is refused whole by the per-publication bound.
+    assert.throws(
+      () =>
+        compileToolSchemas(
+          tools(200, (i) => schema(`later${i}`)),
+          budget,
+        ),
+      /over the limit of 262144 bytes per publication/,
+    );
+  },
+);
 
 test("issue 13 review: a cached catalog republished in a loop counts whole per second; one republish passes", () => {
   let now = 0;

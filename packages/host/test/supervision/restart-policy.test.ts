@@ -44,32 +44,40 @@ test("SUP-03: the delay is full jitter, uniform in [0, min(30 s, 250 ms x 2^atte
   }
 });
 
-test("SUP-04: eight failed restart attempts park the extension: the eighth attempt is still made, the failure after it parks", () => {
-  let budget: RestartBudget = { attempts: 0 };
-  const delays: number[] = [];
-  for (let i = 0; i < 8; i++) {
-    const d = decideRestart(budget, crash(i * 1000, i * 1000 - 10), () => 0.5);
-    assert.equal(d.action, "restart", `failure ${i + 1}`);
-    if (d.action === "restart") delays.push(d.delayMs);
-    budget = d.budget;
-  }
-  assert.equal(budget.attempts, DEFAULT_RESTART_POLICY.maxAttempts);
-  const parked = decideRestart(budget, crash(9000, 8990), () => 0.5);
-  assert.equal(parked.action, "park");
-  assert.match(parked.action === "park" ? parked.reason : "", /8 restart attempts failed/);
-  // Half of each ceiling: the delays double until the cap.
-  assert.deepEqual(delays, [125, 250, 500, 1000, 2000, 4000, 8000, 15000]);
-});
+test(
+  "SUP-04: eight failed restart attempts park the extension: the eighth attempt is still made, the failure " +
+    "after it parks",
+  () => {
+    let budget: RestartBudget = { attempts: 0 };
+    const delays: number[] = [];
+    for (let i = 0; i < 8; i++) {
+      const d = decideRestart(budget, crash(i * 1000, i * 1000 - 10), () => 0.5);
+      assert.equal(d.action, "restart", `failure ${i + 1}`);
+      if (d.action === "restart") delays.push(d.delayMs);
+      budget = d.budget;
+    }
+    assert.equal(budget.attempts, DEFAULT_RESTART_POLICY.maxAttempts);
+    const parked = decideRestart(budget, crash(9000, 8990), () => 0.5);
+    assert.equal(parked.action, "park");
+    assert.match(parked.action === "park" ? parked.reason : "", /8 restart attempts failed/);
+    // Half of each ceiling: the delays double until the cap.
+    assert.deepEqual(delays, [125, 250, 500, 1000, 2000, 4000, 8000, 15000]);
+  },
+);
 
-test("SUP-05: 30 s continuously ready resets the budget; 29.999 s does not, and a successful initialize alone never does", () => {
-  const tired: RestartBudget = { attempts: 8 };
-  const reset = decideRestart(tired, crash(100_000, 70_000), () => 0);
-  assert.deepEqual(reset, { action: "restart", delayMs: 0, attempt: 0, budget: { attempts: 1 } });
-  const short = decideRestart(tired, crash(100_000, 70_001), () => 0);
-  assert.equal(short.action, "park", "29.999 s ready is not enough");
-  // A candidate that never became ready (readySince null) does not reset anything.
-  assert.equal(decideRestart(tired, crash(100_000, null), () => 0).action, "park");
-});
+test(
+  "SUP-05: 30 s continuously ready resets the budget; 29.999 s does not, and a successful initialize alone " +
+    "never does",
+  () => {
+    const tired: RestartBudget = { attempts: 8 };
+    const reset = decideRestart(tired, crash(100_000, 70_000), () => 0);
+    assert.deepEqual(reset, { action: "restart", delayMs: 0, attempt: 0, budget: { attempts: 1 } });
+    const short = decideRestart(tired, crash(100_000, 70_001), () => 0);
+    assert.equal(short.action, "park", "29.999 s ready is not enough");
+    // A candidate that never became ready (readySince null) does not reset anything.
+    assert.equal(decideRestart(tired, crash(100_000, null), () => 0).action, "park");
+  },
+);
 
 test("SUP-06: a permanent error parks at once, whatever the budget", () => {
   const d = decideRestart(

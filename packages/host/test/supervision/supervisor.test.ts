@@ -65,48 +65,56 @@ function harness(restart: (n: number) => Promise<void>, permanent: (e: unknown) 
   return { clock, events, sv, calls: () => calls };
 }
 
-test("SUP-01, SUP-02: an unexpected end schedules a restart after the jittered delay; success counts a restart and watches again", async () => {
-  const h = harness(async () => undefined);
-  h.sv.ended("process exited with code 1");
-  assert.equal(h.sv.snapshot.state, "backoff");
-  assert.deepEqual(h.events[0], {
-    action: "restart_scheduled",
-    attempt: 0,
-    delayMs: 125,
-    reason: "process exited with code 1",
-  });
-  assert.equal(h.sv.snapshot.nextRestartAt, 125);
-  await h.clock.advance(124);
-  assert.equal(h.calls(), 0, "not before the delay");
-  await h.clock.advance(1);
-  assert.equal(h.calls(), 1);
-  assert.deepEqual(
-    h.events.slice(1).map((e) => e.action),
-    ["restarting", "restarted"],
-  );
-  assert.deepEqual(h.sv.snapshot, {
-    state: "watching",
-    restarts: 1,
-    attempts: 1,
-    nextRestartAt: null,
-    parkedReason: null,
-  });
-});
+test(
+  "SUP-01, SUP-02: an unexpected end schedules a restart after the jittered delay; success counts a " +
+    "restart and watches again",
+  async () => {
+    const h = harness(async () => undefined);
+    h.sv.ended("process exited with code 1");
+    assert.equal(h.sv.snapshot.state, "backoff");
+    assert.deepEqual(h.events[0], {
+      action: "restart_scheduled",
+      attempt: 0,
+      delayMs: 125,
+      reason: "process exited with code 1",
+    });
+    assert.equal(h.sv.snapshot.nextRestartAt, 125);
+    await h.clock.advance(124);
+    assert.equal(h.calls(), 0, "not before the delay");
+    await h.clock.advance(1);
+    assert.equal(h.calls(), 1);
+    assert.deepEqual(
+      h.events.slice(1).map((e) => e.action),
+      ["restarting", "restarted"],
+    );
+    assert.deepEqual(h.sv.snapshot, {
+      state: "watching",
+      restarts: 1,
+      attempts: 1,
+      nextRestartAt: null,
+      parkedReason: null,
+    });
+  },
+);
 
-test("SUP-04: a crash loop parks after eight failed restart attempts (nine generations), with the last failure in the reason", async () => {
-  // Each restart "succeeds" (the candidate initializes), then the generation ends again at once.
-  const h = harness(async () => undefined);
-  for (let i = 0; i < 9; i++) {
-    h.sv.ended(`exit ${i}`);
-    await h.clock.advance(30_000);
-  }
-  assert.equal(h.calls(), 8, "eight restarts: nine generations in all");
-  assert.equal(h.sv.snapshot.state, "parked");
-  assert.match(h.sv.snapshot.parkedReason ?? "", /8 restart attempts failed; last failure: exit 8/);
-  assert.equal(h.clock.pending, 0, "nothing scheduled once parked");
-  h.sv.ended("again");
-  assert.equal(h.clock.pending, 0, "a parked watcher ignores further ends");
-});
+test(
+  "SUP-04: a crash loop parks after eight failed restart attempts (nine generations), with the last " +
+    "failure in the reason",
+  async () => {
+    // Each restart "succeeds" (the candidate initializes), then the generation ends again at once.
+    const h = harness(async () => undefined);
+    for (let i = 0; i < 9; i++) {
+      h.sv.ended(`exit ${i}`);
+      await h.clock.advance(30_000);
+    }
+    assert.equal(h.calls(), 8, "eight restarts: nine generations in all");
+    assert.equal(h.sv.snapshot.state, "parked");
+    assert.match(h.sv.snapshot.parkedReason ?? "", /8 restart attempts failed; last failure: exit 8/);
+    assert.equal(h.clock.pending, 0, "nothing scheduled once parked");
+    h.sv.ended("again");
+    assert.equal(h.clock.pending, 0, "a parked watcher ignores further ends");
+  },
+);
 
 test("SUP-04: candidates that fail to start count as failed attempts too, with growing delays", async () => {
   const h = harness(async () => {
@@ -173,30 +181,37 @@ test("SUP-07: shutdown during a restart attempt: its outcome schedules nothing",
   assert.equal(h.clock.pending, 0);
 });
 
-test("SUP-09: a manual reload preempts a scheduled restart and revives a parked watcher with a fresh budget", async () => {
-  const h = harness(async () => {
-    throw new OctetError("reregistration_required", "tools changed");
-  });
-  h.sv.ended("exit");
-  h.sv.preempt();
-  await h.clock.advance(60_000);
-  assert.equal(h.calls(), 0, "the scheduled restart was dropped");
-  h.sv.park("reload failed");
-  assert.equal(h.sv.snapshot.state, "parked");
-  h.sv.revived();
-  assert.deepEqual(h.sv.snapshot, {
-    state: "watching",
-    restarts: 0,
-    attempts: 0,
-    nextRestartAt: null,
-    parkedReason: null,
-  });
-  assert.equal(h.events.at(-1)?.action, "revived");
-});
+test(
+  "SUP-09: a manual reload preempts a scheduled restart and revives a parked watcher with a " + "fresh budget",
+  async () => {
+    const h = harness(async () => {
+      throw new OctetError("reregistration_required", "tools changed");
+    });
+    h.sv.ended("exit");
+    h.sv.preempt();
+    await h.clock.advance(60_000);
+    assert.equal(h.calls(), 0, "the scheduled restart was dropped");
+    h.sv.park("reload failed");
+    assert.equal(h.sv.snapshot.state, "parked");
+    h.sv.revived();
+    assert.deepEqual(h.sv.snapshot, {
+      state: "watching",
+      restarts: 0,
+      attempts: 0,
+      nextRestartAt: null,
+      parkedReason: null,
+    });
+    assert.equal(h.events.at(-1)?.action, "revived");
+  },
+);
 
-test("SUP-11: the supervisor acts only on reported ends: with a watched, healthy generation it never schedules anything", async () => {
-  const h = harness(async () => undefined);
-  await h.clock.advance(10 * 60_000);
-  assert.equal(h.clock.timers.length, 0);
-  assert.equal(h.calls(), 0);
-});
+test(
+  "SUP-11: the supervisor acts only on reported ends: with a watched, healthy generation it never " +
+    "schedules anything",
+  async () => {
+    const h = harness(async () => undefined);
+    await h.clock.advance(10 * 60_000);
+    assert.equal(h.clock.timers.length, 0);
+    assert.equal(h.calls(), 0);
+  },
+);

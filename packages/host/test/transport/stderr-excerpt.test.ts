@@ -29,7 +29,9 @@ test("issue 13.4: a Node uncaught error yields its first line, not the end of th
 });
 
 test("issue 13.4: a Python traceback yields its first line and the exception line", () => {
-  const tail = `starting\nTraceback (most recent call last):\n  File "/x/main.py", line 3, in <module>\n    import nothere\nModuleNotFoundError: No module named 'nothere'\n`;
+  const tail =
+    `starting\nTraceback (most recent call last):\n  File "/x/main.py", line 3, in <module>\n    ` +
+    `import nothere\nModuleNotFoundError: No module named 'nothere'\n`;
   assert.deepEqual(errorLines(tail), [
     "Traceback (most recent call last):",
     "ModuleNotFoundError: No module named 'nothere'",
@@ -37,7 +39,9 @@ test("issue 13.4: a Python traceback yields its first line and the exception lin
 });
 
 test("issue 13.4: an ESM error with a code yields its first line; two distinct errors yield both", () => {
-  const esm = `file:///x/a.mjs:1\nTypeError [ERR_INVALID_ARG_TYPE]: bad "path"\n    at f (file:///x/a.mjs:1:1) {\n  code: 'ERR_INVALID_ARG_TYPE'\n}\n\nNode.js v22.1.0\n`;
+  const esm =
+    `file:///x/a.mjs:1\nTypeError [ERR_INVALID_ARG_TYPE]: bad "path"\n    at f ` +
+    `(file:///x/a.mjs:1:1) {\n  code: 'ERR_INVALID_ARG_TYPE'\n}\n\nNode.js v22.1.0\n`;
   assert.deepEqual(errorLines(esm), ['TypeError [ERR_INVALID_ARG_TYPE]: bad "path"']);
   const two =
     "Error: config missing\n    at main (/x/a.js:1:1)\nwhile handling it:\nRangeError: retry budget 3 exceeded\n";

@@ -278,20 +278,24 @@ test("issue 13.13: past the quota, any chunking yields the same emitted lines an
   );
 });
 
-test("issue 13.13: 16 MiB of blank lines cost one clock reading per chunk, not one per line, and are counted exactly", () => {
-  const out: string[] = [];
-  let readings = 0;
-  const sink = new StderrSink(
-    (l) => out.push(l),
-    () => (readings++, 9_000),
-  );
-  const chunk = Buffer.alloc(65_536, 0x0a);
-  for (let i = 0; i < 256; i++) sink.write(chunk);
-  sink.end();
-  assert.equal(readings, 257, "once per write, once at the end");
-  assert.deepEqual(out, [
-    ...Array.from({ length: STDERR_LINES_PER_SECOND }, () => ""),
-    `(${256 * 65_536 - STDERR_LINES_PER_SECOND} more stderr lines suppressed; over ${STDERR_LINES_PER_SECOND} lines per second)`,
-  ]);
-  assert.equal(sink.tail().length, TAIL);
-});
+test(
+  "issue 13.13: 16 MiB of blank lines cost one clock reading per chunk, not one per line, and are " + "counted exactly",
+  () => {
+    const out: string[] = [];
+    let readings = 0;
+    const sink = new StderrSink(
+      (l) => out.push(l),
+      () => (readings++, 9_000),
+    );
+    const chunk = Buffer.alloc(65_536, 0x0a);
+    for (let i = 0; i < 256; i++) sink.write(chunk);
+    sink.end();
+    assert.equal(readings, 257, "once per write, once at the end");
+    assert.deepEqual(out, [
+      ...Array.from({ length: STDERR_LINES_PER_SECOND }, () => ""),
+      `(${256 * 65_536 - STDERR_LINES_PER_SECOND} more stderr lines suppressed; over ${STDERR_LINES_PER_SECOND} ` +
+        `lines per second)`,
+    ]);
+    assert.equal(sink.tail().length, TAIL);
+  },
+);

@@ -61,7 +61,10 @@ export function isAdvisoryHook(name: unknown): name is AdvisoryHook {
   return typeof name === "string" && (ADVISORY_HOOKS as readonly string[]).includes(name);
 }
 
-/** hook/run params of an advisory hook. Closed payloads: prompt text and credentials have no member to travel in (PY-47). */
+/**
+ * hook/run params of an advisory hook. Closed payloads: prompt text and credentials have no member to travel
+ * in (PY-47).
+ */
 export function validateAdvisoryHookParams(value: unknown): Checked<AdvisoryHookParams> {
   const p = new Problems();
   const obj = readObject(p, "", value);

@@ -77,7 +77,8 @@ export function checkCollection(
   if (detail !== undefined && detail.node_id !== selected) {
     p.add(
       at(path, "detail.node_id"),
-      `${quote(detail.node_id)} does not match selected_node_id ${selected === undefined ? "(absent)" : quote(selected)}`,
+      `${quote(detail.node_id)} does not match selected_node_id ` +
+        `${selected === undefined ? "(absent)" : quote(selected)}`,
     );
   }
   if (p.count !== before || kind === undefined || nodes === undefined) return undefined;
@@ -200,7 +201,8 @@ function checkStructure(p: Problems, path: string, nodes: readonly PresentationN
       if (base > MAX_PRESENTATION_TREE_LEVELS) {
         p.add(
           index(path, i),
-          `node ${quote(nodes[i]?.id ?? "")} is at level ${base}, over the ${MAX_PRESENTATION_TREE_LEVELS}-level tree limit`,
+          `node ${quote(nodes[i]?.id ?? "")} is at level ${base}, over the ` +
+            `${MAX_PRESENTATION_TREE_LEVELS}-level tree limit`,
         );
         return;
       }

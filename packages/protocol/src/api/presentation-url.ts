@@ -61,7 +61,10 @@ function hostnameProblem(raw: string): string | null {
   const last = labels[labels.length - 1] ?? "";
   if (NUMERIC_LABEL.test(last)) {
     if (!DOTTED_QUAD.test(host))
-      return `has the numeric host ${JSON.stringify(raw.slice(0, 64))}, which is not a canonical dotted-quad IPv4 address`;
+      return (
+        `has the numeric host ${JSON.stringify(raw.slice(0, 64))}, which is not a canonical dotted-quad ` +
+        `IPv4 address`
+      );
     return ipv4Problem(host.split(".").map(Number));
   }
   if (!labels.every((l) => HOST_LABEL.test(l))) return `has the invalid host name ${JSON.stringify(raw.slice(0, 64))}`;

@@ -236,7 +236,9 @@ export function readArtifactPath(p: Problems, path: string, v: unknown): string 
     if (c === 0x5c || c < 0x20 || c === 0x7f) {
       p.add(
         path,
-        `${quote(s)} has ${c === 0x5c ? "a backslash" : `control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`} at index ${i}`,
+        `${quote(s)} has ` +
+          `${c === 0x5c ? "a backslash" : `control character U+${c.toString(16).toUpperCase().padStart(4, "0")}`} ` +
+          `at index ${i}`,
       );
       return undefined;
     }

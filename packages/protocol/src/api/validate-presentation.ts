@@ -312,7 +312,8 @@ function readMetrics(p: Problems, path: string, raw: unknown): PresentationMetri
   if (m.reasoning_tokens !== undefined && m.reasoning_tokens > (m.output_tokens ?? 0)) {
     p.add(
       at(path, "reasoning_tokens"),
-      `${m.reasoning_tokens} is more than output_tokens ${m.output_tokens ?? "(absent, read as 0)"}; reasoning tokens are part of the output`,
+      `${m.reasoning_tokens} is more than output_tokens ${m.output_tokens ?? "(absent, read as 0)"}; ` +
+        `reasoning tokens are part of the output`,
     );
   }
   return p.count === before ? m : undefined;
@@ -431,7 +432,8 @@ export function checkDisplayText(p: Problems, path: string, s: string, multiline
         : "labels and ids are one line of plain text";
       p.add(
         path,
-        `${control ? "control" : "bidirectional control"} character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; ${allowed}`,
+        `${control ? "control" : "bidirectional control"} character ` +
+          `U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; ${allowed}`,
       );
       return false;
     }

@@ -130,7 +130,8 @@ export function checkPlainText(p: Problems, path: string, s: string): boolean {
     if (c < 0x20 || (c >= 0x7f && c <= 0x9f)) {
       p.add(
         path,
-        `control character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; only LF and TAB are allowed`,
+        `control character U+${c.toString(16).toUpperCase().padStart(4, "0")} at index ${i}; only LF and TAB ` +
+          `are allowed`,
       );
       return false;
     }

@@ -69,26 +69,33 @@ test("PRES-14: private, loopback, link-local, unspecified and multicast IPv4 lit
   bad("http://255.255.255.255/", "broadcast");
 });
 
-test("PRES-14: numeric hosts other than a canonical dotted quad are refused (WHATWG would read them as 127.0.0.1)", () => {
-  for (const host of ["127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.0.0.01", "1.2.3.4.5", "example.0x10"])
-    bad(`http://${host}/`, "numeric host");
-});
+test(
+  "PRES-14: numeric hosts other than a canonical dotted quad are refused (WHATWG would read them as " + "127.0.0.1)",
+  () => {
+    for (const host of ["127.1", "2130706433", "0x7f.0.0.1", "0177.0.0.1", "127.0.0.01", "1.2.3.4.5", "example.0x10"])
+      bad(`http://${host}/`, "numeric host");
+  },
+);
 
-test("PRES-14: private, loopback, link-local, unspecified and multicast IPv6 literals are refused, mapped IPv4 included", () => {
-  bad("http://[::1]/", "loopback");
-  bad("http://[0:0:0:0:0:0:0:1]/", "loopback");
-  bad("http://[::]/", "unspecified");
-  bad("http://[fe80::1]/", "link-local");
-  bad("http://[fc00::1]/", "private");
-  bad("http://[fd12:3456::1]/", "private");
-  bad("http://[ff02::1]/", "multicast");
-  bad("http://[::ffff:127.0.0.1]/", "loopback");
-  bad("http://[::ffff:7f00:1]/", "loopback");
-  bad("http://[::ffff:192.168.0.1]/", "private");
-  bad("http://[fe80::1%25eth0]/", "invalid IPv6");
-  bad("http://[1::2::3]/", "invalid IPv6");
-  bad("http://[::1/", "unterminated");
-});
+test(
+  "PRES-14: private, loopback, link-local, unspecified and multicast IPv6 literals are refused, mapped " +
+    "IPv4 included",
+  () => {
+    bad("http://[::1]/", "loopback");
+    bad("http://[0:0:0:0:0:0:0:1]/", "loopback");
+    bad("http://[::]/", "unspecified");
+    bad("http://[fe80::1]/", "link-local");
+    bad("http://[fc00::1]/", "private");
+    bad("http://[fd12:3456::1]/", "private");
+    bad("http://[ff02::1]/", "multicast");
+    bad("http://[::ffff:127.0.0.1]/", "loopback");
+    bad("http://[::ffff:7f00:1]/", "loopback");
+    bad("http://[::ffff:192.168.0.1]/", "private");
+    bad("http://[fe80::1%25eth0]/", "invalid IPv6");
+    bad("http://[1::2::3]/", "invalid IPv6");
+    bad("http://[::1/", "unterminated");
+  },
+);
 
 test("PRES-14: characters outside RFC 3986, bad escapes, ports and hosts are refused", () => {
   bad("https://example.com/a b", "percent-encoded");
@@ -113,25 +120,28 @@ test("PRES-14: property: any string not starting with http:// or https:// is ref
   );
 });
 
-test("PRES-14: property: every IPv4 literal in a refused range is refused, and the rest of the public space accepted", () => {
-  fc.assert(
-    fc.property(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255), (a, b, c, d) => {
-      const refusedRange =
-        a === 0 ||
-        a === 127 ||
-        a === 10 ||
-        (a === 172 && b >= 16 && b <= 31) ||
-        (a === 192 && b === 168) ||
-        (a === 100 && b >= 64 && b <= 127) ||
-        (a === 169 && b === 254) ||
-        a >= 224;
-      assert.equal(urlProblem(`http://${a}.${b}.${c}.${d}/`) !== null, refusedRange);
-      // The same address mapped into IPv6 is judged the same way.
-      const mapped = `http://[::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}]/`;
-      assert.equal(urlProblem(mapped) !== null, refusedRange);
-    }),
-  );
-});
+test(
+  "PRES-14: property: every IPv4 literal in a refused range is refused, and the rest of the public " + "space accepted",
+  () => {
+    fc.assert(
+      fc.property(fc.nat(255), fc.nat(255), fc.nat(255), fc.nat(255), (a, b, c, d) => {
+        const refusedRange =
+          a === 0 ||
+          a === 127 ||
+          a === 10 ||
+          (a === 172 && b >= 16 && b <= 31) ||
+          (a === 192 && b === 168) ||
+          (a === 100 && b >= 64 && b <= 127) ||
+          (a === 169 && b === 254) ||
+          a >= 224;
+        assert.equal(urlProblem(`http://${a}.${b}.${c}.${d}/`) !== null, refusedRange);
+        // The same address mapped into IPv6 is judged the same way.
+        const mapped = `http://[::ffff:${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}]/`;
+        assert.equal(urlProblem(mapped) !== null, refusedRange);
+      }),
+    );
+  },
+);
 
 test("PRES-14: property: a URL with any userinfo is refused", () => {
   const part = fc.string({ minLength: 1, maxLength: 10, unit: fc.constantFrom(..."abcXYZ019-._~".split("")) });

@@ -59,36 +59,39 @@ test("ART-02, ART-04: the spec's inline and path publications are accepted; the 
   );
 });
 
-test("ART-02: parent_request_id, mime_type, size and sha256 are required; data is a closed {encoding: base64, data}", () => {
-  for (const key of ["parent_request_id", "mime_type", "size", "sha256"]) {
-    const v = inline(3);
-    delete v[key];
-    refused(validateArtifactPublishParams(v), key, "missing");
-  }
-  refused(
-    validateArtifactPublishParams(inline(3, { data: { encoding: "hex", data: "00" } })),
-    "data.encoding",
-    '"hex" is not one of "base64"',
-  );
-  refused(
-    validateArtifactPublishParams(inline(3, { data: { encoding: "base64", data: "AAAA", more: 1 } })),
-    "data.more",
-    "unknown member",
-  );
-  refused(
-    validateArtifactPublishParams(inline(3, { data: { encoding: "base64", data: "AA*A" } })),
-    "data.data",
-    "not valid base64",
-    "*",
-  );
-  refused(validateArtifactPublishParams(inline(3, { data: "AAAA" })), "data", "expected an object, got string");
-  refused(validateArtifactPublishParams(inline(3, { size: 4 })), "size", "4 does not match the 3 bytes of data");
-  assert.equal(
-    validateArtifactPublishParams(inline(3, { unknown_member: true })).ok,
-    true,
-    "params are open (FRAME-15)",
-  );
-});
+test(
+  "ART-02: parent_request_id, mime_type, size and sha256 are required; data is a closed {encoding: " + "base64, data}",
+  () => {
+    for (const key of ["parent_request_id", "mime_type", "size", "sha256"]) {
+      const v = inline(3);
+      delete v[key];
+      refused(validateArtifactPublishParams(v), key, "missing");
+    }
+    refused(
+      validateArtifactPublishParams(inline(3, { data: { encoding: "hex", data: "00" } })),
+      "data.encoding",
+      '"hex" is not one of "base64"',
+    );
+    refused(
+      validateArtifactPublishParams(inline(3, { data: { encoding: "base64", data: "AAAA", more: 1 } })),
+      "data.more",
+      "unknown member",
+    );
+    refused(
+      validateArtifactPublishParams(inline(3, { data: { encoding: "base64", data: "AA*A" } })),
+      "data.data",
+      "not valid base64",
+      "*",
+    );
+    refused(validateArtifactPublishParams(inline(3, { data: "AAAA" })), "data", "expected an object, got string");
+    refused(validateArtifactPublishParams(inline(3, { size: 4 })), "size", "4 does not match the 3 bytes of data");
+    assert.equal(
+      validateArtifactPublishParams(inline(3, { unknown_member: true })).ok,
+      true,
+      "params are open (FRAME-15)",
+    );
+  },
+);
 
 test("ART-03: both sources, or neither, is refused", () => {
   refused(validateArtifactPublishParams(inline(3, { path: "a.png" })), "both data and path", "exactly one source");
@@ -152,60 +155,64 @@ test("ART-08: sha256 must be 64 lowercase hex digits", () => {
   );
 });
 
-test("ART-10, ART-11: exactly the ten canonical MIME types; aliases are refused as non-canonical, naming the canonical one", () => {
-  assert.deepEqual(Object.keys(ARTIFACT_MIME_TYPES), [
-    "image/png",
-    "image/jpeg",
-    "image/gif",
-    "image/webp",
-    "audio/wav",
-    "audio/mpeg",
-    "audio/flac",
-    "audio/opus",
-    "audio/aac",
-    "audio/mp4",
-  ]);
-  for (const mime of Object.keys(ARTIFACT_MIME_TYPES)) {
-    assert.equal(accepted(validateArtifactPublishParams(byPath("a", { mime_type: mime }))).mime_type, mime);
-    assert.equal(artifactKind(mime), mime.split("/")[0]);
-  }
-  refused(
-    validateArtifactPublishParams(byPath("a", { mime_type: "image/jpg" })),
-    "mime_type",
-    '"image/jpg" is not canonical',
-    '"image/jpeg"',
-  );
-  refused(
-    validateArtifactPublishParams(byPath("a", { mime_type: "audio/mp3" })),
-    "mime_type",
-    "not canonical",
-    '"audio/mpeg"',
-  );
-  refused(
-    validateArtifactPublishParams(byPath("a", { mime_type: "audio/x-wav" })),
-    "mime_type",
-    "not canonical",
-    '"audio/wav"',
-  );
-  refused(
-    validateArtifactPublishParams(byPath("a", { mime_type: "IMAGE/PNG" })),
-    "mime_type",
-    "not canonical",
-    '"image/png"',
-  );
-  refused(
-    validateArtifactPublishParams(byPath("a", { mime_type: "image/png; charset=x" })),
-    "mime_type",
-    "not a supported artifact type",
-  );
-  refused(
-    validateArtifactPublishParams(byPath("a", { mime_type: "video/mp4" })),
-    "mime_type",
-    '"video/mp4" is not a supported artifact type',
-  );
-  assert.equal(artifactKind("image/jpg"), undefined);
-  assert.equal(artifactKind("toString"), undefined, "inherited names are not types");
-});
+test(
+  "ART-10, ART-11: exactly the ten canonical MIME types; aliases are refused as non-canonical, naming the " +
+    "canonical one",
+  () => {
+    assert.deepEqual(Object.keys(ARTIFACT_MIME_TYPES), [
+      "image/png",
+      "image/jpeg",
+      "image/gif",
+      "image/webp",
+      "audio/wav",
+      "audio/mpeg",
+      "audio/flac",
+      "audio/opus",
+      "audio/aac",
+      "audio/mp4",
+    ]);
+    for (const mime of Object.keys(ARTIFACT_MIME_TYPES)) {
+      assert.equal(accepted(validateArtifactPublishParams(byPath("a", { mime_type: mime }))).mime_type, mime);
+      assert.equal(artifactKind(mime), mime.split("/")[0]);
+    }
+    refused(
+      validateArtifactPublishParams(byPath("a", { mime_type: "image/jpg" })),
+      "mime_type",
+      '"image/jpg" is not canonical',
+      '"image/jpeg"',
+    );
+    refused(
+      validateArtifactPublishParams(byPath("a", { mime_type: "audio/mp3" })),
+      "mime_type",
+      "not canonical",
+      '"audio/mpeg"',
+    );
+    refused(
+      validateArtifactPublishParams(byPath("a", { mime_type: "audio/x-wav" })),
+      "mime_type",
+      "not canonical",
+      '"audio/wav"',
+    );
+    refused(
+      validateArtifactPublishParams(byPath("a", { mime_type: "IMAGE/PNG" })),
+      "mime_type",
+      "not canonical",
+      '"image/png"',
+    );
+    refused(
+      validateArtifactPublishParams(byPath("a", { mime_type: "image/png; charset=x" })),
+      "mime_type",
+      "not a supported artifact type",
+    );
+    refused(
+      validateArtifactPublishParams(byPath("a", { mime_type: "video/mp4" })),
+      "mime_type",
+      '"video/mp4" is not a supported artifact type',
+    );
+    assert.equal(artifactKind("image/jpg"), undefined);
+    assert.equal(artifactKind("toString"), undefined, "inherited names are not types");
+  },
+);
 
 test("ART-06: the path is relative, at most 4096 bytes and 64 components; one past each is refused", () => {
   const atBytes = `${"d/".repeat(63)}${"f".repeat(MAX_ARTIFACT_PATH_BYTES - 126)}`;

@@ -36,11 +36,15 @@ test("CANCEL-11: reason is optional: absent or null reads as null", () => {
   refused(validateCancelParams({ id: 7, reason: 3 }), "reason: expected a string, got number");
 });
 
-test("CANCEL-11: the host's reasons are user, timeout, parent_settled, shutdown and reload; any other short string is accepted too", () => {
-  assert.deepEqual([...CANCEL_REASONS], ["user", "timeout", "parent_settled", "shutdown", "reload"]);
-  for (const reason of [...CANCEL_REASONS, "deadline exceeded", ""])
-    assert.equal(accepted(validateCancelParams({ id: 1, reason })).reason, reason);
-});
+test(
+  "CANCEL-11: the host's reasons are user, timeout, parent_settled, shutdown and reload; any other short " +
+    "string is accepted too",
+  () => {
+    assert.deepEqual([...CANCEL_REASONS], ["user", "timeout", "parent_settled", "shutdown", "reload"]);
+    for (const reason of [...CANCEL_REASONS, "deadline exceeded", ""])
+      assert.equal(accepted(validateCancelParams({ id: 1, reason })).reason, reason);
+  },
+);
 
 test("CANCEL-11: a 256-byte reason is accepted, 257 is refused naming size and limit", () => {
   accepted(validateCancelParams({ id: 1, reason: bytes(MAX_CANCEL_REASON_BYTES) }));

@@ -16,22 +16,25 @@ const tool = (name: string, extra: Record<string, unknown> = {}) => ({
 });
 const many = (n: number) => Array.from({ length: n }, (_, i) => tool(`t${i}`));
 
-test("CAT-02: tools/register carries complete definitions; a definition missing a member is refused, not patched", () => {
-  const v = accepted(
-    validateToolsRegisterParams({ tools: [tool("a", { output_schema: null })] }, "0.2", ["dynamic_tools"]),
-  );
-  assert.equal(v.tools[0]!.name, "a");
-  refused(validateToolsRegisterParams({ tools: [{ name: "a" }] }, "0.2", ["dynamic_tools"]), "tools[0].description");
-  refused(
-    validateToolsRegisterParams(
-      { tools: [{ name: "a", description: "d", parameters: { type: "object" }, patch: true }] },
-      "0.2",
-      [],
-    ),
-    "tools[0].patch",
-    "unknown member",
-  );
-});
+test(
+  "CAT-02: tools/register carries complete definitions; a definition missing a member is refused, " + "not patched",
+  () => {
+    const v = accepted(
+      validateToolsRegisterParams({ tools: [tool("a", { output_schema: null })] }, "0.2", ["dynamic_tools"]),
+    );
+    assert.equal(v.tools[0]!.name, "a");
+    refused(validateToolsRegisterParams({ tools: [{ name: "a" }] }, "0.2", ["dynamic_tools"]), "tools[0].description");
+    refused(
+      validateToolsRegisterParams(
+        { tools: [{ name: "a", description: "d", parameters: { type: "object" }, patch: true }] },
+        "0.2",
+        [],
+      ),
+      "tools[0].patch",
+      "unknown member",
+    );
+  },
+);
 
 test("CAT-03: catalog mutations are process-scoped: parent_request_id and resource_owner are not members", () => {
   refused(
@@ -50,10 +53,14 @@ test("CAT-04: names in one tools/register must be unique", () => {
   );
 });
 
-test("CAT-05: a tools/register request is capped at 256 tools: 256 pass, 257 are refused naming the count and the limit", () => {
-  assert.equal(accepted(validateToolsRegisterParams({ tools: many(MAX_TOOLS) }, "0.2", [])).tools.length, 256);
-  refused(validateToolsRegisterParams({ tools: many(MAX_TOOLS + 1) }, "0.2", []), "257", "256");
-});
+test(
+  "CAT-05: a tools/register request is capped at 256 tools: 256 pass, 257 are refused naming the count and " +
+    "the limit",
+  () => {
+    assert.equal(accepted(validateToolsRegisterParams({ tools: many(MAX_TOOLS) }, "0.2", [])).tools.length, 256);
+    refused(validateToolsRegisterParams({ tools: many(MAX_TOOLS + 1) }, "0.2", []), "257", "256");
+  },
+);
 
 test("CAT-11: tools/unregister names are unique valid tool identifiers, at most 256", () => {
   assert.deepEqual(accepted(validateToolsUnregisterParams({ names: ["a", "b_c-1"] })).names, ["a", "b_c-1"]);
@@ -68,23 +75,26 @@ test("CAT-11: tools/unregister names are unique valid tool identifiers, at most 
   refused(validateToolsUnregisterParams({}), "names");
 });
 
-test("CAT-18: registration applies the initialize rules: prompt metadata only on API 0.4 with the feature negotiated", () => {
-  const withMeta = tool("m", { prompt_snippet: "use m" });
-  refused(
-    validateToolsRegisterParams({ tools: [withMeta] }, "0.4", ["dynamic_tools"]),
-    "prompt_snippet",
-    "tool_prompt_metadata_v1",
-  );
-  accepted(validateToolsRegisterParams({ tools: [withMeta] }, "0.4", ["dynamic_tools", "tool_prompt_metadata_v1"]));
-  refused(
-    validateToolsRegisterParams(
-      { tools: [tool("s", { output_schema: { type: "object", $ref: "http://x" } })] },
-      "0.2",
-      [],
-    ),
-    "tools[0].output_schema",
-  );
-});
+test(
+  "CAT-18: registration applies the initialize rules: prompt metadata only on API 0.4 with the feature " + "negotiated",
+  () => {
+    const withMeta = tool("m", { prompt_snippet: "use m" });
+    refused(
+      validateToolsRegisterParams({ tools: [withMeta] }, "0.4", ["dynamic_tools"]),
+      "prompt_snippet",
+      "tool_prompt_metadata_v1",
+    );
+    accepted(validateToolsRegisterParams({ tools: [withMeta] }, "0.4", ["dynamic_tools", "tool_prompt_metadata_v1"]));
+    refused(
+      validateToolsRegisterParams(
+        { tools: [tool("s", { output_schema: { type: "object", $ref: "http://x" } })] },
+        "0.2",
+        [],
+      ),
+      "tools[0].output_schema",
+    );
+  },
+);
 
 test("CAT-08: the mutation result is {revision, tools}: revision at least 1, the complete unique list", () => {
   assert.deepEqual(accepted(validateCatalogMutationResult({ revision: 3, tools: ["a", "b"] })), {

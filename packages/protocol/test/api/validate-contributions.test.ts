@@ -106,42 +106,55 @@ test("STAT-03: the status/contribution params of the spec are accepted", () => {
   assert.deepEqual(accepted(validateStatusContribution(STATUS_CONTRIBUTION)), STATUS_CONTRIBUTION);
 });
 
-test("STAT-03: surface is required and one of status/header/footer; style_role is a string or null; priority an integer defaulting to 0", () => {
-  const base = { surface: "footer", text: "t" };
-  assert.deepEqual(accepted(validateStatusContribution(base)), {
-    surface: "footer",
-    text: "t",
-    style_role: null,
-    priority: 0,
-  });
-  assert.equal(accepted(validateStatusContribution({ ...base, priority: -5 })).priority, -5);
-  refused(validateStatusContribution({ text: "t" }), 'surface: missing; expected one of "status", "header", "footer"');
-  refused(
-    validateStatusContribution({ ...base, surface: "sidebar" }),
-    'surface: "sidebar" is not one of "status", "header", "footer"',
-  );
-  refused(validateStatusContribution({ ...base, style_role: {} }), "style_role: expected a string or null, got object");
-  refused(validateStatusContribution({ ...base, priority: 1.5 }), "priority: expected an integer, got 1.5");
-  refused(validateStatusContribution({ ...base, priority: "1" }), 'priority: expected an integer, got "1"');
-  refused(
-    validateStatusContribution({ ...base, priority: MAX_SAFE_JSON_INTEGER + 2 }),
-    "priority:",
-    "cannot be represented exactly",
-  );
-  refused(validateStatusContribution({ surface: "status" }), "text: missing; expected a string");
-});
+test(
+  "STAT-03: surface is required and one of status/header/footer; style_role is a string or null; priority " +
+    "an integer defaulting to 0",
+  () => {
+    const base = { surface: "footer", text: "t" };
+    assert.deepEqual(accepted(validateStatusContribution(base)), {
+      surface: "footer",
+      text: "t",
+      style_role: null,
+      priority: 0,
+    });
+    assert.equal(accepted(validateStatusContribution({ ...base, priority: -5 })).priority, -5);
+    refused(
+      validateStatusContribution({ text: "t" }),
+      'surface: missing; expected one of "status", "header", "footer"',
+    );
+    refused(
+      validateStatusContribution({ ...base, surface: "sidebar" }),
+      'surface: "sidebar" is not one of "status", "header", "footer"',
+    );
+    refused(
+      validateStatusContribution({ ...base, style_role: {} }),
+      "style_role: expected a string or null, got object",
+    );
+    refused(validateStatusContribution({ ...base, priority: 1.5 }), "priority: expected an integer, got 1.5");
+    refused(validateStatusContribution({ ...base, priority: "1" }), 'priority: expected an integer, got "1"');
+    refused(
+      validateStatusContribution({ ...base, priority: MAX_SAFE_JSON_INTEGER + 2 }),
+      "priority:",
+      "cannot be represented exactly",
+    );
+    refused(validateStatusContribution({ surface: "status" }), "text: missing; expected a string");
+  },
+);
 
-test("bound MAX_STATUS_TEXT_BYTES: 4 KiB of status text is accepted, one byte more is refused naming size and limit", () => {
-  accepted(validateStatusContribution({ surface: "status", text: bytes(MAX_STATUS_TEXT_BYTES) }));
-  refused(
-    validateStatusContribution({ surface: "status", text: bytes(MAX_STATUS_TEXT_BYTES + 1) }),
-    "text: 4097 bytes, over the 4096-byte limit",
-  );
-  refused(
-    validateStatusResult({ text: bytes(MAX_STATUS_TEXT_BYTES + 1) }, "status"),
-    "text: 4097 bytes, over the 4096-byte limit",
-  );
-});
+test(
+  "bound MAX_STATUS_TEXT_BYTES: 4 KiB of status text is accepted, one byte more is refused naming size " + "and limit",
+  () => {
+    accepted(validateStatusContribution({ surface: "status", text: bytes(MAX_STATUS_TEXT_BYTES) }));
+    refused(
+      validateStatusContribution({ surface: "status", text: bytes(MAX_STATUS_TEXT_BYTES + 1) }),
+      "text: 4097 bytes, over the 4096-byte limit",
+    );
+    refused(
+      validateStatusResult({ text: bytes(MAX_STATUS_TEXT_BYTES + 1) }, "status"),
+      "text: 4097 bytes, over the 4096-byte limit",
+    );
+  },
+);
 
 test("NOTIF-01: the notification params of the spec are accepted as {level, title, message}", () => {
   assert.deepEqual(accepted(validateNotification(NOTIFICATION)), NOTIFICATION);
@@ -181,28 +194,31 @@ test("CONF-01: the confirmation/request params of the spec are accepted", () => 
   assert.deepEqual(accepted(validateConfirmationParams(CONFIRMATION_PARAMS, "0.4")), CONFIRMATION_PARAMS);
 });
 
-test("CONF-01: prompt is a non-empty string, detail optional, destructive and default booleans defaulting to false", () => {
-  assert.deepEqual(accepted(validateConfirmationParams({ parent_request_id: 1, prompt: "Go?" }, "0.2")), {
-    parent_request_id: 1,
-    prompt: "Go?",
-    destructive: false,
-    default: false,
-  });
-  refused(validateConfirmationParams({ parent_request_id: 1, prompt: "" }, "0.2"), "prompt: must not be empty");
-  refused(validateConfirmationParams({ parent_request_id: 1 }, "0.2"), "prompt: missing; expected a string");
-  refused(
-    validateConfirmationParams({ parent_request_id: 1, prompt: "p", detail: 5 }, "0.2"),
-    "detail: expected a string, got number",
-  );
-  refused(
-    validateConfirmationParams({ parent_request_id: 1, prompt: "p", destructive: "yes" }, "0.2"),
-    "destructive: expected a boolean, got string",
-  );
-  refused(
-    validateConfirmationParams({ parent_request_id: 1, prompt: "p", default: 1 }, "0.2"),
-    "default: expected a boolean, got number",
-  );
-});
+test(
+  "CONF-01: prompt is a non-empty string, detail optional, destructive and default booleans " + "defaulting to false",
+  () => {
+    assert.deepEqual(accepted(validateConfirmationParams({ parent_request_id: 1, prompt: "Go?" }, "0.2")), {
+      parent_request_id: 1,
+      prompt: "Go?",
+      destructive: false,
+      default: false,
+    });
+    refused(validateConfirmationParams({ parent_request_id: 1, prompt: "" }, "0.2"), "prompt: must not be empty");
+    refused(validateConfirmationParams({ parent_request_id: 1 }, "0.2"), "prompt: missing; expected a string");
+    refused(
+      validateConfirmationParams({ parent_request_id: 1, prompt: "p", detail: 5 }, "0.2"),
+      "detail: expected a string, got number",
+    );
+    refused(
+      validateConfirmationParams({ parent_request_id: 1, prompt: "p", destructive: "yes" }, "0.2"),
+      "destructive: expected a boolean, got string",
+    );
+    refused(
+      validateConfirmationParams({ parent_request_id: 1, prompt: "p", default: 1 }, "0.2"),
+      "default: expected a boolean, got number",
+    );
+  },
+);
 
 test("CONF-02: on API 0.2+ parent_request_id is a required unsigned integer", () => {
   for (const api of ["0.2", "0.4"] as const) {
@@ -250,12 +266,16 @@ test("contribution validators never throw, whatever the input", () => {
   );
 });
 
-test("bound MAX_CONFIRMATION_TEXT_BYTES: a 16 KiB confirmation prompt and detail are accepted, one byte more is refused", () => {
-  const ok = validateConfirmationParams({ prompt: "é".repeat(8192), detail: "d".repeat(16_384) }, "0.1");
-  assert.equal(ok.ok, true);
-  const longPrompt = validateConfirmationParams({ prompt: "é".repeat(8192) + "x" }, "0.1");
-  assert.equal(longPrompt.ok, false);
-  assert.match(longPrompt.ok ? "" : longPrompt.problems.join(";"), /prompt.*16385 bytes.*16384/);
-  const longDetail = validateConfirmationParams({ prompt: "p", detail: "d".repeat(16_385) }, "0.1");
-  assert.equal(longDetail.ok, false);
-});
+test(
+  "bound MAX_CONFIRMATION_TEXT_BYTES: a 16 KiB confirmation prompt and detail are accepted, one byte more " +
+    "is refused",
+  () => {
+    const ok = validateConfirmationParams({ prompt: "é".repeat(8192), detail: "d".repeat(16_384) }, "0.1");
+    assert.equal(ok.ok, true);
+    const longPrompt = validateConfirmationParams({ prompt: "é".repeat(8192) + "x" }, "0.1");
+    assert.equal(longPrompt.ok, false);
+    assert.match(longPrompt.ok ? "" : longPrompt.problems.join(";"), /prompt.*16385 bytes.*16384/);
+    const longDetail = validateConfirmationParams({ prompt: "p", detail: "d".repeat(16_385) }, "0.1");
+    assert.equal(longDetail.ok, false);
+  },
+);

@@ -53,13 +53,16 @@ function tools(n: number): Array<Record<string, unknown>> {
   return Array.from({ length: n }, (_, i) => ({ name: `t${i}`, description: "d", parameters: { type: "object" } }));
 }
 
-test("INIT-07: the API 0.1 response of the spec is accepted, with no features, concurrency 1 and no lifecycle events", () => {
-  const init = accepted(validateInitializeResult(INIT_RESULT_V01, V01));
-  assert.deepEqual(init.result, INIT_RESULT_V01);
-  assert.deepEqual(init.features, []);
-  assert.equal(init.maxConcurrentRequests, 1);
-  assert.deepEqual(init.lifecycleEvents, []);
-});
+test(
+  "INIT-07: the API 0.1 response of the spec is accepted, with no features, concurrency 1 and no " + "lifecycle events",
+  () => {
+    const init = accepted(validateInitializeResult(INIT_RESULT_V01, V01));
+    assert.deepEqual(init.result, INIT_RESULT_V01);
+    assert.deepEqual(init.features, []);
+    assert.equal(init.maxConcurrentRequests, 1);
+    assert.deepEqual(init.lifecycleEvents, []);
+  },
+);
 
 test("INIT-07: api_version, tools and commands are all required, and the result is a closed object", () => {
   for (const key of ["tools", "commands"]) {
@@ -86,22 +89,25 @@ test("INIT-06: an api_version other than the manifest-selected one is refused, n
   );
 });
 
-test("INIT-08: without dynamic_tools the tool names must equal contributes.tools; missing and extra names are listed", () => {
-  refused(
-    validateInitializeResult({ ...INIT_RESULT_V01, tools: [] }, V01),
-    'tools: missing "hello_world" declared in contributes.tools',
-  );
-  const more = [...INIT_RESULT_V01.tools, { name: "bonus", description: "d", parameters: { type: "object" } }];
-  refused(
-    validateInitializeResult({ ...INIT_RESULT_V01, tools: more }, V01),
-    'tools: "bonus" not declared in contributes.tools',
-  );
-  // On 0.2, runtime_commands frees commands only.
-  refused(
-    validateInitializeResult({ ...selecting(["runtime_commands"]), tools: more }, expectV02()),
-    'tools: "bonus" not declared in contributes.tools',
-  );
-});
+test(
+  "INIT-08: without dynamic_tools the tool names must equal contributes.tools; missing and extra names " + "are listed",
+  () => {
+    refused(
+      validateInitializeResult({ ...INIT_RESULT_V01, tools: [] }, V01),
+      'tools: missing "hello_world" declared in contributes.tools',
+    );
+    const more = [...INIT_RESULT_V01.tools, { name: "bonus", description: "d", parameters: { type: "object" } }];
+    refused(
+      validateInitializeResult({ ...INIT_RESULT_V01, tools: more }, V01),
+      'tools: "bonus" not declared in contributes.tools',
+    );
+    // On 0.2, runtime_commands frees commands only.
+    refused(
+      validateInitializeResult({ ...selecting(["runtime_commands"]), tools: more }, expectV02()),
+      'tools: "bonus" not declared in contributes.tools',
+    );
+  },
+);
 
 test("INIT-08: without runtime_commands the command names must equal contributes.commands", () => {
   refused(
@@ -323,18 +329,21 @@ test("INIT-21: max_concurrent_requests must be an integer greater than zero", ()
   );
 });
 
-test("INIT-22: a request above the offered cap is clamped to it, and the requested value is kept in result.protocol", () => {
-  const init = accepted(
-    validateInitializeResult(responseV02({ limits: { max_concurrent_requests: 1000 } }), expectV02()),
-  );
-  assert.equal(init.maxConcurrentRequests, 64);
-  assert.equal(init.result.protocol?.limits.max_concurrent_requests, 1000);
-  assert.equal(
-    accepted(validateInitializeResult(responseV02({ limits: { max_concurrent_requests: 64 } }), expectV02()))
-      .maxConcurrentRequests,
-    64,
-  );
-});
+test(
+  "INIT-22: a request above the offered cap is clamped to it, and the requested value is kept in " + "result.protocol",
+  () => {
+    const init = accepted(
+      validateInitializeResult(responseV02({ limits: { max_concurrent_requests: 1000 } }), expectV02()),
+    );
+    assert.equal(init.maxConcurrentRequests, 64);
+    assert.equal(init.result.protocol?.limits.max_concurrent_requests, 1000);
+    assert.equal(
+      accepted(validateInitializeResult(responseV02({ limits: { max_concurrent_requests: 64 } }), expectV02()))
+        .maxConcurrentRequests,
+      64,
+    );
+  },
+);
 
 test("INIT-23: protocol.version must equal the manifest api_version, on 0.2 and 0.4", () => {
   refused(
@@ -453,43 +462,50 @@ const PM = "tool_prompt_metadata_v1";
 const OFFER_04 = [...BASE_OPTIONAL_FEATURES, PM];
 const WITH_METADATA = { ...INIT_RESULT_V01.tools[0], prompt_snippet: "Greets.", prompt_guidelines: ["Be brief."] };
 
-test("TDEF-09: API 0.4 initialize accepts prompt metadata when the same response selects tool_prompt_metadata_v1", () => {
-  const init = accepted(
-    validateInitializeResult({ ...selecting([PM], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.4")),
-  );
-  assert.equal(init.result.tools[0]?.prompt_snippet, "Greets.");
-  assert.deepEqual(init.result.tools[0]?.prompt_guidelines, ["Be brief."]);
-  assert.ok(init.features.includes(PM));
-});
+test(
+  "TDEF-09: API 0.4 initialize accepts prompt metadata when the same response selects " + "tool_prompt_metadata_v1",
+  () => {
+    const init = accepted(
+      validateInitializeResult({ ...selecting([PM], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.4")),
+    );
+    assert.equal(init.result.tools[0]?.prompt_snippet, "Greets.");
+    assert.deepEqual(init.result.tools[0]?.prompt_guidelines, ["Be brief."]);
+    assert.ok(init.features.includes(PM));
+  },
+);
 
-test("TDEF-14: prompt metadata without tool_prompt_metadata_v1 selected rejects initialization, even when it was offered", () => {
-  refused(
-    validateInitializeResult({ ...selecting([], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.4")),
-    "tools[0].prompt_snippet: not allowed without tool_prompt_metadata_v1 negotiated",
-  );
-  // Selected but not offered: the feature is refused, and it admits no metadata either.
-  const problems = refused(
-    validateInitializeResult({ ...selecting([PM], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(undefined, "0.4")),
-    '"tool_prompt_metadata_v1" was not offered',
-  );
-  assert.ok(
-    problems.some((p) => p.startsWith("tools[0].prompt_snippet: not allowed without")),
-    problems.join("\n"),
-  );
-  // A selection with other problems still lets the offered feature decide, so only those are reported.
-  const other = refused(
-    validateInitializeResult(
-      { ...selecting([PM], { limits: { max_concurrent_requests: 0 } }, "0.4"), tools: [WITH_METADATA] },
-      expectV02(OFFER_04, "0.4"),
-    ),
-    "max_concurrent_requests",
-  );
-  assert.equal(
-    other.some((p) => p.startsWith("tools")),
-    false,
-    other.join("\n"),
-  );
-});
+test(
+  "TDEF-14: prompt metadata without tool_prompt_metadata_v1 selected rejects initialization, even when it " +
+    "was offered",
+  () => {
+    refused(
+      validateInitializeResult({ ...selecting([], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(OFFER_04, "0.4")),
+      "tools[0].prompt_snippet: not allowed without tool_prompt_metadata_v1 negotiated",
+    );
+    // Selected but not offered: the feature is refused, and it admits no metadata either.
+    const problems = refused(
+      validateInitializeResult({ ...selecting([PM], {}, "0.4"), tools: [WITH_METADATA] }, expectV02(undefined, "0.4")),
+      '"tool_prompt_metadata_v1" was not offered',
+    );
+    assert.ok(
+      problems.some((p) => p.startsWith("tools[0].prompt_snippet: not allowed without")),
+      problems.join("\n"),
+    );
+    // A selection with other problems still lets the offered feature decide, so only those are reported.
+    const other = refused(
+      validateInitializeResult(
+        { ...selecting([PM], { limits: { max_concurrent_requests: 0 } }, "0.4"), tools: [WITH_METADATA] },
+        expectV02(OFFER_04, "0.4"),
+      ),
+      "max_concurrent_requests",
+    );
+    assert.equal(
+      other.some((p) => p.startsWith("tools")),
+      false,
+      other.join("\n"),
+    );
+  },
+);
 
 test("TDEF-14: API 0.2 tools cannot declare prompt metadata, whatever is selected", () => {
   refused(
@@ -525,25 +541,28 @@ function expectCatalog(
   return api === "0.1" ? { ...V01, contributes } : { ...expectV02(optional, api), contributes };
 }
 
-test("TDEF-13: an encoded tool catalog of exactly 1 MiB is accepted, one byte more is refused naming size and limit", () => {
-  const ok = catalogOf(MAX_TOOL_CATALOG_BYTES);
-  assert.equal(
-    accepted(validateInitializeResult({ ...INIT_RESULT_V01, tools: ok }, expectCatalog(ok))).result.tools.length,
-    70,
-  );
-  const over = catalogOf(MAX_TOOL_CATALOG_BYTES + 1);
-  refused(
-    validateInitializeResult({ ...INIT_RESULT_V01, tools: over }, expectCatalog(over)),
-    "tools: tool catalog of at least",
-    "bytes encoded, over the 1048576-byte limit",
-  );
-  // The bound holds when dynamic_tools frees the catalog from the manifest too.
-  refused(
-    validateInitializeResult({ ...selecting(["dynamic_tools"]), tools: over }, expectV02()),
-    "tools: tool catalog of at least",
-    "over the 1048576-byte limit",
-  );
-});
+test(
+  "TDEF-13: an encoded tool catalog of exactly 1 MiB is accepted, one byte more is refused naming size " + "and limit",
+  () => {
+    const ok = catalogOf(MAX_TOOL_CATALOG_BYTES);
+    assert.equal(
+      accepted(validateInitializeResult({ ...INIT_RESULT_V01, tools: ok }, expectCatalog(ok))).result.tools.length,
+      70,
+    );
+    const over = catalogOf(MAX_TOOL_CATALOG_BYTES + 1);
+    refused(
+      validateInitializeResult({ ...INIT_RESULT_V01, tools: over }, expectCatalog(over)),
+      "tools: tool catalog of at least",
+      "bytes encoded, over the 1048576-byte limit",
+    );
+    // The bound holds when dynamic_tools frees the catalog from the manifest too.
+    refused(
+      validateInitializeResult({ ...selecting(["dynamic_tools"]), tools: over }, expectV02()),
+      "tools: tool catalog of at least",
+      "over the 1048576-byte limit",
+    );
+  },
+);
 
 test("TDEF-12: prompt metadata counts against the encoded catalog bound", () => {
   const guidelines = { prompt_guidelines: ["g".repeat(1_000)] };

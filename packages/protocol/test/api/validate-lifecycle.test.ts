@@ -89,28 +89,32 @@ test("LIFE-07: duration_ms is an unsigned safe integer", () => {
   refused(validateLifecycleEvent("turn/settled", p("942")), 'params.duration_ms: expected an integer, got "942"');
 });
 
-test("LIFE-07: reason is optional (absent reads as null) and a 4 KiB reason is accepted, one byte more refused naming size and limit", () => {
-  const p = (extra: Record<string, unknown>): Record<string, unknown> => ({
-    ...SESSION,
-    outcome: "failed",
-    duration_ms: 1,
-    ...extra,
-  });
-  assert.equal((accepted(validateLifecycleEvent("session/settled", p({}))).params as { reason: null }).reason, null);
-  assert.equal(
-    (accepted(validateLifecycleEvent("session/settled", p({ reason: "boom" }))).params as { reason: string }).reason,
-    "boom",
-  );
-  accepted(validateLifecycleEvent("session/settled", p({ reason: bytes(MAX_LIFECYCLE_REASON_BYTES) })));
-  refused(
-    validateLifecycleEvent("session/settled", p({ reason: bytes(MAX_LIFECYCLE_REASON_BYTES + 1) })),
-    "params.reason: 4097 bytes, over the 4096-byte limit",
-  );
-  refused(
-    validateLifecycleEvent("session/settled", p({ reason: { text: "x" } })),
-    "params.reason: expected a string, got object",
-  );
-});
+test(
+  "LIFE-07: reason is optional (absent reads as null) and a 4 KiB reason is accepted, one byte more " +
+    "refused naming size and limit",
+  () => {
+    const p = (extra: Record<string, unknown>): Record<string, unknown> => ({
+      ...SESSION,
+      outcome: "failed",
+      duration_ms: 1,
+      ...extra,
+    });
+    assert.equal((accepted(validateLifecycleEvent("session/settled", p({}))).params as { reason: null }).reason, null);
+    assert.equal(
+      (accepted(validateLifecycleEvent("session/settled", p({ reason: "boom" }))).params as { reason: string }).reason,
+      "boom",
+    );
+    accepted(validateLifecycleEvent("session/settled", p({ reason: bytes(MAX_LIFECYCLE_REASON_BYTES) })));
+    refused(
+      validateLifecycleEvent("session/settled", p({ reason: bytes(MAX_LIFECYCLE_REASON_BYTES + 1) })),
+      "params.reason: 4097 bytes, over the 4096-byte limit",
+    );
+    refused(
+      validateLifecycleEvent("session/settled", p({ reason: { text: "x" } })),
+      "params.reason: expected a string, got object",
+    );
+  },
+);
 
 test("LIFE-08: outcome is one of the seven terminal outcomes", () => {
   assert.deepEqual(

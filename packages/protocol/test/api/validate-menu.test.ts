@@ -253,25 +253,29 @@ test("MENU-03: the generated fallback has one action per declared command, in or
   assert.deepEqual(generatedMenu([], "Empty"), { title: "Empty", items: [] });
 });
 
-test("MENU-03: a generated menu of 256 commands with 16 KiB descriptions drops the descriptions to stay within 256 KiB", () => {
-  const commands: CommandDefinition[] = Array.from({ length: MAX_COMMANDS }, (_, i) => ({
-    name: `c${i}`.padEnd(128, "x"),
-    description: "d".repeat(MAX_DESCRIPTION_BYTES),
-    usage: "",
-  }));
-  const m = generatedMenu(commands, "Big");
-  assert.equal(m.items.length, MAX_COMMANDS);
-  assert.equal(
-    m.items.some((item) => "description" in item),
-    false,
-  );
-  accepted(
-    validateMenu(
-      m,
-      commands.map((c) => c.name),
-    ),
-  );
-});
+test(
+  "MENU-03: a generated menu of 256 commands with 16 KiB descriptions drops the descriptions to stay " +
+    "within 256 KiB",
+  () => {
+    const commands: CommandDefinition[] = Array.from({ length: MAX_COMMANDS }, (_, i) => ({
+      name: `c${i}`.padEnd(128, "x"),
+      description: "d".repeat(MAX_DESCRIPTION_BYTES),
+      usage: "",
+    }));
+    const m = generatedMenu(commands, "Big");
+    assert.equal(m.items.length, MAX_COMMANDS);
+    assert.equal(
+      m.items.some((item) => "description" in item),
+      false,
+    );
+    accepted(
+      validateMenu(
+        m,
+        commands.map((c) => c.name),
+      ),
+    );
+  },
+);
 
 test("MENU-03: the generated menu of any valid command catalog passes validateMenu", () => {
   const name = fc.stringMatching(/^[A-Za-z0-9_-]{1,128}$/);

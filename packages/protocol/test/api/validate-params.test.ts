@@ -172,12 +172,16 @@ test("HOOK-04: before_tool_call carries {name, arguments}; after_tool_call adds 
   );
 });
 
-test("CTX-01: the context/collect params of the spec are accepted; prompt is a string or null, absent reading as null", () => {
-  assert.deepEqual(accepted(validateContextCollectParams(CONTEXT_COLLECT_PARAMS)), CONTEXT_COLLECT_PARAMS);
-  assert.equal(accepted(validateContextCollectParams({ prompt: "hi", context: CTX })).prompt, "hi");
-  assert.equal(accepted(validateContextCollectParams({ context: CTX })).prompt, null);
-  refused(validateContextCollectParams({ prompt: 4, context: CTX }), "prompt: expected a string, got number");
-});
+test(
+  "CTX-01: the context/collect params of the spec are accepted; prompt is a string or null, absent " +
+    "reading as null",
+  () => {
+    assert.deepEqual(accepted(validateContextCollectParams(CONTEXT_COLLECT_PARAMS)), CONTEXT_COLLECT_PARAMS);
+    assert.equal(accepted(validateContextCollectParams({ prompt: "hi", context: CTX })).prompt, "hi");
+    assert.equal(accepted(validateContextCollectParams({ context: CTX })).prompt, null);
+    refused(validateContextCollectParams({ prompt: 4, context: CTX }), "prompt: expected a string, got number");
+  },
+);
 
 test("STAT-01: the status/collect params of the spec are accepted; surface is one of status/header/footer", () => {
   assert.deepEqual(accepted(validateStatusCollectParams(STATUS_COLLECT_PARAMS)), STATUS_COLLECT_PARAMS);
@@ -188,18 +192,24 @@ test("STAT-01: the status/collect params of the spec are accepted; surface is on
   refused(validateStatusCollectParams({ context: CTX }), "surface: missing");
 });
 
-test("REND-01: the tool/render params of the spec are accepted; name, arguments, output and is_error are required", () => {
-  assert.deepEqual(accepted(validateToolRenderParams(TOOL_RENDER_PARAMS)), TOOL_RENDER_PARAMS);
-  refused(validateToolRenderParams({ ...TOOL_RENDER_PARAMS, output: undefined }), "output: missing; expected a string");
-  refused(
-    validateToolRenderParams({ ...TOOL_RENDER_PARAMS, is_error: undefined }),
-    "is_error: missing; expected a boolean",
-  );
-  refused(
-    validateToolRenderParams({ ...TOOL_RENDER_PARAMS, arguments: null }),
-    "arguments: expected an object, got null",
-  );
-});
+test(
+  "REND-01: the tool/render params of the spec are accepted; name, arguments, output and is_error " + "are required",
+  () => {
+    assert.deepEqual(accepted(validateToolRenderParams(TOOL_RENDER_PARAMS)), TOOL_RENDER_PARAMS);
+    refused(
+      validateToolRenderParams({ ...TOOL_RENDER_PARAMS, output: undefined }),
+      "output: missing; expected a string",
+    );
+    refused(
+      validateToolRenderParams({ ...TOOL_RENDER_PARAMS, is_error: undefined }),
+      "is_error: missing; expected a boolean",
+    );
+    refused(
+      validateToolRenderParams({ ...TOOL_RENDER_PARAMS, arguments: null }),
+      "arguments: expected an object, got null",
+    );
+  },
+);
 
 test("params validators never throw, whatever the input", () => {
   fc.assert(

@@ -100,14 +100,18 @@ function chain(levels: number): Record<string, unknown>[] {
 
 const OWNER = { session_id: "s-1", extension_instance_id: "i-1", process_generation: 3 };
 
-test("PRES-01, PRES-02: the reference's example is accepted as sent (null parent_id dropped) and scoped to its request", () => {
-  const r = accepted(validatePresentationUpdate(specParams(), CTX));
-  assert.equal(r.scope, "request");
-  assert.equal(r.params.parent_request_id, 2);
-  const expected = specParams()["snapshot"] as { collection: { nodes: Record<string, unknown>[] } };
-  delete expected.collection.nodes[0]!["parent_id"];
-  assert.deepEqual(r.params.snapshot, expected);
-});
+test(
+  "PRES-01, PRES-02: the reference's example is accepted as sent (null parent_id dropped) and scoped to " +
+    "its request",
+  () => {
+    const r = accepted(validatePresentationUpdate(specParams(), CTX));
+    assert.equal(r.scope, "request");
+    assert.equal(r.params.parent_request_id, 2);
+    const expected = specParams()["snapshot"] as { collection: { nodes: Record<string, unknown>[] } };
+    delete expected.collection.nodes[0]!["parent_id"];
+    assert.deepEqual(r.params.snapshot, expected);
+  },
+);
 
 test("PRES-01: params must be an object with a snapshot; unknown param members are refused", () => {
   refused(validatePresentationUpdate(null, CTX), "expected an object");
@@ -278,27 +282,31 @@ test("PRES-11: each metric is an integer in [0, 2^53-1] and reasoning_tokens <= 
   refused(check(m({ latency_ms: 4 })), "metrics.latency_ms", "unknown member");
 });
 
-test("PRES-11: property: metrics are accepted exactly when every counter is a safe non-negative integer and reasoning <= output", () => {
-  const counter = fc.oneof(fc.nat({ max: 1000 }), fc.integer({ min: -5, max: -1 }), fc.constant(0.5));
-  fc.assert(
-    fc.property(counter, counter, counter, (input, output, reasoning) => {
-      const r = check(
-        snap({
-          activities: [
-            {
-              id: "a",
-              kind: "k",
-              state: "running",
-              metrics: { input_tokens: input, output_tokens: output, reasoning_tokens: reasoning },
-            },
-          ],
-        }),
-      );
-      const ints = [input, output, reasoning].every((v) => Number.isInteger(v) && v >= 0);
-      assert.equal(r.ok, ints && reasoning <= output);
-    }),
-  );
-});
+test(
+  "PRES-11: property: metrics are accepted exactly when every counter is a safe non-negative integer and " +
+    "reasoning <= output",
+  () => {
+    const counter = fc.oneof(fc.nat({ max: 1000 }), fc.integer({ min: -5, max: -1 }), fc.constant(0.5));
+    fc.assert(
+      fc.property(counter, counter, counter, (input, output, reasoning) => {
+        const r = check(
+          snap({
+            activities: [
+              {
+                id: "a",
+                kind: "k",
+                state: "running",
+                metrics: { input_tokens: input, output_tokens: output, reasoning_tokens: reasoning },
+              },
+            ],
+          }),
+        );
+        const ints = [input, output, reasoning].every((v) => Number.isInteger(v) && v >= 0);
+        assert.equal(r.ok, ints && reasoning <= output);
+      }),
+    );
+  },
+);
 
 test("PRES-12: the eleven generic states are accepted everywhere a state goes; anything else is refused", () => {
   assert.equal(PRESENTATION_STATES.length, 11);
@@ -318,41 +326,45 @@ test("PRES-12: the eleven generic states are accepted everywhere a state goes; a
   refused(check(tree([node("n", undefined, { state: "done" })])), "nodes[0].state", '"done"');
 });
 
-test("PRES-13: references are {kind, id, label?} with kind session, artifact, resource or url; opaque ids kept verbatim", () => {
-  const refs = [
-    { kind: "session", id: "agent-session:abc/def?x" },
-    { kind: "artifact", id: "artifact:1", label: "log" },
-    { kind: "resource", id: "res://anything at all" },
-    { kind: "url", id: "https://example.com/a?b=c#d" },
-  ];
-  const r = accepted(check(snap({ activities: [{ id: "a", kind: "k", state: "running", references: refs }] })));
-  assert.deepEqual(r.params.snapshot.activities[0]?.references, refs);
-  refused(
-    check(
-      snap({
-        activities: [{ id: "a", kind: "k", state: "running", references: [{ kind: "file", id: "/etc/passwd" }] }],
-      }),
-    ),
-    "references[0].kind",
-    '"file"',
-  );
-  refused(
-    check(
-      snap({
-        activities: [
-          {
-            id: "a",
-            kind: "k",
-            state: "running",
-            references: [{ kind: "url", id: "https://example.com", open: true }],
-          },
-        ],
-      }),
-    ),
-    "references[0].open",
-    "unknown member",
-  );
-});
+test(
+  "PRES-13: references are {kind, id, label?} with kind session, artifact, resource or url; opaque ids " +
+    "kept verbatim",
+  () => {
+    const refs = [
+      { kind: "session", id: "agent-session:abc/def?x" },
+      { kind: "artifact", id: "artifact:1", label: "log" },
+      { kind: "resource", id: "res://anything at all" },
+      { kind: "url", id: "https://example.com/a?b=c#d" },
+    ];
+    const r = accepted(check(snap({ activities: [{ id: "a", kind: "k", state: "running", references: refs }] })));
+    assert.deepEqual(r.params.snapshot.activities[0]?.references, refs);
+    refused(
+      check(
+        snap({
+          activities: [{ id: "a", kind: "k", state: "running", references: [{ kind: "file", id: "/etc/passwd" }] }],
+        }),
+      ),
+      "references[0].kind",
+      '"file"',
+    );
+    refused(
+      check(
+        snap({
+          activities: [
+            {
+              id: "a",
+              kind: "k",
+              state: "running",
+              references: [{ kind: "url", id: "https://example.com", open: true }],
+            },
+          ],
+        }),
+      ),
+      "references[0].open",
+      "unknown member",
+    );
+  },
+);
 
 test("PRES-14: url references must be safe http(s) URLs; the refusal names the URL", () => {
   const ref = (id: string) =>

@@ -236,23 +236,27 @@ test("PROG-09: decoration events are refused unless progress_decoration was nego
   refused(validateProgressParams(decoration({ detail: 3 }), opts), "event.detail: expected a string, got number");
 });
 
-test("PROG-10: a 256-byte decoration label and a 4 KiB detail are accepted; one byte more is refused naming size and limit", () => {
-  const opts = { ...BASE, decoration: true };
-  accepted(
-    validateProgressParams(
-      decoration({ label: bytes(MAX_PROGRESS_LABEL_BYTES), detail: bytes(MAX_PROGRESS_TEXT_BYTES) }),
-      opts,
-    ),
-  );
-  refused(
-    validateProgressParams(decoration({ label: bytes(MAX_PROGRESS_LABEL_BYTES + 1) }), opts),
-    "event.label: 257 bytes, over the 256-byte limit",
-  );
-  refused(
-    validateProgressParams(decoration({ detail: bytes(MAX_PROGRESS_TEXT_BYTES + 1) }), opts),
-    "event.detail: 4097 bytes, over the 4096-byte limit",
-  );
-});
+test(
+  "PROG-10: a 256-byte decoration label and a 4 KiB detail are accepted; one byte more is refused naming " +
+    "size and limit",
+  () => {
+    const opts = { ...BASE, decoration: true };
+    accepted(
+      validateProgressParams(
+        decoration({ label: bytes(MAX_PROGRESS_LABEL_BYTES), detail: bytes(MAX_PROGRESS_TEXT_BYTES) }),
+        opts,
+      ),
+    );
+    refused(
+      validateProgressParams(decoration({ label: bytes(MAX_PROGRESS_LABEL_BYTES + 1) }), opts),
+      "event.label: 257 bytes, over the 256-byte limit",
+    );
+    refused(
+      validateProgressParams(decoration({ detail: bytes(MAX_PROGRESS_TEXT_BYTES + 1) }), opts),
+      "event.detail: 4097 bytes, over the 4096-byte limit",
+    );
+  },
+);
 
 test("PROG-10: decoration text allows LF and TAB but no other control character", () => {
   const opts = { ...BASE, decoration: true };

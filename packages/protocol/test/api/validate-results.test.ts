@@ -168,20 +168,24 @@ test("CALL-20: a tool with an output_schema requires structured_content", () => 
   );
 });
 
-test("CALL-20, PY-22: an error result of a tool with an output_schema may omit structured_content; one it carries is still checked", () => {
-  const failed = accepted(validateToolResult(v02({ is_error: true }), "0.4", SCHEMA_TOOL));
-  assert.equal(failed.is_error, true);
-  assert.equal("structured_content" in failed, false);
-  refused(validateToolResult(v02({ is_error: false }), "0.4", SCHEMA_TOOL), "structured_content: missing");
-  refused(
-    validateToolResult(
-      v02({ is_error: true, structured_content: "x".repeat(MAX_STRUCTURED_CONTENT_BYTES) }),
-      "0.4",
-      SCHEMA_TOOL,
-    ),
-    "262144-byte limit",
-  );
-});
+test(
+  "CALL-20, PY-22: an error result of a tool with an output_schema may omit structured_content; one it " +
+    "carries is still checked",
+  () => {
+    const failed = accepted(validateToolResult(v02({ is_error: true }), "0.4", SCHEMA_TOOL));
+    assert.equal(failed.is_error, true);
+    assert.equal("structured_content" in failed, false);
+    refused(validateToolResult(v02({ is_error: false }), "0.4", SCHEMA_TOOL), "structured_content: missing");
+    refused(
+      validateToolResult(
+        v02({ is_error: true, structured_content: "x".repeat(MAX_STRUCTURED_CONTENT_BYTES) }),
+        "0.4",
+        SCHEMA_TOOL,
+      ),
+      "262144-byte limit",
+    );
+  },
+);
 
 test("CALL-20: a tool without an output_schema (absent or null) must not return structured_content", () => {
   refused(
@@ -232,17 +236,20 @@ test("CALL-21: structured_content and metadata hold 16,384 nodes, 16,385 are ref
   }
 });
 
-test("CALL-21: metadata keys of 256 bytes are accepted, 257 are refused; structured_content keys are not bounded so", () => {
-  accepted(validateToolResult(v02({ metadata: { a: { [bytes(MAX_METADATA_KEY_BYTES)]: 1 } } }), "0.2"));
-  refused(
-    validateToolResult(v02({ metadata: { a: { [bytes(MAX_METADATA_KEY_BYTES + 1)]: 1 } } }), "0.2"),
-    "metadata.a: key",
-    "is 257 bytes, over the 256-byte limit",
-  );
-  accepted(
-    validateToolResult(v02({ structured_content: { [bytes(MAX_METADATA_KEY_BYTES + 1)]: 1 } }), "0.2", SCHEMA_TOOL),
-  );
-});
+test(
+  "CALL-21: metadata keys of 256 bytes are accepted, 257 are refused; structured_content keys are not " + "bounded so",
+  () => {
+    accepted(validateToolResult(v02({ metadata: { a: { [bytes(MAX_METADATA_KEY_BYTES)]: 1 } } }), "0.2"));
+    refused(
+      validateToolResult(v02({ metadata: { a: { [bytes(MAX_METADATA_KEY_BYTES + 1)]: 1 } } }), "0.2"),
+      "metadata.a: key",
+      "is 257 bytes, over the 256-byte limit",
+    );
+    accepted(
+      validateToolResult(v02({ structured_content: { [bytes(MAX_METADATA_KEY_BYTES + 1)]: 1 } }), "0.2", SCHEMA_TOOL),
+    );
+  },
+);
 
 test("CMD-02: the command result of the spec is accepted", () => {
   assert.deepEqual(accepted(validateCommandResult(COMMAND_RESULT)), COMMAND_RESULT);
@@ -258,13 +265,17 @@ test("CMD-02: text is a required string; absent notifications and context read a
   );
 });
 
-test("bound MAX_COMMAND_TEXT_BYTES: 256 KiB of command text is accepted, one byte more is refused naming size and limit", () => {
-  accepted(validateCommandResult({ text: bytes(MAX_COMMAND_TEXT_BYTES) }));
-  refused(
-    validateCommandResult({ text: bytes(MAX_COMMAND_TEXT_BYTES + 1) }),
-    "text: 262145 bytes, over the 262144-byte limit",
-  );
-});
+test(
+  "bound MAX_COMMAND_TEXT_BYTES: 256 KiB of command text is accepted, one byte more is refused naming size " +
+    "and limit",
+  () => {
+    accepted(validateCommandResult({ text: bytes(MAX_COMMAND_TEXT_BYTES) }));
+    refused(
+      validateCommandResult({ text: bytes(MAX_COMMAND_TEXT_BYTES + 1) }),
+      "text: 262145 bytes, over the 262144-byte limit",
+    );
+  },
+);
 
 test("CMD-03: command context entries get the context/collect validation, 32-entry bound included", () => {
   const entry = { label: "l", content: "c" };
@@ -350,14 +361,18 @@ test("bound MAX_RENDER_SEGMENTS: 1,024 segments are accepted, 1,025 are refused 
   );
 });
 
-test("bound MAX_RENDER_TEXT_BYTES: 64 KiB of segment text in total is accepted, one byte more is refused naming size and limit", () => {
-  const half = bytes(MAX_RENDER_TEXT_BYTES / 2);
-  accepted(validateRenderResult({ segments: [{ text: half }, { text: half }] }));
-  refused(
-    validateRenderResult({ segments: [{ text: half }, { text: `${half}x` }] }),
-    "segments: 65537 bytes of text, over the 65536-byte limit",
-  );
-});
+test(
+  "bound MAX_RENDER_TEXT_BYTES: 64 KiB of segment text in total is accepted, one byte more is refused " +
+    "naming size and limit",
+  () => {
+    const half = bytes(MAX_RENDER_TEXT_BYTES / 2);
+    accepted(validateRenderResult({ segments: [{ text: half }, { text: half }] }));
+    refused(
+      validateRenderResult({ segments: [{ text: half }, { text: `${half}x` }] }),
+      "segments: 65537 bytes of text, over the 65536-byte limit",
+    );
+  },
+);
 
 test("result validators never throw, whatever the input", () => {
   fc.assert(

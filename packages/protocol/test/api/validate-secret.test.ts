@@ -57,22 +57,25 @@ test("SEC-07: a refused answer never quotes the secret value", () => {
   );
 });
 
-test("SEC-10: provider/credentials params {parent_request_id, provider, model} and answer {credential}, bounded", () => {
-  const p = { parent_request_id: 3, provider: "openai", model: "gpt-x" };
-  assert.deepEqual(accepted(validateProviderCredentialsParams(p)), p);
-  accepted(validateProviderCredentialsParams({ ...p, model: bytes(MAX_PROVIDER_ID_BYTES) }));
-  refused(
-    validateProviderCredentialsParams({ ...p, model: bytes(MAX_PROVIDER_ID_BYTES + 1) }),
-    "model: 257 bytes, over the 256-byte limit",
-  );
-  refused(validateProviderCredentialsParams({ ...p, provider: " " }), "provider: must not be empty");
-  accepted(validateProviderCredentialsResult({ credential: bytes(MAX_PROVIDER_CREDENTIAL_BYTES) }));
-  refused(
-    validateProviderCredentialsResult({ credential: bytes(MAX_PROVIDER_CREDENTIAL_BYTES + 1) }),
-    "credential: 65537 bytes, over the 65536-byte limit",
-  );
-  refused(validateProviderCredentialsResult({ credential: "x", headers: {} }), "headers: unknown member");
-});
+test(
+  "SEC-10: provider/credentials params {parent_request_id, provider, model} and answer " + "{credential}, bounded",
+  () => {
+    const p = { parent_request_id: 3, provider: "openai", model: "gpt-x" };
+    assert.deepEqual(accepted(validateProviderCredentialsParams(p)), p);
+    accepted(validateProviderCredentialsParams({ ...p, model: bytes(MAX_PROVIDER_ID_BYTES) }));
+    refused(
+      validateProviderCredentialsParams({ ...p, model: bytes(MAX_PROVIDER_ID_BYTES + 1) }),
+      "model: 257 bytes, over the 256-byte limit",
+    );
+    refused(validateProviderCredentialsParams({ ...p, provider: " " }), "provider: must not be empty");
+    accepted(validateProviderCredentialsResult({ credential: bytes(MAX_PROVIDER_CREDENTIAL_BYTES) }));
+    refused(
+      validateProviderCredentialsResult({ credential: bytes(MAX_PROVIDER_CREDENTIAL_BYTES + 1) }),
+      "credential: 65537 bytes, over the 65536-byte limit",
+    );
+    refused(validateProviderCredentialsResult({ credential: "x", headers: {} }), "headers: unknown member");
+  },
+);
 
 test("the secret validators never throw, whatever the input", () => {
   fc.assert(

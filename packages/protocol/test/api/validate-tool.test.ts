@@ -56,13 +56,16 @@ test("TDEF-01: parameters must be a JSON Schema object", () => {
   refused(validateToolDefinition("hello", "0.1"), "expected an object, got string");
 });
 
-test("bound MAX_DESCRIPTION_BYTES: a 16,384-byte description is accepted, 16,385 is refused naming size and limit", () => {
-  accepted(validateToolDefinition(tool({ description: bytes(MAX_DESCRIPTION_BYTES) }), "0.1"));
-  refused(
-    validateToolDefinition(tool({ description: bytes(MAX_DESCRIPTION_BYTES + 1) }), "0.1"),
-    "description: 16385 bytes, over the 16384-byte limit",
-  );
-});
+test(
+  "bound MAX_DESCRIPTION_BYTES: a 16,384-byte description is accepted, 16,385 is refused naming size " + "and limit",
+  () => {
+    accepted(validateToolDefinition(tool({ description: bytes(MAX_DESCRIPTION_BYTES) }), "0.1"));
+    refused(
+      validateToolDefinition(tool({ description: bytes(MAX_DESCRIPTION_BYTES + 1) }), "0.1"),
+      "description: 16385 bytes, over the 16384-byte limit",
+    );
+  },
+);
 
 test('TDEF-07: parameters must have type "object"', () => {
   refused(
@@ -336,27 +339,34 @@ test("TDEF-06: subset keywords must carry values of their kind", () => {
   );
 });
 
-test("TDEF-09: on API 0.4 with tool_prompt_metadata_v1 negotiated a tool may declare prompt_snippet and prompt_guidelines", () => {
-  const def = accepted(
-    validateToolDefinition(tool({ prompt_snippet: "Use t for x.", prompt_guidelines: ["One", "Two"] }), "0.4", PM),
-  );
-  assert.equal(def.prompt_snippet, "Use t for x.");
-  assert.deepEqual(def.prompt_guidelines, ["One", "Two"]);
-  assert.deepEqual(accepted(validateToolDefinition(tool({ prompt_guidelines: [] }), "0.4", PM)).prompt_guidelines, []);
-  // Guidelines need no snippet; and both are optional.
-  assert.equal(
-    "prompt_snippet" in accepted(validateToolDefinition(tool({ prompt_guidelines: ["g"] }), "0.4", PM)),
-    false,
-  );
-  refused(
-    validateToolDefinition(tool({ prompt_guidelines: "g" }), "0.4", PM),
-    "prompt_guidelines: expected an array, got string",
-  );
-  refused(
-    validateToolDefinition(tool({ prompt_guidelines: [1] }), "0.4", PM),
-    "prompt_guidelines[0]: expected a string, got number",
-  );
-});
+test(
+  "TDEF-09: on API 0.4 with tool_prompt_metadata_v1 negotiated a tool may declare prompt_snippet and " +
+    "prompt_guidelines",
+  () => {
+    const def = accepted(
+      validateToolDefinition(tool({ prompt_snippet: "Use t for x.", prompt_guidelines: ["One", "Two"] }), "0.4", PM),
+    );
+    assert.equal(def.prompt_snippet, "Use t for x.");
+    assert.deepEqual(def.prompt_guidelines, ["One", "Two"]);
+    assert.deepEqual(
+      accepted(validateToolDefinition(tool({ prompt_guidelines: [] }), "0.4", PM)).prompt_guidelines,
+      [],
+    );
+    // Guidelines need no snippet; and both are optional.
+    assert.equal(
+      "prompt_snippet" in accepted(validateToolDefinition(tool({ prompt_guidelines: ["g"] }), "0.4", PM)),
+      false,
+    );
+    refused(
+      validateToolDefinition(tool({ prompt_guidelines: "g" }), "0.4", PM),
+      "prompt_guidelines: expected an array, got string",
+    );
+    refused(
+      validateToolDefinition(tool({ prompt_guidelines: [1] }), "0.4", PM),
+      "prompt_guidelines[0]: expected a string, got number",
+    );
+  },
+);
 
 test("TDEF-09: prompt metadata is not allowed before API 0.4", () => {
   for (const api of ["0.1", "0.2"] as const) {
@@ -378,23 +388,26 @@ test("TDEF-10: 16 guidelines are accepted, 17 are refused naming count and limit
   );
 });
 
-test("TDEF-10: snippet and guideline strings of 1,024 bytes are accepted, 1,025 are refused naming size and limit", () => {
-  accepted(
-    validateToolDefinition(
-      tool({ prompt_snippet: "é".repeat(512), prompt_guidelines: [bytes(MAX_PROMPT_METADATA_BYTES)] }),
-      "0.4",
-      PM,
-    ),
-  );
-  refused(
-    validateToolDefinition(tool({ prompt_snippet: bytes(MAX_PROMPT_METADATA_BYTES + 1) }), "0.4", PM),
-    "prompt_snippet: 1025 bytes, over the 1024-byte limit",
-  );
-  refused(
-    validateToolDefinition(tool({ prompt_guidelines: ["ok", "é".repeat(512) + "x"] }), "0.4", PM),
-    "prompt_guidelines[1]: 1025 bytes, over the 1024-byte limit",
-  );
-});
+test(
+  "TDEF-10: snippet and guideline strings of 1,024 bytes are accepted, 1,025 are refused naming size " + "and limit",
+  () => {
+    accepted(
+      validateToolDefinition(
+        tool({ prompt_snippet: "é".repeat(512), prompt_guidelines: [bytes(MAX_PROMPT_METADATA_BYTES)] }),
+        "0.4",
+        PM,
+      ),
+    );
+    refused(
+      validateToolDefinition(tool({ prompt_snippet: bytes(MAX_PROMPT_METADATA_BYTES + 1) }), "0.4", PM),
+      "prompt_snippet: 1025 bytes, over the 1024-byte limit",
+    );
+    refused(
+      validateToolDefinition(tool({ prompt_guidelines: ["ok", "é".repeat(512) + "x"] }), "0.4", PM),
+      "prompt_guidelines[1]: 1025 bytes, over the 1024-byte limit",
+    );
+  },
+);
 
 test("TDEF-11: prompt metadata allows LF and TAB but no other control character", () => {
   accepted(validateToolDefinition(tool({ prompt_snippet: "a\n\tb", prompt_guidelines: ["x\ty\n"] }), "0.4", PM));

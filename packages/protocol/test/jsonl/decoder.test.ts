@@ -191,15 +191,18 @@ test("FRAME-02: empty chunks change nothing", () => {
   assert.deepEqual(d.push(new Uint8Array(0)), []);
 });
 
-test("FRAME-02: the decoder copies what it keeps, so a caller may reuse its chunk buffer (Uint8Array and Buffer)", () => {
-  for (const make of [(s: string) => te.encode(s), (s: string) => Buffer.from(s)]) {
-    const d = new JsonlDecoder();
-    const chunk = make('{"a":1}');
-    assert.deepEqual(d.push(chunk), []);
-    chunk.set(te.encode('{"b":2}'));
-    assert.deepEqual(valueOf(d.push(make("\n"))[0]), { a: 1 });
-  }
-});
+test(
+  "FRAME-02: the decoder copies what it keeps, so a caller may reuse its chunk buffer (Uint8Array " + "and Buffer)",
+  () => {
+    for (const make of [(s: string) => te.encode(s), (s: string) => Buffer.from(s)]) {
+      const d = new JsonlDecoder();
+      const chunk = make('{"a":1}');
+      assert.deepEqual(d.push(chunk), []);
+      chunk.set(te.encode('{"b":2}'));
+      assert.deepEqual(valueOf(d.push(make("\n"))[0]), { a: 1 });
+    }
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // FRAME-09: the bound
@@ -270,14 +273,17 @@ test("FRAME-09: with exactly 1 MiB buffered, an LF completes the frame", () => {
   assert.equal(frames[0]?.ok, true);
 });
 
-test("FRAME-09: complete lines before an oversize line in the same chunk are still delivered, then the fatal error", () => {
-  const d = new JsonlDecoder({ maxFrameBytes: 16 });
-  const frames = d.push(bytes('{"a":1}\n{"b":2}\n', "x".repeat(17), '\n{"c":3}\n'));
-  assert.equal(frames.length, 3);
-  assert.deepEqual(valueOf(frames[0]), { a: 1 });
-  assert.deepEqual(valueOf(frames[1]), { b: 2 });
-  errorOf(frames[2], "frame_too_large");
-});
+test(
+  "FRAME-09: complete lines before an oversize line in the same chunk are still delivered, then the " + "fatal error",
+  () => {
+    const d = new JsonlDecoder({ maxFrameBytes: 16 });
+    const frames = d.push(bytes('{"a":1}\n{"b":2}\n', "x".repeat(17), '\n{"c":3}\n'));
+    assert.equal(frames.length, 3);
+    assert.deepEqual(valueOf(frames[0]), { a: 1 });
+    assert.deepEqual(valueOf(frames[1]), { b: 2 });
+    errorOf(frames[2], "frame_too_large");
+  },
+);
 
 test("FRAME-10: after a fatal error all later input is ignored, and end() reports nothing more", () => {
   const d = new JsonlDecoder({ maxFrameBytes: 8 });
@@ -304,61 +310,64 @@ test("FRAME-09: the oversize quote comes from the start of the line, bounded to 
   assert.equal(err.quoted, "HEAD" + "b".repeat(MAX_QUOTED_LINE_BYTES - 4));
 });
 
-test("FRAME-09 (F7): a 1 MiB line dripped in 64-byte chunks is scanned once, byte by byte, and yields one frame", () => {
-  // Wall-clock time is left to benchmarks/ (machines are noisy). Structurally: every byte is
-  // searched for LF exactly once (no rescans of buffered bytes), the line is searched for CR once,
-  // and the bytes copied are bounded by a small multiple of the input (no concat per chunk).
-  const text = bytes(jsonTextOfBytes(MAX_FRAME_BYTES), "\n");
-  const proto = Uint8Array.prototype as unknown as Record<string, unknown>;
-  const indexOf = Uint8Array.prototype.indexOf;
-  const set = Uint8Array.prototype.set;
-  let lfScanned = 0;
-  let crScanned = 0;
-  let copied = 0;
-  Object.defineProperty(proto, "indexOf", {
-    configurable: true,
-    writable: true,
-    value: function (this: Uint8Array, search: number, from?: number): number {
-      const r = indexOf.call(this, search, from);
-      const s = from ?? 0;
-      const n = r === -1 ? this.length - s : r - s + 1;
-      if (search === 0x0a) lfScanned += n;
-      if (search === 0x0d) crScanned += n;
-      return r;
-    },
-  });
-  Object.defineProperty(proto, "set", {
-    configurable: true,
-    writable: true,
-    value: function (this: Uint8Array, source: ArrayLike<number>, offset?: number): void {
-      copied += source.length;
-      set.call(this, source, offset);
-    },
-  });
-  const d = new JsonlDecoder();
-  const frames: DecodedFrame[] = [];
-  let pushes = 0;
-  let maxBuffered = 0;
-  try {
-    for (let at = 0; at < text.length; at += 64) {
-      frames.push(...d.push(text.subarray(at, at + 64)));
-      pushes++;
-      maxBuffered = Math.max(maxBuffered, d.buffered);
+test(
+  "FRAME-09 (F7): a 1 MiB line dripped in 64-byte chunks is scanned once, byte by byte, and yields " + "one frame",
+  () => {
+    // Wall-clock time is left to benchmarks/ (machines are noisy). Structurally: every byte is
+    // searched for LF exactly once (no rescans of buffered bytes), the line is searched for CR once,
+    // and the bytes copied are bounded by a small multiple of the input (no concat per chunk).
+    const text = bytes(jsonTextOfBytes(MAX_FRAME_BYTES), "\n");
+    const proto = Uint8Array.prototype as unknown as Record<string, unknown>;
+    const indexOf = Uint8Array.prototype.indexOf;
+    const set = Uint8Array.prototype.set;
+    let lfScanned = 0;
+    let crScanned = 0;
+    let copied = 0;
+    Object.defineProperty(proto, "indexOf", {
+      configurable: true,
+      writable: true,
+      value: function (this: Uint8Array, search: number, from?: number): number {
+        const r = indexOf.call(this, search, from);
+        const s = from ?? 0;
+        const n = r === -1 ? this.length - s : r - s + 1;
+        if (search === 0x0a) lfScanned += n;
+        if (search === 0x0d) crScanned += n;
+        return r;
+      },
+    });
+    Object.defineProperty(proto, "set", {
+      configurable: true,
+      writable: true,
+      value: function (this: Uint8Array, source: ArrayLike<number>, offset?: number): void {
+        copied += source.length;
+        set.call(this, source, offset);
+      },
+    });
+    const d = new JsonlDecoder();
+    const frames: DecodedFrame[] = [];
+    let pushes = 0;
+    let maxBuffered = 0;
+    try {
+      for (let at = 0; at < text.length; at += 64) {
+        frames.push(...d.push(text.subarray(at, at + 64)));
+        pushes++;
+        maxBuffered = Math.max(maxBuffered, d.buffered);
+      }
+    } finally {
+      delete proto["indexOf"];
+      delete proto["set"];
     }
-  } finally {
-    delete proto["indexOf"];
-    delete proto["set"];
-  }
-  assert.equal(pushes, Math.ceil((MAX_FRAME_BYTES + 1) / 64));
-  assert.equal(frames.length, 1);
-  assert.equal(frames[0]?.ok && frames[0].bytes, MAX_FRAME_BYTES);
-  assert.deepEqual(valueOf(frames[0]), JSON.parse(new TextDecoder().decode(text)));
-  assert.equal(lfScanned, text.length, "each byte searched for LF exactly once");
-  assert.equal(crScanned, MAX_FRAME_BYTES, "the line searched for CR once");
-  assert.ok(copied <= 2 * text.length, `copied ${copied} bytes for a ${text.length}-byte input`);
-  assert.ok(maxBuffered <= MAX_FRAME_BYTES);
-  assert.equal(d.buffered, 0);
-});
+    assert.equal(pushes, Math.ceil((MAX_FRAME_BYTES + 1) / 64));
+    assert.equal(frames.length, 1);
+    assert.equal(frames[0]?.ok && frames[0].bytes, MAX_FRAME_BYTES);
+    assert.deepEqual(valueOf(frames[0]), JSON.parse(new TextDecoder().decode(text)));
+    assert.equal(lfScanned, text.length, "each byte searched for LF exactly once");
+    assert.equal(crScanned, MAX_FRAME_BYTES, "the line searched for CR once");
+    assert.ok(copied <= 2 * text.length, `copied ${copied} bytes for a ${text.length}-byte input`);
+    assert.ok(maxBuffered <= MAX_FRAME_BYTES);
+    assert.equal(d.buffered, 0);
+  },
+);
 
 // ---------------------------------------------------------------------------------------------
 // FRAME-10 and the rejection set: each refused line names its problem; the stream goes on.
@@ -456,26 +465,29 @@ test("FRAME-02 (F9): invalid UTF-8 is refused: overlong, surrogate, truncated, s
   errorOf(new JsonlDecoder().push(bytes('{"s":1}', [0xe2, 0x82], "\n"))[0], "invalid_utf8");
 });
 
-test("FRAME-02: a UTF-8 character split across chunks is reassembled (every split of 2-, 3- and 4-byte characters)", () => {
-  for (const ch of ["é", "€", "😀", "\u2028"]) {
-    const line = bytes(`{"s":"a${ch}b"}\n`);
-    const start = 7;
-    const n = te.encode(ch).length;
-    for (let split = start + 1; split < start + n; split++) {
+test(
+  "FRAME-02: a UTF-8 character split across chunks is reassembled (every split of 2-, 3- and 4-byte " + "characters)",
+  () => {
+    for (const ch of ["é", "€", "😀", "\u2028"]) {
+      const line = bytes(`{"s":"a${ch}b"}\n`);
+      const start = 7;
+      const n = te.encode(ch).length;
+      for (let split = start + 1; split < start + n; split++) {
+        const d = new JsonlDecoder();
+        const frames = feed(d, [line.subarray(0, split), line.subarray(split)]);
+        assert.deepEqual(valueOf(frames[0]), { s: `a${ch}b` });
+      }
+      // And one byte at a time.
       const d = new JsonlDecoder();
-      const frames = feed(d, [line.subarray(0, split), line.subarray(split)]);
+      const frames = feed(
+        d,
+        Array.from(line, (b) => Uint8Array.of(b)),
+      );
+      assert.equal(frames.length, 1);
       assert.deepEqual(valueOf(frames[0]), { s: `a${ch}b` });
     }
-    // And one byte at a time.
-    const d = new JsonlDecoder();
-    const frames = feed(
-      d,
-      Array.from(line, (b) => Uint8Array.of(b)),
-    );
-    assert.equal(frames.length, 1);
-    assert.deepEqual(valueOf(frames[0]), { s: `a${ch}b` });
-  }
-});
+  },
+);
 
 test("FRAME-02: U+2028 and U+2029 inside strings are ordinary characters, kept intact", () => {
   const d = new JsonlDecoder();
@@ -583,22 +595,26 @@ const message = fc.oneof(
   fc.dictionary(fc.string({ unit, maxLength: 6 }), jsonish, { maxKeys: 5 }),
 );
 
-test("FRAME-02 (F6) property: encoded messages cut at any points, even inside UTF-8, decode to the same values in order", () => {
-  fc.assert(
-    fc.property(fc.array(message, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 24 }), (messages, points) => {
-      const wire = bytes(...messages.map((m) => encodeFrame(m)));
-      const d = new JsonlDecoder();
-      const frames = feed(d, cut(wire, points));
-      assert.deepEqual(
-        frames.map((f) => valueOf(f)),
-        messages.map((m) => JSON.parse(JSON.stringify(m)) as unknown),
-      );
-      assert.equal(d.buffered, 0);
-      assert.deepEqual(d.end(), []);
-    }),
-    { seed: 42, numRuns: 800 },
-  );
-});
+test(
+  "FRAME-02 (F6) property: encoded messages cut at any points, even inside UTF-8, decode to the same " +
+    "values in order",
+  () => {
+    fc.assert(
+      fc.property(fc.array(message, { maxLength: 8 }), fc.array(fc.nat(), { maxLength: 24 }), (messages, points) => {
+        const wire = bytes(...messages.map((m) => encodeFrame(m)));
+        const d = new JsonlDecoder();
+        const frames = feed(d, cut(wire, points));
+        assert.deepEqual(
+          frames.map((f) => valueOf(f)),
+          messages.map((m) => JSON.parse(JSON.stringify(m)) as unknown),
+        );
+        assert.equal(d.buffered, 0);
+        assert.deepEqual(d.end(), []);
+      }),
+      { seed: 42, numRuns: 800 },
+    );
+  },
+);
 
 /** Chunks of bytes biased toward separators, CR, JSON punctuation and UTF-8 lead/continuation bytes. */
 const biasedByte = fc.oneof(
@@ -640,48 +656,52 @@ const allCodes: FrameErrorCode[] = [
   "truncated_frame",
 ];
 
-test("FRAME-10 (F5) property: totality: arbitrary chunks never throw, buffered stays within the bound, and the results are the oracle's", () => {
-  fc.assert(
-    fc.property(
-      fc.array(chunk, { maxLength: 12 }),
-      fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 64, max: 8192 })),
-      fc.boolean(),
-      (chunks, max, callEnd) => {
-        const d = new JsonlDecoder({ maxFrameBytes: max });
-        const frames: DecodedFrame[] = [];
-        let fatalSeen = false;
-        for (const c of chunks) {
-          const out = d.push(c);
-          if (fatalSeen) assert.deepEqual(out, [], "nothing after a fatal error");
-          for (const f of out) if (!f.ok && f.error.fatal) fatalSeen = true;
-          frames.push(...out);
-          assert.ok(d.buffered >= 0 && d.buffered <= max, `buffered ${d.buffered} > ${max}`);
-          assert.equal(d.failed, fatalSeen);
-        }
-        if (callEnd) frames.push(...d.end());
-        for (const f of frames) {
-          if (f.ok) continue;
-          assert.ok(allCodes.includes(f.error.code));
-          assert.equal(typeof f.error.message, "string");
-          assert.ok(f.error.message.length > 0);
-          assert.equal(f.error.fatal, f.error.code === "frame_too_large" || f.error.code === "truncated_frame");
-          assertPrintableAscii(f.error.quoted);
-          assert.ok(unquote(f.error.quoted).length <= MAX_QUOTED_LINE_BYTES);
-        }
-        assert.ok(frames.filter((f) => !f.ok && f.error.fatal).length <= 1, "at most one fatal error");
-        const expected = oracleStream(concat(chunks), max);
-        if (
-          !callEnd &&
-          expected.at(-1)?.ok === false &&
-          (expected.at(-1) as { code: string }).code === "truncated_frame"
-        )
-          expected.pop();
-        assert.deepEqual(outcomes(frames), expected);
-      },
-    ),
-    { seed: 42, numRuns: 3000 },
-  );
-});
+test(
+  "FRAME-10 (F5) property: totality: arbitrary chunks never throw, buffered stays within the bound, and " +
+    "the results are the oracle's",
+  () => {
+    fc.assert(
+      fc.property(
+        fc.array(chunk, { maxLength: 12 }),
+        fc.oneof(fc.integer({ min: 1, max: 64 }), fc.integer({ min: 64, max: 8192 })),
+        fc.boolean(),
+        (chunks, max, callEnd) => {
+          const d = new JsonlDecoder({ maxFrameBytes: max });
+          const frames: DecodedFrame[] = [];
+          let fatalSeen = false;
+          for (const c of chunks) {
+            const out = d.push(c);
+            if (fatalSeen) assert.deepEqual(out, [], "nothing after a fatal error");
+            for (const f of out) if (!f.ok && f.error.fatal) fatalSeen = true;
+            frames.push(...out);
+            assert.ok(d.buffered >= 0 && d.buffered <= max, `buffered ${d.buffered} > ${max}`);
+            assert.equal(d.failed, fatalSeen);
+          }
+          if (callEnd) frames.push(...d.end());
+          for (const f of frames) {
+            if (f.ok) continue;
+            assert.ok(allCodes.includes(f.error.code));
+            assert.equal(typeof f.error.message, "string");
+            assert.ok(f.error.message.length > 0);
+            assert.equal(f.error.fatal, f.error.code === "frame_too_large" || f.error.code === "truncated_frame");
+            assertPrintableAscii(f.error.quoted);
+            assert.ok(unquote(f.error.quoted).length <= MAX_QUOTED_LINE_BYTES);
+          }
+          assert.ok(frames.filter((f) => !f.ok && f.error.fatal).length <= 1, "at most one fatal error");
+          const expected = oracleStream(concat(chunks), max);
+          if (
+            !callEnd &&
+            expected.at(-1)?.ok === false &&
+            (expected.at(-1) as { code: string }).code === "truncated_frame"
+          )
+            expected.pop();
+          assert.deepEqual(outcomes(frames), expected);
+        },
+      ),
+      { seed: 42, numRuns: 3000 },
+    );
+  },
+);
 
 /** Byte-level mutations of a valid frame: overwrite, insert, delete, truncate. */
 type Mutation = { kind: "set" | "insert"; at: number; byte: number } | { kind: "delete" | "truncate"; at: number };
@@ -718,32 +738,36 @@ const line = fc.oneof(
   },
 );
 
-test("FRAME-10 (F1-F3, F9) property: every line is judged exactly as the oracle judges it; CR, blank and invalid lines are refused", () => {
-  fc.assert(
-    fc.property(
-      fc.array(line, { minLength: 1, maxLength: 8 }),
-      fc.array(fc.nat(), { maxLength: 8 }),
-      (lines, points) => {
-        const wire = bytes(...lines.flatMap((l) => [l, "\n"]));
-        const d = new JsonlDecoder();
-        const frames = feed(d, cut(wire, points));
-        frames.push(...d.end());
-        const expected = oracleStream(wire, MAX_FRAME_BYTES);
-        assert.deepEqual(outcomes(frames), expected);
-        // The rejection set, stated directly as well as through the oracle: one result per physical
-        // line, and any blank line or line holding a CR is refused.
-        const physical: Uint8Array[] = [];
-        let start = 0;
-        for (let nl = wire.indexOf(0x0a); nl !== -1; start = nl + 1, nl = wire.indexOf(0x0a, start))
-          physical.push(wire.subarray(start, nl));
-        assert.equal(frames.length, physical.length);
-        physical.forEach((p, i) => {
-          const f = frames[i]!;
-          if (p.length === 0) errorOf(f, "blank_line");
-          else if (p.includes(0x0d)) errorOf(f, "carriage_return");
-        });
-      },
-    ),
-    { seed: 42, numRuns: 1500 },
-  );
-});
+test(
+  "FRAME-10 (F1-F3, F9) property: every line is judged exactly as the oracle judges it; CR, blank and " +
+    "invalid lines are refused",
+  () => {
+    fc.assert(
+      fc.property(
+        fc.array(line, { minLength: 1, maxLength: 8 }),
+        fc.array(fc.nat(), { maxLength: 8 }),
+        (lines, points) => {
+          const wire = bytes(...lines.flatMap((l) => [l, "\n"]));
+          const d = new JsonlDecoder();
+          const frames = feed(d, cut(wire, points));
+          frames.push(...d.end());
+          const expected = oracleStream(wire, MAX_FRAME_BYTES);
+          assert.deepEqual(outcomes(frames), expected);
+          // The rejection set, stated directly as well as through the oracle: one result per physical
+          // line, and any blank line or line holding a CR is refused.
+          const physical: Uint8Array[] = [];
+          let start = 0;
+          for (let nl = wire.indexOf(0x0a); nl !== -1; start = nl + 1, nl = wire.indexOf(0x0a, start))
+            physical.push(wire.subarray(start, nl));
+          assert.equal(frames.length, physical.length);
+          physical.forEach((p, i) => {
+            const f = frames[i]!;
+            if (p.length === 0) errorOf(f, "blank_line");
+            else if (p.includes(0x0d)) errorOf(f, "carriage_return");
+          });
+        },
+      ),
+      { seed: 42, numRuns: 1500 },
+    );
+  },
+);

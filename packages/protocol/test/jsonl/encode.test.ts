@@ -92,37 +92,44 @@ const unit = fc.oneof(
   fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)),
 );
 
-test("FRAME-02 property: any JSON value encodes to one LF-terminated line the strict decoder reads back unchanged", () => {
-  fc.assert(
-    fc.property(fc.jsonValue({ stringUnit: unit, maxDepth: 4 }), (value) => {
-      const frame = encodeFrame(value);
-      assertOneLine(frame);
-      assert.deepEqual(roundTrip(frame), JSON.parse(JSON.stringify(value)));
-    }),
-    { seed: 42, numRuns: 500 },
-  );
-});
-
-test("FRAME-09: an outbound frame of exactly 1 MiB is encoded and one of 1 MiB + 1 byte is refused, before anything is written", () => {
-  for (const fill of ["a", "é", "€", "😀"]) {
-    const atLimit = messageOfBytes(MAX_FRAME_BYTES, fill);
-    const frame = encodeFrame(atLimit);
-    assert.equal(te.encode(frame).length, MAX_FRAME_BYTES + 1, `fill ${fill}: the LF is not counted`);
-    assertOneLine(frame);
-
-    const over = messageOfBytes(MAX_FRAME_BYTES + 1, fill);
-    assert.throws(
-      () => encodeFrame(over),
-      (err: unknown) => {
-        assert.ok(err instanceof OctetError);
-        assert.equal(err.code, "frame_too_large");
-        assert.match(err.message, /\b1048577 bytes\b/, "names the size");
-        assert.match(err.message, /\b1048576-byte limit\b/, "names the limit");
-        return true;
-      },
+test(
+  "FRAME-02 property: any JSON value encodes to one LF-terminated line the strict decoder reads back " + "unchanged",
+  () => {
+    fc.assert(
+      fc.property(fc.jsonValue({ stringUnit: unit, maxDepth: 4 }), (value) => {
+        const frame = encodeFrame(value);
+        assertOneLine(frame);
+        assert.deepEqual(roundTrip(frame), JSON.parse(JSON.stringify(value)));
+      }),
+      { seed: 42, numRuns: 500 },
     );
-  }
-});
+  },
+);
+
+test(
+  "FRAME-09: an outbound frame of exactly 1 MiB is encoded and one of 1 MiB + 1 byte is refused, before " +
+    "anything is written",
+  () => {
+    for (const fill of ["a", "é", "€", "😀"]) {
+      const atLimit = messageOfBytes(MAX_FRAME_BYTES, fill);
+      const frame = encodeFrame(atLimit);
+      assert.equal(te.encode(frame).length, MAX_FRAME_BYTES + 1, `fill ${fill}: the LF is not counted`);
+      assertOneLine(frame);
+
+      const over = messageOfBytes(MAX_FRAME_BYTES + 1, fill);
+      assert.throws(
+        () => encodeFrame(over),
+        (err: unknown) => {
+          assert.ok(err instanceof OctetError);
+          assert.equal(err.code, "frame_too_large");
+          assert.match(err.message, /\b1048577 bytes\b/, "names the size");
+          assert.match(err.message, /\b1048576-byte limit\b/, "names the limit");
+          return true;
+        },
+      );
+    }
+  },
+);
 
 test("FRAME-09: the bound counts UTF-8 bytes after escaping (an escaped control char is 6 bytes)", () => {
   // "\u0001" encodes as the six characters \u0001.

@@ -205,22 +205,26 @@ const utf8ish = fc.oneof(
   fc.uint8Array({ maxLength: 32 }),
 );
 
-test("FRAME-02 property: decodeUtf8Pure agrees with TextDecoder (fatal) on arbitrary bytes: same string or both refuse", () => {
-  fc.assert(
-    fc.property(utf8ish, (bytes) => {
-      const expected = platformDecode(bytes);
-      assert.deepEqual(pureDecode(bytes), expected, hex(bytes));
-      let viaCodec: { ok: true; text: string } | { ok: false };
-      try {
-        viaCodec = { ok: true, text: decodeUtf8(bytes) };
-      } catch {
-        viaCodec = { ok: false };
-      }
-      assert.deepEqual(viaCodec, expected);
-    }),
-    { seed: 42, numRuns: 5000 },
-  );
-});
+test(
+  "FRAME-02 property: decodeUtf8Pure agrees with TextDecoder (fatal) on arbitrary bytes: same string or " +
+    "both refuse",
+  () => {
+    fc.assert(
+      fc.property(utf8ish, (bytes) => {
+        const expected = platformDecode(bytes);
+        assert.deepEqual(pureDecode(bytes), expected, hex(bytes));
+        let viaCodec: { ok: true; text: string } | { ok: false };
+        try {
+          viaCodec = { ok: true, text: decodeUtf8(bytes) };
+        } catch {
+          viaCodec = { ok: false };
+        }
+        assert.deepEqual(viaCodec, expected);
+      }),
+      { seed: 42, numRuns: 5000 },
+    );
+  },
+);
 
 test("FRAME-02: the codec's decoder keeps a leading BOM where a default TextDecoder would drop it", () => {
   // Why the oracle above uses ignoreBOM: true: a BOM before a frame is not JSON, so it must reach

@@ -180,25 +180,32 @@ test("FRAME-01: an envelope member that appears twice is refused without trustin
   assert.equal(spaced?.kind === "invalid_envelope" && spaced.reason, 'member "method" appears more than once');
 });
 
-test("FRAME-01: duplicateTopLevelMember finds every duplicated envelope member in generated objects, and never invents one", () => {
-  fc.assert(
-    fc.property(
-      fc.array(fc.tuple(fc.constantFrom("jsonrpc", "id", "method", "params", "result", "error", "x"), fc.jsonValue()), {
-        maxLength: 8,
-      }),
-      (members) => {
-        const text = `{${members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
-        const names = members.map(([k]) => k);
-        const duplicated = new Set<string>(names.filter((n, i) => names.indexOf(n) !== i));
-        const found = duplicateTopLevelMember(text);
-        // Duplicates of envelope members are always found; "x" (refused as unknown anyway) may be.
-        const memberDuplicated = [...duplicated].some((n) => n !== "x");
-        if (memberDuplicated) return found !== null && duplicated.has(found);
-        return found === null || duplicated.has(found);
-      },
-    ),
-  );
-});
+test(
+  "FRAME-01: duplicateTopLevelMember finds every duplicated envelope member in generated objects, and " +
+    "never invents one",
+  () => {
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.tuple(fc.constantFrom("jsonrpc", "id", "method", "params", "result", "error", "x"), fc.jsonValue()),
+          {
+            maxLength: 8,
+          },
+        ),
+        (members) => {
+          const text = `{${members.map(([k, v]) => `${JSON.stringify(k)}:${JSON.stringify(v)}`).join(",")}}`;
+          const names = members.map(([k]) => k);
+          const duplicated = new Set<string>(names.filter((n, i) => names.indexOf(n) !== i));
+          const found = duplicateTopLevelMember(text);
+          // Duplicates of envelope members are always found; "x" (refused as unknown anyway) may be.
+          const memberDuplicated = [...duplicated].some((n) => n !== "x");
+          if (memberDuplicated) return found !== null && duplicated.has(found);
+          return found === null || duplicated.has(found);
+        },
+      ),
+    );
+  },
+);
 
 test("issue 13.13: a member name spelled with \\u escapes is the same member, so a second one is a duplicate", () => {
   const reader = new EnvelopeReader();

@@ -16,35 +16,42 @@ function setup() {
   return { peer, diagnostics };
 }
 
-test("issue 14.3: onSettled is told 'answered' as the response is read, before the waiter runs, for results and errors", async () => {
-  const { peer } = setup();
-  const order: string[] = [];
-  const a = peer.request("m", {}, { onSettled: (how) => order.push(`a ${how}`) });
-  const b = peer.request("m", {}, { onSettled: (how) => order.push(`b ${how}`) });
-  void a.result.then(() => order.push("a waiter"));
-  void b.result.catch(() => order.push("b waiter"));
-  peer.receive(envelope({ jsonrpc: "2.0", id: a.id, result: 1 }));
-  peer.receive(envelope({ jsonrpc: "2.0", id: b.id, error: { code: ErrorCode.InternalError, message: "no" } }));
-  assert.deepEqual(order, ["a answered", "b answered"], "told synchronously, in the read");
-  await Promise.allSettled([a.result, b.result]);
-  assert.deepEqual(order, ["a answered", "b answered", "a waiter", "b waiter"]);
-});
+test(
+  "issue 14.3: onSettled is told 'answered' as the response is read, before the waiter runs, for results " +
+    "and errors",
+  async () => {
+    const { peer } = setup();
+    const order: string[] = [];
+    const a = peer.request("m", {}, { onSettled: (how) => order.push(`a ${how}`) });
+    const b = peer.request("m", {}, { onSettled: (how) => order.push(`b ${how}`) });
+    void a.result.then(() => order.push("a waiter"));
+    void b.result.catch(() => order.push("b waiter"));
+    peer.receive(envelope({ jsonrpc: "2.0", id: a.id, result: 1 }));
+    peer.receive(envelope({ jsonrpc: "2.0", id: b.id, error: { code: ErrorCode.InternalError, message: "no" } }));
+    assert.deepEqual(order, ["a answered", "b answered"], "told synchronously, in the read");
+    await Promise.allSettled([a.result, b.result]);
+    assert.deepEqual(order, ["a answered", "b answered", "a waiter", "b waiter"]);
+  },
+);
 
-test("issue 14.3: a request given up on after its frame was written is told 'late' once, at its first late answer", () => {
-  const { peer, diagnostics } = setup();
-  const told: string[] = [];
-  const r = peer.request("m", {}, { onSettled: (how) => told.push(how) });
-  r.result.catch(() => undefined);
-  assert.deepEqual(peer.abandon(r.id, "cancelled", new Error("cancelled")), { withdrawn: false });
-  assert.deepEqual(told, []);
-  peer.receive(envelope({ jsonrpc: "2.0", id: r.id, result: {} }));
-  peer.receive(envelope({ jsonrpc: "2.0", id: r.id, result: {} }));
-  assert.deepEqual(told, ["late"]);
-  assert.deepEqual(
-    diagnostics.map((d) => d.kind),
-    ["late_response", "late_response"],
-  );
-});
+test(
+  "issue 14.3: a request given up on after its frame was written is told 'late' once, at its first " + "late answer",
+  () => {
+    const { peer, diagnostics } = setup();
+    const told: string[] = [];
+    const r = peer.request("m", {}, { onSettled: (how) => told.push(how) });
+    r.result.catch(() => undefined);
+    assert.deepEqual(peer.abandon(r.id, "cancelled", new Error("cancelled")), { withdrawn: false });
+    assert.deepEqual(told, []);
+    peer.receive(envelope({ jsonrpc: "2.0", id: r.id, result: {} }));
+    peer.receive(envelope({ jsonrpc: "2.0", id: r.id, result: {} }));
+    assert.deepEqual(told, ["late"]);
+    assert.deepEqual(
+      diagnostics.map((d) => d.kind),
+      ["late_response", "late_response"],
+    );
+  },
+);
 
 test("issue 14.3: a closed peer tells nothing; a request without onSettled settles as before", async () => {
   const { peer } = setup();

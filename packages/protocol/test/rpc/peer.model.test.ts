@@ -203,20 +203,28 @@ async function run(cmds: Cmd[]): Promise<void> {
   }
 }
 
-test("CANCEL-06: random request/response/timeout/abandon/duplicate/unknown-id interleavings settle every request exactly once", async () => {
-  await fc.assert(fc.asyncProperty(fc.array(cmd, { maxLength: 80 }), run), { numRuns: 400 });
-});
+test(
+  "CANCEL-06: random request/response/timeout/abandon/duplicate/unknown-id interleavings settle every " +
+    "request exactly once",
+  async () => {
+    await fc.assert(fc.asyncProperty(fc.array(cmd, { maxLength: 80 }), run), { numRuns: 400 });
+  },
+);
 
-test("CANCEL-06: a late reply after abandon then a reply for a newer request settle only the newer one (regression shape)", async () => {
-  await run([
-    { t: "request", timeout: null, hold: false },
-    { t: "abandon", pick: 0 },
-    { t: "request", timeout: 5, hold: true },
-    { t: "respond", pick: 0, error: false },
-    { t: "flush" },
-    { t: "respond", pick: 1, error: true },
-    { t: "duplicate" },
-    { t: "advance", ms: 10 },
-    { t: "unknown", id: "x" },
-  ]);
-});
+test(
+  "CANCEL-06: a late reply after abandon then a reply for a newer request settle only the newer one " +
+    "(regression shape)",
+  async () => {
+    await run([
+      { t: "request", timeout: null, hold: false },
+      { t: "abandon", pick: 0 },
+      { t: "request", timeout: 5, hold: true },
+      { t: "respond", pick: 0, error: false },
+      { t: "flush" },
+      { t: "respond", pick: 1, error: true },
+      { t: "duplicate" },
+      { t: "advance", ms: 10 },
+      { t: "unknown", id: "x" },
+    ]);
+  },
+);

@@ -100,22 +100,27 @@ test("abandon() of a frame not yet written withdraws it: nothing is ever sent", 
   assert.deepEqual(diagnostics, [{ kind: "unknown_response", id: call.id }], "never sent, so not a tombstone");
 });
 
-test("CANCEL-06: abandon() of a written frame tombstones its id; the late reply is diagnosed and disturbs nothing", async () => {
-  const { peer, diagnostics } = setup();
-  const call = peer.request("tool/call", {});
-  const other = track(peer.request("other", {}).result);
-  assert.deepEqual(peer.abandon(call.id, "cancelled", new OctetError("request_cancelled", "x")), { withdrawn: false });
-  await assert.rejects(call.result, { code: "request_cancelled" });
-  assert.equal(peer.abandon(call.id, "cancelled", new Error("again")), null, "only pending ids can be abandoned");
-  peer.receive(ok(call.id, "late"));
-  peer.receive(envelope({ jsonrpc: "2.0", id: call.id, error: { code: -32800, message: "cancelled" } }));
-  assert.deepEqual(diagnostics, [
-    { kind: "late_response", id: call.id, reason: "cancelled" },
-    { kind: "late_response", id: call.id, reason: "cancelled", errorCode: -32800 },
-  ]);
-  await turn();
-  assert.deepEqual([other.settled, peer.pendingCount, peer.closed], [0, 1, false], "the other call is still pending");
-});
+test(
+  "CANCEL-06: abandon() of a written frame tombstones its id; the late reply is diagnosed and " + "disturbs nothing",
+  async () => {
+    const { peer, diagnostics } = setup();
+    const call = peer.request("tool/call", {});
+    const other = track(peer.request("other", {}).result);
+    assert.deepEqual(peer.abandon(call.id, "cancelled", new OctetError("request_cancelled", "x")), {
+      withdrawn: false,
+    });
+    await assert.rejects(call.result, { code: "request_cancelled" });
+    assert.equal(peer.abandon(call.id, "cancelled", new Error("again")), null, "only pending ids can be abandoned");
+    peer.receive(ok(call.id, "late"));
+    peer.receive(envelope({ jsonrpc: "2.0", id: call.id, error: { code: -32800, message: "cancelled" } }));
+    assert.deepEqual(diagnostics, [
+      { kind: "late_response", id: call.id, reason: "cancelled" },
+      { kind: "late_response", id: call.id, reason: "cancelled", errorCode: -32800 },
+    ]);
+    await turn();
+    assert.deepEqual([other.settled, peer.pendingCount, peer.closed], [0, 1, false], "the other call is still pending");
+  },
+);
 
 test("a timeout of a frame still queued withdraws it instead of tombstoning", async () => {
   const { peer, transport, timers, diagnostics } = setup();

@@ -65,15 +65,18 @@ test("measureJson: bytes match JSON.stringify for arbitrary JSON values (propert
   );
 });
 
-test("measureJson: string token bytes match JSON.stringify for arbitrary UTF-16, lone surrogates included (property)", () => {
-  const utf16 = fc
-    .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 })
-    .map((cs) => String.fromCharCode(...cs));
-  fc.assert(
-    fc.property(utf16, (s) => stringTokenBytes(s) === encodedBytes(s)),
-    { numRuns: 500 },
-  );
-});
+test(
+  "measureJson: string token bytes match JSON.stringify for arbitrary UTF-16, lone surrogates included " + "(property)",
+  () => {
+    const utf16 = fc
+      .array(fc.integer({ min: 0, max: 0xffff }), { maxLength: 40 })
+      .map((cs) => String.fromCharCode(...cs));
+    fc.assert(
+      fc.property(utf16, (s) => stringTokenBytes(s) === encodedBytes(s)),
+      { numRuns: 500 },
+    );
+  },
+);
 
 test("measureJson: depth counts containers (scalar 0, [] 1, [[1]] 2) and nodes count every value", () => {
   assert.deepEqual(measured(7), { bytes: 1, depth: 0, nodes: 1 });
@@ -99,16 +102,19 @@ test("measureJson: non-JSON values are refused with rule type", () => {
   }
 });
 
-test("CALL-21: nesting of exactly 32 levels is accepted, 33 is refused naming the depth, the limit and the path", () => {
-  assert.equal(measured(nested(MAX_VALUE_DEPTH), CALL21).depth, MAX_VALUE_DEPTH);
-  const r = measureJson(nested(MAX_VALUE_DEPTH + 1), CALL21, "structured_content");
-  assert.equal(r.ok, false);
-  if (!r.ok) {
-    assert.equal(r.rule, "depth");
-    assert.match(r.message, /^33 levels of nesting, over the 32-level limit$/);
-    assert.ok(r.path.startsWith("structured_content[0].k[0].k"), r.path);
-  }
-});
+test(
+  "CALL-21: nesting of exactly 32 levels is accepted, 33 is refused naming the depth, the limit " + "and the path",
+  () => {
+    assert.equal(measured(nested(MAX_VALUE_DEPTH), CALL21).depth, MAX_VALUE_DEPTH);
+    const r = measureJson(nested(MAX_VALUE_DEPTH + 1), CALL21, "structured_content");
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.rule, "depth");
+      assert.match(r.message, /^33 levels of nesting, over the 32-level limit$/);
+      assert.ok(r.path.startsWith("structured_content[0].k[0].k"), r.path);
+    }
+  },
+);
 
 test("CALL-21: 16,384 nodes are accepted, 16,385 are refused naming the count and the limit", () => {
   const atLimit = new Array(MAX_VALUE_NODES - 1).fill(0);
@@ -122,31 +128,38 @@ test("CALL-21: 16,384 nodes are accepted, 16,385 are refused naming the count an
   }
 });
 
-test("CALL-21: an encoding of exactly 256 KiB is accepted, one byte more is refused naming the size and the limit", () => {
-  // {"s":"..."} is 8 bytes around the string.
-  const atLimit = { s: "x".repeat(MAX_STRUCTURED_CONTENT_BYTES - 8) };
-  assert.equal(measured(atLimit, CALL21).bytes, MAX_STRUCTURED_CONTENT_BYTES);
-  const r = measureJson({ s: "x".repeat(MAX_STRUCTURED_CONTENT_BYTES - 7) }, CALL21, "structured_content");
-  assert.equal(r.ok, false);
-  if (!r.ok) {
-    assert.equal(r.rule, "bytes");
-    assert.equal(r.path, "structured_content");
-    assert.equal(r.message, "at least 262145 bytes encoded, over the 262144-byte limit");
-  }
-});
+test(
+  "CALL-21: an encoding of exactly 256 KiB is accepted, one byte more is refused naming the size and " + "the limit",
+  () => {
+    // {"s":"..."} is 8 bytes around the string.
+    const atLimit = { s: "x".repeat(MAX_STRUCTURED_CONTENT_BYTES - 8) };
+    assert.equal(measured(atLimit, CALL21).bytes, MAX_STRUCTURED_CONTENT_BYTES);
+    const r = measureJson({ s: "x".repeat(MAX_STRUCTURED_CONTENT_BYTES - 7) }, CALL21, "structured_content");
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.rule, "bytes");
+      assert.equal(r.path, "structured_content");
+      assert.equal(r.message, "at least 262145 bytes encoded, over the 262144-byte limit");
+    }
+  },
+);
 
-test("CALL-21: a metadata key of 256 bytes is accepted at any depth, 257 is refused naming the key size and the limit", () => {
-  const limits: JsonLimits = { ...CALL21, maxBytes: MAX_METADATA_BYTES, maxKeyBytes: MAX_METADATA_KEY_BYTES };
-  measured({ a: [{ ["k".repeat(MAX_METADATA_KEY_BYTES)]: 1 }] }, limits);
-  // é is two bytes: 129 of them are 258 bytes in 129 characters.
-  const r = measureJson({ a: [{ ["é".repeat(129)]: 1 }] }, limits, "metadata");
-  assert.equal(r.ok, false);
-  if (!r.ok) {
-    assert.equal(r.rule, "key");
-    assert.equal(r.path, "metadata.a[0]");
-    assert.match(r.message, /is 258 bytes, over the 256-byte limit$/);
-  }
-});
+test(
+  "CALL-21: a metadata key of 256 bytes is accepted at any depth, 257 is refused naming the key size and " +
+    "the limit",
+  () => {
+    const limits: JsonLimits = { ...CALL21, maxBytes: MAX_METADATA_BYTES, maxKeyBytes: MAX_METADATA_KEY_BYTES };
+    measured({ a: [{ ["k".repeat(MAX_METADATA_KEY_BYTES)]: 1 }] }, limits);
+    // é is two bytes: 129 of them are 258 bytes in 129 characters.
+    const r = measureJson({ a: [{ ["é".repeat(129)]: 1 }] }, limits, "metadata");
+    assert.equal(r.ok, false);
+    if (!r.ok) {
+      assert.equal(r.rule, "key");
+      assert.equal(r.path, "metadata.a[0]");
+      assert.match(r.message, /is 258 bytes, over the 256-byte limit$/);
+    }
+  },
+);
 
 test("measureJson: stops at the first limit passed and never reads the values after it", () => {
   let reads = 0;

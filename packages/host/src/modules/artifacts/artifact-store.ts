@@ -112,7 +112,8 @@ export class ArtifactStore {
       );
     if (this.#bytes + size > l.generationBytes) {
       throw new ArtifactRefusal(
-        `size ${size} bytes would bring this generation to ${this.#bytes + size} artifact bytes, over the ${l.generationBytes}-byte limit`,
+        `size ${size} bytes would bring this generation to ${this.#bytes + size} artifact bytes, over the ` +
+          `${l.generationBytes}-byte limit`,
       );
     }
     this.#count++;
@@ -169,17 +170,23 @@ export class ArtifactStore {
       if (!a)
         return {
           ok: false,
-          problem: `${where}: unknown artifact ${JSON.stringify(part.artifact_id.slice(0, 64))}; an artifact is valid only for the session owner and process generation that published it`,
+          problem:
+            `${where}: unknown artifact ${JSON.stringify(part.artifact_id.slice(0, 64))}; an artifact ` +
+            `is valid only for the session owner and process generation that published it`,
         };
       if (a.kind !== part.type)
         return {
           ok: false,
-          problem: `${where}: an ${part.type} part names ${a.kind} artifact ${JSON.stringify(a.artifact_id)} (${a.mime_type})`,
+          problem:
+            `${where}: an ${part.type} part names ${a.kind} artifact ${JSON.stringify(a.artifact_id)} ` +
+            `(${a.mime_type})`,
         };
       if (a.mime_type !== part.mime_type)
         return {
           ok: false,
-          problem: `${where}: mime_type ${JSON.stringify(part.mime_type.slice(0, 64))} does not match artifact ${JSON.stringify(a.artifact_id)}, which is ${a.mime_type}`,
+          problem:
+            `${where}: mime_type ${JSON.stringify(part.mime_type.slice(0, 64))} does not match ` +
+            `artifact ${JSON.stringify(a.artifact_id)}, which is ${a.mime_type}`,
         };
       total += a.size;
       media.push({ ...a, part: i });
@@ -187,7 +194,9 @@ export class ArtifactStore {
     if (total > this.limits.resultMediaBytes) {
       return {
         ok: false,
-        problem: `the result references ${total} bytes of media, over the ${this.limits.resultMediaBytes}-byte limit per result (repeated references count each time)`,
+        problem:
+          `the result references ${total} bytes of media, over the ` +
+          `${this.limits.resultMediaBytes}-byte limit per result (repeated references count each time)`,
       };
     }
     return { ok: true, media };

@@ -85,7 +85,8 @@ function register(
   if (next.length > bounds.MAX_TOOLS) {
     throw new WireError(
       ErrorCode.InvalidParams,
-      `tools/register refused: the catalog would hold ${next.length} tools, over the ${bounds.MAX_TOOLS}-tool limit; the published catalog is unchanged`,
+      `tools/register refused: the catalog would hold ${next.length} tools, over the ${bounds.MAX_TOOLS}-tool ` +
+        `limit; the published catalog is unchanged`,
     );
   }
   if (omitted.size > 0)

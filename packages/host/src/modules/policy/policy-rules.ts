@@ -56,7 +56,8 @@ export function parsePolicyRules(text: string, format: "json" | "toml"): PolicyR
   for (const [pattern, value] of Object.entries(ops as Record<string, unknown>)) {
     if (!isPattern(pattern)) {
       throw new Error(
-        `operation pattern ${JSON.stringify(pattern)} is not an operation ("browser.submit_form"), a prefix ("browser.*") or "*"; at most ${bounds.MAX_POLICY_OPERATION_BYTES} bytes`,
+        `operation pattern ${JSON.stringify(pattern)} is not an operation ("browser.submit_form"), a prefix ` +
+          `("browser.*") or "*"; at most ${bounds.MAX_POLICY_OPERATION_BYTES} bytes`,
       );
     }
     operations.set(pattern, decision(`operations.${pattern}`, value));

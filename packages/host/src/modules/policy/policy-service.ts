@@ -92,7 +92,8 @@ export function policyService(options: PolicyOptions): (g: ServiceGeneration) =>
       if (!negotiated.has("policy_intents")) {
         throw new WireError(
           ErrorCode.MethodNotFound,
-          "unsupported_feature policy/evaluate needs the policy_intents feature, which this extension did not negotiate",
+          "unsupported_feature policy/evaluate needs the policy_intents feature, which this extension did not " +
+            "negotiate",
         );
       }
       const raw = scope.params;
@@ -170,7 +171,8 @@ async function classify(
   } catch (err) {
     g.diagnose(
       "warning",
-      `policy classifier failed for ${request.intent.operation}; denied: ${err instanceof Error ? err.message : String(err)}`,
+      `policy classifier failed for ${request.intent.operation}; denied: ` +
+        `${err instanceof Error ? err.message : String(err)}`,
     );
     return "deny";
   }

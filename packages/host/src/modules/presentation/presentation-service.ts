@@ -95,7 +95,8 @@ class GenerationPresentation {
     if (revision <= this.#revision) {
       return g.diagnose(
         "warning",
-        `ignored a stale ${METHOD}: revision ${revision} is not newer than revision ${this.#revision} of this generation`,
+        `ignored a stale ${METHOD}: revision ${revision} is not newer than revision ${this.#revision} of this ` +
+          `generation`,
       );
     }
     this.#revision = revision;
@@ -134,7 +135,8 @@ class GenerationPresentation {
       if (!exact) {
         g.diagnose(
           "warning",
-          `dropped a ${METHOD}: resource_owner (session ${JSON.stringify(claimed.session_id.slice(0, 64))}, generation ${claimed.process_generation}) is not the triple issued to this process generation`,
+          `dropped a ${METHOD}: resource_owner (session ${JSON.stringify(claimed.session_id.slice(0, 64))}, ` +
+            `generation ${claimed.process_generation}) is not the triple issued to this process generation`,
         );
         return undefined;
       }
@@ -160,7 +162,8 @@ class GenerationPresentation {
       this.#diagnosed = true;
       this.#g.diagnose(
         "warning",
-        `${METHOD} over ${bounds.MAX_PRESENTATIONS_PER_SECOND} snapshots per second; coalescing the rest of this second to the newest, shown when the next window opens`,
+        `${METHOD} over ${bounds.MAX_PRESENTATIONS_PER_SECOND} snapshots per second; coalescing the rest of ` +
+          `this second to the newest, shown when the next window opens`,
       );
     }
     this.#timer ??= this.#clock.setTimeout(() => this.#flush(), Math.max(0, this.#windowStart + WINDOW_MS - now));

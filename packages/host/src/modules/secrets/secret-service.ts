@@ -124,7 +124,8 @@ export function providerCredentialsService(
       if (!negotiated)
         throw new WireError(
           ErrorCode.MethodNotFound,
-          "unsupported_feature provider/credentials needs the provider_credentials feature, which this extension did not negotiate",
+          "unsupported_feature provider/credentials needs the provider_credentials feature, which this " +
+            "extension did not negotiate",
         );
       requireParent(scope);
       const checked = validateProviderCredentialsParams(scope.params);
@@ -134,7 +135,8 @@ export function providerCredentialsService(
       if (provider !== options.provider || model !== options.model) {
         throw new WireError(
           ErrorCode.InvalidParams,
-          "invalid provider/credentials: refused; this host resolves the credential of one named provider/model only, and this is not it",
+          "invalid provider/credentials: refused; this host resolves the credential of one named " +
+            "provider/model only, and this is not it",
         );
       }
       const { signal, parentId } = scope.parent(checked.value.parent_request_id);

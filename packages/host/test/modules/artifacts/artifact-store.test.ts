@@ -144,43 +144,50 @@ test("ART-12: at most 64 artifacts per generation; the 65th is refused", async (
   );
 });
 
-test("ART-12: 20 MiB per artifact and 64 MiB per generation, exactly at the limits; one byte past is refused", async () => {
-  const s = scratch();
-  try {
-    const store = new ArtifactStore(() => s.dir);
-    const big = wavOf(bounds.MAX_ARTIFACT_BYTES);
-    for (let i = 0; i < 3; i++) await store.publish(s.put(`big${i}.wav`, big), OWNER);
-    const rest = bounds.MAX_GENERATION_ARTIFACT_BYTES - 3 * bounds.MAX_ARTIFACT_BYTES;
-    const last = s.put("rest.wav", wavOf(rest));
-    const overByOne = s.put("over.wav", wavOf(rest + 2));
-    await refused(
-      store.publish(overByOne, OWNER),
-      new RegExp(
-        `would bring this generation to ${bounds.MAX_GENERATION_ARTIFACT_BYTES + 2} artifact bytes, over the ${bounds.MAX_GENERATION_ARTIFACT_BYTES}-byte limit`,
-      ),
-    );
-    await store.publish(last, OWNER);
-    assert.deepEqual(store.usage, { artifacts: 4, bytes: 64 * MiB });
-    await refused(store.publish(inline(gif(), "image/gif"), OWNER), /over the 67108864-byte limit/);
-    const tooBig = new ArtifactStore(() => s.dir);
-    await refused(
-      tooBig.publish({ ...s.put("huge.wav", big), size: bounds.MAX_ARTIFACT_BYTES + 1 }, OWNER),
-      /over the 20971520-byte artifact limit/,
-    );
-  } finally {
-    s.done();
-  }
-});
+test(
+  "ART-12: 20 MiB per artifact and 64 MiB per generation, exactly at the limits; one byte past " + "is refused",
+  async () => {
+    const s = scratch();
+    try {
+      const store = new ArtifactStore(() => s.dir);
+      const big = wavOf(bounds.MAX_ARTIFACT_BYTES);
+      for (let i = 0; i < 3; i++) await store.publish(s.put(`big${i}.wav`, big), OWNER);
+      const rest = bounds.MAX_GENERATION_ARTIFACT_BYTES - 3 * bounds.MAX_ARTIFACT_BYTES;
+      const last = s.put("rest.wav", wavOf(rest));
+      const overByOne = s.put("over.wav", wavOf(rest + 2));
+      await refused(
+        store.publish(overByOne, OWNER),
+        new RegExp(
+          `would bring this generation to ${bounds.MAX_GENERATION_ARTIFACT_BYTES + 2} artifact bytes, over the ` +
+            `${bounds.MAX_GENERATION_ARTIFACT_BYTES}-byte limit`,
+        ),
+      );
+      await store.publish(last, OWNER);
+      assert.deepEqual(store.usage, { artifacts: 4, bytes: 64 * MiB });
+      await refused(store.publish(inline(gif(), "image/gif"), OWNER), /over the 67108864-byte limit/);
+      const tooBig = new ArtifactStore(() => s.dir);
+      await refused(
+        tooBig.publish({ ...s.put("huge.wav", big), size: bounds.MAX_ARTIFACT_BYTES + 1 }, OWNER),
+        /over the 20971520-byte artifact limit/,
+      );
+    } finally {
+      s.done();
+    }
+  },
+);
 
-test("ART-12: concurrent publications reserve their bytes before reading, so together they cannot pass the quota", async () => {
-  const store = new ArtifactStore(() => null, { generationArtifacts: 3 });
-  const bytes = gif();
-  const results = await Promise.allSettled(
-    Array.from({ length: 5 }, () => store.publish(inline(bytes, "image/gif"), OWNER)),
-  );
-  assert.equal(results.filter((r) => r.status === "fulfilled").length, 3);
-  assert.equal(results.filter((r) => r.status === "rejected").length, 2);
-});
+test(
+  "ART-12: concurrent publications reserve their bytes before reading, so together they cannot pass " + "the quota",
+  async () => {
+    const store = new ArtifactStore(() => null, { generationArtifacts: 3 });
+    const bytes = gif();
+    const results = await Promise.allSettled(
+      Array.from({ length: 5 }, () => store.publish(inline(bytes, "image/gif"), OWNER)),
+    );
+    assert.equal(results.filter((r) => r.status === "fulfilled").length, 3);
+    assert.equal(results.filter((r) => r.status === "rejected").length, 2);
+  },
+);
 
 test("ART-12: an embedder may lower the limits, never raise them", () => {
   const l = artifactLimits({ artifactBytes: 1024, generationArtifacts: 1_000_000, resultMediaBytes: -5 });

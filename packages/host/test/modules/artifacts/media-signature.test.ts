@@ -18,35 +18,40 @@ test("ART-09, ART-10: a real sample of each supported format passes its own chec
   }
 });
 
-test("ART-09: truncated media are refused at every length (FLAC up to its first frame header, which carries no length)", () => {
-  // Frame streams have no overall length: a cut exactly between frames (or Ogg pages, or top-level MP4 boxes) is itself a
-  // complete shorter stream, so those lengths are skipped; every cut inside a unit is refused.
-  const whole: Partial<Record<ArtifactMimeType, Set<number>>> = {
-    "audio/mpeg": new Set([15 + 2 * 417]),
-    "audio/aac": new Set([2 * 24]),
-    "audio/opus": new Set([opusHeaderPages()]),
-    "audio/mp4": new Set([SAMPLES["audio/mp4"]().length - 12]), // without the trailing 12-byte mdat box
-  };
-  for (const mime of MIMES) {
-    const bytes = SAMPLES[mime]();
-    // FLAC frames state no length, so the walk ends at the first frame's sync code.
-    const upTo = mime === "audio/flac" ? bytes.length - 5 : bytes.length;
-    for (let n = 0; n < upTo; n++) {
-      if (whole[mime]?.has(n)) {
-        assert.equal(
-          mediaSignatureProblem(bytes.subarray(0, n), mime),
-          null,
-          `${mime} cut between units at ${n} is a complete stream`,
+test(
+  "ART-09: truncated media are refused at every length (FLAC up to its first frame header, which carries " +
+    "no length)",
+  () => {
+    // Frame streams have no overall length: a cut exactly between frames (or Ogg pages, or top-level MP4 boxes)
+    // is itself a
+    // complete shorter stream, so those lengths are skipped; every cut inside a unit is refused.
+    const whole: Partial<Record<ArtifactMimeType, Set<number>>> = {
+      "audio/mpeg": new Set([15 + 2 * 417]),
+      "audio/aac": new Set([2 * 24]),
+      "audio/opus": new Set([opusHeaderPages()]),
+      "audio/mp4": new Set([SAMPLES["audio/mp4"]().length - 12]), // without the trailing 12-byte mdat box
+    };
+    for (const mime of MIMES) {
+      const bytes = SAMPLES[mime]();
+      // FLAC frames state no length, so the walk ends at the first frame's sync code.
+      const upTo = mime === "audio/flac" ? bytes.length - 5 : bytes.length;
+      for (let n = 0; n < upTo; n++) {
+        if (whole[mime]?.has(n)) {
+          assert.equal(
+            mediaSignatureProblem(bytes.subarray(0, n), mime),
+            null,
+            `${mime} cut between units at ${n} is a complete stream`,
+          );
+          continue;
+        }
+        assert.ok(
+          mediaSignatureProblem(bytes.subarray(0, n), mime) !== null,
+          `${mime} cut to ${n} of ${bytes.length} bytes is refused`,
         );
-        continue;
       }
-      assert.ok(
-        mediaSignatureProblem(bytes.subarray(0, n), mime) !== null,
-        `${mime} cut to ${n} of ${bytes.length} bytes is refused`,
-      );
     }
-  }
-});
+  },
+);
 
 /** The length of the sample's two Ogg header pages (OpusHead and OpusTags). */
 function opusHeaderPages(): number {
@@ -56,21 +61,25 @@ function opusHeaderPages(): number {
   return o;
 }
 
-test("ART-09: polyglots are refused: bytes after the format's own end (a ZIP behind a PNG, data behind GIF/JPEG/RIFF/MP4/Ogg/MPEG/ADTS)", () => {
-  const zip = Buffer.from("PK\u0003\u0004hidden archive", "latin1");
-  const withZip = Buffer.concat([png(), zip]);
-  assert.match(
-    mediaSignatureProblem(withZip, "image/png")!,
-    new RegExp(`${zip.length} bytes after the end of the PNG data`),
-  );
-  for (const mime of MIMES.filter((m) => m !== "audio/flac")) {
-    const bytes = Buffer.concat([SAMPLES[mime](), Buffer.from([0x00, 0x00])]);
-    assert.ok(mediaSignatureProblem(bytes, mime) !== null, `${mime} followed by 2 more bytes is refused`);
-  }
-  // A file that is both: GIF data behind a PNG is refused as either.
-  const both = Buffer.concat([png(), gif()]);
-  assert.ok(mediaSignatureProblem(both, "image/png") !== null && mediaSignatureProblem(both, "image/gif") !== null);
-});
+test(
+  "ART-09: polyglots are refused: bytes after the format's own end (a ZIP behind a PNG, data behind " +
+    "GIF/JPEG/RIFF/MP4/Ogg/MPEG/ADTS)",
+  () => {
+    const zip = Buffer.from("PK\u0003\u0004hidden archive", "latin1");
+    const withZip = Buffer.concat([png(), zip]);
+    assert.match(
+      mediaSignatureProblem(withZip, "image/png")!,
+      new RegExp(`${zip.length} bytes after the end of the PNG data`),
+    );
+    for (const mime of MIMES.filter((m) => m !== "audio/flac")) {
+      const bytes = Buffer.concat([SAMPLES[mime](), Buffer.from([0x00, 0x00])]);
+      assert.ok(mediaSignatureProblem(bytes, mime) !== null, `${mime} followed by 2 more bytes is refused`);
+    }
+    // A file that is both: GIF data behind a PNG is refused as either.
+    const both = Buffer.concat([png(), gif()]);
+    assert.ok(mediaSignatureProblem(both, "image/png") !== null && mediaSignatureProblem(both, "image/gif") !== null);
+  },
+);
 
 test("ART-09: MPEG audio and AAC need at least 2 consecutive frame headers; a lone sync word is not audio", () => {
   assert.match(

@@ -163,48 +163,54 @@ test("ART-07: a file with a second hard link is refused: nlink must be 1 (A6)", 
   }
 });
 
-test("ART-08, ART-12: the size is checked on the descriptor before reading: declared size and the 20 MiB bound (A8)", async () => {
-  const d = dirs();
-  try {
-    writeFileSync(join(d.scratch, "a.png"), "0123456789");
-    await refusedWith(readScratchFile(d.scratch, "a.png", 9, MAX), /"a\.png" is 10 bytes, not the declared size 9/);
-    await refusedWith(readScratchFile(d.scratch, "a.png", 11, MAX), /is 10 bytes, not the declared size 11/);
-    writeFileSync(join(d.scratch, "big.wav"), Buffer.alloc(MAX + 1));
-    await refusedWith(
-      readScratchFile(d.scratch, "big.wav", MAX, MAX),
-      new RegExp(`is ${MAX + 1} bytes, over the ${MAX}-byte artifact limit`),
-    );
-    writeFileSync(join(d.scratch, "max.wav"), Buffer.alloc(MAX));
-    assert.equal((await readScratchFile(d.scratch, "max.wav", MAX, MAX)).length, MAX, "exactly at the bound is read");
-  } finally {
-    d.done();
-  }
-});
+test(
+  "ART-08, ART-12: the size is checked on the descriptor before reading: declared size and the 20 MiB " + "bound (A8)",
+  async () => {
+    const d = dirs();
+    try {
+      writeFileSync(join(d.scratch, "a.png"), "0123456789");
+      await refusedWith(readScratchFile(d.scratch, "a.png", 9, MAX), /"a\.png" is 10 bytes, not the declared size 9/);
+      await refusedWith(readScratchFile(d.scratch, "a.png", 11, MAX), /is 10 bytes, not the declared size 11/);
+      writeFileSync(join(d.scratch, "big.wav"), Buffer.alloc(MAX + 1));
+      await refusedWith(
+        readScratchFile(d.scratch, "big.wav", MAX, MAX),
+        new RegExp(`is ${MAX + 1} bytes, over the ${MAX}-byte artifact limit`),
+      );
+      writeFileSync(join(d.scratch, "max.wav"), Buffer.alloc(MAX));
+      assert.equal((await readScratchFile(d.scratch, "max.wav", MAX, MAX)).length, MAX, "exactly at the bound is read");
+    } finally {
+      d.done();
+    }
+  },
+);
 
-test("ART-07: a file that grows or shrinks after the checks is refused: exactly size bytes, then EOF (A5)", async () => {
-  const d = dirs();
-  try {
-    const file = join(d.scratch, "a.png");
-    writeFileSync(file, "0123456789");
-    await refusedWith(
-      readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => appendFileSync(file, "X")),
-      /grew while it was read/,
-    );
-    writeFileSync(file, "0123456789");
-    await refusedWith(
-      readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => truncateSync(file, 4)),
-      /shrank while it was read: 4 of the declared 10 bytes/,
-    );
-    // Replaced by rename after the open: the descriptor still reads the original bytes.
-    writeFileSync(file, "0123456789");
-    const other = join(d.scratch, "b.png");
-    writeFileSync(other, "abcdefghij");
-    const got = await readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => renameSync(other, file));
-    assert.equal(got.toString(), "0123456789");
-  } finally {
-    d.done();
-  }
-});
+test(
+  "ART-07: a file that grows or shrinks after the checks is refused: exactly size bytes, " + "then EOF (A5)",
+  async () => {
+    const d = dirs();
+    try {
+      const file = join(d.scratch, "a.png");
+      writeFileSync(file, "0123456789");
+      await refusedWith(
+        readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => appendFileSync(file, "X")),
+        /grew while it was read/,
+      );
+      writeFileSync(file, "0123456789");
+      await refusedWith(
+        readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => truncateSync(file, 4)),
+        /shrank while it was read: 4 of the declared 10 bytes/,
+      );
+      // Replaced by rename after the open: the descriptor still reads the original bytes.
+      writeFileSync(file, "0123456789");
+      const other = join(d.scratch, "b.png");
+      writeFileSync(other, "abcdefghij");
+      const got = await readScratchFile(d.scratch, "a.png", 10, MAX, undefined, () => renameSync(other, file));
+      assert.equal(got.toString(), "0123456789");
+    } finally {
+      d.done();
+    }
+  },
+);
 
 test("ART-07: with a real concurrent appender every read is refused or exactly the declared bytes (A5)", async () => {
   const d = dirs();

@@ -58,23 +58,27 @@ test("POL-01: policy/evaluate without negotiated policy_intents is -32601 unsupp
   assert.match(err.message, /^unsupported_feature /);
 });
 
-test("POL-02, POL-03: the classifier's decision is the answer; malformed params are -32602; a missing or settled parent is -32002", async () => {
-  for (const decision of ["allow", "ask", "deny"] as const) {
-    const { g, s } = setup({ decision }, ["policy_intents"]);
+test(
+  "POL-02, POL-03: the classifier's decision is the answer; malformed params are -32602; a missing or " +
+    "settled parent is -32002",
+  async () => {
+    for (const decision of ["allow", "ask", "deny"] as const) {
+      const { g, s } = setup({ decision }, ["policy_intents"]);
+      g.addParent(2);
+      assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT }), { decision });
+    }
+    const { g, s } = setup({ decision: "allow" });
     g.addParent(2);
-    assert.deepEqual(await evaluate(g, s, { parent_request_id: 2, intent: INTENT }), { decision });
-  }
-  const { g, s } = setup({ decision: "allow" });
-  g.addParent(2);
-  const bad = await wireError(evaluate(g, s, { parent_request_id: 2, intent: { ...INTENT, kind: "read" } }));
-  assert.equal(bad.code, ErrorCode.InvalidParams);
-  assert.match(bad.message, /intent\.kind/);
-  assert.equal((await wireError(evaluate(g, s, { intent: INTENT }))).code, ErrorCode.Unavailable);
-  assert.equal(
-    (await wireError(evaluate(g, s, { parent_request_id: 99, intent: INTENT }))).code,
-    ErrorCode.Unavailable,
-  );
-});
+    const bad = await wireError(evaluate(g, s, { parent_request_id: 2, intent: { ...INTENT, kind: "read" } }));
+    assert.equal(bad.code, ErrorCode.InvalidParams);
+    assert.match(bad.message, /intent\.kind/);
+    assert.equal((await wireError(evaluate(g, s, { intent: INTENT }))).code, ErrorCode.Unavailable);
+    assert.equal(
+      (await wireError(evaluate(g, s, { parent_request_id: 99, intent: INTENT }))).code,
+      ErrorCode.Unavailable,
+    );
+  },
+);
 
 test("POL-04: the classifier gets the host-derived owner and parent, and never the adapter hints", async () => {
   const { g, s, seen } = setup({ decision: "allow" });
@@ -90,29 +94,32 @@ test("POL-04: the classifier gets the host-derived owner and parent, and never t
   assert.equal(Object.hasOwn(seen[0]!.intent, "adapter_hints"), false);
 });
 
-test("POL-04: adapter hints only raise caution: destructive lifts allow to ask; read_only never lowers ask or deny", async () => {
-  const hints = (read_only: boolean, destructive: boolean) => ({
-    ...INTENT,
-    adapter_hints: { read_only, destructive },
-  });
-  const cases: [PolicyDecision, boolean, boolean, PolicyDecision][] = [
-    ["allow", false, true, "ask"],
-    ["allow", true, false, "allow"],
-    ["ask", true, false, "ask"],
-    ["deny", true, false, "deny"],
-    ["deny", false, true, "deny"],
-    ["ask", false, true, "ask"],
-  ];
-  for (const [decision, ro, destructive, expected] of cases) {
-    const { g, s } = setup({ decision }, ["policy_intents"]);
-    g.addParent(2);
-    assert.deepEqual(
-      await evaluate(g, s, { parent_request_id: 2, intent: hints(ro, destructive) }),
-      { decision: expected },
-      `${decision} read_only=${ro} destructive=${destructive}`,
-    );
-  }
-});
+test(
+  "POL-04: adapter hints only raise caution: destructive lifts allow to ask; read_only never lowers " + "ask or deny",
+  async () => {
+    const hints = (read_only: boolean, destructive: boolean) => ({
+      ...INTENT,
+      adapter_hints: { read_only, destructive },
+    });
+    const cases: [PolicyDecision, boolean, boolean, PolicyDecision][] = [
+      ["allow", false, true, "ask"],
+      ["allow", true, false, "allow"],
+      ["ask", true, false, "ask"],
+      ["deny", true, false, "deny"],
+      ["deny", false, true, "deny"],
+      ["ask", false, true, "ask"],
+    ];
+    for (const [decision, ro, destructive, expected] of cases) {
+      const { g, s } = setup({ decision }, ["policy_intents"]);
+      g.addParent(2);
+      assert.deepEqual(
+        await evaluate(g, s, { parent_request_id: 2, intent: hints(ro, destructive) }),
+        { decision: expected },
+        `${decision} read_only=${ro} destructive=${destructive}`,
+      );
+    }
+  },
+);
 
 test("POL-05: a classifier that throws, returns nothing or an unknown decision denies, with a diagnostic", async () => {
   for (const classify of [

@@ -1,0 +1,30 @@
+/**
+ * The ctx a handler receives: its request's cancellation and progress, the execution context the
+ * params carried, and the reverse requests (confirm, input, publishArtifact) made within its scope.
+ */
+import type { HandlerContext, NotificationInput } from "./types.js";
+import type { RequestScope, Link } from "./request-scope.js";
+import { confirm, input } from "./reverse-requests.js";
+import { publishArtifact } from "./artifacts.js";
+
+export function handlerContext(
+  scope: RequestScope,
+  link: Link,
+  context: HandlerContext["context"],
+  notify: (notification: NotificationInput) => void,
+): HandlerContext {
+  return {
+    get signal() {
+      return scope.signal;
+    },
+    requestId: scope.id,
+    method: scope.method,
+    context,
+    progress: scope.progress,
+    notify: (n) => notify(n),
+    confirm: (options) => confirm(scope, link, options),
+    input: (options) => input(scope, link, options),
+    publishArtifact: (source, mimeType, options) => publishArtifact(scope, link, source, mimeType, options),
+    throwIfCancelled: () => scope.throwIfCancelled(),
+  };
+}
