@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { CLI, EXAMPLES, makeExtensions, processesMentioning, runCli, waitUntil } from "./helpers.js";
+import { CLI, EXAMPLES, groupMembers, makeExtensions, processesMentioning, runCli, waitUntil } from "./helpers.js";
 
 const HELLO = ["--extension-dir", EXAMPLES, "--enable-extension", "hello-world"];
 
@@ -92,7 +92,15 @@ test(
     assert.equal(hello["health"], "ok");
     assert.equal(hello["pendingRequests"], 0);
     assert.equal(typeof hello["pid"], "number");
-    assert.deepEqual(processesMentioning("examples/hello-world/dist"), [], "the extension is stopped afterwards");
+    // Only this run's extension and its group: other test files run hello-world at the same time.
+    const pid = hello["pid"] as number;
+    assert.equal(typeof hello["pgid"], "number");
+    assert.deepEqual(
+      processesMentioning("examples/hello-world/dist").filter((p) => p === pid),
+      [],
+      "the extension is stopped afterwards",
+    );
+    assert.deepEqual(groupMembers(hello["pgid"] as number), [], "its process group is empty afterwards");
   },
 );
 
