@@ -5,9 +5,15 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { EXAMPLES, processesMentioning, runCli } from "./helpers.js";
 
-const WORKER = ["--extension-dir", EXAMPLES, "--enable-extension", "background-worker"];
+// A workspace of this file's own: the extension's environment names it (OCTET_WORKSPACE), so the
+// check for processes left over sees this file's workers, not another test file's.
+const WORKSPACE = await mkdtemp(join(tmpdir(), "octet-cli-pres-"));
+const WORKER = ["--extension-dir", EXAMPLES, "--workspace", WORKSPACE, "--enable-extension", "background-worker"];
 
 test("PRES-22, PRES-25: /extensions show prints the newest snapshot as an explicit view", async () => {
   const input = [
@@ -28,7 +34,7 @@ test("PRES-22, PRES-25: /extensions show prints the newest snapshot as an explic
   assert.match(r.stdout, /cancel:job1 {2}Cancel index -> \/jobs cancel job1 \(destructive\)/);
   assert.match(r.stdout, /clear {2}Clear finished jobs -> \/jobs clear/);
   assert.doesNotMatch(r.stdout, /\u001b/, "no escape sequence reaches the terminal");
-  assert.deepEqual(processesMentioning("examples/background-worker"), []);
+  assert.deepEqual(processesMentioning(WORKSPACE), []);
 });
 
 test(

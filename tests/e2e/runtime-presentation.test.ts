@@ -7,7 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ExtensionHost, type ExtensionHostOptions, type HostEvent, type PresentationRecord } from "@octet/host";
-import { EXAMPLES, processesMentioning, waitUntil } from "./helpers.js";
+import { EXAMPLES, groupMembers, waitUntil } from "./helpers.js";
 
 const NAME = "background-worker";
 
@@ -24,13 +24,21 @@ async function withWorker(
     ...(services ? { services } : {}),
     onEvent: (e) => events.push(e),
   });
+  // This host's groups, not every background-worker: another test file may run one meanwhile.
+  const groups = new Set<number>();
+  const note = (): void => {
+    for (const s of host.status()) if (s.pgid !== null) groups.add(s.pgid);
+  };
   try {
     assert.equal(host.status().find((s) => s.name === NAME)?.state, "ready");
+    note();
     await body(host, events);
+    note();
   } finally {
     await host.shutdown();
   }
-  assert.deepEqual(processesMentioning(`examples/${NAME}`), []);
+  assert.ok(groups.size > 0, "the worker ran in a process group");
+  for (const pgid of groups) assert.deepEqual(groupMembers(pgid), [], `group ${pgid} is empty after shutdown`);
 }
 
 function shown(events: HostEvent[]): PresentationRecord[] {
