@@ -9,7 +9,7 @@ import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost, type ExtensionHostOptions, type HostEvent, type PolicyApproveRequest } from "@octet/host";
-import { EXAMPLES, ROOT, processesMentioning } from "./helpers.js";
+import { EXAMPLES, ROOT, groupMembers, processesMentioning } from "./helpers.js";
 import { withRuntime, REQUIRED } from "./runtime-helpers.js";
 
 const FIXTURE = join(ROOT, "tests", "fixtures", "policy-ext.mjs");
@@ -260,6 +260,8 @@ test(
         secrets: ({ name }) => (name === "guarded.api_token" ? new TextEncoder().encode(SECRET) : null),
       },
     });
+    // This host's group, not every guarded process: cli-policy runs the example meanwhile.
+    const pgid = host.status().find((s) => s.name === "guarded")?.pgid ?? null;
     try {
       const { createHash } = await import("node:crypto");
       const fp = createHash("sha256").update(SECRET).digest("hex").slice(0, 12);
@@ -274,6 +276,7 @@ test(
     } finally {
       await host.shutdown();
     }
-    assert.deepEqual(processesMentioning("examples/guarded"), []);
+    assert.equal(typeof pgid, "number", "guarded ran in a process group");
+    assert.deepEqual(groupMembers(pgid as number), [], "its group is empty after shutdown");
   },
 );

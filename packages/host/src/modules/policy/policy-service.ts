@@ -27,6 +27,7 @@ import {
 import type { ChildRequestScope, GenerationService, ServiceGeneration } from "../module.js";
 import { settleBy } from "../signals.js";
 import { ApprovalTokens } from "./approval-tokens.js";
+import { requireParent } from "../parent.js";
 
 /** The intent as the classifier sees it: everything but the adapter's hints (POL-04). */
 export type ClassifiedIntent = Omit<PolicyIntent, "adapter_hints">;
@@ -96,14 +97,9 @@ export function policyService(options: PolicyOptions): (g: ServiceGeneration) =>
             "negotiate",
         );
       }
-      const raw = scope.params;
-      const rawParent =
-        typeof raw === "object" && raw !== null && !Array.isArray(raw)
-          ? (raw as Record<string, unknown>)["parent_request_id"]
-          : undefined;
       // A missing parent is "no active owner" (-32002, REV-08) before the params are judged.
-      if (rawParent === undefined || rawParent === null) scope.parent(rawParent);
-      const checked = validatePolicyParams(raw);
+      requireParent(scope.method, scope.params);
+      const checked = validatePolicyParams(scope.params);
       if (!checked.ok)
         throw new WireError(ErrorCode.InvalidParams, `invalid policy/evaluate: ${checked.problems.join("; ")}`);
       const p = checked.value;

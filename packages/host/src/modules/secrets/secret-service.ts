@@ -24,6 +24,7 @@ import {
 } from "@octet/protocol";
 import type { ChildRequestScope, GenerationService, ServiceGeneration } from "../module.js";
 import { settleBy } from "../signals.js";
+import { requireParent } from "../parent.js";
 
 /** A broker's answer: the value (a string, or UTF-8 bytes the host wipes after use), or none. */
 export type SecretValue = string | Uint8Array | null | undefined;
@@ -78,7 +79,8 @@ export function secretService(broker: SecretBroker): (g: ServiceGeneration) => G
           ErrorCode.MethodNotFound,
           "unsupported_feature secret/get needs the secrets feature, which this extension did not negotiate",
         );
-      requireParent(scope);
+      // A missing parent_request_id is "no active owner" (-32002, SEC-04) before the params are judged.
+      requireParent(scope.method, scope.params);
       const checked = validateSecretParams(scope.params);
       if (!checked.ok)
         throw new WireError(ErrorCode.InvalidParams, `invalid secret/get: ${checked.problems.join("; ")}`);
@@ -127,7 +129,8 @@ export function providerCredentialsService(
           "unsupported_feature provider/credentials needs the provider_credentials feature, which this " +
             "extension did not negotiate",
         );
-      requireParent(scope);
+      // A missing parent_request_id is "no active owner" (-32002, SEC-04) before the params are judged.
+      requireParent(scope.method, scope.params);
       const checked = validateProviderCredentialsParams(scope.params);
       if (!checked.ok)
         throw new WireError(ErrorCode.InvalidParams, `invalid provider/credentials: ${checked.problems.join("; ")}`);
@@ -157,16 +160,6 @@ export function providerCredentialsService(
       },
     };
   };
-}
-
-/** A missing parent_request_id is "no active owner" (-32002, SEC-04) before the params are judged. */
-function requireParent(scope: ChildRequestScope): void {
-  const raw = scope.params;
-  const parent =
-    typeof raw === "object" && raw !== null && !Array.isArray(raw)
-      ? (raw as Record<string, unknown>)["parent_request_id"]
-      : undefined;
-  if (parent === undefined || parent === null) scope.parent(parent);
 }
 
 const STRICT_UTF8 = new TextDecoder("utf-8", { fatal: true });
