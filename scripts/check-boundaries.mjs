@@ -20,6 +20,7 @@ const PACKAGES = [
   "sdk/typescript/src",
   "packages/host/src",
   "packages/rpi/src",
+  "packages/agent/src",
   "packages/cli/src",
 ];
 const rules = [
@@ -31,13 +32,18 @@ const rules = [
   },
   {
     dir: "packages/host/src",
-    imports: [/^@octet\/(cli|extension|rpi)(\/|$)/],
-    why: "the host does not import the CLI, the SDK or the rpi runtime",
+    imports: [/^@octet\/(cli|extension|rpi|agent)(\/|$)/],
+    why: "the host does not import the CLI, the SDK, the rpi runtime or the agent",
   },
   {
     dir: "packages/rpi/src",
     imports: [/^@octet\/(cli|extension|host)(\/|$)/],
     why: "the rpi runtime depends on @octet/protocol only; the host takes it as a plug-in",
+  },
+  {
+    dir: "packages/agent/src",
+    imports: [/^@octet\/(cli|extension|rpi)(\/|$)/],
+    why: "the agent sits on the host; the CLI and the runtimes plug into it, not the reverse",
   },
 ];
 

@@ -24,9 +24,14 @@ import { spawn, spawnSync } from "node:child_process";
 import { availableParallelism, tmpdir } from "node:os";
 
 const root = new URL("..", import.meta.url).pathname;
-const roots = ["packages/protocol", "packages/host", "packages/rpi", "packages/cli", "sdk/typescript"].map((p) =>
-  join(root, p, "dist", "test"),
-);
+const roots = [
+  "packages/protocol",
+  "packages/host",
+  "packages/rpi",
+  "packages/agent",
+  "packages/cli",
+  "sdk/typescript",
+].map((p) => join(root, p, "dist", "test"));
 roots.push(join(root, "tests", "dist"));
 // A hung test fails after 90 s, named by the test runner, instead of holding CI; a whole file is
 // killed at 120 s. The file's bound is the larger, or the test's could never fire first.
