@@ -46,7 +46,7 @@ test("custom data: 64 KiB of JSON is stored, one byte more is refused", async ()
   await s.close();
 });
 
-test("custom data must be plain JSON: non-finite numbers, functions, class instances, undefined are refused", async () => {
+test("custom data is plain JSON only: non-finite numbers, functions, class instances, undefined refused", async () => {
   const s = await session();
   const bad: [unknown, RegExp][] = [
     [{ a: Number.NaN }, /data\.a holds the non-finite number NaN/],

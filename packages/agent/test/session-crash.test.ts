@@ -15,7 +15,7 @@ for (let i = 0; ; i++) {
 }
 `;
 
-test("SIGKILL in the middle of appending: every reported id is loaded, nothing torn, the next append works", async () => {
+test("SIGKILL mid-append: every reported id is loaded, nothing torn is, the next append works", async () => {
   const { root, home, workspace } = tempDirs();
   const s = await SessionFile.create({ home, workspace });
   await s.append(userMessage("before the crash"));

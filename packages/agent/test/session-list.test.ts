@@ -30,11 +30,11 @@ test("files live under <home>/sessions/<workspace-dir>/<ISO-stamp>_<id>.jsonl wi
   assert.equal(workspaceDirName("/a b/c:d"), "--a%20b-c%3Ad--");
   const long = workspaceDirName(`/${"x".repeat(300)}/proj`);
   assert.ok(long.length <= MAX_WORKSPACE_DIR_BYTES, `${long.length}`);
-  assert.match(long, /xproj-[0-9a-f]{12}--$/);
+  assert.match(long, /x-proj-[0-9a-f]{12}--$/);
   assert.notEqual(long, workspaceDirName(`/${"y".repeat(300)}/proj`));
 });
 
-test("listSessions: newest first with name, entries and first prompt; per workspace or all; latestSession", async () => {
+test("listSessions: newest first, with name, entries, first prompt; per workspace or all; latestSession", async () => {
   const { root, home, workspace } = tempDirs();
   const other = join(root, "other");
   const a = await SessionFile.create({ home, workspace });
@@ -75,7 +75,7 @@ test("listSessions: newest first with name, entries and first prompt; per worksp
   assert.deepEqual(await listSessions(join(root, "no-home")), []);
 });
 
-test("findSession: exact id or unique prefix, this workspace first; ambiguous and unknown prefixes are errors", async () => {
+test("findSession: exact id or unique prefix, this workspace first; ambiguous and unknown are errors", async () => {
   const { root, home, workspace } = tempDirs();
   const other = join(root, "other");
   const made: SessionFile[] = [];
@@ -90,7 +90,9 @@ test("findSession: exact id or unique prefix, this workspace first; ambiguous an
   const there = made[1] as SessionFile;
   assert.equal(await findSession(home, workspace, there.id.slice(0, 13)), there.path, "other workspaces are searched");
   await assert.rejects(findSession(home, workspace, "abc"), /too short: give at least 4 characters/);
-  await assert.rejects(findSession(home, workspace, "zzzz"), { message: "no session zzzz; octet sessions list shows them" });
+  await assert.rejects(findSession(home, workspace, "zzzz"), {
+    message: "no session zzzz; octet sessions list shows them",
+  });
 
   // Two ids sharing a prefix: write a second header by hand with here.id's first 6 characters.
   const twin = `${here.id.slice(0, 6)}${here.id[6] === "0" ? "1" : "0"}${here.id.slice(7)}`;

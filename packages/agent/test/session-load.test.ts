@@ -14,7 +14,7 @@ async function threeEntries(): Promise<{ path: string; ids: string[] }> {
   return { path: s.path, ids };
 }
 
-test("a half-written last line is skipped with its byte offset, cut off, and the next append starts clean", async () => {
+test("a half-written last line is skipped (byte offset named), cut off, and the next append starts clean", async () => {
   const { path, ids } = await threeEntries();
   const clean = statSync(path).size;
   appendFileSync(path, '{"type":"message","id":"deadbeef0000","parent_id":"x","timest');
@@ -46,7 +46,14 @@ test("a complete-looking last line without its newline is torn too; so is an unp
   const size = statSync(path).size;
   appendFileSync(
     path,
-    JSON.stringify({ type: "custom", id: "aaaaaaaaaaaa", parent_id: ids[2], timestamp_unix_ms: 1, entry_type: "t", data: 1 }),
+    JSON.stringify({
+      type: "custom",
+      id: "aaaaaaaaaaaa",
+      parent_id: ids[2],
+      timestamp_unix_ms: 1,
+      entry_type: "t",
+      data: 1,
+    }),
   );
   const s = await SessionFile.open(path);
   assert.equal(s.entries().length, 3);

@@ -38,7 +38,7 @@ function result(callId: string): { type: "message"; message: ToolResultMessage }
   };
 }
 
-test("entries form a tree: branch() moves the leaf, the next entry's parent is that id, reload keeps the tree", async () => {
+test("a tree: branch() moves the leaf, the next entry's parent is that id, and a reload keeps the tree", async () => {
   const { home, workspace } = tempDirs();
   const s = await SessionFile.create({ home, workspace, now: () => 1_700_000_000_000 });
   assert.equal(s.leafId(), null);
@@ -72,7 +72,10 @@ test("entries form a tree: branch() moves the leaf, the next entry's parent is t
   assert.equal(again.get(d.id)?.parent_id, a.id);
   assert.equal(again.entries().length, 8);
   assert.deepEqual(
-    again.pathToLeaf().slice(0, 2).map((e) => e.id),
+    again
+      .pathToLeaf()
+      .slice(0, 2)
+      .map((e) => e.id),
     [a.id, d.id],
   );
   again.branch(c.id);
@@ -83,7 +86,7 @@ test("entries form a tree: branch() moves the leaf, the next entry's parent is t
   await again.close();
 });
 
-test("buildContext: summary first, then first_kept..compaction, then later entries; orphan tool results dropped", async () => {
+test("buildContext: summary, first_kept..compaction, later entries; orphan tool results are dropped", async () => {
   const { home, workspace } = tempDirs();
   const s = await SessionFile.create({ home, workspace });
   await s.append(userMessage("old question"));
@@ -123,9 +126,7 @@ test("buildContext: summary first, then first_kept..compaction, then later entri
   // first_kept after the orphan: a compaction keeping the tool result but not its call drops it.
   const path = s.pathToLeaf();
   const orphan = path.findIndex((e) => e.type === "message" && e.message.role === "toolResult");
-  const cut = path.map((e) =>
-    e.type === "compaction" ? { ...e, first_kept: path[orphan]?.id ?? "" } : e,
-  );
+  const cut = path.map((e) => (e.type === "compaction" ? { ...e, first_kept: path[orphan]?.id ?? "" } : e));
   const roles = buildContext(cut).messages.map((m) => m.role);
   assert.deepEqual(roles.slice(0, 3), ["user", "user", "assistant"], "the orphan result after the summary is gone");
 

@@ -111,7 +111,8 @@ export function checkNewEntry(entry: NewEntry, exists: (id: string) => boolean):
       if (e.data === undefined) fail("data", "is missing; use null for no data");
       checkPlainJson("data", e.data);
       const n = utf8Bytes(JSON.stringify(e.data));
-      if (n > MAX_CUSTOM_DATA_BYTES) fail("data", `is ${n} bytes as JSON, over the limit of ${MAX_CUSTOM_DATA_BYTES} bytes`);
+      if (n > MAX_CUSTOM_DATA_BYTES)
+        fail("data", `is ${n} bytes as JSON, over the limit of ${MAX_CUSTOM_DATA_BYTES} bytes`);
       return;
     }
     case "custom_message":

@@ -16,7 +16,10 @@ function toMessage(e: SessionEntry): Message | null {
   return null;
 }
 
-export function buildContext(path: readonly SessionEntry[]): { messages: Message[]; compaction: CompactionEntry | null } {
+export function buildContext(path: readonly SessionEntry[]): {
+  messages: Message[];
+  compaction: CompactionEntry | null;
+} {
   let at = -1;
   for (let i = path.length - 1; i >= 0; i--) {
     if (path[i]?.type === "compaction") {

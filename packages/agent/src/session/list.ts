@@ -100,7 +100,9 @@ function pick(candidates: SessionSummary[], x: string): string | null {
 export async function findSession(home: string, workspace: string, idOrPrefix: string): Promise<string> {
   const x = idOrPrefix.trim().toLowerCase();
   if (x.length < MIN_ID_PREFIX) {
-    throw new Error(`session id prefix ${JSON.stringify(idOrPrefix)} is too short: give at least ${MIN_ID_PREFIX} characters`);
+    throw new Error(
+      `session id prefix ${JSON.stringify(idOrPrefix)} is too short: give at least ${MIN_ID_PREFIX} characters`,
+    );
   }
   const found = pick(await listSessions(home, workspace), x) ?? pick(await listSessions(home), x);
   if (found === null) throw new Error(`no session ${idOrPrefix}; octet sessions list shows them`);

@@ -180,7 +180,8 @@ export class SessionFile {
   append(entry: NewEntry): Promise<SessionEntry> {
     try {
       if (this.#fh === null) throw new Error(`session ${this.path} is closed`);
-      if (this.#failed) throw new Error(`session ${this.path} refused the append: an earlier write failed: ${this.#failed.message}`);
+      if (this.#failed)
+        throw new Error(`session ${this.path} refused the append: an earlier write failed: ${this.#failed.message}`);
       checkNewEntry(entry, (id) => this.#known.has(id));
       const base = { id: this.#newId(), parent_id: this.#leaf, timestamp_unix_ms: this.#now() };
       // Base fields first, so a line reads like the documented format; ours win over any the caller set.
@@ -198,7 +199,8 @@ export class SessionFile {
   }
 
   async #write(entry: SessionEntry, buf: Buffer): Promise<SessionEntry> {
-    if (this.#failed) throw new Error(`session ${this.path} refused the append: an earlier write failed: ${this.#failed.message}`);
+    if (this.#failed)
+      throw new Error(`session ${this.path} refused the append: an earlier write failed: ${this.#failed.message}`);
     const fh = this.#fh;
     if (fh === null) throw new Error(`session ${this.path} was closed before the entry was written`);
     try {
