@@ -53,7 +53,7 @@ test("custom data is plain JSON only: non-finite numbers, functions, class insta
     [[1, Number.POSITIVE_INFINITY], /data\[1\] holds the non-finite number Infinity/],
     [{ f: () => 1 }, /data\.f holds a function/],
     [new Date(0), /data is a Date object/],
-    [{ u: undefined }, /data\.u holds a undefined/],
+    [{ u: undefined }, /data\.u holds undefined/],
     [undefined, /data is missing/],
   ];
   for (const [data, re] of bad) {

@@ -56,6 +56,11 @@ test("a tree: branch() moves the leaf, the next entry's parent is that id, and a
     [a.id, d.id],
   );
   assert.throws(() => s.branch("nope"), /cannot branch to "nope": no such entry/);
+  // What append() keeps is the stored line, not the caller's object, which may change later.
+  const data = { n: 1 };
+  const kept = await s.append({ type: "custom", entry_type: "state", data });
+  data.n = 2;
+  assert.deepEqual(s.get(kept.id)?.type === "custom" && s.get(kept.id), { ...kept, data: { n: 1 } });
   await s.append({ type: "label", target_id: c.id, label: "old end" });
   await s.append({ type: "session_info", name: "tree" });
   assert.equal(s.name(), "tree");
@@ -70,7 +75,7 @@ test("a tree: branch() moves the leaf, the next entry's parent is that id, and a
   assert.equal(again.id, s.id);
   assert.equal(again.workspace, workspace);
   assert.equal(again.get(d.id)?.parent_id, a.id);
-  assert.equal(again.entries().length, 8);
+  assert.equal(again.entries().length, 9);
   assert.deepEqual(
     again
       .pathToLeaf()

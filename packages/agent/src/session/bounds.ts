@@ -72,7 +72,7 @@ export function checkPlainJson(field: string, value: unknown, depth = 0): void {
       return;
     }
     default:
-      fail(field, `holds a ${typeof value}; only plain JSON is stored`);
+      fail(field, `holds ${value === undefined ? "undefined" : `a ${typeof value}`}; only plain JSON is stored`);
   }
 }
 

@@ -51,6 +51,8 @@ export class SessionFile {
   #queue: Promise<unknown> = Promise.resolve();
   /** Set when a write failed: the file's tail is uncertain, so later appends are refused. */
   #failed: Error | null = null;
+  /** Set by close(): appends from then on are refused at once, not queued behind the close. */
+  #closing = false;
 
   private constructor(o: {
     path: string;
@@ -179,9 +181,8 @@ export class SessionFile {
    */
   append(entry: NewEntry): Promise<SessionEntry> {
     try {
-      if (this.#fh === null) throw new Error(`session ${this.path} is closed`);
-      if (this.#failed)
-        throw new Error(`session ${this.path} refused the append: an earlier write failed: ${this.#failed.message}`);
+      if (this.#closing) throw new Error(`session ${this.path} is closed`);
+      if (this.#failed) throw this.#failedError();
       checkNewEntry(entry, (id) => this.#known.has(id));
       const base = { id: this.#newId(), parent_id: this.#leaf, timestamp_unix_ms: this.#now() };
       // Base fields first, so a line reads like the documented format; ours win over any the caller set.
@@ -190,7 +191,10 @@ export class SessionFile {
       checkLine(entry.type, line);
       this.#known.add(ordered.id);
       this.#leaf = ordered.id;
-      const done = this.#queue.then(() => this.#write(ordered, Buffer.from(`${line}\n`, "utf8")));
+      // The entry kept in memory is the line read back: what a reload will see, and not an object
+      // the caller may still change (a message being streamed, a reused data object).
+      const stored = JSON.parse(line) as SessionEntry;
+      const done = this.#queue.then(() => this.#write(stored, Buffer.from(`${line}\n`, "utf8")));
       this.#queue = done.catch(() => undefined);
       return done;
     } catch (e) {
@@ -199,8 +203,7 @@ export class SessionFile {
   }
 
   async #write(entry: SessionEntry, buf: Buffer): Promise<SessionEntry> {
-    if (this.#failed)
-      throw new Error(`session ${this.path} refused the append: an earlier write failed: ${this.#failed.message}`);
+    if (this.#failed) throw this.#failedError();
     const fh = this.#fh;
     if (fh === null) throw new Error(`session ${this.path} was closed before the entry was written`);
     try {
@@ -216,6 +219,10 @@ export class SessionFile {
     this.#entries.push(entry);
     this.#byId.set(entry.id, entry);
     return entry;
+  }
+
+  #failedError(): Error {
+    return new Error(`session ${this.path} refused the append: an earlier write failed: ${this.#failed?.message}`);
   }
 
   #newId(): string {
@@ -247,6 +254,7 @@ export class SessionFile {
 
   /** Waits for queued appends, closes the file and releases the lock. Idempotent. */
   async close(): Promise<void> {
+    this.#closing = true;
     await this.#queue;
     const fh = this.#fh;
     if (fh === null) return;
