@@ -1,8 +1,10 @@
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync, statSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { test } from "node:test";
 import { SessionFile } from "../src/session/index.js";
-import { exited, spawnScript, tempDirs, userMessage, waitForLine } from "./session-helpers.js";
+import { SESSION_MODULE, exited, spawnScript, tempDirs, userMessage, waitForLine } from "./session-helpers.js";
 
 // The writer appends entries of varying size without pause and prints each id once append()
 // resolves: a printed id was reported committed, so it must survive a SIGKILL.
@@ -15,7 +17,7 @@ for (let i = 0; ; i++) {
 }
 `;
 
-test("SIGKILL mid-append: every reported id is loaded, nothing torn is, the next append works", async () => {
+test("SIGKILL mid-append: every reported id is loaded, none torn, and the next append works", async () => {
   const { root, home, workspace } = tempDirs();
   const s = await SessionFile.create({ home, workspace });
   await s.append(userMessage("before the crash"));
@@ -77,4 +79,50 @@ test("concurrent appends keep call order, chain parents in that order and never 
   );
   // An append after close is refused, not lost silently.
   await assert.rejects(s.append(userMessage("closed")), /is closed/);
+});
+
+test("a write failing part-way (file size limit) is cut off, later appends refused, the reopen clean", async () => {
+  const { root, home, workspace } = tempDirs();
+  const s = await SessionFile.create({ home, workspace });
+  await s.close();
+  // A real short write: under `ulimit -f 20` (20 KiB) the write crossing the limit stops at it and
+  // the next one fails with EFBIG (SIGXFSZ is ignored so the process lives to handle it).
+  const script = join(root, "limited.mjs");
+  writeFileSync(
+    script,
+    `process.on("SIGXFSZ", () => {});
+const SESSION = await import(${JSON.stringify(SESSION_MODULE)});
+const s = await SESSION.SessionFile.open(process.argv[2]);
+try {
+  for (let i = 0; ; i++) {
+    const e = await s.append({ type: "custom", entry_type: "c", data: { i, pad: "x".repeat(3000) } });
+    console.log("committed " + e.id);
+  }
+} catch (e) { console.log("failed " + e.message); }
+try { await s.append({ type: "custom", entry_type: "c", data: 1 }); } catch (e) { console.log("then " + e.message); }
+await s.close();`,
+  );
+  const child = spawn("/bin/sh", ["-c", 'ulimit -f 20; exec "$0" "$@"', process.execPath, script, s.path], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  child.stdout?.on("data", (d: Buffer) => {
+    out += d.toString("utf8");
+  });
+  assert.deepEqual(await exited(child), { code: 0, signal: null });
+  const lines = out.trimEnd().split("\n");
+  const committed = lines.filter((l) => l.startsWith("committed ")).map((l) => l.slice("committed ".length));
+  assert.ok(committed.length >= 3, out);
+  assert.match(lines.at(-2) ?? "", /^failed EFBIG/);
+  assert.match(lines.at(-1) ?? "", /^then session .* refused the append: an earlier write failed: EFBIG/);
+  assert.ok(statSync(s.path).size <= 20 * 1024);
+
+  const again = await SessionFile.open(s.path);
+  assert.deepEqual(again.warnings, [], "the partial line was cut off by the writer itself");
+  assert.deepEqual(
+    again.entries().map((e) => e.id),
+    committed,
+  );
+  await again.append(userMessage("after"));
+  await again.close();
 });
