@@ -33,7 +33,10 @@ test("read honours offset and limit and says which offset reads on", async () =>
     writeFileSync(ws.file("n.txt"), lines(50));
     const r = await read.execute({ path: "n.txt", offset: 10, limit: 3 }, ws.ctx());
     assert.equal(r.isError, false);
-    assert.match(textOf(r), /^ {3}10\tline 10\n {3}11\tline 11\n {3}12\tline 12\n\n\[lines 10-12 shown, more follow; use offset=13 to read on\]$/);
+    assert.match(
+      textOf(r),
+      /^ {3}10\tline 10\n {3}11\tline 11\n {3}12\tline 12\n\n\[lines 10-12 shown, more follow; use offset=13 to read on\]$/,
+    );
     const last = await read.execute({ path: "n.txt", offset: 49 }, ws.ctx());
     assert.equal(textOf(last), "   49\tline 49\n   50\tline 50");
   } finally {
@@ -44,7 +47,10 @@ test("read honours offset and limit and says which offset reads on", async () =>
 test("read stops at 2000 lines by default with a note to use offset=2001", async () => {
   const ws = makeWorkspace();
   try {
-    writeFileSync(ws.file("big.txt"), lines(2500, (i) => String(i)));
+    writeFileSync(
+      ws.file("big.txt"),
+      lines(2500, (i) => String(i)),
+    );
     const r = await read.execute({ path: "big.txt" }, ws.ctx());
     const text = textOf(r);
     assert.match(text, /\n {1}2000\t2000\n\n\[lines 1-2000 shown, more follow; use offset=2001 to read on\]$/);
@@ -63,7 +69,10 @@ test("read cuts a line at 2000 characters and caps the answer at 50 KiB with the
     assert.ok(wide.startsWith(`    1\t${"x".repeat(2000)} [line cut at 2000 characters]\n    2\tshort`));
     assert.match(wide, /1 line\(s\) were cut at 2000 characters/);
 
-    writeFileSync(ws.file("long.txt"), lines(1000, (i) => `${i} ${"y".repeat(100)}`));
+    writeFileSync(
+      ws.file("long.txt"),
+      lines(1000, (i) => `${i} ${"y".repeat(100)}`),
+    );
     const r = await read.execute({ path: "long.txt" }, ws.ctx());
     const text = textOf(r);
     const body = text.slice(0, text.lastIndexOf("\n\n["));

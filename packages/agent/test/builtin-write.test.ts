@@ -94,10 +94,7 @@ test("write checks its arguments: a missing content names the field; a cancelled
   const ws = makeWorkspace();
   try {
     const missing = await write.execute({ path: "a.txt", text: "x" }, ws.ctx());
-    assert.equal(
-      textOf(missing),
-      'write: "content" is required (a string); the fields given were "path", "text"',
-    );
+    assert.equal(textOf(missing), 'write: "content" is required (a string); the fields given were "path", "text"');
     const aborted = new AbortController();
     aborted.abort();
     const cancelled = await write.execute({ path: "a.txt", content: "x" }, ws.ctx({ signal: aborted.signal }));

@@ -17,7 +17,9 @@ export interface FieldSpec {
   minExclusive?: boolean;
 }
 
-export type CheckedArgs = { ok: true; values: Record<string, string | number | undefined> } | { ok: false; error: string };
+export type CheckedArgs =
+  | { ok: true; values: Record<string, string | number | undefined> }
+  | { ok: false; error: string };
 
 /** Checks `args` of a call to `tool` against `spec`; the first problem found is the error. */
 export function checkArgs(tool: string, args: unknown, spec: Record<string, FieldSpec>): CheckedArgs {
@@ -74,7 +76,8 @@ function expected(s: FieldSpec): string {
 function kindOf(v: unknown): string {
   if (v === null) return "null";
   if (Array.isArray(v)) return "an array";
-  if (typeof v === "string") return v.length > 40 ? `a string (${JSON.stringify(v.slice(0, 40))}...)` : JSON.stringify(v);
+  if (typeof v === "string")
+    return v.length > 40 ? `a string (${JSON.stringify(v.slice(0, 40))}...)` : JSON.stringify(v);
   if (typeof v === "number" || typeof v === "boolean") return String(v);
   return `${typeof v === "object" ? "an" : "a"} ${typeof v}`;
 }

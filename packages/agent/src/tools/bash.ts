@@ -191,7 +191,9 @@ class BashRun {
     };
     const notes: string[] = [];
     if (dropped > 0) {
-      notes.push(`the first ${dropped} bytes of output were dropped; the last ${BASH_MAX_OUTPUT_BYTES / 1024} KiB are shown`);
+      notes.push(
+        `the first ${dropped} bytes of output were dropped; the last ${BASH_MAX_OUTPUT_BYTES / 1024} KiB are shown`,
+      );
     }
     let isError = true;
     if (ending === "cancelled") {

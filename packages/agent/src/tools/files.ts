@@ -30,7 +30,11 @@ export async function writeFileAtomic(file: string, data: Uint8Array, mode?: num
   }
   // The rename is durable once the folder is synced; a folder that cannot be opened for it is no error.
   const folder = await open(dir, "r").catch(() => undefined);
-  if (folder !== undefined) await folder.sync().catch(() => undefined).finally(() => folder.close());
+  if (folder !== undefined)
+    await folder
+      .sync()
+      .catch(() => undefined)
+      .finally(() => folder.close());
 }
 
 export type TextFile = { ok: true; text: string; mode: number; bytes: number } | { ok: false; error: string };

@@ -33,7 +33,10 @@ export async function resolveInWorkspace(workspace: string, input: string): Prom
   }
   const target = path.isAbsolute(input) ? path.resolve(input) : path.resolve(root, input);
   if (!inside(root, target) && !inside(rootReal, target)) {
-    return { ok: false, error: `the path ${JSON.stringify(input)} is outside the workspace ${root}; use a path inside it` };
+    return {
+      ok: false,
+      error: `the path ${JSON.stringify(input)} is outside the workspace ${root}; use a path inside it`,
+    };
   }
   // Walk up to the nearest part that exists (lstat: a dangling link exists and is caught below).
   let existing = target;

@@ -153,7 +153,10 @@ class LineWindow {
     if (this.atEnd) details["totalLines"] = this.lineNumber;
     if (this.atEnd && this.lineNumber === 0) return okResult(`(${relative} is empty)`, details);
     if (this.atEnd && this.lineNumber < offset) {
-      return errorResult(`offset ${offset} is past the end of ${relative}, which has ${this.lineNumber} lines`, details);
+      return errorResult(
+        `offset ${offset} is past the end of ${relative}, which has ${this.lineNumber} lines`,
+        details,
+      );
     }
     const notes: string[] = [];
     if (this.cutLines > 0) {
@@ -162,7 +165,8 @@ class LineWindow {
           `see the rest with bash, e.g. cut -c${READ_MAX_LINE_CHARS + 1}- on that line`,
       );
     }
-    if (this.stopped === "limit") notes.push(`lines ${first}-${last} shown, more follow; use offset=${last + 1} to read on`);
+    if (this.stopped === "limit")
+      notes.push(`lines ${first}-${last} shown, more follow; use offset=${last + 1} to read on`);
     if (this.stopped === "bytes") {
       notes.push(
         `lines ${first}-${last} shown, the answer reached its ${READ_MAX_OUTPUT_BYTES / 1024} KiB cap; ` +
