@@ -105,7 +105,8 @@ async function readFile(args: Record<string, unknown>, ctx: BuiltinContext): Pro
     }
   } catch (err) {
     if (err instanceof TypeError) {
-      return errorResult(`${relative} is not UTF-8 text (an invalid byte sequence in line ${window.lineNumber + 1})`);
+      // The decoder only says the bytes are invalid, not where: no line number rather than a wrong one.
+      return errorResult(`${relative} is not UTF-8 text (it has an invalid byte sequence); read shows UTF-8 text only`);
     }
     return errorResult(`cannot read ${relative}: ${describeFsError(err)}`);
   }
@@ -115,7 +116,7 @@ async function readFile(args: Record<string, unknown>, ctx: BuiltinContext): Pro
 /** Collects the lines from `offset` on, up to `limit` lines and the output cap. */
 class LineWindow {
   /** Lines completed so far. */
-  lineNumber = 0;
+  private lineNumber = 0;
   stopped: "limit" | "bytes" | null = null;
   private readonly out: string[] = [];
   private outBytes = 0;
@@ -179,7 +180,14 @@ class LineWindow {
   }
 
   private append(part: string): void {
-    if (part !== "") this.currentStarted = true;
+    if (part !== "") {
+      this.currentStarted = true;
+      // The window is full and another line has begun: there is more, and no need to scan that line.
+      if (this.out.length >= this.limit) {
+        this.stopped = "limit";
+        return;
+      }
+    }
     // Lines before the window are only counted, and a line past the cut keeps no more.
     if (this.lineNumber + 1 < this.offset || this.currentCut) return;
     this.current += part;
