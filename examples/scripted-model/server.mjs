@@ -182,8 +182,11 @@ export async function startScriptedServer({ script = [], port = 0, apiKey, model
     const text = step.chunks ? step.chunks.join("") : (step.text ?? "");
     const pieces = step.chunks ?? splitText(text);
     const calls = toolCallsOf(step, id);
-    const frames = [{ ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] }];
-    for (const p of pieces) frames.push({ ...base, choices: [{ index: 0, delta: { content: p }, finish_reason: null }] });
+    const frames = [
+      { ...base, choices: [{ index: 0, delta: { role: "assistant", content: "" }, finish_reason: null }] },
+    ];
+    for (const p of pieces)
+      frames.push({ ...base, choices: [{ index: 0, delta: { content: p }, finish_reason: null }] });
     calls.forEach((c, index) => {
       const open = { index, id: c.id, type: "function", function: { name: c.name, arguments: "" } };
       frames.push({ ...base, choices: [{ index: 0, delta: { tool_calls: [open] }, finish_reason: null }] });
@@ -226,7 +229,11 @@ export async function startScriptedServer({ script = [], port = 0, apiKey, model
     const text = step.chunks ? step.chunks.join("") : (step.text ?? "");
     const message = { role: "assistant", content: text === "" && calls.length > 0 ? null : text };
     if (calls.length > 0) {
-      message.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.args } }));
+      message.tool_calls = calls.map((c) => ({
+        id: c.id,
+        type: "function",
+        function: { name: c.name, arguments: c.args },
+      }));
     }
     const finish = step.finish_reason ?? (calls.length > 0 ? "tool_calls" : "stop");
     const out = text + calls.map((c) => c.name + c.args).join("");

@@ -10,8 +10,21 @@ export type ProviderErrorKind = "auth" | "rate-limit" | "network" | "server" | "
 const DETAIL_MAX = 300;
 
 // Connection-level failures before any response: the SDKs' wording and Node's error codes.
-const UNREACHABLE =
-  /connection error|ECONNREFUSED|ENOTFOUND|EAI_AGAIN|EHOSTUNREACH|ENETUNREACH|fetch failed|getaddrinfo|timed out|ETIMEDOUT/i;
+const UNREACHABLE = new RegExp(
+  [
+    "connection error",
+    "ECONNREFUSED",
+    "ENOTFOUND",
+    "EAI_AGAIN",
+    "EHOSTUNREACH",
+    "ENETUNREACH",
+    "fetch failed",
+    "getaddrinfo",
+    "timed out",
+    "ETIMEDOUT",
+  ].join("|"),
+  "i",
+);
 // The connection went away while the response was streaming.
 const DROPPED = /\bterminated\b|ECONNRESET|socket hang up|other side closed|premature close|network_error|EPIPE/i;
 

@@ -8,6 +8,13 @@ export {
   type ProviderConfig,
   type ModelConfig,
 } from "./models-file.js";
-export { resolveModel, listModels, providerNames, type ResolvedModel, type ModelListing } from "./resolve.js";
+export {
+  resolveModel,
+  listModels,
+  providerNames,
+  requestOptions,
+  type ResolvedModel,
+  type ModelListing,
+} from "./resolve.js";
 export { describeProviderError, providerErrorKind, statusOf, type ProviderErrorKind } from "./errors.js";
 export { keyVarsOf, type Env } from "./keys.js";

@@ -141,7 +141,8 @@ function checkModel(m: unknown, at: string, needsId: boolean, fail: Fail): void 
   if (cost !== undefined) {
     if (!isObject(cost)) fail(`${at}.cost`, "expected {input, output, cacheRead, cacheWrite} per million tokens");
     for (const [k, v] of Object.entries(cost as Record<string, unknown>)) {
-      if (typeof v !== "number" || !(v >= 0)) fail(`${at}.cost.${k}`, `expected a number >= 0, got ${JSON.stringify(v)}`);
+      if (typeof v !== "number" || !(v >= 0))
+        fail(`${at}.cost.${k}`, `expected a number >= 0, got ${JSON.stringify(v)}`);
     }
   }
   if (o["compat"] !== undefined && !isObject(o["compat"])) fail(`${at}.compat`, "expected an object");

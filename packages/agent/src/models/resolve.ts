@@ -197,3 +197,11 @@ export function listModels(o: { modelsFile: ModelsFile | null; env: Env; provide
   }
   return rows;
 }
+
+/** The key and headers as pi-ai stream options (spread them into stream()'s options). */
+export function requestOptions(resolved: ResolvedModel): { apiKey?: string; headers?: Record<string, string> } {
+  const o: { apiKey?: string; headers?: Record<string, string> } = {};
+  if (resolved.apiKey !== undefined) o.apiKey = resolved.apiKey;
+  if (resolved.headers !== undefined) o.headers = resolved.headers;
+  return o;
+}
