@@ -15,7 +15,7 @@
 // Errors carry `x-should-retry: false` so the client's own retries do not eat further steps, unless
 // the step gives retry_after_ms (then the client may retry after that delay, as with a real 429).
 import { createServer } from "node:http";
-import { readFileSync, writeFileSync, mkdirSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 
@@ -351,6 +351,26 @@ function parseArgs(argv) {
   return o;
 }
 
+// Writes DIR/models.json with provider "scripted" at `url`. An existing file keeps its other
+// providers: DIR may be a real $OCTET_HOME, and the demo must not cost a user their own models.
+export function writeModels(dir, url) {
+  const path = join(dir, "models.json");
+  let doc = { providers: {} };
+  if (existsSync(path)) {
+    try {
+      doc = JSON.parse(readFileSync(path, "utf8"));
+    } catch (e) {
+      throw new Error(`${path} exists and is not valid JSON (${e.message}); not overwriting it`);
+    }
+    if (doc === null || typeof doc !== "object" || Array.isArray(doc)) throw new Error(`${path}: not an object`);
+    doc.providers ??= {};
+  }
+  doc.providers.scripted = modelsJsonFor(url).providers.scripted;
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path, `${JSON.stringify(doc, null, 2)}\n`);
+  return path;
+}
+
 async function main() {
   let o;
   try {
@@ -361,10 +381,7 @@ async function main() {
     process.exit(2);
   }
   const srv = await startScriptedServer({ script: loadScript(o.script), port: o.port });
-  if (o.writeModels !== undefined) {
-    mkdirSync(o.writeModels, { recursive: true });
-    writeFileSync(join(o.writeModels, "models.json"), `${JSON.stringify(modelsJsonFor(srv.url), null, 2)}\n`);
-  }
+  if (o.writeModels !== undefined) writeModels(o.writeModels, srv.url);
   process.stdout.write(`listening ${srv.url}\n`);
   const stop = () => srv.close().then(() => process.exit(0));
   process.on("SIGINT", stop);

@@ -116,6 +116,23 @@ test("headers resolve like apiKey; authHeader adds the bearer header", async () 
   assert.deepEqual(r.headers, { "x-team": "blue", "x-fixed": "plain", "x-cmd": "c", Authorization: "Bearer k1" });
 });
 
+test("model-level headers resolve too and win over the provider's", async () => {
+  const file = modelsFile({
+    providers: {
+      local: {
+        baseUrl: "http://127.0.0.1:1/v1",
+        api: "openai-completions",
+        apiKey: "k",
+        headers: { "x-a": "provider", "x-b": "provider" },
+        models: [{ id: "m", headers: { "x-b": "MODEL_VAR" } }],
+      },
+    },
+  });
+  const r = await resolveModel(LOCAL, { modelsFile: file, env: { MODEL_VAR: "model" } });
+  assert.deepEqual(r.headers, { "x-a": "provider", "x-b": "model" });
+  assert.equal(r.model.headers, undefined, "resolved values stay out of the model object");
+});
+
 test("a built-in provider routed through models.json: baseUrl, overrides and merged models", async () => {
   const builtIn = getModels("anthropic");
   const first = builtIn[0]!;

@@ -175,3 +175,13 @@ test("abort through the signal mid-stream ends with stopReason aborted", async (
   assert.equal(providerErrorKind(message), "aborted");
   assert.equal(describeProviderError(message), "request to scripted/scripted-model was cancelled");
 });
+
+test("status codes are read from each SDK's wording", async () => {
+  const { statusOf } = await import("../src/models/errors.js");
+  assert.equal(statusOf("401 Incorrect API key"), 401);
+  assert.equal(statusOf('401 {"type":"error","error":{"type":"authentication_error"}}'), 401);
+  assert.equal(statusOf("got status: 503 Service Unavailable. {}"), 503);
+  assert.equal(statusOf('{"error":{"code":429,"message":"quota"}}'), 429);
+  assert.equal(statusOf("Connection error."), undefined);
+  assert.equal(statusOf("200 fine"), undefined);
+});

@@ -3,7 +3,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdtempSync, readFileSync } from "node:fs";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { createInterface } from "node:readline";
@@ -169,4 +169,22 @@ test("the example models.json is pi's shape and loads", () => {
   const path = join(repoRoot(), "examples", "scripted-model", "models.json");
   const models = loadModelsFile(path);
   assert.ok(models?.providers.get("scripted")?.models?.some((m) => m.id === "scripted-model"));
+});
+
+test("--write-models keeps the other providers of an existing models.json", async () => {
+  const { writeModels } = (await scripted()) as unknown as { writeModels(dir: string, url: string): string };
+  const dir = mkdtempSync(join(tmpdir(), "octet-scripted-merge-"));
+  const path = join(dir, "models.json");
+  writeFileSync(
+    path,
+    JSON.stringify({ providers: { ollama: { apiKey: "o" }, scripted: { apiKey: "old" } }, extra: 1 }),
+  );
+  writeModels(dir, "http://127.0.0.1:5/v1");
+  const doc = JSON.parse(readFileSync(path, "utf8"));
+  assert.deepEqual(doc.providers.ollama, { apiKey: "o" });
+  assert.equal(doc.providers.scripted.baseUrl, "http://127.0.0.1:5/v1");
+  assert.equal(doc.extra, 1);
+  writeFileSync(path, "{ not json");
+  assert.throws(() => writeModels(dir, "http://127.0.0.1:5/v1"), /exists and is not valid JSON .*; not overwriting it/);
+  assert.equal(readFileSync(path, "utf8"), "{ not json");
 });

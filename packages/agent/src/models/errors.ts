@@ -2,6 +2,7 @@
 // and the provider SDK's message ("401 Incorrect API key", "Connection error.", "terminated"), which
 // says what happened but not what to do; this names the kind and the next step.
 import type { AssistantMessage } from "@mariozechner/pi-ai";
+import { keyVarHint } from "./keys.js";
 import type { ResolvedModel } from "./resolve.js";
 
 export type ProviderErrorKind = "auth" | "rate-limit" | "network" | "server" | "request" | "aborted" | "other";
@@ -63,7 +64,7 @@ export function describeProviderError(message: AssistantMessage, resolved?: Reso
     case "aborted":
       return `request to ${who} was cancelled`;
     case "auth": {
-      const check = resolved ? resolved.keyHint : "the provider's API key";
+      const check = resolved?.keyHint ?? keyVarHint(message.provider) ?? "the provider's API key";
       return `authentication failed: ${who} answered ${detail}; check ${check}`;
     }
     case "rate-limit":

@@ -1,6 +1,6 @@
 // API keys and header values: pi's value resolution for models.json ("!command", an environment
 // variable's name, or a literal) and the environment variables of pi-ai's built-in providers.
-import { execFile } from "node:child_process";
+import { spawn } from "node:child_process";
 import { getEnvApiKey } from "@mariozechner/pi-ai";
 
 export type Env = Record<string, string | undefined>;
@@ -73,40 +73,67 @@ const KEY_COMMAND_MAX_BYTES = 64 * 1024;
  * naming a set environment variable yields that variable; anything else is the value itself.
  * `what` names the field in errors (e.g. providers.ollama.apiKey in /home/me/.octet/models.json).
  */
-export async function resolveConfigValue(value: string, env: Env, what: string): Promise<string> {
-  if (value.startsWith("!")) return runValueCommand(value.slice(1), env, what);
+export async function resolveConfigValue(
+  value: string,
+  env: Env,
+  what: string,
+  timeoutMs = KEY_COMMAND_TIMEOUT_MS,
+): Promise<string> {
+  if (value.startsWith("!")) return runValueCommand(value.slice(1), env, what, timeoutMs);
   const fromEnv = env[value];
   if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
   return value;
 }
 
-function runValueCommand(command: string, env: Env, what: string): Promise<string> {
+// Runs in its own process group, killed whole on timeout: a command that leaves a child behind
+// (a credential helper's agent) would otherwise hold the output pipe open past the timeout.
+function runValueCommand(command: string, env: Env, what: string, timeoutMs: number): Promise<string> {
   const cleanEnv: Record<string, string> = {};
   for (const [k, v] of Object.entries(env)) if (v !== undefined) cleanEnv[k] = v;
+  const shown = `${what}: command "!${command}"`;
   return new Promise((resolve, reject) => {
-    execFile(
-      "/bin/sh",
-      ["-c", command],
-      { env: cleanEnv, timeout: KEY_COMMAND_TIMEOUT_MS, maxBuffer: KEY_COMMAND_MAX_BYTES, killSignal: "SIGKILL" },
-      (error, stdout, stderr) => {
-        const shown = `${what}: command "!${command}"`;
-        if (error) {
-          const e = error as NodeJS.ErrnoException & { killed?: boolean; signal?: string | null; code?: unknown };
-          const detail = firstLine(String(stderr));
-          let how: string;
-          if (e.killed && e.signal === "SIGKILL") how = `did not finish within ${KEY_COMMAND_TIMEOUT_MS / 1000} s`;
-          else if (e.code === "ERR_CHILD_PROCESS_STDIO_MAXBUFFER") how = `printed over ${KEY_COMMAND_MAX_BYTES} bytes`;
-          else if (typeof e.code === "number") how = `exited with code ${e.code}`;
-          else if (e.signal) how = `was killed by ${e.signal}`;
-          else how = `could not run (${e.message})`;
-          reject(new Error(`${shown} ${how}${detail ? `: ${detail}` : ""}`));
-          return;
-        }
-        const out = String(stdout).trim();
-        if (out === "") reject(new Error(`${shown} printed nothing (expected the value on stdout)`));
-        else resolve(out);
-      },
-    );
+    const child = spawn("/bin/sh", ["-c", command], {
+      env: cleanEnv,
+      detached: true,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const out: Buffer[] = [];
+    const err: Buffer[] = [];
+    let size = 0;
+    let why: string | undefined;
+    const killGroup = (reason: string) => {
+      why ??= reason;
+      try {
+        if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+      } catch {
+        // Already gone.
+      }
+    };
+    const timer = setTimeout(() => killGroup(`did not finish within ${timeoutMs / 1000} s`), timeoutMs);
+    const collect = (into: Buffer[]) => (b: Buffer) => {
+      size += b.length;
+      if (size > KEY_COMMAND_MAX_BYTES) killGroup(`printed over ${KEY_COMMAND_MAX_BYTES} bytes`);
+      else into.push(b);
+    };
+    child.stdout.on("data", collect(out));
+    child.stderr.on("data", collect(err));
+    child.once("error", (e) => {
+      clearTimeout(timer);
+      reject(new Error(`${shown} could not run (${e.message})`));
+    });
+    child.once("close", (code, signal) => {
+      clearTimeout(timer);
+      const detail = firstLine(Buffer.concat(err).toString("utf8"));
+      const tail = detail ? `: ${detail}` : "";
+      if (why !== undefined) reject(new Error(`${shown} ${why}${tail}`));
+      else if (signal !== null) reject(new Error(`${shown} was killed by ${signal}${tail}`));
+      else if (code !== 0) reject(new Error(`${shown} exited with code ${code}${tail}`));
+      else {
+        const value = Buffer.concat(out).toString("utf8").trim();
+        if (value === "") reject(new Error(`${shown} printed nothing (expected the value on stdout)`));
+        else resolve(value);
+      }
+    });
   });
 }
 

@@ -64,10 +64,11 @@ export function providerModels(provider: string, modelsFile: ModelsFile | null):
 
 // A built-in model with its provider's models.json settings: baseUrl, compat, modelOverrides.
 function routed(builtIn: Model<Api>, config: ProviderConfig | undefined): Entry {
-  if (!config) return { model: builtIn, source: "built-in" };
+  // A copy: pi-ai hands out its catalog's own objects, and a caller may change what it gets.
+  if (!config) return { model: { ...builtIn }, source: "built-in" };
   const over = config.modelOverrides?.[builtIn.id];
   if (config.baseUrl === undefined && config.compat === undefined && over === undefined) {
-    return { model: builtIn, source: "built-in" };
+    return { model: { ...builtIn }, source: "built-in" };
   }
   const model = { ...builtIn } as Model<Api>;
   if (config.baseUrl !== undefined) model.baseUrl = config.baseUrl;
@@ -79,7 +80,6 @@ function routed(builtIn: Model<Api>, config: ProviderConfig | undefined): Entry 
     if (over.contextWindow !== undefined) model.contextWindow = over.contextWindow;
     if (over.maxTokens !== undefined) model.maxTokens = over.maxTokens;
     if (over.cost !== undefined) model.cost = { ...builtIn.cost, ...over.cost };
-    if (over.headers !== undefined) model.headers = { ...builtIn.headers, ...over.headers };
   }
   return { model, source: "models.json" };
 }
@@ -97,7 +97,6 @@ function customModel(provider: string, m: ModelConfig, config: ProviderConfig, s
     contextWindow: m.contextWindow ?? DEFAULT_CONTEXT_WINDOW,
     maxTokens: m.maxTokens ?? DEFAULT_MAX_TOKENS,
   };
-  if (m.headers !== undefined) model.headers = { ...m.headers };
   if (m.thinkingLevelMap !== undefined) model.thinkingLevelMap = m.thinkingLevelMap;
   setCompat(model, undefined, config.compat, m.compat);
   return model;
@@ -156,14 +155,27 @@ export async function resolveModel(
     );
   }
 
+  // models.json headers resolve like apiKey (a secret may sit in a header); the model's own
+  // (a custom model's, or a modelOverrides entry's) win over the provider's.
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(config?.headers ?? {})) {
     headers[name] = await resolveConfigValue(value, o.env, field(`headers.${name}`));
+  }
+  const own = modelHeaders(config, choice.id, entry.source);
+  for (const [name, value] of Object.entries(own?.headers ?? {})) {
+    headers[name] = await resolveConfigValue(value, o.env, field(`${own?.at}.headers.${name}`));
   }
   if (config?.authHeader === true && apiKey !== undefined) headers["Authorization"] = `Bearer ${apiKey}`;
   const resolved: ResolvedModel = { model: entry.model, apiKey, source: entry.source, keyHint };
   if (Object.keys(headers).length > 0) resolved.headers = headers;
   return resolved;
+}
+
+function modelHeaders(config: ProviderConfig | undefined, id: string, source: string) {
+  if (config === undefined || source !== "models.json") return undefined;
+  const i = config.models?.findIndex((m) => m.id === id) ?? -1;
+  if (i >= 0) return { headers: config.models?.[i]?.headers, at: `models[${i}]` };
+  return { headers: config.modelOverrides?.[id]?.headers, at: `modelOverrides.${id}` };
 }
 
 function missingKey(choice: ModelChoice, vars: string[], file: string): Error {
