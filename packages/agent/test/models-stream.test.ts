@@ -97,6 +97,36 @@ test("a tool call's arguments arrive in several pieces and are parsed back", asy
   assert.ok(message.usage.totalTokens > 0);
 });
 
+test("the demo's two steps: the tool result goes back in the next request, then the answer", async () => {
+  const { readFileSync } = await import("node:fs");
+  const { repoRoot } = await import("./helpers/scripted-server.js");
+  const demo = JSON.parse(readFileSync(join(repoRoot(), "examples", "scripted-model", "demo.json"), "utf8"));
+  for (const step of demo) server.push(step);
+  const ctx = context("say hello to octet");
+  const first = await stream(resolved.model, ctx, requestOptions(resolved)).result();
+  const call = first.content.find((c) => c.type === "toolCall");
+  assert.ok(call && call.type === "toolCall");
+  assert.deepEqual(call.arguments, { name: "octet" });
+  ctx.messages.push(first, {
+    role: "toolResult",
+    toolCallId: call.id,
+    toolName: call.name,
+    content: [{ type: "text", text: "Hello, octet! Greetings from the hello-world extension." }],
+    isError: false,
+    timestamp: Date.now(),
+  });
+  const second = await stream(resolved.model, ctx, requestOptions(resolved)).result();
+  assert.equal(second.stopReason, "stop");
+  assert.match((second.content[0] as { text: string }).text, /Hello, octet!/);
+  const sent = server.requests.at(-1)!["messages"] as Record<string, unknown>[];
+  assert.deepEqual(sent.at(-1), {
+    role: "tool",
+    content: "Hello, octet! Greetings from the hello-world extension.",
+    tool_call_id: call.id,
+  });
+  assert.equal(server.pending(), 0);
+});
+
 async function failure(step: Parameters<ScriptedServer["push"]>[0]): Promise<AssistantMessage> {
   server.push(step);
   const { events, message } = await run("fail please");
