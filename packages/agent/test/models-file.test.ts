@@ -182,3 +182,43 @@ test("shape errors name the path and the value", () => {
   ];
   for (const [raw, message] of bad) assert.throws(() => loadModelsFile(file(JSON.stringify(raw))), message);
 });
+
+test("pi's Google AI Studio and proxy-override examples load as written", async () => {
+  const google = loadModelsFile(
+    file(`{
+  "providers": {
+    "my-google": {
+      "baseUrl": "https://generativelanguage.googleapis.com/v1beta",
+      "api": "google-generative-ai",
+      "apiKey": "GEMINI_API_KEY",
+      "models": [
+        {
+          "id": "gemma-4-31b-it",
+          "name": "Gemma 4 31B",
+          "input": ["text", "image"],
+          "contextWindow": 262144,
+          "reasoning": true
+        }
+      ]
+    }
+  }
+}`),
+  );
+  const g = await resolveModel(
+    { provider: "my-google", id: "gemma-4-31b-it" },
+    { modelsFile: google, env: { GEMINI_API_KEY: "g" } },
+  );
+  assert.equal(g.apiKey, "g");
+  assert.equal(g.model.api, "google-generative-ai");
+  assert.deepEqual(g.model.input, ["text", "image"]);
+  assert.equal(g.keyHint, "GEMINI_API_KEY");
+
+  const proxy = loadModelsFile(
+    file('{ "providers": { "anthropic": { "baseUrl": "https://my-proxy.example.com/v1" } } }'),
+  );
+  const { getModels } = await import("@mariozechner/pi-ai");
+  const id = getModels("anthropic")[0]!.id;
+  const a = await resolveModel({ provider: "anthropic", id }, { modelsFile: proxy, env: { ANTHROPIC_API_KEY: "k" } });
+  assert.equal(a.model.baseUrl, "https://my-proxy.example.com/v1");
+  assert.equal(a.apiKey, "k");
+});
