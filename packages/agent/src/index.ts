@@ -3,4 +3,15 @@
  * (models/), the turn loop with every extension touchpoint (loop/), built-in tools (tools/) and
  * compaction. An embedder can take @octet/host without any of it.
  */
-export const AGENT_PACKAGE = "@octet/agent";
+export { Agent } from "./loop/agent.js";
+export type { AgentOptions, SessionOutcome } from "./loop/agent.js";
+export type { RunResult } from "./loop/run.js";
+export type { AgentEvent, AgentEventListener, RunOutcome } from "./loop/events.js";
+export type { CompactionOutcome, CompactionSettings } from "./loop/compaction.js";
+export { DEFAULT_COMPACTION } from "./loop/compaction.js";
+export { defaultSystemPrompt } from "./loop/system-prompt.js";
+export { AgentError } from "./agent-error.js";
+export type { AgentErrorCode } from "./agent-error.js";
+export * from "./session/index.js";
+export * from "./models/index.js";
+export * from "./tools/index.js";

@@ -29,6 +29,14 @@ export interface GlobalOptions {
   policy: PolicyRules | null;
   /** --secret NAME=ENV_VAR, repeatable: the secret broker's names and where their values are. */
   secrets: SecretMapping[];
+  /** --model provider/id (checked when the agent starts); null: settings.json's, or none. */
+  model: string | null;
+  /** --continue: the latest session of this workspace (a new one when there is none). */
+  continueSession: boolean;
+  /** --resume ID: that session (an id or a unique prefix). */
+  resume: string | null;
+  /** --max-turns N: model requests per prompt before the run stops (default 50). */
+  maxTurns: number | null;
 }
 
 export interface ParsedArgs {
@@ -54,7 +62,14 @@ const FLAGS = {
   version: { type: "boolean" },
   policy: { type: "string" },
   secret: { type: "string", multiple: true },
+  model: { type: "string", short: "m" },
+  continue: { type: "boolean", short: "c" },
+  resume: { type: "string", short: "r" },
+  "max-turns": { type: "string" },
 } as const;
+
+/** Upper bound of --max-turns: past it a run is a runaway, not a task. */
+export const MAX_TURNS_LIMIT = 1000;
 
 /**
  * parseArgs' complaint, made useful: an unknown flag close to a real one is a typo ("did you mean
@@ -130,6 +145,20 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   if (v["media-dir"] !== undefined && v["media-dir"].trim() === "")
     throw new UsageError("--media-dir needs a directory");
   if (v.policy !== undefined && v.policy.trim() === "") throw new UsageError("--policy needs a file (.json or .toml)");
+  if (v.model !== undefined && !/^[^/\s]+\/\S+$/.test(v.model))
+    throw new UsageError(
+      `--model ${JSON.stringify(v.model)}: expected PROVIDER/MODEL_ID, e.g. --model anthropic/claude-sonnet-4-5 ` +
+        "or --model ollama/llama3.1:8b (octet models lists them)",
+    );
+  if (v.continue && v.resume !== undefined) throw new UsageError("--continue and --resume ID cannot be used together");
+  if (v.resume !== undefined && v.resume.trim() === "")
+    throw new UsageError("--resume needs a session id (octet sessions list shows them)");
+  let maxTurns: number | null = null;
+  if (v["max-turns"] !== undefined) {
+    maxTurns = Number(v["max-turns"]);
+    if (!Number.isInteger(maxTurns) || maxTurns < 1 || maxTurns > MAX_TURNS_LIMIT)
+      throw new UsageError(`--max-turns ${v["max-turns"]}: expected a whole number from 1 to ${MAX_TURNS_LIMIT}`);
+  }
   return {
     options: {
       // Paths on the command line are relative to where the user typed them, not to --workspace.
@@ -147,6 +176,10 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       version: v.version ?? false,
       policy: v.policy === undefined ? null : loadPolicyFile(resolve(v.policy)),
       secrets: parseSecretFlags(v.secret ?? []),
+      model: v.model ?? null,
+      continueSession: v.continue ?? false,
+      resume: v.resume?.trim() ?? null,
+      maxTurns,
     },
     positionals: parsed.positionals,
   };

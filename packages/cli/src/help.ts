@@ -14,6 +14,10 @@ Usage:
   octet [FLAGS] tools [TOOL...]          every ready tool with its parameters and output schema
   octet [FLAGS] call TOOL [ARGS_JSON]    call a tool and print its result
   octet [FLAGS] command NAME [ARG...]    run an extension's slash command
+  octet [FLAGS] run PROMPT               run one prompt with the model and print the answer
+                                         (--json: one event per line)
+  octet [FLAGS] sessions list [all]      the sessions of this workspace (all: every workspace)
+  octet [FLAGS] models [all]             models with a key set and those of models.json
   octet COMMAND --help                   help for one command
 
 Flags:
@@ -35,6 +39,12 @@ Flags:
   --secret NAME=ENV_VAR    hand secret NAME (declared in the extension's [capabilities].secrets)
                            the value of ENV_VAR, read when asked; repeatable; only the variables
                            you name are ever read
+  -m, --model PROVIDER/ID  the model, e.g. anthropic/claude-sonnet-4-5 (key from
+                           ANTHROPIC_API_KEY) or a model of $OCTET_HOME/models.json; default:
+                           "model" in $OCTET_HOME/settings.json
+  -c, --continue           continue the latest session of this workspace
+  -r, --resume ID          continue session ID (an id or a unique prefix; octet sessions list)
+  --max-turns N            model requests per prompt before the run stops (default 50)
   -h, --help               this help
   --version                print the octet version
 
@@ -150,6 +160,46 @@ ARGS_JSON is not a JSON object), 3 the tool or its extension could not be starte
 Example:
   octet --extension-dir examples --enable-extension hello-world call hello_world '{"name":"you"}'
 `,
+  run: `Usage: octet [FLAGS] run PROMPT        (or: echo PROMPT | octet run)
+
+Runs one prompt with the model, headless: the model may call the built-in tools (read, write,
+edit, bash) and the enabled extensions' tools; the final answer goes to stdout (streamed when
+stdout is a terminal), tool calls and errors to stderr. --json prints one event per line instead
+(run_start, turn_start, text_delta, tool_call, tool_result, turn_end with usage, run_end).
+Each run is saved as a session (octet sessions list); --continue / --resume ID add to one.
+
+write, edit and bash change things, so they are asked first on a terminal; without one they are
+refused unless --yes, or a --policy file allows builtin.write / builtin.edit / builtin.bash.
+
+The model: --model PROVIDER/ID, else "model" in $OCTET_HOME/settings.json. Keys come from the
+usual variables (ANTHROPIC_API_KEY, OPENAI_API_KEY, GEMINI_API_KEY, OPENROUTER_API_KEY, ...).
+A local or custom OpenAI-compatible server goes in $OCTET_HOME/models.json, pi's format:
+  {"providers": {"ollama": {"baseUrl": "http://localhost:11434/v1", "api": "openai-completions",
+                            "apiKey": "ollama", "models": [{"id": "llama3.1:8b"}]}}}
+then: octet --model ollama/llama3.1:8b run "hello"
+
+Examples:
+  ANTHROPIC_API_KEY=... octet --model anthropic/claude-sonnet-4-5 run "what does this repo do?"
+  octet --model ollama/llama3.1:8b --extension-dir examples --enable-extension hello-world \\
+    run "greet octet with the hello_world tool"
+  octet --json --model ollama/llama3.1:8b run "list the files" | jq -c 'select(.type=="tool_call")'
+
+Exit status: 0 answered, 1 denied or stopped at the turn limit (--max-turns), 2 usage or
+configuration (no model, unknown model, missing key, session locked), 3 the provider failed
+(auth, rate limit, network: the message says which), 130 interrupted.
+`,
+  sessions: `Usage: octet [FLAGS] sessions list [all]
+
+Lists the sessions of this workspace (all: of every workspace), newest first: id, last change,
+entries, and the name (/name) or first prompt. Sessions are JSONL files under
+$OCTET_HOME/sessions/; continue one with --resume ID (a unique prefix is enough) or the latest
+of this workspace with --continue.
+`,
+  models: `Usage: octet [FLAGS] models [all]
+
+Lists the models whose key is set and every model of $OCTET_HOME/models.json (all: every model
+octet knows). Use one with --model PROVIDER/ID.
+`,
   command: `Usage:
   octet [FLAGS] command NAME [ARG...]
 
@@ -182,5 +232,13 @@ export const SHELL_HELP = `Commands:
   /NAME [args]             run an extension's slash command, e.g. /hello you
   /help                    this list
   /quit                    stop the extensions and leave (also Ctrl-D)
-Ctrl-C cancels a running call; pressed again at the prompt, it leaves.
+With a model (--model PROVIDER/ID, or "model" in $OCTET_HOME/settings.json):
+  any line not starting /  a prompt: the model answers, calling the built-in tools (read,
+                           write, edit, bash) and the extensions' tools; changes are asked
+                           first ([y]es, [N]o, [a]lways for this session)
+  /session                 this session's id, name, file, entries, context size and model
+  /name NAME               name the session (octet sessions list shows it)
+  /model [PROVIDER/ID]     show or switch the model (octet models lists them)
+  /compact [FOCUS]         summarize the older part of the session now
+Ctrl-C cancels a running call or prompt; pressed again at the prompt, it leaves.
 `;

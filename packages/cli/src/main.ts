@@ -10,6 +10,7 @@ import { EXIT_USAGE } from "./exit-codes.js";
 import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
+import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js";
 
 /**
  * Node's runtime warnings (MaxListenersExceededWarning and the like) are for octet's developers,
@@ -63,8 +64,17 @@ async function main(argv: string[]): Promise<number> {
       return call(options, rest);
     case "command":
       return command(options, rest);
+    case "run":
+      return runCommand(options, rest);
+    case "sessions":
+      return sessionsCommand(options, rest);
+    case "models":
+      return modelsCommand(options, rest);
     default:
-      throw new UsageError(`unknown command "${verb}"; expected extensions, tools, call or command (see octet --help)`);
+      throw new UsageError(
+        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call or command ` +
+          "(see octet --help)",
+      );
   }
 }
 

@@ -33,6 +33,11 @@ export interface CliServices {
   input: InputService;
   /** A policy "ask" (--policy): approved only by a person at the terminal; --yes does not approve it. */
   approve: (request: PolicyApproveRequest) => Promise<boolean>;
+  /**
+   * The agent's built-in write, edit and bash (the agent's ToolApproval decides --yes, --no-input
+   * and the policy file first): asked at the terminal, "always" approves the tool for the session.
+   */
+  approveTool: (q: { tool: string; summary: string; signal: AbortSignal }) => Promise<"yes" | "no" | "always">;
 }
 
 export function promptServices(o: PromptOptions): CliServices {
@@ -99,7 +104,19 @@ export function promptServices(o: PromptOptions): CliServices {
     const a = (answer ?? "").trim().toLowerCase();
     return a === "y" || a === "yes";
   };
-  return { confirm, input, approve };
+  const approveTool: CliServices["approveTool"] = async (q) => {
+    if (!o.interactive) {
+      note(`[octet] ${q.tool}: ${oneLine(q.summary)}: denied, no terminal to ask (pass --yes to allow)`);
+      return "no";
+    }
+    const question =
+      `${paint("cyan", "[octet]")} ${paint("yellow", q.tool)} ${oneLine(q.summary)}\n` +
+      "allow? [y]es / [N]o / [a]lways for this session ";
+    const answer = await exclusive(() => ask(o, question, true, q.signal));
+    const a = (answer ?? "").trim().toLowerCase();
+    return a === "a" || a === "always" ? "always" : a === "y" || a === "yes" ? "yes" : "no";
+  };
+  return { confirm, input, approve, approveTool };
 }
 
 /** Runs one job at a time, in order. */

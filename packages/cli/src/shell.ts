@@ -20,10 +20,14 @@ import { menuCommand } from "./shell-menu.js";
 import { showCommand } from "./shell-presentation.js";
 import { rebuildHost } from "./shell-reload.js";
 import { toolsText } from "./inspect-commands.js";
+import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
+import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
   const ui = createUi(options);
+  // Reads settings.json: a broken one is a usage error before anything starts.
+  const agent = new ShellAgent(options, ui);
   // Until the session is up, Ctrl-C (or SIGTERM/SIGHUP) abandons the start-up and stops what started.
   const starting = new AbortController();
   const abandon = (): void => starting.abort(new Error("interrupted"));
@@ -31,10 +35,13 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   for (const sig of startSignals) process.on(sig, abandon);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
-    const started = hostOptions(options, { signal }, ui);
+    // With a model configured the built-in tools' names are the agent's: no extension takes them.
+    const reserved = agent.configured ? { reservedToolNames: BUILTIN_TOOL_NAMES } : {};
+    const started = hostOptions(options, { signal, ...reserved }, ui);
     return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true } });
   };
   let host = await startHost(starting.signal);
+  agent.useHost(host);
   // Created after start-up: stdin stays paused (and buffers piped input) until readline reads it.
   const rl = createInterface({
     input: process.stdin,
@@ -62,6 +69,15 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   process.stdout.write(
     `octet shell: ${idle}. Type /help.\n${notReady.map((r) => `not ready: ${terminalSafe(r)}\n`).join("")}`,
   );
+  if (agent.configured) process.stdout.write(`model ${agent.modelRef}: type a prompt, or a /command\n`);
+  try {
+    const opened = await agent.openEarly();
+    if (opened !== null) process.stdout.write(`${terminalSafe(opened)}\n`);
+  } catch (err) {
+    // --continue / --resume that cannot open: say why and leave, nothing else has happened yet.
+    await host.shutdown({ fast: true });
+    throw new UsageError(errorText(err));
+  }
 
   let running: AbortController | null = null;
   let closing = false;
@@ -109,8 +125,9 @@ export async function runShell(options: GlobalOptions): Promise<number> {
           if (line === "/reload") {
             const rebuilt = await rebuildHost(host, () => startHost(signal), options.enable, signal);
             host = rebuilt.host;
+            agent.useHost(host);
             process.stdout.write(rebuilt.message);
-          } else await handle(host, line, signal, ui, options.verbose);
+          } else await handle(host, line, signal, ui, options.verbose, agent);
         } catch (err) {
           const text = errorText(err);
           // A live reload must keep the catalog; the rebuild is how an edited one is taken.
@@ -143,6 +160,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   rl.prompt();
   await finished;
   rl.close();
+  await agent.close(closing ? "interrupted" : "completed");
   await host.shutdown({ fast: true });
   return EXIT_OK;
 }
@@ -153,10 +171,13 @@ async function handle(
   signal: AbortSignal,
   ui: CliUi,
   verbose: boolean,
+  agent: ShellAgent,
 ): Promise<void> {
-  if (!line.startsWith("/")) throw new UsageError(`commands start with "/"; type /help`);
+  // A plain line is a prompt for the model (without a model, the answer says how to set one up).
+  if (!line.startsWith("/")) return agent.prompt(line, signal);
   const [head = "", ...restWords] = line.slice(1).split(/\s+/);
   const restText = line.slice(1 + head.length).trim();
+  if (AGENT_COMMANDS.includes(head)) return agent.command(head, restText, signal);
   switch (head) {
     case "help":
       process.stdout.write(SHELL_HELP);

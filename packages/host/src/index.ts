@@ -23,7 +23,7 @@ export type {
 } from "./modules/presentation/presentation-service.js";
 export { parseManifest } from "./manifest/manifest.js";
 export type { ExtensionManifest, ManifestError } from "./manifest/manifest.js";
-export { discoverExtensions } from "./manifest/discovery.js";
+export { discoverExtensions, resolveOctetHome } from "./manifest/discovery.js";
 export type { DiscoveredExtension } from "./manifest/discovery.js";
 export type { LifecycleMethod } from "./generation/lifecycle.js";
 export type { SupervisionState, SupervisorClock, SupervisorEvent } from "./supervision/supervisor.js";

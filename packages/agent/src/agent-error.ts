@@ -1,0 +1,11 @@
+/** Errors of the agent itself (not of an extension, not of the provider), with a code to branch on. */
+export type AgentErrorCode = "busy" | "closed";
+
+export class AgentError extends Error {
+  override readonly name = "AgentError";
+  readonly code: AgentErrorCode;
+  constructor(code: AgentErrorCode, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

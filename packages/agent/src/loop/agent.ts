@@ -1,0 +1,243 @@
+/**
+ * The agent as a library: a session, a model and (optionally) an extension host, driven by
+ * prompts. One run at a time; abort() cancels the running one (the model stream and the running
+ * tools, under the host's cancellation rules) and the session keeps what was committed. The
+ * session's lifecycle (session/started at open, session/settled at close) is reported to the
+ * extensions that subscribed (LIFE-04..10).
+ */
+import type { ExtensionHost } from "@octet/host";
+import { AgentError } from "../agent-error.js";
+import type { SessionFile } from "../session/index.js";
+import { buildContext } from "../session/index.js";
+import type { ResolvedModel } from "../models/index.js";
+import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
+import { compactSession, contextTokens, DEFAULT_COMPACTION, needsCompaction } from "./compaction.js";
+import type { CompactionOutcome, CompactionSettings } from "./compaction.js";
+import type { AgentEvent, AgentEventListener } from "./events.js";
+import { runPrompt, type RunResult } from "./run.js";
+import { defaultSystemPrompt } from "./system-prompt.js";
+
+export interface AgentOptions {
+  session: SessionFile;
+  model: ResolvedModel;
+  /** The extensions; null or absent: the agent runs with its built-in tools only. */
+  host?: ExtensionHost | null;
+  /** The gate of write, edit and bash. Default: never asks, so every change is refused. */
+  approval?: ToolApproval;
+  /** Default: read, write, edit and bash. */
+  tools?: readonly BuiltinTool[];
+  /** Replaces the default system prompt (extension context is still placed around it). */
+  systemPrompt?: string;
+  /** Model requests per run before it stops with limit_reached. Default 50. */
+  maxTurns?: number;
+  /** Provider retries on 429/5xx (the provider SDK's own). Default: the SDK's (2). */
+  maxRetries?: number;
+  compaction?: Partial<CompactionSettings>;
+}
+
+export type SessionOutcome = "completed" | "interrupted" | "shutdown" | "failed";
+
+export class Agent {
+  readonly session: SessionFile;
+  #host: ExtensionHost | null;
+  #model: ResolvedModel;
+  readonly #o: AgentOptions;
+  readonly #listeners = new Set<AgentEventListener>();
+  readonly #compaction: CompactionSettings;
+  #running: AbortController | null = null;
+  #closed = false;
+  readonly #openedAt = Date.now();
+  readonly #approval: ToolApproval;
+
+  constructor(o: AgentOptions) {
+    this.#o = o;
+    this.session = o.session;
+    this.#host = o.host ?? null;
+    this.#model = o.model;
+    this.#compaction = { ...DEFAULT_COMPACTION, ...o.compaction };
+    this.#approval = o.approval ?? new ToolApproval({ yes: false, noInput: true });
+    this.#lifecycle("session/started", { session_id: this.session.id });
+  }
+
+  get host(): ExtensionHost | null {
+    return this.#host;
+  }
+
+  /**
+   * Moves the agent to another host (the shell's /reload builds a new one): its extensions are
+   * told the session started; the old host's got their terminal events when it shut down (LIFE-12).
+   */
+  setHost(host: ExtensionHost | null): void {
+    if (!this.isIdle()) throw new AgentError("busy", "the host cannot change while a prompt runs");
+    this.#host = host;
+    this.#lifecycle("session/started", { session_id: this.session.id });
+  }
+
+  get model(): ResolvedModel {
+    return this.#model;
+  }
+
+  /** True when no run or compaction is in progress. */
+  isIdle(): boolean {
+    return this.#running === null;
+  }
+
+  subscribe(listener: AgentEventListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /**
+   * Runs one prompt to its end. Rejects only when the agent is busy or closed; a provider
+   * failure, a cancellation, a denial or the turn limit are outcomes (RunResult.outcome).
+   */
+  async prompt(text: string, options: { signal?: AbortSignal } = {}): Promise<RunResult> {
+    const controller = this.#begin("prompt");
+    const unlink = link(options.signal, controller);
+    try {
+      return await runPrompt(
+        text,
+        {
+          session: this.session,
+          model: this.#model,
+          host: this.#host,
+          builtins: this.#o.tools ?? BUILTIN_TOOLS,
+          approval: this.#approval,
+          systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
+          maxTurns: this.#o.maxTurns ?? 50,
+          maxRetries: this.#o.maxRetries,
+          emit: (e) => this.#emit(e),
+          lifecycle: (method, p) => this.#lifecycle(method, p as Record<string, unknown>),
+          compactIfNeeded: (signal) => this.#autoCompact(signal),
+        },
+        controller.signal,
+      );
+    } finally {
+      unlink();
+      this.#running = null;
+    }
+  }
+
+  /** Cancels the running prompt or compaction; a no-op when idle. */
+  abort(reason = "cancelled"): void {
+    this.#running?.abort(new Error(reason));
+  }
+
+  /** Summarizes the older part of the session now (/compact). Throws with the reason when it cannot. */
+  async compact(instructions?: string, options: { signal?: AbortSignal } = {}): Promise<CompactionOutcome> {
+    const controller = this.#begin("compact");
+    const unlink = link(options.signal, controller);
+    try {
+      return await this.#compact("manual", controller.signal, instructions);
+    } finally {
+      unlink();
+      this.#running = null;
+    }
+  }
+
+  /** Switches the model for the next request and records the change in the session. */
+  async setModel(model: ResolvedModel): Promise<void> {
+    if (!this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
+    await this.session.append({ type: "model_change", provider: model.model.provider, model_id: model.model.id });
+    this.#model = model;
+  }
+
+  async setName(name: string): Promise<void> {
+    await this.session.append({ type: "session_info", name });
+  }
+
+  /** What /session shows. */
+  info(): { id: string; file: string; name: string | null; entries: number; context_tokens: number; model: string } {
+    return {
+      id: this.session.id,
+      file: this.session.path,
+      name: this.session.name(),
+      entries: this.session.entries().length,
+      context_tokens: contextTokens(buildContext(this.session.pathToLeaf()).messages),
+      model: `${this.#model.model.provider}/${this.#model.model.id}`,
+    };
+  }
+
+  /** Cancels what runs, reports session/settled and releases the session's lock. */
+  async close(outcome: SessionOutcome = "completed"): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.abort("closing");
+    this.#lifecycle("session/settled", {
+      session_id: this.session.id,
+      outcome,
+      duration_ms: Date.now() - this.#openedAt,
+      reason: null,
+    });
+    await this.session.close();
+  }
+
+  #begin(what: string): AbortController {
+    if (this.#closed) throw new AgentError("closed", `the agent is closed; cannot ${what}`);
+    if (this.#running)
+      throw new AgentError("busy", `a prompt is already running in session ${this.session.id}; wait or abort it`);
+    this.#running = new AbortController();
+    return this.#running;
+  }
+
+  async #autoCompact(signal: AbortSignal): Promise<boolean> {
+    if (!needsCompaction(this.session, this.#model, this.#compaction)) return false;
+    try {
+      await this.#compact("threshold", signal);
+      return true;
+    } catch {
+      // Said in compaction_end; the request goes on and the provider decides.
+      return false;
+    }
+  }
+
+  async #compact(reason: "manual" | "threshold", signal: AbortSignal, instructions?: string) {
+    const tokens_before = contextTokens(buildContext(this.session.pathToLeaf()).messages);
+    this.#emit({ type: "compaction_start", reason, tokens_before });
+    try {
+      const done = await compactSession({
+        session: this.session,
+        model: this.#model,
+        host: this.#host,
+        settings: this.#compaction,
+        signal,
+        ...(instructions !== undefined ? { instructions } : {}),
+        ...(this.#o.maxRetries !== undefined ? { maxRetries: this.#o.maxRetries } : {}),
+      });
+      this.#emit({ type: "compaction_end", entry_id: done.entry.id, summary: done.summary, error: null });
+      return done;
+    } catch (err) {
+      const error = err instanceof Error ? err.message : String(err);
+      this.#emit({ type: "compaction_end", entry_id: null, summary: "", error });
+      throw err;
+    }
+  }
+
+  #emit(event: AgentEvent): void {
+    for (const l of this.#listeners) {
+      try {
+        l(event);
+      } catch {
+        // A listener's failure is its own; the run goes on.
+      }
+    }
+  }
+
+  /** Best effort and never blocking (LIFE-10): a malformed event is the agent's bug, not the run's end. */
+  #lifecycle(method: Parameters<ExtensionHost["emitLifecycle"]>[0], params: Record<string, unknown>): void {
+    try {
+      this.#host?.emitLifecycle(method, params);
+    } catch (err) {
+      this.#emit({ type: "notice", level: "warning", source: "agent", text: `lifecycle ${method}: ${String(err)}` });
+    }
+  }
+}
+
+/** Aborting `outer` aborts `inner`; returns the unlink. */
+function link(outer: AbortSignal | undefined, inner: AbortController): () => void {
+  if (!outer) return () => {};
+  const on = (): void => inner.abort(outer.reason);
+  if (outer.aborted) on();
+  outer.addEventListener("abort", on, { once: true });
+  return () => outer.removeEventListener("abort", on);
+}

@@ -1,0 +1,204 @@
+/**
+ * Compaction: when the context nears the model's window (or on /compact), the older part of the
+ * session is summarized by the model into a compaction entry {summary, first_kept}; later requests
+ * send the summary and the entries from first_kept on (session/context.ts). The cut falls on a
+ * user or assistant entry, never between a tool call and its result. On a vision model the
+ * compaction_strategy hook may render the history as frames (PNG), which the summarizer then
+ * reads instead of the text (Python SDK "Vision compaction strategy"); the host checks the frames.
+ */
+import { complete, type Message, type Usage, type UserMessage } from "@mariozechner/pi-ai";
+import type { ExtensionHost } from "@octet/host";
+import type { JsonValue, SessionEntry, SessionFile } from "../session/index.js";
+import { buildContext } from "../session/index.js";
+import type { ResolvedModel } from "../models/index.js";
+import { describeProviderError, requestOptions } from "../models/index.js";
+
+export interface CompactionSettings {
+  /** Automatic compaction before a request when the context is this close to the window. */
+  enabled: boolean;
+  /** Tokens kept free for the answer: compaction starts above contextWindow - reserveTokens. */
+  reserveTokens: number;
+  /** Roughly how many tokens of the most recent entries are kept verbatim. */
+  keepRecentTokens: number;
+}
+
+export const DEFAULT_COMPACTION: CompactionSettings = {
+  enabled: true,
+  reserveTokens: 16_384,
+  keepRecentTokens: 20_000,
+};
+
+/** What the summarizer is told; the conversation follows in the user message. */
+export const SUMMARY_SYSTEM_PROMPT =
+  "You summarize a conversation between a user and a coding agent so that the agent can continue " +
+  "the work from the summary alone. Keep: the user's goals and constraints, decisions taken, files " +
+  "read or changed (with paths), commands run and their outcome, errors still open, and the next " +
+  "steps. Be concise and factual; do not invent anything.";
+
+/** Instructions are capped like session/compact's custom_instructions (wire reference 2.21c). */
+export const MAX_INSTRUCTIONS_BYTES = 16_384;
+
+export interface CompactionOutcome {
+  entry: SessionEntry;
+  summary: string;
+  first_kept: string;
+  tokens_before: number;
+  usage: Usage;
+}
+
+/** A rough token count (4 characters a token), the same for every provider. */
+export function estimateTokens(m: Message): number {
+  let chars = 0;
+  if (m.role === "user") chars = typeof m.content === "string" ? m.content.length : partsChars(m.content);
+  else if (m.role === "toolResult") chars = partsChars(m.content);
+  else
+    for (const c of m.content)
+      chars += c.type === "text" ? c.text.length : c.type === "thinking" ? c.thinking.length : JSON.stringify(c).length;
+  return Math.ceil(chars / 4);
+}
+
+function partsChars(parts: readonly { type: string; text?: string }[]): number {
+  // An image costs about as much as a page of text whatever its size.
+  return parts.reduce((n, p) => n + (p.type === "text" ? (p.text ?? "").length : 4800), 0);
+}
+
+/**
+ * The context's size now: the provider's own count for the last answer that has one, plus an
+ * estimate of everything after it.
+ */
+export function contextTokens(messages: readonly Message[]): number {
+  let i = messages.length - 1;
+  for (; i >= 0; i--) {
+    const m = messages[i]!;
+    if (m.role === "assistant" && m.stopReason !== "error" && m.stopReason !== "aborted" && m.usage.totalTokens > 0)
+      break;
+  }
+  const base = i >= 0 ? (messages[i] as Extract<Message, { role: "assistant" }>).usage : null;
+  const counted = base ? base.input + base.output + base.cacheRead + base.cacheWrite : 0;
+  return counted + messages.slice(i + 1).reduce((n, m) => n + estimateTokens(m), 0);
+}
+
+export function needsCompaction(session: SessionFile, model: ResolvedModel, s: CompactionSettings): boolean {
+  if (!s.enabled) return false;
+  const window = model.model.contextWindow;
+  const reserve = Math.min(s.reserveTokens, Math.floor(window / 4));
+  return contextTokens(buildContext(session.pathToLeaf()).messages) > window - reserve;
+}
+
+/**
+ * The entry from which the recent part is kept: walking back from the leaf, the first user or
+ * assistant entry once keepRecentTokens are gathered; null when there is nothing before it to
+ * summarize.
+ */
+export function chooseFirstKept(path: readonly SessionEntry[], keepRecentTokens: number): string | null {
+  const lastCompaction = findLastIndex(path, (e) => e.type === "compaction");
+  const floor =
+    lastCompaction >= 0
+      ? path.findIndex((e) => e.id === (path[lastCompaction] as { first_kept: string }).first_kept)
+      : 0;
+  let kept = 0;
+  let candidate: number | null = null;
+  for (let i = path.length - 1; i > Math.max(floor, 0); i--) {
+    const e = path[i]!;
+    if (e.type !== "message") continue;
+    kept += estimateTokens(e.message);
+    if (e.message.role !== "toolResult") candidate = i;
+    if (kept >= keepRecentTokens && candidate !== null) break;
+  }
+  if (candidate === null) return null;
+  // Nothing older than the cut that is a message: nothing to summarize.
+  const older = path.slice(0, candidate).some((e) => e.type === "message" || e.type === "compaction");
+  return older ? path[candidate]!.id : null;
+}
+
+export async function compactSession(o: {
+  session: SessionFile;
+  model: ResolvedModel;
+  host: ExtensionHost | null;
+  settings: CompactionSettings;
+  instructions?: string;
+  signal: AbortSignal;
+  maxRetries?: number;
+}): Promise<CompactionOutcome> {
+  const instructions = o.instructions?.trim() ?? "";
+  const size = Buffer.byteLength(instructions, "utf8");
+  if (size > MAX_INSTRUCTIONS_BYTES)
+    throw new Error(`compaction instructions are ${size} bytes, over the ${MAX_INSTRUCTIONS_BYTES}-byte limit`);
+  const path = o.session.pathToLeaf();
+  const firstKept = chooseFirstKept(path, o.settings.keepRecentTokens);
+  if (firstKept === null) throw new Error("nothing to compact yet: the session has no older entries to summarize");
+  const cut = path.findIndex((e) => e.id === firstKept);
+  const older = buildContext(path.slice(0, cut)).messages;
+  const tokensBefore = contextTokens(buildContext(path).messages);
+  const transcript = older.map(transcriptLine).join("\n\n");
+  const content: UserMessage["content"] = [];
+  const details: { [key: string]: JsonValue } = {};
+  if (o.host && o.model.model.input.includes("image")) {
+    const framed = await o.host.compactionFrames(
+      { model_id: o.model.model.id, text: transcript },
+      { signal: o.signal },
+    );
+    if (framed) {
+      for (const f of framed.frames)
+        content.push({ type: "image", data: Buffer.from(f).toString("base64"), mimeType: "image/png" });
+      details["compaction_frames"] = { extension: framed.extension, count: framed.frames.length };
+    }
+  }
+  if (content.length === 0) content.push({ type: "text", text: `<conversation>\n${transcript}\n</conversation>` });
+  content.push({
+    type: "text",
+    text: `Summarize the conversation above.${instructions !== "" ? `\nFocus: ${instructions}` : ""}`,
+  });
+  const answer = await complete(
+    o.model.model,
+    { systemPrompt: SUMMARY_SYSTEM_PROMPT, messages: [{ role: "user", content, timestamp: Date.now() }] },
+    {
+      signal: o.signal,
+      ...requestOptions(o.model),
+      ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}),
+    },
+  );
+  if (answer.stopReason === "aborted") throw new Error("compaction cancelled");
+  if (answer.stopReason === "error") throw new Error(`compaction failed: ${describeProviderError(answer, o.model)}`);
+  const summary = answer.content
+    .filter((c) => c.type === "text")
+    .map((c) => c.text)
+    .join("\n")
+    .trim();
+  if (summary === "") throw new Error("compaction failed: the model answered no summary");
+  const entry = await o.session.append({
+    type: "compaction",
+    summary,
+    first_kept: firstKept,
+    tokens_before: tokensBefore,
+    ...(Object.keys(details).length > 0 ? { details } : {}),
+  });
+  return { entry, summary, first_kept: firstKept, tokens_before: tokensBefore, usage: answer.usage };
+}
+
+/** One message as the summarizer reads it; long tool output is cut, the gist survives. */
+function transcriptLine(m: Message): string {
+  const cap = (t: string, n: number): string => (t.length > n ? `${t.slice(0, n)} [... ${t.length - n} more]` : t);
+  if (m.role === "user")
+    return `User: ${typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join("\n")}`;
+  if (m.role === "toolResult")
+    return `Tool result (${m.toolName}${m.isError ? ", error" : ""}): ${cap(
+      m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join("\n"),
+      2000,
+    )}`;
+  return `Assistant: ${m.content
+    .map((c) =>
+      c.type === "text"
+        ? c.text
+        : c.type === "toolCall"
+          ? `[calls ${c.name} ${cap(JSON.stringify(c.arguments), 500)}]`
+          : "",
+    )
+    .filter((t) => t !== "")
+    .join("\n")}`;
+}
+
+function findLastIndex<T>(a: readonly T[], f: (x: T) => boolean): number {
+  for (let i = a.length - 1; i >= 0; i--) if (f(a[i]!)) return i;
+  return -1;
+}

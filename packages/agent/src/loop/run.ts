@@ -1,0 +1,242 @@
+/**
+ * One run: a prompt and every model request and tool call it leads to, until the model answers
+ * without calling a tool, the run is cancelled, a request fails or the turn limit is reached.
+ * Order of the touchpoints (wire reference 1.4, 1.5, 1.10): before_prompt (a deny ends it before
+ * anything is committed), the user entry, turn/started; per model request: the catalog snapshot
+ * and context/collect, the request, the assistant entry, each tool call with its result entry;
+ * after_response only after a complete answer (HOOK-07); turn/settled exactly once (LIFE-11).
+ * Every entry is committed (written and fsynced) before it is reported.
+ */
+import { stream, type AssistantMessage, type ToolCall, type Usage } from "@mariozechner/pi-ai";
+import type { CatalogSnapshot, ExtensionHost } from "@octet/host";
+import type { SessionFile } from "../session/index.js";
+import { buildContext } from "../session/index.js";
+import type { ResolvedModel } from "../models/index.js";
+import { describeProviderError, requestOptions } from "../models/index.js";
+import type { BuiltinTool, ToolApproval } from "../tools/index.js";
+import { addUsage, emptyUsage, type AgentEvent, type RunOutcome } from "./events.js";
+import { buildRequest, type PlacedContext } from "./request.js";
+import { noticeOf, runToolCall, textOf } from "./tool-runner.js";
+
+export interface RunScope {
+  session: SessionFile;
+  model: ResolvedModel;
+  host: ExtensionHost | null;
+  builtins: readonly BuiltinTool[];
+  approval: ToolApproval;
+  systemPrompt: string;
+  maxTurns: number;
+  maxRetries: number | undefined;
+  emit: (event: AgentEvent) => void;
+  lifecycle: (method: "turn/started" | "turn/settled" | "tool/started" | "tool/settled", p: object) => void;
+  /** Compacts before a request when the context is near the window; returns whether it did. */
+  compactIfNeeded: (signal: AbortSignal) => Promise<boolean>;
+}
+
+export interface RunResult {
+  outcome: RunOutcome;
+  run_id: string | null;
+  text: string;
+  turns: number;
+  usage: Usage;
+  error: string | null;
+}
+
+export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal): Promise<RunResult> {
+  const usage = emptyUsage();
+  const runContext: PlacedContext[] = [];
+  if (s.host) {
+    const hook = await s.host.runHook("before_prompt", { prompt }, { signal });
+    for (const n of hook.notifications) s.emit(noticeOf(n));
+    if (hook.denied) {
+      s.emit({ type: "prompt_denied", extension: hook.denied.extension, reason: hook.denied.reason });
+      const error = `the prompt was denied by extension ${hook.denied.extension}: ${hook.denied.reason}`;
+      return { outcome: "denied", run_id: null, text: "", turns: 0, usage, error };
+    }
+    runContext.push(...hook.context);
+  }
+  const userEntry = await s.session.append({
+    type: "message",
+    message: { role: "user", content: prompt, timestamp: Date.now() },
+  });
+  const run_id = `run:${userEntry.id}`;
+  const ids = { session_id: s.session.id, run_id, turn_id: `turn:${userEntry.id}` };
+  const started = Date.now();
+  s.emit({ type: "run_start", run_id, session_id: s.session.id, entry_id: userEntry.id, prompt });
+  s.lifecycle("turn/started", ids);
+  let outcome: RunOutcome = "limit_reached";
+  let error: string | null = null;
+  let text = "";
+  let turns = 0;
+  try {
+    for (let turnIndex = 0; turnIndex < s.maxTurns; turnIndex++) {
+      if (signal.aborted) {
+        outcome = "cancelled";
+        break;
+      }
+      await s.compactIfNeeded(signal);
+      const catalog = s.host ? s.host.catalog() : null;
+      const collected = s.host
+        ? await s.host.collectContext({ prompt: turnIndex === 0 ? prompt : null }, { signal })
+        : [];
+      const unsolicited = s.host ? s.host.contributions().context : [];
+      const context = [...unsolicited, ...runContext, ...collected];
+      turns++;
+      const message = await modelRequest(s, catalog, context, { run_id, turnIndex }, signal);
+      addUsage(usage, message.usage);
+      const assistantEntry = await s.session.append({ type: "message", message });
+      const failure = message.stopReason === "error" ? describeProviderError(message, s.model) : null;
+      s.emit({
+        type: "turn_end",
+        run_id,
+        turn_index: turnIndex,
+        entry_id: assistantEntry.id,
+        stop_reason: message.stopReason,
+        usage: message.usage,
+        error: failure,
+      });
+      const said = textOf(message.content.filter((c) => c.type === "text"));
+      if (said !== "") text = said;
+      if (message.stopReason === "aborted" || signal.aborted) {
+        outcome = "cancelled";
+        break;
+      }
+      if (failure !== null) {
+        outcome = "failed";
+        error = failure;
+        break;
+      }
+      const calls = message.content.filter((c): c is ToolCall => c.type === "toolCall");
+      if (calls.length === 0) {
+        if (message.stopReason === "length")
+          s.emit({
+            type: "notice",
+            level: "warning",
+            source: "agent",
+            text: `the answer was cut off at the model's output limit (${s.model.model.maxTokens} tokens)`,
+          });
+        outcome = "completed";
+        break;
+      }
+      await runCalls(calls, s, catalog, { ...ids, turnIndex }, runContext, signal);
+      if (signal.aborted) {
+        outcome = "cancelled";
+        break;
+      }
+    }
+    if (outcome === "limit_reached") error = `the run stopped after ${s.maxTurns} model requests (the turn limit)`;
+    if (outcome === "completed" && s.host) {
+      // Observed only after a successful, complete answer (HOOK-07); it cannot change it.
+      try {
+        const hook = await s.host.runHook("after_response", { response: text }, { signal });
+        for (const n of hook.notifications) s.emit(noticeOf(n));
+      } catch {
+        // A failing hook is diagnosed by the host (HOOK-10).
+      }
+    }
+  } catch (err) {
+    outcome = signal.aborted ? "cancelled" : "failed";
+    error = err instanceof Error ? err.message : String(err);
+  } finally {
+    s.lifecycle("turn/settled", {
+      ...ids,
+      outcome,
+      duration_ms: Date.now() - started,
+      reason: error === null ? null : error.slice(0, 1024),
+    });
+  }
+  if (outcome === "cancelled" && error === null) error = "cancelled";
+  s.emit({ type: "run_end", run_id, outcome, text, turns, usage, error });
+  return { outcome, run_id, text, turns, usage, error };
+}
+
+/** Streams one model request; pi-ai never throws for a provider failure, it answers stopReason "error". */
+async function modelRequest(
+  s: RunScope,
+  catalog: CatalogSnapshot | null,
+  context: readonly PlacedContext[],
+  at: { run_id: string; turnIndex: number },
+  signal: AbortSignal,
+): Promise<AssistantMessage> {
+  const { messages } = buildContext(s.session.pathToLeaf());
+  const built = buildRequest({ systemPrompt: s.systemPrompt, messages, context, builtins: s.builtins, catalog });
+  for (const name of built.shadowed)
+    s.emit({
+      type: "notice",
+      level: "warning",
+      source: "agent",
+      text: `extension tool "${name}" is hidden from the model: a built-in tool has that name`,
+    });
+  const { model } = s.model;
+  s.emit({ type: "turn_start", run_id: at.run_id, turn_index: at.turnIndex, model: `${model.provider}/${model.id}` });
+  const events = stream(model, built.context, {
+    signal,
+    sessionId: s.session.id,
+    ...requestOptions(s.model),
+    ...(s.maxRetries !== undefined ? { maxRetries: s.maxRetries } : {}),
+  });
+  for await (const e of events) {
+    if (e.type === "text_delta")
+      s.emit({ type: "text_delta", run_id: at.run_id, turn_index: at.turnIndex, delta: e.delta });
+    else if (e.type === "thinking_delta")
+      s.emit({ type: "thinking_delta", run_id: at.run_id, turn_index: at.turnIndex, delta: e.delta });
+  }
+  return events.result();
+}
+
+/**
+ * The calls of one answer, one after another (approvals are asked one at a time, and a later call
+ * may depend on an earlier one's effect). After a cancellation the calls not yet run still get a
+ * result, "cancelled", so every call in the session is paired with its result.
+ */
+async function runCalls(
+  calls: readonly ToolCall[],
+  s: RunScope,
+  catalog: CatalogSnapshot | null,
+  at: { session_id: string; run_id: string; turn_id: string; turnIndex: number },
+  runContext: PlacedContext[],
+  signal: AbortSignal,
+): Promise<void> {
+  const builtins = new Map(s.builtins.map((t) => [t.name, t]));
+  const { turnIndex, ...ids } = at;
+  for (const call of calls) {
+    const message = signal.aborted
+      ? cancelledResult(call)
+      : await runToolCall(call, {
+          host: s.host,
+          catalog,
+          builtins,
+          approval: s.approval,
+          workspace: s.session.workspace,
+          signal,
+          images: s.model.model.input.includes("image"),
+          ids,
+          turnIndex,
+          emit: s.emit,
+          addContext: (c) => runContext.push(...c),
+          lifecycle: (method, p) => s.lifecycle(method, p),
+        });
+    const entry = await s.session.append({ type: "message", message });
+    s.emit({
+      type: "tool_result",
+      run_id: ids.run_id,
+      turn_index: turnIndex,
+      tool_call_id: call.id,
+      name: call.name,
+      is_error: message.isError,
+      text: textOf(message.content),
+      entry_id: entry.id,
+    });
+  }
+}
+
+function cancelledResult(call: ToolCall) {
+  return {
+    role: "toolResult" as const,
+    toolCallId: call.id,
+    toolName: call.name,
+    content: [{ type: "text" as const, text: "cancelled before it ran" }],
+    isError: true,
+    timestamp: Date.now(),
+  };
+}

@@ -1,0 +1,103 @@
+// Compaction (issue 15.5) through the real provider path: near the window the older entries are
+// summarized into a compaction entry, and later requests carry the summary instead of them;
+// /compact with instructions does it on demand.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import { Agent, SessionFile, type AgentEvent } from "../src/index.js";
+import { scriptedHome, scriptedModel, scriptedServer, tempWorkspace, type ScriptStep } from "./support/harness.js";
+
+async function setup(script: ScriptStep[], contextWindow: number) {
+  const server = await scriptedServer(script);
+  const home = await scriptedHome(server.url, { contextWindow });
+  const session = await SessionFile.create({ home, workspace: tempWorkspace() });
+  const agent = new Agent({
+    session,
+    model: await scriptedModel(home),
+    maxRetries: 0,
+    compaction: { keepRecentTokens: 10 },
+  });
+  const events: AgentEvent[] = [];
+  agent.subscribe((e) => events.push(e));
+  return {
+    server,
+    session,
+    agent,
+    events,
+    done: async () => {
+      await agent.close();
+      await server.close();
+    },
+  };
+}
+
+test("issue 15.5: near the window the session is compacted before the request, which carries the summary", async () => {
+  const t = await setup(
+    [
+      { text: "first answer", usage: { prompt_tokens: 3500, completion_tokens: 3 } },
+      { match: "Summarize the conversation", text: "SUMMARY-ONE: an earlier exchange." },
+      { text: "second answer" },
+    ],
+    4000,
+  );
+  try {
+    assert.equal((await t.agent.prompt("first question")).outcome, "completed");
+    assert.equal((await t.agent.prompt("second question")).outcome, "completed");
+    const compaction = t.session.entries().find((e) => e.type === "compaction");
+    assert.ok(compaction && compaction.type === "compaction", "a compaction entry was committed");
+    assert.match(compaction.summary, /SUMMARY-ONE/);
+    assert.ok(t.session.get(compaction.first_kept), "first_kept names an entry of the session");
+    assert.ok(compaction.tokens_before > 3000);
+    assert.match(readFileSync(t.session.path, "utf8"), /"type":"compaction"/);
+    assert.deepEqual(
+      t.events.filter((e) => e.type.startsWith("compaction")).map((e) => e.type),
+      ["compaction_start", "compaction_end"],
+    );
+    // The summarizer saw the old prompt; the request after it sees the summary, not the old prompt.
+    assert.match(JSON.stringify(t.server.requests[1]), /first question/);
+    const after = JSON.stringify(t.server.requests[2]);
+    assert.match(after, /SUMMARY-ONE/);
+    assert.doesNotMatch(after, /first question/);
+    assert.match(after, /second question/);
+  } finally {
+    await t.done();
+  }
+});
+
+test("issue 15.5: /compact with instructions summarizes on demand and says what it kept", async () => {
+  const t = await setup(
+    [
+      { text: "answer one" },
+      { text: "answer two" },
+      { match: "Summarize the conversation", text: "SUMMARY-MANUAL" },
+      { text: "answer three" },
+    ],
+    128000,
+  );
+  try {
+    await t.agent.prompt("question one");
+    await t.agent.prompt("question two");
+    const done = await t.agent.compact("keep the open questions");
+    assert.equal(done.summary, "SUMMARY-MANUAL");
+    assert.equal(done.entry.type, "compaction");
+    assert.match(JSON.stringify(t.server.requests[2]), /Focus: keep the open questions/);
+    await t.agent.prompt("question three");
+    const last = JSON.stringify(t.server.requests[3]);
+    assert.match(last, /SUMMARY-MANUAL/);
+    assert.doesNotMatch(last, /question one/);
+  } finally {
+    await t.done();
+  }
+});
+
+test("issue 15.5: compaction refuses when there is nothing older to summarize, and over-long instructions", async () => {
+  const t = await setup([{ text: "only answer" }], 128000);
+  try {
+    await assert.rejects(t.agent.compact(), /nothing to compact/);
+    await t.agent.prompt("one question");
+    await assert.rejects(t.agent.compact("x".repeat(16_385)), /16385 bytes, over the 16384-byte limit/);
+    assert.equal(t.session.entries().filter((e) => e.type === "compaction").length, 0);
+  } finally {
+    await t.done();
+  }
+});

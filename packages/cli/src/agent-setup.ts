@@ -1,0 +1,108 @@
+/**
+ * Where the CLI meets the agent: which model (--model, else "model" in $OCTET_HOME/settings.json),
+ * which session (--continue, --resume ID, else a new one), and the gate of the built-in tools
+ * (--yes, --no-input, --policy, else asked at the terminal). @octet/agent and its provider
+ * library load only here, on first use, so the host-only commands (call, tools, extensions) pay
+ * nothing for them.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { resolveOctetHome, type ExtensionHost } from "@octet/host";
+import type { Agent } from "@octet/agent";
+import type { GlobalOptions } from "./args.js";
+import type { CliUi } from "./session.js";
+import { UsageError } from "./usage-error.js";
+
+export type AgentLib = typeof import("@octet/agent");
+
+export interface AgentConfig {
+  home: string;
+  /** "provider/id", or null when none is configured. */
+  model: string | null;
+  /** Where the model came from, for messages. */
+  source: "--model" | "settings.json" | null;
+}
+
+/** Settings are a few keys; a large file is a mistake. */
+const MAX_SETTINGS_BYTES = 65_536;
+
+export function agentConfig(options: GlobalOptions, env = process.env): AgentConfig {
+  const home = resolveOctetHome({ env });
+  if (options.model !== null) return { home, model: options.model, source: "--model" };
+  const path = join(home, "settings.json");
+  let text: string;
+  try {
+    text = readFileSync(path, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { home, model: null, source: null };
+    throw new UsageError(`${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
+  }
+  if (text.length > MAX_SETTINGS_BYTES)
+    throw new UsageError(`${path} is ${text.length} characters, over the ${MAX_SETTINGS_BYTES} limit`);
+  let doc: unknown;
+  try {
+    doc = JSON.parse(text);
+  } catch (err) {
+    throw new UsageError(`${path} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const model = (doc as { model?: unknown } | null)?.model;
+  if (model === undefined || model === null) return { home, model: null, source: null };
+  if (typeof model !== "string" || !/^[^/\s]+\/\S+$/.test(model))
+    throw new UsageError(`${path}: "model" is ${JSON.stringify(model)}; expected "PROVIDER/MODEL_ID"`);
+  return { home, model, source: "settings.json" };
+}
+
+/** What a prompt says when no model is configured: how to configure one. */
+export function noModelHelp(home: string): string {
+  return [
+    "no model is configured, so a line that is not a /command has nowhere to go. Configure one:",
+    "  octet --model anthropic/claude-sonnet-4-5        (with ANTHROPIC_API_KEY set; or openai/..., google/...)",
+    `  or put {"model": "PROVIDER/ID"} in ${join(home, "settings.json")}`,
+    `  a local OpenAI-compatible server (Ollama, llama.cpp, vLLM) goes in ${join(home, "models.json")};`,
+    "  `octet models` lists the models octet knows and whether their key is set",
+  ].join("\n");
+}
+
+export function loadAgentLib(): Promise<AgentLib> {
+  return import("@octet/agent");
+}
+
+/** The built-in tools' names: the host keeps them from extensions when a model is configured. */
+export const BUILTIN_TOOL_NAMES = ["read", "write", "edit", "bash"];
+
+/** Opens the session the flags ask for and the agent over it. Usage problems throw UsageError. */
+export async function openAgent(
+  lib: AgentLib,
+  options: GlobalOptions,
+  config: AgentConfig & { model: string },
+  host: ExtensionHost | null,
+  ui: CliUi,
+): Promise<Agent> {
+  const modelsFile = lib.loadModelsFile(join(config.home, "models.json"));
+  const model = await lib.resolveModel(lib.parseModelRef(config.model), { modelsFile, env: process.env });
+  let session;
+  if (options.resume !== null) {
+    const path = await lib.findSession(config.home, options.workspace, options.resume);
+    session = await lib.SessionFile.open(path);
+  } else if (options.continueSession) {
+    const latest = await lib.latestSession(config.home, options.workspace);
+    session = latest
+      ? await lib.SessionFile.open(latest)
+      : await lib.SessionFile.create({ home: config.home, workspace: options.workspace });
+  } else session = await lib.SessionFile.create({ home: config.home, workspace: options.workspace });
+  for (const w of session.warnings) ui.line.print(`octet: ${w}\n`);
+  const approval = new lib.ToolApproval({
+    yes: options.yes,
+    noInput: options.noInput,
+    rules: options.policy,
+    ask: (q) => ui.services.approveTool(q),
+    onNote: (text) => ui.line.print(`${text}\n`),
+  });
+  return new lib.Agent({
+    session,
+    model,
+    host,
+    approval,
+    ...(options.maxTurns !== null ? { maxTurns: options.maxTurns } : {}),
+  });
+}

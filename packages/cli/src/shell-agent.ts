@@ -1,0 +1,154 @@
+/**
+ * The agent inside the interactive session: a line that is not a /command is a prompt, and
+ * /session, /name, /model, /compact act on the session. The session is opened on the first
+ * prompt (or at start with --continue / --resume), so a shell used only for /call leaves no
+ * session file behind. Without a model, the first prompt says how to configure one.
+ */
+import type { Agent } from "@octet/agent";
+import type { ExtensionHost } from "@octet/host";
+import type { GlobalOptions } from "./args.js";
+import { agentConfig, loadAgentLib, noModelHelp, openAgent, type AgentConfig, type AgentLib } from "./agent-setup.js";
+import { AgentView } from "./agent-view.js";
+import { paint, table, terminalSafe } from "./output.js";
+import type { CliUi } from "./session.js";
+import { UsageError } from "./usage-error.js";
+
+export const AGENT_COMMANDS = ["session", "name", "model", "compact"];
+
+export class ShellAgent {
+  readonly #options: GlobalOptions;
+  readonly #ui: CliUi;
+  readonly #config: AgentConfig;
+  #host: ExtensionHost | null = null;
+  #agent: Agent | null = null;
+  #lib: AgentLib | null = null;
+
+  constructor(options: GlobalOptions, ui: CliUi) {
+    this.#options = options;
+    this.#ui = ui;
+    this.#config = agentConfig(options);
+  }
+
+  get configured(): boolean {
+    return this.#config.model !== null;
+  }
+
+  /** The model as configured ("provider/id"), before it is resolved on first use. */
+  get modelRef(): string | null {
+    return this.#config.model;
+  }
+
+  /** The host changes on /reload; the agent follows it from the next prompt on. */
+  useHost(host: ExtensionHost): void {
+    this.#host = host;
+    this.#agent?.setHost(host);
+  }
+
+  /** --continue / --resume open the session at start, so its history is there before the first prompt. */
+  async openEarly(): Promise<string | null> {
+    if (!this.configured || (!this.#options.continueSession && this.#options.resume === null)) return null;
+    const agent = await this.#ensure();
+    const info = agent.info();
+    return `session ${info.id.slice(0, 8)}${info.name ? ` "${info.name}"` : ""}: ${info.entries} entries (${info.file})`;
+  }
+
+  async prompt(text: string, signal: AbortSignal): Promise<void> {
+    if (!this.configured) throw new UsageError(noModelHelp(this.#config.home));
+    const agent = await this.#ensure();
+    const view = new AgentView({
+      host: this.#host,
+      line: this.#ui.line,
+      streamText: true,
+      verbose: this.#options.verbose,
+    });
+    const unsubscribe = agent.subscribe(view.handle);
+    try {
+      await agent.prompt(text, { signal });
+      await view.flush();
+    } finally {
+      unsubscribe();
+    }
+  }
+
+  /** Runs /session, /name, /model or /compact. */
+  async command(head: string, rest: string, signal: AbortSignal): Promise<void> {
+    if (!this.configured) throw new UsageError(noModelHelp(this.#config.home));
+    const agent = await this.#ensure();
+    switch (head) {
+      case "session": {
+        const i = agent.info();
+        process.stdout.write(
+          `${table(
+            ["", ""],
+            [
+              ["id", i.id],
+              ["name", i.name ?? "(none: /name NAME sets one)"],
+              ["file", i.file],
+              ["entries", String(i.entries)],
+              ["context", `about ${i.context_tokens} tokens of ${agent.model.model.contextWindow}`],
+              ["model", i.model],
+            ],
+          )}`,
+        );
+        return;
+      }
+      case "name":
+        if (rest === "")
+          throw new UsageError("usage: /name NAME (a name for this session, shown by octet sessions list)");
+        await agent.setName(rest);
+        process.stdout.write(`session named "${terminalSafe(rest)}"\n`);
+        return;
+      case "model": {
+        if (rest === "") {
+          process.stdout.write(`model: ${agent.info().model} (/model PROVIDER/ID switches; octet models lists them)\n`);
+          return;
+        }
+        const lib = await this.#loadLib();
+        const modelsFile = lib.loadModelsFile(`${this.#config.home}/models.json`);
+        const model = await lib.resolveModel(lib.parseModelRef(rest), { modelsFile, env: process.env });
+        await agent.setModel(model);
+        process.stdout.write(`model: ${model.model.provider}/${model.model.id}\n`);
+        return;
+      }
+      case "compact": {
+        const view = new AgentView({ host: this.#host, line: this.#ui.line, streamText: false, verbose: false });
+        const unsubscribe = agent.subscribe(view.handle);
+        try {
+          const done = await agent.compact(rest === "" ? undefined : rest, { signal });
+          await view.flush();
+          process.stdout.write(
+            `${paint("dim", `summary of about ${done.tokens_before} tokens, keeping from entry ${done.first_kept}:`)}\n` +
+              `${terminalSafe(done.summary)}\n`,
+          );
+        } finally {
+          unsubscribe();
+        }
+        return;
+      }
+      default:
+        throw new UsageError(`unknown agent command /${head}`);
+    }
+  }
+
+  async close(outcome: "completed" | "interrupted"): Promise<void> {
+    await this.#agent?.close(outcome);
+  }
+
+  async #loadLib(): Promise<AgentLib> {
+    this.#lib ??= await loadAgentLib();
+    return this.#lib;
+  }
+
+  async #ensure(): Promise<Agent> {
+    if (this.#agent) return this.#agent;
+    const lib = await this.#loadLib();
+    this.#agent = await openAgent(
+      lib,
+      this.#options,
+      { ...this.#config, model: this.#config.model! },
+      this.#host,
+      this.#ui,
+    );
+    return this.#agent;
+  }
+}
