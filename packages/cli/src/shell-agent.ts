@@ -22,6 +22,8 @@ export class ShellAgent {
   #host: ExtensionHost | null = null;
   #agent: Agent | null = null;
   #lib: AgentLib | null = null;
+  /** The view of the running prompt: a question waits until it has drawn what came before. */
+  #view: AgentView | null = null;
 
   constructor(options: GlobalOptions, ui: CliUi) {
     this.#options = options;
@@ -62,11 +64,13 @@ export class ShellAgent {
       verbose: this.#options.verbose,
     });
     const unsubscribe = agent.subscribe(view.handle);
+    this.#view = view;
     try {
       await agent.prompt(text, { signal });
       await view.flush();
     } finally {
       unsubscribe();
+      this.#view = null;
     }
   }
 
@@ -142,13 +146,8 @@ export class ShellAgent {
   async #ensure(): Promise<Agent> {
     if (this.#agent) return this.#agent;
     const lib = await this.#loadLib();
-    this.#agent = await openAgent(
-      lib,
-      this.#options,
-      { ...this.#config, model: this.#config.model! },
-      this.#host,
-      this.#ui,
-    );
+    const config = { ...this.#config, model: this.#config.model! };
+    this.#agent = await openAgent(lib, this.#options, config, this.#host, this.#ui, async () => this.#view?.flush());
     return this.#agent;
   }
 }
