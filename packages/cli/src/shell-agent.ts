@@ -51,7 +51,8 @@ export class ShellAgent {
     if (!this.configured || (!this.#options.continueSession && this.#options.resume === null)) return null;
     const agent = await this.#ensure();
     const info = agent.info();
-    return `session ${info.id.slice(0, 8)}${info.name ? ` "${info.name}"` : ""}: ${info.entries} entries (${info.file})`;
+    const name = info.name ? ` "${info.name}"` : "";
+    return `session ${info.id.slice(0, 8)}${name}: ${info.entries} entries (${info.file})`;
   }
 
   async prompt(text: string, signal: AbortSignal): Promise<void> {
@@ -121,7 +122,7 @@ export class ShellAgent {
           const done = await agent.compact(rest === "" ? undefined : rest, { signal });
           await view.flush();
           process.stdout.write(
-            `${paint("dim", `summary of about ${done.tokens_before} tokens, keeping from entry ${done.first_kept}:`)}\n` +
+            `${paint("dim", `summary of about ${done.tokens_before} tokens, kept from entry ${done.first_kept}:`)}\n` +
               `${terminalSafe(done.summary)}\n`,
           );
         } finally {
