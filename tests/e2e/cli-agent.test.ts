@@ -127,6 +127,19 @@ test("issue 15.6: without a model, run says how to configure one (exit 2)", asyn
   assert.match(r.stderr, /models\.json/);
 });
 
+test("issue 15.6: without a model the shell works as before and a plain line says how to configure one", async () => {
+  const home = mkdtempSync(join(tmpdir(), "octet-cli-agent-none-"));
+  const r = await runCli(["--extension-dir", EXAMPLES, "--enable-extension", "hello-world"], {
+    env: { OCTET_HOME: home },
+    input: 'what is this?\n/call hello_world {"name":"x"}\n/quit\n',
+    timeoutMs: 30_000,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout, /no model is configured/);
+  assert.match(r.stdout, /Hello, x!/);
+  assert.equal(sessionFiles(home).length, 0);
+});
+
 test("issue 15.6: an unknown model and a missing key are configuration errors that name what to do", async () => {
   const home = mkdtempSync(join(tmpdir(), "octet-cli-agent-bad-"));
   const unknown = await runCli(["--model", "nosuch/model", "run", "hi"], { env: { OCTET_HOME: home } });

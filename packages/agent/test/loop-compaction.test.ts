@@ -3,9 +3,19 @@
 // /compact with instructions does it on demand.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ExtensionHost } from "@octet/host";
 import { Agent, SessionFile, type AgentEvent } from "../src/index.js";
-import { scriptedHome, scriptedModel, scriptedServer, tempWorkspace, type ScriptStep } from "./support/harness.js";
+import {
+  ROOT,
+  scriptedHome,
+  scriptedModel,
+  scriptedServer,
+  tempWorkspace,
+  type ScriptStep,
+} from "./support/harness.js";
 
 async function setup(script: ScriptStep[], contextWindow: number) {
   const server = await scriptedServer(script);
@@ -99,5 +109,59 @@ test("issue 15.5: compaction refuses over-long instructions before anything is s
     assert.equal(t.session.entries().filter((e) => e.type === "compaction").length, 0);
   } finally {
     await t.done();
+  }
+});
+
+test("issue 15.5: on a vision model the compaction_strategy hook's frames replace the transcript", async () => {
+  const server = await scriptedServer([
+    { text: "answer one" },
+    { text: "answer two" },
+    { match: "Summarize the conversation", text: "SUMMARY-FROM-FRAMES" },
+  ]);
+  const home = await scriptedHome(server.url, { input: ["text", "image"] });
+  const dir = mkdtempSync(join(tmpdir(), "octet-agent-frames-"));
+  mkdirSync(join(dir, "framer"));
+  writeFileSync(
+    join(dir, "framer", "extension.toml"),
+    [
+      'name = "framer"',
+      'version = "0.1.0"',
+      'api_version = "0.4"',
+      "[entrypoint]",
+      `command = ${JSON.stringify(process.execPath)}`,
+      `args = [${JSON.stringify(join(ROOT, "tests/fixtures/advisory-ext.mjs"))}, "frames"]`,
+      "[capabilities]",
+      'filesystem = "none"',
+      "process = false",
+      "network = false",
+      "[contributes]",
+      'hooks = ["compaction_strategy"]',
+      "",
+    ].join("\n"),
+  );
+  const host = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["framer"] });
+  const session = await SessionFile.create({ home, workspace: tempWorkspace() });
+  const agent = new Agent({
+    session,
+    model: await scriptedModel(home),
+    host,
+    maxRetries: 0,
+    compaction: { keepRecentTokens: 10 },
+  });
+  try {
+    await agent.prompt("question one");
+    await agent.prompt("question two");
+    const done = await agent.compact();
+    assert.equal(done.summary, "SUMMARY-FROM-FRAMES");
+    const request = JSON.stringify(server.requests[2]);
+    assert.equal((request.match(/"type":"image_url"/g) ?? []).length, 2, "two frames as images");
+    assert.doesNotMatch(request, /question one/, "the frames stand for the transcript");
+    assert.deepEqual((done.entry as { details?: unknown }).details, {
+      compaction_frames: { extension: "framer", count: 2 },
+    });
+  } finally {
+    await agent.close();
+    await host.shutdown();
+    await server.close();
   }
 });

@@ -17,7 +17,7 @@ export type AgentLib = typeof import("@octet/agent");
 
 export interface AgentConfig {
   home: string;
-  /** "provider/id", or null when none is configured. */
+  /** PROVIDER/ID, or null when none is configured. */
   model: string | null;
   /** Where the model came from, for messages. */
   source: "--model" | "settings.json" | null;

@@ -35,7 +35,7 @@ export class ShellAgent {
     return this.#config.model !== null;
   }
 
-  /** The model as configured ("provider/id"), before it is resolved on first use. */
+  /** The model as configured (PROVIDER/ID), before it is resolved on first use. */
   get modelRef(): string | null {
     return this.#config.model;
   }
