@@ -33,7 +33,7 @@ const rules = [
   {
     dir: "packages/host/src",
     imports: [/^@octet\/(cli|extension|rpi|agent)(\/|$)/],
-    why: "the host does not import the CLI, the SDK, the rpi runtime or the agent",
+    why: "the host imports no CLI, SDK, rpi runtime or agent",
   },
   {
     dir: "packages/rpi/src",
