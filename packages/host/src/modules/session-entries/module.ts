@@ -23,7 +23,7 @@ declare module "../options.js" {
   }
 }
 
-interface TurnHookApi {
+export interface TurnHookApi {
   runTurnHook(hook: TurnHook, payload: TurnPayload, options?: TurnHookOptions): Promise<TurnHookOutcome>;
 }
 
