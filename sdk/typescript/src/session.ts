@@ -23,7 +23,6 @@ import type { SessionApi } from "./types.js";
 
 export type { SessionApi } from "./types.js";
 
-
 const PARENT_METHODS: readonly string[] = ["tool/call", "command/execute"];
 /** Requests that run a model-turn hook: they parent session requests while they are active. */
 const turnHookScopes = new WeakSet<RequestScope>();
@@ -52,7 +51,9 @@ export function sessionApi(scope: () => RequestScope | undefined, link: () => Li
     const parent = parentOf(s, what);
     const checked = validate(params(parent));
     if (!checked.ok)
-      throw new RangeError(`${sessionEntriesRefusal(checked.problems)} session.${what}(): ${checked.problems.join("; ")}`);
+      throw new RangeError(
+        `${sessionEntriesRefusal(checked.problems)} session.${what}(): ${checked.problems.join("; ")}`,
+      );
     return send(s, l, method, checked.value);
   };
   return {
@@ -72,7 +73,12 @@ export function sessionApi(scope: () => RequestScope | undefined, link: () => Li
       return checked.value.entry_id;
     },
     async setName(name) {
-      await call("setName", "session/set_name", (parent) => ({ parent_request_id: parent, name }), validateSetNameParams);
+      await call(
+        "setName",
+        "session/set_name",
+        (parent) => ({ parent_request_id: parent, name }),
+        validateSetNameParams,
+      );
     },
     async setLabel(entryId, label) {
       await call(
@@ -92,8 +98,12 @@ function parentOf(scope: RequestScope, what: string): number {
         `model_turn_end hook, not in ${scope.method}`,
     );
   if (!scope.active)
-    throw new Error(`session.${what}() was called after request ${String(scope.id)} was answered; it needs an active parent`);
+    throw new Error(
+      `session.${what}() was called after request ${String(scope.id)} was answered; it needs an active parent`,
+    );
   if (typeof scope.id !== "number")
-    throw new Error(`session.${what}() needs a numeric parent request id, and the host sent ${JSON.stringify(scope.id)}`);
+    throw new Error(
+      `session.${what}() needs a numeric parent request id, and the host sent ${JSON.stringify(scope.id)}`,
+    );
   return scope.id;
 }

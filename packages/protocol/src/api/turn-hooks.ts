@@ -8,7 +8,16 @@
  * any member an ordinary hook result does not have (an unrelated effect). The caller stops the
  * run on a refusal (TURN-12); nothing is coerced into a continue.
  */
-import { member, isAbsent, readArray, readInteger, readObject, readOneOf, readString, refuse } from "../validate/fields.js";
+import {
+  member,
+  isAbsent,
+  readArray,
+  readInteger,
+  readObject,
+  readOneOf,
+  readString,
+  refuse,
+} from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
 import type { ExecutionContext, ExtensionNotification } from "./types.js";
 import { checkNotifications } from "./validate-contributions.js";

@@ -16,15 +16,7 @@ import {
   MAX_VALUE_NODES,
 } from "../bounds.js";
 import { measureJson } from "../validate/json-bounds.js";
-import {
-  isAbsent,
-  member,
-  readInteger,
-  readObject,
-  readString,
-  refuse,
-  rejectUnknown,
-} from "../validate/fields.js";
+import { isAbsent, member, readInteger, readObject, readString, refuse, rejectUnknown } from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
 import type { ResourceOwner } from "./types.js";
 
@@ -104,7 +96,10 @@ export function validateAppendEntryResult(value: unknown): Checked<SessionAppend
   const obj = readObject(p, "", value);
   if (obj === undefined) return refuse(p);
   rejectUnknown(p, "", obj, new Set(["entry_id"]));
-  const id = readString(p, "entry_id", member(obj, "entry_id"), { nonBlank: true, maxBytes: MAX_SESSION_ENTRY_ID_BYTES });
+  const id = readString(p, "entry_id", member(obj, "entry_id"), {
+    nonBlank: true,
+    maxBytes: MAX_SESSION_ENTRY_ID_BYTES,
+  });
   if (!p.ok || id === undefined) return refuse(p);
   return { ok: true, value: { entry_id: id } };
 }
@@ -125,11 +120,15 @@ export function validateEmptyResult(value: unknown): Checked<Record<string, neve
  * the check matters for the SDKs' local refusal.
  */
 export function checkPlainJson(p: Problems, path: string, value: unknown): boolean {
-  const m = measureJson(value, {
-    maxBytes: MAX_SESSION_ENTRY_DATA_BYTES,
-    maxDepth: MAX_VALUE_DEPTH,
-    maxNodes: MAX_VALUE_NODES,
-  }, path);
+  const m = measureJson(
+    value,
+    {
+      maxBytes: MAX_SESSION_ENTRY_DATA_BYTES,
+      maxDepth: MAX_VALUE_DEPTH,
+      maxNodes: MAX_VALUE_NODES,
+    },
+    path,
+  );
   if (!m.ok) {
     p.add(m.path, m.message);
     return false;

@@ -87,7 +87,10 @@ export function sessionEntriesService(service: SessionEntriesService): (g: Servi
         } catch (err) {
           if (err instanceof WireError) throw err;
           const message = err instanceof Error ? err.message : String(err);
-          throw new WireError(ErrorCode.InternalError, `internal_error ${scope.method} failed: ${message.slice(0, 512)}`);
+          throw new WireError(
+            ErrorCode.InternalError,
+            `internal_error ${scope.method} failed: ${message.slice(0, 512)}`,
+          );
         } finally {
           dispose();
         }

@@ -41,9 +41,7 @@ export class TurnHookError extends Error {
 
 /** Whether `g` gets `hook` (TURN-01). */
 export function takesTurnHook(g: Generation, hook: TurnHook): boolean {
-  return (
-    g.api === "0.4" && g.spec.manifest.contributes.hooks.includes(hook) && g.features.includes("session_entries")
-  );
+  return g.api === "0.4" && g.spec.manifest.contributes.hooks.includes(hook) && g.features.includes("session_entries");
 }
 
 export async function runTurnHook(
