@@ -170,7 +170,7 @@ test("TURN-02, TURN-03, TURN-05, TURN-06: start and end payloads carry the real 
   }
 });
 
-test("TURN-04, TURN-08: start comes once per turn before its request; hook appends are real durable entries", async () => {
+test("TURN-04, TURN-08: one start per turn before its request; hook appends are real durable entries", async () => {
   const t = await setup(TWO_TURNS, [{ name: "turn-probe", mode: { append: ["model_turn_start", "model_turn_end"] } }]);
   try {
     const r = await t.agent.prompt("take a note");
@@ -236,7 +236,7 @@ test("TURN-12: two extensions are called in registration order, each awaited", a
 });
 
 for (const answer of ["deny", "context", "cancel", "throw"] as const) {
-  test(`TURN-11, TURN-12, TURN-13: an end answering ${answer} fails the run naming the extension; entries stay`, async () => {
+  test(`TURN-11, TURN-12, TURN-13: end answering ${answer} fails the run, naming the extension; entries stay`, async () => {
     const t = await setup(TWO_TURNS, [
       { name: "turn-probe", mode: { append: ["model_turn_end"], answer: { model_turn_end: answer } } },
     ]);

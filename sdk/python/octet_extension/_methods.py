@@ -73,6 +73,12 @@ METHODS = {
         "secret/get", "child->host", "request", "secrets", ("0.2", "0.4")),
     "provider/credentials": MethodSpec(
         "provider/credentials", "child->host", "request", "provider_credentials", ("0.2", "0.4")),
+    "session/append_entry": MethodSpec(
+        "session/append_entry", "child->host", "request", "session_entries", ("0.2", "0.4")),
+    "session/set_name": MethodSpec(
+        "session/set_name", "child->host", "request", "session_entries", ("0.2", "0.4")),
+    "session/set_label": MethodSpec(
+        "session/set_label", "child->host", "request", "session_entries", ("0.2", "0.4")),
     "presentation/update": MethodSpec(
         "presentation/update", "child->host", "notification", None, ("0.2", "0.4")),
     "tools/register": MethodSpec(
