@@ -236,7 +236,7 @@ test("TURN-12: two extensions are called in registration order, each awaited", a
 });
 
 for (const answer of ["deny", "context", "cancel", "throw"] as const) {
-  test(`TURN-11, TURN-12, TURN-13: end answering ${answer} fails the run, naming the extension; entries stay`, async () => {
+  test(`TURN-11, TURN-12, TURN-13: end answering ${answer} fails the run naming the extension`, async () => {
     const t = await setup(TWO_TURNS, [
       { name: "turn-probe", mode: { append: ["model_turn_end"], answer: { model_turn_end: answer } } },
     ]);
