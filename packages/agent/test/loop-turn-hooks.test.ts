@@ -316,3 +316,65 @@ test("WAVE1-27, WAVE1-28: a tool appends, names and labels through the session w
     await t.done();
   }
 });
+
+test("WAVE1-29, WAVE1-18: 64 KiB of data is written; one byte more is refused by the SDK before it is sent", async () => {
+  const t = await setup(
+    [
+      {
+        tool_calls: [
+          { name: "turn_note", arguments: { size: 65_536 }, id: "call_fit" },
+          { name: "turn_note", arguments: { size: 65_537 }, id: "call_past" },
+        ],
+      },
+      { text: "ok" },
+    ],
+    [{ name: "turn-probe" }],
+  );
+  try {
+    const r = await t.agent.prompt("two notes");
+    assert.equal(r.outcome, "completed", String(r.error));
+    const disk = entriesOnDisk(t.session);
+    const notes = disk.filter((e) => e.type === "custom");
+    assert.equal(notes.length, 1, "only the note within the bound is written");
+    assert.equal(JSON.stringify(notes[0]!.type === "custom" ? notes[0]!.data : null).length, 65_536);
+    const past = t.events.find((e) => e.type === "tool_result" && e.tool_call_id === "call_past");
+    assert.ok(past && past.type === "tool_result" && past.is_error);
+    assert.match(past.text, /bounds_exceeded session\.appendEntry\(\): data: .*over the 65536-byte limit/);
+  } finally {
+    await t.done();
+  }
+});
+
+test("TURN-14: an end payload over the frame bound fails the run; nothing is cut", async () => {
+  const big = "y".repeat(1_100_000);
+  const t = await setup([{ text: big }], [{ name: "turn-probe" }]);
+  try {
+    const r = await t.agent.prompt("say a lot");
+    assert.equal(r.outcome, "failed");
+    assert.match(String(r.error), /model_turn_end of extension turn-probe failed: .*(frame|bytes)/);
+    assert.deepEqual(
+      hooksOf(t.log()).map((x) => x.hook),
+      ["model_turn_start"],
+      "the end was never delivered, neither whole nor cut",
+    );
+    // The committed answer stays in the session, whole.
+    const disk = entriesOnDisk(t.session);
+    assert.ok(disk.some((e) => e.type === "message" && JSON.stringify(e.message).includes(big)));
+  } finally {
+    await t.done();
+  }
+});
+
+test("W 2.21: before the agent exists the service refuses with -32002, saying why", async () => {
+  const service = sessionEntriesService(() => null);
+  const who = {
+    extension: "x",
+    owner: { session_id: "s", extension_instance_id: "i", process_generation: 1 },
+    signal: new AbortController().signal,
+  };
+  await assert.rejects(service.append({ ...who, entry_type: "t", data: 1 }), (err: any) => {
+    assert.equal(err.code, -32002);
+    assert.match(err.message, /^not_foreground_owner session\/append_entry refused: no agent session is open/);
+    return true;
+  });
+});
