@@ -317,7 +317,7 @@ test("WAVE1-27, WAVE1-28: a tool appends, names and labels through the session w
   }
 });
 
-test("WAVE1-29, WAVE1-18: 64 KiB of data is written; one byte more is refused by the SDK before it is sent", async () => {
+test("WAVE1-29, WAVE1-18: 64 KiB of data is written; one byte more is refused by the SDK, unsent", async () => {
   const t = await setup(
     [
       {

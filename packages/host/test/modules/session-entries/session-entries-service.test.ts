@@ -120,7 +120,7 @@ test("WAVE1-31, WAVE1-12: no parent, an inactive or a settled parent is -32002 n
   assert.equal(written.length, 0);
 });
 
-test("WAVE1-10, WAVE1-11: a live parent's owner wins; with a settled parent the exact issued triple is admitted", async () => {
+test("WAVE1-10, WAVE1-11: a live parent's owner wins; once it settled the issued triple is admitted", async () => {
   const { g, s, written } = setup();
   const foreign = { session_id: "other", extension_instance_id: "x", process_generation: 7 };
   await call(g, s, "session/append_entry", { parent_request_id: 2, resource_owner: foreign, entry_type: "t", data: 1 });
