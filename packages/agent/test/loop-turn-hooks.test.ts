@@ -27,13 +27,20 @@ interface TurnRecord {
 }
 
 /** Copies of the turn probe named `names` in one folder, each with its mode.json. */
-function turnProbes(probes: { name: string; mode?: Record<string, unknown> }[]): {
+function turnProbes(probes: { name: string; mode?: Record<string, unknown>; python?: boolean }[]): {
   dir: string;
   log(): TurnRecord[];
 } {
   const dir = mkdtempSync(join(tmpdir(), "octet-turn-ext-"));
   for (const p of probes) {
     const ext = join(dir, p.name);
+    if (p.python) {
+      // The Python probe runs this checkout's SDK, named by an absolute path from the copy.
+      cpSync(join(ROOT, "tests/fixtures/turn-probe-py"), ext, { recursive: true });
+      const toml = join(ext, "extension.toml");
+      writeFileSync(toml, readFileSync(toml, "utf8").replace("../../../sdk/python", join(ROOT, "sdk/python")));
+      continue;
+    }
     cpSync(join(ROOT, "tests/fixtures/turn-probe"), ext, { recursive: true });
     const toml = join(ext, "extension.toml");
     // One tool name has one owner: only the first probe publishes turn_note.
@@ -60,7 +67,7 @@ function turnProbes(probes: { name: string; mode?: Record<string, unknown> }[]):
 
 async function setup(
   script: ScriptStep[],
-  probes: { name: string; mode?: Record<string, unknown> }[],
+  probes: { name: string; mode?: Record<string, unknown>; python?: boolean }[],
   o: { bind?: boolean; extraDirs?: string[]; enable?: string[]; maxRetries?: number } = {},
 ) {
   const server = await scriptedServer(script);
@@ -377,4 +384,26 @@ test("W 2.21: before the agent exists the service refuses with -32002, saying wh
     assert.match(err.message, /^not_foreground_owner session\/append_entry refused: no agent session is open/);
     return true;
   });
+});
+
+test("TURN-08 (Python SDK): ctx.session appends from both hooks; an over-long entry_type is refused locally", async () => {
+  const t = await setup([{ text: "Hi." }], [{ name: "turn-probe-py", python: true }]);
+  try {
+    const r = await t.agent.prompt("hello");
+    assert.equal(r.outcome, "completed", String(r.error));
+    const hooks = hooksOf(t.log()) as (TurnRecord & { refused: string | null })[];
+    assert.deepEqual(
+      hooks.map((h) => h.hook),
+      ["model_turn_start", "model_turn_end"],
+    );
+    const disk = entriesOnDisk(t.session);
+    for (const h of hooks) {
+      assert.match(String(h.refused), /^bounds_exceeded session\.append_entry\(\): entry_type: 129 bytes/);
+      const e = disk.find((x) => x.id === h.entry_id);
+      assert.ok(e && e.type === "custom" && e.extension === "turn-probe-py" && e.entry_type === "py-note");
+    }
+    assert.equal(disk.filter((e) => e.type === "custom").length, 2, "the refused one was never written");
+  } finally {
+    await t.done();
+  }
 });

@@ -19,6 +19,7 @@ class MethodSpec(NamedTuple):
 API_VERSIONS = ("0.1", "0.2", "0.4")
 HOOK_NAMES = ("before_prompt", "after_response", "before_tool_call", "after_tool_call")
 ADVISORY_HOOKS = ("cache_warming_decision", "compaction_strategy")
+TURN_HOOKS = ("model_turn_start", "model_turn_end")
 
 METHODS = {
     "initialize": MethodSpec(
