@@ -386,7 +386,7 @@ test("W 2.21: before the agent exists the service refuses with -32002, saying wh
   });
 });
 
-test("TURN-08 (Python SDK): ctx.session appends from both hooks; an over-long entry_type is refused locally", async () => {
+test("TURN-08 (Python SDK): ctx.session appends from both hooks; an over-long entry_type is refused", async () => {
   const t = await setup([{ text: "Hi." }], [{ name: "turn-probe-py", python: true }]);
   try {
     const r = await t.agent.prompt("hello");
