@@ -142,3 +142,38 @@ test("W 2.21: a writer's WireError reaches the extension as it is; another failu
   assert.equal(passed.code, ErrorCode.Unavailable);
   assert.equal(passed.message, "not_foreground_owner no session");
 });
+
+test("TURN-08, TURN-09: a model-turn hook/run parents appends while active; other hooks and settled ones do not", async () => {
+  const base = fakeGeneration();
+  const hooks = new Map<number, { hook: string; c: AbortController }>();
+  const g: FakeGeneration = {
+    ...base,
+    activeRequest: (id) => {
+      const h = hooks.get(id);
+      return h ? { method: "hook/run", hook: h.hook, signal: h.c.signal, takeApproval: () => false } : undefined;
+    },
+  };
+  const written: string[] = [];
+  const s = sessionEntriesService({
+    append: async (r) => (written.push(r.entry_type), { entry_id: `e${written.length}` }),
+    setName: async () => {},
+    setLabel: async () => {},
+  })(g);
+  const open = (id: number, hook: string): AbortController => {
+    const c = new AbortController();
+    hooks.set(id, { hook, c });
+    c.signal.addEventListener("abort", () => hooks.delete(id), { once: true });
+    return c;
+  };
+  const turn = open(3, "model_turn_end");
+  open(4, "before_prompt");
+  const append = (parent: number) =>
+    call(g, s, "session/append_entry", { parent_request_id: parent, entry_type: `p${parent}`, data: null });
+  assert.deepEqual(await append(3), { entry_id: "e1" });
+  const legacy = await wireError(append(4));
+  assert.match(legacy.message, /^not_foreground_owner .*parent_request_id 4 is not an active/);
+  turn.abort(); // the invocation settled: its grant is gone
+  const late = await wireError(append(3));
+  assert.equal(late.code, ErrorCode.Unavailable);
+  assert.deepEqual(written, ["p3"]);
+});
