@@ -94,7 +94,9 @@ def _parent_of(scope: RequestScope, what: str) -> int:
             f"model_turn_end hook, not in {scope.method}"
         )
     if not scope.active:
-        raise RuntimeError(f"session.{what}() was called after request {scope.id} was answered; it needs an active parent")
+        raise RuntimeError(
+            f"session.{what}() was called after request {scope.id} was answered; it needs an active parent"
+        )
     if not isinstance(scope.id, int) or isinstance(scope.id, bool):
         raise RuntimeError(f"session.{what}() needs a numeric parent request id, and the host sent {scope.id!r}")
     return scope.id
