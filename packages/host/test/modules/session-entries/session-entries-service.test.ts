@@ -143,7 +143,7 @@ test("W 2.21: a writer's WireError reaches the extension as it is; another failu
   assert.equal(passed.message, "not_foreground_owner no session");
 });
 
-test("TURN-08, TURN-09: a model-turn hook/run parents appends while active; no other hook, no settled one", async () => {
+test("TURN-08, TURN-09: a model-turn hook/run parents appends while active; no other hook or settled one", async () => {
   const base = fakeGeneration();
   const hooks = new Map<number, { hook: string; c: AbortController }>();
   const g: FakeGeneration = {
