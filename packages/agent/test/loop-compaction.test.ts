@@ -90,7 +90,7 @@ test("issue 15.5: /compact with instructions summarizes on demand and says what 
   }
 });
 
-test("issue 15.5: compaction refuses when there is nothing older to summarize, and over-long instructions", async () => {
+test("issue 15.5: compaction refuses over-long instructions before anything is sent", async () => {
   const t = await setup([{ text: "only answer" }], 128000);
   try {
     await assert.rejects(t.agent.compact(), /nothing to compact/);

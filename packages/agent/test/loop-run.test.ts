@@ -41,7 +41,7 @@ async function setup(script: ScriptStep[], o: { approval?: ToolApproval; maxTurn
   return { server, home, workspace, session, agent, events, lines, done };
 }
 
-test("issue 15.3: a prompt streams its answer; the user and assistant entries are on disk with usage and model", async () => {
+test("issue 15.3: a prompt streams its answer; the entries are on disk with usage and model", async () => {
   const t = await setup([{ text: "Hello from the scripted model, streamed in pieces.", usage: { prompt_tokens: 42 } }]);
   try {
     const r = await t.agent.prompt("say hello");
@@ -101,7 +101,7 @@ test("issue 15.4: the model reads a file with the built-in read and the next req
   }
 });
 
-test("issue 15.4: a write without approval (--no-input) is refused, the model is told, the file is not created", async () => {
+test("issue 15.4: a write under --no-input is refused, the model is told, no file is created", async () => {
   const t = await setup(
     [{ tool_calls: [{ name: "write", arguments: { path: "out.txt", content: "x" } }] }, { text: "I could not write." }],
     { approval: new ToolApproval({ yes: false, noInput: true }) },
@@ -152,7 +152,7 @@ test("issue 15.3: the turn limit stops a run that keeps calling tools, every cal
   }
 });
 
-test("issue 15.3: a provider error mid-stream fails the run, keeps a consistent session, and the next prompt works", async () => {
+test("issue 15.3: a provider error mid-stream fails the run; the session stays usable", async () => {
   const t = await setup([
     { text: "This answer will be cut off in the middle of its stream.", disconnect_after_chunks: 2 },
     { text: "Second try works." },

@@ -35,14 +35,14 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
       return ExtensionHost.start({ ...started, services: { ...started.services, sessionEntries } });
     },
     async (host, signal): Promise<RunResult> => {
-      try {
-        agent = await openAgent(lib, options, { ...config, model: modelRef }, host, ui);
-      } catch (err) {
-        throw new SetupError(err instanceof Error ? err.message : String(err));
-      }
       const view = options.json
         ? null
         : new AgentView({ host, line: ui.line, streamText: process.stdout.isTTY === true, verbose: options.verbose });
+      try {
+        agent = await openAgent(lib, options, { ...config, model: modelRef }, host, ui, async () => view?.flush());
+      } catch (err) {
+        throw new SetupError(err instanceof Error ? err.message : String(err));
+      }
       agent.subscribe((e) => (view ? view.handle(e) : void process.stdout.write(`${JSON.stringify(e)}\n`)));
       try {
         const result = await agent.prompt(prompt, { signal });

@@ -77,6 +77,8 @@ export async function openAgent(
   config: AgentConfig & { model: string },
   host: ExtensionHost | null,
   ui: CliUi,
+  /** Awaited before a question is asked: the view draws what came before it (the tool call) first. */
+  beforeAsk: () => Promise<void> = async () => {},
 ): Promise<Agent> {
   const modelsFile = lib.loadModelsFile(join(config.home, "models.json"));
   const model = await lib.resolveModel(lib.parseModelRef(config.model), { modelsFile, env: process.env });
@@ -95,7 +97,10 @@ export async function openAgent(
     yes: options.yes,
     noInput: options.noInput,
     rules: options.policy,
-    ask: (q) => ui.services.approveTool(q),
+    ask: async (q) => {
+      await beforeAsk();
+      return ui.services.approveTool(q);
+    },
     onNote: (text) => ui.line.print(`${text}\n`),
   });
   return new lib.Agent({

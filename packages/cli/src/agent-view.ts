@@ -95,9 +95,7 @@ export class AgentView {
         return;
       case "notice":
         if (e.level !== "info" || this.#o.verbose)
-          err(
-            `${paint(e.level === "error" ? "red" : e.level === "warning" ? "yellow" : "cyan", `[${e.source}]`)} ${terminalSafe(e.text)}`,
-          );
+          err(`${paint(LEVEL_COLOR[e.level], `[${e.source}]`)} ${terminalSafe(e.text)}`);
         return;
       case "compaction_start":
         err(paint("dim", `compacting the session (${e.reason}, about ${e.tokens_before} tokens)...`));
@@ -128,6 +126,8 @@ export class AgentView {
     this.#openLine = false;
   }
 }
+
+const LEVEL_COLOR = { error: "red", warning: "yellow", info: "cyan" } as const;
 
 function oneLine(text: string, max: number): string {
   const t = text.replace(/\s+/g, " ").trim();

@@ -110,8 +110,7 @@ export function promptServices(o: PromptOptions): CliServices {
       return "no";
     }
     const question =
-      `${paint("cyan", "[octet]")} ${paint("yellow", q.tool)} ${oneLine(q.summary)}\n` +
-      "allow? [y]es / [N]o / [a]lways for this session ";
+      `${paint("cyan", "[octet]")} ${oneLine(q.summary)}\n` + "allow? [y]es / [N]o / [a]lways for this session ";
     const answer = await exclusive(() => ask(o, question, true, q.signal));
     const a = (answer ?? "").trim().toLowerCase();
     return a === "a" || a === "always" ? "always" : a === "y" || a === "yes" ? "yes" : "no";

@@ -22,6 +22,8 @@ export class ShellAgent {
   #host: ExtensionHost | null = null;
   #agent: Agent | null = null;
   #lib: AgentLib | null = null;
+  /** The view of the running prompt: a question waits until it has drawn what came before. */
+  #view: AgentView | null = null;
 
   constructor(options: GlobalOptions, ui: CliUi) {
     this.#options = options;
@@ -49,7 +51,8 @@ export class ShellAgent {
     if (!this.configured || (!this.#options.continueSession && this.#options.resume === null)) return null;
     const agent = await this.#ensure();
     const info = agent.info();
-    return `session ${info.id.slice(0, 8)}${info.name ? ` "${info.name}"` : ""}: ${info.entries} entries (${info.file})`;
+    const name = info.name ? ` "${info.name}"` : "";
+    return `session ${info.id.slice(0, 8)}${name}: ${info.entries} entries (${info.file})`;
   }
 
   async prompt(text: string, signal: AbortSignal): Promise<void> {
@@ -62,11 +65,13 @@ export class ShellAgent {
       verbose: this.#options.verbose,
     });
     const unsubscribe = agent.subscribe(view.handle);
+    this.#view = view;
     try {
       await agent.prompt(text, { signal });
       await view.flush();
     } finally {
       unsubscribe();
+      this.#view = null;
     }
   }
 
@@ -117,7 +122,7 @@ export class ShellAgent {
           const done = await agent.compact(rest === "" ? undefined : rest, { signal });
           await view.flush();
           process.stdout.write(
-            `${paint("dim", `summary of about ${done.tokens_before} tokens, keeping from entry ${done.first_kept}:`)}\n` +
+            `${paint("dim", `summary of about ${done.tokens_before} tokens, kept from entry ${done.first_kept}:`)}\n` +
               `${terminalSafe(done.summary)}\n`,
           );
         } finally {
@@ -156,13 +161,8 @@ export class ShellAgent {
   async #ensure(): Promise<Agent> {
     if (this.#agent) return this.#agent;
     const lib = await this.#loadLib();
-    this.#agent = await openAgent(
-      lib,
-      this.#options,
-      { ...this.#config, model: this.#config.model! },
-      this.#host,
-      this.#ui,
-    );
+    const config = { ...this.#config, model: this.#config.model! };
+    this.#agent = await openAgent(lib, this.#options, config, this.#host, this.#ui, async () => this.#view?.flush());
     return this.#agent;
   }
 }

@@ -180,7 +180,11 @@ export async function compactSession(o: {
 function transcriptLine(m: Message): string {
   const cap = (t: string, n: number): string => (t.length > n ? `${t.slice(0, n)} [... ${t.length - n} more]` : t);
   if (m.role === "user")
-    return `User: ${typeof m.content === "string" ? m.content : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join("\n")}`;
+    return `User: ${
+      typeof m.content === "string"
+        ? m.content
+        : m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join("\n")
+    }`;
   if (m.role === "toolResult")
     return `Tool result (${m.toolName}${m.isError ? ", error" : ""}): ${cap(
       m.content.map((c) => (c.type === "text" ? c.text : "[image]")).join("\n"),
