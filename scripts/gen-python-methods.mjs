@@ -58,6 +58,7 @@ const lines = [
   ...assignTuple("API_VERSIONS", protocol.API_VERSIONS),
   ...assignTuple("HOOK_NAMES", protocol.HOOK_NAMES),
   ...assignTuple("ADVISORY_HOOKS", protocol.ADVISORY_HOOKS),
+  ...assignTuple("TURN_HOOKS", protocol.TURN_HOOKS),
   "",
   "METHODS = {",
 ];

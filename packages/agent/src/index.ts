@@ -10,6 +10,9 @@ export type { AgentEvent, AgentEventListener, RunOutcome } from "./loop/events.j
 export type { CompactionOutcome, CompactionSettings } from "./loop/compaction.js";
 export { DEFAULT_COMPACTION } from "./loop/compaction.js";
 export { defaultSystemPrompt } from "./loop/system-prompt.js";
+export { sessionEntriesService } from "./loop/session-entries.js";
+export { nativeEntry } from "./loop/turn-hooks.js";
+export type { TurnHooks } from "./loop/turn-hooks.js";
 export { AgentError } from "./agent-error.js";
 export type { AgentErrorCode } from "./agent-error.js";
 export * from "./session/index.js";

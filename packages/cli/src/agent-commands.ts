@@ -5,7 +5,7 @@
  * configuration (no model, unknown model, missing key), 3 the provider failed, 130 interrupted.
  */
 import { ExtensionHost } from "@octet/host";
-import type { RunResult } from "@octet/agent";
+import type { Agent, RunResult } from "@octet/agent";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./usage-error.js";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE } from "./exit-codes.js";
@@ -26,13 +26,18 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
   const modelRef = config.model;
   const lib = await loadAgentLib();
   const ui = createUi(options);
+  // Extensions write their own session entries through the agent's session (W 2.21), once it is open.
+  let agent: Agent | null = null;
+  const sessionEntries = lib.sessionEntriesService(() => agent);
   const outcome = await withHost(
-    (signal) => ExtensionHost.start(hostOptions(options, { signal, reservedToolNames: BUILTIN_TOOL_NAMES }, ui)),
+    (signal) => {
+      const started = hostOptions(options, { signal, reservedToolNames: BUILTIN_TOOL_NAMES }, ui);
+      return ExtensionHost.start({ ...started, services: { ...started.services, sessionEntries } });
+    },
     async (host, signal): Promise<RunResult> => {
       const view = options.json
         ? null
         : new AgentView({ host, line: ui.line, streamText: process.stdout.isTTY === true, verbose: options.verbose });
-      let agent;
       try {
         agent = await openAgent(lib, options, { ...config, model: modelRef }, host, ui, async () => view?.flush());
       } catch (err) {

@@ -5,7 +5,7 @@
  * session file behind. Without a model, the first prompt says how to configure one.
  */
 import type { Agent } from "@octet/agent";
-import type { ExtensionHost } from "@octet/host";
+import type { ExtensionHost, SessionEntriesService } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import { agentConfig, loadAgentLib, noModelHelp, openAgent, type AgentConfig, type AgentLib } from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
@@ -142,6 +142,20 @@ export class ShellAgent {
   async #loadLib(): Promise<AgentLib> {
     this.#lib ??= await loadAgentLib();
     return this.#lib;
+  }
+
+  /**
+   * services.sessionEntries for the host (W 2.21): writes through the agent's session once there
+   * is one (the host starts first, so the agent is found late); refused before that.
+   */
+  sessionEntries(): SessionEntriesService {
+    const service = async (): Promise<SessionEntriesService> =>
+      (await this.#loadLib()).sessionEntriesService(() => this.#agent);
+    return {
+      append: async (r) => (await service()).append(r),
+      setName: async (r) => (await service()).setName(r),
+      setLabel: async (r) => (await service()).setLabel(r),
+    };
   }
 
   async #ensure(): Promise<Agent> {

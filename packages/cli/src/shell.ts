@@ -38,7 +38,9 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
     const reserved = agent.configured ? { reservedToolNames: BUILTIN_TOOL_NAMES } : {};
     const started = hostOptions(options, { signal, ...reserved }, ui);
-    return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true } });
+    // With a model, extensions may write their own session entries (session_entries, W 2.21).
+    const entries = agent.configured ? { sessionEntries: agent.sessionEntries() } : {};
+    return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true, ...entries } });
   };
   let host = await startHost(starting.signal);
   agent.useHost(host);

@@ -57,6 +57,12 @@ export {
 export type { PolicyRules } from "./modules/policy/policy-rules.js";
 export type { CacheWarmingAdvice } from "./modules/advisory-hooks/advisory-hooks.js";
 export type {
+  SessionEntriesService,
+  SessionEntryRequester,
+} from "./modules/session-entries/session-entries-service.js";
+export { TurnHookError, TURN_HOOK_DEFAULT_TIMEOUT_MS } from "./modules/session-entries/turn-hooks.js";
+export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";
+export type {
   ForeignRuntime,
   ForeignExtension,
   ForeignLaunchContext,

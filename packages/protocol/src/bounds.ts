@@ -273,3 +273,9 @@ export const MAX_MEDIA_TYPE_BYTES = 255;
 /** The plain-text projection of diagnostics added to a result's text (DIAG-03). */
 export const MAX_DIAGNOSTICS_PROJECTED = 8;
 export const MAX_DIAGNOSTICS_PROJECTION_BYTES = 4_096;
+
+/** session_entries (W 2.21, WAVE1-29/30): entry_type, the custom data, an entry id, a name or label. */
+export const MAX_SESSION_ENTRY_TYPE_BYTES = 128;
+export const MAX_SESSION_ENTRY_DATA_BYTES = 65_536;
+export const MAX_SESSION_ENTRY_ID_BYTES = 256;
+export const MAX_SESSION_NAME_BYTES = 4_096;

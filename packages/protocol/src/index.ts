@@ -275,6 +275,36 @@ export type {
   CompactionPayload,
 } from "./api/advisory-hooks.js";
 export {
+  TURN_HOOKS,
+  isTurnHook,
+  validateTurnHookParams,
+  validateTurnHookResult,
+} from "./api/turn-hooks.js";
+export type {
+  NativeEntry,
+  TurnHook,
+  TurnHookParams,
+  TurnHookResult,
+  TurnPayload,
+  TurnStartPayload,
+  TurnEndPayload,
+} from "./api/turn-hooks.js";
+export {
+  sessionEntriesRefusal,
+  checkPlainJson,
+  validateAppendEntryParams,
+  validateAppendEntryResult,
+  validateEmptyResult,
+  validateSetLabelParams,
+  validateSetNameParams,
+} from "./api/validate-session-entries.js";
+export type {
+  SessionAppendEntryParams,
+  SessionAppendEntryResult,
+  SessionSetLabelParams,
+  SessionSetNameParams,
+} from "./api/validate-session-entries.js";
+export {
   METHODS,
   methodSpec,
   methodsFor,
@@ -302,6 +332,9 @@ export {
   POLICY_EVALUATE,
   SECRET_GET,
   PROVIDER_CREDENTIALS,
+  SESSION_APPEND_ENTRY,
+  SESSION_SET_NAME,
+  SESSION_SET_LABEL,
   PRESENTATION_UPDATE,
   TOOLS_REGISTER,
   TOOLS_UNREGISTER,

@@ -19,6 +19,7 @@ class MethodSpec(NamedTuple):
 API_VERSIONS = ("0.1", "0.2", "0.4")
 HOOK_NAMES = ("before_prompt", "after_response", "before_tool_call", "after_tool_call")
 ADVISORY_HOOKS = ("cache_warming_decision", "compaction_strategy")
+TURN_HOOKS = ("model_turn_start", "model_turn_end")
 
 METHODS = {
     "initialize": MethodSpec(
@@ -73,6 +74,12 @@ METHODS = {
         "secret/get", "child->host", "request", "secrets", ("0.2", "0.4")),
     "provider/credentials": MethodSpec(
         "provider/credentials", "child->host", "request", "provider_credentials", ("0.2", "0.4")),
+    "session/append_entry": MethodSpec(
+        "session/append_entry", "child->host", "request", "session_entries", ("0.2", "0.4")),
+    "session/set_name": MethodSpec(
+        "session/set_name", "child->host", "request", "session_entries", ("0.2", "0.4")),
+    "session/set_label": MethodSpec(
+        "session/set_label", "child->host", "request", "session_entries", ("0.2", "0.4")),
     "presentation/update": MethodSpec(
         "presentation/update", "child->host", "notification", None, ("0.2", "0.4")),
     "tools/register": MethodSpec(

@@ -8,17 +8,19 @@ passes `invoke(handler, args)`, which runs the handler and returns its value.
 import base64
 from typing import AbstractSet, Any, Awaitable, Callable, Dict, List, NamedTuple, Optional
 
-from ._methods import ADVISORY_HOOKS, HOOK_NAMES, METHODS, MethodSpec
+from ._methods import ADVISORY_HOOKS, HOOK_NAMES, METHODS, TURN_HOOKS, MethodSpec
 from .errors import ErrorCode, WireError, author_error
 from .results import (to_command_result, to_context, to_hook_result, to_render_result, to_status_result,
                       to_tool_result)
 from .diagnostics import normalize_result
+from .scope import current_scope
+from .session import mark_turn_hook
 from .menu_rules import check_menu
 
 __all__ = ["route", "legal_method", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
 
 #: API 0.4 hooks with their own result shape, each behind its negotiated feature.
-HOOKS_04 = ADVISORY_HOOKS
+HOOKS_04 = ADVISORY_HOOKS + TURN_HOOKS
 CACHE_WARMING_ACTIONS = ("warm", "stop")
 #: PY-45 GAP default: at most 16 frames per compaction_strategy result.
 MAX_COMPACTION_FRAMES = 16
@@ -161,6 +163,14 @@ async def _hook_run(params: Any, r: _Routed) -> Any:
     entry = r.registry.hooks.get(hook)
     if entry is None:
         raise WireError(ErrorCode.INVALID_PARAMS, f'no handler for hook "{hook}"')
+    if hook in TURN_HOOKS:
+        if payload.get("kind") != hook:
+            raise _bad(f"payload.kind must be {hook!r}, got {payload.get('kind')!r}")
+        # While it runs, this request parents ctx.session's requests (the private append lane, TURN-08).
+        scope = current_scope()
+        if scope is not None:
+            mark_turn_hook(scope)
+        return to_turn_hook_result(await _author(r.invoke(entry, (payload,), context)))
     value = await _author(r.invoke(entry, (payload,), context))
     if hook == "cache_warming_decision":
         return _cache_warming_result(value)
@@ -237,6 +247,15 @@ for _method in _HANDLERS:
     _spec = METHODS.get(_method)
     if _spec is None or _spec.direction != "host->child" or _spec.kind != "request":
         raise RuntimeError(f"dispatch: {_method} is not a declared host request")
+
+
+def to_turn_hook_result(value: Any) -> Dict[str, Any]:
+    """The ordinary envelope, plus session_operation when the handler returned one (the host
+    accepts {"action": "continue"} alone, W 1.4b TURN-10/11)."""
+    result = to_hook_result(value)
+    if isinstance(value, dict) and value.get("session_operation") is not None:
+        result["session_operation"] = value["session_operation"]
+    return result
 
 
 def _check_payload(hook: str, payload: Dict[str, Any]) -> None:

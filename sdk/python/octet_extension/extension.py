@@ -33,6 +33,7 @@ from .registration import Registration, _Registry
 from .reverse import confirm as _confirm, request_input as _input
 from .scope import Cancellation, RequestScope, current_scope
 from .serving import Serving
+from .session import Session
 from .writer import take_stdout
 
 __all__ = ["Extension", "HandlerContext"]
@@ -98,6 +99,8 @@ class Extension(Registration, Serving):
         self.presentation = Presentation(lambda: self._link)
         self.policy = Policy(lambda: self._link)
         self.secrets = Secrets(lambda: self._link)
+        #: session_entries for the running request (as ctx.session).
+        self.session = Session(lambda: self._link, current_scope)
         # Take stdout now, not in run(): a "loading..." print between the two must not reach
         # the host as a non-frame (FRAME-03).
         self._stdout_fd = take_stdout()

@@ -8,6 +8,7 @@ from .peer import Link
 from .progress import RequestProgress
 from .reverse import confirm as _confirm, request_input as _input
 from .scope import RequestScope
+from .session import Session
 
 if TYPE_CHECKING:
     from .extension import Extension
@@ -41,6 +42,11 @@ class HandlerContext:
 
     def input(self, prompt: str, *, secret: bool = False) -> Any:
         return self._link.call(lambda: _input(self._scope, self._link, prompt, secret=secret))
+
+    @property
+    def session(self) -> Session:
+        """session_entries parented to this request (tool/call, command/execute or a model-turn hook)."""
+        return Session(lambda: self._link, lambda: self._scope)
 
     def publish_artifact(self, source: Any, mime_type: str, **options: Any) -> Any:
         return self._link.call(lambda: publish_artifact(self._scope, self._link, source, mime_type, **options))

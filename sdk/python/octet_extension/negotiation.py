@@ -26,6 +26,7 @@ SDK_FEATURES = (
     "policy_intents",
     "approvals",
     "secrets",
+    "session_entries",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -94,6 +95,8 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     select("dynamic_tools", dynamic_tools)
     select("approvals", select("policy_intents", True))
     select("secrets", True)
+    # ctx.session; it also gates the model-turn hooks (W 1.4b). Offered only with a session writer bound.
+    select("session_entries", True)
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 

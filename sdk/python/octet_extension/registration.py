@@ -112,7 +112,9 @@ class Registration:
     def hook(self, name: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator: handler `(payload)` or `(payload, ctx)` returning None (continue) or
         {"deny": reason} / {"context": [...], "notifications": [...]}. On API 0.4 also
-        "compaction_strategy" and "cache_warming_decision" with their own results."""
+        "compaction_strategy" and "cache_warming_decision" with their own results, and
+        "model_turn_start" / "model_turn_end" (observe only: None, notifications, or
+        {"session_operation": {"action": "continue"}}; ctx.session appends while they run)."""
         if name in HOOKS_04:
             if self.api_version != "0.4":
                 raise ValueError(f'hook "{name}" needs API 0.4 (this extension speaks API {self.api_version})')

@@ -17,6 +17,8 @@ import {
   TOOL_RENDER,
   WireError,
   isAdvisoryHook,
+  isTurnHook,
+  validateTurnHookParams,
   isPlainObject,
   isServerErrorCode,
   legalMethod,
@@ -30,7 +32,17 @@ import {
   type RequestMessage,
   type ToolDefinition,
 } from "@octet/protocol";
-import { toCommandResult, toContext, toHookResult, toRenderResult, toStatusResult, toToolResult } from "./results.js";
+import {
+  toCommandResult,
+  toContext,
+  toHookResult,
+  toRenderResult,
+  toStatusResult,
+  toToolResult,
+  toTurnHookResult,
+} from "./results.js";
+import { requestStorage } from "./request-scope.js";
+import { markTurnHook } from "./session.js";
 import type {
   CommandHandler,
   ContextHandler,
@@ -124,6 +136,16 @@ async function commandExecute(raw: unknown, { registry, ctx }: Routed): Promise<
 
 async function hookRun(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {
   const named = isPlainObject(raw) ? raw["hook"] : undefined;
+  if (isTurnHook(named)) {
+    const t = params(validateTurnHookParams(raw));
+    const turn = registry.hooks.get(t.hook);
+    if (!turn) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${t.hook}"`);
+    // While it runs, this request parents ctx.session's requests (the private append lane, TURN-08).
+    const scope = requestStorage.getStore();
+    if (scope) markTurnHook(scope);
+    const payload = t.payload as unknown as Record<string, unknown>;
+    return toTurnHookResult(await author(() => turn(payload, ctx(t.context))));
+  }
   if (isAdvisoryHook(named)) {
     const a = params(validateAdvisoryHookParams(raw));
     const advisory = registry.hooks.get(a.hook);

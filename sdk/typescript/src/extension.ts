@@ -24,9 +24,12 @@ import {
   type AdvisoryHook,
   type CacheWarmingAction,
   type CacheWarmingPayload,
+  type TurnHook,
   ADVISORY_HOOKS,
   HOOK_NAMES,
+  TURN_HOOKS,
   isAdvisoryHook,
+  isTurnHook,
 } from "@octet/protocol";
 import { toContext, toNotification } from "./results.js";
 import type {
@@ -56,6 +59,7 @@ import { ambientCancellation, requestStorage } from "./request-scope.js";
 import type { ToolCatalog, CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
 import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
+import { sessionApi, type SessionApi } from "./session.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
 import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
@@ -74,6 +78,11 @@ export class Extension {
   readonly policy: PolicyApi = policyApi(() => this.#serving.link);
   /** secret/get for the running request (API 0.2+, when the host offers secrets). */
   readonly secrets: SecretsApi = secretsApi(() => this.#serving.link);
+  /** session_entries for the running request (API 0.2+, when the host binds a session writer); as ctx.session. */
+  readonly session: SessionApi = sessionApi(
+    () => requestStorage.getStore(),
+    () => this.#serving.link,
+  );
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),
     toolsAt: undefined as ((revision: number | undefined) => ReadonlyMap<string, CatalogTool>) | undefined,
@@ -265,15 +274,20 @@ export class Extension {
     return this;
   }
 
-  hook(name: HookName | AdvisoryHook, handler: HookHandler): this {
-    if (isAdvisoryHook(name)) {
-      // PY-52: the advisory hooks exist on API 0.4 only.
+  /**
+   * A hook handler. model_turn_start / model_turn_end (W 1.4b) need API 0.4, the hook in the
+   * manifest's contributes.hooks and session_entries negotiated; they may only observe (return
+   * nothing, notifications, or sessionOperation {action: "continue"}) and may write entries with
+   * ctx.session while they run.
+   */
+  hook(name: HookName | AdvisoryHook | TurnHook, handler: HookHandler): this {
+    if (isAdvisoryHook(name) || isTurnHook(name)) {
+      // PY-52 and W 1.4b: the advisory and model-turn hooks exist on API 0.4 only.
       if (this.apiVersion !== "0.4")
         throw new TypeError(`hook "${name}" needs API 0.4 (this extension speaks API ${this.apiVersion})`);
     } else if (!HOOK_NAMES.includes(name)) {
-      throw new TypeError(
-        `unknown hook ${JSON.stringify(name)}; expected one of ${[...HOOK_NAMES, ...ADVISORY_HOOKS].join(", ")}`,
-      );
+      const known = [...HOOK_NAMES, ...ADVISORY_HOOKS, ...TURN_HOOKS].join(", ");
+      throw new TypeError(`unknown hook ${JSON.stringify(name)}; expected one of ${known}`);
     }
     if (this.#registry.hooks.has(name)) throw new TypeError(`hook "${name}" is registered twice`);
     this.#registry.hooks.set(name, handler);

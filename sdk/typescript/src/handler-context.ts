@@ -6,6 +6,7 @@ import type { HandlerContext, NotificationInput } from "./types.js";
 import type { RequestScope, Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
 import { publishArtifact } from "./artifacts.js";
+import { sessionApi } from "./session.js";
 
 export function handlerContext(
   scope: RequestScope,
@@ -26,5 +27,9 @@ export function handlerContext(
     input: (options) => input(scope, link, options),
     publishArtifact: (source, mimeType, options) => publishArtifact(scope, link, source, mimeType, options),
     throwIfCancelled: () => scope.throwIfCancelled(),
+    session: sessionApi(
+      () => scope,
+      () => link,
+    ),
   };
 }

@@ -64,6 +64,8 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   // the host offers each only with the service (and, for secrets, the manifest's names) behind it.
   select("approvals", select("policy_intents", true));
   select("secrets", true);
+  // ctx.session: offered only with a session writer bound; it also gates the model-turn hooks (W 1.4b).
+  select("session_entries", true);
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -82,6 +82,13 @@ export function toHookResult(value: HookReturn): HookResult {
   };
 }
 
+/** A model-turn hook's result: the ordinary envelope, plus session_operation when the author set one. */
+export function toTurnHookResult(value: HookReturn): HookResult & { session_operation?: { action: string } } {
+  const result: HookResult & { session_operation?: { action: string } } = toHookResult(value);
+  if (value && value.sessionOperation !== undefined) result.session_operation = value.sessionOperation;
+  return result;
+}
+
 export function toStatusResult(value: StatusReturn, surface: UiSurface): StatusContribution | null {
   if (value === null || value === undefined) return null;
   if (typeof value === "string") return { surface, text: value, style_role: null, priority: 0 };

@@ -106,6 +106,11 @@ export interface HookReturnObject {
   deny?: string;
   context?: ContextInput[];
   notifications?: NotificationInput[];
+  /**
+   * model_turn_start / model_turn_end only (W 1.4b): sent as session_operation. The host accepts
+   * {action: "continue"} alone and stops the run for anything else.
+   */
+  sessionOperation?: { action: string };
 }
 export type HookReturn = void | undefined | HookReturnObject;
 
@@ -194,6 +199,18 @@ export interface ConfirmOptions {
   default?: boolean;
 }
 
+/** ctx.session / ext.session (W 2.21, session_entries): see session.ts. */
+export interface SessionApi {
+  /** Whether the host offered session_entries and this connection negotiated it. */
+  readonly available: boolean;
+  /** Appends a custom entry (never sent to the model); resolves to its durable entry id. */
+  appendEntry(entryType: string, data: unknown): Promise<string>;
+  /** Names the session; "" clears the name. */
+  setName(name: string): Promise<void>;
+  /** Labels an entry of the session; "" clears the label. */
+  setLabel(entryId: string, label: string): Promise<void>;
+}
+
 /** What every handler receives besides its own input. */
 export interface HandlerContext {
   /** Aborted when the host cancels this request (API 0.2+) or the extension shuts down. */
@@ -216,6 +233,11 @@ export interface HandlerContext {
   input(options: InputOptions): Promise<string | null>;
   /** Throws when this request was cancelled; the SDK then answers it -32800 (API 0.2+). */
   throwIfCancelled(): void;
+  /**
+   * session_entries (API 0.2+), parented to this request: a tool/call or command/execute, or a
+   * model_turn_start / model_turn_end hook while it runs. Throws when not negotiated.
+   */
+  readonly session: SessionApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**

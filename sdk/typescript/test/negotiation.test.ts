@@ -28,6 +28,7 @@ const SUPPORTED = [
   "policy_intents",
   "approvals",
   "secrets",
+  "session_entries",
 ];
 
 interface Protocol {

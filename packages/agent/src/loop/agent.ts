@@ -16,6 +16,7 @@ import type { CompactionOutcome, CompactionSettings } from "./compaction.js";
 import type { AgentEvent, AgentEventListener } from "./events.js";
 import { runPrompt, type RunResult } from "./run.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
+import { hostTurnHooks } from "./turn-hooks.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -109,6 +110,7 @@ export class Agent {
           emit: (e) => this.#emit(e),
           lifecycle: (method, p) => this.#lifecycle(method, p as Record<string, unknown>),
           compactIfNeeded: (signal) => this.#autoCompact(signal),
+          turnHooks: this.#host ? hostTurnHooks(this.#host, (e) => this.#emit(e)) : null,
         },
         controller.signal,
       );

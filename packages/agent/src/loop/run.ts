@@ -9,7 +9,7 @@
  */
 import { stream, type AssistantMessage, type ToolCall, type Usage } from "@mariozechner/pi-ai";
 import type { CatalogSnapshot, ExtensionHost } from "@octet/host";
-import type { SessionFile } from "../session/index.js";
+import type { SessionEntry, SessionFile } from "../session/index.js";
 import { buildContext } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { describeProviderError, requestOptions } from "../models/index.js";
@@ -17,6 +17,7 @@ import type { BuiltinTool, ToolApproval } from "../tools/index.js";
 import { addUsage, emptyUsage, type AgentEvent, type RunOutcome } from "./events.js";
 import { buildRequest, type PlacedContext } from "./request.js";
 import { noticeOf, runToolCall, textOf } from "./tool-runner.js";
+import type { TurnHooks } from "./turn-hooks.js";
 
 export interface RunScope {
   session: SessionFile;
@@ -31,6 +32,8 @@ export interface RunScope {
   lifecycle: (method: "turn/started" | "turn/settled" | "tool/started" | "tool/settled", p: object) => void;
   /** Compacts before a request when the context is near the window; returns whether it did. */
   compactIfNeeded: (signal: AbortSignal) => Promise<boolean>;
+  /** model_turn_start / model_turn_end (W 1.4b); a failure stops the run. Absent: none. */
+  turnHooks?: TurnHooks | null;
 }
 
 export interface RunResult {
@@ -74,6 +77,7 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
         outcome = "cancelled";
         break;
       }
+      await s.turnHooks?.start({ run_id, turn_index: turnIndex }, signal);
       await s.compactIfNeeded(signal);
       const catalog = s.host ? s.host.catalog() : null;
       const collected = s.host
@@ -115,14 +119,16 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
             source: "agent",
             text: `the answer was cut off at the model's output limit (${s.model.model.maxTokens} tokens)`,
           });
+        await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, [], signal);
         outcome = "completed";
         break;
       }
-      await runCalls(calls, s, catalog, { ...ids, turnIndex }, runContext, signal);
+      const results = await runCalls(calls, s, catalog, { ...ids, turnIndex }, runContext, signal);
       if (signal.aborted) {
         outcome = "cancelled";
         break;
       }
+      await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, results, signal);
     }
     if (outcome === "limit_reached") error = `the run stopped after ${s.maxTurns} model requests (the turn limit)`;
     if (outcome === "completed" && s.host) {
@@ -196,9 +202,10 @@ async function runCalls(
   at: { session_id: string; run_id: string; turn_id: string; turnIndex: number },
   runContext: PlacedContext[],
   signal: AbortSignal,
-): Promise<void> {
+): Promise<SessionEntry[]> {
   const builtins = new Map(s.builtins.map((t) => [t.name, t]));
   const { turnIndex, ...ids } = at;
+  const entries: SessionEntry[] = [];
   for (const call of calls) {
     const message = signal.aborted
       ? cancelledResult(call)
@@ -217,6 +224,7 @@ async function runCalls(
           lifecycle: (method, p) => s.lifecycle(method, p),
         });
     const entry = await s.session.append({ type: "message", message });
+    entries.push(entry);
     s.emit({
       type: "tool_result",
       run_id: ids.run_id,
@@ -228,6 +236,7 @@ async function runCalls(
       entry_id: entry.id,
     });
   }
+  return entries;
 }
 
 function cancelledResult(call: ToolCall) {

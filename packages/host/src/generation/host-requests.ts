@@ -55,6 +55,8 @@ export interface HostRequestsOptions {
 
 interface Active {
   method: string;
+  /** For hook/run: the hook it runs (model-turn hooks parent session/append_entry, TURN-08). */
+  hook: string | undefined;
   /** Created only when a reverse request asks for this parent's signal: most calls never need one. */
   controller: AbortController | null;
   onProgress: ((event: ProgressEvent) => void) | undefined;
@@ -89,6 +91,7 @@ export class HostRequests {
     if (!a) return undefined;
     return {
       method: a.method,
+      ...(a.hook !== undefined ? { hook: a.hook } : {}),
       signal: (a.controller ??= new AbortController()).signal,
       takeApproval: () => {
         const approved = a.preApproved;
@@ -137,6 +140,7 @@ export class HostRequests {
     });
     const entry: Active = {
       method,
+      hook: method === "hook/run" ? hookOf(params) : undefined,
       controller: null,
       onProgress: options.onProgress,
       lastSequence: -1,
@@ -365,4 +369,9 @@ export function chunkOutput(event: ProgressEvent): ProgressEvent[] {
     at = end;
   }
   return out;
+}
+
+function hookOf(params: unknown): string | undefined {
+  const hook = typeof params === "object" && params !== null ? (params as { hook?: unknown }).hook : undefined;
+  return typeof hook === "string" ? hook : undefined;
 }

@@ -27,6 +27,8 @@ import {
   type UiSurface,
   type CacheWarmingPayload,
   type CompactionPayload,
+  type TurnHook,
+  type TurnPayload,
 } from "@octet/protocol";
 import type { HostEvent, HostEventListener } from "../events.js";
 import { Generation } from "../generation/generation.js";
@@ -49,6 +51,7 @@ import { bindModules, embedderSurface, type EmbedderSurface, type HostServiceOpt
 import type { BoundModule } from "../modules/module.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import type { CacheWarmingAdvice } from "../modules/advisory-hooks/advisory-hooks.js";
+import type { TurnHookOptions, TurnHookOutcome } from "../modules/session-entries/turn-hooks.js";
 import { PresentationStore } from "../modules/presentation/presentation-store.js";
 import type { PresentationRecord } from "../modules/presentation/presentation-service.js";
 import type { Artifact } from "../modules/artifacts/artifact-store.js";
@@ -321,6 +324,16 @@ export class ExtensionHost {
     options: { signal?: AbortSignal; timeoutMs?: number } = {},
   ): Promise<{ extension: string; frames: Uint8Array[] } | null> {
     return this.#api.compactionFrames(payload, options);
+  }
+
+  /**
+   * model_turn_start / model_turn_end (API 0.4, W 1.4b): hook/run to every ready extension that
+   * declared the hook and negotiated session_entries, in discovery order, each awaited; while
+   * one runs, its session/append_entry naming the hook/run is serviced (TURN-08). Throws
+   * TurnHookError naming the extension when one fails or answers anything but continue.
+   */
+  runTurnHook(hook: TurnHook, payload: TurnPayload, options: TurnHookOptions = {}): Promise<TurnHookOutcome> {
+    return this.#api.runTurnHook(hook, payload, options);
   }
 
   /** The latest unsolicited context and status contributions of the running generations (CTX-07). */

@@ -18,6 +18,8 @@ import type { CollectEnv, RequestTarget } from "./target.js";
 /** An active host request as a parent of reverse requests. */
 export interface ActiveParent {
   method: string;
+  /** For hook/run: the hook it runs. */
+  hook?: string;
   /** Aborted when the request settles. */
   signal: AbortSignal;
   /** True once if the embedder pre-approved this request's first confirmation (MENU-13). */

@@ -17,6 +17,7 @@ import { presentationModule } from "./presentation/module.js";
 import { artifactsModule } from "./artifacts/module.js";
 import { policyModule } from "./policy/module.js";
 import { providerCredentialsModule, secretsModule } from "./secrets/module.js";
+import { sessionEntriesModule } from "./session-entries/module.js";
 
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
@@ -34,6 +35,7 @@ export {
   policyModule,
   secretsModule,
   providerCredentialsModule,
+  sessionEntriesModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */
@@ -53,6 +55,7 @@ export const HOST_MODULES = [
   policyModule,
   secretsModule,
   providerCredentialsModule,
+  sessionEntriesModule,
 ] as const satisfies readonly HostModule[];
 
 type ApiOf<M> = M extends HostModule<unknown, infer E> ? E : never;

@@ -20,6 +20,7 @@ import { POLICY_METHODS } from "./policy.js";
 import { PRESENTATION_METHODS } from "./presentation.js";
 import { PROGRESS_METHODS } from "./progress.js";
 import { SECRET_METHODS } from "./secrets.js";
+import { SESSION_ENTRY_METHODS } from "./session-entries.js";
 import type { MethodDirection, MethodSpec } from "./spec.js";
 
 const GROUPS: readonly (readonly MethodSpec[])[] = [
@@ -33,6 +34,7 @@ const GROUPS: readonly (readonly MethodSpec[])[] = [
   ARTIFACT_METHODS,
   POLICY_METHODS,
   SECRET_METHODS,
+  SESSION_ENTRY_METHODS,
   PRESENTATION_METHODS,
   DYNAMIC_TOOL_METHODS,
 ];
@@ -112,5 +114,6 @@ export { MENU_COLLECT } from "./menus.js";
 export { ARTIFACT_PUBLISH } from "./artifacts.js";
 export { POLICY_EVALUATE } from "./policy.js";
 export { SECRET_GET, PROVIDER_CREDENTIALS } from "./secrets.js";
+export { SESSION_APPEND_ENTRY, SESSION_SET_NAME, SESSION_SET_LABEL } from "./session-entries.js";
 export { PRESENTATION_UPDATE } from "./presentation.js";
 export { TOOLS_REGISTER, TOOLS_UNREGISTER } from "./dynamic-tools.js";

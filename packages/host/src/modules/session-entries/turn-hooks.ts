@@ -1,0 +1,77 @@
+/**
+ * model_turn_start and model_turn_end (W 1.4b, TURN-01..14), as the embedder runs them: an
+ * ordinary hook/run to every ready generation that declared the hook in contributes.hooks, speaks
+ * API 0.4 and negotiated session_entries (TURN-01), one after another in discovery order, each
+ * awaited under the caller's signal and one deadline shared by all (TURN-12).
+ *
+ * Unlike the legacy hooks, a failure here is not "continue": a failed request, a refused result
+ * (TURN-11) or a cancellation throws TurnHookError naming the extension, and the caller stops
+ * the run (TURN-12). Nothing is retried (TURN-13). A payload over the frame bound fails when it
+ * is encoded, before anything is written; it is never cut (TURN-14).
+ */
+import { validateTurnHookResult, type ExtensionNotification, type TurnHook, type TurnPayload } from "@octet/protocol";
+import type { RequestTarget as Generation } from "../target.js";
+
+/** A callback's wait when the caller gives no deadline. */
+export const TURN_HOOK_DEFAULT_TIMEOUT_MS = 30_000;
+
+export interface TurnHookOptions {
+  signal?: AbortSignal | undefined;
+  /** One deadline for every callback of this call, in ms. Default 30 s. */
+  timeoutMs?: number | undefined;
+}
+
+export interface TurnHookOutcome {
+  /** The extensions asked, in the order they were asked. */
+  ran: string[];
+  notifications: (ExtensionNotification & { extension: string })[];
+}
+
+/** A model-turn callback failed or was refused; the run it belongs to stops. */
+export class TurnHookError extends Error {
+  override readonly name = "TurnHookError";
+  readonly extension: string;
+  readonly hook: TurnHook;
+  constructor(extension: string, hook: TurnHook, reason: string) {
+    super(`${hook} of extension ${extension} failed: ${reason}`);
+    this.extension = extension;
+    this.hook = hook;
+  }
+}
+
+/** Whether `g` gets `hook` (TURN-01). */
+export function takesTurnHook(g: Generation, hook: TurnHook): boolean {
+  return g.api === "0.4" && g.spec.manifest.contributes.hooks.includes(hook) && g.features.includes("session_entries");
+}
+
+export async function runTurnHook(
+  gens: readonly Generation[],
+  hook: TurnHook,
+  payload: TurnPayload,
+  options: TurnHookOptions,
+): Promise<TurnHookOutcome> {
+  if (payload.kind !== hook) throw new TypeError(`payload.kind ${JSON.stringify(payload.kind)} is not ${hook}`);
+  const outcome: TurnHookOutcome = { ran: [], notifications: [] };
+  const until = Date.now() + (options.timeoutMs ?? TURN_HOOK_DEFAULT_TIMEOUT_MS);
+  for (const g of gens) {
+    if (!takesTurnHook(g, hook)) continue;
+    if (options.signal?.aborted) throw new TurnHookError(g.name, hook, "cancelled before it was sent");
+    const left = until - Date.now();
+    if (left <= 0) throw new TurnHookError(g.name, hook, "the deadline passed before it was sent");
+    outcome.ran.push(g.name);
+    let raw: unknown;
+    try {
+      raw = await g.request(
+        "hook/run",
+        { hook, payload, context: g.context(true) },
+        { timeoutMs: left, signal: options.signal },
+      );
+    } catch (err) {
+      throw new TurnHookError(g.name, hook, err instanceof Error ? err.message : String(err));
+    }
+    const checked = validateTurnHookResult(raw, hook);
+    if (!checked.ok) throw new TurnHookError(g.name, hook, `refused result: ${checked.problems.join("; ")}`);
+    outcome.notifications.push(...checked.value.notifications.map((n) => ({ ...n, extension: g.name })));
+  }
+  return outcome;
+}
