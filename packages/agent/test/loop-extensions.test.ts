@@ -56,11 +56,13 @@ function tags(log: ProbeRecord[]): string[] {
   );
 }
 
-test("HOOK-01, HOOK-03, HOOK-04, CTX-01, LIFE-05, LIFE-06, LIFE-11: every touchpoint of a run, in order", async () => {
+test("HOOK-01, HOOK-03, HOOK-04, CTX-01, LIFE-05, LIFE-06, LIFE-11, LIFE-14: touchpoints in order", async () => {
   const t = await setup([{ tool_calls: [{ name: "probe_echo", arguments: { text: "hi" } }] }, { text: "All done." }]);
   try {
     const r = await t.agent.prompt("please echo hi");
     assert.equal(r.outcome, "completed");
+    // Two model requests, one turn/started and one turn/settled: they describe the run (LIFE-14).
+    assert.equal(t.server.requests.length, 2);
     await until(() => tags(t.probe.log()).includes("lifecycle:turn/settled"), "turn/settled at the probe");
     const log = t.probe.log();
     assert.deepEqual(tags(log), [
