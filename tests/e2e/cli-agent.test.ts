@@ -5,7 +5,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -197,7 +197,7 @@ test("issue 15.6: the shell over a pipe: a plain line is a prompt, /name and /se
   }
 });
 
-test("issue 15.1: kill -9 in the middle of a turn, then --continue: nothing committed is lost", async () => {
+test("issue 15.1: kill -9 mid-turn, a torn line left, then --continue: nothing committed is lost", async () => {
   const t = await scripted([
     { tool_calls: [{ name: "read", arguments: { path: "a.txt" } }] },
     { chunks: ["never ", "ending"], delay_ms: 30, hang: true },
@@ -216,12 +216,17 @@ test("issue 15.1: kill -9 in the middle of a turn, then --continue: nothing comm
     const before = entries(file);
     child.kill("SIGKILL");
     await new Promise((r) => child.on("close", r));
+    // What a write cut by the kill leaves: part of a line, never reported as committed.
+    appendFileSync(file, '{"type":"message","id":"torn0000","parent_id":');
     const r = await runCli([...MODEL, "--workspace", t.ws, "--continue", "run", "go on"], {
       env: { OCTET_HOME: t.home },
       timeoutMs: 60_000,
     });
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "continued fine\n");
+    assert.match(r.stderr, /torn|skipp/i, "the torn line is reported");
+    assert.match(r.stderr, /stale lock/, "the dead process's lock is taken over, and said so");
+    assert.doesNotMatch(readFileSync(file, "utf8"), /torn0000/, "the torn line is gone from the file");
     const after = entries(file);
     assert.deepEqual(after.slice(0, before.length), before, "every committed entry is still there, unchanged");
     const roles = after.map((e) => (e["message"] as { role: string }).role);

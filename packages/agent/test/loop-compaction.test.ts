@@ -165,3 +165,32 @@ test("issue 15.5: on a vision model the compaction_strategy hook's frames replac
     await server.close();
   }
 });
+
+test("issue 15.5: a second compaction summarizes the first summary and what followed, not raw history", async () => {
+  const t = await setup(
+    [
+      { text: "answer one" },
+      { text: "answer two" },
+      { match: "Summarize the conversation", text: "SUMMARY-FIRST" },
+      { text: "answer three" },
+      { match: "Summarize the conversation", text: "SUMMARY-SECOND" },
+    ],
+    128000,
+  );
+  try {
+    await t.agent.prompt("question one");
+    await t.agent.prompt("question two");
+    await t.agent.compact();
+    // Less than keepRecentTokens after the first compaction: the cut must still not go behind it.
+    await t.agent.prompt("question three");
+    const second = await t.agent.compact();
+    assert.equal(second.summary, "SUMMARY-SECOND");
+    const summarizer = JSON.stringify(t.server.requests[4]);
+    assert.match(summarizer, /SUMMARY-FIRST/, "the first summary stands for what it summarized");
+    assert.doesNotMatch(summarizer, /question one/, "the raw history behind the first summary is not sent again");
+    const info = t.agent.info();
+    assert.ok(info.context_tokens < 200, `after compaction the size is estimated afresh: ${info.context_tokens}`);
+  } finally {
+    await t.done();
+  }
+});

@@ -209,3 +209,23 @@ test("issue 15.3: cancelling during an extension's tool call cancels the call; t
     await t.done();
   }
 });
+
+test("LIFE-11: closing the agent while a tool runs settles the run first, then the session", async () => {
+  const t = await setup([{ tool_calls: [{ name: "probe_slow", arguments: { ms: 60000 } }] }]);
+  try {
+    const running = t.agent.prompt("be slow");
+    await until(() => tags(t.probe.log()).includes("tool:probe_slow"), "the slow tool to start");
+    await t.agent.close();
+    assert.equal((await running).outcome, "cancelled");
+    const last = t.session.entries().at(-1);
+    assert.ok(last && last.type === "message" && last.message.role === "toolResult", "the call kept its result");
+    await until(() => tags(t.probe.log()).includes("lifecycle:session/settled"), "session/settled");
+    const order = tags(t.probe.log()).filter((x) => x.startsWith("lifecycle:"));
+    assert.ok(
+      order.indexOf("lifecycle:turn/settled") < order.indexOf("lifecycle:session/settled"),
+      `turn/settled before session/settled: ${order.join(", ")}`,
+    );
+  } finally {
+    await t.done();
+  }
+});

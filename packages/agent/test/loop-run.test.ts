@@ -205,3 +205,40 @@ test("issue 15.3: abort during streaming cancels the run; what was committed sta
     await t.done();
   }
 });
+
+test("issue 15.3: tool calls of an answer cut off at the output limit are not run; the run says why", async () => {
+  const t = await setup(
+    [
+      {
+        tool_calls: [{ name: "write", arguments: { path: "half.txt", content: "only the first half" } }],
+        finish_reason: "length",
+      },
+    ],
+    { approval: new ToolApproval({ yes: true, noInput: false }) },
+  );
+  try {
+    const r = await t.agent.prompt("write a long file");
+    assert.equal(r.outcome, "limit_reached");
+    assert.match(r.error ?? "", /cut off at the model's output limit/);
+    assert.equal(existsSync(join(t.workspace, "half.txt")), false, "the truncated write never ran");
+    const last = t.lines().at(-1) as { message: { role: string; isError: boolean; content: { text: string }[] } };
+    assert.equal(last.message.role, "toolResult");
+    assert.equal(last.message.isError, true);
+    assert.match(last.message.content[0]!.text, /not run: the answer was cut off/);
+  } finally {
+    await t.done();
+  }
+});
+
+test("issue 15.3: a prompt cancelled before it is admitted commits nothing and sends nothing", async () => {
+  const t = await setup([{ text: "never" }]);
+  try {
+    const r = await t.agent.prompt("too late", { signal: AbortSignal.abort() });
+    assert.equal(r.outcome, "cancelled");
+    assert.equal(r.run_id, null);
+    assert.equal(t.session.entries().length, 0);
+    assert.equal(t.server.requests.length, 0);
+  } finally {
+    await t.done();
+  }
+});

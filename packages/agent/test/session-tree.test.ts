@@ -144,3 +144,23 @@ test("buildContext: summary, first_kept..compaction, later entries; orphan tool 
   );
   await s.close();
 });
+
+test("pathToLeaf while an append waits for its fsync is the committed history, not an empty path", async () => {
+  const { home, workspace } = tempDirs();
+  const s = await SessionFile.create({ home, workspace });
+  try {
+    const first = await s.append(userMessage("committed"));
+    const pending = s.append({ type: "custom", entry_type: "probe", data: { n: 1 } });
+    assert.deepEqual(
+      s.pathToLeaf().map((e) => e.id),
+      [first.id],
+    );
+    const second = await pending;
+    assert.deepEqual(
+      s.pathToLeaf().map((e) => e.id),
+      [first.id, second.id],
+    );
+  } finally {
+    await s.close();
+  }
+});

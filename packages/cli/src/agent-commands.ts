@@ -2,7 +2,8 @@
  * The agent's one-shot commands: `octet run PROMPT` (one prompt, headless: the final answer on
  * stdout, or with --json one event per line), `octet sessions list [all]` and `octet models
  * [all]`. Exit status of run: 0 answered, 1 denied or stopped at the turn limit, 2 usage or
- * configuration (no model, unknown model, missing key), 3 the provider failed, 130 interrupted.
+ * configuration (no model, unknown model, missing key), 3 the run failed (the provider, or the
+ * session could not be written), 130 interrupted. With --json a failure is one {"type":"error"} line.
  */
 import { ExtensionHost } from "@octet/host";
 import type { Agent, RunResult } from "@octet/agent";
@@ -55,13 +56,21 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
     },
     ui.line,
   );
-  if (outcome.error instanceof SetupError) {
-    process.stderr.write(`octet: ${terminalSafe(outcome.error.message)}\n`);
-    return EXIT_USAGE;
+  if (outcome.error !== undefined) {
+    const setup = outcome.error instanceof SetupError;
+    // --json stays one object per line, a failure included.
+    if (options.json) {
+      const message = outcome.error instanceof Error ? outcome.error.message : String(outcome.error);
+      process.stdout.write(
+        `${JSON.stringify({ type: "error", kind: setup ? "configuration" : "failure", message })}\n`,
+      );
+    } else if (setup) process.stderr.write(`octet: ${terminalSafe((outcome.error as Error).message)}\n`);
+    else return reportFailure(options, outcome.error, outcome.interrupted);
+    return setup ? EXIT_USAGE : outcome.interrupted ? EXIT_INTERRUPTED : EXIT_UNAVAILABLE;
   }
-  if (outcome.error !== undefined) return reportFailure(options, outcome.error, outcome.interrupted);
   const r = outcome.value!;
-  if (!options.json && process.stdout.isTTY !== true && r.text !== "")
+  // stdout is the answer: only a completed run has one (a failed run's earlier text is not it).
+  if (!options.json && process.stdout.isTTY !== true && r.outcome === "completed" && r.text !== "")
     process.stdout.write(r.text.endsWith("\n") ? r.text : `${r.text}\n`);
   if (!options.json && r.outcome === "failed") process.stderr.write(`octet: ${terminalSafe(r.error ?? "failed")}\n`);
   switch (r.outcome) {

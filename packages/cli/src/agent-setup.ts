@@ -93,14 +93,20 @@ export async function openAgent(
       : await lib.SessionFile.create({ home: config.home, workspace: options.workspace });
   } else session = await lib.SessionFile.create({ home: config.home, workspace: options.workspace });
   for (const w of session.warnings) ui.line.print(`octet: ${w}\n`);
+  // Asked only where a person can answer; otherwise the model is told how to get it allowed.
+  const interactive = process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput;
   const approval = new lib.ToolApproval({
     yes: options.yes,
     noInput: options.noInput,
     rules: options.policy,
-    ask: async (q) => {
-      await beforeAsk();
-      return ui.services.approveTool(q);
-    },
+    ...(interactive
+      ? {
+          ask: async (q: Parameters<CliUi["services"]["approveTool"]>[0]) => {
+            await beforeAsk();
+            return ui.services.approveTool(q);
+          },
+        }
+      : {}),
     onNote: (text) => ui.line.print(`${text}\n`),
   });
   return new lib.Agent({

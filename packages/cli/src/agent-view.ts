@@ -55,12 +55,14 @@ export class AgentView {
       case "tool_call":
         this.#args.set(e.tool_call_id, e.arguments);
         err(
-          `${paint("cyan", "●")} ${paint("yellow", e.name)}${e.extension ? paint("dim", ` (${e.extension})`) : ""} ` +
+          `${paint("cyan", "●")} ${paint("yellow", terminalSafe(e.name))}` +
+            `${e.extension ? paint("dim", ` (${e.extension})`) : ""} ` +
             `${paint("dim", terminalSafe(oneLine(JSON.stringify(e.arguments), 200)))}`,
         );
         return;
       case "tool_progress":
-        this.#o.line.show(`${e.name}: ${terminalSafe(oneLine(e.text, 120))}`);
+        // The name is the model's: it could carry escape sequences like any text it writes.
+        this.#o.line.show(`${terminalSafe(e.name)}: ${terminalSafe(oneLine(e.text, 120))}`);
         return;
       case "tool_result": {
         this.#o.line.show(null);
@@ -95,7 +97,7 @@ export class AgentView {
         return;
       case "notice":
         if (e.level !== "info" || this.#o.verbose)
-          err(`${paint(LEVEL_COLOR[e.level], `[${e.source}]`)} ${terminalSafe(e.text)}`);
+          err(`${paint(LEVEL_COLOR[e.level], `[${terminalSafe(e.source)}]`)} ${terminalSafe(e.text)}`);
         return;
       case "compaction_start":
         err(paint("dim", `compacting the session (${e.reason}, about ${e.tokens_before} tokens)...`));

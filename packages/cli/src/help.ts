@@ -184,9 +184,10 @@ Examples:
     run "greet octet with the hello_world tool"
   octet --json --model ollama/llama3.1:8b run "list the files" | jq -c 'select(.type=="tool_call")'
 
-Exit status: 0 answered, 1 denied or stopped at the turn limit (--max-turns), 2 usage or
-configuration (no model, unknown model, missing key, session locked), 3 the provider failed
-(auth, rate limit, network: the message says which), 130 interrupted.
+Exit status: 0 answered, 1 denied, or stopped at the turn limit (--max-turns) or the output
+limit, 2 usage or configuration (no model, unknown model, missing key, session locked), 3 the
+run failed (the provider: auth, rate limit, network, the message says which; or the session
+could not be written), 130 interrupted. With --json a failure is one {"type":"error"} line.
 `,
   sessions: `Usage: octet [FLAGS] sessions list [all]
 

@@ -112,7 +112,9 @@ export function promptServices(o: PromptOptions): CliServices {
     const question =
       `${paint("cyan", "[octet]")} ${oneLine(q.summary)}\n` + "allow? [y]es / [N]o / [a]lways for this session ";
     const answer = await exclusive(() => ask(o, question, true, q.signal));
-    const a = (answer ?? "").trim().toLowerCase();
+    // Withdrawn (Ctrl-C, Ctrl-D, the call ended) is not a "no": nobody declined anything.
+    if (answer === null) throw new Error("the question was withdrawn before it was answered");
+    const a = answer.trim().toLowerCase();
     return a === "a" || a === "always" ? "always" : a === "y" || a === "yes" ? "yes" : "no";
   };
   return { confirm, input, approve, approveTool };

@@ -53,6 +53,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   });
   for (const sig of startSignals) process.off(sig, abandon);
   if (starting.signal.aborted) {
+    rl.close();
     await host.shutdown({ fast: true });
     process.stderr.write("octet: interrupted while the extensions were starting\n");
     return EXIT_INTERRUPTED;
@@ -77,12 +78,16 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     if (opened !== null) process.stdout.write(`${terminalSafe(opened)}\n`);
   } catch (err) {
     // --continue / --resume that cannot open: say why and leave, nothing else has happened yet.
+    // readline goes first: it holds stdin (raw on a terminal), which would keep the process alive.
+    rl.close();
     await host.shutdown({ fast: true });
     throw new UsageError(errorText(err));
   }
 
   let running: AbortController | null = null;
   let closing = false;
+  // Left by Ctrl-C or a signal rather than /quit or the end of input: the session says so.
+  let interrupted = false;
   // Lines are queued and run one at a time (a question of a running call reads the keys itself).
   const queue: string[] = [];
   let busy = false;
@@ -104,12 +109,19 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     if (running) {
       process.stdout.write("\ncancelling the running call\n");
       running.abort(new Error("interrupted"));
-    } else void leave();
+    } else {
+      interrupted = true;
+      void leave();
+    }
+  };
+  const terminate = (): void => {
+    interrupted = true;
+    void leave();
   };
   rl.on("SIGINT", interrupt);
   process.on("SIGINT", interrupt);
-  process.on("SIGTERM", () => void leave());
-  process.on("SIGHUP", () => void leave());
+  process.on("SIGTERM", terminate);
+  process.on("SIGHUP", terminate);
 
   const pump = async (): Promise<void> => {
     if (busy) return;
@@ -162,7 +174,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   rl.prompt();
   await finished;
   rl.close();
-  await agent.close(closing ? "interrupted" : "completed");
+  await agent.close(interrupted ? "interrupted" : "completed");
   await host.shutdown({ fast: true });
   return EXIT_OK;
 }

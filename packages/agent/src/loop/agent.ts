@@ -8,10 +8,9 @@
 import type { ExtensionHost } from "@octet/host";
 import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
-import { buildContext } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
-import { compactSession, contextTokens, DEFAULT_COMPACTION, needsCompaction } from "./compaction.js";
+import { compactSession, DEFAULT_COMPACTION, needsCompaction, pathTokens } from "./compaction.js";
 import type { CompactionOutcome, CompactionSettings } from "./compaction.js";
 import type { AgentEvent, AgentEventListener } from "./events.js";
 import { runPrompt, type RunResult } from "./run.js";
@@ -46,6 +45,8 @@ export class Agent {
   readonly #listeners = new Set<AgentEventListener>();
   readonly #compaction: CompactionSettings;
   #running: AbortController | null = null;
+  /** The running prompt or compaction, so close() can wait for its last entries. */
+  #work: Promise<unknown> | null = null;
   #closed = false;
   readonly #openedAt = Date.now();
   readonly #approval: ToolApproval;
@@ -78,6 +79,11 @@ export class Agent {
     return this.#model;
   }
 
+  /** True once close() was called: nothing more is written to the session. */
+  get closed(): boolean {
+    return this.#closed;
+  }
+
   /** True when no run or compaction is in progress. */
   isIdle(): boolean {
     return this.#running === null;
@@ -96,23 +102,25 @@ export class Agent {
     const controller = this.#begin("prompt");
     const unlink = link(options.signal, controller);
     try {
-      return await runPrompt(
-        text,
-        {
-          session: this.session,
-          model: this.#model,
-          host: this.#host,
-          builtins: this.#o.tools ?? BUILTIN_TOOLS,
-          approval: this.#approval,
-          systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
-          maxTurns: this.#o.maxTurns ?? 50,
-          maxRetries: this.#o.maxRetries,
-          emit: (e) => this.#emit(e),
-          lifecycle: (method, p) => this.#lifecycle(method, p as Record<string, unknown>),
-          compactIfNeeded: (signal) => this.#autoCompact(signal),
-          turnHooks: this.#host ? hostTurnHooks(this.#host, (e) => this.#emit(e)) : null,
-        },
-        controller.signal,
+      return await this.#track(
+        runPrompt(
+          text,
+          {
+            session: this.session,
+            model: this.#model,
+            host: this.#host,
+            builtins: this.#o.tools ?? BUILTIN_TOOLS,
+            approval: this.#approval,
+            systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
+            maxTurns: this.#o.maxTurns ?? 50,
+            maxRetries: this.#o.maxRetries,
+            emit: (e) => this.#emit(e),
+            lifecycle: (method, p) => this.#lifecycle(method, p as Record<string, unknown>),
+            compactIfNeeded: (signal) => this.#autoCompact(signal),
+            turnHooks: this.#host ? hostTurnHooks(this.#host, (e) => this.#emit(e)) : null,
+          },
+          controller.signal,
+        ),
       );
     } finally {
       unlink();
@@ -130,7 +138,7 @@ export class Agent {
     const controller = this.#begin("compact");
     const unlink = link(options.signal, controller);
     try {
-      return await this.#compact("manual", controller.signal, instructions);
+      return await this.#track(this.#compact("manual", controller.signal, instructions));
     } finally {
       unlink();
       this.#running = null;
@@ -155,16 +163,20 @@ export class Agent {
       file: this.session.path,
       name: this.session.name(),
       entries: this.session.entries().length,
-      context_tokens: contextTokens(buildContext(this.session.pathToLeaf()).messages),
+      context_tokens: pathTokens(this.session.pathToLeaf()),
       model: `${this.#model.model.provider}/${this.#model.model.id}`,
     };
   }
 
-  /** Cancels what runs, reports session/settled and releases the session's lock. */
+  /**
+   * Cancels what runs and waits for it to settle (its cancelled results are committed and its
+   * turn/settled sent), then reports session/settled and releases the session's lock.
+   */
   async close(outcome: SessionOutcome = "completed"): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.abort("closing");
+    await this.#work?.catch(() => undefined);
     this.#lifecycle("session/settled", {
       session_id: this.session.id,
       outcome,
@@ -172,6 +184,11 @@ export class Agent {
       reason: null,
     });
     await this.session.close();
+  }
+
+  #track<T>(work: Promise<T>): Promise<T> {
+    this.#work = work;
+    return work;
   }
 
   #begin(what: string): AbortController {
@@ -194,7 +211,7 @@ export class Agent {
   }
 
   async #compact(reason: "manual" | "threshold", signal: AbortSignal, instructions?: string) {
-    const tokens_before = contextTokens(buildContext(this.session.pathToLeaf()).messages);
+    const tokens_before = pathTokens(this.session.pathToLeaf());
     this.#emit({ type: "compaction_start", reason, tokens_before });
     try {
       const done = await compactSession({

@@ -63,42 +63,55 @@ function partsChars(parts: readonly { type: string; text?: string }[]): number {
 }
 
 /**
- * The context's size now: the provider's own count for the last answer that has one, plus an
- * estimate of everything after it.
+ * The context's size: the provider's own count for the last answer that has one among the last
+ * `trustLast` messages, plus an estimate of everything after it (of everything, without one).
  */
-export function contextTokens(messages: readonly Message[]): number {
-  let i = messages.length - 1;
-  for (; i >= 0; i--) {
+export function contextTokens(messages: readonly Message[], trustLast = messages.length): number {
+  const first = Math.max(0, messages.length - trustLast);
+  let at = -1;
+  for (let i = messages.length - 1; i >= first && at < 0; i--) {
     const m = messages[i]!;
     if (m.role === "assistant" && m.stopReason !== "error" && m.stopReason !== "aborted" && m.usage.totalTokens > 0)
-      break;
+      at = i;
   }
-  const base = i >= 0 ? (messages[i] as Extract<Message, { role: "assistant" }>).usage : null;
-  const counted = base ? base.input + base.output + base.cacheRead + base.cacheWrite : 0;
-  return counted + messages.slice(i + 1).reduce((n, m) => n + estimateTokens(m), 0);
+  const u = at >= 0 ? (messages[at] as Extract<Message, { role: "assistant" }>).usage : null;
+  const counted = u ? u.input + u.output + u.cacheRead + u.cacheWrite : 0;
+  return counted + messages.slice(at + 1).reduce((n, m) => n + estimateTokens(m), 0);
+}
+
+/**
+ * The size of what a request for `path` would carry. An answer from before the latest compaction
+ * counted the context before it was summarized, so only answers after it are trusted.
+ */
+export function pathTokens(path: readonly SessionEntry[]): number {
+  const { messages } = buildContext(path);
+  const last = findLastIndex(path, (e) => e.type === "compaction");
+  const fresh = last < 0 ? messages.length : buildContext(path.slice(last + 1)).messages.length;
+  return contextTokens(messages, fresh);
 }
 
 export function needsCompaction(session: SessionFile, model: ResolvedModel, s: CompactionSettings): boolean {
   if (!s.enabled) return false;
   const window = model.model.contextWindow;
   const reserve = Math.min(s.reserveTokens, Math.floor(window / 4));
-  return contextTokens(buildContext(session.pathToLeaf()).messages) > window - reserve;
+  return pathTokens(session.pathToLeaf()) > window - reserve;
 }
 
 /**
  * The entry from which the recent part is kept: walking back from the leaf, the first user or
  * assistant entry once keepRecentTokens are gathered; null when there is nothing before it to
- * summarize.
+ * summarize. The cut falls after the latest compaction entry: what a request before the cut
+ * carried (that compaction's summary and kept entries) is what the new summary replaces, and a
+ * cut inside the kept part would hand the summarizer the raw history the old summary stands for.
  */
 export function chooseFirstKept(path: readonly SessionEntry[], keepRecentTokens: number): string | null {
-  const lastCompaction = findLastIndex(path, (e) => e.type === "compaction");
-  const floor =
-    lastCompaction >= 0
-      ? path.findIndex((e) => e.id === (path[lastCompaction] as { first_kept: string }).first_kept)
-      : 0;
+  const floor = Math.max(
+    0,
+    findLastIndex(path, (e) => e.type === "compaction"),
+  );
   let kept = 0;
   let candidate: number | null = null;
-  for (let i = path.length - 1; i > Math.max(floor, 0); i--) {
+  for (let i = path.length - 1; i > floor; i--) {
     const e = path[i]!;
     if (e.type !== "message") continue;
     kept += estimateTokens(e.message);
@@ -129,7 +142,7 @@ export async function compactSession(o: {
   if (firstKept === null) throw new Error("nothing to compact yet: the session has no older entries to summarize");
   const cut = path.findIndex((e) => e.id === firstKept);
   const older = buildContext(path.slice(0, cut)).messages;
-  const tokensBefore = contextTokens(buildContext(path).messages);
+  const tokensBefore = pathTokens(path);
   const transcript = older.map(transcriptLine).join("\n\n");
   const content: UserMessage["content"] = [];
   const details: { [key: string]: JsonValue } = {};

@@ -7,7 +7,7 @@
  * after_response only after a complete answer (HOOK-07); turn/settled exactly once (LIFE-11).
  * Every entry is committed (written and fsynced) before it is reported.
  */
-import { stream, type AssistantMessage, type ToolCall, type Usage } from "@mariozechner/pi-ai";
+import { stream, type AssistantMessage, type ToolCall, type ToolResultMessage, type Usage } from "@mariozechner/pi-ai";
 import type { CatalogSnapshot, ExtensionHost } from "@octet/host";
 import type { SessionEntry, SessionFile } from "../session/index.js";
 import { buildContext } from "../session/index.js";
@@ -47,21 +47,39 @@ export interface RunResult {
 
 export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal): Promise<RunResult> {
   const usage = emptyUsage();
-  const runContext: PlacedContext[] = [];
+  const runContext = new RunContext();
+  const notAdmitted = (outcome: RunOutcome, error: string): RunResult => ({
+    outcome,
+    run_id: null,
+    text: "",
+    turns: 0,
+    usage,
+    error,
+  });
   if (s.host) {
     const hook = await s.host.runHook("before_prompt", { prompt }, { signal });
     for (const n of hook.notifications) s.emit(noticeOf(n));
     if (hook.denied) {
       s.emit({ type: "prompt_denied", extension: hook.denied.extension, reason: hook.denied.reason });
-      const error = `the prompt was denied by extension ${hook.denied.extension}: ${hook.denied.reason}`;
-      return { outcome: "denied", run_id: null, text: "", turns: 0, usage, error };
+      return notAdmitted(
+        "denied",
+        `the prompt was denied by extension ${hook.denied.extension}: ${hook.denied.reason}`,
+      );
     }
-    runContext.push(...hook.context);
+    runContext.add(hook.context);
   }
-  const userEntry = await s.session.append({
-    type: "message",
-    message: { role: "user", content: prompt, timestamp: Date.now() },
-  });
+  // Cancelled while the hooks ran (a cancelled hook reads as continue, HOOK-10): nothing is saved,
+  // since a later extension that would have denied the prompt was never asked.
+  if (signal.aborted) return notAdmitted("cancelled", "cancelled before the prompt was admitted");
+  let userEntry;
+  try {
+    userEntry = await s.session.append({
+      type: "message",
+      message: { role: "user", content: prompt, timestamp: Date.now() },
+    });
+  } catch (err) {
+    return notAdmitted("failed", `the prompt could not be saved: ${err instanceof Error ? err.message : String(err)}`);
+  }
   const run_id = `run:${userEntry.id}`;
   const ids = { session_id: s.session.id, run_id, turn_id: `turn:${userEntry.id}` };
   const started = Date.now();
@@ -84,7 +102,12 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
         ? await s.host.collectContext({ prompt: turnIndex === 0 ? prompt : null }, { signal })
         : [];
       const unsolicited = s.host ? s.host.contributions().context : [];
-      const context = [...unsolicited, ...runContext, ...collected];
+      const context = [...unsolicited, ...runContext.list(), ...collected];
+      // Cancelled during compaction, context collection or a hook: no request, no empty answer.
+      if (signal.aborted) {
+        outcome = "cancelled";
+        break;
+      }
       turns++;
       const message = await modelRequest(s, catalog, context, { run_id, turnIndex }, signal);
       addUsage(usage, message.usage);
@@ -111,14 +134,17 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
         break;
       }
       const calls = message.content.filter((c): c is ToolCall => c.type === "toolCall");
+      if (message.stopReason === "length") {
+        // Cut off at the output limit: not a complete answer (no after_response, HOOK-07), and its
+        // tool calls may carry truncated arguments (half a file for write), so none of them runs.
+        error = `the answer was cut off at the model's output limit (${s.model.model.maxTokens} tokens)`;
+        const cut = `not run: the answer was cut off at the output limit, so the arguments may be incomplete`;
+        const results = await commitResults(calls, s, { ...ids, turnIndex }, () => cut);
+        await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, results, signal);
+        outcome = "limit_reached";
+        break;
+      }
       if (calls.length === 0) {
-        if (message.stopReason === "length")
-          s.emit({
-            type: "notice",
-            level: "warning",
-            source: "agent",
-            text: `the answer was cut off at the model's output limit (${s.model.model.maxTokens} tokens)`,
-          });
         await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, [], signal);
         outcome = "completed";
         break;
@@ -130,7 +156,8 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
       }
       await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, results, signal);
     }
-    if (outcome === "limit_reached") error = `the run stopped after ${s.maxTurns} model requests (the turn limit)`;
+    if (outcome === "limit_reached" && error === null)
+      error = `the run stopped after ${s.maxTurns} model requests (the turn limit)`;
     if (outcome === "completed" && s.host) {
       // Observed only after a successful, complete answer (HOOK-07); it cannot change it.
       try {
@@ -200,7 +227,7 @@ async function runCalls(
   s: RunScope,
   catalog: CatalogSnapshot | null,
   at: { session_id: string; run_id: string; turn_id: string; turnIndex: number },
-  runContext: PlacedContext[],
+  runContext: RunContext,
   signal: AbortSignal,
 ): Promise<SessionEntry[]> {
   const builtins = new Map(s.builtins.map((t) => [t.name, t]));
@@ -208,7 +235,7 @@ async function runCalls(
   const entries: SessionEntry[] = [];
   for (const call of calls) {
     const message = signal.aborted
-      ? cancelledResult(call)
+      ? errorResult(call, "cancelled before it ran")
       : await runToolCall(call, {
           host: s.host,
           catalog,
@@ -220,32 +247,88 @@ async function runCalls(
           ids,
           turnIndex,
           emit: s.emit,
-          addContext: (c) => runContext.push(...c),
+          addContext: (c) => runContext.add(c),
           lifecycle: (method, p) => s.lifecycle(method, p),
         });
-    const entry = await s.session.append({ type: "message", message });
-    entries.push(entry);
-    s.emit({
-      type: "tool_result",
-      run_id: ids.run_id,
-      turn_index: turnIndex,
-      tool_call_id: call.id,
-      name: call.name,
-      is_error: message.isError,
-      text: textOf(message.content),
-      entry_id: entry.id,
-    });
+    entries.push(await commitResult(message, s, at));
   }
   return entries;
 }
 
-function cancelledResult(call: ToolCall) {
+/** Error results for calls that are not run, committed in order. */
+async function commitResults(
+  calls: readonly ToolCall[],
+  s: RunScope,
+  at: { run_id: string; turnIndex: number },
+  why: (call: ToolCall) => string,
+): Promise<SessionEntry[]> {
+  const entries: SessionEntry[] = [];
+  for (const call of calls) entries.push(await commitResult(errorResult(call, why(call)), s, at));
+  return entries;
+}
+
+/**
+ * Commits one result and reports it. A result the session refuses (a line over its limit) is
+ * replaced by an error result saying so, so the call still has its result; if even that cannot
+ * be written the session is broken and the run fails.
+ */
+async function commitResult(
+  message: ToolResultMessage,
+  s: RunScope,
+  at: { run_id: string; turnIndex: number },
+): Promise<SessionEntry> {
+  let saved = message;
+  let entry: SessionEntry;
+  try {
+    entry = await s.session.append({ type: "message", message });
+  } catch (err) {
+    saved = errorResult(
+      { id: message.toolCallId, name: message.toolName },
+      `the result could not be saved (${err instanceof Error ? err.message : String(err)}), so it is not shown`,
+    );
+    entry = await s.session.append({ type: "message", message: saved });
+  }
+  s.emit({
+    type: "tool_result",
+    run_id: at.run_id,
+    turn_index: at.turnIndex,
+    tool_call_id: saved.toolCallId,
+    name: saved.toolName,
+    is_error: saved.isError,
+    text: textOf(saved.content),
+    entry_id: entry.id,
+  });
+  return entry;
+}
+
+function errorResult(call: Pick<ToolCall, "id" | "name">, text: string): ToolResultMessage {
   return {
-    role: "toolResult" as const,
+    role: "toolResult",
     toolCallId: call.id,
     toolName: call.name,
-    content: [{ type: "text" as const, text: "cancelled before it ran" }],
+    content: [{ type: "text", text }],
     isError: true,
     timestamp: Date.now(),
   };
+}
+
+/**
+ * The context hooks gave this run: the latest per extension and label (as unsolicited
+ * contributions are kept, CTX-07), so a hook that answers the same reminder on every call does
+ * not put one copy per call into the request.
+ */
+class RunContext {
+  readonly #byKey = new Map<string, PlacedContext>();
+
+  add(items: readonly PlacedContext[]): void {
+    for (const c of items) {
+      const key = JSON.stringify([c.extension, c.label]);
+      this.#byKey.delete(key);
+      this.#byKey.set(key, c);
+    }
+  }
+
+  list(): PlacedContext[] {
+    return [...this.#byKey.values()];
+  }
 }

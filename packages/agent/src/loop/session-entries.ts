@@ -17,10 +17,12 @@ import type { Agent } from "./agent.js";
 export function sessionEntriesService(getAgent: () => Agent | null): SessionEntriesService {
   const agentFor = (method: string): Agent => {
     const agent = getAgent();
-    if (!agent)
+    if (!agent || agent.closed)
       throw new WireError(
         ErrorCode.Unavailable,
-        `not_foreground_owner ${method} refused: no agent session is open (no model is running one yet)`,
+        `not_foreground_owner ${method} refused: ${
+          agent ? "the agent's session is closed" : "no agent session is open (no model is running one yet)"
+        }`,
       );
     return agent;
   };

@@ -37,11 +37,14 @@ export interface TurnHooks {
 export function hostTurnHooks(host: ExtensionHost, emit: (e: AgentEvent) => void): TurnHooks {
   return {
     async start(at, signal) {
+      if (!host.takesTurnHook("model_turn_start")) return;
       const payload = { kind: "model_turn_start" as const, ...at, timestamp_ms: Date.now() };
       const r = await host.runTurnHook("model_turn_start", payload, { signal });
       for (const n of r.notifications) emit(noticeOf(n));
     },
     async end(at, assistant, toolResults, signal) {
+      // The projection refuses what it cannot carry; with nobody to receive it, nothing is refused.
+      if (!host.takesTurnHook("model_turn_end")) return;
       const payload = {
         kind: "model_turn_end" as const,
         ...at,

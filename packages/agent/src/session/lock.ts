@@ -23,7 +23,10 @@ export class SessionLockedError extends Error {
     const who = holder
       ? `process ${holder.pid} on ${holder.hostname} (since ${new Date(holder.started).toISOString()})`
       : "another process (its lock file is unreadable; delete it if no other octet uses this session)";
-    super(`session is in use by ${who}: ${lockPath}; close the other octet, or start a new session`);
+    super(
+      `session is in use by ${who}: ${lockPath}; close the other octet, or start a new session ` +
+        "(if no octet uses it, delete that lock file)",
+    );
   }
 }
 
@@ -107,8 +110,11 @@ export function acquireLock(path: string): string[] {
     const current = readLock(path);
     if (current === null) continue; // Released between our create and our read: try again.
     const info = current.info;
-    if (info === null || info.hostname !== hostname() || info.pid === process.pid || alive(info.pid)) {
-      // Our own pid counts as held: a second SessionFile in this process must not share the file.
+    // Our own pid holds it only if this process took it: a second SessionFile here must not share
+    // the file; but a lock with our pid that we never took was left by an earlier process that got
+    // the same pid (containers start octet as pid 1 every time), and is stale.
+    const ours = info !== null && info.pid === process.pid;
+    if (info === null || info.hostname !== hostname() || (ours && held.has(path)) || (!ours && alive(info.pid))) {
       throw new SessionLockedError(path, info);
     }
     const aside = `${path}.stale-${process.pid}-${Date.now()}`;

@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomUUID } from "node:crypto";
 import { type FileHandle, mkdir, open, readFile } from "node:fs/promises";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { checkLine, checkNewEntry } from "./bounds.js";
 import { parseSession } from "./load.js";
 import { acquireLock, releaseLock } from "./lock.js";
@@ -48,6 +48,8 @@ export class SessionFile {
   /** Ids handed out, committed or still queued: new ids avoid them and labels may target them. */
   readonly #known = new Set<string>();
   #leaf: string | null;
+  /** Entries appended but not yet committed, with their parents (see pathToLeaf). */
+  readonly #pending = new Map<string, string | null>();
   #queue: Promise<unknown> = Promise.resolve();
   /** Set when a write failed: the file's tail is uncertain, so later appends are refused. */
   #failed: Error | null = null;
@@ -85,7 +87,12 @@ export class SessionFile {
     const now = o.now ?? Date.now;
     const workspace = resolve(o.workspace);
     const dir = workspaceSessionsDir(o.home, workspace);
-    await mkdir(dir, { recursive: true });
+    // Folders made here are fsynced into their parents too: a power loss must not drop the
+    // directory entry of a session whose lines were synced.
+    const first = await mkdir(dir, { recursive: true });
+    if (first !== undefined) {
+      for (let d = dir; d.length >= first.length; d = dirname(d)) await syncDir(dirname(d));
+    }
     const header: SessionHeader = {
       type: "session",
       version: SESSION_VERSION,
@@ -160,11 +167,16 @@ export class SessionFile {
     this.#leaf = id;
   }
 
-  /** Root..leaf, following parent_id from the leaf (committed entries only). */
+  /**
+   * Root..leaf, following parent_id from the leaf (committed entries only: an entry still being
+   * written is skipped to its parent, so a path asked for while another append waits for its
+   * fsync is the committed history, not an empty one).
+   */
   pathToLeaf(): SessionEntry[] {
     const out: SessionEntry[] = [];
     const seen = new Set<string>();
     let id = this.#leaf;
+    while (id !== null && this.#pending.has(id)) id = this.#pending.get(id) ?? null;
     while (id !== null && !seen.has(id)) {
       seen.add(id);
       const e = this.#byId.get(id);
@@ -190,6 +202,7 @@ export class SessionFile {
       const line = JSON.stringify(ordered);
       checkLine(entry.type, line);
       this.#known.add(ordered.id);
+      this.#pending.set(ordered.id, ordered.parent_id);
       this.#leaf = ordered.id;
       // The entry kept in memory is the line read back: what a reload will see, and not an object
       // the caller may still change (a message being streamed, a reused data object).
@@ -218,6 +231,7 @@ export class SessionFile {
     this.#size += buf.length;
     this.#entries.push(entry);
     this.#byId.set(entry.id, entry);
+    this.#pending.delete(entry.id);
     return entry;
   }
 

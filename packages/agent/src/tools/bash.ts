@@ -93,6 +93,29 @@ async function runBash(args: Record<string, unknown>, ctx: BuiltinContext): Prom
 
 type Ending = "closed" | "held" | "timeout" | "cancelled" | "spawn-error";
 
+/**
+ * Groups of runs still going, or being killed: when octet itself exits (a second Ctrl-C exits at
+ * once), they are killed whole, so no command outlives it unasked. A run that ended by itself
+ * leaves the set, and whatever it started in the background (`server &`) is left running.
+ */
+const liveGroups = new Set<number>();
+let exitHook = false;
+
+function trackGroup(pgid: number): void {
+  liveGroups.add(pgid);
+  if (exitHook) return;
+  exitHook = true;
+  process.on("exit", () => {
+    for (const g of liveGroups) {
+      try {
+        killProcessGroup(process, g);
+      } catch {
+        // Already gone.
+      }
+    }
+  });
+}
+
 /** One command's run: the child, its timers and how it ended. */
 class BashRun {
   private readonly tail = new OutputTail(BASH_MAX_OUTPUT_BYTES);
@@ -121,6 +144,7 @@ class BashRun {
       stdio: ["ignore", "pipe", "pipe"],
     });
     this.child = child;
+    if (child.pid !== undefined) trackGroup(child.pid);
     child.on("error", (err) => this.finish("spawn-error", err));
     // stderr carries only the outer shell's own complaints (the command's stderr is merged into stdout).
     for (const stream of [child.stdout, child.stderr]) stream?.on("data", (chunk: Buffer) => this.output(chunk));
@@ -157,7 +181,10 @@ class BashRun {
         // EPERM cannot happen for our own child's group; the SIGKILL below is the backstop anyway.
       }
       // Not cleared by finish(): whatever ignored SIGTERM must still go, after the answer too.
-      setTimeout(() => killProcessGroup(process, pgid), KILL_GRACE_MS);
+      setTimeout(() => {
+        killProcessGroup(process, pgid);
+        liveGroups.delete(pgid);
+      }, KILL_GRACE_MS);
     }
     if (why === "cancelled") {
       this.finish("cancelled");
@@ -171,6 +198,9 @@ class BashRun {
   private finish(ending: Ending, err?: Error): void {
     if (this.settled) return;
     this.settled = true;
+    // Ended by itself: what it left in the background is the user's. Killed: the SIGKILL timer removes it.
+    if ((ending === "closed" || ending === "held" || ending === "spawn-error") && this.child?.pid !== undefined)
+      liveGroups.delete(this.child.pid);
     for (const t of this.timers) clearTimeout(t);
     if (this.updateTimer !== undefined) clearTimeout(this.updateTimer);
     this.ctx.signal.removeEventListener("abort", this.onAbort);

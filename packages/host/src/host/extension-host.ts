@@ -336,6 +336,11 @@ export class ExtensionHost {
     return this.#api.runTurnHook(hook, payload, options);
   }
 
+  /** Whether a ready extension takes `hook` now: build its payload only then (it may be costly). */
+  takesTurnHook(hook: TurnHook): boolean {
+    return this.#api.takesTurnHook(hook);
+  }
+
   /** The latest unsolicited context and status contributions of the running generations (CTX-07). */
   contributions(): Contributions {
     return this.#contributions.snapshot();

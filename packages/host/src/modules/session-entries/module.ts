@@ -14,7 +14,7 @@ import {
 } from "@octet/protocol";
 import { defineModule, type ServiceFactory } from "../module.js";
 import { sessionEntriesService, type SessionEntriesService } from "./session-entries-service.js";
-import { runTurnHook, type TurnHookOptions, type TurnHookOutcome } from "./turn-hooks.js";
+import { runTurnHook, takesTurnHook, type TurnHookOptions, type TurnHookOutcome } from "./turn-hooks.js";
 
 declare module "../options.js" {
   interface HostServiceOptions {
@@ -25,6 +25,7 @@ declare module "../options.js" {
 
 export interface TurnHookApi {
   runTurnHook(hook: TurnHook, payload: TurnPayload, options?: TurnHookOptions): Promise<TurnHookOutcome>;
+  takesTurnHook(hook: TurnHook): boolean;
 }
 
 export const sessionEntriesModule = defineModule<ServiceFactory, TurnHookApi>({
@@ -38,5 +39,6 @@ export const sessionEntriesModule = defineModule<ServiceFactory, TurnHookApi>({
   embedderApi: (view) => ({
     runTurnHook: (hook: TurnHook, payload: TurnPayload, options: TurnHookOptions = {}) =>
       runTurnHook(view.ready(), hook, payload, options),
+    takesTurnHook: (hook: TurnHook) => view.ready().some((g) => takesTurnHook(g, hook)),
   }),
 });
