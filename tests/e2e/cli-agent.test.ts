@@ -140,6 +140,18 @@ test("issue 15.6: without a model the shell works as before and a plain line say
   assert.equal(sessionFiles(home).length, 0);
 });
 
+test("issue 15.6: a mistyped settings.json key or value is a usage error naming the file and the key", async () => {
+  const home = mkdtempSync(join(tmpdir(), "octet-cli-agent-settings-"));
+  writeFileSync(join(home, "settings.json"), '{"modle": "anthropic/claude-sonnet-4-5"}');
+  const typo = await runCli(["run", "hi"], { env: { OCTET_HOME: home } });
+  assert.equal(typo.code, 2);
+  assert.match(typo.stderr, /settings\.json: unknown key "modle" \(known: model, cacheWarming\)/);
+  writeFileSync(join(home, "settings.json"), '{"model": "anthropic", "cacheWarming": "yes"}');
+  const bad = await runCli(["run", "hi"], { env: { OCTET_HOME: home } });
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /"model" is "anthropic"; expected "PROVIDER\/MODEL_ID"/);
+});
+
 test("issue 15.6: an unknown model and a missing key are configuration errors that name what to do", async () => {
   const home = mkdtempSync(join(tmpdir(), "octet-cli-agent-bad-"));
   const unknown = await runCli(["--model", "nosuch/model", "run", "hi"], { env: { OCTET_HOME: home } });

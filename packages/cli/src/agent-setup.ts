@@ -21,20 +21,36 @@ export interface AgentConfig {
   model: string | null;
   /** Where the model came from, for messages. */
   source: "--model" | "settings.json" | null;
+  /** settings.json "cacheWarming": keep the provider's prompt cache warm while idle (default false). */
+  cacheWarming: boolean;
 }
 
 /** Settings are a few keys; a large file is a mistake. */
 const MAX_SETTINGS_BYTES = 65_536;
+const SETTINGS_KEYS = ["model", "cacheWarming"];
 
+/** --model, else $OCTET_HOME/settings.json; a broken settings file is a usage error naming it. */
 export function agentConfig(options: GlobalOptions, env = process.env): AgentConfig {
   const home = resolveOctetHome({ env });
-  if (options.model !== null) return { home, model: options.model, source: "--model" };
   const path = join(home, "settings.json");
+  const settings = readSettings(path);
+  const fromFile = settings["model"];
+  if (fromFile !== undefined && fromFile !== null && (typeof fromFile !== "string" || !/^[^/\s]+\/\S+$/.test(fromFile)))
+    throw new UsageError(`${path}: "model" is ${JSON.stringify(fromFile)}; expected "PROVIDER/MODEL_ID"`);
+  const warming = settings["cacheWarming"] ?? false;
+  if (typeof warming !== "boolean")
+    throw new UsageError(`${path}: "cacheWarming" is ${JSON.stringify(warming)}; expected true or false`);
+  if (options.model !== null) return { home, model: options.model, source: "--model", cacheWarming: warming };
+  if (typeof fromFile === "string") return { home, model: fromFile, source: "settings.json", cacheWarming: warming };
+  return { home, model: null, source: null, cacheWarming: warming };
+}
+
+function readSettings(path: string): Record<string, unknown> {
   let text: string;
   try {
     text = readFileSync(path, "utf8");
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === "ENOENT") return { home, model: null, source: null };
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return {};
     throw new UsageError(`${path}: cannot read it (${(err as NodeJS.ErrnoException).code ?? String(err)})`);
   }
   if (text.length > MAX_SETTINGS_BYTES)
@@ -45,11 +61,12 @@ export function agentConfig(options: GlobalOptions, env = process.env): AgentCon
   } catch (err) {
     throw new UsageError(`${path} is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
-  const model = (doc as { model?: unknown } | null)?.model;
-  if (model === undefined || model === null) return { home, model: null, source: null };
-  if (typeof model !== "string" || !/^[^/\s]+\/\S+$/.test(model))
-    throw new UsageError(`${path}: "model" is ${JSON.stringify(model)}; expected "PROVIDER/MODEL_ID"`);
-  return { home, model, source: "settings.json" };
+  if (typeof doc !== "object" || doc === null || Array.isArray(doc))
+    throw new UsageError(`${path} must be a JSON object such as {"model": "PROVIDER/ID"}`);
+  for (const key of Object.keys(doc))
+    if (!SETTINGS_KEYS.includes(key))
+      throw new UsageError(`${path}: unknown key ${JSON.stringify(key)} (known: ${SETTINGS_KEYS.join(", ")})`);
+  return doc as Record<string, unknown>;
 }
 
 /** What a prompt says when no model is configured: how to configure one. */
@@ -115,5 +132,6 @@ export async function openAgent(
     host,
     approval,
     ...(options.maxTurns !== null ? { maxTurns: options.maxTurns } : {}),
+    ...(config.cacheWarming ? { cacheWarming: { enabled: true } } : {}),
   });
 }

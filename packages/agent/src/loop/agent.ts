@@ -5,6 +5,7 @@
  * session's lifecycle (session/started at open, session/settled at close) is reported to the
  * extensions that subscribed (LIFE-04..10).
  */
+import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
 import type { ExtensionHost } from "@octet/host";
 import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
@@ -12,6 +13,7 @@ import type { ResolvedModel } from "../models/index.js";
 import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
 import { compactSession, DEFAULT_COMPACTION, needsCompaction, pathTokens } from "./compaction.js";
 import type { CompactionOutcome, CompactionSettings } from "./compaction.js";
+import { CacheWarmer, DEFAULT_CACHE_WARMING, type CacheWarmingSettings } from "./cache-warming.js";
 import type { AgentEvent, AgentEventListener } from "./events.js";
 import { runPrompt, type RunResult } from "./run.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
@@ -33,6 +35,8 @@ export interface AgentOptions {
   /** Provider retries on 429/5xx (the provider SDK's own). Default: the SDK's (2). */
   maxRetries?: number;
   compaction?: Partial<CompactionSettings>;
+  /** Keeping the provider's prompt cache warm while idle (off by default; it costs money). */
+  cacheWarming?: Partial<CacheWarmingSettings>;
 }
 
 export type SessionOutcome = "completed" | "interrupted" | "shutdown" | "failed";
@@ -50,6 +54,7 @@ export class Agent {
   #closed = false;
   readonly #openedAt = Date.now();
   readonly #approval: ToolApproval;
+  readonly #warmer: CacheWarmer;
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -58,6 +63,13 @@ export class Agent {
     this.#model = o.model;
     this.#compaction = { ...DEFAULT_COMPACTION, ...o.compaction };
     this.#approval = o.approval ?? new ToolApproval({ yes: false, noInput: true });
+    this.#warmer = new CacheWarmer({
+      settings: { ...DEFAULT_CACHE_WARMING, ...o.cacheWarming },
+      host: () => this.#host,
+      model: () => this.#model,
+      sessionId: this.session.id,
+      emit: (e) => this.#emit(e),
+    });
     this.#lifecycle("session/started", { session_id: this.session.id });
   }
 
@@ -101,8 +113,10 @@ export class Agent {
   async prompt(text: string, options: { signal?: AbortSignal } = {}): Promise<RunResult> {
     const controller = this.#begin("prompt");
     const unlink = link(options.signal, controller);
+    this.#warmer.disarm();
+    let last: { request: Context; answer: AssistantMessage } | null = null;
     try {
-      return await this.#track(
+      const result = await this.#track(
         runPrompt(
           text,
           {
@@ -118,10 +132,16 @@ export class Agent {
             lifecycle: (method, p) => this.#lifecycle(method, p as Record<string, unknown>),
             compactIfNeeded: (signal) => this.#autoCompact(signal),
             turnHooks: this.#host ? hostTurnHooks(this.#host, (e) => this.#emit(e)) : null,
+            onAnswer: (request, answer) => {
+              last = { request, answer };
+            },
           },
           controller.signal,
         ),
       );
+      const done = last as { request: Context; answer: AssistantMessage } | null;
+      if (result.outcome === "completed" && done && !this.#closed) this.#warmer.arm(done.request, done.answer);
+      return result;
     } finally {
       unlink();
       this.#running = null;
@@ -136,6 +156,7 @@ export class Agent {
   /** Summarizes the older part of the session now (/compact). Throws with the reason when it cannot. */
   async compact(instructions?: string, options: { signal?: AbortSignal } = {}): Promise<CompactionOutcome> {
     const controller = this.#begin("compact");
+    this.#warmer.disarm();
     const unlink = link(options.signal, controller);
     try {
       return await this.#track(this.#compact("manual", controller.signal, instructions));
@@ -149,6 +170,7 @@ export class Agent {
   async setModel(model: ResolvedModel): Promise<void> {
     if (!this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
     await this.session.append({ type: "model_change", provider: model.model.provider, model_id: model.model.id });
+    this.#warmer.disarm();
     this.#model = model;
   }
 
@@ -175,6 +197,7 @@ export class Agent {
   async close(outcome: SessionOutcome = "completed"): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
+    this.#warmer.disarm();
     this.abort("closing");
     await this.#work?.catch(() => undefined);
     this.#lifecycle("session/settled", {

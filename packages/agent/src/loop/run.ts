@@ -7,7 +7,14 @@
  * after_response only after a complete answer (HOOK-07); turn/settled exactly once (LIFE-11).
  * Every entry is committed (written and fsynced) before it is reported.
  */
-import { stream, type AssistantMessage, type ToolCall, type ToolResultMessage, type Usage } from "@mariozechner/pi-ai";
+import {
+  stream,
+  type AssistantMessage,
+  type Context,
+  type ToolCall,
+  type ToolResultMessage,
+  type Usage,
+} from "@mariozechner/pi-ai";
 import type { CatalogSnapshot, ExtensionHost } from "@octet/host";
 import type { SessionEntry, SessionFile } from "../session/index.js";
 import { buildContext } from "../session/index.js";
@@ -34,6 +41,8 @@ export interface RunScope {
   compactIfNeeded: (signal: AbortSignal) => Promise<boolean>;
   /** model_turn_start / model_turn_end (W 1.4b); a failure stops the run. Absent: none. */
   turnHooks?: TurnHooks | null;
+  /** Told each request and its answer (the cache warmer keeps the last one's prefix warm). */
+  onAnswer?: (request: Context, answer: AssistantMessage) => void;
 }
 
 export interface RunResult {
@@ -214,7 +223,9 @@ async function modelRequest(
     else if (e.type === "thinking_delta")
       s.emit({ type: "thinking_delta", run_id: at.run_id, turn_index: at.turnIndex, delta: e.delta });
   }
-  return events.result();
+  const answer = await events.result();
+  s.onAnswer?.(built.context, answer);
+  return answer;
 }
 
 /**
