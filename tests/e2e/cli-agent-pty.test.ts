@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT } from "./helpers.js";
+import { ROOT, processesMentioning, waitUntil } from "./helpers.js";
 import { runOnPty } from "./pty.js";
 
 async function scripted(script: Record<string, unknown>[]) {
@@ -66,6 +66,31 @@ test("issue 15.3: Ctrl-C while the answer streams cancels the prompt; the sessio
     await pty.waitFor(/Still here\./, "the next answer");
     pty.type("/session\r");
     await pty.waitFor(/entries\s+4/, "four entries: two prompts, the aborted and the final answer");
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    await t.server.close();
+  }
+});
+
+test("issue 15.3: Ctrl-C during a bash tool call kills its process group; the prompt returns", async () => {
+  const marker = `octet-pty-sleep-${process.pid}-${Date.now()}`;
+  const t = await scripted([
+    { match: "sleepy", tool_calls: [{ name: "bash", arguments: { command: `sleep 30; echo ${marker}` } }] },
+    { match: "after", text: "Back again." },
+  ]);
+  const pty = await runOnPty(["--workspace", t.ws, "--yes"], { env: { OCTET_HOME: t.home, NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("sleepy command\r");
+    await waitUntil(() => processesMentioning(marker).length > 0, 15_000, "the sleep to start");
+    pty.type("\x03");
+    await waitUntil(() => processesMentioning(marker).length === 0, 10_000, "the bash group to be gone");
+    const mark = pty.output().length;
+    await pty.waitFor(/octet> /, "the prompt again", { from: mark - 200 });
+    pty.type("after that\r");
+    await pty.waitFor(/Back again\./, "the next answer", { from: mark });
     pty.type("/quit\r");
     assert.equal(await pty.exit(), 0);
   } finally {
