@@ -38,7 +38,7 @@ async function advisor(mode: string): Promise<ExtensionHost> {
   return ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: ["advisor"] });
 }
 
-test("issue 15.3: with warming on, the last request's prefix is refreshed before the TTL, outside the session", async () => {
+test("issue 15.3: with warming on, the last prefix is refreshed before the TTL, outside the session", async () => {
   const server = await scriptedServer([
     { text: "the answer", usage: { prompt_tokens: 10_000, completion_tokens: 3 } },
     { text: "k" },
