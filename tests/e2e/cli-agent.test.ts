@@ -118,6 +118,24 @@ test("issue 15.4: under --no-input a write is refused, the file is not created, 
   }
 });
 
+test("issue 15.6: echo PROMPT | octet run takes the prompt from stdin", async () => {
+  const t = await scripted([{ match: "from a pipe", text: "piped answer" }]);
+  try {
+    const r = await runCli([...MODEL, "--workspace", t.ws, "run"], {
+      env: { OCTET_HOME: t.home },
+      input: "a prompt from a pipe\n",
+      timeoutMs: 60_000,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "piped answer\n");
+    const empty = await runCli([...MODEL, "--workspace", t.ws, "run"], { env: { OCTET_HOME: t.home }, input: "  \n" });
+    assert.equal(empty.code, 2);
+    assert.match(empty.stderr, /run needs a PROMPT/);
+  } finally {
+    await t.server.close();
+  }
+});
+
 test("issue 15.6: without a model, run says how to configure one (exit 2)", async () => {
   const home = mkdtempSync(join(tmpdir(), "octet-cli-agent-none-"));
   const r = await runCli(["run", "hello"], { env: { OCTET_HOME: home } });
