@@ -19,6 +19,7 @@ from .dispatch import legal_method, route
 from .errors import ErrorCode, WireError
 from .framing import FrameDecoder, parse_envelope
 from .handler_context import HandlerContext
+from .message_injection import MESSAGE_EVENTS
 from .negotiation import LIFECYCLE_EVENTS, negotiate
 from .peer import Link, RpcPeer, diagnose
 from .progress import RequestProgress
@@ -299,6 +300,8 @@ class Serving:
 _NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
     "$/cancelRequest": Serving._on_cancel,
     **{event: Serving._on_lifecycle for event in LIFECYCLE_EVENTS},
+    # message/updated and message/settled: handlers kept beside the lifecycle ones, no subscription.
+    **{event: Serving._deliver_lifecycle for event in MESSAGE_EVENTS},
 }
 
 #: The session requests answered by the runtime itself; content requests go to route().
