@@ -186,9 +186,15 @@ export class ShellAgent {
     };
   }
 
-  /** services.messageInjection and services.activeTools (W 2.22, W 2.23), through the agent once there is one. */
+  /**
+   * services.messageInjection and services.activeTools (W 2.22, W 2.23): through the agent, whose
+   * session is opened by the first of them as by a first prompt (a user message starts a run).
+   */
   injection(): { messageInjection: MessageInjectionService; activeTools: ActiveToolsService } {
-    const lib = async (): Promise<AgentLib> => this.#loadLib();
+    const lib = async (): Promise<AgentLib> => {
+      await this.#ensure();
+      return this.#loadLib();
+    };
     return {
       messageInjection: {
         sendMessage: async (r) => (await lib()).messageInjectionService(() => this.#agent).sendMessage(r),

@@ -176,10 +176,12 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     maybeFinish();
   });
   agent.onExtensionRunEnd = () => {
-    if (!closing && !busy) rl.prompt();
+    if (!closing && !busy && !inputEnded) rl.prompt();
   };
   rl.prompt();
   await finished;
+  // A run an extension's message started is drawn to its end before leaving (Ctrl-C cancels it).
+  while (!interrupted && agent.busy) await new Promise((r) => setTimeout(r, 50));
   rl.close();
   await agent.close(interrupted ? "interrupted" : "completed");
   await host.shutdown({ fast: true });
