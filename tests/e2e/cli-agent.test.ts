@@ -260,7 +260,7 @@ test("issue 15.1: kill -9 mid-turn, a torn line left, then --continue: nothing c
   }
 });
 
-test("WAVE1-32: in the shell, a user message an extension sends runs and its answer is drawn like a prompt", async () => {
+test("WAVE1-32: in the shell, an extension's user message runs and is drawn like a prompt", async () => {
   const t = await scripted([{ match: "from the extension", text: "answer to the extension's message" }]);
   const ext = mkdtempSync(join(tmpdir(), "octet-cli-inject-"));
   cpSync(join(ROOT, "tests/fixtures/inject-probe"), join(ext, "inject-probe"), { recursive: true });

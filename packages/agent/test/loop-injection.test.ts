@@ -107,7 +107,7 @@ const call = (name: string, args: Record<string, unknown>, id = "call_1"): Scrip
 
 const MAX_TEXT = 262_144;
 
-test("WAVE1-32, WAVE1-34: a 256 KiB system message is committed after the tool result and sent in context", async () => {
+test("WAVE1-32, WAVE1-34: a 256 KiB system message is committed after the tool result, in context", async () => {
   const t = await setup([
     call("inject_message", { role: "system", size: MAX_TEXT }),
     call("inject_message", { role: "assistant", text: "from the probe" }, "call_2"),
@@ -144,7 +144,7 @@ test("WAVE1-32, WAVE1-34: a 256 KiB system message is committed after the tool r
   }
 });
 
-test("WAVE1-33, WAVE1-34: role user or any other, and text one byte over 256 KiB, are refused before sending", async () => {
+test("WAVE1-33, WAVE1-34: role user or another, or text over 256 KiB, is refused before sending", async () => {
   const t = await setup([
     call("inject_message", { role: "system", size: MAX_TEXT + 1 }),
     call("inject_message", { role: "user", text: "x" }, "call_2"),
@@ -164,7 +164,7 @@ test("WAVE1-33, WAVE1-34: role user or any other, and text one byte over 256 KiB
   }
 });
 
-test("WAVE1-32: a user message sent during a run is answered at once, queued, and run right after the run", async () => {
+test("WAVE1-32: a user message sent in a run is answered at once, queued, run right after", async () => {
   const t = await setup([
     { match: "first", ...call("inject_user", { text: "second prompt" }) },
     { match: "first", text: "first done" },
@@ -204,7 +204,7 @@ test("WAVE1-32: a user message sent while the agent is idle starts a run (from a
   }
 });
 
-test(`WAVE1-32: ${MAX_QUEUED_USER_MESSAGES} user messages queue behind a run; one more is -32012 queue_full`, async () => {
+test(`WAVE1-32: ${MAX_QUEUED_USER_MESSAGES} user messages queue behind a run; one more is -32012`, async () => {
   const t = await setup([call("inject_user", { text: "queued", count: MAX_QUEUED_USER_MESSAGES + 1 }), { text: "ok" }]);
   try {
     const r = await t.agent.prompt("fill the queue");
@@ -218,7 +218,7 @@ test(`WAVE1-32: ${MAX_QUEUED_USER_MESSAGES} user messages queue behind a run; on
   }
 });
 
-test("WAVE1-35, WAVE1-37: tools/set_active is the next request's complete tool set; an unknown name is refused", async () => {
+test("WAVE1-35, WAVE1-37: set_active is the next request's whole tool set; an unknown name is refused", async () => {
   const t = await setup([
     call("set_active", { names: ["probe_note", "read"] }),
     call("set_active", { names: ["probe_note", "no_such_tool"] }, "call_2"),
@@ -265,10 +265,13 @@ test("WAVE1-36: 257 names or a name of 129 bytes are refused by the SDK before s
   }
 });
 
-test("WAVE1-04, WAVE1-05, WAVE1-07: the model's text reaches the extension in coalesced batches, then settled", async () => {
+test("WAVE1-04, WAVE1-05, WAVE1-07: the model's text comes in coalesced batches, then settled", async () => {
   const small = Array.from({ length: 200 }, (_, i) => `${i % 10}`);
   const big = Array.from({ length: 12 }, (_, i) => String.fromCharCode(97 + i).repeat(1000));
-  const t = await setup([{ match: "small", chunks: small }, { match: "big", chunks: big }]);
+  const t = await setup([
+    { match: "small", chunks: small },
+    { match: "big", chunks: big },
+  ]);
   try {
     for (const prompt of ["small", "big"]) {
       const r = await t.agent.prompt(prompt);

@@ -59,7 +59,7 @@ import { ambientCancellation, requestStorage } from "./request-scope.js";
 import type { ToolCatalog, CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
 import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
-import { sessionApi, type SessionApi } from "./session.js";
+import { parentOf, sessionApi, type SessionApi } from "./session.js";
 import { activeToolsApi, isMessageEvent, MessageHandlers } from "./message-injection.js";
 import type { ActiveToolsApi, MessageEvent, MessageHandler } from "./types.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
@@ -87,6 +87,7 @@ export class Extension {
   );
   /** tools/set_active for the running request (API 0.2+, feature active_tools); as ctx.tools. */
   readonly tools: ActiveToolsApi = activeToolsApi(
+    parentOf,
     () => requestStorage.getStore(),
     () => this.#serving.link,
   );

@@ -6,7 +6,7 @@ import type { HandlerContext, NotificationInput } from "./types.js";
 import type { RequestScope, Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
 import { publishArtifact } from "./artifacts.js";
-import { sessionApi } from "./session.js";
+import { parentOf, sessionApi } from "./session.js";
 import { activeToolsApi } from "./message-injection.js";
 
 export function handlerContext(
@@ -33,6 +33,7 @@ export function handlerContext(
       () => link,
     ),
     tools: activeToolsApi(
+      parentOf,
       () => scope,
       () => link,
     ),

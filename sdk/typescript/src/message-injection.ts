@@ -19,10 +19,13 @@ import {
 } from "@octet/protocol";
 import { send } from "./reverse-requests.js";
 import type { Link, RequestScope } from "./request-scope.js";
-import { parentOf } from "./session.js";
 import type { ActiveToolsApi, MessageEvent, MessageHandler, MessageInjectionApi } from "./types.js";
 
+/** The numeric id of the active parent that may parent `what`, or a local error (session.ts parentOf). */
+export type ParentOf = (scope: RequestScope, what: string) => number;
+
 async function call<P>(
+  parentOf: ParentOf,
   scope: () => RequestScope | undefined,
   link: () => Link | null,
   o: { what: string; feature: string; method: string; validate: (v: unknown) => Checked<P> },
@@ -40,11 +43,15 @@ async function call<P>(
   await send(s, l, o.method, checked.value);
 }
 
-export function injectionApi(scope: () => RequestScope | undefined, link: () => Link | null): MessageInjectionApi {
+export function injectionApi(
+  parentOf: ParentOf,
+  scope: () => RequestScope | undefined,
+  link: () => Link | null,
+): MessageInjectionApi {
   return {
     async sendMessage(role, text) {
       const o = { what: "session.sendMessage", feature: "message_injection", method: "session/send_message" };
-      await call(scope, link, { ...o, validate: validateSendMessageParams }, (parent) => ({
+      await call(parentOf, scope, link, { ...o, validate: validateSendMessageParams }, (parent) => ({
         parent_request_id: parent,
         role,
         text,
@@ -52,7 +59,7 @@ export function injectionApi(scope: () => RequestScope | undefined, link: () => 
     },
     async sendUserMessage(text) {
       const o = { what: "session.sendUserMessage", feature: "message_injection", method: "session/send_user_message" };
-      await call(scope, link, { ...o, validate: validateSendUserMessageParams }, (parent) => ({
+      await call(parentOf, scope, link, { ...o, validate: validateSendUserMessageParams }, (parent) => ({
         parent_request_id: parent,
         text,
       }));
@@ -60,14 +67,18 @@ export function injectionApi(scope: () => RequestScope | undefined, link: () => 
   };
 }
 
-export function activeToolsApi(scope: () => RequestScope | undefined, link: () => Link | null): ActiveToolsApi {
+export function activeToolsApi(
+  parentOf: ParentOf,
+  scope: () => RequestScope | undefined,
+  link: () => Link | null,
+): ActiveToolsApi {
   return {
     get available() {
       return link()?.features.has("active_tools") ?? false;
     },
     async setActive(names) {
       const o = { what: "tools.setActive", feature: "active_tools", method: "tools/set_active" };
-      await call(scope, link, { ...o, validate: validateSetActiveToolsParams }, (parent) => ({
+      await call(parentOf, scope, link, { ...o, validate: validateSetActiveToolsParams }, (parent) => ({
         parent_request_id: parent,
         names: [...names],
       }));

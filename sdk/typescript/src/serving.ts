@@ -133,7 +133,9 @@ export class Serving {
   readonly #notifications = new Map<string, (n: NotificationMessage) => void>([
     [CANCEL_REQUEST.method, (n) => this.#onCancel(n.params)],
     ...LIFECYCLE_EVENTS.map((event) => [event, (n: NotificationMessage) => this.#deliver(event, n.params)] as const),
-    ...MESSAGE_EVENTS.map((event) => [event, (n: NotificationMessage) => this.#x.messages?.deliver(event, n.params)] as const),
+    ...MESSAGE_EVENTS.map(
+      (event) => [event, (n: NotificationMessage) => this.#x.messages?.deliver(event, n.params)] as const,
+    ),
   ]);
 
   /** The session requests answered here; content requests go to route() (dispatch.ts). */

@@ -58,7 +58,7 @@ export function sessionApi(scope: () => RequestScope | undefined, link: () => Li
     return send(s, l, method, checked.value);
   };
   return {
-    ...injectionApi(scope, link),
+    ...injectionApi(parentOf, scope, link),
     get available() {
       return link()?.features.has("session_entries") ?? false;
     },

@@ -283,7 +283,8 @@ export class Agent {
   }
 
   async #commitInjected(): Promise<void> {
-    while (this.#injected.length > 0 && !this.#closed) await this.session.append(injectedEntry(this.#injected.shift()!));
+    while (this.#injected.length > 0 && !this.#closed)
+      await this.session.append(injectedEntry(this.#injected.shift()!));
   }
 
   /** Starts the next queued user message when idle; its outcome is reported by its events. */

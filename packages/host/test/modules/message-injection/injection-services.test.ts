@@ -67,7 +67,7 @@ test("WAVE1-33: role user, another role or none is invalid_request, never coerce
   assert.equal(given.length, 0);
 });
 
-test("WAVE1-35, WAVE1-36: 256 names of 128 bytes are the set; 257 names, 129 bytes or a repeat are refused", async () => {
+test("WAVE1-35, WAVE1-36: 256 names of 128 bytes pass; 257 names, 129 bytes or a repeat do not", async () => {
   const { g, s, given } = setup();
   const names = Array.from({ length: 256 }, (_, i) => `${String(i).padStart(3, "0")}${"n".repeat(125)}`);
   assert.deepEqual(await call(g, s, "tools/set_active", { parent_request_id: 2, names }), {});
@@ -87,7 +87,7 @@ test("WAVE1-35, WAVE1-36: 256 names of 128 bytes are the set; 257 names, 129 byt
   assert.equal(given.length, 2);
 });
 
-test("WAVE1-12, WAVE1-34, WAVE1-37: no, inactive or settled parent, or a foreign owner, is not_foreground_owner", async () => {
+test("WAVE1-12, WAVE1-34, WAVE1-37: no, inactive or settled parent, or foreign owner: -32002", async () => {
   const { g, s, given } = setup();
   const cases: [string, Record<string, unknown>][] = [
     ["session/send_message", { role: "system", text: "x" }],
@@ -114,17 +114,26 @@ test("WAVE1-10, WAVE1-11: a live parent's owner wins; after it settled the issue
   await call(g, s, "session/send_user_message", { parent_request_id: 2, resource_owner: foreign, text: "a" });
   assert.deepEqual(given[0]!["owner"], g.owner());
   await call(g, s, "tools/set_active", { parent_request_id: 44, resource_owner: g.owner(), names: ["a"] });
-  await call(g, s, "session/send_message", { parent_request_id: 44, resource_owner: g.owner(), role: "assistant", text: "b" });
+  await call(g, s, "session/send_message", {
+    parent_request_id: 44,
+    resource_owner: g.owner(),
+    role: "assistant",
+    text: "b",
+  });
   assert.equal(given.length, 3);
 });
 
 test("W 2.22: an embedder's WireError reaches the extension as it is; another failure is -32603", async () => {
   const broken = setup(new Error("disk full"));
-  const err = await wireError(call(broken.g, broken.s, "session/send_user_message", { parent_request_id: 2, text: "x" }));
+  const err = await wireError(
+    call(broken.g, broken.s, "session/send_user_message", { parent_request_id: 2, text: "x" }),
+  );
   assert.equal(err.code, ErrorCode.InternalError);
   assert.match(err.message, /^internal_error session\/send_user_message failed: disk full/);
   const full = setup(new WireError(ErrorCode.LifecycleExhausted, "queue_full 16 queued"));
-  const passed = await wireError(call(full.g, full.s, "session/send_user_message", { parent_request_id: 2, text: "x" }));
+  const passed = await wireError(
+    call(full.g, full.s, "session/send_user_message", { parent_request_id: 2, text: "x" }),
+  );
   assert.equal(passed.code, ErrorCode.LifecycleExhausted);
   assert.equal(passed.message, "queue_full 16 queued");
 });

@@ -97,6 +97,9 @@ test("WAVE1-04, WAVE1-07: messages are batched apart; settle of a message withou
     [{ message_id: "b", delta: "2", deltas: 1 }, { message_id: "b" }, { message_id: "c" }],
   );
   b.settleAll();
-  assert.deepEqual(sent.slice(3).map((s) => s.params), [{ message_id: "a", delta: "1", deltas: 1 }, { message_id: "a" }]);
+  assert.deepEqual(
+    sent.slice(3).map((s) => s.params),
+    [{ message_id: "a", delta: "1", deltas: 1 }, { message_id: "a" }],
+  );
   assert.throws(() => b.delta("i".repeat(257), "x"), /message id refused: message_id: 257 bytes, over the 256-byte/);
 });
