@@ -152,8 +152,9 @@ export class Agent {
       return result;
     } finally {
       unlink();
-      this.#running = null;
+      // Still busy while held messages are committed, so a message sent meanwhile queues behind them.
       await this.#commitInjected().catch(() => undefined);
+      this.#running = null;
       this.#nextQueued();
     }
   }
@@ -233,8 +234,9 @@ export class Agent {
       return await this.#track(this.#compact("manual", controller.signal, instructions));
     } finally {
       unlink();
-      this.#running = null;
+      // Still busy while held messages are committed, so a message sent meanwhile queues behind them.
       await this.#commitInjected().catch(() => undefined);
+      this.#running = null;
       this.#nextQueued();
     }
   }
