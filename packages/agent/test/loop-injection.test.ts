@@ -3,7 +3,7 @@
 // TypeScript SDK in its own process), the agent's SessionFile and the scripted model over HTTP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
@@ -35,12 +35,18 @@ interface InjectRecord {
   deltas?: number;
 }
 
-function injectProbe(): { dir: string; log(): InjectRecord[] } {
+function injectProbe(python: boolean): { dir: string; log(): InjectRecord[] } {
   const dir = mkdtempSync(join(tmpdir(), "octet-inject-ext-"));
-  const ext = join(dir, "inject-probe");
-  cpSync(join(ROOT, "tests/fixtures/inject-probe"), ext, { recursive: true });
-  mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
-  symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
+  const ext = join(dir, python ? "inject-probe-py" : "inject-probe");
+  cpSync(join(ROOT, `tests/fixtures/${python ? "inject-probe-py" : "inject-probe"}`), ext, { recursive: true });
+  if (python) {
+    // The Python probe runs this checkout's SDK, named by an absolute path from the copy.
+    const toml = join(ext, "extension.toml");
+    writeFileSync(toml, readFileSync(toml, "utf8").replace("../../../sdk/python", join(ROOT, "sdk/python")));
+  } else {
+    mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
+    symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
+  }
   const file = join(ext, "inject.log");
   return {
     dir,
@@ -54,28 +60,29 @@ function injectProbe(): { dir: string; log(): InjectRecord[] } {
   };
 }
 
-async function setup(script: ScriptStep[]) {
+async function setup(script: ScriptStep[], python = false) {
+  const name = python ? "inject-probe-py" : "inject-probe";
   const server = await scriptedServer(script);
   const home = await scriptedHome(server.url);
   const workspace = tempWorkspace();
-  const probe = injectProbe();
+  const probe = injectProbe(python);
   let agent: Agent | null = null;
   const host = await ExtensionHost.start({
     workspace,
     octetHome: home,
     extensionDirs: [probe.dir],
-    enable: ["inject-probe"],
+    enable: [name],
     reservedToolNames: ["read", "write", "edit", "bash"],
     services: {
       messageInjection: messageInjectionService(() => agent),
       activeTools: activeToolsService(() => agent),
     },
   });
-  const status = host.status().find((s) => s.name === "inject-probe");
+  const status = host.status().find((s) => s.name === name);
   if (status?.state !== "ready") {
     await host.shutdown();
     await server.close();
-    assert.fail(`inject-probe not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
+    assert.fail(`${name} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
   }
   const session = await SessionFile.create({ home, workspace });
   agent = new Agent({ session, model: await scriptedModel(home), host, maxRetries: 0 });
@@ -304,6 +311,45 @@ test("WAVE1-04, WAVE1-05, WAVE1-07: the model's text comes in coalesced batches,
     // 12 000 bytes cannot fit in fewer than three 4096-byte batches; 200 deltas in fewer than four.
     assert.ok(log.filter((x) => x.what === "updated" && x.message_id === ids[1]).length >= 3);
     assert.ok(log.filter((x) => x.what === "updated" && x.message_id === ids[0]).length >= 4);
+  } finally {
+    await t.done();
+  }
+});
+
+test("WAVE1-32..36, WAVE1-04: the Python SDK injects, queues, sets the active tools and receives batches", async () => {
+  const text = "py ".repeat(100);
+  const t = await setup(
+    [
+      {
+        match: "python",
+        ...call("py_inject", { role: "assistant", text: "from python", user: "py user message", names: ["py_inject"] }),
+      },
+      { match: "python", ...call("py_inject", { size: MAX_TEXT + 1 }, "call_2") },
+      { match: "python", text },
+      { match: "py user message", text: "py done" },
+    ],
+    true,
+  );
+  try {
+    const r = await t.agent.prompt("python");
+    assert.equal(r.outcome, "completed", String(r.error));
+    const results = sentBy(t.log(), "py_inject");
+    assert.deepEqual(results.slice(0, 3), ["ok", "ok", "ok"]);
+    assert.match(results[3]!, /^refused: bounds_exceeded session\.send_message\(\): text: 262145 bytes/);
+    const injected = entriesOnDisk(t.session).filter((e) => e.type === "custom_message") as any[];
+    assert.deepEqual(
+      injected.map((e) => [e.role, e.content, e.extension]),
+      [["assistant", "from python", "inject-probe-py"]],
+    );
+    const toolsOf = (i: number): string[] =>
+      ((t.server.requests[i]!["tools"] ?? []) as { function: { name: string } }[]).map((x) => x.function.name);
+    assert.deepEqual(toolsOf(1), ["py_inject"]);
+    await until(() => t.events.filter((e) => e.type === "run_end").length === 2, "the queued run");
+    await until(() => t.log().filter((x) => x.what === "settled").length === 2, "both messages with text settled");
+    const end = t.events.filter((e) => e.type === "run_end").at(-1);
+    assert.ok(end?.type === "run_end" && end.text === "py done");
+    const batches = t.log().filter((x) => x.what === "updated");
+    assert.equal(batches.map((b) => b.delta).join(""), `${text}py done`);
   } finally {
     await t.done();
   }
