@@ -60,7 +60,7 @@ function injectProbe(python: boolean): { dir: string; log(): InjectRecord[] } {
   };
 }
 
-async function setup(script: ScriptStep[], python = false) {
+async function setup(script: ScriptStep[], python = false, bind = true) {
   const name = python ? "inject-probe-py" : "inject-probe";
   const server = await scriptedServer(script);
   const home = await scriptedHome(server.url);
@@ -73,10 +73,9 @@ async function setup(script: ScriptStep[], python = false) {
     extensionDirs: [probe.dir],
     enable: [name],
     reservedToolNames: ["read", "write", "edit", "bash"],
-    services: {
-      messageInjection: messageInjectionService(() => agent),
-      activeTools: activeToolsService(() => agent),
-    },
+    services: bind
+      ? { messageInjection: messageInjectionService(() => agent), activeTools: activeToolsService(() => agent) }
+      : {},
   });
   const status = host.status().find((s) => s.name === name);
   if (status?.state !== "ready") {
@@ -350,6 +349,28 @@ test("WAVE1-32..36, WAVE1-04: the Python SDK injects, queues, sets the active to
     assert.ok(end?.type === "run_end" && end.text === "py done");
     const batches = t.log().filter((x) => x.what === "updated");
     assert.equal(batches.map((b) => b.delta).join(""), `${text}py done`);
+  } finally {
+    await t.done();
+  }
+});
+
+test("WAVE1-01, WAVE1-37: without the services bound nothing is offered: no batches, and the helpers refuse", async () => {
+  const t = await setup(
+    [
+      call("inject_message", { role: "system", text: "x" }),
+      call("set_active", { names: ["read"] }, "call_2"),
+      { chunks: ["a", "b", "c"] },
+    ],
+    false,
+    false,
+  );
+  try {
+    const r = await t.agent.prompt("unbound");
+    assert.equal(r.outcome, "completed", String(r.error));
+    assert.match(sentBy(t.log(), "inject_message")[0]!, /^refused: .*needs the message_injection feature/);
+    assert.match(sentBy(t.log(), "set_active")[0]!, /^refused: .*needs the active_tools feature/);
+    assert.equal(t.log().filter((x) => x.what === "updated" || x.what === "settled").length, 0);
+    assert.equal(t.agent.activeTools, null);
   } finally {
     await t.done();
   }
