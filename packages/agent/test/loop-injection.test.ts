@@ -354,7 +354,7 @@ test("WAVE1-32..36, WAVE1-04: the Python SDK injects, queues, sets the active to
   }
 });
 
-test("WAVE1-01, WAVE1-37: without the services bound nothing is offered: no batches, and the helpers refuse", async () => {
+test("WAVE1-01, WAVE1-37: unbound services are not offered: no batches, the helpers refuse", async () => {
   const t = await setup(
     [
       call("inject_message", { role: "system", text: "x" }),
