@@ -99,7 +99,7 @@ test("issue 15.3: Ctrl-C during a bash tool call kills its process group; the pr
   }
 });
 
-test("WAVE1-32: an extension's user message streams like a typed prompt; Ctrl-C cancels it, the shell goes on", async () => {
+test("WAVE1-32: an extension's user message streams like a prompt; Ctrl-C cancels it, the shell goes on", async () => {
   const t = await scripted([
     { match: "from the extension", chunks: ["extension ", "run ", "streaming "], delay_ms: 200, hang: true },
     { match: "typed", text: "Typed answer." },
