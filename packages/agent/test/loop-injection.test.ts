@@ -226,9 +226,10 @@ test(`WAVE1-32: ${MAX_QUEUED_USER_MESSAGES} user messages queue behind a run; on
 
 test("WAVE1-35, WAVE1-37: set_active is the next request's whole tool set; an unknown name is refused", async () => {
   const t = await setup([
-    call("set_active", { names: ["probe_note", "read"] }),
+    call("set_active", { names: ["probe_note", "read", "set_active"] }),
     call("set_active", { names: ["probe_note", "no_such_tool"] }, "call_2"),
     call("set_active", { names: [] }, "call_3"),
+    call("probe_note", {}, "call_4"),
     { text: "Done." },
   ]);
   try {
@@ -241,9 +242,14 @@ test("WAVE1-35, WAVE1-37: set_active is the next request's whole tool set; an un
     const toolsOf = (i: number): string[] =>
       ((t.server.requests[i]!["tools"] ?? []) as { function: { name: string } }[]).map((x) => x.function.name);
     assert.ok(toolsOf(0).includes("set_active") && toolsOf(0).includes("bash"), "every tool before");
-    assert.deepEqual(toolsOf(1).sort(), ["probe_note", "read"]);
-    assert.deepEqual(toolsOf(2).sort(), ["probe_note", "read"], "a refused set changes nothing");
+    assert.deepEqual(toolsOf(1).sort(), ["probe_note", "read", "set_active"]);
+    assert.deepEqual(toolsOf(2).sort(), ["probe_note", "read", "set_active"], "a refused set changes nothing");
     assert.deepEqual(toolsOf(3), [], "an empty set offers no tool");
+    // A tool the request did not offer is not run when the model names it anyway.
+    const result = t.events.find((e) => e.type === "tool_result" && e.tool_call_id === "call_4");
+    assert.ok(result?.type === "tool_result" && result.is_error);
+    assert.equal(result.text, "not run: probe_note is not in the active tool set");
+    assert.equal(sentBy(t.log(), "probe_note").length, 0);
     assert.deepEqual(t.agent.activeTools, []);
   } finally {
     await t.done();

@@ -257,23 +257,27 @@ async function runCalls(
   const builtins = new Map(s.builtins.map((t) => [t.name, t]));
   const { turnIndex, ...ids } = at;
   const entries: SessionEntry[] = [];
+  const active = s.activeTools?.() ?? null;
   for (const call of calls) {
     const message = signal.aborted
       ? errorResult(call, "cancelled before it ran")
-      : await runToolCall(call, {
-          host: s.host,
-          catalog,
-          builtins,
-          approval: s.approval,
-          workspace: s.session.workspace,
-          signal,
-          images: s.model.model.input.includes("image"),
-          ids,
-          turnIndex,
-          emit: s.emit,
-          addContext: (c) => runContext.add(c),
-          lifecycle: (method, p) => s.lifecycle(method, p),
-        });
+      : active && !active.has(call.name)
+        ? // Not offered in this request (tools/set_active): the model named it anyway, from history.
+          errorResult(call, `not run: ${call.name} is not in the active tool set`)
+        : await runToolCall(call, {
+            host: s.host,
+            catalog,
+            builtins,
+            approval: s.approval,
+            workspace: s.session.workspace,
+            signal,
+            images: s.model.model.input.includes("image"),
+            ids,
+            turnIndex,
+            emit: s.emit,
+            addContext: (c) => runContext.add(c),
+            lifecycle: (method, p) => s.lifecycle(method, p),
+          });
     entries.push(await commitResult(message, s, at));
   }
   return entries;
