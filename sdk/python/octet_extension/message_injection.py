@@ -13,7 +13,7 @@ from .reverse import send
 from .scope import RequestScope
 from .session import _parent_of
 
-__all__ = ["ActiveTools", "MESSAGE_EVENTS", "send_message", "send_user_message"]
+__all__ = ["ActiveTools", "MESSAGE_EVENTS", "message_params", "send_message", "send_user_message"]
 
 MAX_INJECTED_TEXT_BYTES = 262_144
 MAX_ACTIVE_TOOL_NAMES = 256
@@ -21,6 +21,27 @@ MAX_ACTIVE_TOOL_NAME_BYTES = 128
 INJECTED_ROLES = ("assistant", "system")
 #: The notifications of the model's text (gated on message_injection, WAVE1-07).
 MESSAGE_EVENTS = ("message/updated", "message/settled")
+#: The SDK-shaped batch: an array of deltas under `deltas` (alias `updates`), at most this long (WAVE1-06).
+MAX_MESSAGE_DELTA_ARRAY = 1024
+
+
+def message_params(method: str, params: Any) -> Optional[Dict[str, Any]]:
+    """A message/updated batch as handlers get it, {message_id, delta, deltas}, with an array of
+    deltas read as its joined text and count; None (nothing delivered) for a shape the protocol
+    refuses, such as an array of more than 1024 deltas (bounds_exceeded, WAVE1-06)."""
+    if not isinstance(params, dict) or not isinstance(params.get("message_id"), str):
+        return None
+    if method == "message/settled":
+        return {"message_id": params["message_id"]}
+    raw = params.get("deltas") if params.get("deltas") is not None else params.get("updates")
+    if isinstance(raw, list):
+        if len(raw) > MAX_MESSAGE_DELTA_ARRAY or not all(isinstance(d, str) for d in raw):
+            return None
+        delta = params.get("delta") if isinstance(params.get("delta"), str) else "".join(raw)
+        return {"message_id": params["message_id"], "delta": delta, "deltas": len(raw)}
+    if not isinstance(params.get("delta"), str) or not isinstance(raw, int) or isinstance(raw, bool) or raw < 1:
+        return None
+    return {"message_id": params["message_id"], "delta": params["delta"], "deltas": raw}
 
 
 def _bytes(value: str) -> int:

@@ -5,7 +5,7 @@ before anything is sent, with the contract name first."""
 import unittest
 
 from octet_extension.extension import Extension
-from octet_extension.message_injection import ActiveTools
+from octet_extension.message_injection import ActiveTools, message_params
 from octet_extension.negotiation import REQUIRED_FEATURES, SDK_FEATURES, negotiate
 from octet_extension.session import Session
 
@@ -62,6 +62,15 @@ class MessageInjectionBounds(unittest.TestCase):
         def on_update(params):
             pass
         self.assertIn("message/updated", ext._lifecycle)
+
+    def test_wave1_06_sdk_shaped_batches_up_to_1024_deltas(self):
+        self.assertEqual(message_params("message/updated", {"message_id": "m", "delta": "ab", "deltas": 2}),
+                         {"message_id": "m", "delta": "ab", "deltas": 2})
+        self.assertEqual(message_params("message/updated", {"message_id": "m", "updates": ["a"] * 1024}),
+                         {"message_id": "m", "delta": "a" * 1024, "deltas": 1024})
+        self.assertIsNone(message_params("message/updated", {"message_id": "m", "deltas": ["a"] * 1025}))
+        self.assertIsNone(message_params("message/updated", {"message_id": "m", "delta": "a", "deltas": 0}))
+        self.assertEqual(message_params("message/settled", {"message_id": "m"}), {"message_id": "m"})
 
 
 if __name__ == "__main__":
