@@ -3,7 +3,7 @@
 // streaming answer cancels the prompt (not the session), which keeps what was committed.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -91,6 +91,37 @@ test("issue 15.3: Ctrl-C during a bash tool call kills its process group; the pr
     await pty.waitFor(/octet> /, "the prompt again", { from: mark - 200 });
     pty.type("after that\r");
     await pty.waitFor(/Back again\./, "the next answer", { from: mark });
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    await t.server.close();
+  }
+});
+
+test("WAVE1-32: an extension's user message streams like a prompt; Ctrl-C cancels it, the shell goes on", async () => {
+  const t = await scripted([
+    { match: "from the extension", chunks: ["extension ", "run ", "streaming "], delay_ms: 200, hang: true },
+    { match: "typed", text: "Typed answer." },
+  ]);
+  const ext = mkdtempSync(join(tmpdir(), "octet-pty-inject-"));
+  cpSync(join(ROOT, "tests/fixtures/inject-probe"), join(ext, "inject-probe"), { recursive: true });
+  mkdirSync(join(ext, "inject-probe/node_modules/@octet"), { recursive: true });
+  symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "inject-probe/node_modules/@octet/extension"));
+  const pty = await runOnPty(["--workspace", t.ws, "--extension-dir", ext, "--enable-extension", "inject-probe"], {
+    env: { OCTET_HOME: t.home, NO_COLOR: "1" },
+  });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/inject from the extension\r");
+    await pty.waitFor(/message from an extension: from the extension/, "the run's heading");
+    await pty.waitFor(/extension run streaming/, "its answer streaming");
+    pty.type("\x03");
+    await pty.waitFor(/cancelled: /, "the cancellation");
+    const cancelledAt = pty.output().search(/cancelled: /);
+    await pty.waitFor(/octet> /, "the prompt again", { from: cancelledAt });
+    pty.type("typed\r");
+    await pty.waitFor(/Typed answer\./, "a typed prompt after it");
     pty.type("/quit\r");
     assert.equal(await pty.exit(), 0);
   } finally {

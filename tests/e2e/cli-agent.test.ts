@@ -5,7 +5,17 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -263,6 +273,28 @@ test("issue 15.1: kill -9 mid-turn, a torn line left, then --continue: nothing c
     assert.deepEqual(roles.slice(0, 3), ["user", "assistant", "toolResult"]);
     assert.equal(roles.at(-1), "assistant");
     assert.match(JSON.stringify(t.server.requests.at(-1)), /content of a/);
+  } finally {
+    await t.server.close();
+  }
+});
+
+test("WAVE1-32: in the shell, an extension's user message runs and is drawn like a prompt", async () => {
+  const t = await scripted([{ match: "from the extension", text: "answer to the extension's message" }]);
+  const ext = mkdtempSync(join(tmpdir(), "octet-cli-inject-"));
+  cpSync(join(ROOT, "tests/fixtures/inject-probe"), join(ext, "inject-probe"), { recursive: true });
+  mkdirSync(join(ext, "inject-probe/node_modules/@octet"), { recursive: true });
+  symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "inject-probe/node_modules/@octet/extension"));
+  try {
+    const r = await runCli(
+      [...MODEL, "--workspace", t.ws, "--extension-dir", ext, "--enable-extension", "inject-probe"],
+      { env: { OCTET_HOME: t.home }, input: "/inject from the extension\n", timeoutMs: 60_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /inject: ok/);
+    assert.match(r.stdout, /message from an extension: from the extension\n(.|\n)*answer to the extension's message/);
+    const [file] = sessionFiles(t.home);
+    const users = entries(file!).filter((e) => (e["message"] as { role?: string } | undefined)?.role === "user");
+    assert.equal(users.length, 1);
   } finally {
     await t.server.close();
   }

@@ -11,6 +11,9 @@ export type { CompactionOutcome, CompactionSettings } from "./loop/compaction.js
 export { DEFAULT_COMPACTION } from "./loop/compaction.js";
 export { defaultSystemPrompt } from "./loop/system-prompt.js";
 export { sessionEntriesService } from "./loop/session-entries.js";
+export { activeToolsService, messageInjectionService } from "./loop/injection-services.js";
+export { MAX_QUEUED_USER_MESSAGES, INJECTED_ENTRY_TYPE } from "./loop/injection.js";
+export type { InjectedMessage } from "./loop/injection.js";
 export { nativeEntry } from "./loop/turn-hooks.js";
 export type { TurnHooks } from "./loop/turn-hooks.js";
 export { AgentError } from "./agent-error.js";

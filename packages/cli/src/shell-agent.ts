@@ -11,6 +11,8 @@ import { agentConfig, loadAgentLib, noModelHelp, openAgent, type AgentConfig, ty
 import { AgentView } from "./agent-view.js";
 import { paint, table, terminalSafe } from "./output.js";
 import type { CliUi } from "./session.js";
+import { ShellRuns } from "./shell-runs.js";
+import type { ActiveToolsService, MessageInjectionService } from "@octet/host";
 import { UsageError } from "./usage-error.js";
 
 export const AGENT_COMMANDS = ["session", "name", "model", "compact"];
@@ -24,11 +26,40 @@ export class ShellAgent {
   #lib: AgentLib | null = null;
   /** The view of the running prompt: a question waits until it has drawn what came before. */
   #view: AgentView | null = null;
+  /** Routes the agent's events: to the typed prompt's view, or to the view of a run an extension started. */
+  readonly #runs: ShellRuns;
 
   constructor(options: GlobalOptions, ui: CliUi) {
     this.#options = options;
     this.#ui = ui;
     this.#config = agentConfig(options);
+    this.#runs = new ShellRuns(() => {
+      const view = this.#newView();
+      this.#view = view;
+      return view;
+    });
+  }
+
+  /** Called when a run an extension's user message started has been drawn (the shell prompts again). */
+  set onExtensionRunEnd(fn: () => void) {
+    this.#runs.onOtherEnd = () => {
+      this.#view = null;
+      fn();
+    };
+  }
+
+  /** True while the agent runs something (a typed prompt, or a message an extension sent). */
+  get busy(): boolean {
+    return this.#agent !== null && !this.#agent.isIdle();
+  }
+
+  /** Ctrl-C while a run an extension started is streaming: cancel it. */
+  abortRun(): void {
+    this.#agent?.abort("interrupted");
+  }
+
+  #newView(): AgentView {
+    return new AgentView({ host: this.#host, line: this.#ui.line, streamText: true, verbose: this.#options.verbose });
   }
 
   get configured(): boolean {
@@ -58,20 +89,17 @@ export class ShellAgent {
   async prompt(text: string, signal: AbortSignal): Promise<void> {
     if (!this.configured) throw new UsageError(noModelHelp(this.#config.home));
     const agent = await this.#ensure();
-    const view = new AgentView({
-      host: this.#host,
-      line: this.#ui.line,
-      streamText: true,
-      verbose: this.#options.verbose,
-    });
-    const unsubscribe = agent.subscribe(view.handle);
+    // A run an extension's message started goes first: the typed prompt waits for the agent.
+    while (!agent.isIdle() && !signal.aborted) await new Promise((r) => setTimeout(r, 50));
+    const view = this.#newView();
+    this.#runs.typed(view);
     this.#view = view;
     try {
       await agent.prompt(text, { signal });
       await view.flush();
     } finally {
-      unsubscribe();
-      this.#view = null;
+      this.#runs.release();
+      if (this.#view === view) this.#view = null;
     }
   }
 
@@ -158,11 +186,30 @@ export class ShellAgent {
     };
   }
 
+  /**
+   * services.messageInjection and services.activeTools (W 2.22, W 2.23): through the agent, whose
+   * session is opened by the first of them as by a first prompt (a user message starts a run).
+   */
+  injection(): { messageInjection: MessageInjectionService; activeTools: ActiveToolsService } {
+    const lib = async (): Promise<AgentLib> => {
+      await this.#ensure();
+      return this.#loadLib();
+    };
+    return {
+      messageInjection: {
+        sendMessage: async (r) => (await lib()).messageInjectionService(() => this.#agent).sendMessage(r),
+        sendUserMessage: async (r) => (await lib()).messageInjectionService(() => this.#agent).sendUserMessage(r),
+      },
+      activeTools: { setActive: async (r) => (await lib()).activeToolsService(() => this.#agent).setActive(r) },
+    };
+  }
+
   async #ensure(): Promise<Agent> {
     if (this.#agent) return this.#agent;
     const lib = await this.#loadLib();
     const config = { ...this.#config, model: this.#config.model! };
     this.#agent = await openAgent(lib, this.#options, config, this.#host, this.#ui, async () => this.#view?.flush());
+    this.#agent.subscribe(this.#runs.route);
     return this.#agent;
   }
 }

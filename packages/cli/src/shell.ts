@@ -39,7 +39,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     const reserved = agent.configured ? { reservedToolNames: BUILTIN_TOOL_NAMES } : {};
     const started = hostOptions(options, { signal, ...reserved }, ui);
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
-    const entries = agent.configured ? { sessionEntries: agent.sessionEntries() } : {};
+    const entries = agent.configured ? { sessionEntries: agent.sessionEntries(), ...agent.injection() } : {};
     return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true, ...entries } });
   };
   let host = await startHost(starting.signal);
@@ -109,6 +109,10 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     if (running) {
       process.stdout.write("\ncancelling the running call\n");
       running.abort(new Error("interrupted"));
+    } else if (agent.busy) {
+      // A run an extension's message started (W 2.22): Ctrl-C cancels it like a typed prompt.
+      process.stdout.write("\ncancelling the running call\n");
+      agent.abortRun();
     } else {
       interrupted = true;
       void leave();
@@ -171,8 +175,13 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     inputEnded = true;
     maybeFinish();
   });
+  agent.onExtensionRunEnd = () => {
+    if (!closing && !busy && !inputEnded) rl.prompt();
+  };
   rl.prompt();
   await finished;
+  // A run an extension's message started is drawn to its end before leaving (Ctrl-C cancels it).
+  while (!interrupted && agent.busy) await new Promise((r) => setTimeout(r, 50));
   rl.close();
   await agent.close(interrupted ? "interrupted" : "completed");
   await host.shutdown({ fast: true });

@@ -338,7 +338,36 @@ export {
   PRESENTATION_UPDATE,
   TOOLS_REGISTER,
   TOOLS_UNREGISTER,
+  SESSION_SEND_MESSAGE,
+  SESSION_SEND_USER_MESSAGE,
+  MESSAGE_UPDATED,
+  MESSAGE_SETTLED,
+  TOOLS_SET_ACTIVE,
 } from "./methods/index.js";
+export {
+  INJECTED_ROLES,
+  MAX_ACTIVE_TOOL_NAMES,
+  MAX_ACTIVE_TOOL_NAME_BYTES,
+  MAX_INJECTED_TEXT_BYTES,
+  MAX_MESSAGE_DELTA_ARRAY,
+  MAX_MESSAGE_ID_BYTES,
+  MESSAGE_BATCH_BYTES,
+  MESSAGE_BATCH_DELTAS,
+  MESSAGE_BATCH_MS,
+  validateMessageSettled,
+  validateMessageUpdated,
+  validateSendMessageParams,
+  validateSendUserMessageParams,
+  validateSetActiveToolsParams,
+} from "./api/validate-message-injection.js";
+export type {
+  InjectedRole,
+  MessageSettledParams,
+  MessageUpdatedParams,
+  SendMessageParams,
+  SendUserMessageParams,
+  SetActiveToolsParams,
+} from "./api/validate-message-injection.js";
 export type { MethodDirection, MethodKind, MethodSpec, MethodValidator, MethodFilter } from "./methods/index.js";
 export type {
   ForeignRuntime,

@@ -86,4 +86,14 @@ METHODS = {
         "tools/register", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
     "tools/unregister": MethodSpec(
         "tools/unregister", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
+    "session/send_message": MethodSpec(
+        "session/send_message", "child->host", "request", "message_injection", ("0.2", "0.4")),
+    "session/send_user_message": MethodSpec(
+        "session/send_user_message", "child->host", "request", "message_injection", ("0.2", "0.4")),
+    "message/updated": MethodSpec(
+        "message/updated", "host->child", "notification", "message_injection", ("0.2", "0.4")),
+    "message/settled": MethodSpec(
+        "message/settled", "host->child", "notification", "message_injection", ("0.2", "0.4")),
+    "tools/set_active": MethodSpec(
+        "tools/set_active", "child->host", "request", "active_tools", ("0.2", "0.4")),
 }

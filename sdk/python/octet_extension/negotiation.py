@@ -27,6 +27,8 @@ SDK_FEATURES = (
     "approvals",
     "secrets",
     "session_entries",
+    "message_injection",
+    "active_tools",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -97,6 +99,9 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     select("secrets", True)
     # ctx.session; it also gates the model-turn hooks (W 1.4b). Offered only with a session writer bound.
     select("session_entries", True)
+    # ctx.session.send_message / send_user_message and the message/updated stream; ctx.tools.set_active.
+    select("message_injection", True)
+    select("active_tools", True)
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 

@@ -7,6 +7,7 @@ from typing import Any, Callable, Dict, List, Optional, Sequence
 from .catalog import ToolCatalog
 from .definitions import HandlerEntry, command_definition, tool_definition
 from .dispatch import HOOK_NAMES, HOOKS_04
+from .message_injection import MESSAGE_EVENTS
 from .negotiation import LIFECYCLE_EVENTS
 from .peer import Link
 from .menu_rules import check_menu_handler
@@ -174,7 +175,7 @@ class Registration:
         concurrency slot, and what it raises goes to stderr."""
         if self.api_version == "0.1":
             raise ValueError(f"lifecycle events need API 0.2 or later (this extension speaks API {self.api_version})")
-        if event not in LIFECYCLE_EVENTS:
+        if event not in LIFECYCLE_EVENTS and event not in MESSAGE_EVENTS:
             raise ValueError(f"unknown lifecycle event {event!r}; expected one of {', '.join(LIFECYCLE_EVENTS)}")
         if self._link is not None:
             raise RuntimeError(f'on("{event}") after initialize: the subscription was already negotiated')

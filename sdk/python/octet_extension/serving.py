@@ -19,6 +19,7 @@ from .dispatch import legal_method, route
 from .errors import ErrorCode, WireError
 from .framing import FrameDecoder, parse_envelope
 from .handler_context import HandlerContext
+from .message_injection import MESSAGE_EVENTS, message_params
 from .negotiation import LIFECYCLE_EVENTS, negotiate
 from .peer import Link, RpcPeer, diagnose
 from .progress import RequestProgress
@@ -130,6 +131,13 @@ class Serving:
     def _on_lifecycle(self, method: str, params: Any) -> None:
         if method in self._subscribed:
             self._deliver_lifecycle(method, params)
+
+    def _on_message(self, method: str, params: Any) -> None:
+        batch = message_params(method, params)
+        if batch is None:
+            diagnose(f"ignored {method}: not a bounded {{message_id, delta, deltas}} batch")
+            return
+        self._deliver_lifecycle(method, batch)
 
     def _deliver_lifecycle(self, event: str, params: Any) -> None:
         if not isinstance(params, dict):
@@ -299,6 +307,8 @@ class Serving:
 _NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
     "$/cancelRequest": Serving._on_cancel,
     **{event: Serving._on_lifecycle for event in LIFECYCLE_EVENTS},
+    # message/updated and message/settled: handlers kept beside the lifecycle ones, no subscription.
+    **{event: Serving._on_message for event in MESSAGE_EVENTS},
 }
 
 #: The session requests answered by the runtime itself; content requests go to route().

@@ -61,6 +61,16 @@ class Session:
         _text("set_label", "label", label, MAX_SESSION_NAME_BYTES)
         return self._call("set_label", "session/set_label", {"entry_id": entry_id, "label": label}, False)
 
+    def send_message(self, role: str, text: str) -> Any:
+        """An assistant or system message in the session's context (message_injection, W 2.22)."""
+        from .message_injection import send_message
+        return send_message(self._link(), self._scope(), role, text)
+
+    def send_user_message(self, text: str) -> Any:
+        """A user message: a run now when the agent is idle, else queued behind it (W 2.22)."""
+        from .message_injection import send_user_message
+        return send_user_message(self._link(), self._scope(), text)
+
     def _call(self, what: str, method: str, params: Dict[str, Any], want_id: bool) -> Any:
         link = self._link()
         if link is None:

@@ -59,7 +59,9 @@ import { ambientCancellation, requestStorage } from "./request-scope.js";
 import type { ToolCatalog, CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
 import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
-import { sessionApi, type SessionApi } from "./session.js";
+import { parentOf, sessionApi, type SessionApi } from "./session.js";
+import { activeToolsApi, isMessageEvent, MessageHandlers } from "./message-injection.js";
+import type { ActiveToolsApi, MessageEvent, MessageHandler } from "./types.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
 import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
@@ -83,6 +85,13 @@ export class Extension {
     () => requestStorage.getStore(),
     () => this.#serving.link,
   );
+  /** tools/set_active for the running request (API 0.2+, feature active_tools); as ctx.tools. */
+  readonly tools: ActiveToolsApi = activeToolsApi(
+    parentOf,
+    () => requestStorage.getStore(),
+    () => this.#serving.link,
+  );
+  readonly #messages = new MessageHandlers();
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),
     toolsAt: undefined as ((revision: number | undefined) => ReadonlyMap<string, CatalogTool>) | undefined,
@@ -122,6 +131,7 @@ export class Extension {
       dynamicTools: this.#dynamicTools,
       registry: this.#registry,
       lifecycle: this.#lifecycle,
+      messages: this.#messages,
       notify: (n) => this.notify(n),
     });
   }
@@ -349,7 +359,23 @@ export class Extension {
    * negotiated: the handler runs only if the host offered lifecycle_events. Best-effort: never
    * awaited, and what it throws goes to stderr.
    */
-  on(event: LifecycleEvent, handler: LifecycleHandler): this {
+  on(event: LifecycleEvent, handler: LifecycleHandler): this;
+  /**
+   * message/updated: the model's text in coalesced batches {message_id, delta, deltas}, and
+   * message/settled {message_id} after a message's last batch (feature message_injection).
+   */
+  on(event: MessageEvent, handler: MessageHandler): this;
+  on(event: LifecycleEvent | MessageEvent, handler: LifecycleHandler | MessageHandler): this {
+    if (isMessageEvent(event)) {
+      if (!isNegotiated(this.apiVersion))
+        throw new TypeError(`${event} needs API 0.2 or later (this extension speaks API ${this.apiVersion})`);
+      this.#messages.add(event, handler as MessageHandler);
+      return this;
+    }
+    return this.#onLifecycle(event, handler as LifecycleHandler);
+  }
+
+  #onLifecycle(event: LifecycleEvent, handler: LifecycleHandler): this {
     if (!isNegotiated(this.apiVersion))
       throw new TypeError(`lifecycle events need API 0.2 or later (this extension speaks API ${this.apiVersion})`);
     if (this.#serving.link) throw new Error(`on("${event}") after initialize: the subscription was already negotiated`);

@@ -6,7 +6,8 @@ import type { HandlerContext, NotificationInput } from "./types.js";
 import type { RequestScope, Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
 import { publishArtifact } from "./artifacts.js";
-import { sessionApi } from "./session.js";
+import { parentOf, sessionApi } from "./session.js";
+import { activeToolsApi } from "./message-injection.js";
 
 export function handlerContext(
   scope: RequestScope,
@@ -28,6 +29,11 @@ export function handlerContext(
     publishArtifact: (source, mimeType, options) => publishArtifact(scope, link, source, mimeType, options),
     throwIfCancelled: () => scope.throwIfCancelled(),
     session: sessionApi(
+      () => scope,
+      () => link,
+    ),
+    tools: activeToolsApi(
+      parentOf,
       () => scope,
       () => link,
     ),

@@ -66,6 +66,9 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   select("secrets", true);
   // ctx.session: offered only with a session writer bound; it also gates the model-turn hooks (W 1.4b).
   select("session_entries", true);
+  // ctx.session.sendMessage / sendUserMessage and the message/updated stream; ctx.tools.setActive.
+  select("message_injection", true);
+  select("active_tools", true);
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -29,6 +29,7 @@ import { Semaphore } from "./semaphore.js";
 import { route, type Registry } from "./dispatch.js";
 import { negotiate } from "./negotiation.js";
 import type { LifecycleHandlers } from "./lifecycle.js";
+import { MESSAGE_EVENTS, type MessageHandlers } from "./message-injection.js";
 import { RequestScope, requestStorage, type Link } from "./request-scope.js";
 import { ToolCatalog, type CatalogTool } from "./catalog.js";
 import { handlerContext } from "./handler-context.js";
@@ -48,6 +49,8 @@ export interface Served {
   readonly dynamicTools: boolean;
   readonly registry: ServedRegistry;
   readonly lifecycle: LifecycleHandlers;
+  /** message/updated and message/settled handlers (message-injection.ts). */
+  readonly messages?: MessageHandlers;
   /** ctx.notify of every handler. */
   notify(notification: NotificationInput): void;
 }
@@ -130,6 +133,9 @@ export class Serving {
   readonly #notifications = new Map<string, (n: NotificationMessage) => void>([
     [CANCEL_REQUEST.method, (n) => this.#onCancel(n.params)],
     ...LIFECYCLE_EVENTS.map((event) => [event, (n: NotificationMessage) => this.#deliver(event, n.params)] as const),
+    ...MESSAGE_EVENTS.map(
+      (event) => [event, (n: NotificationMessage) => this.#x.messages?.deliver(event, n.params)] as const,
+    ),
   ]);
 
   /** The session requests answered here; content requests go to route() (dispatch.ts). */

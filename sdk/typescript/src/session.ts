@@ -18,6 +18,7 @@ import {
   type Checked,
 } from "@octet/protocol";
 import { send } from "./reverse-requests.js";
+import { injectionApi } from "./message-injection.js";
 import type { Link, RequestScope } from "./request-scope.js";
 import type { SessionApi } from "./types.js";
 
@@ -57,6 +58,7 @@ export function sessionApi(scope: () => RequestScope | undefined, link: () => Li
     return send(s, l, method, checked.value);
   };
   return {
+    ...injectionApi(parentOf, scope, link),
     get available() {
       return link()?.features.has("session_entries") ?? false;
     },
@@ -91,7 +93,7 @@ export function sessionApi(scope: () => RequestScope | undefined, link: () => Li
   };
 }
 
-function parentOf(scope: RequestScope, what: string): number {
+export function parentOf(scope: RequestScope, what: string): number {
   if (!PARENT_METHODS.includes(scope.method) && !turnHookScopes.has(scope))
     throw new Error(
       `session.${what}() is available in a tool/call or command/execute handler, or a model_turn_start / ` +

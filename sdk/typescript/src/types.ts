@@ -200,7 +200,7 @@ export interface ConfirmOptions {
 }
 
 /** ctx.session / ext.session (W 2.21, session_entries): see session.ts. */
-export interface SessionApi {
+export interface SessionApi extends MessageInjectionApi {
   /** Whether the host offered session_entries and this connection negotiated it. */
   readonly available: boolean;
   /** Appends a custom entry (never sent to the model); resolves to its durable entry id. */
@@ -210,6 +210,31 @@ export interface SessionApi {
   /** Labels an entry of the session; "" clears the label. */
   setLabel(entryId: string, label: string): Promise<void>;
 }
+
+/** session/send_message and session/send_user_message (feature message_injection), on ctx.session. */
+export interface MessageInjectionApi {
+  /** Places an assistant or system message in the session's context; resolves once admitted. */
+  sendMessage(role: "assistant" | "system", text: string): Promise<void>;
+  /** A user message: it starts a run when the agent is idle, else waits behind the running one. */
+  sendUserMessage(text: string): Promise<void>;
+}
+
+/** tools/set_active (feature active_tools), as ctx.tools and ext.tools. */
+export interface ActiveToolsApi {
+  /** Whether the host offered active_tools and this connection negotiated it. */
+  readonly available: boolean;
+  /** The complete set of tool names the model is offered from its next request on. */
+  setActive(names: readonly string[]): Promise<void>;
+}
+
+export type MessageEvent = "message/updated" | "message/settled";
+/** One coalesced batch of the model's text (message/updated), or the message's end (message/settled: no delta). */
+export interface MessageParams {
+  message_id: string;
+  delta?: string;
+  deltas?: number;
+}
+export type MessageHandler = (params: MessageParams) => void | Promise<void>;
 
 /** What every handler receives besides its own input. */
 export interface HandlerContext {
@@ -238,6 +263,8 @@ export interface HandlerContext {
    * model_turn_start / model_turn_end hook while it runs. Throws when not negotiated.
    */
   readonly session: SessionApi;
+  /** tools/set_active (API 0.2+, feature active_tools), parented to this request as ctx.session is. */
+  readonly tools: ActiveToolsApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**

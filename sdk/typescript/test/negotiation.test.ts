@@ -29,6 +29,8 @@ const SUPPORTED = [
   "approvals",
   "secrets",
   "session_entries",
+  "message_injection",
+  "active_tools",
 ];
 
 interface Protocol {

@@ -18,6 +18,7 @@ import type { AgentEvent, AgentEventListener } from "./events.js";
 import { runPrompt, type RunResult } from "./run.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { hostTurnHooks } from "./turn-hooks.js";
+import { injectedEntry, MAX_QUEUED_USER_MESSAGES, messageStream, type InjectedMessage } from "./injection.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -55,6 +56,10 @@ export class Agent {
   readonly #openedAt = Date.now();
   readonly #approval: ToolApproval;
   readonly #warmer: CacheWarmer;
+  /** Extension messages held for the running prompt's next request, and user messages queued behind it. */
+  readonly #injected: InjectedMessage[] = [];
+  readonly #queued: string[] = [];
+  #activeTools: ReadonlySet<string> | null = null;
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -70,6 +75,7 @@ export class Agent {
       sessionId: this.session.id,
       emit: (e) => this.#emit(e),
     });
+    this.subscribe(messageStream(() => this.#host));
     this.#lifecycle("session/started", { session_id: this.session.id });
   }
 
@@ -132,6 +138,8 @@ export class Agent {
             lifecycle: (method, p) => this.#lifecycle(method, p as Record<string, unknown>),
             compactIfNeeded: (signal) => this.#autoCompact(signal),
             turnHooks: this.#host ? hostTurnHooks(this.#host, (e) => this.#emit(e)) : null,
+            activeTools: () => this.#activeTools,
+            commitInjected: () => this.#commitInjected(),
             onAnswer: (request, answer) => {
               last = { request, answer };
             },
@@ -144,8 +152,72 @@ export class Agent {
       return result;
     } finally {
       unlink();
+      // Still busy while held messages are committed, so a message sent meanwhile queues behind them.
+      await this.#commitInjected().catch(() => undefined);
       this.#running = null;
+      this.#nextQueued();
     }
+  }
+
+  /**
+   * A user message from an extension (session/send_user_message): run now when idle, else queued
+   * (FIFO, at most MAX_QUEUED_USER_MESSAGES) and run as soon as the running prompt or compaction
+   * ends. Returns once admitted; the run reports through the events like any prompt. Throws
+   * AgentError "closed" or "queue_full".
+   */
+  enqueueUserMessage(text: string): void {
+    if (this.#closed) throw new AgentError("closed", "the agent is closed; no message can be queued");
+    if (this.#queued.length >= MAX_QUEUED_USER_MESSAGES)
+      throw new AgentError(
+        "queue_full",
+        `${this.#queued.length} user messages already wait behind the running prompt (the limit is ` +
+          `${MAX_QUEUED_USER_MESSAGES})`,
+      );
+    this.#queued.push(text);
+    if (this.isIdle()) this.#nextQueued();
+  }
+
+  /**
+   * A message from an extension (session/send_message): a custom_message entry with its role, in
+   * the model's context. Committed now when idle; during a prompt it is held and committed before
+   * the next model request (so it never falls between a tool call and its result), or when the
+   * prompt ends. Resolves once committed or held.
+   */
+  async injectMessage(m: InjectedMessage): Promise<void> {
+    if (this.#closed) throw new AgentError("closed", "the agent is closed; nothing more is written");
+    if (this.isIdle()) await this.session.append(injectedEntry(m));
+    else this.#injected.push(m);
+  }
+
+  /**
+   * The model's active tools from the next request on (tools/set_active): the complete set of
+   * built-in and extension tool names, or null for every tool. Throws AgentError "unknown_tool"
+   * naming a name that is neither.
+   */
+  setActiveTools(names: readonly string[] | null): void {
+    if (names === null) {
+      this.#activeTools = null;
+      return;
+    }
+    const known = new Set<string>([
+      ...(this.#o.tools ?? BUILTIN_TOOLS).map((t) => t.name),
+      ...(this.#host?.catalog().tools() ?? []).map((t) => t.name),
+    ]);
+    const unknown = names.filter((n) => !known.has(n));
+    if (unknown.length > 0)
+      throw new AgentError(
+        "unknown_tool",
+        `no tool is named ${unknown
+          .slice(0, 8)
+          .map((n) => JSON.stringify(n.slice(0, 128)))
+          .join(", ")} (known: ${[...known].slice(0, 32).join(", ")})`,
+      );
+    this.#activeTools = new Set(names);
+  }
+
+  /** The active tool names set by setActiveTools, or null when every tool is offered. */
+  get activeTools(): readonly string[] | null {
+    return this.#activeTools ? [...this.#activeTools] : null;
   }
 
   /** Cancels the running prompt or compaction; a no-op when idle. */
@@ -162,7 +234,10 @@ export class Agent {
       return await this.#track(this.#compact("manual", controller.signal, instructions));
     } finally {
       unlink();
+      // Still busy while held messages are committed, so a message sent meanwhile queues behind them.
+      await this.#commitInjected().catch(() => undefined);
       this.#running = null;
+      this.#nextQueued();
     }
   }
 
@@ -207,6 +282,18 @@ export class Agent {
       reason: null,
     });
     await this.session.close();
+  }
+
+  async #commitInjected(): Promise<void> {
+    while (this.#injected.length > 0 && !this.#closed)
+      await this.session.append(injectedEntry(this.#injected.shift()!));
+  }
+
+  /** Starts the next queued user message when idle; its outcome is reported by its events. */
+  #nextQueued(): void {
+    if (!this.isIdle() || this.#closed) return;
+    const text = this.#queued.shift();
+    if (text !== undefined) void this.prompt(text).catch(() => undefined);
   }
 
   #track<T>(work: Promise<T>): Promise<T> {

@@ -20,6 +20,8 @@ export interface RequestInput {
   context: readonly PlacedContext[];
   builtins: readonly BuiltinTool[];
   catalog: CatalogSnapshot | null;
+  /** The model's active tools (tools/set_active, W 2.23): only these are offered. Null or absent: all. */
+  active?: ReadonlySet<string> | null;
 }
 
 export interface BuiltRequest {
@@ -32,7 +34,9 @@ export function buildRequest(input: RequestInput): BuiltRequest {
   const by = (placement: ContextContribution["placement"]): PlacedContext[] =>
     input.context.filter((c) => (c.placement ?? "prompt_suffix") === placement);
   const builtinNames = new Set<string>(input.builtins.map((t) => t.name));
-  const extensionTools = (input.catalog?.tools() ?? []).filter((t) => !builtinNames.has(t.name));
+  const offered = (name: string): boolean => !input.active || input.active.has(name);
+  const builtins = input.builtins.filter((t) => offered(t.name));
+  const extensionTools = (input.catalog?.tools() ?? []).filter((t) => !builtinNames.has(t.name) && offered(t.name));
   const shadowed = (input.catalog?.tools() ?? []).filter((t) => builtinNames.has(t.name)).map((t) => t.name);
   const guidelines = extensionTools.flatMap((t) => (t.prompt_guidelines ?? []).map((g) => `- ${t.name}: ${g}`));
   const system = [
@@ -42,7 +46,7 @@ export function buildRequest(input: RequestInput): BuiltRequest {
     ...by("system_suffix").map(block),
   ].join("\n\n");
   const tools: Tool[] = [
-    ...input.builtins.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters as never })),
+    ...builtins.map((t) => ({ name: t.name, description: t.description, parameters: t.parameters as never })),
     ...extensionTools.map((t) => ({
       name: t.name,
       description: t.prompt_snippet ? `${t.description}\n${t.prompt_snippet}` : t.description,

@@ -41,6 +41,10 @@ export interface RunScope {
   compactIfNeeded: (signal: AbortSignal) => Promise<boolean>;
   /** model_turn_start / model_turn_end (W 1.4b); a failure stops the run. Absent: none. */
   turnHooks?: TurnHooks | null;
+  /** The model's active tools for the next request (tools/set_active); null: every tool. */
+  activeTools?: () => ReadonlySet<string> | null;
+  /** Commits the messages extensions injected meanwhile, before a request is built (W 2.22). */
+  commitInjected?: () => Promise<void>;
   /** Told each request and its answer (the cache warmer keeps the last one's prefix warm). */
   onAnswer?: (request: Context, answer: AssistantMessage) => void;
 }
@@ -106,6 +110,8 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
       }
       await s.turnHooks?.start({ run_id, turn_index: turnIndex }, signal);
       await s.compactIfNeeded(signal);
+      // Here no tool call waits for its result, so an injected message cannot split a call from it.
+      await s.commitInjected?.();
       const catalog = s.host ? s.host.catalog() : null;
       const collected = s.host
         ? await s.host.collectContext({ prompt: turnIndex === 0 ? prompt : null }, { signal })
@@ -201,7 +207,14 @@ async function modelRequest(
   signal: AbortSignal,
 ): Promise<AssistantMessage> {
   const { messages } = buildContext(s.session.pathToLeaf());
-  const built = buildRequest({ systemPrompt: s.systemPrompt, messages, context, builtins: s.builtins, catalog });
+  const built = buildRequest({
+    systemPrompt: s.systemPrompt,
+    messages,
+    context,
+    builtins: s.builtins,
+    catalog,
+    active: s.activeTools?.() ?? null,
+  });
   for (const name of built.shadowed)
     s.emit({
       type: "notice",
@@ -244,23 +257,27 @@ async function runCalls(
   const builtins = new Map(s.builtins.map((t) => [t.name, t]));
   const { turnIndex, ...ids } = at;
   const entries: SessionEntry[] = [];
+  const active = s.activeTools?.() ?? null;
   for (const call of calls) {
     const message = signal.aborted
       ? errorResult(call, "cancelled before it ran")
-      : await runToolCall(call, {
-          host: s.host,
-          catalog,
-          builtins,
-          approval: s.approval,
-          workspace: s.session.workspace,
-          signal,
-          images: s.model.model.input.includes("image"),
-          ids,
-          turnIndex,
-          emit: s.emit,
-          addContext: (c) => runContext.add(c),
-          lifecycle: (method, p) => s.lifecycle(method, p),
-        });
+      : active && !active.has(call.name)
+        ? // Not offered in this request (tools/set_active): the model named it anyway, from history.
+          errorResult(call, `not run: ${call.name} is not in the active tool set`)
+        : await runToolCall(call, {
+            host: s.host,
+            catalog,
+            builtins,
+            approval: s.approval,
+            workspace: s.session.workspace,
+            signal,
+            images: s.model.model.input.includes("image"),
+            ids,
+            turnIndex,
+            emit: s.emit,
+            addContext: (c) => runContext.add(c),
+            lifecycle: (method, p) => s.lifecycle(method, p),
+          });
     entries.push(await commitResult(message, s, at));
   }
   return entries;

@@ -66,6 +66,8 @@ export interface CustomMessageEntry extends EntryBase {
   /** Whether a frontend shows it in the transcript. */
   display: boolean;
   extension?: string;
+  /** The role an extension gave it (session/send_message); it is still sent to the model as user text. */
+  role?: "assistant" | "system";
 }
 
 /** Names the session; an empty name clears it. The latest one in the file wins. */

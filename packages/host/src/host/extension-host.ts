@@ -336,6 +336,19 @@ export class ExtensionHost {
     return this.#api.runTurnHook(hook, payload, options);
   }
 
+  /**
+   * One text delta of the model's message `messageId` (message_injection, W 1.11): coalesced into
+   * message/updated batches (4096 bytes, 64 deltas or 50 ms) for the extensions that negotiated it.
+   */
+  messageDelta(messageId: string, delta: string): void {
+    this.#api.messageDelta(messageId, delta);
+  }
+
+  /** The message `messageId` ended: its last batch, then message/settled {message_id}. */
+  messageSettled(messageId: string): void {
+    this.#api.messageSettled(messageId);
+  }
+
   /** Whether a ready extension takes `hook` now: build its payload only then (it may be costly). */
   takesTurnHook(hook: TurnHook): boolean {
     return this.#api.takesTurnHook(hook);

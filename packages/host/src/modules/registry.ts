@@ -18,6 +18,8 @@ import { artifactsModule } from "./artifacts/module.js";
 import { policyModule } from "./policy/module.js";
 import { providerCredentialsModule, secretsModule } from "./secrets/module.js";
 import { sessionEntriesModule } from "./session-entries/module.js";
+import { messageInjectionModule } from "./message-injection/module.js";
+import { activeToolsModule } from "./active-tools/module.js";
 
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
@@ -36,6 +38,8 @@ export {
   secretsModule,
   providerCredentialsModule,
   sessionEntriesModule,
+  messageInjectionModule,
+  activeToolsModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */
@@ -56,6 +60,8 @@ export const HOST_MODULES = [
   secretsModule,
   providerCredentialsModule,
   sessionEntriesModule,
+  messageInjectionModule,
+  activeToolsModule,
 ] as const satisfies readonly HostModule[];
 
 type ApiOf<M> = M extends HostModule<unknown, infer E> ? E : never;

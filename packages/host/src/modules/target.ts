@@ -22,6 +22,8 @@ export interface RequestTarget {
   readonly tools: readonly ToolDefinition[];
   context(withOwner: boolean): ExecutionContext;
   request(method: string, params: unknown, options: TargetRequestOptions): Promise<unknown>;
+  /** A best-effort notification (message/updated); absent on targets that cannot take one. */
+  notify?(method: string, params: Record<string, unknown>): unknown;
 }
 
 /** What the collecting modules need of the host: the collect deadline and the event channel. */
