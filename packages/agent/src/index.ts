@@ -11,6 +11,8 @@ export type { CompactionOutcome, CompactionSettings } from "./loop/compaction.js
 export { DEFAULT_COMPACTION } from "./loop/compaction.js";
 export { defaultSystemPrompt } from "./loop/system-prompt.js";
 export { sessionEntriesService } from "./loop/session-entries.js";
+export { sessionControlService } from "./loop/session-control.js";
+export type { SessionControlOptions } from "./loop/session-control.js";
 export { nativeEntry } from "./loop/turn-hooks.js";
 export type { TurnHooks } from "./loop/turn-hooks.js";
 export { AgentError } from "./agent-error.js";

@@ -61,6 +61,10 @@ export type {
   SessionEntryRequester,
 } from "./modules/session-entries/session-entries-service.js";
 export { TurnHookError, TURN_HOOK_DEFAULT_TIMEOUT_MS } from "./modules/session-entries/turn-hooks.js";
+export type {
+  SessionControlRequester,
+  SessionControlService,
+} from "./modules/session-control/session-control-service.js";
 export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";
 export type {
   ForeignRuntime,

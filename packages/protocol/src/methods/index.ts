@@ -21,6 +21,7 @@ import { PRESENTATION_METHODS } from "./presentation.js";
 import { PROGRESS_METHODS } from "./progress.js";
 import { SECRET_METHODS } from "./secrets.js";
 import { SESSION_ENTRY_METHODS } from "./session-entries.js";
+import { SESSION_CONTROL_METHODS } from "./session-control.js";
 import type { MethodDirection, MethodSpec } from "./spec.js";
 
 const GROUPS: readonly (readonly MethodSpec[])[] = [
@@ -35,6 +36,7 @@ const GROUPS: readonly (readonly MethodSpec[])[] = [
   POLICY_METHODS,
   SECRET_METHODS,
   SESSION_ENTRY_METHODS,
+  SESSION_CONTROL_METHODS,
   PRESENTATION_METHODS,
   DYNAMIC_TOOL_METHODS,
 ];
@@ -116,4 +118,5 @@ export { POLICY_EVALUATE } from "./policy.js";
 export { SECRET_GET, PROVIDER_CREDENTIALS } from "./secrets.js";
 export { SESSION_APPEND_ENTRY, SESSION_SET_NAME, SESSION_SET_LABEL } from "./session-entries.js";
 export { PRESENTATION_UPDATE } from "./presentation.js";
+export { SESSION_WAIT_FOR_IDLE, SESSION_SWITCH, SESSION_COMPACT } from "./session-control.js";
 export { TOOLS_REGISTER, TOOLS_UNREGISTER } from "./dynamic-tools.js";
