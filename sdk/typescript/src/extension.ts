@@ -60,6 +60,7 @@ import type { ToolCatalog, CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
 import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
 import { sessionApi, type SessionApi } from "./session.js";
+import { sessionControlApi, type SessionControlApi } from "./session-control.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
 import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
@@ -82,6 +83,12 @@ export class Extension {
   readonly session: SessionApi = sessionApi(
     () => requestStorage.getStore(),
     () => this.#serving.link,
+  );
+  /** session_control_v1 / session_compaction_v1 (API 0.4): waits, switches and compactions; as ctx.sessionControl. */
+  readonly sessionControl: SessionControlApi = sessionControlApi(
+    () => requestStorage.getStore(),
+    () => this.#serving.link,
+    () => undefined,
   );
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),

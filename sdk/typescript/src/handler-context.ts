@@ -7,6 +7,7 @@ import type { RequestScope, Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
 import { publishArtifact } from "./artifacts.js";
 import { sessionApi } from "./session.js";
+import { sessionControlApi } from "./session-control.js";
 
 export function handlerContext(
   scope: RequestScope,
@@ -30,6 +31,11 @@ export function handlerContext(
     session: sessionApi(
       () => scope,
       () => link,
+    ),
+    sessionControl: sessionControlApi(
+      () => scope,
+      () => link,
+      () => context?.resource_owner,
     ),
   };
 }

@@ -2,6 +2,7 @@
  * The author-facing types of the TypeScript SDK: tool, command, hook, context, status and renderer
  * handlers and what they may return. Wire shapes come from @octet/protocol.
  */
+import type { SessionControlApi } from "./session-control.js";
 import type {
   ApiVersion,
   ContentPart,
@@ -238,6 +239,8 @@ export interface HandlerContext {
    * model_turn_start / model_turn_end hook while it runs. Throws when not negotiated.
    */
   readonly session: SessionApi;
+  /** session_control_v1 / session_compaction_v1 (API 0.4): see session-control.ts. */
+  readonly sessionControl: SessionControlApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**
