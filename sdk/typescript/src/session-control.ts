@@ -25,7 +25,16 @@ import {
   type ResourceOwner,
   type SessionCompactResult,
 } from "@octet/protocol";
-import type { Link, RequestScope } from "./request-scope.js";
+import type { JsonRpcId } from "@octet/protocol";
+import type { Link } from "./link.js";
+
+/** What this file needs of a running request (request-scope.ts's RequestScope; a leaf import keeps types.ts acyclic). */
+interface RequestScope {
+  readonly id: JsonRpcId;
+  readonly active: boolean;
+  readonly aborted: boolean;
+  readonly signal: AbortSignal;
+}
 
 export type { SessionCompactResult } from "@octet/protocol";
 
