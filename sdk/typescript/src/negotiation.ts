@@ -66,6 +66,8 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   select("secrets", true);
   // ctx.session: offered only with a session writer bound; it also gates the model-turn hooks (W 1.4b).
   select("session_entries", true);
+  // ctx.sessionControl (W 2.21b, 2.21c): compaction only with control, as INIT-34 requires.
+  select("session_compaction_v1", select("session_control_v1", input.api === "0.4"));
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -186,8 +186,9 @@ export class Serving {
       const registry = this.#x.registry;
       const api = this.#x.apiVersion;
       const result = await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));
-      // Queued ctx.sessionControl.compact() goes out only after this reply (SCOMP-06).
-      flushAfterReply(scope, link, !scope.aborted);
+      // Queued ctx.sessionControl.compact() goes out only after this reply (SCOMP-06); a tool that
+      // failed (its error became an is_error result) ended in error, so it is dropped (SCOMP-07).
+      flushAfterReply(scope, link, !scope.aborted && !(isPlainObject(result) && result["is_error"] === true));
       return result;
     } catch (err) {
       flushAfterReply(scope, link, false);
