@@ -125,7 +125,10 @@ test("SCTL-01, SCTL-03: wait_for_idle from a handler outside a run is answered {
 });
 
 test("SCTL-11: a tool of the running prompt that waits for idle is refused invalid_request (deadlock), not hung", async () => {
-  const t = await setup([{ tool_calls: [{ name: "ctl", arguments: { op: "wait", tag: "dl" }, id: "c1" }] }, { text: "ok" }]);
+  const t = await setup([
+    { tool_calls: [{ name: "ctl", arguments: { op: "wait", tag: "dl" }, id: "c1" }] },
+    { text: "ok" },
+  ]);
   try {
     const run = await t.agent().prompt("wait inside");
     assert.equal(run.outcome, "completed", String(run.error));
@@ -217,7 +220,10 @@ test("SCOMP-06, SCOMP-10, SCOMP-11: a queued ctx.compact() goes out after the re
     });
     const asked = JSON.stringify(t.server.requests.at(-1));
     assert.match(asked, /Focus: Keep the open questions\./);
-    const order = t.log().filter((x) => x.tag === "c").map((x) => x.op);
+    const order = t
+      .log()
+      .filter((x) => x.tag === "c")
+      .map((x) => x.op);
     assert.deepEqual(order, ["queued", "compact"]);
   } finally {
     await t.done();
@@ -247,7 +253,10 @@ test("SCOMP-05: session/compact while its parent is live is invalid_request", as
     await t.host.callTool("ctl", { op: "compact_live", tag: "live" });
     const r = await t.record("live");
     assert.equal(r.code, ErrorCode.InvalidParams);
-    assert.match(r.message!, /^invalid_request session\/compact refused: parent request \d+ \(tool\/call\) is still live/);
+    assert.match(
+      r.message!,
+      /^invalid_request session\/compact refused: parent request \d+ \(tool\/call\) is still live/,
+    );
   } finally {
     await t.done();
   }

@@ -93,7 +93,8 @@ export function flushAfterReply(scope: RequestScope, link: Link, succeeded: bool
       void request(link, "session/compact", q.params, undefined).then(
         (answer) => {
           const checked = validateCompactResult(answer);
-          if (!checked.ok) throw new Error(`the host's session/compact answer is invalid: ${checked.problems.join("; ")}`);
+          if (!checked.ok)
+            throw new Error(`the host's session/compact answer is invalid: ${checked.problems.join("; ")}`);
           q.options.onSuccess?.(checked.value);
         },
         (err: unknown) => report(q.options.onError, err instanceof Error ? err : new Error(String(err))),
@@ -201,7 +202,11 @@ async function request(link: Link, method: string, params: unknown, signal: Abor
   signal?.throwIfAborted();
   const outgoing = link.peer.request(method, params);
   const onAbort = (): void => {
-    link.peer.abandon(outgoing.id, "cancelled", signal?.reason instanceof Error ? signal.reason : new Error("cancelled"));
+    link.peer.abandon(
+      outgoing.id,
+      "cancelled",
+      signal?.reason instanceof Error ? signal.reason : new Error("cancelled"),
+    );
   };
   signal?.addEventListener("abort", onAbort, { once: true });
   try {

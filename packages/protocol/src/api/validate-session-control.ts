@@ -80,7 +80,10 @@ export function validateCompactParams(value: unknown): Checked<SessionCompactPar
       plainText: true,
     });
   if (!p.ok || base === undefined || base.resource_owner === undefined) return refuse(p);
-  const value2: SessionCompactParams = { parent_request_id: base.parent_request_id, resource_owner: base.resource_owner };
+  const value2: SessionCompactParams = {
+    parent_request_id: base.parent_request_id,
+    resource_owner: base.resource_owner,
+  };
   if (instructions !== undefined && instructions.trim() !== "") value2.custom_instructions = instructions;
   return { ok: true, value: value2 };
 }
@@ -93,7 +96,10 @@ export function validateCompactResult(value: unknown): Checked<SessionCompactRes
   rejectUnknown(p, "", obj, new Set(["entry_id", "summary", "first_kept"]));
   const entry = readString(p, "entry_id", member(obj, "entry_id"), { nonBlank: true, maxBytes: MAX_SESSION_ID_BYTES });
   const summary = readString(p, "summary", member(obj, "summary"), { nonBlank: true });
-  const kept = readString(p, "first_kept", member(obj, "first_kept"), { nonBlank: true, maxBytes: MAX_SESSION_ID_BYTES });
+  const kept = readString(p, "first_kept", member(obj, "first_kept"), {
+    nonBlank: true,
+    maxBytes: MAX_SESSION_ID_BYTES,
+  });
   if (!p.ok || entry === undefined || summary === undefined || kept === undefined) return refuse(p);
   return { ok: true, value: { entry_id: entry, summary, first_kept: kept } };
 }

@@ -111,7 +111,10 @@ export function sessionControlService(
         } catch (err) {
           if (err instanceof WireError) throw err;
           const message = err instanceof Error ? err.message : String(err);
-          throw new WireError(ErrorCode.InternalError, `internal_error ${scope.method} failed: ${message.slice(0, 512)}`);
+          throw new WireError(
+            ErrorCode.InternalError,
+            `internal_error ${scope.method} failed: ${message.slice(0, 512)}`,
+          );
         } finally {
           dispose();
         }

@@ -121,7 +121,11 @@ test("SCTL-06: after the parent settled the issued owner admits the call; missin
     { ...owner, process_generation: owner.process_generation + 1 },
   ]) {
     const err = await wireError(
-      call(g, s, "session/switch", { parent_request_id: 7, session_id: "s2", ...(resource_owner ? { resource_owner } : {}) }),
+      call(g, s, "session/switch", {
+        parent_request_id: 7,
+        session_id: "s2",
+        ...(resource_owner ? { resource_owner } : {}),
+      }),
     );
     assert.equal(err.code, ErrorCode.Unavailable);
     assert.match(err.message, /^not_foreground_owner session\/switch refused: /);
@@ -132,8 +136,8 @@ test("SCTL-07, SCTL-08: the queue keeps order; an idle wait is answered only aft
   const { g, s, done, next } = setup();
   const owner = g.owner();
   const answered: string[] = [];
-  const sw = call(g, s, "session/switch", { parent_request_id: 7, resource_owner: owner, session_id: "s2" }).then(
-    () => answered.push("switch"),
+  const sw = call(g, s, "session/switch", { parent_request_id: 7, resource_owner: owner, session_id: "s2" }).then(() =>
+    answered.push("switch"),
   );
   const wait = call(g, s, "session/wait_for_idle", { parent_request_id: 7, resource_owner: owner }).then(() =>
     answered.push("wait"),
@@ -187,7 +191,9 @@ test("SCTL-10: the queue takes its bound of operations; one more is -32012; a fa
       throw new WireError(ErrorCode.InvalidParams, "invalid_request session/switch: no such session");
     },
   })(g);
-  const broke = await wireError(call(g, failing, "session/wait_for_idle", { parent_request_id: 7, resource_owner: owner }));
+  const broke = await wireError(
+    call(g, failing, "session/wait_for_idle", { parent_request_id: 7, resource_owner: owner }),
+  );
   assert.equal(broke.code, ErrorCode.InternalError);
   assert.match(broke.message, /^internal_error session\/wait_for_idle failed: the lifecycle driver broke/);
   const passed = await wireError(
@@ -205,7 +211,10 @@ test("SCTL-11: a tool/call handler waiting for idle while the session runs is re
   ] as const) {
     const err = await wireError(call(g, s, method, { parent_request_id: 2, ...extra }));
     assert.equal(err.code, ErrorCode.InvalidParams);
-    assert.match(err.message, /^invalid_request session\/(wait_for_idle|switch) refused: deadlock, .*tool\/call 2 settles/);
+    assert.match(
+      err.message,
+      /^invalid_request session\/(wait_for_idle|switch) refused: deadlock, .*tool\/call 2 settles/,
+    );
   }
   assert.equal(gates.length, 0);
   // The same handler while nothing runs (a /call from the shell) is answered.
@@ -220,7 +229,10 @@ test("SCOMP-03, SCOMP-05: compact needs the issued owner; a live parent is inval
   g.addParent(2);
   const live = await wireError(call(g, s, "session/compact", { parent_request_id: 2, resource_owner: g.owner() }));
   assert.equal(live.code, ErrorCode.InvalidParams);
-  assert.match(live.message, /^invalid_request session\/compact refused: parent request 2 \(tool\/call\) is still live/);
+  assert.match(
+    live.message,
+    /^invalid_request session\/compact refused: parent request 2 \(tool\/call\) is still live/,
+  );
   const noOwner = await wireError(call(g, s, "session/compact", { parent_request_id: 7 }));
   assert.equal(noOwner.code, ErrorCode.InvalidParams);
   assert.match(noOwner.message, /^invalid_request session\/compact: resource_owner: missing/);
@@ -255,18 +267,29 @@ test("SCOMP-04: custom_instructions of 16 KiB with LF and TAB pass, one byte mor
   );
   assert.match(cr.message, /^invalid_request session\/compact: custom_instructions: control character U\+000D/);
   // Blank instructions are valid and read as absent; the 16 KiB counts the raw text before trimming.
-  const blank = call(g, s, "session/compact", { parent_request_id: 7, resource_owner: owner, custom_instructions: " \n\t" });
+  const blank = call(g, s, "session/compact", {
+    parent_request_id: 7,
+    resource_owner: owner,
+    custom_instructions: " \n\t",
+  });
   assert.equal(await next(), "compact -");
   await blank;
   const spaces = await wireError(
-    call(g, s, "session/compact", { parent_request_id: 7, resource_owner: owner, custom_instructions: " ".repeat(max + 1) }),
+    call(g, s, "session/compact", {
+      parent_request_id: 7,
+      resource_owner: owner,
+      custom_instructions: " ".repeat(max + 1),
+    }),
   );
   assert.match(spaces.message, /^bounds_exceeded /);
 });
 
 test("SCOMP-01, SCOMP-02: offered on API 0.4 only, compaction only with a service that compacts", () => {
   const m = {} as ExtensionManifest;
-  const withCompact = sessionControlModule.bind!({ sessionControl: lifecycle().service }, { nameOwners: () => new Map() });
+  const withCompact = sessionControlModule.bind!(
+    { sessionControl: lifecycle().service },
+    { nameOwners: () => new Map() },
+  );
   const without = sessionControlModule.bind!(
     { sessionControl: lifecycle({ compact: false }).service },
     { nameOwners: () => new Map() },
