@@ -3,7 +3,7 @@
 // agent's SessionFile and the scripted model server over HTTP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
@@ -28,12 +28,19 @@ interface ControlRecord {
   message?: string;
 }
 
-function controlProbe(): { dir: string; log(): ControlRecord[] } {
+function controlProbe(python: boolean): { dir: string; log(): ControlRecord[] } {
   const dir = mkdtempSync(join(tmpdir(), "octet-control-ext-"));
-  const ext = join(dir, "control-probe");
-  cpSync(join(ROOT, "tests/fixtures/control-probe"), ext, { recursive: true });
-  mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
-  symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
+  const name = python ? "control-probe-py" : "control-probe";
+  const ext = join(dir, name);
+  cpSync(join(ROOT, "tests/fixtures", name), ext, { recursive: true });
+  if (python) {
+    // The Python probe runs this checkout's SDK, named by an absolute path from the copy.
+    const toml = join(ext, "extension.toml");
+    writeFileSync(toml, readFileSync(toml, "utf8").replace("../../../sdk/python", join(ROOT, "sdk/python")));
+  } else {
+    mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
+    symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
+  }
   const file = join(dir, "control.log");
   return {
     dir,
@@ -47,11 +54,12 @@ function controlProbe(): { dir: string; log(): ControlRecord[] } {
   };
 }
 
-async function setup(script: ScriptStep[]) {
+async function setup(script: ScriptStep[], o: { python?: boolean } = {}) {
   const server = await scriptedServer(script);
   const home = await scriptedHome(server.url);
   const workspace = tempWorkspace();
-  const probe = controlProbe();
+  const probe = controlProbe(o.python === true);
+  const probeName = o.python === true ? "control-probe-py" : "control-probe";
   let agent: Agent | null = null;
   const lifecycle: string[] = [];
   const sessionControl = sessionControlService({
@@ -65,15 +73,15 @@ async function setup(script: ScriptStep[]) {
     workspace,
     octetHome: home,
     extensionDirs: [probe.dir],
-    enable: ["control-probe"],
+    enable: [probeName],
     reservedToolNames: ["read", "write", "edit", "bash"],
     services: { sessionControl },
   });
-  const status = host.status().find((s) => s.name === "control-probe");
+  const status = host.status().find((s) => s.name === probeName);
   if (status?.state !== "ready") {
     await host.shutdown();
     await server.close();
-    assert.fail(`control-probe not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
+    assert.fail(`${probeName} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
   }
   const session = await SessionFile.create({ home, workspace });
   const model = await scriptedModel(home);
@@ -284,6 +292,65 @@ test("SCOMP-06: compactNow() after the parent settled, with the issued owner, co
     assert.equal(r.ok, true, r.message);
     assert.equal(r.result!["summary"], "Later summary.");
     assert.equal(entriesOnDisk(t.agent().session.path).filter((e) => e.type === "compaction").length, 1);
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCTL-03, SCTL-11 (Python SDK): wait_for_idle answers outside a run and is refused as a deadlock inside one", async () => {
+  const t = await setup(
+    [{ tool_calls: [{ name: "ctl", arguments: { op: "wait", tag: "in" }, id: "c1" }] }, { text: "ok" }],
+    {
+      python: true,
+    },
+  );
+  try {
+    await t.host.callTool("ctl", { op: "wait", tag: "out" });
+    const out = await t.record("out");
+    assert.equal(out.ok, true, out.message);
+    const run = await t.agent().prompt("wait inside");
+    assert.equal(run.outcome, "completed", String(run.error));
+    const inside = await t.record("in");
+    assert.equal(inside.code, ErrorCode.InvalidParams);
+    assert.match(inside.message!, /^invalid_request session\/wait_for_idle refused: deadlock/);
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-06, SCOMP-07, SCOMP-11 (Python SDK): queued compact after the reply; dropped when the handler fails", async () => {
+  const t = await setup([{ text: "First answer." }, { text: "Python summary." }], { python: true });
+  try {
+    await t.agent().prompt("first question");
+    const failed = await t.host.callTool("ctl", { op: "compact", tag: "f", fail: true });
+    assert.equal(failed.is_error, true);
+    const dropped = await t.record("f", "compact");
+    assert.match(dropped.message!, /session\/compact was not sent: request \d+ did not succeed/);
+    await t.host.callTool("ctl", { op: "compact", tag: "c" });
+    const r = await t.record("c", "compact");
+    assert.equal(r.ok, true, r.message);
+    const compaction = entriesOnDisk(t.agent().session.path).find((e) => e.type === "compaction");
+    assert.ok(compaction && compaction.type === "compaction");
+    assert.deepEqual(r.result, {
+      entry_id: compaction.id,
+      summary: "Python summary.",
+      first_kept: compaction.first_kept,
+    });
+    await t.host.callTool("ctl", { op: "bad_owner", tag: "b" });
+    assert.match((await t.record("b")).message!, /^invalid_request session_control\.compact_now\(\): owner must be/);
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-12 (Python SDK): compact_now() on a session with nothing to compact is refused, not success", async () => {
+  const t = await setup([], { python: true });
+  try {
+    await t.host.callTool("ctl", { op: "later_compact", tag: "e" });
+    const r = await t.record("e");
+    assert.equal(r.ok, false);
+    assert.equal(r.code, ErrorCode.InvalidParams);
+    assert.match(r.message!, /^invalid_request session\/compact refused: nothing to compact/);
   } finally {
     await t.done();
   }

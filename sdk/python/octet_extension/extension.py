@@ -34,6 +34,7 @@ from .reverse import confirm as _confirm, request_input as _input
 from .scope import Cancellation, RequestScope, current_scope
 from .serving import Serving
 from .session import Session
+from .session_control import SessionControl
 from .writer import take_stdout
 
 __all__ = ["Extension", "HandlerContext"]
@@ -101,6 +102,8 @@ class Extension(Registration, Serving):
         self.secrets = Secrets(lambda: self._link)
         #: session_entries for the running request (as ctx.session).
         self.session = Session(lambda: self._link, current_scope)
+        #: session_control_v1 / session_compaction_v1 (as ctx.session_control; retained calls pass the owner).
+        self.session_control = SessionControl(lambda: self._link, current_scope)
         # Take stdout now, not in run(): a "loading..." print between the two must not reach
         # the host as a non-frame (FRAME-03).
         self._stdout_fd = take_stdout()

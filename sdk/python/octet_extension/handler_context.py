@@ -9,6 +9,7 @@ from .progress import RequestProgress
 from .reverse import confirm as _confirm, request_input as _input
 from .scope import RequestScope
 from .session import Session
+from .session_control import SessionControl
 
 if TYPE_CHECKING:
     from .extension import Extension
@@ -47,6 +48,12 @@ class HandlerContext:
     def session(self) -> Session:
         """session_entries parented to this request (tool/call, command/execute or a model-turn hook)."""
         return Session(lambda: self._link, lambda: self._scope)
+
+    @property
+    def session_control(self) -> SessionControl:
+        """session_control_v1 / session_compaction_v1 (API 0.4): wait, switch, queued compact."""
+        return SessionControl(lambda: self._link, lambda: self._scope,
+                              lambda: (self.context or {}).get("resource_owner"))
 
     def publish_artifact(self, source: Any, mime_type: str, **options: Any) -> Any:
         return self._link.call(lambda: publish_artifact(self._scope, self._link, source, mime_type, **options))

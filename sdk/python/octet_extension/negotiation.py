@@ -27,6 +27,8 @@ SDK_FEATURES = (
     "approvals",
     "secrets",
     "session_entries",
+    "session_control_v1",
+    "session_compaction_v1",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -97,6 +99,8 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     select("secrets", True)
     # ctx.session; it also gates the model-turn hooks (W 1.4b). Offered only with a session writer bound.
     select("session_entries", True)
+    # ctx.session_control (W 2.21b, 2.21c): compaction only with control, as INIT-34 requires.
+    select("session_compaction_v1", select("session_control_v1", api == "0.4"))
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 
