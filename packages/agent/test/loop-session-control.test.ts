@@ -297,6 +297,26 @@ test("SCOMP-06: compactNow() after the parent settled, with the issued owner, co
   }
 });
 
+test("SCOMP-08: a call naming a parent the host cancelled is refused; the owner's next call is still admitted", async () => {
+  const t = await setup([]);
+  try {
+    const abort = new AbortController();
+    const held = t.host.callTool("ctl", { op: "hold_then_compact", tag: "tomb" }, { signal: abort.signal });
+    await t.record("tomb", "held");
+    abort.abort(new Error("the user cancelled"));
+    await held.catch(() => undefined);
+    const r = await t.record("tomb", "hold_then_compact");
+    assert.equal(r.code, ErrorCode.Unavailable);
+    assert.match(r.message!, /^not_foreground_owner session\/compact refused: parent request \d+ was cancelled/);
+    // Cancelling one request does not revoke the owner: a later call is admitted (and refused only
+    // because this session has nothing to compact).
+    await t.host.callTool("ctl", { op: "later_compact", tag: "after" });
+    assert.match((await t.record("after")).message!, /^invalid_request session\/compact refused: nothing to compact/);
+  } finally {
+    await t.done();
+  }
+});
+
 test("SCTL-03, SCTL-11 (Python SDK): wait_for_idle answers outside a run and is refused as a deadlock inside one", async () => {
   const t = await setup(
     [{ tool_calls: [{ name: "ctl", arguments: { op: "wait", tag: "in" }, id: "c1" }] }, { text: "ok" }],

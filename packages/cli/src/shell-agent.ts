@@ -173,6 +173,7 @@ export class ShellAgent {
       });
     return {
       idle: () => this.#agent?.isIdle() ?? true,
+      epoch: () => this.#agent?.session.id ?? null,
       waitForIdle: async (r) => (await service()).waitForIdle(r),
       switchTo: async (r) => (await service()).switchTo(r),
       compact: async (r) => (await service()).compact!(r),

@@ -49,6 +49,7 @@ export function sessionControlService(o: SessionControlOptions): SessionControlS
   };
   return {
     idle: () => o.agent()?.isIdle() ?? true,
+    epoch: () => o.agent()?.session.id ?? null,
     async waitForIdle(r) {
       await idleAgent("session/wait_for_idle", r.signal);
     },

@@ -43,6 +43,11 @@ export interface SessionControlRequester {
 export interface SessionControlService {
   /** Whether the active session runs nothing now (no prompt, no compaction). */
   idle(): boolean;
+  /**
+   * The active session's identity (its id): a compaction admitted against one session is not run
+   * on another (the lifecycle epoch of W 2.21c). Absent: no fence.
+   */
+  epoch?(): string | null;
   /** Resolves once the active session is idle. */
   waitForIdle(r: SessionControlRequester): Promise<void>;
   /** Closes the active session (once idle) and opens `session_id` of the same workspace in its place. */
@@ -94,6 +99,12 @@ export function sessionControlService(
                 `${parent.method} ${p.parent_request_id} settles, and that handler is waiting on it`,
             );
           ({ signal, dispose } = anySignal(parent.signal, scope.signal));
+        } else if (g.cancelledRequest?.(p.parent_request_id) === true) {
+          // A known cancellation tombstone (SCTL-06, SCOMP-08): the owner does not revive it.
+          throw new WireError(
+            ErrorCode.Unavailable,
+            `not_foreground_owner ${scope.method} refused: parent request ${p.parent_request_id} was cancelled`,
+          );
         } else if (p.resource_owner === undefined || !sameOwner(p.resource_owner, g.owner())) {
           throw new WireError(
             ErrorCode.Unavailable,
@@ -106,8 +117,17 @@ export function sessionControlService(
           );
         }
         const who = { extension: g.name, owner: g.owner(), signal };
+        // The session this was admitted against: a switch before it ran fences it (SCOMP-09).
+        const epoch = service.epoch?.();
         try {
-          return await queue.submit(scope.method, signal, () => run(p, who));
+          return await queue.submit(scope.method, signal, async () => {
+            if (liveParent === "refuse" && service.epoch?.() !== epoch)
+              throw new WireError(
+                ErrorCode.InternalError,
+                `internal_error ${scope.method} was not run: the active session changed after it was admitted`,
+              );
+            return run(p, who);
+          });
         } catch (err) {
           if (err instanceof WireError) throw err;
           const message = err instanceof Error ? err.message : String(err);

@@ -305,3 +305,37 @@ test("SCOMP-01, SCOMP-02: offered on API 0.4 only, compaction only with a servic
   const s = sessionControlService(lifecycle({ compact: false }).service)(g);
   assert.equal(s?.requests?.["session/compact"], undefined, "without compact nothing answers session/compact");
 });
+
+test("SCTL-06, SCOMP-08: a known cancellation tombstone is refused; another parent of the same owner still works", async () => {
+  const { g, s, next } = setup();
+  g.cancelledRequest = (id) => id === 9;
+  for (const method of ["session/wait_for_idle", "session/compact"]) {
+    const err = await wireError(call(g, s, method, { parent_request_id: 9, resource_owner: g.owner() }));
+    assert.equal(err.code, ErrorCode.Unavailable);
+    assert.match(
+      err.message,
+      /^not_foreground_owner session\/(wait_for_idle|compact) refused: parent request 9 was cancelled/,
+    );
+  }
+  const ok = call(g, s, "session/compact", { parent_request_id: 10, resource_owner: g.owner() });
+  assert.equal(await next(), "compact -");
+  assert.deepEqual(await ok, { entry_id: "c1", summary: "S", first_kept: "e2" });
+});
+
+test("SCOMP-09: a compaction admitted against one session is not run after a switch changed the active session", async () => {
+  const l = lifecycle();
+  let active = "s1";
+  const g = fakeGeneration();
+  const s = sessionControlService({ ...l.service, epoch: () => active })(g);
+  const owner = g.owner();
+  const sw = call(g, s, "session/switch", { parent_request_id: 7, resource_owner: owner, session_id: "s2" });
+  const compact = call(g, s, "session/compact", { parent_request_id: 7, resource_owner: owner });
+  await settle();
+  active = "s2";
+  assert.equal(await l.next(), "switch s2");
+  await sw;
+  const err = await wireError(compact);
+  assert.equal(err.code, ErrorCode.InternalError);
+  assert.match(err.message, /^internal_error session\/compact was not run: the active session changed/);
+  assert.deepEqual(l.done, ["switch s2"], "the fenced compaction never reached the consumer");
+});
