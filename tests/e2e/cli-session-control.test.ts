@@ -41,7 +41,7 @@ function lines(file: string): Record<string, any>[] {
     .map((l) => JSON.parse(l) as Record<string, any>);
 }
 
-test("SCTL-04: in the shell an extension's session/switch closes the session and the next prompt goes to the other", async () => {
+test("SCTL-04: in the shell an extension switches the session; the next prompt goes there", async () => {
   const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
   const server = (await mod.startScriptedServer({
     script: [{ text: "first answer" }, { text: "shell answer" }, { text: "second answer" }],

@@ -120,7 +120,7 @@ function entriesOnDisk(path: string): SessionEntry[] {
     .map((l) => JSON.parse(l) as SessionEntry);
 }
 
-test("SCTL-01, SCTL-03: wait_for_idle from a handler outside a run is answered {} once the session is idle", async () => {
+test("SCTL-01, SCTL-03: wait_for_idle from a handler outside a run is answered {} once idle", async () => {
   const t = await setup([]);
   try {
     const out = await t.host.callTool("ctl", { op: "wait", tag: "w" });
@@ -132,7 +132,7 @@ test("SCTL-01, SCTL-03: wait_for_idle from a handler outside a run is answered {
   }
 });
 
-test("SCTL-11: a tool of the running prompt that waits for idle is refused invalid_request (deadlock), not hung", async () => {
+test("SCTL-11: a tool of the running prompt waiting for idle is refused (deadlock), not hung", async () => {
   const t = await setup([
     { tool_calls: [{ name: "ctl", arguments: { op: "wait", tag: "dl" }, id: "c1" }] },
     { text: "ok" },
@@ -149,7 +149,7 @@ test("SCTL-11: a tool of the running prompt that waits for idle is refused inval
   }
 });
 
-test("SCTL-06, SCTL-08: with the parent settled, the issued owner's wait is answered only after the prompt ended", async () => {
+test("SCTL-06, SCTL-08: an issued owner's wait is answered only after the prompt ended", async () => {
   const t = await setup([{ text: "slow answer", chunks: ["slow ", "answer"], delay_ms: 400 }]);
   try {
     let promptDone = false;
@@ -172,7 +172,7 @@ test("SCTL-06, SCTL-08: with the parent settled, the issued owner's wait is answ
   }
 });
 
-test("SCTL-04: session/switch closes the session (settled, lock released) and the next prompt goes to the other", async () => {
+test("SCTL-04: session/switch closes the session and the next prompt goes to the other", async () => {
   const t = await setup([{ text: "in the other session" }]);
   try {
     const other = await SessionFile.create({ home: t.home, workspace: t.workspace });
@@ -197,7 +197,7 @@ test("SCTL-04: session/switch closes the session (settled, lock released) and th
   }
 });
 
-test("SCTL-04: session/switch to an id that is no session of the workspace is invalid_request; nothing closes", async () => {
+test("SCTL-04: session/switch to an unknown id is invalid_request; nothing closes", async () => {
   const t = await setup([]);
   try {
     await t.host.callTool("ctl", { op: "switch", tag: "bad", session_id: "no-such-session" });
@@ -210,7 +210,7 @@ test("SCTL-04: session/switch to an id that is no session of the workspace is in
   }
 });
 
-test("SCOMP-06, SCOMP-10, SCOMP-11: a queued ctx.compact() goes out after the reply and answers the new entry", async () => {
+test("SCOMP-06, SCOMP-10, SCOMP-11: a queued ctx.compact() goes out after the reply", async () => {
   const t = await setup([{ text: "First answer." }, { text: "Actual stored summary." }]);
   try {
     const run = await t.agent().prompt("first question");
@@ -297,7 +297,7 @@ test("SCOMP-06: compactNow() after the parent settled, with the issued owner, co
   }
 });
 
-test("SCOMP-08: a call naming a parent the host cancelled is refused; the owner's next call is still admitted", async () => {
+test("SCOMP-08: a call naming a cancelled parent is refused; the owner's next one is admitted", async () => {
   const t = await setup([]);
   try {
     const abort = new AbortController();
@@ -317,7 +317,7 @@ test("SCOMP-08: a call naming a parent the host cancelled is refused; the owner'
   }
 });
 
-test("SCTL-03, SCTL-11 (Python SDK): wait_for_idle answers outside a run and is refused as a deadlock inside one", async () => {
+test("SCTL-03, SCTL-11 (Python SDK): wait_for_idle outside a run; a deadlock inside one", async () => {
   const t = await setup(
     [{ tool_calls: [{ name: "ctl", arguments: { op: "wait", tag: "in" }, id: "c1" }] }, { text: "ok" }],
     {
@@ -338,7 +338,7 @@ test("SCTL-03, SCTL-11 (Python SDK): wait_for_idle answers outside a run and is 
   }
 });
 
-test("SCOMP-06, SCOMP-07, SCOMP-11 (Python SDK): queued compact after the reply; dropped when the handler fails", async () => {
+test("SCOMP-06, SCOMP-07, SCOMP-11 (Python SDK): queued compact after the reply or dropped", async () => {
   const t = await setup([{ text: "First answer." }, { text: "Python summary." }], { python: true });
   try {
     await t.agent().prompt("first question");

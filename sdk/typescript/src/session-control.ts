@@ -28,7 +28,7 @@ import {
 import type { JsonRpcId } from "@octet/protocol";
 import type { Link } from "./link.js";
 
-/** What this file needs of a running request (request-scope.ts's RequestScope; a leaf import keeps types.ts acyclic). */
+/** What this needs of a running request (request-scope.ts's; a leaf import keeps types.ts acyclic). */
 interface RequestScope {
   readonly id: JsonRpcId;
   readonly active: boolean;

@@ -97,7 +97,7 @@ test("SCTL-04: only wait_for_idle, switch and compact are declared; another sess
   assert.equal(methodSpec("session/fork"), undefined);
 });
 
-test("SCTL-05: a live parent's owner wins over a foreign explicit owner, and its settlement cancels the call", async () => {
+test("SCTL-05: a live parent's owner wins over a foreign one; its settlement cancels the call", async () => {
   const { g, s, gates } = setup();
   const parent = g.addParent(2);
   const foreign = { session_id: "other", extension_instance_id: "x", process_generation: 9 };
@@ -108,7 +108,7 @@ test("SCTL-05: a live parent's owner wins over a foreign explicit owner, and its
   await assert.rejects(pending, /wait cancelled/);
 });
 
-test("SCTL-06: after the parent settled the issued owner admits the call; missing, foreign or stale ones do not", async () => {
+test("SCTL-06: a settled parent: the issued owner is admitted; missing, foreign, stale are not", async () => {
   const { g, s, next } = setup();
   const owner = g.owner();
   const ok = call(g, s, "session/wait_for_idle", { parent_request_id: 7, resource_owner: owner });
@@ -132,7 +132,7 @@ test("SCTL-06: after the parent settled the issued owner admits the call; missin
   }
 });
 
-test("SCTL-07, SCTL-08: the queue keeps order; an idle wait is answered only after the earlier switch happened", async () => {
+test("SCTL-07, SCTL-08: the queue keeps order; a wait is answered after the earlier switch", async () => {
   const { g, s, done, next } = setup();
   const owner = g.owner();
   const answered: string[] = [];
@@ -202,7 +202,7 @@ test("SCTL-10: the queue takes its bound of operations; one more is -32012; a fa
   assert.equal(passed.code, ErrorCode.InvalidParams, "the service's own WireError reaches the extension as it is");
 });
 
-test("SCTL-11: a tool/call handler waiting for idle while the session runs is refused (deadlock), not hung", async () => {
+test("SCTL-11: a tool/call waiting for idle while the session runs is refused (deadlock)", async () => {
   const { g, s, setIdle, gates, next } = setup({ idle: false });
   g.addParent(2);
   for (const [method, extra] of [
@@ -306,7 +306,7 @@ test("SCOMP-01, SCOMP-02: offered on API 0.4 only, compaction only with a servic
   assert.equal(s?.requests?.["session/compact"], undefined, "without compact nothing answers session/compact");
 });
 
-test("SCTL-06, SCOMP-08: a known cancellation tombstone is refused; another parent of the same owner still works", async () => {
+test("SCTL-06, SCOMP-08: a cancellation tombstone is refused; another parent still works", async () => {
   const { g, s, next } = setup();
   g.cancelledRequest = (id) => id === 9;
   for (const method of ["session/wait_for_idle", "session/compact"]) {
@@ -322,7 +322,7 @@ test("SCTL-06, SCOMP-08: a known cancellation tombstone is refused; another pare
   assert.deepEqual(await ok, { entry_id: "c1", summary: "S", first_kept: "e2" });
 });
 
-test("SCOMP-09: a compaction admitted against one session is not run after a switch changed the active session", async () => {
+test("SCOMP-09: a compaction admitted against one session is not run after a switch", async () => {
   const l = lifecycle();
   let active = "s1";
   const g = fakeGeneration();
