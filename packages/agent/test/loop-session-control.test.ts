@@ -375,3 +375,23 @@ test("SCOMP-12 (Python SDK): compact_now() on a session with nothing to compact 
     await t.done();
   }
 });
+
+test("SCTL-10: before the embedder opened an agent (no active session) every operation is -32603, not success", async () => {
+  const service = sessionControlService({ agent: () => null, replace: () => undefined, home: tempWorkspace() });
+  const who = {
+    extension: "x",
+    owner: { session_id: "s", extension_instance_id: "i", process_generation: 1 },
+    signal: new AbortController().signal,
+  };
+  for (const op of [
+    () => service.waitForIdle(who),
+    () => service.switchTo({ ...who, session_id: "other" }),
+    () => service.compact!(who),
+  ])
+    await assert.rejects(op(), (err: { code?: number; message: string }) => {
+      assert.equal(err.code, ErrorCode.InternalError);
+      assert.match(err.message, /^internal_error session\/\w+ failed: no agent session is open yet/);
+      return true;
+    });
+  assert.equal(service.idle(), true);
+});
