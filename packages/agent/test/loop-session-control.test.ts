@@ -376,7 +376,7 @@ test("SCOMP-12 (Python SDK): compact_now() on a session with nothing to compact 
   }
 });
 
-test("SCTL-10: before the embedder opened an agent (no active session) every operation is -32603, not success", async () => {
+test("SCTL-10: before an agent is open (no active session) every operation is -32603, not success", async () => {
   const service = sessionControlService({ agent: () => null, replace: () => undefined, home: tempWorkspace() });
   const who = {
     extension: "x",
