@@ -20,10 +20,24 @@ from ._bounds import MAX_COMPACT_INSTRUCTIONS_BYTES
 from .peer import Link
 from .scope import RequestScope
 
-__all__ = ["SessionControl", "flush_after_reply"]
+__all__ = ["SessionControl", "flush_after_reply", "mark_compaction_hook"]
 
 _MAX_SESSION_ID_BYTES = 256
 _QUEUED: "weakref.WeakKeyDictionary[RequestScope, List[Dict[str, Any]]]" = weakref.WeakKeyDictionary()
+
+
+#: Requests running the compaction_strategy hook: compaction from them is refused (SCOMP-07).
+_COMPACTION_HOOKS: "weakref.WeakSet[RequestScope]" = weakref.WeakSet()
+
+
+def mark_compaction_hook(scope: RequestScope) -> None:
+    _COMPACTION_HOOKS.add(scope)
+
+
+def _refuse_in_compaction_hook(scope: Optional[RequestScope], what: str) -> None:
+    if scope is not None and scope in _COMPACTION_HOOKS:
+        raise RuntimeError(f"invalid_request session_control.{what}() refused: called from the compaction_strategy "
+                           "hook; a compaction cannot start a compaction (SCOMP-07)")
 
 
 def flush_after_reply(scope: RequestScope, link: Optional[Link], succeeded: bool) -> None:
@@ -90,6 +104,7 @@ class SessionControl:
         link = self._ready("compact", "session_compaction_v1")
         del link
         scope = self._scope()
+        _refuse_in_compaction_hook(scope, "compact")
         if scope is None or not scope.active or not isinstance(scope.id, int) or isinstance(scope.id, bool):
             raise RuntimeError("session_control.compact() queues from an active request handler; elsewhere use "
                                "compact_now()")
@@ -101,6 +116,7 @@ class SessionControl:
     def compact_now(self, parent_request_id: int, owner: Any, custom_instructions: Optional[str] = None) -> Any:
         """session/compact once the request `parent_request_id` was answered; returns
         {entry_id, summary, first_kept} of the new compaction entry."""
+        _refuse_in_compaction_hook(self._scope(), "compact_now")
         extra = _instructions("compact_now", custom_instructions)
         return self._call("compact_now", "session/compact", extra, parent_request_id, _owner("compact_now", owner),
                           True, "session_compaction_v1")

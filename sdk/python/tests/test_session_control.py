@@ -4,7 +4,9 @@ before anything is sent, with the contract name first."""
 import unittest
 
 from octet_extension._bounds import MAX_COMPACT_INSTRUCTIONS_BYTES
-from octet_extension.session_control import SessionControl
+from octet_extension.peer import Link
+from octet_extension.scope import RequestScope
+from octet_extension.session_control import SessionControl, mark_compaction_hook
 
 OWNER = {"session_id": "s", "extension_instance_id": "i", "process_generation": 1}
 
@@ -40,6 +42,16 @@ class SessionControlChecks(unittest.TestCase):
             c.switch_session("s" * 257)
         with self.assertRaisesRegex(TypeError, r"^invalid_request .*session_id: must not be empty"):
             c.switch_session(" ")
+
+    def test_SCOMP_07_compaction_from_the_compaction_strategy_hook_is_refused_locally(self):
+        hook = RequestScope(5, "hook/run")
+        mark_compaction_hook(hook)
+        link = Link("0.4", frozenset({"session_control_v1", "session_compaction_v1"}), None, None)
+        c = SessionControl(lambda: link, lambda: hook, lambda: OWNER)
+        with self.assertRaisesRegex(RuntimeError, r"^invalid_request session_control\.compact\(\) refused"):
+            c.compact()
+        with self.assertRaisesRegex(RuntimeError, r"compact_now\(\) refused: called from the compaction_strategy"):
+            c.compact_now(3, OWNER)
 
 
 if __name__ == "__main__":

@@ -68,6 +68,23 @@ export interface SessionControlApi {
   compactNow(retained: RetainedOwner & { customInstructions?: string }): Promise<SessionCompactResult>;
 }
 
+/** Requests running the compaction_strategy hook: compaction from them (or what they schedule) is refused. */
+const compactionHooks = new WeakSet<object>();
+
+/** Marks `scope` as running the compaction_strategy hook (dispatch.ts). */
+export function markCompactionHook(scope: object): void {
+  compactionHooks.add(scope);
+}
+
+function refuseInCompactionHook(scope: RequestScope | undefined, what: string): void {
+  // AsyncLocalStorage carries the hook's scope into callbacks it schedules, so they are refused too.
+  if (scope !== undefined && compactionHooks.has(scope))
+    throw new Error(
+      `invalid_request sessionControl.${what}() refused: called from the compaction_strategy hook; a compaction ` +
+        "cannot start a compaction (SCOMP-07)",
+    );
+}
+
 interface Queued {
   params: unknown;
   options: QueuedCompactOptions;
@@ -160,6 +177,7 @@ export function sessionControlApi(
     compact(options = {}) {
       ready("compact", "session_compaction_v1");
       const s = scope();
+      refuseInCompactionHook(s, "compact");
       const o = owner();
       if (!s?.active || typeof s.id !== "number")
         throw new Error("sessionControl.compact() queues from an active request handler; elsewhere use compactNow()");
@@ -180,6 +198,7 @@ export function sessionControlApi(
       queued.set(s, list);
     },
     async compactNow(retained) {
+      refuseInCompactionHook(scope(), "compactNow");
       const extra =
         retained.customInstructions !== undefined ? { custom_instructions: retained.customInstructions } : {};
       const answer = await call(

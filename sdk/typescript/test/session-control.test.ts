@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { bounds, type RpcPeer } from "@octet/protocol";
-import { sessionControlApi } from "../src/session-control.js";
+import { markCompactionHook, sessionControlApi } from "../src/session-control.js";
 import type { Link } from "../src/link.js";
 
 const OWNER = { session_id: "s", extension_instance_id: "i", process_generation: 1 };
@@ -51,4 +51,28 @@ test("SCOMP-01, SCOMP-06: without the features, or outside a handler, nothing is
   assert.throws(() => both.sc.compact(), /queues from an active request handler; elsewhere use compactNow\(\)/);
   await assert.rejects(both.sc.waitForIdle(), /outside an active numeric request needs \{parentRequestId, owner\}/);
   assert.deepEqual([...none.sent, ...both.sent], []);
+});
+
+test("SCOMP-07: compaction from the compaction_strategy hook (or what it schedules) is refused locally", async () => {
+  const hook = { id: 5, active: true, aborted: false, signal: new AbortController().signal };
+  markCompactionHook(hook);
+  const link: Link = {
+    api: "0.4",
+    features: new Set(["session_control_v1", "session_compaction_v1"]),
+    peer: {
+      request: () => {
+        throw new Error("nothing should be sent");
+      },
+    } as unknown as RpcPeer,
+  };
+  const sc = sessionControlApi(
+    () => hook,
+    () => link,
+    () => OWNER,
+  );
+  assert.throws(
+    () => sc.compact(),
+    /^Error: invalid_request sessionControl\.compact\(\) refused: .*compaction_strategy/,
+  );
+  await assert.rejects(sc.compactNow({ parentRequestId: 3, owner: OWNER }), /compactNow\(\) refused: called from/);
 });
