@@ -1,5 +1,5 @@
 /** Errors of the agent itself (not of an extension, not of the provider), with a code to branch on. */
-export type AgentErrorCode = "busy" | "closed" | "queue_full" | "unknown_tool";
+export type AgentErrorCode = "busy" | "closed" | "queue_full" | "unknown_tool" | "nothing_to_compact";
 
 export class AgentError extends Error {
   override readonly name = "AgentError";

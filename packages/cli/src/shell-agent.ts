@@ -5,7 +5,7 @@
  * session file behind. Without a model, the first prompt says how to configure one.
  */
 import type { Agent } from "@octet/agent";
-import type { ExtensionHost, SessionEntriesService } from "@octet/host";
+import type { ExtensionHost, SessionControlService, SessionEntriesService } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import { agentConfig, loadAgentLib, noModelHelp, openAgent, type AgentConfig, type AgentLib } from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
@@ -201,6 +201,28 @@ export class ShellAgent {
         sendUserMessage: async (r) => (await lib()).messageInjectionService(() => this.#agent).sendUserMessage(r),
       },
       activeTools: { setActive: async (r) => (await lib()).activeToolsService(() => this.#agent).setActive(r) },
+    };
+  }
+
+  /**
+   * services.sessionControl for the host (W 2.21b, 2.21c): wait_for_idle, switch and compact on
+   * the agent of the moment; a switch replaces it, and the next prompt goes to the new session.
+   */
+  sessionControl(): SessionControlService {
+    const service = async () =>
+      (await this.#loadLib()).sessionControlService({
+        agent: () => this.#agent,
+        replace: (next) => {
+          this.#agent = next;
+        },
+        home: this.#config.home,
+      });
+    return {
+      idle: () => this.#agent?.isIdle() ?? true,
+      epoch: () => this.#agent?.session.id ?? null,
+      waitForIdle: async (r) => (await service()).waitForIdle(r),
+      switchTo: async (r) => (await service()).switchTo(r),
+      compact: async (r) => (await service()).compact!(r),
     };
   }
 

@@ -39,7 +39,9 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     const reserved = agent.configured ? { reservedToolNames: BUILTIN_TOOL_NAMES } : {};
     const started = hostOptions(options, { signal, ...reserved }, ui);
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
-    const entries = agent.configured ? { sessionEntries: agent.sessionEntries(), ...agent.injection() } : {};
+    const entries = agent.configured
+      ? { sessionEntries: agent.sessionEntries(), sessionControl: agent.sessionControl(), ...agent.injection() }
+      : {};
     return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true, ...entries } });
   };
   let host = await startHost(starting.signal);

@@ -64,6 +64,10 @@ export { TurnHookError, TURN_HOOK_DEFAULT_TIMEOUT_MS } from "./modules/session-e
 export type { MessageInjectionService } from "./modules/message-injection/module.js";
 export type { ActiveToolsService } from "./modules/active-tools/module.js";
 export type { Wave1Requester } from "./modules/wave1-owner.js";
+export type {
+  SessionControlRequester,
+  SessionControlService,
+} from "./modules/session-control/session-control-service.js";
 export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";
 export type {
   ForeignRuntime,

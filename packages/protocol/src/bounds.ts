@@ -279,3 +279,12 @@ export const MAX_SESSION_ENTRY_TYPE_BYTES = 128;
 export const MAX_SESSION_ENTRY_DATA_BYTES = 65_536;
 export const MAX_SESSION_ENTRY_ID_BYTES = 256;
 export const MAX_SESSION_NAME_BYTES = 4_096;
+
+/** session/compact custom_instructions, raw UTF-8 before normalization (W 2.21c, SCOMP-04). */
+export const MAX_COMPACT_INSTRUCTIONS_BYTES = 16_384;
+/**
+ * Active-session operations (W 2.21b) waiting in the host's one ordered queue, the running one
+ * included; one more is refused -32012 (SCTL-10). The reference names no number; 32 is room for
+ * every extension's wait plus a switch without letting one extension pile up unbounded work.
+ */
+export const MAX_SESSION_CONTROL_QUEUE = 32;

@@ -335,6 +335,9 @@ export {
   SESSION_APPEND_ENTRY,
   SESSION_SET_NAME,
   SESSION_SET_LABEL,
+  SESSION_WAIT_FOR_IDLE,
+  SESSION_SWITCH,
+  SESSION_COMPACT,
   PRESENTATION_UPDATE,
   TOOLS_REGISTER,
   TOOLS_UNREGISTER,
@@ -383,3 +386,15 @@ export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
 export type { SignalPlatform } from "./os/process-group.js";
 export { truncateUtf8 } from "./text/utf8-truncate.js";
 export { duplicateTopLevelKeys } from "./text/json-members.js";
+export {
+  validateWaitForIdleParams,
+  validateSwitchParams,
+  validateCompactParams,
+  validateCompactResult,
+} from "./api/validate-session-control.js";
+export type {
+  SessionControlParams,
+  SessionSwitchParams,
+  SessionCompactParams,
+  SessionCompactResult,
+} from "./api/validate-session-control.js";

@@ -15,6 +15,7 @@ from .results import (to_command_result, to_context, to_hook_result, to_render_r
 from .diagnostics import normalize_result
 from .scope import current_scope
 from .session import mark_turn_hook
+from .session_control import mark_compaction_hook
 from .menu_rules import check_menu
 
 __all__ = ["route", "legal_method", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
@@ -171,6 +172,11 @@ async def _hook_run(params: Any, r: _Routed) -> Any:
         if scope is not None:
             mark_turn_hook(scope)
         return to_turn_hook_result(await _author(r.invoke(entry, (payload,), context)))
+    if hook == "compaction_strategy":
+        # A compaction cannot start a compaction: session_control refuses it from this scope (SCOMP-07).
+        scope = current_scope()
+        if scope is not None:
+            mark_compaction_hook(scope)
     value = await _author(r.invoke(entry, (payload,), context))
     if hook == "cache_warming_decision":
         return _cache_warming_result(value)

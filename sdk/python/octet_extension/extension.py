@@ -35,6 +35,7 @@ from .scope import Cancellation, RequestScope, current_scope
 from .serving import Serving
 from .session import Session
 from .message_injection import ActiveTools
+from .session_control import SessionControl
 from .writer import take_stdout
 
 __all__ = ["Extension", "HandlerContext"]
@@ -104,6 +105,8 @@ class Extension(Registration, Serving):
         self.session = Session(lambda: self._link, current_scope)
         #: tools/set_active for the running request (as ctx.tools).
         self.tools = ActiveTools(lambda: self._link, current_scope)
+        #: session_control_v1 / session_compaction_v1 (as ctx.session_control; retained calls pass the owner).
+        self.session_control = SessionControl(lambda: self._link, current_scope)
         # Take stdout now, not in run(): a "loading..." print between the two must not reach
         # the host as a non-frame (FRAME-03).
         self._stdout_fd = take_stdout()

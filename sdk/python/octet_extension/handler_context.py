@@ -10,6 +10,7 @@ from .reverse import confirm as _confirm, request_input as _input
 from .scope import RequestScope
 from .session import Session
 from .message_injection import ActiveTools
+from .session_control import SessionControl
 
 if TYPE_CHECKING:
     from .extension import Extension
@@ -53,6 +54,12 @@ class HandlerContext:
     def tools(self) -> ActiveTools:
         """tools/set_active parented to this request (active_tools, W 2.23)."""
         return ActiveTools(lambda: self._link, lambda: self._scope)
+
+    @property
+    def session_control(self) -> SessionControl:
+        """session_control_v1 / session_compaction_v1 (API 0.4): wait, switch, queued compact."""
+        return SessionControl(lambda: self._link, lambda: self._scope,
+                              lambda: (self.context or {}).get("resource_owner"))
 
     def publish_artifact(self, source: Any, mime_type: str, **options: Any) -> Any:
         return self._link.call(lambda: publish_artifact(self._scope, self._link, source, mime_type, **options))

@@ -29,6 +29,8 @@ SDK_FEATURES = (
     "session_entries",
     "message_injection",
     "active_tools",
+    "session_control_v1",
+    "session_compaction_v1",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -102,6 +104,8 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     # ctx.session.send_message / send_user_message and the message/updated stream; ctx.tools.set_active.
     select("message_injection", True)
     select("active_tools", True)
+    # ctx.session_control (W 2.21b, 2.21c): compaction only with control, as INIT-34 requires.
+    select("session_compaction_v1", select("session_control_v1", api == "0.4"))
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 

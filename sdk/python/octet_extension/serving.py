@@ -24,6 +24,7 @@ from .negotiation import LIFECYCLE_EVENTS, negotiate
 from .peer import Link, RpcPeer, diagnose
 from .progress import RequestProgress
 from .scope import RequestScope, set_current
+from .session_control import flush_after_reply
 from .writer import FrameWriter
 
 
@@ -205,6 +206,10 @@ class Serving:
             self._peer.reply_failure(scope.id, scope.method, failure)
         else:
             self._peer.reply_result(scope.id, scope.method, outcome)
+        # Queued ctx.session_control.compact() goes out only after this reply (SCOMP-06); a tool
+        # whose error became an is_error result ended in error, so it is dropped (SCOMP-07).
+        failed = failure is not None or (isinstance(outcome, dict) and outcome.get("is_error") is True)
+        flush_after_reply(scope, link, not failed)
 
     async def _slot(self, scope: RequestScope) -> bool:
         """Waits for a concurrency slot (True) or for the request's cancellation (False), whichever

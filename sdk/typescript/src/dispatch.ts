@@ -43,6 +43,7 @@ import {
 } from "./results.js";
 import { requestStorage } from "./request-scope.js";
 import { markTurnHook } from "./session.js";
+import { markCompactionHook } from "./session-control.js";
 import type {
   CommandHandler,
   ContextHandler,
@@ -150,6 +151,8 @@ async function hookRun(raw: unknown, { registry, ctx }: Routed): Promise<unknown
     const a = params(validateAdvisoryHookParams(raw));
     const advisory = registry.hooks.get(a.hook);
     if (!advisory) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${a.hook}"`);
+    const hookScope = requestStorage.getStore();
+    if (a.hook === "compaction_strategy" && hookScope) markCompactionHook(hookScope);
     const payload = a.payload as unknown as Record<string, unknown>;
     return toAdvisoryResult(a.hook, await author(() => advisory(payload, ctx(a.context))));
   }

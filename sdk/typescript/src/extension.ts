@@ -62,6 +62,7 @@ import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-s
 import { parentOf, sessionApi, type SessionApi } from "./session.js";
 import { activeToolsApi, isMessageEvent, MessageHandlers } from "./message-injection.js";
 import type { ActiveToolsApi, MessageEvent, MessageHandler } from "./types.js";
+import { sessionControlApi, type SessionControlApi } from "./session-control.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
 import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
@@ -92,6 +93,12 @@ export class Extension {
     () => this.#serving.link,
   );
   readonly #messages = new MessageHandlers();
+  /** session_control_v1 / session_compaction_v1 (API 0.4): waits, switches and compactions; as ctx.sessionControl. */
+  readonly sessionControl: SessionControlApi = sessionControlApi(
+    () => requestStorage.getStore(),
+    () => this.#serving.link,
+    () => undefined,
+  );
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),
     toolsAt: undefined as ((revision: number | undefined) => ReadonlyMap<string, CatalogTool>) | undefined,

@@ -8,6 +8,7 @@ import { confirm, input } from "./reverse-requests.js";
 import { publishArtifact } from "./artifacts.js";
 import { parentOf, sessionApi } from "./session.js";
 import { activeToolsApi } from "./message-injection.js";
+import { sessionControlApi } from "./session-control.js";
 
 export function handlerContext(
   scope: RequestScope,
@@ -36,6 +37,11 @@ export function handlerContext(
       parentOf,
       () => scope,
       () => link,
+    ),
+    sessionControl: sessionControlApi(
+      () => scope,
+      () => link,
+      () => context?.resource_owner,
     ),
   };
 }

@@ -51,6 +51,12 @@ export type { ArtifactSourceInput, PublishArtifactOptions, PublishedArtifact } f
 export type { PolicyApi, PolicyAnswer, IntentInput, SecretsApi } from "./host-services.js";
 export type { SessionApi } from "./types.js";
 export type { ActiveToolsApi, MessageEvent, MessageHandler, MessageInjectionApi, MessageParams } from "./types.js";
+export type {
+  QueuedCompactOptions,
+  RetainedOwner,
+  SessionCompactResult,
+  SessionControlApi,
+} from "./session-control.js";
 export { TypedResult, INVALID_OUTPUT_CODE } from "./typed-tool.js";
 export type { TypedResultOptions, TypedToolSpec, TypedToolHandler, TypedToolReturn } from "./typed-tool.js";
 export { withDiagnostics, DIAGNOSTICS_METADATA_KEY } from "./diagnostics.js";

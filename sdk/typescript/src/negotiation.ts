@@ -69,6 +69,8 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   // ctx.session.sendMessage / sendUserMessage and the message/updated stream; ctx.tools.setActive.
   select("message_injection", true);
   select("active_tools", true);
+  // ctx.sessionControl (W 2.21b, 2.21c): compaction only with control, as INIT-34 requires.
+  select("session_compaction_v1", select("session_control_v1", input.api === "0.4"));
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -5,6 +5,7 @@
  * (dispatch.ts) under the concurrency limit, each inside its request scope (request-scope.ts).
  * Stdin EOF and shutdown exit the process. Protocol frames leave only through the StdoutWriter.
  */
+import { flushAfterReply } from "./session-control.js";
 import {
   ErrorCode,
   EnvelopeReader,
@@ -190,8 +191,13 @@ export class Serving {
         handlerContext(scope, link, context, this.#x.notify);
       const registry = this.#x.registry;
       const api = this.#x.apiVersion;
-      return await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));
+      const result = await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));
+      // Queued ctx.sessionControl.compact() goes out only after this reply (SCOMP-06); a tool that
+      // failed (its error became an is_error result) ended in error, so it is dropped (SCOMP-07).
+      flushAfterReply(scope, link, !scope.aborted && !(isPlainObject(result) && result["is_error"] === true));
+      return result;
     } catch (err) {
+      flushAfterReply(scope, link, false);
       if (scope.aborted && isNegotiated(this.#x.apiVersion))
         throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
       throw err;

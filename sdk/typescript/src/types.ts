@@ -2,6 +2,7 @@
  * The author-facing types of the TypeScript SDK: tool, command, hook, context, status and renderer
  * handlers and what they may return. Wire shapes come from @octet/protocol.
  */
+import type { SessionControlApi } from "./session-control.js";
 import type {
   ApiVersion,
   ContentPart,
@@ -265,6 +266,8 @@ export interface HandlerContext {
   readonly session: SessionApi;
   /** tools/set_active (API 0.2+, feature active_tools), parented to this request as ctx.session is. */
   readonly tools: ActiveToolsApi;
+  /** session_control_v1 / session_compaction_v1 (API 0.4): see session-control.ts. */
+  readonly sessionControl: SessionControlApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**

@@ -107,6 +107,41 @@ export class Agent {
     return this.#running === null;
   }
 
+  /**
+   * Resolves once no prompt or compaction runs (at once when idle); rejects when `signal` aborts.
+   * The idle boundary of session/wait_for_idle (W 2.21b). A caller inside the run (a tool's
+   * handler) must not await it: the run ends only after that caller does.
+   */
+  async whenIdle(signal?: AbortSignal): Promise<void> {
+    signal?.throwIfAborted();
+    if (this.isIdle()) return;
+    let off = (): void => {};
+    const aborted = new Promise<never>((_, reject) => {
+      const on = (): void => reject(signal?.reason);
+      signal?.addEventListener("abort", on, { once: true });
+      off = () => signal?.removeEventListener("abort", on);
+    });
+    try {
+      while (!this.isIdle()) {
+        await Promise.race([(this.#work ?? Promise.resolve()).catch(() => undefined), aborted]);
+        // The run's own finally clears #running after its promise settles: let it run first.
+        await new Promise((r) => setImmediate(r));
+      }
+    } finally {
+      off();
+    }
+  }
+
+  /**
+   * Closes this agent's session (session/settled, the lock released) and returns an agent over
+   * `session` with the same model, host and options (session/switch, W 2.21b). Only when idle.
+   */
+  async switchTo(session: SessionFile): Promise<Agent> {
+    if (!this.isIdle()) throw new AgentError("busy", "the session cannot be switched while a prompt runs");
+    await this.close("completed");
+    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model });
+  }
+
   subscribe(listener: AgentEventListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);

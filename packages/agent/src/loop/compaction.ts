@@ -12,6 +12,7 @@ import type { JsonValue, SessionEntry, SessionFile } from "../session/index.js";
 import { buildContext } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { describeProviderError, requestOptions } from "../models/index.js";
+import { AgentError } from "../agent-error.js";
 
 export interface CompactionSettings {
   /** Automatic compaction before a request when the context is this close to the window. */
@@ -139,7 +140,8 @@ export async function compactSession(o: {
     throw new Error(`compaction instructions are ${size} bytes, over the ${MAX_INSTRUCTIONS_BYTES}-byte limit`);
   const path = o.session.pathToLeaf();
   const firstKept = chooseFirstKept(path, o.settings.keepRecentTokens);
-  if (firstKept === null) throw new Error("nothing to compact yet: the session has no older entries to summarize");
+  if (firstKept === null)
+    throw new AgentError("nothing_to_compact", "nothing to compact yet: the session has no older entries to summarize");
   const cut = path.findIndex((e) => e.id === firstKept);
   const older = buildContext(path.slice(0, cut)).messages;
   const tokensBefore = pathTokens(path);

@@ -96,6 +96,7 @@ export class Generation {
       owner: () => this.owner(),
       ended: this.#ended$.signal,
       activeRequest: (id) => this.#requests?.active(id),
+      cancelledRequest: (id) => this.#requests?.wasCancelled(id) ?? false,
       diagnose: (level, message) => this.#diagnose(level, message),
       emit: (event) => spec.emit(event),
     });

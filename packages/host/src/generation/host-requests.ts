@@ -81,9 +81,18 @@ export class HostRequests {
     this.#slots = options.maxConcurrent === null ? null : new Slots(options.maxConcurrent);
   }
 
+  readonly #cancelledIds = new Set<number>();
   /** Requests in flight, including cancelled ones the extension has not settled yet. */
   get inFlight(): number {
     return this.#active.size + this.#graces.size;
+  }
+
+  /**
+   * Whether the host cancelled request `id` (a known cancellation tombstone, W 2.21b/c): the last
+   * MAX_CHILD_IDS_PER_GENERATION cancelled ids are remembered, so an owner-only call naming one is refused.
+   */
+  wasCancelled(id: number): boolean {
+    return this.#cancelledIds.has(id);
   }
 
   active(id: number): ActiveParent | undefined {
@@ -151,6 +160,9 @@ export class HostRequests {
     const cancel = (reason: CancelReason, error: OctetError): void => {
       if (cancelled) return;
       cancelled = true;
+      this.#cancelledIds.add(outgoing.id);
+      if (this.#cancelledIds.size > bounds.MAX_CHILD_IDS_PER_GENERATION)
+        this.#cancelledIds.delete(this.#cancelledIds.values().next().value as number);
       const r = peer.abandon(outgoing.id, "cancelled", error);
       if (!r) return;
       if (r.withdrawn) return; // never written: the extension never saw it (CANCEL-02)

@@ -78,6 +78,8 @@ export interface ServiceGeneration {
   readonly ended: AbortSignal;
   /** The active host request with this id, for notifications that name a parent (presentation/update). */
   activeRequest(id: number): ActiveParent | undefined;
+  /** Whether the host cancelled its request `id` (a known cancellation tombstone); absent: none known. */
+  cancelledRequest?(id: number): boolean;
   diagnose(level: DiagnosticLevel, message: string): void;
   emit(event: HostEvent): void;
   /** The clock of rate windows (tests inject one). */

@@ -20,6 +20,7 @@ import { providerCredentialsModule, secretsModule } from "./secrets/module.js";
 import { sessionEntriesModule } from "./session-entries/module.js";
 import { messageInjectionModule } from "./message-injection/module.js";
 import { activeToolsModule } from "./active-tools/module.js";
+import { sessionControlModule } from "./session-control/module.js";
 
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
@@ -40,6 +41,7 @@ export {
   sessionEntriesModule,
   messageInjectionModule,
   activeToolsModule,
+  sessionControlModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */
@@ -62,6 +64,7 @@ export const HOST_MODULES = [
   sessionEntriesModule,
   messageInjectionModule,
   activeToolsModule,
+  sessionControlModule,
 ] as const satisfies readonly HostModule[];
 
 type ApiOf<M> = M extends HostModule<unknown, infer E> ? E : never;

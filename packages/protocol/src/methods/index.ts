@@ -22,6 +22,7 @@ import { PROGRESS_METHODS } from "./progress.js";
 import { SECRET_METHODS } from "./secrets.js";
 import { SESSION_ENTRY_METHODS } from "./session-entries.js";
 import { MESSAGE_INJECTION_METHODS } from "./message-injection.js";
+import { SESSION_CONTROL_METHODS } from "./session-control.js";
 import type { MethodDirection, MethodSpec } from "./spec.js";
 
 const GROUPS: readonly (readonly MethodSpec[])[] = [
@@ -36,6 +37,7 @@ const GROUPS: readonly (readonly MethodSpec[])[] = [
   POLICY_METHODS,
   SECRET_METHODS,
   SESSION_ENTRY_METHODS,
+  SESSION_CONTROL_METHODS,
   PRESENTATION_METHODS,
   DYNAMIC_TOOL_METHODS,
   MESSAGE_INJECTION_METHODS,
@@ -118,6 +120,7 @@ export { POLICY_EVALUATE } from "./policy.js";
 export { SECRET_GET, PROVIDER_CREDENTIALS } from "./secrets.js";
 export { SESSION_APPEND_ENTRY, SESSION_SET_NAME, SESSION_SET_LABEL } from "./session-entries.js";
 export { PRESENTATION_UPDATE } from "./presentation.js";
+export { SESSION_WAIT_FOR_IDLE, SESSION_SWITCH, SESSION_COMPACT } from "./session-control.js";
 export { TOOLS_REGISTER, TOOLS_UNREGISTER } from "./dynamic-tools.js";
 export {
   SESSION_SEND_MESSAGE,

@@ -1,0 +1,87 @@
+/**
+ * The agent's side of session_control_v1 and session_compaction_v1 (W 2.21b, 2.21c): the
+ * lifecycle service the embedder binds as `services.sessionControl`. The host queues and orders
+ * the operations; this runs each on the agent the embedder holds now.
+ *
+ * - wait_for_idle resolves when the agent runs nothing (Agent.whenIdle).
+ * - switch waits for idle, closes the current session properly (session/settled, lock released)
+ *   and opens the named session of the same workspace in its place; `replace` hands the new agent
+ *   to the embedder. Only an exact id of a session of this workspace is taken (no prefix).
+ * - compact waits for idle and runs the real compaction (Agent.compact); the answer is the new
+ *   compaction entry's. Nothing to compact is a refusal (-32602 invalid_request), never a success.
+ *
+ * Before the embedder opened an agent there is no active session: -32603 saying so (SCTL-10).
+ */
+import type { SessionControlService } from "@octet/host";
+import { ErrorCode, WireError } from "@octet/protocol";
+import { AgentError } from "../agent-error.js";
+import { listSessions, SessionFile } from "../session/index.js";
+import type { Agent } from "./agent.js";
+
+export interface SessionControlOptions {
+  /** The agent the embedder runs now, or null before it opened one. */
+  agent(): Agent | null;
+  /** Takes the agent over the switched-to session in place of the closed one. */
+  replace(next: Agent): void;
+  /** The octet home whose sessions/ holds the workspace's sessions. */
+  home: string;
+}
+
+export function sessionControlService(o: SessionControlOptions): SessionControlService {
+  const agentFor = (method: string): Agent => {
+    const agent = o.agent();
+    if (!agent || agent.closed)
+      throw new WireError(
+        ErrorCode.InternalError,
+        `internal_error ${method} failed: ${
+          agent ? "the agent's session is closed" : "no agent session is open yet (the first prompt opens one)"
+        }`,
+      );
+    return agent;
+  };
+  /** The agent once idle; a prompt typed meanwhile may start first, so it is asked again. */
+  const idleAgent = async (method: string, signal: AbortSignal): Promise<Agent> => {
+    for (;;) {
+      const agent = agentFor(method);
+      await agent.whenIdle(signal);
+      if (agent.isIdle() && o.agent() === agent) return agent;
+    }
+  };
+  return {
+    idle: () => o.agent()?.isIdle() ?? true,
+    epoch: () => o.agent()?.session.id ?? null,
+    async waitForIdle(r) {
+      await idleAgent("session/wait_for_idle", r.signal);
+    },
+    async switchTo(r) {
+      const agent = await idleAgent("session/switch", r.signal);
+      if (agent.session.id === r.session_id) return;
+      const found = (await listSessions(o.home, agent.session.workspace)).find((s) => s.id === r.session_id);
+      if (!found)
+        throw new WireError(
+          ErrorCode.InvalidParams,
+          `invalid_request session/switch: session_id ${JSON.stringify(r.session_id.slice(0, 64))} is no session ` +
+            `of workspace ${agent.session.workspace}`,
+        );
+      // Opened (and locked) before the current one is closed: a session that cannot be opened
+      // leaves the current one running.
+      const session = await SessionFile.open(found.path);
+      if (!agent.isIdle() || o.agent() !== agent) {
+        await session.close();
+        throw new WireError(ErrorCode.InternalError, "internal_error session/switch failed: a prompt started first");
+      }
+      o.replace(await agent.switchTo(session));
+    },
+    async compact(r) {
+      const agent = await idleAgent("session/compact", r.signal);
+      try {
+        const done = await agent.compact(r.custom_instructions, { signal: r.signal });
+        return { entry_id: done.entry.id, summary: done.summary, first_kept: done.first_kept };
+      } catch (err) {
+        if (err instanceof AgentError && err.code === "nothing_to_compact")
+          throw new WireError(ErrorCode.InvalidParams, `invalid_request session/compact refused: ${err.message}`);
+        throw err;
+      }
+    },
+  };
+}
