@@ -62,6 +62,7 @@ export type {
 } from "./modules/session-entries/session-entries-service.js";
 export { TurnHookError, TURN_HOOK_DEFAULT_TIMEOUT_MS } from "./modules/session-entries/turn-hooks.js";
 export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";
+export type { TerminalRequester, TerminalService } from "./modules/terminal/module.js";
 export type {
   ForeignRuntime,
   ForeignExtension,

@@ -98,6 +98,7 @@ export class Generation {
       activeRequest: (id) => this.#requests?.active(id),
       diagnose: (level, message) => this.#diagnose(level, message),
       emit: (event) => spec.emit(event),
+      notify: (method, params) => void this.notify(method, params),
     });
     this.#inbox = new ChildInbox({
       modules: this.#modules,

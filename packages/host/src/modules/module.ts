@@ -80,6 +80,8 @@ export interface ServiceGeneration {
   activeRequest(id: number): ActiveParent | undefined;
   diagnose(level: DiagnosticLevel, message: string): void;
   emit(event: HostEvent): void;
+  /** A best-effort host->child notification (dropped once the peer closed); absent in a standalone inbox. */
+  notify?(method: string, params: Record<string, unknown>): void;
   /** The clock of rate windows (tests inject one). */
   now?: () => number;
 }

@@ -21,6 +21,7 @@ import { PRESENTATION_METHODS } from "./presentation.js";
 import { PROGRESS_METHODS } from "./progress.js";
 import { SECRET_METHODS } from "./secrets.js";
 import { SESSION_ENTRY_METHODS } from "./session-entries.js";
+import { TERMINAL_METHODS } from "./terminal.js";
 import type { MethodDirection, MethodSpec } from "./spec.js";
 
 const GROUPS: readonly (readonly MethodSpec[])[] = [
@@ -37,6 +38,7 @@ const GROUPS: readonly (readonly MethodSpec[])[] = [
   SESSION_ENTRY_METHODS,
   PRESENTATION_METHODS,
   DYNAMIC_TOOL_METHODS,
+  TERMINAL_METHODS,
 ];
 
 /**
@@ -117,3 +119,4 @@ export { SECRET_GET, PROVIDER_CREDENTIALS } from "./secrets.js";
 export { SESSION_APPEND_ENTRY, SESSION_SET_NAME, SESSION_SET_LABEL } from "./session-entries.js";
 export { PRESENTATION_UPDATE } from "./presentation.js";
 export { TOOLS_REGISTER, TOOLS_UNREGISTER } from "./dynamic-tools.js";
+export { TERMINAL_ACQUIRE, TERMINAL_RELEASE, TERMINAL_GRANT_LOST } from "./terminal.js";
