@@ -60,6 +60,7 @@ import type { ToolCatalog, CatalogTool } from "./catalog.js";
 import { Presentation } from "./presentation.js";
 import { policyApi, secretsApi, type PolicyApi, type SecretsApi } from "./host-services.js";
 import { sessionApi, type SessionApi } from "./session.js";
+import { TerminalGrants, type TerminalApi, type TerminalGrantLostHandler } from "./terminal.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
 import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
@@ -80,6 +81,12 @@ export class Extension {
   readonly secrets: SecretsApi = secretsApi(() => this.#serving.link);
   /** session_entries for the running request (API 0.2+, when the host binds a session writer); as ctx.session. */
   readonly session: SessionApi = sessionApi(
+    () => requestStorage.getStore(),
+    () => this.#serving.link,
+  );
+  readonly #terminal = new TerminalGrants();
+  /** terminal_handoff for the running request (API 0.2+, when the host binds a terminal); as ctx.terminal. */
+  readonly terminal: TerminalApi = this.#terminal.api(
     () => requestStorage.getStore(),
     () => this.#serving.link,
   );
@@ -122,6 +129,7 @@ export class Extension {
       dynamicTools: this.#dynamicTools,
       registry: this.#registry,
       lifecycle: this.#lifecycle,
+      terminal: this.#terminal,
       notify: (n) => this.notify(n),
     });
   }
@@ -354,6 +362,15 @@ export class Extension {
       throw new TypeError(`lifecycle events need API 0.2 or later (this extension speaks API ${this.apiVersion})`);
     if (this.#serving.link) throw new Error(`on("${event}") after initialize: the subscription was already negotiated`);
     this.#lifecycle.add(event, handler);
+    return this;
+  }
+
+  /**
+   * Runs `handler` when the host takes a terminal grant back (terminal/grant-lost: the call
+   * ended, shutdown, a revocation); the grant's `lost` signal is aborted first. Stop writing then.
+   */
+  onTerminalGrantLost(handler: TerminalGrantLostHandler): this {
+    this.#terminal.onLost(handler);
     return this;
   }
 

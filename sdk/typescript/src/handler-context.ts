@@ -7,12 +7,14 @@ import type { RequestScope, Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
 import { publishArtifact } from "./artifacts.js";
 import { sessionApi } from "./session.js";
+import { TerminalGrants } from "./terminal.js";
 
 export function handlerContext(
   scope: RequestScope,
   link: Link,
   context: HandlerContext["context"],
   notify: (notification: NotificationInput) => void,
+  terminal: TerminalGrants = new TerminalGrants(),
 ): HandlerContext {
   return {
     get signal() {
@@ -28,6 +30,10 @@ export function handlerContext(
     publishArtifact: (source, mimeType, options) => publishArtifact(scope, link, source, mimeType, options),
     throwIfCancelled: () => scope.throwIfCancelled(),
     session: sessionApi(
+      () => scope,
+      () => link,
+    ),
+    terminal: terminal.api(
       () => scope,
       () => link,
     ),

@@ -50,6 +50,8 @@ export type {
 export type { ArtifactSourceInput, PublishArtifactOptions, PublishedArtifact } from "./types.js";
 export type { PolicyApi, PolicyAnswer, IntentInput, SecretsApi } from "./host-services.js";
 export type { SessionApi } from "./types.js";
+export { openTerminal } from "./terminal.js";
+export type { HeldTerminal, OpenTerminal, TerminalApi, TerminalGrantLostHandler } from "./terminal.js";
 export { TypedResult, INVALID_OUTPUT_CODE } from "./typed-tool.js";
 export type { TypedResultOptions, TypedToolSpec, TypedToolHandler, TypedToolReturn } from "./typed-tool.js";
 export { withDiagnostics, DIAGNOSTICS_METADATA_KEY } from "./diagnostics.js";

@@ -66,6 +66,8 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   select("secrets", true);
   // ctx.session: offered only with a session writer bound; it also gates the model-turn hooks (W 1.4b).
   select("session_entries", true);
+  // ctx.terminal: offered only with a frontend that owns a terminal (W 2.24).
+  select("terminal_handoff", true);
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -18,6 +18,7 @@ import {
   type NotificationMessage,
   ADVISORY_HOOKS,
   CANCEL_REQUEST,
+  TERMINAL_GRANT_LOST,
   INITIALIZE,
   LIFECYCLE_EVENTS,
   SHUTDOWN,
@@ -32,6 +33,7 @@ import type { LifecycleHandlers } from "./lifecycle.js";
 import { RequestScope, requestStorage, type Link } from "./request-scope.js";
 import { ToolCatalog, type CatalogTool } from "./catalog.js";
 import { handlerContext } from "./handler-context.js";
+import type { TerminalGrants } from "./terminal.js";
 
 const NO_FEATURES: ReadonlySet<string> = new Set();
 
@@ -48,6 +50,8 @@ export interface Served {
   readonly dynamicTools: boolean;
   readonly registry: ServedRegistry;
   readonly lifecycle: LifecycleHandlers;
+  /** The extension's terminal grant (terminal_handoff): ctx.terminal and terminal/grant-lost. */
+  readonly terminal?: TerminalGrants;
   /** ctx.notify of every handler. */
   notify(notification: NotificationInput): void;
 }
@@ -130,6 +134,7 @@ export class Serving {
   readonly #notifications = new Map<string, (n: NotificationMessage) => void>([
     [CANCEL_REQUEST.method, (n) => this.#onCancel(n.params)],
     ...LIFECYCLE_EVENTS.map((event) => [event, (n: NotificationMessage) => this.#deliver(event, n.params)] as const),
+    [TERMINAL_GRANT_LOST.method, (n) => this.#x.terminal?.lost(n.params)],
   ]);
 
   /** The session requests answered here; content requests go to route() (dispatch.ts). */
@@ -181,7 +186,7 @@ export class Serving {
       // no side effect) starts after the host gave up on it.
       if (scope.aborted) throw scope.abortReason;
       const ctx = (context: HandlerContext["context"]): HandlerContext =>
-        handlerContext(scope, link, context, this.#x.notify);
+        handlerContext(scope, link, context, this.#x.notify, this.#x.terminal);
       const registry = this.#x.registry;
       const api = this.#x.apiVersion;
       return await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));

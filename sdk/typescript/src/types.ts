@@ -2,6 +2,7 @@
  * The author-facing types of the TypeScript SDK: tool, command, hook, context, status and renderer
  * handlers and what they may return. Wire shapes come from @octet/protocol.
  */
+import type { TerminalApi } from "./terminal.js";
 import type {
   ApiVersion,
   ContentPart,
@@ -238,6 +239,8 @@ export interface HandlerContext {
    * model_turn_start / model_turn_end hook while it runs. Throws when not negotiated.
    */
   readonly session: SessionApi;
+  /** terminal_handoff (API 0.2+), parented to this request (tool/call or command/execute): see terminal.ts. */
+  readonly terminal: TerminalApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**
