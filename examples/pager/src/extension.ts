@@ -77,3 +77,4 @@ function view(term: OpenTerminal, held: HeldTerminal, lines: readonly string[]):
     draw();
   });
 }
+void ext.run();

@@ -1,0 +1,108 @@
+// Terminal handoff in the interactive shell on a real pseudo-terminal (W 2.24, issue 16.4): an
+// extension takes the terminal, writes to it and reads from it, gives it back, and the shell's
+// prompt works again; a holder killed mid-grant loses it and the shell recovers its screen.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ROOT, processesMentioning } from "./helpers.js";
+import { plain, runOnPty } from "./pty.js";
+
+const PROBE = join(ROOT, "tests", "fixtures", "terminal-probe.mjs");
+
+function probeDir(): { dir: string; base: string[]; cleanup: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), "octet-terminal-pty-"));
+  mkdirSync(join(dir, "terminal-probe"));
+  writeFileSync(
+    join(dir, "terminal-probe", "extension.toml"),
+    `name = "terminal-probe"
+version = "0.0.1"
+api_version = "0.4"
+
+[entrypoint]
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(PROBE)}, ${JSON.stringify(dir)}]
+
+[contributes]
+commands = ["grab", "grab-hold", "grab-twice"]
+`,
+  );
+  const base = ["--extension-dir", dir, "--workspace", dir, "--enable-extension", "terminal-probe"];
+  return { dir, base, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+test("TERM-01, TERM-02: an extension takes the terminal, writes and reads on it, gives it back; the prompt works", async () => {
+  const p = probeDir();
+  const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/grab\r");
+    await pty.waitFor(/PROBE-DREW 100x\d+/, "the extension writing to the terminal it was granted");
+    const mark = pty.output().length;
+    pty.type("hello tty\r");
+    await pty.waitFor(/grab released after hello tty/, "the command's answer after the release", { from: mark });
+    // The shell reads again: a command typed now runs.
+    const again = pty.output().length;
+    pty.type("/commands\r");
+    await pty.waitFor(/\/grab-hold/, "the shell answering /commands after the handoff", { from: again });
+    await pty.waitFor(/octet> /, "the prompt again", { from: again });
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    p.cleanup();
+  }
+});
+
+test("TERM-07: a holder killed mid-grant loses it; the shell recovers its screen and its prompt", async () => {
+  const p = probeDir();
+  const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/grab-hold\r");
+    await pty.waitFor(/PROBE-HOLDING/, "the holder on the alternate screen");
+    // The extension's own process as this test sees it (inside a PID namespace it is PID 1).
+    const holder = processesMentioning(PROBE).filter((pid) => {
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      return argv[0] === process.execPath && argv.includes(p.dir);
+    });
+    assert.equal(holder.length, 1, `one holder process, found ${holder.join(", ")}`);
+    const mark = pty.output().length;
+    process.kill(holder[0]!, "SIGKILL");
+    await pty.waitFor(/\u001b\[\?1049l\u001b\[\?25h/, "the shell leaving the alternate screen, cursor shown", {
+      from: mark,
+    });
+    await pty.waitFor(/the terminal was taken back from terminal-probe: (call_ended|process_ended)/, "the note", { from: mark });
+    await pty.waitFor(/octet> /, "the prompt after the failed command", { from: mark });
+    const again = pty.output().length;
+    pty.type("/commands\r");
+    await pty.waitFor(/\/grab-twice/, "the shell reading keys again (raw mode restored)", { from: again });
+    assert.match(plain(pty.output().slice(mark)), /error: /, "the killed holder's command failed");
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    p.cleanup();
+  }
+});
+
+test("TERM-03: a second acquire by the holder is refused with invalid_request; the first grant is released", async () => {
+  const p = probeDir();
+  const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/grab-twice\r");
+    await pty.waitFor(/second acquire: .*invalid_request terminal\/acquire refused: this extension already holds/, "the refusal");
+    const again = pty.output().length;
+    pty.type("/grab\r");
+    await pty.waitFor(/PROBE-DREW/, "a new grant after the release", { from: again });
+    pty.type("x\r");
+    await pty.waitFor(/grab released after x/, "the second grant released", { from: again });
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    p.cleanup();
+  }
+});
