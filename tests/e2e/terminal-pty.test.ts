@@ -3,10 +3,10 @@
 // prompt works again; a holder killed mid-grant loses it and the shell recovers its screen.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT, processesMentioning } from "./helpers.js";
+import { ROOT, processesMentioning, runCli, waitUntil } from "./helpers.js";
 import { plain, runOnPty } from "./pty.js";
 
 const PROBE = join(ROOT, "tests", "fixtures", "terminal-probe.mjs");
@@ -25,7 +25,7 @@ command = ${JSON.stringify(process.execPath)}
 args = [${JSON.stringify(PROBE)}, ${JSON.stringify(dir)}]
 
 [contributes]
-commands = ["grab", "grab-hold", "grab-twice"]
+commands = ["grab", "grab-hold", "grab-twice", "grab-leak", "grab-available"]
 `,
   );
   const base = ["--extension-dir", dir, "--workspace", dir, "--enable-extension", "terminal-probe"];
@@ -75,6 +75,7 @@ test("TERM-07: a holder killed mid-grant loses it; the shell recovers its screen
     });
     await pty.waitFor(/the terminal was taken back from terminal-probe: (call_ended|process_ended)/, "the note", { from: mark });
     await pty.waitFor(/octet> /, "the prompt after the failed command", { from: mark });
+    await pty.waitFor(/generation 2 is ready/, "the supervisor restarting the extension", { from: mark });
     const again = pty.output().length;
     pty.type("/commands\r");
     await pty.waitFor(/\/grab-twice/, "the shell reading keys again (raw mode restored)", { from: again });
@@ -103,6 +104,46 @@ test("TERM-03: a second acquire by the holder is refused with invalid_request; t
     assert.equal(await pty.exit(), 0);
   } finally {
     pty.stop();
+    p.cleanup();
+  }
+});
+
+test("TERM-07, TERM-10: a call that answers while holding the terminal loses it: grant-lost reaches the holder", async () => {
+  const p = probeDir();
+  const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/grab-leak\r");
+    await pty.waitFor(/answered while holding the terminal/, "the command's answer");
+    await pty.waitFor(/taken back from terminal-probe: call_ended/, "the shell taking its terminal back");
+    await waitUntil(() => existsSync(join(p.dir, "lost.txt")), 10_000, "the holder's grant-lost handler");
+    assert.equal(
+      readFileSync(join(p.dir, "lost.txt"), "utf8"),
+      "lost the leaked grant call_ended: the call that acquired the terminal settled (signal aborted)\n",
+    );
+    const again = pty.output().length;
+    pty.type("/grab\r");
+    await pty.waitFor(/PROBE-DREW/, "the next grant", { from: again });
+    pty.type("ok\r");
+    await pty.waitFor(/grab released after ok/, "released", { from: again });
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    p.cleanup();
+  }
+});
+
+test("TERM-05: the shell over a pipe has no terminal to lend: acquire is refused with invalid_request", async () => {
+  const p = probeDir();
+  try {
+    const r = await runCli(["--no-input", ...p.base], { input: "/grab-available\n/quit\n" });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(
+      r.stdout,
+      /available=true; invalid_request terminal\/acquire refused: no interactive frontend owns a terminal/,
+    );
+  } finally {
     p.cleanup();
   }
 });
