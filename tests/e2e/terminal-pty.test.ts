@@ -147,3 +147,24 @@ test("TERM-05: the shell over a pipe has no terminal to lend: acquire is refused
     p.cleanup();
   }
 });
+
+test("examples/pager: /pager takes the terminal for a full-screen view, scrolls, and gives it back", async () => {
+  const pty = await runOnPty(["--extension-dir", join(ROOT, "examples"), "--enable-extension", "pager"], {
+    env: { NO_COLOR: "1" },
+  });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/pager\r");
+    await pty.waitFor(/PAGER 1-\d+\/200/, "the pager's status line");
+    pty.type("j");
+    await pty.waitFor(/PAGER 2-\d+\/200/, "one line down");
+    const mark = pty.output().length;
+    pty.type("q");
+    await pty.waitFor(/pager closed at line 2 of 200/, "the command's answer", { from: mark });
+    assert.match(pty.output().slice(mark), /\u001b\[\?1049l/, "the pager left the alternate screen");
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+  }
+});
