@@ -86,4 +86,10 @@ METHODS = {
         "tools/register", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
     "tools/unregister": MethodSpec(
         "tools/unregister", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
+    "terminal/acquire": MethodSpec(
+        "terminal/acquire", "child->host", "request", "terminal_handoff", ("0.2", "0.4")),
+    "terminal/release": MethodSpec(
+        "terminal/release", "child->host", "request", "terminal_handoff", ("0.2", "0.4")),
+    "terminal/grant-lost": MethodSpec(
+        "terminal/grant-lost", "host->child", "notification", "terminal_handoff", ("0.2", "0.4")),
 }

@@ -27,6 +27,7 @@ SDK_FEATURES = (
     "approvals",
     "secrets",
     "session_entries",
+    "terminal_handoff",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -97,6 +98,8 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     select("secrets", True)
     # ctx.session; it also gates the model-turn hooks (W 1.4b). Offered only with a session writer bound.
     select("session_entries", True)
+    # ctx.terminal: offered only with a frontend that owns a terminal (W 2.24).
+    select("terminal_handoff", True)
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 

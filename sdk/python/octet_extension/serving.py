@@ -23,6 +23,7 @@ from .negotiation import LIFECYCLE_EVENTS, negotiate
 from .peer import Link, RpcPeer, diagnose
 from .progress import RequestProgress
 from .scope import RequestScope, set_current
+from .terminal import TerminalGrants
 from .writer import FrameWriter
 
 
@@ -37,6 +38,7 @@ class Serving:
     _active: Dict[Any, RequestScope]
     _lifecycle: Dict[str, List[HandlerEntry]]
     _subscribed: frozenset
+    _terminal_grants: TerminalGrants
 
 
     def run(self) -> None:
@@ -146,6 +148,25 @@ class Serving:
                         )
                 except Exception as err:
                     diagnose(f"the {event} handler failed: {type(err).__name__}: {err}")
+            self._spawn(run())
+
+    def _on_terminal_lost(self, method: str, params: Any) -> None:
+        # The grant's lost event is set first; then each handler runs as a lifecycle one does.
+        payload = self._terminal_grants.lost(params)
+        if payload is None:
+            diagnose(f"ignored an invalid {method}")
+            return
+        for fn in self._terminal_grants.handlers:
+            async def run(fn: Callable[..., Any] = fn) -> None:
+                try:
+                    if inspect.iscoroutinefunction(fn):
+                        await fn(dict(payload))
+                    else:
+                        await asyncio.get_running_loop().run_in_executor(
+                            self._executor, contextvars.copy_context().run, fn, dict(payload)
+                        )
+                except Exception as err:
+                    diagnose(f"the {method} handler failed: {type(err).__name__}: {err}")
             self._spawn(run())
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
@@ -299,6 +320,7 @@ class Serving:
 _NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
     "$/cancelRequest": Serving._on_cancel,
     **{event: Serving._on_lifecycle for event in LIFECYCLE_EVENTS},
+    "terminal/grant-lost": Serving._on_terminal_lost,
 }
 
 #: The session requests answered by the runtime itself; content requests go to route().
