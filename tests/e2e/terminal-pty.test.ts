@@ -10,6 +10,7 @@ import { ROOT, processesMentioning, runCli, waitUntil } from "./helpers.js";
 import { plain, runOnPty } from "./pty.js";
 
 const PROBE = join(ROOT, "tests", "fixtures", "terminal-probe.mjs");
+const PY_PROBE = join(ROOT, "tests", "fixtures", "terminal-probe.py");
 
 function probeDir(): { dir: string; base: string[]; cleanup: () => void } {
   const dir = mkdtempSync(join(tmpdir(), "octet-terminal-pty-"));
@@ -26,6 +27,21 @@ args = [${JSON.stringify(PROBE)}, ${JSON.stringify(dir)}]
 
 [contributes]
 commands = ["grab", "grab-hold", "grab-twice", "grab-leak", "grab-available"]
+`,
+  );
+  mkdirSync(join(dir, "py-probe"));
+  writeFileSync(
+    join(dir, "py-probe", "extension.toml"),
+    `name = "py-probe"
+version = "0.0.1"
+api_version = "0.4"
+
+[entrypoint]
+command = "python3"
+args = [${JSON.stringify(PY_PROBE)}, ${JSON.stringify(dir)}]
+
+[contributes]
+commands = ["pygrab", "pyleak"]
 `,
   );
   const base = ["--extension-dir", dir, "--workspace", dir, "--enable-extension", "terminal-probe"];
@@ -166,5 +182,30 @@ test("examples/pager: /pager takes the terminal for a full-screen view, scrolls,
     assert.equal(await pty.exit(), 0);
   } finally {
     pty.stop();
+  }
+});
+
+test("TERM-01, TERM-07: the Python SDK takes the terminal, reads a line, gives it back; a leaked grant is lost", async () => {
+  const p = probeDir();
+  const pty = await runOnPty([...p.base, "--enable-extension", "py-probe"], { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/pygrab\r");
+    await pty.waitFor(/PY-DREW 100x\d+/, "the Python extension writing to the terminal");
+    const mark = pty.output().length;
+    pty.type("from python\r");
+    await pty.waitFor(/pygrab released after from python/, "the answer after the release", { from: mark });
+    pty.type("/pyleak\r");
+    await pty.waitFor(/taken back from py-probe: call_ended/, "the shell taking its terminal back", { from: mark });
+    await waitUntil(() => existsSync(join(p.dir, "lost.txt")), 10_000, "the Python grant-lost handler");
+    assert.equal(
+      readFileSync(join(p.dir, "lost.txt"), "utf8"),
+      "lost call_ended: the call that acquired the terminal settled (event set)\n",
+    );
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    p.cleanup();
   }
 });
