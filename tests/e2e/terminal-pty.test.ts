@@ -48,7 +48,7 @@ commands = ["pygrab", "pyleak"]
   return { dir, base, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
 }
 
-test("TERM-01, TERM-02: an extension takes the terminal, writes and reads on it, gives it back; the prompt works", async () => {
+test("TERM-01, TERM-02: an extension takes the terminal, writes, reads, gives it back; the prompt works", async () => {
   const p = probeDir();
   const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
   try {
@@ -89,7 +89,9 @@ test("TERM-07: a holder killed mid-grant loses it; the shell recovers its screen
     await pty.waitFor(/\u001b\[\?1049l\u001b\[\?25h/, "the shell leaving the alternate screen, cursor shown", {
       from: mark,
     });
-    await pty.waitFor(/the terminal was taken back from terminal-probe: (call_ended|process_ended)/, "the note", { from: mark });
+    await pty.waitFor(/the terminal was taken back from terminal-probe: (call_ended|process_ended)/, "the note", {
+      from: mark,
+    });
     await pty.waitFor(/octet> /, "the prompt after the failed command", { from: mark });
     await pty.waitFor(/generation 2 is ready/, "the supervisor restarting the extension", { from: mark });
     const again = pty.output().length;
@@ -104,13 +106,16 @@ test("TERM-07: a holder killed mid-grant loses it; the shell recovers its screen
   }
 });
 
-test("TERM-03: a second acquire by the holder is refused with invalid_request; the first grant is released", async () => {
+test("TERM-03: a second acquire by the holder is invalid_request; the first grant is released", async () => {
   const p = probeDir();
   const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
   try {
     await pty.waitFor(/octet> /, "the prompt");
     pty.type("/grab-twice\r");
-    await pty.waitFor(/second acquire: .*invalid_request terminal\/acquire refused: this extension already holds/, "the refusal");
+    await pty.waitFor(
+      /second acquire: .*invalid_request terminal\/acquire refused: this extension already holds/,
+      "the refusal",
+    );
     const again = pty.output().length;
     pty.type("/grab\r");
     await pty.waitFor(/PROBE-DREW/, "a new grant after the release", { from: again });
@@ -124,7 +129,7 @@ test("TERM-03: a second acquire by the holder is refused with invalid_request; t
   }
 });
 
-test("TERM-07, TERM-10: a call that answers while holding the terminal loses it: grant-lost reaches the holder", async () => {
+test("TERM-07, TERM-10: a call answering while it holds the terminal loses it: grant-lost reaches it", async () => {
   const p = probeDir();
   const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
   try {
@@ -185,7 +190,7 @@ test("examples/pager: /pager takes the terminal for a full-screen view, scrolls,
   }
 });
 
-test("TERM-01, TERM-07: the Python SDK takes the terminal, reads a line, gives it back; a leaked grant is lost", async () => {
+test("TERM-01, TERM-07: the Python SDK takes the terminal, reads, gives it back; a leaked grant is lost", async () => {
   const p = probeDir();
   const pty = await runOnPty([...p.base, "--enable-extension", "py-probe"], { env: { NO_COLOR: "1" } });
   try {

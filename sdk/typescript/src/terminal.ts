@@ -16,30 +16,12 @@ import {
   validateTerminalGrant,
   validateTerminalGrantLost,
   validateTerminalParams,
-  type TerminalGrantLost,
 } from "@octet/protocol";
 import { send } from "./reverse-requests.js";
 import type { Link, RequestScope } from "./request-scope.js";
+import type { HeldTerminal, TerminalApi, TerminalGrantLostHandler } from "./types.js";
 
-/** A live grant: the size the frontend reported, and a signal aborted when the host takes it back. */
-export interface HeldTerminal {
-  readonly grant_id: string;
-  readonly columns: number;
-  readonly rows: number;
-  /** Aborted (reason: the host's) on terminal/grant-lost; stop writing then. */
-  readonly lost: AbortSignal;
-}
-
-export interface TerminalApi {
-  /** Whether the host offered terminal_handoff (it binds a frontend that owns a terminal). */
-  readonly available: boolean;
-  /** Takes the foreground terminal for this request; refused while another grant is live. */
-  acquire(): Promise<HeldTerminal>;
-  /** Gives it back; resolves once the frontend has its prompt again. */
-  release(): Promise<void>;
-}
-
-export type TerminalGrantLostHandler = (lost: TerminalGrantLost) => void | Promise<void>;
+export type { HeldTerminal, TerminalApi, TerminalGrantLostHandler } from "./types.js";
 
 const PARENT_METHODS: readonly string[] = ["tool/call", "command/execute"];
 
@@ -145,9 +127,10 @@ export function openTerminal(env: Readonly<Record<string, string | undefined>> =
 
 function parentOf(scope: RequestScope, what: string): number {
   if (!PARENT_METHODS.includes(scope.method))
-    throw new Error(`terminal.${what}() is available in a tool/call or command/execute handler, not in ${scope.method}`);
-  if (!scope.active)
-    throw new Error(`terminal.${what}() was called after request ${String(scope.id)} was answered`);
+    throw new Error(
+      `terminal.${what}() is available in a tool/call or command/execute handler, not in ${scope.method}`,
+    );
+  if (!scope.active) throw new Error(`terminal.${what}() was called after request ${String(scope.id)} was answered`);
   if (typeof scope.id !== "number")
     throw new Error(`terminal.${what}() needs a numeric parent request id, not ${JSON.stringify(scope.id)}`);
   return scope.id;

@@ -2,7 +2,6 @@
  * The author-facing types of the TypeScript SDK: tool, command, hook, context, status and renderer
  * handlers and what they may return. Wire shapes come from @octet/protocol.
  */
-import type { TerminalApi } from "./terminal.js";
 import type {
   ApiVersion,
   ContentPart,
@@ -211,6 +210,26 @@ export interface SessionApi {
   /** Labels an entry of the session; "" clears the label. */
   setLabel(entryId: string, label: string): Promise<void>;
 }
+
+/** A live terminal grant (ctx.terminal, W 2.24, see terminal.ts): the size the frontend reported, and a signal aborted when the host takes it back. */
+export interface HeldTerminal {
+  readonly grant_id: string;
+  readonly columns: number;
+  readonly rows: number;
+  /** Aborted (reason: the host's) on terminal/grant-lost; stop writing then. */
+  readonly lost: AbortSignal;
+}
+
+export interface TerminalApi {
+  /** Whether the host offered terminal_handoff (it binds a frontend that owns a terminal). */
+  readonly available: boolean;
+  /** Takes the foreground terminal for this request; refused while another grant is live. */
+  acquire(): Promise<HeldTerminal>;
+  /** Gives it back; resolves once the frontend has its prompt again. */
+  release(): Promise<void>;
+}
+
+export type TerminalGrantLostHandler = (lost: { grant_id: string; reason: string }) => void | Promise<void>;
 
 /** What every handler receives besides its own input. */
 export interface HandlerContext {

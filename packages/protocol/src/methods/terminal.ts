@@ -1,9 +1,5 @@
 /** terminal_handoff (W 2.24): the foreground terminal lent to an extension and taken back. */
-import {
-  validateTerminalGrant,
-  validateTerminalGrantLost,
-  validateTerminalParams,
-} from "../api/validate-terminal.js";
+import { validateTerminalGrant, validateTerminalGrantLost, validateTerminalParams } from "../api/validate-terminal.js";
 import { validateEmptyResult } from "../api/validate-session-entries.js";
 import { NEGOTIATED_VERSIONS, type MethodSpec } from "./spec.js";
 

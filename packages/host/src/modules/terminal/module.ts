@@ -75,9 +75,7 @@ async function acquire(
 ): Promise<unknown> {
   const parent = ownParent(g, scope);
   const grant = await grants
-    .acquire(who, (lost, reason) =>
-      g.notify?.(TERMINAL_GRANT_LOST.method, { grant_id: lost.grant_id, reason }),
-    )
+    .acquire(who, (lost, reason) => g.notify?.(TERMINAL_GRANT_LOST.method, { grant_id: lost.grant_id, reason }))
     .catch(refused(scope.method));
   // The grant lasts as long as the call that asked for it (and the process, see dispose).
   const revoke = (): void => void grants.revoke("call_ended: the call that acquired the terminal settled", who);
@@ -101,7 +99,10 @@ function ownParent(g: ServiceGeneration, scope: ChildRequestScope): ActiveParent
   const id = checked.value.parent_request_id;
   const parent = g.activeRequest(id);
   if (parent === undefined || !PARENT_METHODS.includes(parent.method))
-    throw notOwner(scope.method, `parent_request_id ${id} is not an active tool/call or command/execute of this extension`);
+    throw notOwner(
+      scope.method,
+      `parent_request_id ${id} is not an active tool/call or command/execute of this extension`,
+    );
   return parent;
 }
 

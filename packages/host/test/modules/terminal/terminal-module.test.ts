@@ -105,7 +105,7 @@ test("TERM-03: an acquire while the frontend is still ceding is refused too", as
   assert.equal(((await first) as { grant_id: string }).grant_id, "g1");
 });
 
-test("TERM-04: release from a process that does not hold the grant, or with none live, is invalid_request", async () => {
+test("TERM-04: release from a process not holding the grant, or with none live, is invalid_request", async () => {
   const f = frontend();
   const o = open(f);
   const a = o.gen(1);
@@ -180,7 +180,7 @@ test("TERM-07: the call that acquired settles: grant-lost to the holder, the fro
   assert.equal(f.log.at(-1), "resume call_ended: the call that acquired the terminal settled");
 });
 
-test("TERM-07: the holder's process ends (crash) mid-grant: the frontend recovers and the next grant is free", async () => {
+test("TERM-07: the holder's process crashes mid-grant: the frontend recovers; the next grant is free", async () => {
   const f = frontend();
   const o = open(f);
   const a = o.gen(1);
@@ -191,7 +191,10 @@ test("TERM-07: the holder's process ends (crash) mid-grant: the frontend recover
   assert.equal(f.log.at(-1), "resume process_ended: the extension's process ended");
   const b = o.gen(2);
   b.g.addParent(4);
-  assert.equal(((await call(b.g, b.s, "terminal/acquire", { parent_request_id: 4 })) as { grant_id: string }).grant_id, "g2");
+  assert.equal(
+    ((await call(b.g, b.s, "terminal/acquire", { parent_request_id: 4 })) as { grant_id: string }).grant_id,
+    "g2",
+  );
   // Disposing a generation that holds nothing leaves the live grant alone.
   a.s.dispose?.();
   await new Promise((r) => setImmediate(r));
