@@ -28,7 +28,6 @@ export class ShellTerminal implements TerminalService {
   #closed = false;
   #idle: () => boolean = () => false;
   #ceded: { who: TerminalRequester; releaseLine: () => void } | null = null;
-  #revoke: ((reason: string) => Promise<void>) | null = null;
 
   constructor(line: LiveLine) {
     this.#line = line;
@@ -48,11 +47,6 @@ export class ShellTerminal implements TerminalService {
   hostEnv(): { env?: Record<string, string | undefined> } {
     const tty = interactive() ? ttyPath() : null;
     return tty === null ? {} : { env: { ...process.env, OCTET_TTY: tty } };
-  }
-
-  /** Takes a live grant back (leaving the shell); resolves once the shell has its terminal again. */
-  async revoke(reason: string): Promise<void> {
-    await this.#revoke?.(reason);
   }
 
   available(): boolean {
@@ -92,10 +86,6 @@ export class ShellTerminal implements TerminalService {
     ceded.releaseLine();
     // Redraw the prompt and what was being typed, if the shell is waiting for a line.
     if (rl !== null && !this.#closed && this.#idle()) rl.prompt(true);
-  }
-
-  attach(control: { revoke(reason: string): Promise<void> }): void {
-    this.#revoke = (reason) => control.revoke(reason);
   }
 }
 
