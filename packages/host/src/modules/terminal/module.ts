@@ -81,6 +81,12 @@ async function acquire(
   const revoke = (): void => void grants.revoke("call_ended: the call that acquired the terminal settled", who);
   if (parent.signal.aborted) revoke();
   else parent.signal.addEventListener("abort", revoke, { once: true });
+  // The extension gave up on its acquire while the frontend ceded: nobody will get this answer,
+  // so the terminal goes straight back rather than staying lent until the call ends.
+  if (scope.signal.aborted) {
+    await grants.revoke("cancelled: the terminal/acquire request was cancelled", who);
+    throw new WireError(ErrorCode.RequestCancelled, "request_cancelled terminal/acquire was cancelled");
+  }
   return grant;
 }
 

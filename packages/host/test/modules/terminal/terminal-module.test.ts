@@ -233,3 +233,19 @@ test("TERM-09: the module is offered only when bound, and only on negotiated API
   assert.deepEqual(terminalModule.offer(manifest, "0.4", grants), ["terminal_handoff"]);
   assert.equal(terminalModule.offer(manifest, "0.1", grants), null);
 });
+
+test("TERM-07: an acquire the extension cancels while the frontend cedes gets the terminal straight back", async () => {
+  const f = frontend();
+  let open1: () => void = () => {};
+  f.gate = new Promise<void>((r) => (open1 = r));
+  const { g, s } = open(f).gen();
+  g.addParent(2);
+  const own = new AbortController();
+  const pending = call(g, s, "terminal/acquire", { parent_request_id: 2 }, own.signal);
+  own.abort();
+  open1();
+  const err = await wireError(pending);
+  assert.equal(err.code, ErrorCode.RequestCancelled);
+  assert.deepEqual(f.log, ["cede ext#1", "resume cancelled: the terminal/acquire request was cancelled"]);
+  await call(g, s, "terminal/acquire", { parent_request_id: 2 });
+});
