@@ -211,7 +211,10 @@ export interface SessionApi {
   setLabel(entryId: string, label: string): Promise<void>;
 }
 
-/** A live terminal grant (ctx.terminal, W 2.24, see terminal.ts): the size the frontend reported, and a signal aborted when the host takes it back. */
+/**
+ * A live terminal grant (ctx.terminal, W 2.24, see terminal.ts): the size the frontend reported,
+ * and a signal aborted when the host takes it back.
+ */
 export interface HeldTerminal {
   readonly grant_id: string;
   readonly columns: number;
