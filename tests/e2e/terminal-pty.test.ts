@@ -58,6 +58,10 @@ test("TERM-01, TERM-02: an extension takes the terminal, writes, reads, gives it
     const mark = pty.output().length;
     pty.type("hello tty\r");
     await pty.waitFor(/grab released after hello tty/, "the command's answer after the release", { from: mark });
+    // While the extension held the terminal the shell drew nothing: no prompt, no echo of its own.
+    const lent = pty.output().slice(mark, pty.output().indexOf("grab released"));
+    assert.doesNotMatch(lent, /octet> /);
+    assert.equal(lent.split("hello tty").length - 1, 1, "the line was echoed once, by the tty for the extension");
     // The shell reads again: a command typed now runs.
     const again = pty.output().length;
     pty.type("/commands\r");

@@ -3,7 +3,8 @@
  * lends it to an extension (the host's services.terminal). Ceding stops everything the shell
  * reads and draws: readline is paused, stdin leaves raw mode and stops reading, the live
  * progress line is held (cleared, its messages queued) and the current line is cleared. Taking
- * it back undoes that in reverse and redraws the prompt with the line being typed.
+ * it back undoes that in reverse and redraws the prompt with the line being typed. While ceded,
+ * the shell also stops redrawing on resize (readline would draw over the holder's screen).
  *
  * A holder that was revoked (its call ended, it crashed) may have left the alternate screen, a
  * hidden cursor or colours on: recovery resets those too, and says what happened. The holder
@@ -27,7 +28,7 @@ export class ShellTerminal implements TerminalService {
   #rl: Interface | null = null;
   #closed = false;
   #idle: () => boolean = () => false;
-  #ceded: { who: TerminalRequester; releaseLine: () => void } | null = null;
+  #ceded: { who: TerminalRequester; releaseLine: () => void; onResize: ((...a: unknown[]) => void)[] } | null = null;
 
   constructor(line: LiveLine) {
     this.#line = line;
@@ -61,8 +62,11 @@ export class ShellTerminal implements TerminalService {
     const stdin = process.stdin;
     if (stdin.isTTY) stdin.setRawMode(false);
     stdin.pause();
+    // readline redraws its line on every resize, paused or not: it must not draw over the holder.
+    const onResize = process.stdout.listeners("resize") as ((...a: unknown[]) => void)[];
+    process.stdout.removeAllListeners("resize");
     process.stdout.write(CLEAR_LINE);
-    this.#ceded = { who, releaseLine };
+    this.#ceded = { who, releaseLine, onResize };
     return {
       grant_id: `tty-${randomUUID()}`,
       columns: clampU16(process.stdout.columns ?? 80),
@@ -75,6 +79,7 @@ export class ShellTerminal implements TerminalService {
     if (ceded === null) return;
     this.#ceded = null;
     const out = process.stdout;
+    for (const l of ceded.onResize) out.on("resize", l);
     if (reason !== "released") out.write(`${RECOVER_SCREEN}${CLEAR_LINE}`);
     const rl = this.#rl;
     if (rl !== null && !this.#closed) {
