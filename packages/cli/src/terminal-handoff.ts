@@ -20,8 +20,13 @@ import { paint } from "./output.js";
 import type { LiveLine } from "./progress-view.js";
 
 const CLEAR_LINE = "\r\u001b[2K";
-/** Leave the alternate screen, show the cursor, reset attributes: what a revoked holder may have left. */
+/**
+ * Leave the alternate screen, show the cursor, reset attributes: what a revoked holder may have
+ * left. Leaving restores the saved cursor, so ceding saves it (SAVE_CURSOR) on the cleared line:
+ * a holder that never entered the alternate screen does not send the shell to a stale position.
+ */
 const RECOVER_SCREEN = "\u001b[?1049l\u001b[?25h\u001b[0m";
+const SAVE_CURSOR = "\u001b7";
 
 export class ShellTerminal implements TerminalService {
   readonly #line: LiveLine;
@@ -65,7 +70,7 @@ export class ShellTerminal implements TerminalService {
     // readline redraws its line on every resize, paused or not: it must not draw over the holder.
     const onResize = process.stdout.listeners("resize") as ((...a: unknown[]) => void)[];
     process.stdout.removeAllListeners("resize");
-    process.stdout.write(CLEAR_LINE);
+    process.stdout.write(CLEAR_LINE + SAVE_CURSOR);
     this.#ceded = { who, releaseLine, onResize };
     return {
       grant_id: `tty-${randomUUID()}`,
