@@ -218,3 +218,26 @@ test("TERM-01, TERM-07: the Python SDK takes the terminal, reads, gives it back;
     p.cleanup();
   }
 });
+
+test("TERM-07: Ctrl-C while an extension holds the terminal cancels its call; the shell takes the terminal back", async () => {
+  const p = probeDir();
+  const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/grab\r");
+    await pty.waitFor(/PROBE-DREW/, "the holder");
+    const mark = pty.output().length;
+    pty.type("\u0003");
+    await pty.waitFor(/cancelling the running call/, "the shell cancelling the call", { from: mark });
+    await pty.waitFor(/taken back from terminal-probe: call_ended/, "the terminal taken back", { from: mark });
+    await pty.waitFor(/octet> /, "the prompt", { from: mark });
+    const again = pty.output().length;
+    pty.type("/commands\r");
+    await pty.waitFor(/\/grab-twice/, "the shell reading keys again", { from: again });
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    p.cleanup();
+  }
+});
