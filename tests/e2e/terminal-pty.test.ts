@@ -219,7 +219,7 @@ test("TERM-01, TERM-07: the Python SDK takes the terminal, reads, gives it back;
   }
 });
 
-test("TERM-07: Ctrl-C while an extension holds the terminal cancels its call; the shell takes the terminal back", async () => {
+test("TERM-07: Ctrl-C while an extension holds the terminal cancels its call; the shell takes it back", async () => {
   const p = probeDir();
   const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
   try {
