@@ -22,6 +22,7 @@ import { rebuildHost } from "./shell-reload.js";
 import { toolsText } from "./inspect-commands.js";
 import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
 import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
+import { ShellTerminal } from "./terminal-handoff.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -33,16 +34,21 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const abandon = (): void => starting.abort(new Error("interrupted"));
   const startSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const sig of startSignals) process.on(sig, abandon);
+  // Extensions may borrow the terminal inside their calls (terminal/acquire, W 2.24).
+  const terminal = new ShellTerminal(ui.line);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
     const reserved = agent.configured ? { reservedToolNames: BUILTIN_TOOL_NAMES } : {};
-    const started = hostOptions(options, { signal, ...reserved }, ui);
+    const started = hostOptions(options, { signal, ...reserved, ...terminal.hostEnv() }, ui);
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
     const entries = agent.configured
       ? { sessionEntries: agent.sessionEntries(), sessionControl: agent.sessionControl(), ...agent.injection() }
       : {};
-    return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true, ...entries } });
+    return ExtensionHost.start({
+      ...started,
+      services: { ...started.services, presentation: true, ...entries, terminal },
+    });
   };
   let host = await startHost(starting.signal);
   agent.useHost(host);
@@ -54,6 +60,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     prompt: "octet> ",
   });
   for (const sig of startSignals) process.off(sig, abandon);
+  terminal.use(rl, () => !busy);
   if (starting.signal.aborted) {
     rl.close();
     await host.shutdown({ fast: true });

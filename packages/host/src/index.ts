@@ -69,6 +69,7 @@ export type {
   SessionControlService,
 } from "./modules/session-control/session-control-service.js";
 export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";
+export type { TerminalRequester, TerminalService } from "./modules/terminal/module.js";
 export type {
   ForeignRuntime,
   ForeignExtension,

@@ -305,6 +305,16 @@ export type {
   SessionSetNameParams,
 } from "./api/validate-session-entries.js";
 export {
+  MAX_TERMINAL_GRANT_ID_BYTES,
+  MAX_TERMINAL_REASON_BYTES,
+  terminalRefusal,
+  validateTerminalGrant,
+  validateTerminalGrantLost,
+  validateTerminalParams,
+} from "./api/validate-terminal.js";
+export type { TerminalGrant, TerminalGrantLost, TerminalParams } from "./api/validate-terminal.js";
+export { TERMINAL_ACQUIRE, TERMINAL_GRANT_LOST, TERMINAL_RELEASE } from "./methods/terminal.js";
+export {
   METHODS,
   methodSpec,
   methodsFor,

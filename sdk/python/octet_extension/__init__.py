@@ -16,6 +16,7 @@ from .dispatch import cache_warming_decision
 from .errors import ErrorCode, RequestCancelled, WireError
 from .extension import Extension, HandlerContext
 from .negotiation import LIFECYCLE_EVENTS, REQUIRED_FEATURES, SDK_FEATURES
+from .terminal import HeldTerminal, OpenTerminal, open_terminal
 from .typed import TypedInputError, TypedResult, TypedToolError
 from .diagnostics import (ArtifactSource, BlobSource, Diagnostic, DiagnosticAttachment, DiagnosticEdit, DiagnosticFix,
                           DiagnosticLocation, DiagnosticRelated, DiagnosticSpan, WorkspaceSource, tool_result,
@@ -31,4 +32,5 @@ __all__ = [
     "WorkspaceSource", "BlobSource", "ArtifactSource", "DiagnosticRelated", "DiagnosticFix", "DiagnosticEdit",
     "DiagnosticAttachment", "tool_result", "with_diagnostics",
     "CacheWarmingAction", "CacheWarmingDecision", "CacheWarmingDecisionPayload",
+    "HeldTerminal", "OpenTerminal", "open_terminal",
 ]

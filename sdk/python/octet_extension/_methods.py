@@ -80,6 +80,12 @@ METHODS = {
         "session/set_name", "child->host", "request", "session_entries", ("0.2", "0.4")),
     "session/set_label": MethodSpec(
         "session/set_label", "child->host", "request", "session_entries", ("0.2", "0.4")),
+    "session/wait_for_idle": MethodSpec(
+        "session/wait_for_idle", "child->host", "request", "session_control_v1", ("0.4",)),
+    "session/switch": MethodSpec(
+        "session/switch", "child->host", "request", "session_control_v1", ("0.4",)),
+    "session/compact": MethodSpec(
+        "session/compact", "child->host", "request", "session_compaction_v1", ("0.4",)),
     "presentation/update": MethodSpec(
         "presentation/update", "child->host", "notification", None, ("0.2", "0.4")),
     "tools/register": MethodSpec(
@@ -96,4 +102,10 @@ METHODS = {
         "message/settled", "host->child", "notification", "message_injection", ("0.2", "0.4")),
     "tools/set_active": MethodSpec(
         "tools/set_active", "child->host", "request", "active_tools", ("0.2", "0.4")),
+    "terminal/acquire": MethodSpec(
+        "terminal/acquire", "child->host", "request", "terminal_handoff", ("0.2", "0.4")),
+    "terminal/release": MethodSpec(
+        "terminal/release", "child->host", "request", "terminal_handoff", ("0.2", "0.4")),
+    "terminal/grant-lost": MethodSpec(
+        "terminal/grant-lost", "host->child", "notification", "terminal_handoff", ("0.2", "0.4")),
 }

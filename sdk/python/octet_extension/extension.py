@@ -16,7 +16,7 @@ talk to the host.
 """
 import asyncio
 import concurrent.futures
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from ._bounds import MAX_CONCURRENT_REQUESTS, MAX_CONTEXT_CONTENT_BYTES, MAX_CONTEXT_LABEL_BYTES, MAX_STATUS_TEXT_BYTES
 from ._methods import API_VERSIONS
@@ -24,6 +24,7 @@ from .artifacts import publish_artifact
 from .catalog import ToolCatalog
 from .definitions import TOOL_NAME, HandlerEntry, tool_definition
 from .handler_context import HandlerContext
+from .terminal import Terminal, TerminalGrants
 from .host_services import Policy, Secrets
 from .negotiation import check_supported_features
 from .peer import Link, RpcPeer
@@ -107,6 +108,9 @@ class Extension(Registration, Serving):
         self.tools = ActiveTools(lambda: self._link, current_scope)
         #: session_control_v1 / session_compaction_v1 (as ctx.session_control; retained calls pass the owner).
         self.session_control = SessionControl(lambda: self._link, current_scope)
+        #: terminal_handoff for the running request (as ctx.terminal).
+        self._terminal_grants = TerminalGrants()
+        self.terminal = Terminal(lambda: self._link, current_scope, self._terminal_grants)
         # Take stdout now, not in run(): a "loading..." print between the two must not reach
         # the host as a non-frame (FRAME-03).
         self._stdout_fd = take_stdout()
@@ -122,6 +126,14 @@ class Extension(Registration, Serving):
         if self._link is None:
             raise RuntimeError(f"{what}() is available only after the host initialized the extension")
         return self._link
+
+    def on_terminal_grant_lost(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorator: runs `fn({"grant_id", "reason"})` when the host takes a terminal grant back
+        (the call ended, shutdown, a revocation); the grant's `lost` event is set first."""
+        if not callable(fn):
+            raise TypeError(f"a handler must be callable, got {type(fn).__name__}")
+        self._terminal_grants.handlers.append(fn)
+        return fn
 
     def notify(self, title: str, message: str, *, level: str = "info") -> None:
         """Sends a user-visible notification (after initialize)."""

@@ -11,6 +11,7 @@ from .scope import RequestScope
 from .session import Session
 from .message_injection import ActiveTools
 from .session_control import SessionControl
+from .terminal import Terminal
 
 if TYPE_CHECKING:
     from .extension import Extension
@@ -60,6 +61,11 @@ class HandlerContext:
         """session_control_v1 / session_compaction_v1 (API 0.4): wait, switch, queued compact."""
         return SessionControl(lambda: self._link, lambda: self._scope,
                               lambda: (self.context or {}).get("resource_owner"))
+
+    @property
+    def terminal(self) -> Terminal:
+        """terminal_handoff parented to this request (tool/call or command/execute)."""
+        return Terminal(lambda: self._link, lambda: self._scope, self._ext._terminal_grants)
 
     def publish_artifact(self, source: Any, mime_type: str, **options: Any) -> Any:
         return self._link.call(lambda: publish_artifact(self._scope, self._link, source, mime_type, **options))

@@ -31,6 +31,7 @@ SDK_FEATURES = (
     "active_tools",
     "session_control_v1",
     "session_compaction_v1",
+    "terminal_handoff",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -106,6 +107,8 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     select("active_tools", True)
     # ctx.session_control (W 2.21b, 2.21c): compaction only with control, as INIT-34 requires.
     select("session_compaction_v1", select("session_control_v1", api == "0.4"))
+    # ctx.terminal: offered only with a frontend that owns a terminal (W 2.24).
+    select("terminal_handoff", True)
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 

@@ -25,6 +25,7 @@ from .peer import Link, RpcPeer, diagnose
 from .progress import RequestProgress
 from .scope import RequestScope, set_current
 from .session_control import flush_after_reply
+from .terminal import TerminalGrants
 from .writer import FrameWriter
 
 
@@ -39,6 +40,7 @@ class Serving:
     _active: Dict[Any, RequestScope]
     _lifecycle: Dict[str, List[HandlerEntry]]
     _subscribed: frozenset
+    _terminal_grants: TerminalGrants
 
 
     def run(self) -> None:
@@ -155,6 +157,25 @@ class Serving:
                         )
                 except Exception as err:
                     diagnose(f"the {event} handler failed: {type(err).__name__}: {err}")
+            self._spawn(run())
+
+    def _on_terminal_lost(self, method: str, params: Any) -> None:
+        # The grant's lost event is set first; then each handler runs as a lifecycle one does.
+        payload = self._terminal_grants.lost(params)
+        if payload is None:
+            diagnose(f"ignored an invalid {method}")
+            return
+        for fn in self._terminal_grants.handlers:
+            async def run(fn: Callable[..., Any] = fn) -> None:
+                try:
+                    if inspect.iscoroutinefunction(fn):
+                        await fn(dict(payload))
+                    else:
+                        await asyncio.get_running_loop().run_in_executor(
+                            self._executor, contextvars.copy_context().run, fn, dict(payload)
+                        )
+                except Exception as err:
+                    diagnose(f"the {method} handler failed: {type(err).__name__}: {err}")
             self._spawn(run())
 
     def _spawn(self, coro: Awaitable[Any]) -> None:
@@ -314,6 +335,7 @@ _NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
     **{event: Serving._on_lifecycle for event in LIFECYCLE_EVENTS},
     # message/updated and message/settled: handlers kept beside the lifecycle ones, no subscription.
     **{event: Serving._on_message for event in MESSAGE_EVENTS},
+    "terminal/grant-lost": Serving._on_terminal_lost,
 }
 
 #: The session requests answered by the runtime itself; content requests go to route().

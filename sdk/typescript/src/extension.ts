@@ -63,6 +63,7 @@ import { parentOf, sessionApi, type SessionApi } from "./session.js";
 import { activeToolsApi, isMessageEvent, MessageHandlers } from "./message-injection.js";
 import type { ActiveToolsApi, MessageEvent, MessageHandler } from "./types.js";
 import { sessionControlApi, type SessionControlApi } from "./session-control.js";
+import { TerminalGrants, type TerminalApi, type TerminalGrantLostHandler } from "./terminal.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
 import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
@@ -98,6 +99,12 @@ export class Extension {
     () => requestStorage.getStore(),
     () => this.#serving.link,
     () => undefined,
+  );
+  readonly #terminal = new TerminalGrants();
+  /** terminal_handoff for the running request (API 0.2+, when the host binds a terminal); as ctx.terminal. */
+  readonly terminal: TerminalApi = this.#terminal.api(
+    () => requestStorage.getStore(),
+    () => this.#serving.link,
   );
   readonly #registry = {
     tools: new Map<string, { definition: ToolDefinition; handler: ToolHandler }>(),
@@ -139,6 +146,7 @@ export class Extension {
       registry: this.#registry,
       lifecycle: this.#lifecycle,
       messages: this.#messages,
+      terminal: this.#terminal,
       notify: (n) => this.notify(n),
     });
   }
@@ -387,6 +395,15 @@ export class Extension {
       throw new TypeError(`lifecycle events need API 0.2 or later (this extension speaks API ${this.apiVersion})`);
     if (this.#serving.link) throw new Error(`on("${event}") after initialize: the subscription was already negotiated`);
     this.#lifecycle.add(event, handler);
+    return this;
+  }
+
+  /**
+   * Runs `handler` when the host takes a terminal grant back (terminal/grant-lost: the call
+   * ended, shutdown, a revocation); the grant's `lost` signal is aborted first. Stop writing then.
+   */
+  onTerminalGrantLost(handler: TerminalGrantLostHandler): this {
+    this.#terminal.onLost(handler);
     return this;
   }
 

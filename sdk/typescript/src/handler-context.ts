@@ -9,12 +9,14 @@ import { publishArtifact } from "./artifacts.js";
 import { parentOf, sessionApi } from "./session.js";
 import { activeToolsApi } from "./message-injection.js";
 import { sessionControlApi } from "./session-control.js";
+import { TerminalGrants } from "./terminal.js";
 
 export function handlerContext(
   scope: RequestScope,
   link: Link,
   context: HandlerContext["context"],
   notify: (notification: NotificationInput) => void,
+  terminal: TerminalGrants = new TerminalGrants(),
 ): HandlerContext {
   return {
     get signal() {
@@ -42,6 +44,10 @@ export function handlerContext(
       () => scope,
       () => link,
       () => context?.resource_owner,
+    ),
+    terminal: terminal.api(
+      () => scope,
+      () => link,
     ),
   };
 }

@@ -57,6 +57,8 @@ export type {
   SessionCompactResult,
   SessionControlApi,
 } from "./session-control.js";
+export { openTerminal } from "./terminal.js";
+export type { HeldTerminal, OpenTerminal, TerminalApi, TerminalGrantLostHandler } from "./terminal.js";
 export { TypedResult, INVALID_OUTPUT_CODE } from "./typed-tool.js";
 export type { TypedResultOptions, TypedToolSpec, TypedToolHandler, TypedToolReturn } from "./typed-tool.js";
 export { withDiagnostics, DIAGNOSTICS_METADATA_KEY } from "./diagnostics.js";

@@ -71,6 +71,8 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   select("active_tools", true);
   // ctx.sessionControl (W 2.21b, 2.21c): compaction only with control, as INIT-34 requires.
   select("session_compaction_v1", select("session_control_v1", input.api === "0.4"));
+  // ctx.terminal: offered only with a frontend that owns a terminal (W 2.24).
+  select("terminal_handoff", true);
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

@@ -19,6 +19,7 @@ import {
   type NotificationMessage,
   ADVISORY_HOOKS,
   CANCEL_REQUEST,
+  TERMINAL_GRANT_LOST,
   INITIALIZE,
   LIFECYCLE_EVENTS,
   SHUTDOWN,
@@ -34,6 +35,7 @@ import { MESSAGE_EVENTS, type MessageHandlers } from "./message-injection.js";
 import { RequestScope, requestStorage, type Link } from "./request-scope.js";
 import { ToolCatalog, type CatalogTool } from "./catalog.js";
 import { handlerContext } from "./handler-context.js";
+import type { TerminalGrants } from "./terminal.js";
 
 const NO_FEATURES: ReadonlySet<string> = new Set();
 
@@ -52,6 +54,8 @@ export interface Served {
   readonly lifecycle: LifecycleHandlers;
   /** message/updated and message/settled handlers (message-injection.ts). */
   readonly messages?: MessageHandlers;
+  /** The extension's terminal grant (terminal_handoff): ctx.terminal and terminal/grant-lost. */
+  readonly terminal?: TerminalGrants;
   /** ctx.notify of every handler. */
   notify(notification: NotificationInput): void;
 }
@@ -137,6 +141,7 @@ export class Serving {
     ...MESSAGE_EVENTS.map(
       (event) => [event, (n: NotificationMessage) => this.#x.messages?.deliver(event, n.params)] as const,
     ),
+    [TERMINAL_GRANT_LOST.method, (n) => this.#x.terminal?.lost(n.params)],
   ]);
 
   /** The session requests answered here; content requests go to route() (dispatch.ts). */
@@ -188,7 +193,7 @@ export class Serving {
       // no side effect) starts after the host gave up on it.
       if (scope.aborted) throw scope.abortReason;
       const ctx = (context: HandlerContext["context"]): HandlerContext =>
-        handlerContext(scope, link, context, this.#x.notify);
+        handlerContext(scope, link, context, this.#x.notify, this.#x.terminal);
       const registry = this.#x.registry;
       const api = this.#x.apiVersion;
       const result = await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));

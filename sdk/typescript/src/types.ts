@@ -236,6 +236,28 @@ export interface MessageParams {
   deltas?: number;
 }
 export type MessageHandler = (params: MessageParams) => void | Promise<void>;
+/**
+ * A live terminal grant (ctx.terminal, W 2.24, see terminal.ts): the size the frontend reported,
+ * and a signal aborted when the host takes it back.
+ */
+export interface HeldTerminal {
+  readonly grant_id: string;
+  readonly columns: number;
+  readonly rows: number;
+  /** Aborted (reason: the host's) on terminal/grant-lost; stop writing then. */
+  readonly lost: AbortSignal;
+}
+
+export interface TerminalApi {
+  /** Whether the host offered terminal_handoff (it binds a frontend that owns a terminal). */
+  readonly available: boolean;
+  /** Takes the foreground terminal for this request; refused while another grant is live. */
+  acquire(): Promise<HeldTerminal>;
+  /** Gives it back; resolves once the frontend has its prompt again. */
+  release(): Promise<void>;
+}
+
+export type TerminalGrantLostHandler = (lost: { grant_id: string; reason: string }) => void | Promise<void>;
 
 /** What every handler receives besides its own input. */
 export interface HandlerContext {
@@ -268,6 +290,8 @@ export interface HandlerContext {
   readonly tools: ActiveToolsApi;
   /** session_control_v1 / session_compaction_v1 (API 0.4): see session-control.ts. */
   readonly sessionControl: SessionControlApi;
+  /** terminal_handoff (API 0.2+), parented to this request (tool/call or command/execute): see terminal.ts. */
+  readonly terminal: TerminalApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**

@@ -33,6 +33,7 @@ const SUPPORTED = [
   "active_tools",
   "session_control_v1",
   "session_compaction_v1",
+  "terminal_handoff",
 ];
 
 interface Protocol {

@@ -99,6 +99,7 @@ export class Generation {
       cancelledRequest: (id) => this.#requests?.wasCancelled(id) ?? false,
       diagnose: (level, message) => this.#diagnose(level, message),
       emit: (event) => spec.emit(event),
+      notify: (method, params) => void this.notify(method, params),
     });
     this.#inbox = new ChildInbox({
       modules: this.#modules,

@@ -82,6 +82,8 @@ export interface ServiceGeneration {
   cancelledRequest?(id: number): boolean;
   diagnose(level: DiagnosticLevel, message: string): void;
   emit(event: HostEvent): void;
+  /** A best-effort host->child notification (dropped once the peer closed); absent in a standalone inbox. */
+  notify?(method: string, params: Record<string, unknown>): void;
   /** The clock of rate windows (tests inject one). */
   now?: () => number;
 }

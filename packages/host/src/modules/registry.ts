@@ -21,6 +21,7 @@ import { sessionEntriesModule } from "./session-entries/module.js";
 import { messageInjectionModule } from "./message-injection/module.js";
 import { activeToolsModule } from "./active-tools/module.js";
 import { sessionControlModule } from "./session-control/module.js";
+import { terminalModule } from "./terminal/module.js";
 
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
@@ -42,6 +43,7 @@ export {
   messageInjectionModule,
   activeToolsModule,
   sessionControlModule,
+  terminalModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */
@@ -65,6 +67,7 @@ export const HOST_MODULES = [
   messageInjectionModule,
   activeToolsModule,
   sessionControlModule,
+  terminalModule,
 ] as const satisfies readonly HostModule[];
 
 type ApiOf<M> = M extends HostModule<unknown, infer E> ? E : never;

@@ -27,6 +27,11 @@ export interface OctetVariables {
   OCTET_WORKSPACE: string;
   OCTET_EXTENSION_SCRATCH: string;
   OCTET_PROCESS_GENERATION: string;
+  /**
+   * The terminal device an extension writes to while it holds a terminal grant (W 2.24): given
+   * only when the embedder names one as OCTET_TTY in the environment it gives the host.
+   */
+  OCTET_TTY?: string;
 }
 
 export function buildChildEnvironment(

@@ -32,9 +32,16 @@ export function launchSpec(
       OCTET_WORKSPACE: spec.workspace,
       OCTET_EXTENSION_SCRATCH: scratch,
       OCTET_PROCESS_GENERATION: String(spec.number),
+      ...terminalDevice(spec.parentEnv),
     },
     isNegotiated(manifest.api_version) ? manifest.capabilities.environment : [],
   );
   const entry = resolveEntrypoint(manifest.entrypoint, spec.extensionDir);
   return { command: entry.command, args: entry.args, cwd: spec.workspace, env };
+}
+
+/** OCTET_TTY, the embedder's terminal device for terminal handoff, when it names an absolute path. */
+function terminalDevice(env: Readonly<Record<string, string | undefined>>): { OCTET_TTY?: string } {
+  const tty = env["OCTET_TTY"];
+  return typeof tty === "string" && tty.startsWith("/") ? { OCTET_TTY: tty } : {};
 }

@@ -23,6 +23,7 @@ import { SECRET_METHODS } from "./secrets.js";
 import { SESSION_ENTRY_METHODS } from "./session-entries.js";
 import { MESSAGE_INJECTION_METHODS } from "./message-injection.js";
 import { SESSION_CONTROL_METHODS } from "./session-control.js";
+import { TERMINAL_METHODS } from "./terminal.js";
 import type { MethodDirection, MethodSpec } from "./spec.js";
 
 const GROUPS: readonly (readonly MethodSpec[])[] = [
@@ -41,6 +42,7 @@ const GROUPS: readonly (readonly MethodSpec[])[] = [
   PRESENTATION_METHODS,
   DYNAMIC_TOOL_METHODS,
   MESSAGE_INJECTION_METHODS,
+  TERMINAL_METHODS,
 ];
 
 /**
@@ -129,3 +131,4 @@ export {
   MESSAGE_SETTLED,
   TOOLS_SET_ACTIVE,
 } from "./message-injection.js";
+export { TERMINAL_ACQUIRE, TERMINAL_RELEASE, TERMINAL_GRANT_LOST } from "./terminal.js";
