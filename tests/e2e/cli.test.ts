@@ -4,7 +4,8 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, mkdtempSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { CLI, EXAMPLES, groupMembers, makeExtensions, processesMentioning, runCli, waitUntil } from "./helpers.js";
@@ -143,7 +144,10 @@ test(
       "/quit",
       "",
     ].join("\n");
-    const r = await runCli(HELLO, { input });
+    // A workspace of its own, named in the extension's environment (OCTET_WORKSPACE): the leftover
+    // check sees this shell's extension, not another file's hello-world running at the same time.
+    const workspace = mkdtempSync(join(tmpdir(), "octet-cli-shell-"));
+    const r = await runCli([...HELLO, "--workspace", workspace], { input });
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout, /running hello-world/);
     assert.match(r.stdout, /\/call TOOL \{json\}/);
@@ -152,7 +156,7 @@ test(
     assert.match(r.stdout, /Hello, shell! Greetings from the hello-world extension\./);
     assert.match(r.stdout, /Hello, pipe!/);
     assert.match(r.stdout, /unknown command \/nope/);
-    assert.deepEqual(processesMentioning("examples/hello-world/dist"), []);
+    assert.deepEqual(processesMentioning(workspace), []);
   },
 );
 
