@@ -304,6 +304,11 @@ export type {
   SessionSetLabelParams,
   SessionSetNameParams,
 } from "./api/validate-session-entries.js";
+export * from "./api/validate-frontend.js";
+export { parseShortcutKey } from "./api/shortcut-keys.js";
+export type { ParsedShortcutKey, ShortcutKey } from "./api/shortcut-keys.js";
+export { applyAutocompleteEdit } from "./api/autocomplete-edit.js";
+export type { AppliedEdit, EditorSnapshot } from "./api/autocomplete-edit.js";
 export {
   METHODS,
   methodSpec,
@@ -335,6 +340,13 @@ export {
   SESSION_APPEND_ENTRY,
   SESSION_SET_NAME,
   SESSION_SET_LABEL,
+  COMPOSER_GET,
+  COMPOSER_SET,
+  COMPOSER_INSERT,
+  SHORTCUT_REGISTER,
+  SHORTCUT_TRIGGER,
+  AUTOCOMPLETE_REGISTER,
+  AUTOCOMPLETE_COMPLETE,
   PRESENTATION_UPDATE,
   TOOLS_REGISTER,
   TOOLS_UNREGISTER,

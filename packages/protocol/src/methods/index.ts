@@ -13,6 +13,7 @@ import { CONTENT_METHODS } from "./content.js";
 import { CONTRIBUTION_METHODS } from "./contributions.js";
 import { CORE_METHODS } from "./core.js";
 import { DYNAMIC_TOOL_METHODS } from "./dynamic-tools.js";
+import { FRONTEND_METHODS } from "./frontend.js";
 import { INTERACTION_METHODS } from "./interaction.js";
 import { LIFECYCLE_METHODS } from "./lifecycle.js";
 import { MENU_METHODS } from "./menus.js";
@@ -37,6 +38,7 @@ const GROUPS: readonly (readonly MethodSpec[])[] = [
   SESSION_ENTRY_METHODS,
   PRESENTATION_METHODS,
   DYNAMIC_TOOL_METHODS,
+  FRONTEND_METHODS,
 ];
 
 /**
@@ -117,3 +119,12 @@ export { SECRET_GET, PROVIDER_CREDENTIALS } from "./secrets.js";
 export { SESSION_APPEND_ENTRY, SESSION_SET_NAME, SESSION_SET_LABEL } from "./session-entries.js";
 export { PRESENTATION_UPDATE } from "./presentation.js";
 export { TOOLS_REGISTER, TOOLS_UNREGISTER } from "./dynamic-tools.js";
+export {
+  COMPOSER_GET,
+  COMPOSER_SET,
+  COMPOSER_INSERT,
+  SHORTCUT_REGISTER,
+  SHORTCUT_TRIGGER,
+  AUTOCOMPLETE_REGISTER,
+  AUTOCOMPLETE_COMPLETE,
+} from "./frontend.js";
