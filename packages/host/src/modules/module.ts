@@ -80,6 +80,8 @@ export interface ServiceGeneration {
   activeRequest(id: number): ActiveParent | undefined;
   diagnose(level: DiagnosticLevel, message: string): void;
   emit(event: HostEvent): void;
+  /** A notification to the extension (shortcut/trigger); absent on a standalone inbox. */
+  notify?(method: string, params: Record<string, unknown>): unknown;
   /** The clock of rate windows (tests inject one). */
   now?: () => number;
 }

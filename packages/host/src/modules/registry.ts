@@ -18,6 +18,7 @@ import { artifactsModule } from "./artifacts/module.js";
 import { policyModule } from "./policy/module.js";
 import { providerCredentialsModule, secretsModule } from "./secrets/module.js";
 import { sessionEntriesModule } from "./session-entries/module.js";
+import { frontendModule } from "./frontend/module.js";
 
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
@@ -36,6 +37,7 @@ export {
   secretsModule,
   providerCredentialsModule,
   sessionEntriesModule,
+  frontendModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */
@@ -56,6 +58,7 @@ export const HOST_MODULES = [
   secretsModule,
   providerCredentialsModule,
   sessionEntriesModule,
+  frontendModule,
 ] as const satisfies readonly HostModule[];
 
 type ApiOf<M> = M extends HostModule<unknown, infer E> ? E : never;
