@@ -7,6 +7,7 @@ import type { RequestScope, Link } from "./request-scope.js";
 import { confirm, input } from "./reverse-requests.js";
 import { publishArtifact } from "./artifacts.js";
 import { sessionApi } from "./session.js";
+import { composerApi } from "./frontend.js";
 
 export function handlerContext(
   scope: RequestScope,
@@ -28,6 +29,10 @@ export function handlerContext(
     publishArtifact: (source, mimeType, options) => publishArtifact(scope, link, source, mimeType, options),
     throwIfCancelled: () => scope.throwIfCancelled(),
     session: sessionApi(
+      () => scope,
+      () => link,
+    ),
+    composer: composerApi(
       () => scope,
       () => link,
     ),

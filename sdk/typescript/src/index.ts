@@ -50,6 +50,14 @@ export type {
 export type { ArtifactSourceInput, PublishArtifactOptions, PublishedArtifact } from "./types.js";
 export type { PolicyApi, PolicyAnswer, IntentInput, SecretsApi } from "./host-services.js";
 export type { SessionApi } from "./types.js";
+export type {
+  AutocompleteAnswer,
+  AutocompleteChoice,
+  AutocompleteHandler,
+  AutocompleteQuery,
+  ComposerApi,
+  ShortcutHandler,
+} from "./frontend.js";
 export { TypedResult, INVALID_OUTPUT_CODE } from "./typed-tool.js";
 export type { TypedResultOptions, TypedToolSpec, TypedToolHandler, TypedToolReturn } from "./typed-tool.js";
 export { withDiagnostics, DIAGNOSTICS_METADATA_KEY } from "./diagnostics.js";

@@ -28,6 +28,9 @@ export interface NegotiationInput {
   dynamicTools?: boolean;
   /** API 0.4 advisory hooks with a registered handler (compaction_strategy, cache_warming_decision). */
   advisoryHooks?: readonly string[];
+  /** ext.shortcut() / ext.autocomplete() were used (frontend.ts). */
+  shortcuts?: boolean;
+  autocomplete?: boolean;
 }
 
 export interface Negotiated {
@@ -66,6 +69,10 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   select("secrets", true);
   // ctx.session: offered only with a session writer bound; it also gates the model-turn hooks (W 1.4b).
   select("session_entries", true);
+  // ctx.composer always when offered; shortcuts and autocomplete only with something registered.
+  select("composer", true);
+  select("shortcuts", input.shortcuts === true);
+  select("autocomplete_edit_v1", select("autocomplete", input.autocomplete === true) && input.api === "0.4");
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

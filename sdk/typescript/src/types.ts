@@ -18,6 +18,7 @@ import type {
   ExtensionMenu,
 } from "@octet/protocol";
 import type { Diagnostic } from "./diagnostic-types.js";
+import type { ComposerApi } from "./frontend.js";
 
 export interface ExtensionOptions {
   /** The wire version; must equal the manifest's api_version. */
@@ -238,6 +239,8 @@ export interface HandlerContext {
    * model_turn_start / model_turn_end hook while it runs. Throws when not negotiated.
    */
   readonly session: SessionApi;
+  /** composer (API 0.2+): the host's prompt line, parented to this tool/call or command/execute. */
+  readonly composer: ComposerApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**
