@@ -22,6 +22,7 @@ import { rebuildHost } from "./shell-reload.js";
 import { toolsText } from "./inspect-commands.js";
 import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
 import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
+import { ShellFrontend } from "./shell-frontend.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -33,6 +34,8 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const abandon = (): void => starting.abort(new Error("interrupted"));
   const startSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const sig of startSignals) process.on(sig, abandon);
+  // The prompt line as the extensions' composer, their shortcuts and Tab (shell-frontend.ts).
+  const frontend = new ShellFrontend();
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
@@ -40,7 +43,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     const started = hostOptions(options, { signal, ...reserved }, ui);
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
     const entries = agent.configured ? { sessionEntries: agent.sessionEntries() } : {};
-    return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true, ...entries } });
+    return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true, ...entries, frontend } });
   };
   let host = await startHost(starting.signal);
   agent.useHost(host);
@@ -154,7 +157,8 @@ export async function runShell(options: GlobalOptions): Promise<number> {
           running = null;
         }
       }
-      if (!closing) rl.prompt();
+      // The cursor is kept: an extension may have filled the composer meanwhile.
+      if (!closing) rl.prompt(true);
     }
     busy = false;
     maybeFinish();
@@ -170,6 +174,12 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   rl.on("close", () => {
     inputEnded = true;
     maybeFinish();
+  });
+  const builtins = ["help", "extensions", "tools", "commands", "call", "menu", "reload", "quit", "exit"];
+  frontend.attach(rl, process.stdin, {
+    host: () => host,
+    builtins: [...builtins, ...AGENT_COMMANDS],
+    idle: () => !busy && !closing,
   });
   rl.prompt();
   await finished;
