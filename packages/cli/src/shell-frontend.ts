@@ -48,6 +48,12 @@ export class ShellFrontend implements FrontendService {
   /** Bumped by every key: a completion asked before a key was typed is stale. */
   #draft = 0;
   #completing = false;
+  /** The shell reads a terminal: the line editor exists (from attach() on) for the whole session. */
+  readonly #tty: boolean;
+
+  constructor(tty: boolean) {
+    this.#tty = tty;
+  }
 
   readonly composer = {
     get: (): string => this.#line().line,
@@ -66,7 +72,7 @@ export class ShellFrontend implements FrontendService {
   };
 
   interactive(): boolean {
-    return this.#rl !== null;
+    return this.#tty;
   }
 
   /** Takes the keys of a terminal readline; over a pipe nothing is attached and nothing is offered. */
@@ -89,7 +95,8 @@ export class ShellFrontend implements FrontendService {
   }
 
   #line(): Interface & EditableLine {
-    if (this.#rl === null) throw new Error("there is no interactive line editor");
+    // Only between start-up and the prompt's first appearance, or after it closed.
+    if (this.#rl === null) throw new Error("the line editor is not open (the shell is starting or closing)");
     return this.#rl;
   }
 

@@ -35,7 +35,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const startSignals: NodeJS.Signals[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   for (const sig of startSignals) process.on(sig, abandon);
   // The prompt line as the extensions' composer, their shortcuts and Tab (shell-frontend.ts).
-  const frontend = new ShellFrontend();
+  const frontend = new ShellFrontend(process.stdin.isTTY === true);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
