@@ -106,8 +106,12 @@ interface Shortcut {
   key: string;
   description: string;
   handler: ShortcutHandler;
-  /** True once the host admitted the registration. */
-  live: boolean;
+  /**
+   * "sent" until the host answers, then "live" or "refused". A trigger may arrive in the same read
+   * as the answer (before its callback runs): only a host that admitted the id sends one, so
+   * "sent" is triggerable; "refused" and never-sent shortcuts are not (WAVE1-23).
+   */
+  state: "unsent" | "sent" | "live" | "refused";
 }
 
 /** ext.shortcut and ext.autocomplete: what was registered, and the wire side of both. */
@@ -136,7 +140,7 @@ export class FrontendRegistry {
     const checked = validateShortcutRegisterParams({ parent_request_id: 0, id, key, description });
     if (!checked.ok)
       throw new RangeError(`${sessionEntriesRefusal(checked.problems)} shortcut(): ${checked.problems.join("; ")}`);
-    this.#shortcuts.set(id, { id, key: parsed.key.canonical, description, handler, live: false });
+    this.#shortcuts.set(id, { id, key: parsed.key.canonical, description, handler, state: "unsent" });
     return id;
   }
 
@@ -152,9 +156,13 @@ export class FrontendRegistry {
     if (!link.features.has("shortcuts") || typeof initializeId !== "number") return;
     for (const s of this.#shortcuts.values()) {
       const params = { parent_request_id: initializeId, id: s.id, key: s.key, description: s.description };
+      s.state = "sent";
       link.peer.request(SHORTCUT_REGISTER.method, params).result.then(
-        () => (s.live = true),
-        (err: unknown) => warn(`shortcut ${s.key} was refused by the host and is unavailable: ${message(err)}`),
+        () => (s.state = "live"),
+        (err: unknown) => {
+          s.state = "refused";
+          warn(`shortcut ${s.key} was refused by the host and is unavailable: ${message(err)}`);
+        },
       );
     }
   }
@@ -177,7 +185,7 @@ export class FrontendRegistry {
   trigger(params: unknown): void {
     const checked = validateShortcutTriggerParams(params);
     const s = checked.ok ? this.#shortcuts.get(checked.value.id) : undefined;
-    if (!s?.live) return;
+    if (s === undefined || (s.state !== "sent" && s.state !== "live")) return;
     Promise.resolve()
       .then(() => s.handler())
       .catch((err: unknown) => warn(`shortcut ${s.key} handler failed: ${message(err)}`));

@@ -1,0 +1,157 @@
+/**
+ * The frontend services through a real host and real extensions on the TypeScript SDK
+ * (tests/fixtures/frontend-ext.mjs): the composer from a tool call, shortcuts registered inside
+ * initialize and triggered, the autocomplete chains in order with the reference's test vector.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ExtensionHost, type FrontendService, type HostEvent } from "@octet/host";
+import { applyAutocompleteEdit } from "@octet/protocol";
+import { ROOT, processesMentioning } from "./helpers.js";
+
+const FIXTURE = join(ROOT, "tests", "fixtures", "frontend-ext.mjs");
+
+interface Ext {
+  name: string;
+  api: "0.2" | "0.4";
+  mode?: string;
+}
+
+async function withHost(
+  exts: Ext[],
+  interactive: boolean,
+  body: (host: ExtensionHost, line: { text: string }, events: HostEvent[]) => Promise<void>,
+): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "octet-fe-"));
+  for (const e of exts) {
+    await mkdir(join(dir, e.name));
+    await writeFile(
+      join(dir, e.name, "extension.toml"),
+      `name = "${e.name}"\nversion = "0.0.1"\napi_version = "${e.api}"\n\n[entrypoint]\n` +
+        `command = ${JSON.stringify(process.execPath)}\n` +
+        `args = ${JSON.stringify([FIXTURE, e.api, e.mode ?? "", toolOf(e)])}\n\n` +
+        `[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n\n` +
+        `[contributes]\ntools = ["${toolOf(e)}"]\n` +
+        "notifications = true\n",
+    );
+  }
+  const line = { text: "" };
+  const frontend: FrontendService = {
+    interactive: () => interactive,
+    composer: {
+      get: () => line.text,
+      set: (t) => void (line.text = t),
+      insert: (t) => void (line.text += t),
+    },
+  };
+  const events: HostEvent[] = [];
+  const host = await ExtensionHost.start({
+    workspace: dir,
+    extensionDirs: [dir],
+    enable: exts.map((e) => e.name),
+    onEvent: (e) => events.push(e),
+    services: { frontend },
+  });
+  try {
+    for (const s of host.status()) assert.equal(s.state, "ready", JSON.stringify(s.lastError));
+    await body(host, line, events);
+  } catch (err) {
+    console.error(JSON.stringify(events).slice(0, 3000));
+    throw err;
+  } finally {
+    await host.shutdown();
+    await rm(dir, { recursive: true, force: true });
+  }
+  assert.deepEqual(processesMentioning(dir), []);
+}
+
+const toolOf = (e: Ext): string => (e.name === "fe" ? "composer" : `composer_${e.name}`);
+
+const composer = async (host: ExtensionHost, args: Record<string, unknown>) =>
+  JSON.parse((await host.callTool("composer", args)).text);
+
+/** Waits until the chain is registered (the SDK registers it once initialize is answered). */
+async function registered(host: ExtensionHost, text: string): Promise<void> {
+  for (let i = 0; i < 100 && (await host.completeDraft(text, Buffer.byteLength(text))) === null; i++)
+    await new Promise((r) => setTimeout(r, 20));
+}
+
+test("WAVE1-14, WAVE1-15, WAVE1-18: ctx.composer through a real host; past 256 KiB is refused locally", async () => {
+  await withHost([{ name: "fe", api: "0.4" }], true, async (host, line) => {
+    assert.deepEqual(await composer(host, { op: "set", text: "draft" }), { ok: true });
+    assert.deepEqual(await composer(host, { op: "insert", text: " more" }), { ok: true });
+    assert.deepEqual(await composer(host, { op: "get" }), { text: "draft more" });
+    const max = "y".repeat(262_144);
+    assert.deepEqual(await composer(host, { op: "set", text: max }), { ok: true });
+    assert.equal(line.text, max);
+    const over = await composer(host, { op: "set", text: `${max}y` });
+    assert.equal(over.error.code, -32602);
+    assert.match(over.error.message, /^bounds_exceeded composer\.set\(\)/);
+    assert.equal(line.text, max, "the oversized text never reached the host");
+  });
+});
+
+test("ACMP-01: over a pipe (no interactive frontend) the composer is refused and no chain is active", async () => {
+  await withHost([{ name: "fe", api: "0.4" }], false, async (host) => {
+    const r = await composer(host, { op: "get" });
+    assert.equal(r.error.code, -32002);
+    assert.match(r.error.message, /no interactive frontend/);
+    assert.equal(await host.completeDraft(":x", 2), null);
+  });
+});
+
+test("WAVE1-21, WAVE1-24, WAVE1-03: a shortcut registered in initialize runs its handler; others fail closed", async () => {
+  await withHost([{ name: "fe", api: "0.2" }], true, async (host, _line, events) => {
+    const [s, ...rest] = host.shortcuts();
+    assert.equal(rest.length, 0);
+    assert.equal(s?.key.canonical, "ctrl+g");
+    assert.equal(host.triggerShortcut(s!), true);
+    for (let i = 0; i < 100 && !events.some((e) => e.type === "notification"); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const n = events.find((e) => e.type === "notification");
+    assert.equal(n?.type === "notification" && n.notification.message, "shortcut ctrl+g");
+    assert.equal(host.triggerShortcut({ ...s!, id: "key:ctrl+x" }), false, "an unknown id sends nothing");
+    assert.equal(host.triggerShortcut({ ...s!, generation: s!.generation + 1 }), false, "a stale one neither");
+  });
+});
+
+test("ACMP-15: the reference's test vector from a real extension on API 0.4 applies to 文/\" cursor 4", async () => {
+  await withHost([{ name: "fe", api: "0.4" }], true, async (host) => {
+    await registered(host, ":x");
+    const answer = await host.completeDraft('vector é"', 9);
+    assert.ok(answer, "the chain answered");
+    assert.deepEqual(answer.items[0], {
+      value: '文/"',
+      label: "Directory",
+      description: null,
+      replace_after_bytes: 1,
+      cursor_offset_bytes: 4,
+    });
+    assert.deepEqual(applyAutocompleteEdit({ text: 'é"', cursor: 2 }, answer.prefix, answer.items[0]!), {
+      ok: true,
+      text: '文/"',
+      cursor: 4,
+    });
+  });
+});
+
+test("ACMP-08, ACMP-10: chains in order: an empty or invalid answer passes on; a slow one uses the deadline", async () => {
+  const exts: Ext[] = [
+    { name: "first", api: "0.2", mode: "empty" },
+    { name: "second", api: "0.2", mode: "second" },
+  ];
+  await withHost(exts, true, async (host) => {
+    await registered(host, ":x");
+    const r = await host.completeDraft("say :x", 6);
+    assert.equal(r?.extension, "second", "the first chain's empty answer left the query unclaimed");
+    assert.deepEqual(r?.items.map((i) => i.value), [":xyz-0.2"]);
+    assert.equal(r?.prefix, ":x");
+    // Edit fields without autocomplete_edit_v1 are refused by the SDK: nobody claims.
+    assert.equal(await host.completeDraft("bad", 3), null);
+    // The first chain takes longer than the whole deadline: the second is never asked.
+    assert.equal(await host.completeDraft("slow :x", 7, { deadlineMs: 300 }), null);
+  });
+});
