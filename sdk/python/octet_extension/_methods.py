@@ -86,4 +86,18 @@ METHODS = {
         "tools/register", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
     "tools/unregister": MethodSpec(
         "tools/unregister", "child->host", "request", "dynamic_tools", ("0.2", "0.4")),
+    "composer/get": MethodSpec(
+        "composer/get", "child->host", "request", "composer", ("0.2", "0.4")),
+    "composer/set": MethodSpec(
+        "composer/set", "child->host", "request", "composer", ("0.2", "0.4")),
+    "composer/insert": MethodSpec(
+        "composer/insert", "child->host", "request", "composer", ("0.2", "0.4")),
+    "shortcut/register": MethodSpec(
+        "shortcut/register", "child->host", "request", "shortcuts", ("0.2", "0.4")),
+    "shortcut/trigger": MethodSpec(
+        "shortcut/trigger", "host->child", "notification", "shortcuts", ("0.2", "0.4")),
+    "ui/autocomplete/register": MethodSpec(
+        "ui/autocomplete/register", "child->host", "request", "autocomplete", ("0.2", "0.4")),
+    "ui/autocomplete/complete": MethodSpec(
+        "ui/autocomplete/complete", "host->child", "request", "autocomplete", ("0.2", "0.4")),
 }

@@ -29,6 +29,7 @@ const SUPPORTED = [
   "approvals",
   "secrets",
   "session_entries",
+  "composer",
 ];
 
 interface Protocol {
