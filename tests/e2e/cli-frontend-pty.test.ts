@@ -23,7 +23,9 @@ test("WAVE1-15: a command that calls composer/set leaves its text in the prompt 
   try {
     const mark = pty.output().length;
     pty.type("/draft /draft fix the tests\r");
-    await pty.waitFor(/drafted "\/draft fix the tests"[\s\S]*octet> \/draft fix the tests/, "the draft", { from: mark });
+    await pty.waitFor(/drafted "\/draft fix the tests"[\s\S]*octet> \/draft fix the tests/, "the draft", {
+      from: mark,
+    });
     // The line is the composer: edited and submitted, it runs as typed.
     const second = pty.output().length;
     pty.type(" now\r");

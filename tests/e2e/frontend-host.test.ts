@@ -103,7 +103,7 @@ test("ACMP-01: over a pipe (no interactive frontend) the composer is refused and
   });
 });
 
-test("WAVE1-21, WAVE1-24, WAVE1-03: a shortcut registered in initialize runs its handler; others fail closed", async () => {
+test("WAVE1-21, WAVE1-24, WAVE1-03: a shortcut from initialize runs its handler; others fail closed", async () => {
   await withHost([{ name: "fe", api: "0.2" }], true, async (host, _line, events) => {
     const [s, ...rest] = host.shortcuts();
     assert.equal(rest.length, 0);
@@ -138,7 +138,7 @@ test("ACMP-15: the reference's test vector from a real extension on API 0.4 appl
   });
 });
 
-test("ACMP-08, ACMP-10: chains in order: an empty or invalid answer passes on; a slow one uses the deadline", async () => {
+test("ACMP-08, ACMP-10: chains in order; an empty or invalid answer passes on; a slow one uses it up", async () => {
   const exts: Ext[] = [
     { name: "first", api: "0.2", mode: "empty" },
     { name: "second", api: "0.2", mode: "second" },
@@ -147,7 +147,10 @@ test("ACMP-08, ACMP-10: chains in order: an empty or invalid answer passes on; a
     await registered(host, ":x");
     const r = await host.completeDraft("say :x", 6);
     assert.equal(r?.extension, "second", "the first chain's empty answer left the query unclaimed");
-    assert.deepEqual(r?.items.map((i) => i.value), [":xyz-0.2"]);
+    assert.deepEqual(
+      r?.items.map((i) => i.value),
+      [":xyz-0.2"],
+    );
     assert.equal(r?.prefix, ":x");
     // Edit fields without autocomplete_edit_v1 are refused by the SDK: nobody claims.
     assert.equal(await host.completeDraft("bad", 3), null);

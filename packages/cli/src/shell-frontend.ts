@@ -18,9 +18,7 @@ import { readdirSync, statSync } from "node:fs";
 import { dirname, join } from "node:path";
 import type { Interface, Key } from "node:readline";
 import type { ExtensionHost, FrontendService } from "@octet/host";
-import {
-  AUTOCOMPLETE_DEADLINE_MS,
-} from "@octet/host";
+import { AUTOCOMPLETE_DEADLINE_MS } from "@octet/host";
 import { applyAutocompleteEdit, byteToIndex, utf8ByteLength, type AutocompleteItem } from "@octet/protocol";
 import { terminalSafe } from "./output.js";
 
@@ -148,7 +146,12 @@ export class ShellFrontend implements FrontendService {
   }
 
   /** One choice is applied; several are listed and their common part is applied. */
-  #offer(rl: Interface & EditableLine, snap: { text: string; cursor: number }, prefix: string, items: AutocompleteItem[]) {
+  #offer(
+    rl: Interface & EditableLine,
+    snap: { text: string; cursor: number },
+    prefix: string,
+    items: AutocompleteItem[],
+  ) {
     let item: AutocompleteItem | undefined = items.length === 1 ? items[0] : undefined;
     if (item === undefined) {
       process.stdout.write(`\n${items.map((i) => terminalSafe(i.label)).join("  ")}\n`);
@@ -169,11 +172,26 @@ export class ShellFrontend implements FrontendService {
 }
 
 /** /command names, then paths: the host's own completion once no extension claimed the query. */
-function nativeCompletion(before: string, o: ShellFrontendOptions): { prefix: string; items: AutocompleteItem[] } | null {
+function nativeCompletion(
+  before: string,
+  o: ShellFrontendOptions,
+): { prefix: string; items: AutocompleteItem[] } | null {
   const item = (value: string): AutocompleteItem => ({ value, label: value, description: null });
   if (/^\/\S*$/.test(before)) {
-    const names = [...o.builtins, ...o.host().commands().map((c) => c.name)].map((n) => `/${n}`);
-    return { prefix: before, items: [...new Set(names)].filter((n) => n.startsWith(before)).sort().map(item) };
+    const names = [
+      ...o.builtins,
+      ...o
+        .host()
+        .commands()
+        .map((c) => c.name),
+    ].map((n) => `/${n}`);
+    return {
+      prefix: before,
+      items: [...new Set(names)]
+        .filter((n) => n.startsWith(before))
+        .sort()
+        .map(item),
+    };
   }
   const word = /(\S*)$/.exec(before)?.[1] ?? "";
   if (word === "" && !before.endsWith(" ")) return null;
@@ -181,7 +199,9 @@ function nativeCompletion(before: string, o: ShellFrontendOptions): { prefix: st
   const base = word.slice(dir.length);
   let names: string[];
   try {
-    names = readdirSync(dir === "" ? "." : dir).filter((n) => n.startsWith(base) && (base !== "" || !n.startsWith(".")));
+    names = readdirSync(dir === "" ? "." : dir).filter(
+      (n) => n.startsWith(base) && (base !== "" || !n.startsWith(".")),
+    );
   } catch {
     return null;
   }

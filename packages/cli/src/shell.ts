@@ -43,7 +43,10 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     const started = hostOptions(options, { signal, ...reserved }, ui);
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
     const entries = agent.configured ? { sessionEntries: agent.sessionEntries() } : {};
-    return ExtensionHost.start({ ...started, services: { ...started.services, presentation: true, ...entries, frontend } });
+    return ExtensionHost.start({
+      ...started,
+      services: { ...started.services, presentation: true, ...entries, frontend },
+    });
   };
   let host = await startHost(starting.signal);
   agent.useHost(host);

@@ -31,16 +31,9 @@ import {
 } from "@octet/protocol";
 import { send } from "./reverse-requests.js";
 import type { Link, RequestScope } from "./request-scope.js";
+import type { ComposerApi } from "./types.js";
 
-export interface ComposerApi {
-  /** Whether the host offered the composer feature (it binds an interactive frontend). */
-  readonly available: boolean;
-  get(): Promise<string>;
-  /** Replaces the whole composer line. */
-  set(text: string): Promise<void>;
-  /** Inserts at the composer's cursor. */
-  insert(text: string): Promise<void>;
-}
+export type { ComposerApi } from "./types.js";
 
 export type ShortcutHandler = () => void | Promise<void>;
 
@@ -67,7 +60,12 @@ const PARENT_METHODS: readonly string[] = ["tool/call", "command/execute"];
 const REGISTER_RETRIES = 20;
 
 export function composerApi(scope: () => RequestScope | undefined, link: () => Link | null): ComposerApi {
-  const call = async <P>(what: string, method: string, params: Record<string, unknown>, v: (x: unknown) => Checked<P>) => {
+  const call = async <P>(
+    what: string,
+    method: string,
+    params: Record<string, unknown>,
+    v: (x: unknown) => Checked<P>,
+  ) => {
     const l = link();
     if (!l) throw new Error(`composer.${what}() is available only after the host initialized the extension`);
     if (!l.features.has("composer"))
@@ -129,12 +127,14 @@ export class FrontendRegistry {
 
   /** Checks locally (key syntax, bounds, 64 at most, a handler) and returns the stable id. */
   addShortcut(key: string, handler: ShortcutHandler, description = ""): string {
-    if (this.#started) throw new Error("shortcut() must be called before run(): shortcuts are registered in initialize");
+    if (this.#started)
+      throw new Error("shortcut() must be called before run(): shortcuts are registered in initialize");
     if (typeof handler !== "function") throw new TypeError(`shortcut("${key}") needs a handler function (WAVE1-25)`);
     const parsed = parseShortcutKey(key);
     if (!parsed.ok) throw new TypeError(`invalid_request shortcut(): ${parsed.problem}`);
     const id = `key:${parsed.key.canonical}`;
-    if (this.#shortcuts.has(id)) throw new TypeError(`invalid_request shortcut(): ${parsed.key.canonical} is registered twice`);
+    if (this.#shortcuts.has(id))
+      throw new TypeError(`invalid_request shortcut(): ${parsed.key.canonical} is registered twice`);
     if (this.#shortcuts.size >= MAX_SHORTCUTS)
       throw new RangeError(`bounds_exceeded shortcut(): ${MAX_SHORTCUTS} shortcuts is the limit`);
     const checked = validateShortcutRegisterParams({ parent_request_id: 0, id, key, description });

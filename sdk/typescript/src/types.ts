@@ -18,7 +18,6 @@ import type {
   ExtensionMenu,
 } from "@octet/protocol";
 import type { Diagnostic } from "./diagnostic-types.js";
-import type { ComposerApi } from "./frontend.js";
 
 export interface ExtensionOptions {
   /** The wire version; must equal the manifest's api_version. */
@@ -198,6 +197,17 @@ export interface ConfirmOptions {
   detail?: string;
   destructive?: boolean;
   default?: boolean;
+}
+
+/** ctx.composer (W 2.19, feature composer): see frontend.ts. */
+export interface ComposerApi {
+  /** Whether the host offered the composer feature (it binds an interactive frontend). */
+  readonly available: boolean;
+  get(): Promise<string>;
+  /** Replaces the whole composer line. */
+  set(text: string): Promise<void>;
+  /** Inserts at the composer's cursor. */
+  insert(text: string): Promise<void>;
 }
 
 /** ctx.session / ext.session (W 2.21, session_entries): see session.ts. */

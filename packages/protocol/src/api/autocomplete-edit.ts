@@ -41,7 +41,10 @@ export function applyAutocompleteEdit(
   const valueBytes = utf8ByteLength(item.value);
   const offset = item.cursor_offset_bytes ?? valueBytes;
   if (offset > valueBytes || byteToIndex(item.value, offset) === undefined)
-    return { ok: false, problem: `cursor_offset_bytes ${offset} is not a UTF-8 boundary of the ${valueBytes}-byte value` };
+    return {
+      ok: false,
+      problem: `cursor_offset_bytes ${offset} is not a UTF-8 boundary of the ${valueBytes}-byte value`,
+    };
   const next = text.slice(0, startAt) + item.value + text.slice(endAt);
   const nextBytes = utf8ByteLength(next);
   if (nextBytes > MAX_COMPOSER_BYTES)

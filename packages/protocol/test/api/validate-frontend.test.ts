@@ -12,7 +12,7 @@ import {
 } from "../../src/api/validate-frontend.js";
 import { sessionEntriesRefusal } from "../../src/api/validate-session-entries.js";
 
-test("ACMP-15: the test vector é\" -> 文/\" puts the cursor at byte 4, before the kept quote", () => {
+test('ACMP-15: the test vector é" -> 文/" puts the cursor at byte 4, before the kept quote', () => {
   const r = applyAutocompleteEdit({ text: 'é"', cursor: 2 }, "é", {
     value: '文/"',
     replace_after_bytes: 1,

@@ -86,7 +86,8 @@ export class FrontendHub {
     for (const m of ["get", "set", "insert"] as const)
       if (typeof service.composer?.[m] !== "function")
         throw new TypeError(`services.frontend.composer.${m} must be a function`);
-    if (typeof service.interactive !== "function") throw new TypeError("services.frontend.interactive must be a function");
+    if (typeof service.interactive !== "function")
+      throw new TypeError("services.frontend.interactive must be a function");
     this.#service = service;
   }
 
@@ -165,12 +166,19 @@ export class FrontendHub {
             throw notOwner(scope.method, "shortcuts are registered only inside the initialize request (WAVE1-24)");
           if (state.shortcuts.size >= MAX_SHORTCUTS)
             throw refused("bounds_exceeded", `${scope.method}: ${MAX_SHORTCUTS} shortcuts, the limit, are registered`);
-          if (state.shortcuts.has(p.id)) throw refused("invalid_request", `${scope.method}: id "${p.id}" is a duplicate`);
+          if (state.shortcuts.has(p.id))
+            throw refused("invalid_request", `${scope.method}: id "${p.id}" is a duplicate`);
           const key = (parseShortcutKey(p.key) as { key: ShortcutKey }).key;
           for (const s of state.shortcuts.values())
             if (s.key.canonical === key.canonical)
               throw refused("invalid_request", `${scope.method}: key ${key.canonical} is already registered`);
-          state.shortcuts.set(p.id, { extension: g.name, generation: g.number, id: p.id, key, description: p.description });
+          state.shortcuts.set(p.id, {
+            extension: g.name,
+            generation: g.number,
+            id: p.id,
+            key,
+            description: p.description,
+          });
           return {};
         },
         "ui/autocomplete/register": async (scope) => {

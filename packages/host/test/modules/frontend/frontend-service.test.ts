@@ -95,7 +95,12 @@ test("WAVE1-22: 64 shortcuts are admitted inside initialize; the 65th is bounds_
   const all = [...keys, ...more, "f1"];
   for (let i = 0; i < 64; i++)
     assert.deepEqual(
-      await call(t.g, t.s, "shortcut/register", { parent_request_id: INIT_ID, id: `s${i}`, key: all[i], description: "" }),
+      await call(t.g, t.s, "shortcut/register", {
+        parent_request_id: INIT_ID,
+        id: `s${i}`,
+        key: all[i],
+        description: "",
+      }),
       {},
     );
   const err = await wireError(
