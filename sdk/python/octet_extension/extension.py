@@ -16,7 +16,7 @@ talk to the host.
 """
 import asyncio
 import concurrent.futures
-from typing import Any, Dict, Iterable, List, Optional, Sequence
+from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from ._bounds import MAX_CONCURRENT_REQUESTS, MAX_CONTEXT_CONTENT_BYTES, MAX_CONTEXT_LABEL_BYTES, MAX_STATUS_TEXT_BYTES
 from ._methods import API_VERSIONS
@@ -34,6 +34,7 @@ from .reverse import confirm as _confirm, request_input as _input
 from .scope import Cancellation, RequestScope, current_scope
 from .serving import Serving
 from .session import Session
+from .frontend import Composer, Frontend
 from .writer import take_stdout
 
 __all__ = ["Extension", "HandlerContext"]
@@ -101,6 +102,9 @@ class Extension(Registration, Serving):
         self.secrets = Secrets(lambda: self._link)
         #: session_entries for the running request (as ctx.session).
         self.session = Session(lambda: self._link, current_scope)
+        #: The host's prompt line for the running request (as ctx.composer).
+        self.composer = Composer(lambda: self._link, current_scope)
+        self._frontend = Frontend()
         # Take stdout now, not in run(): a "loading..." print between the two must not reach
         # the host as a non-frame (FRAME-03).
         self._stdout_fd = take_stdout()
@@ -116,6 +120,27 @@ class Extension(Registration, Serving):
         if self._link is None:
             raise RuntimeError(f"{what}() is available only after the host initialized the extension")
         return self._link
+
+    def shortcut(self, key: str, *, description: str = "") -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+        """Decorator binding `key` in the host's line editor (before run(); feature shortcuts). The
+        key is lowercase ``+``-joined modifiers (ctrl, alt, shift, meta) and one key (a-z, 0-9,
+        f1..f12), e.g. "ctrl+g"; it is sent inside initialize. The handler takes no arguments."""
+        if self._link is not None:
+            raise RuntimeError("shortcut() after initialize: shortcuts are registered inside initialize")
+
+        def register(fn: Callable[[], Any]) -> Callable[[], Any]:
+            self._frontend.add_shortcut(key, fn, description)
+            return fn
+        return register
+
+    def autocomplete(self, fn: Callable[[Dict[str, Any]], Any]) -> Callable[[Dict[str, Any]], Any]:
+        """Decorator: completions for the host's prompt line on Tab (feature autocomplete). The
+        handler gets {text, cursor (UTF-8 bytes), revision} and returns None or {prefix, items:
+        [{value, label, description?, replace_after_bytes?, cursor_offset_bytes?}]}."""
+        if self._link is not None:
+            raise RuntimeError("autocomplete() after initialize")
+        self._frontend.set_autocomplete(fn)
+        return fn
 
     def notify(self, title: str, message: str, *, level: str = "info") -> None:
         """Sends a user-visible notification (after initialize)."""

@@ -9,6 +9,7 @@ from .progress import RequestProgress
 from .reverse import confirm as _confirm, request_input as _input
 from .scope import RequestScope
 from .session import Session
+from .frontend import Composer
 
 if TYPE_CHECKING:
     from .extension import Extension
@@ -47,6 +48,11 @@ class HandlerContext:
     def session(self) -> Session:
         """session_entries parented to this request (tool/call, command/execute or a model-turn hook)."""
         return Session(lambda: self._link, lambda: self._scope)
+
+    @property
+    def composer(self) -> Composer:
+        """The host's prompt line (feature composer), parented to this tool/call or command/execute."""
+        return Composer(lambda: self._link, lambda: self._scope)
 
     def publish_artifact(self, source: Any, mime_type: str, **options: Any) -> Any:
         return self._link.call(lambda: publish_artifact(self._scope, self._link, source, mime_type, **options))

@@ -27,6 +27,10 @@ SDK_FEATURES = (
     "approvals",
     "secrets",
     "session_entries",
+    "composer",
+    "shortcuts",
+    "autocomplete",
+    "autocomplete_edit_v1",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -73,7 +77,7 @@ def has_prompt_metadata(tool: Dict[str, Any]) -> bool:
 
 def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Sequence[str],
               tools: Sequence[Dict[str, Any]], supported: frozenset, dynamic_tools: bool = False,
-              hooks: Iterable[str] = ()) -> Dict[str, Any]:
+              hooks: Iterable[str] = (), shortcuts: bool = False, autocomplete: bool = False) -> Dict[str, Any]:
     """Returns {protocol, features, max_concurrent, tools, stripped_prompt_metadata}."""
     protocol = offer if isinstance(offer, dict) else {}
     offered = set(_strings(protocol.get("required_features"))) | set(_strings(protocol.get("optional_features")))
@@ -97,6 +101,10 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     select("secrets", True)
     # ctx.session; it also gates the model-turn hooks (W 1.4b). Offered only with a session writer bound.
     select("session_entries", True)
+    # ctx.composer always when offered; shortcuts and autocomplete only with something registered.
+    select("composer", True)
+    select("shortcuts", shortcuts)
+    select("autocomplete_edit_v1", select("autocomplete", autocomplete) and api == "0.4")
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 
