@@ -13,11 +13,22 @@ import { applyAutocompleteEdit } from "@octet/protocol";
 import { ROOT, processesMentioning } from "./helpers.js";
 
 const FIXTURE = join(ROOT, "tests", "fixtures", "frontend-ext.mjs");
+const PY_FIXTURE = join(ROOT, "tests", "fixtures", "frontend_ext.py");
+const PY_SDK = join(ROOT, "sdk", "python");
 
 interface Ext {
   name: string;
   api: "0.2" | "0.4";
   mode?: string;
+  python?: boolean;
+}
+
+/** The entrypoint: the TypeScript fixture under node, or the Python one with the SDK on its path. */
+function entrypoint(e: Ext): string {
+  if (!e.python)
+    return `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([FIXTURE, e.api, e.mode ?? "", toolOf(e)])}\n`;
+  const boot = `import sys, runpy; sys.path.insert(0, ${JSON.stringify(PY_SDK)}); runpy.run_path(${JSON.stringify(PY_FIXTURE)}, run_name="__main__")`;
+  return `command = "python3"\nargs = ${JSON.stringify(["-c", boot])}\n`;
 }
 
 async function withHost(
@@ -31,8 +42,7 @@ async function withHost(
     await writeFile(
       join(dir, e.name, "extension.toml"),
       `name = "${e.name}"\nversion = "0.0.1"\napi_version = "${e.api}"\n\n[entrypoint]\n` +
-        `command = ${JSON.stringify(process.execPath)}\n` +
-        `args = ${JSON.stringify([FIXTURE, e.api, e.mode ?? "", toolOf(e)])}\n\n` +
+        `${entrypoint(e)}\n` +
         `[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n\n` +
         `[contributes]\ntools = ["${toolOf(e)}"]\n` +
         "notifications = true\n",
@@ -68,7 +78,7 @@ async function withHost(
   assert.deepEqual(processesMentioning(dir), []);
 }
 
-const toolOf = (e: Ext): string => (e.name === "fe" ? "composer" : `composer_${e.name}`);
+const toolOf = (e: Ext): string => (e.python ? "composer_py" : e.name === "fe" ? "composer" : `composer_${e.name}`);
 
 const composer = async (host: ExtensionHost, args: Record<string, unknown>) =>
   JSON.parse((await host.callTool("composer", args)).text);
@@ -156,5 +166,35 @@ test("ACMP-08, ACMP-10: chains in order; an empty or invalid answer passes on; a
     assert.equal(await host.completeDraft("bad", 3), null);
     // The first chain takes longer than the whole deadline: the second is never asked.
     assert.equal(await host.completeDraft("slow :x", 7, { deadlineMs: 300 }), null);
+  });
+});
+
+test("issue 16.7: the Python SDK's composer, shortcut and autocomplete through a real host", async () => {
+  await withHost([{ name: "py", api: "0.4", python: true }], true, async (host, line, events) => {
+    const call = async (args: Record<string, unknown>) => JSON.parse((await host.callTool("composer_py", args)).text);
+    assert.deepEqual(await call({ op: "set", text: "from python" }), { ok: true });
+    assert.deepEqual(await call({ op: "get" }), { text: "from python" });
+    const over = await call({ op: "set", text: "z".repeat(262_145) });
+    assert.match(over.error.message, /^bounds_exceeded composer\.set\(\)/);
+    assert.equal(line.text, "from python", "refused before anything was sent (WAVE1-18)");
+    const [s] = host.shortcuts();
+    assert.equal(s?.key.canonical, "ctrl+g");
+    assert.equal(host.triggerShortcut(s!), true);
+    for (let i = 0; i < 150 && !events.some((e) => e.type === "notification"); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    const n = events.find((e) => e.type === "notification");
+    assert.equal(n?.type === "notification" && n.notification.message, "shortcut ctrl+g from python");
+    let answer = null;
+    for (let i = 0; i < 100 && answer === null; i++) {
+      answer = await host.completeDraft('vector é"', 9);
+      if (answer === null) await new Promise((r) => setTimeout(r, 20));
+    }
+    assert.ok(answer, "the Python chain answered");
+    assert.deepEqual(applyAutocompleteEdit({ text: 'é"', cursor: 2 }, answer.prefix, answer.items[0]!), {
+      ok: true,
+      text: '文/"',
+      cursor: 4,
+    });
+    assert.equal(await host.completeDraft("nothing", 7), null, "None leaves the query unclaimed");
   });
 });
