@@ -25,9 +25,12 @@ interface Ext {
 
 /** The entrypoint: the TypeScript fixture under node, or the Python one with the SDK on its path. */
 function entrypoint(e: Ext): string {
-  if (!e.python)
-    return `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify([FIXTURE, e.api, e.mode ?? "", toolOf(e)])}\n`;
-  const boot = `import sys, runpy; sys.path.insert(0, ${JSON.stringify(PY_SDK)}); runpy.run_path(${JSON.stringify(PY_FIXTURE)}, run_name="__main__")`;
+  if (!e.python) {
+    const args = [FIXTURE, e.api, e.mode ?? "", toolOf(e)];
+    return `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(args)}\n`;
+  }
+  const path = `sys.path.insert(0, ${JSON.stringify(PY_SDK)})`;
+  const boot = `import sys, runpy; ${path}; runpy.run_path(${JSON.stringify(PY_FIXTURE)}, run_name="__main__")`;
   return `command = "python3"\nargs = ${JSON.stringify(["-c", boot])}\n`;
 }
 

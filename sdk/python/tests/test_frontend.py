@@ -38,7 +38,8 @@ class ComposerBounds(unittest.TestCase):
             c.set("x" * 262144)
         with self.assertRaisesRegex(ValueError, r"^bounds_exceeded composer\.set\(\): text: 262145 bytes"):
             c.set("x" * 262145)
-        with self.assertRaisesRegex(TypeError, r"^invalid_request composer\.insert\(\): text: control character U\+001B"):
+        control = r"^invalid_request composer\.insert\(\): text: control character U\+001B"
+        with self.assertRaisesRegex(TypeError, control):
             c.insert("\x1b[2J")
         with self.assertRaisesRegex(TypeError, "lone surrogate"):
             c.insert("a\ud800")
