@@ -5,8 +5,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { mkdtempSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { ROOT } from "./helpers.js";
+import { ROOT, runCli } from "./helpers.js";
 import { runOnPty } from "./pty.js";
 
 const ARGS = ["--extension-dir", join(ROOT, "examples"), "--enable-extension", "composer-keys"];
@@ -71,4 +73,46 @@ test("ACMP-02, ACMP-06: Tab completes from the extension, then /commands nativel
   } finally {
     pty.stop();
   }
+});
+
+/** An extension directory holding tests/fixtures/frontend-ext.mjs in its "pty" mode (an /echo command). */
+function fixtureDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), "octet-fe-pty-"));
+  mkdirSync(join(dir, "fe"));
+  const args = [join(ROOT, "tests", "fixtures", "frontend-ext.mjs"), "0.4", "pty"];
+  writeFileSync(
+    join(dir, "fe", "extension.toml"),
+    `name = "fe"\nversion = "0.0.1"\napi_version = "0.4"\n\n` +
+      `[entrypoint]\ncommand = ${JSON.stringify(process.execPath)}\n` +
+      `args = ${JSON.stringify(args)}\n\n[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n\n` +
+      `[contributes]\ntools = ["composer"]\ncommands = ["echo"]\nnotifications = true\n`,
+  );
+  return dir;
+}
+
+test("ACMP-07: an answer that arrives after the line was submitted never edits the next draft", async () => {
+  const dir = fixtureDir();
+  const pty = await runOnPty(["--extension-dir", dir, "--enable-extension", "fe"], { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/echo lag :x");
+    await pty.waitFor(/lag :x/, "the typed draft");
+    // Tab asks the extension (it answers in 300 ms); the line is changed and submitted at once.
+    pty.type("\tQ\r");
+    await pty.waitFor(/echo lag :xQ/, "the line as typed, run");
+    await pty.waitFor(/answering the lagging query/, "the extension answering late");
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+    assert.doesNotMatch(pty.output(), /:xyz/, "the late completion was discarded");
+  } finally {
+    pty.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("ACMP-01: over a pipe the composer is refused, and the shell runs on", async () => {
+  const args = ["--extension-dir", join(ROOT, "examples"), "--enable-extension", "composer-keys"];
+  const r = await runCli(args, { input: "/draft hello\n/commands\n/quit\n" });
+  assert.match(r.stdout, /error: .*no interactive frontend/);
+  assert.match(r.stdout, /\/draft/, "the next line still ran");
 });
