@@ -88,7 +88,7 @@ const composer = async (host: ExtensionHost, args: Record<string, unknown>) =>
 
 /** Waits until the chain is registered (the SDK registers it once initialize is answered). */
 async function registered(host: ExtensionHost, text: string): Promise<void> {
-  for (let i = 0; i < 100 && (await host.completeDraft(text, Buffer.byteLength(text))) === null; i++)
+  for (let i = 0; i < 100 && (await host.frontend.completeDraft(text, Buffer.byteLength(text))) === null; i++)
     await new Promise((r) => setTimeout(r, 20));
 }
 
@@ -112,29 +112,29 @@ test("ACMP-01: over a pipe (no interactive frontend) the composer is refused and
     const r = await composer(host, { op: "get" });
     assert.equal(r.error.code, -32002);
     assert.match(r.error.message, /no interactive frontend/);
-    assert.equal(await host.completeDraft(":x", 2), null);
+    assert.equal(await host.frontend.completeDraft(":x", 2), null);
   });
 });
 
 test("WAVE1-21, WAVE1-24, WAVE1-03: a shortcut from initialize runs its handler; others fail closed", async () => {
   await withHost([{ name: "fe", api: "0.2" }], true, async (host, _line, events) => {
-    const [s, ...rest] = host.shortcuts();
+    const [s, ...rest] = host.frontend.frontendShortcuts();
     assert.equal(rest.length, 0);
     assert.equal(s?.key.canonical, "ctrl+g");
-    assert.equal(host.triggerShortcut(s!), true);
+    assert.equal(host.frontend.triggerShortcut(s!), true);
     for (let i = 0; i < 100 && !events.some((e) => e.type === "notification"); i++)
       await new Promise((r) => setTimeout(r, 20));
     const n = events.find((e) => e.type === "notification");
     assert.equal(n?.type === "notification" && n.notification.message, "shortcut ctrl+g");
-    assert.equal(host.triggerShortcut({ ...s!, id: "key:ctrl+x" }), false, "an unknown id sends nothing");
-    assert.equal(host.triggerShortcut({ ...s!, generation: s!.generation + 1 }), false, "a stale one neither");
+    assert.equal(host.frontend.triggerShortcut({ ...s!, id: "key:ctrl+x" }), false, "an unknown id sends nothing");
+    assert.equal(host.frontend.triggerShortcut({ ...s!, generation: s!.generation + 1 }), false, "a stale one neither");
   });
 });
 
 test("ACMP-15: the reference's test vector from a real extension on API 0.4 applies to 文/\" cursor 4", async () => {
   await withHost([{ name: "fe", api: "0.4" }], true, async (host) => {
     await registered(host, ":x");
-    const answer = await host.completeDraft('vector é"', 9);
+    const answer = await host.frontend.completeDraft('vector é"', 9);
     assert.ok(answer, "the chain answered");
     assert.deepEqual(answer.items[0], {
       value: '文/"',
@@ -158,7 +158,7 @@ test("ACMP-08, ACMP-10: chains in order; an empty or invalid answer passes on; a
   ];
   await withHost(exts, true, async (host) => {
     await registered(host, ":x");
-    const r = await host.completeDraft("say :x", 6);
+    const r = await host.frontend.completeDraft("say :x", 6);
     assert.equal(r?.extension, "second", "the first chain's empty answer left the query unclaimed");
     assert.deepEqual(
       r?.items.map((i) => i.value),
@@ -166,9 +166,9 @@ test("ACMP-08, ACMP-10: chains in order; an empty or invalid answer passes on; a
     );
     assert.equal(r?.prefix, ":x");
     // Edit fields without autocomplete_edit_v1 are refused by the SDK: nobody claims.
-    assert.equal(await host.completeDraft("bad", 3), null);
+    assert.equal(await host.frontend.completeDraft("bad", 3), null);
     // The first chain takes longer than the whole deadline: the second is never asked.
-    assert.equal(await host.completeDraft("slow :x", 7, { deadlineMs: 300 }), null);
+    assert.equal(await host.frontend.completeDraft("slow :x", 7, { deadlineMs: 300 }), null);
   });
 });
 
@@ -180,16 +180,16 @@ test("issue 16.7: the Python SDK's composer, shortcut and autocomplete through a
     const over = await call({ op: "set", text: "z".repeat(262_145) });
     assert.match(over.error.message, /^bounds_exceeded composer\.set\(\)/);
     assert.equal(line.text, "from python", "refused before anything was sent (WAVE1-18)");
-    const [s] = host.shortcuts();
+    const [s] = host.frontend.frontendShortcuts();
     assert.equal(s?.key.canonical, "ctrl+g");
-    assert.equal(host.triggerShortcut(s!), true);
+    assert.equal(host.frontend.triggerShortcut(s!), true);
     for (let i = 0; i < 150 && !events.some((e) => e.type === "notification"); i++)
       await new Promise((r) => setTimeout(r, 20));
     const n = events.find((e) => e.type === "notification");
     assert.equal(n?.type === "notification" && n.notification.message, "shortcut ctrl+g from python");
     let answer = null;
     for (let i = 0; i < 100 && answer === null; i++) {
-      answer = await host.completeDraft('vector é"', 9);
+      answer = await host.frontend.completeDraft('vector é"', 9);
       if (answer === null) await new Promise((r) => setTimeout(r, 20));
     }
     assert.ok(answer, "the Python chain answered");
@@ -198,6 +198,6 @@ test("issue 16.7: the Python SDK's composer, shortcut and autocomplete through a
       text: '文/"',
       cursor: 4,
     });
-    assert.equal(await host.completeDraft("nothing", 7), null, "None leaves the query unclaimed");
+    assert.equal(await host.frontend.completeDraft("nothing", 7), null, "None leaves the query unclaimed");
   });
 });

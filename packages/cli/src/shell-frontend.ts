@@ -110,9 +110,9 @@ export class ShellFrontend implements FrontendService {
       void this.#complete(o);
       return true;
     }
-    const host = o.host();
-    const hit = host
-      .shortcuts()
+    const frontend = o.host().frontend;
+    const hit = frontend
+      .frontendShortcuts()
       .find(
         (s) =>
           s.key.name === key.name &&
@@ -120,7 +120,7 @@ export class ShellFrontend implements FrontendService {
           s.key.alt === (key.meta === true) &&
           s.key.shift === (key.shift === true),
       );
-    return hit !== undefined && host.triggerShortcut(hit);
+    return hit !== undefined && frontend.triggerShortcut(hit);
   }
 
   async #complete(o: ShellFrontendOptions): Promise<void> {
@@ -133,7 +133,7 @@ export class ShellFrontend implements FrontendService {
     const cursor = utf8ByteLength(text.slice(0, at));
     try {
       const started = Date.now();
-      const remote = await o.host().completeDraft(text, cursor, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
+      const remote = await o.host().frontend.completeDraft(text, cursor, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
       // ACMP-07: a key typed meanwhile, or a changed line, makes any answer stale.
       if (this.#rl !== rl || this.#draft !== draft || rl.line !== text || rl.cursor !== at) return;
       const late = Date.now() - started > AUTOCOMPLETE_DEADLINE_MS;

@@ -62,6 +62,7 @@ export type {
 } from "./modules/session-entries/session-entries-service.js";
 export { TurnHookError, TURN_HOOK_DEFAULT_TIMEOUT_MS } from "./modules/session-entries/turn-hooks.js";
 export type { FrontendService, LiveShortcut } from "./modules/frontend/frontend-service.js";
+export type { FrontendApi } from "./modules/frontend/module.js";
 export { AUTOCOMPLETE_DEADLINE_MS } from "./modules/frontend/autocomplete-chain.js";
 export type { CompleteOptions, DraftCompletion } from "./modules/frontend/autocomplete-chain.js";
 export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";

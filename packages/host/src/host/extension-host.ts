@@ -52,8 +52,7 @@ import type { BoundModule } from "../modules/module.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import type { CacheWarmingAdvice } from "../modules/advisory-hooks/advisory-hooks.js";
 import type { TurnHookOptions, TurnHookOutcome } from "../modules/session-entries/turn-hooks.js";
-import type { LiveShortcut } from "../modules/frontend/frontend-service.js";
-import type { CompleteOptions, DraftCompletion } from "../modules/frontend/autocomplete-chain.js";
+import type { FrontendApi } from "../modules/frontend/module.js";
 import { PresentationStore } from "../modules/presentation/presentation-store.js";
 import type { PresentationRecord } from "../modules/presentation/presentation-service.js";
 import type { Artifact } from "../modules/artifacts/artifact-store.js";
@@ -338,23 +337,9 @@ export class ExtensionHost {
     return this.#api.runTurnHook(hook, payload, options);
   }
 
-  /** The admitted shortcuts of the ready extensions (services.frontend, W 2.20). */
-  shortcuts(): LiveShortcut[] {
-    return this.#api.frontendShortcuts();
-  }
-
-  /** shortcut/trigger to the shortcut's owner; false, and nothing sent, when it is unknown or stale. */
-  triggerShortcut(shortcut: LiveShortcut): boolean {
-    return this.#api.triggerShortcut(shortcut);
-  }
-
-  /**
-   * Tab (W 2.24b): ui/autocomplete/complete to each registered chain in discovery order under one
-   * deadline (500 ms); the first non-empty valid answer, or null. The caller applies it only if
-   * its draft is still text/cursor (ACMP-07), with applyAutocompleteEdit.
-   */
-  completeDraft(text: string, cursor: number, options?: CompleteOptions): Promise<DraftCompletion | null> {
-    return this.#api.completeDraft(text, cursor, options);
+  /** services.frontend: the admitted shortcuts, shortcut/trigger and Tab's chains (modules/frontend). */
+  get frontend(): FrontendApi {
+    return this.#api;
   }
 
   /** Whether a ready extension takes `hook` now: build its payload only then (it may be costly). */
