@@ -52,7 +52,7 @@ test("WAVE1-03, WAVE1-21: Ctrl-G, the extension's shortcut, runs its handler (sh
   }
 });
 
-test("ACMP-02, ACMP-06: Tab completes from the extension, then /commands natively", async () => {
+test("ACMP-02, ACMP-06, ACMP-08: Tab completes from the extension, then /commands and paths natively", async () => {
   const pty = await shell();
   try {
     pty.type("say :roc");
@@ -68,6 +68,10 @@ test("ACMP-02, ACMP-06: Tab completes from the extension, then /commands nativel
     mark = pty.output().length;
     pty.type("/dra\t");
     await pty.waitFor(/\/draft/, "the extension command completed natively", { from: mark });
+    pty.type("\x15");
+    mark = pty.output().length;
+    pty.type("see packages/proto\t");
+    await pty.waitFor(/packages\/protocol\//, "a path completed natively from the workspace", { from: mark });
     pty.type("\x15/quit\r");
     assert.equal(await pty.exit(), 0);
   } finally {

@@ -15,7 +15,7 @@
  * and cursor are still those it was asked for (ACMP-07) and only through applyAutocompleteEdit.
  */
 import { readdirSync, statSync } from "node:fs";
-import { dirname, join } from "node:path";
+import { dirname, resolve } from "node:path";
 import type { Interface, Key } from "node:readline";
 import type { ExtensionHost, FrontendService } from "@octet/host";
 import { AUTOCOMPLETE_DEADLINE_MS } from "@octet/host";
@@ -36,6 +36,8 @@ export interface ShellFrontendOptions {
   host: () => ExtensionHost;
   /** The shell's own slash commands, for native completion. */
   builtins: readonly string[];
+  /** Where relative paths are completed from: the workspace the agent's tools read. */
+  workspace: string;
   /** Whether the prompt is shown (no command running): the line is redrawn only then. */
   idle: () => boolean;
 }
@@ -160,11 +162,13 @@ export class ShellFrontend implements FrontendService {
       if (plain && common.length > prefix.length) item = { value: common, label: common, description: null };
     }
     if (item !== undefined) {
-      // ACMP-16: checked again at acceptance, and refused rather than moved.
+      // ACMP-16: checked again at acceptance; ACMP-18: this one-line editor refuses a line break
+      // and a cursor inside a grapheme (an emoji sequence) rather than moving it.
       const edit = applyAutocompleteEdit(snap, prefix, item);
-      if (edit.ok) {
+      const at = edit.ok ? byteToIndex(edit.text, edit.cursor) : undefined;
+      if (edit.ok && at !== undefined && !/[\r\n]/.test(edit.text) && graphemeBoundary(edit.text, at)) {
         rl.line = edit.text;
-        rl.cursor = byteToIndex(edit.text, edit.cursor) ?? edit.text.length;
+        rl.cursor = at;
       }
     }
     rl._refreshLine();
@@ -199,7 +203,7 @@ function nativeCompletion(
   const base = word.slice(dir.length);
   let names: string[];
   try {
-    names = readdirSync(dir === "" ? "." : dir).filter(
+    names = readdirSync(resolve(o.workspace, dir)).filter(
       (n) => n.startsWith(base) && (base !== "" || !n.startsWith(".")),
     );
   } catch {
@@ -209,11 +213,17 @@ function nativeCompletion(
     const full = `${dir}${n}`;
     let isDir = false;
     try {
-      isDir = statSync(join(dir === "" ? "." : dir, n)).isDirectory();
+      isDir = statSync(resolve(o.workspace, dir, n)).isDirectory();
     } catch {}
     return item(isDir ? `${full}/` : full);
   });
   return { prefix: word, items: values.slice(0, 32) };
+}
+
+function graphemeBoundary(text: string, index: number): boolean {
+  if (index === 0 || index === text.length) return true;
+  for (const g of new Intl.Segmenter().segment(text)) if (g.index >= index) return g.index === index;
+  return false;
 }
 
 function commonPrefix(values: readonly string[]): string {

@@ -182,6 +182,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   frontend.attach(rl, process.stdin, {
     host: () => host,
     builtins: [...builtins, ...AGENT_COMMANDS],
+    workspace: options.workspace,
     idle: () => !busy && !closing,
   });
   rl.prompt();
