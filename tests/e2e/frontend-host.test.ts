@@ -156,7 +156,17 @@ test("ACMP-08, ACMP-10: chains in order; an empty or invalid answer passes on; a
     { name: "first", api: "0.2", mode: "empty" },
     { name: "second", api: "0.2", mode: "second" },
   ];
-  await withHost(exts, true, async (host) => {
+  await withHost(exts, true, async (host, _line, events) => {
+    // Each extension's registrations are its own: the second's shortcut reaches the second.
+    const shortcuts = host.frontend.frontendShortcuts();
+    assert.deepEqual(
+      shortcuts.map((s) => s.extension),
+      ["first", "second"],
+    );
+    assert.equal(host.frontend.triggerShortcut(shortcuts[1]!), true);
+    for (let i = 0; i < 100 && !events.some((e) => e.type === "notification"); i++)
+      await new Promise((r) => setTimeout(r, 20));
+    assert.equal(events.find((e) => e.type === "notification")?.extension, "second");
     await registered(host, ":x");
     const r = await host.frontend.completeDraft("say :x", 6);
     assert.equal(r?.extension, "second", "the first chain's empty answer left the query unclaimed");

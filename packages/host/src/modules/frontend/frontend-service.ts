@@ -13,8 +13,8 @@
  * selects `shortcuts`; then they are live until the generation ends. A trigger is sent only for a
  * live registration of a ready generation, so an unknown, refused or stale id fails closed.
  *
- * Registrations are kept by the generation's issued owner (instance id and generation), the one
- * key the embedder's view of a ready generation (context(true).resource_owner) shares.
+ * Registrations are kept by extension name and issued owner (instance id and generation): what
+ * the embedder's view of a ready generation (its name, context(true).resource_owner) shares.
  */
 import {
   ErrorCode,
@@ -68,13 +68,14 @@ interface GenState {
 /** Every live generation's state, by owner key; process-wide so the embedder's view can find it. */
 const STATES = new Map<string, GenState>();
 
-export function ownerKey(owner: ResourceOwner | undefined): string {
-  return owner === undefined ? "" : `${owner.extension_instance_id}#${owner.process_generation}`;
+/** The host's instance id is shared by its extensions: the name and generation make the key unique. */
+function stateKey(name: string, owner: ResourceOwner | undefined): string {
+  return owner === undefined ? "" : `${name}\n${owner.extension_instance_id}#${owner.process_generation}`;
 }
 
 /** The state of a ready generation as the embedder sees it, or undefined. */
 export function stateOf(t: RequestTarget): GenState | undefined {
-  return STATES.get(ownerKey(t.context(true).resource_owner));
+  return STATES.get(stateKey(t.name, t.context(true).resource_owner));
 }
 
 const PARENTS: readonly string[] = ["tool/call", "command/execute"];
@@ -110,7 +111,7 @@ export class FrontendHub {
   }
 
   open(g: ServiceGeneration): GenerationService {
-    const key = ownerKey(g.owner());
+    const key = stateKey(g.name, g.owner());
     const state: GenState = {
       name: g.name,
       number: g.number,
@@ -137,7 +138,7 @@ export class FrontendHub {
         const p = checked(scope.method, validate(scope.params));
         const parent = g.activeRequest(p.parent_request_id);
         if (!(parent !== undefined && PARENTS.includes(parent.method))) {
-          if (p.resource_owner === undefined || ownerKey(p.resource_owner) !== key || !sameSession(p, g))
+          if (p.resource_owner === undefined || !sameOwner(p.resource_owner, g.owner()))
             throw notOwner(
               scope.method,
               p.resource_owner === undefined
@@ -203,8 +204,12 @@ export class FrontendHub {
   }
 }
 
-function sameSession(p: { resource_owner?: ResourceOwner }, g: ServiceGeneration): boolean {
-  return p.resource_owner?.session_id === g.owner().session_id;
+function sameOwner(a: ResourceOwner, b: ResourceOwner): boolean {
+  return (
+    a.session_id === b.session_id &&
+    a.extension_instance_id === b.extension_instance_id &&
+    a.process_generation === b.process_generation
+  );
 }
 
 function checked<P>(method: string, c: Checked<P>): P {
