@@ -21,10 +21,16 @@ interface Ext {
   api: "0.2" | "0.4";
   mode?: string;
   python?: boolean;
+  /** tests/fixtures/shortcut-wire-ext.mjs: registrations the SDK would never send. */
+  wire?: boolean;
 }
 
 /** The entrypoint: the TypeScript fixture under node, or the Python one with the SDK on its path. */
 function entrypoint(e: Ext): string {
+  if (e.wire) {
+    const args = [join(ROOT, "tests", "fixtures", "shortcut-wire-ext.mjs")];
+    return `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(args)}\n`;
+  }
   if (!e.python) {
     const args = [FIXTURE, e.api, e.mode ?? "", toolOf(e)];
     return `command = ${JSON.stringify(process.execPath)}\nargs = ${JSON.stringify(args)}\n`;
@@ -81,7 +87,8 @@ async function withHost(
   assert.deepEqual(processesMentioning(dir), []);
 }
 
-const toolOf = (e: Ext): string => (e.python ? "composer_py" : e.name === "fe" ? "composer" : `composer_${e.name}`);
+const toolOf = (e: Ext): string =>
+  e.wire ? "late" : e.python ? "composer_py" : e.name === "fe" ? "composer" : `composer_${e.name}`;
 
 const composer = async (host: ExtensionHost, args: Record<string, unknown>) =>
   JSON.parse((await host.callTool("composer", args)).text);
@@ -209,5 +216,20 @@ test("issue 16.7: the Python SDK's composer, shortcut and autocomplete through a
       cursor: 4,
     });
     assert.equal(await host.frontend.completeDraft("nothing", 7), null, "None leaves the query unclaimed");
+  });
+});
+
+test("WAVE1-23, WAVE1-24: only in initialize, parented to it, once per id; the rest stays unavailable", async () => {
+  await withHost([{ name: "wire", api: "0.2", wire: true }], true, async (host) => {
+    const outcomes = JSON.parse((await host.callTool("late", {})).text) as Record<string, string>;
+    assert.deepEqual(Object.keys(outcomes).sort(), ["early#r1", "early#r3", "foreign#r2", "late#r4"]);
+    assert.equal(outcomes["early#r1"], "ok");
+    assert.match(outcomes["early#r3"] ?? "", /^invalid_request shortcut\/register: id "early" is a duplicate/);
+    for (const refused of ["foreign#r2", "late#r4"])
+      assert.match(outcomes[refused] ?? "", /^not_foreground_owner .*only inside the initialize request/, refused);
+    assert.deepEqual(
+      host.frontend.frontendShortcuts().map((s) => [s.id, s.key.canonical]),
+      [["early", "ctrl+g"]],
+    );
   });
 });
