@@ -23,6 +23,7 @@ import { toolsText } from "./inspect-commands.js";
 import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
 import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
 import { ShellTerminal } from "./terminal-handoff.js";
+import { ShellFrontend } from "./shell-frontend.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -36,6 +37,8 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   for (const sig of startSignals) process.on(sig, abandon);
   // Extensions may borrow the terminal inside their calls (terminal/acquire, W 2.24).
   const terminal = new ShellTerminal(ui.line);
+  // The prompt line as the extensions' composer, their shortcuts and Tab (shell-frontend.ts).
+  const frontend = new ShellFrontend(process.stdin.isTTY === true);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
@@ -47,7 +50,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
       : {};
     return ExtensionHost.start({
       ...started,
-      services: { ...started.services, presentation: true, ...entries, terminal },
+      services: { ...started.services, presentation: true, ...entries, terminal, frontend },
     });
   };
   let host = await startHost(starting.signal);
@@ -167,7 +170,8 @@ export async function runShell(options: GlobalOptions): Promise<number> {
           running = null;
         }
       }
-      if (!closing) rl.prompt();
+      // The cursor is kept: an extension may have filled the composer meanwhile.
+      if (!closing) rl.prompt(true);
     }
     busy = false;
     maybeFinish();
@@ -187,6 +191,13 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   agent.onExtensionRunEnd = () => {
     if (!closing && !busy && !inputEnded) rl.prompt();
   };
+  const builtins = ["help", "extensions", "tools", "commands", "call", "menu", "reload", "quit", "exit"];
+  frontend.attach(rl, process.stdin, {
+    host: () => host,
+    builtins: [...builtins, ...AGENT_COMMANDS],
+    workspace: options.workspace,
+    idle: () => !busy && !closing,
+  });
   rl.prompt();
   await finished;
   // A run an extension's message started is drawn to its end before leaving (Ctrl-C cancels it).

@@ -68,6 +68,10 @@ export type {
   SessionControlRequester,
   SessionControlService,
 } from "./modules/session-control/session-control-service.js";
+export type { FrontendService, LiveShortcut } from "./modules/frontend/frontend-service.js";
+export type { FrontendApi } from "./modules/frontend/module.js";
+export { AUTOCOMPLETE_DEADLINE_MS } from "./modules/frontend/autocomplete-chain.js";
+export type { CompleteOptions, DraftCompletion } from "./modules/frontend/autocomplete-chain.js";
 export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";
 export type { TerminalRequester, TerminalService } from "./modules/terminal/module.js";
 export type {

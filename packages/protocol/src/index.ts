@@ -304,6 +304,11 @@ export type {
   SessionSetLabelParams,
   SessionSetNameParams,
 } from "./api/validate-session-entries.js";
+export * from "./api/validate-frontend.js";
+export { parseShortcutKey } from "./api/shortcut-keys.js";
+export type { ParsedShortcutKey, ShortcutKey } from "./api/shortcut-keys.js";
+export { applyAutocompleteEdit } from "./api/autocomplete-edit.js";
+export type { AppliedEdit, EditorSnapshot } from "./api/autocomplete-edit.js";
 export {
   MAX_TERMINAL_GRANT_ID_BYTES,
   MAX_TERMINAL_REASON_BYTES,
@@ -348,6 +353,13 @@ export {
   SESSION_WAIT_FOR_IDLE,
   SESSION_SWITCH,
   SESSION_COMPACT,
+  COMPOSER_GET,
+  COMPOSER_SET,
+  COMPOSER_INSERT,
+  SHORTCUT_REGISTER,
+  SHORTCUT_TRIGGER,
+  AUTOCOMPLETE_REGISTER,
+  AUTOCOMPLETE_COMPLETE,
   PRESENTATION_UPDATE,
   TOOLS_REGISTER,
   TOOLS_UNREGISTER,

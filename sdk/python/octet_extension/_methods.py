@@ -108,4 +108,18 @@ METHODS = {
         "terminal/release", "child->host", "request", "terminal_handoff", ("0.2", "0.4")),
     "terminal/grant-lost": MethodSpec(
         "terminal/grant-lost", "host->child", "notification", "terminal_handoff", ("0.2", "0.4")),
+    "composer/get": MethodSpec(
+        "composer/get", "child->host", "request", "composer", ("0.2", "0.4")),
+    "composer/set": MethodSpec(
+        "composer/set", "child->host", "request", "composer", ("0.2", "0.4")),
+    "composer/insert": MethodSpec(
+        "composer/insert", "child->host", "request", "composer", ("0.2", "0.4")),
+    "shortcut/register": MethodSpec(
+        "shortcut/register", "child->host", "request", "shortcuts", ("0.2", "0.4")),
+    "shortcut/trigger": MethodSpec(
+        "shortcut/trigger", "host->child", "notification", "shortcuts", ("0.2", "0.4")),
+    "ui/autocomplete/register": MethodSpec(
+        "ui/autocomplete/register", "child->host", "request", "autocomplete", ("0.2", "0.4")),
+    "ui/autocomplete/complete": MethodSpec(
+        "ui/autocomplete/complete", "host->child", "request", "autocomplete", ("0.2", "0.4")),
 }

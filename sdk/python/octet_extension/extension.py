@@ -37,6 +37,7 @@ from .serving import Serving
 from .session import Session
 from .message_injection import ActiveTools
 from .session_control import SessionControl
+from .frontend import Composer, Frontend
 from .writer import take_stdout
 
 __all__ = ["Extension", "HandlerContext"]
@@ -111,6 +112,9 @@ class Extension(Registration, Serving):
         #: terminal_handoff for the running request (as ctx.terminal).
         self._terminal_grants = TerminalGrants()
         self.terminal = Terminal(lambda: self._link, current_scope, self._terminal_grants)
+        #: The host's prompt line for the running request (as ctx.composer).
+        self.composer = Composer(lambda: self._link, current_scope)
+        self._frontend = Frontend()
         # Take stdout now, not in run(): a "loading..." print between the two must not reach
         # the host as a non-frame (FRAME-03).
         self._stdout_fd = take_stdout()
@@ -133,6 +137,27 @@ class Extension(Registration, Serving):
         if not callable(fn):
             raise TypeError(f"a handler must be callable, got {type(fn).__name__}")
         self._terminal_grants.handlers.append(fn)
+        return fn
+
+    def shortcut(self, key: str, *, description: str = "") -> Callable[[Callable[[], Any]], Callable[[], Any]]:
+        """Decorator binding `key` in the host's line editor (before run(); feature shortcuts). The
+        key is lowercase ``+``-joined modifiers (ctrl, alt, shift, meta) and one key (a-z, 0-9,
+        f1..f12), e.g. "ctrl+g"; it is sent inside initialize. The handler takes no arguments."""
+        if self._link is not None:
+            raise RuntimeError("shortcut() after initialize: shortcuts are registered inside initialize")
+
+        def register(fn: Callable[[], Any]) -> Callable[[], Any]:
+            self._frontend.add_shortcut(key, fn, description)
+            return fn
+        return register
+
+    def autocomplete(self, fn: Callable[[Dict[str, Any]], Any]) -> Callable[[Dict[str, Any]], Any]:
+        """Decorator: completions for the host's prompt line on Tab (feature autocomplete). The
+        handler gets {text, cursor (UTF-8 bytes), revision} and returns None or {prefix, items:
+        [{value, label, description?, replace_after_bytes?, cursor_offset_bytes?}]}."""
+        if self._link is not None:
+            raise RuntimeError("autocomplete() after initialize")
+        self._frontend.set_autocomplete(fn)
         return fn
 
     def notify(self, title: str, message: str, *, level: str = "info") -> None:

@@ -12,6 +12,7 @@ from .session import Session
 from .message_injection import ActiveTools
 from .session_control import SessionControl
 from .terminal import Terminal
+from .frontend import Composer
 
 if TYPE_CHECKING:
     from .extension import Extension
@@ -66,6 +67,11 @@ class HandlerContext:
     def terminal(self) -> Terminal:
         """terminal_handoff parented to this request (tool/call or command/execute)."""
         return Terminal(lambda: self._link, lambda: self._scope, self._ext._terminal_grants)
+
+    @property
+    def composer(self) -> Composer:
+        """The host's prompt line (feature composer), parented to this tool/call or command/execute."""
+        return Composer(lambda: self._link, lambda: self._scope)
 
     def publish_artifact(self, source: Any, mime_type: str, **options: Any) -> Any:
         return self._link.call(lambda: publish_artifact(self._scope, self._link, source, mime_type, **options))

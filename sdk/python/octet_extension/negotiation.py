@@ -32,6 +32,10 @@ SDK_FEATURES = (
     "session_control_v1",
     "session_compaction_v1",
     "terminal_handoff",
+    "composer",
+    "shortcuts",
+    "autocomplete",
+    "autocomplete_edit_v1",
     "compaction_strategy",
     "cache_warming_decision",
 )
@@ -78,7 +82,7 @@ def has_prompt_metadata(tool: Dict[str, Any]) -> bool:
 
 def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Sequence[str],
               tools: Sequence[Dict[str, Any]], supported: frozenset, dynamic_tools: bool = False,
-              hooks: Iterable[str] = ()) -> Dict[str, Any]:
+              hooks: Iterable[str] = (), shortcuts: bool = False, autocomplete: bool = False) -> Dict[str, Any]:
     """Returns {protocol, features, max_concurrent, tools, stripped_prompt_metadata}."""
     protocol = offer if isinstance(offer, dict) else {}
     offered = set(_strings(protocol.get("required_features"))) | set(_strings(protocol.get("optional_features")))
@@ -109,6 +113,10 @@ def negotiate(offer: Any, *, api: str, max_concurrent: int, lifecycle_events: Se
     select("session_compaction_v1", select("session_control_v1", api == "0.4"))
     # ctx.terminal: offered only with a frontend that owns a terminal (W 2.24).
     select("terminal_handoff", True)
+    # ctx.composer always when offered; shortcuts and autocomplete only with something registered.
+    select("composer", True)
+    select("shortcuts", shortcuts)
+    select("autocomplete_edit_v1", select("autocomplete", autocomplete) and api == "0.4")
     select("compaction_strategy", api == "0.4" and "compaction_strategy" in hooks)
     select("cache_warming_decision", api == "0.4" and "cache_warming_decision" in hooks)
 

@@ -271,7 +271,7 @@ class Serving:
 
     def _answer_initialize(self, request_id: Any, params: Any) -> None:
         try:
-            self._peer.reply_result(request_id, "initialize", self._initialize(params))
+            self._peer.reply_result(request_id, "initialize", self._initialize(params, request_id))
         except Exception as err:
             self._peer.reply_failure(request_id, "initialize", err)
 
@@ -279,7 +279,36 @@ class Serving:
         self._peer.reply_result(request_id, "shutdown", {})
         asyncio.get_running_loop().call_soon(self._exit, 0)
 
-    def _initialize(self, params: Any) -> Dict[str, Any]:
+    def _on_shortcut(self, _method: str, params: Any) -> None:
+        # shortcut/trigger: only an id this process registered with the host runs (WAVE1-03).
+        handler = self._frontend.triggered(params)
+        if handler is None:
+            return
+
+        async def run() -> None:
+            try:
+                await self._run_plain(handler)
+            except Exception as err:
+                diagnose(f"the shortcut handler failed: {type(err).__name__}: {err}")
+        self._spawn(run())
+
+    def _answer_complete(self, request_id: Any, params: Any) -> None:
+        async def run() -> None:
+            try:
+                answer = await self._frontend.complete(params, self._link, self._run_plain)
+                self._peer.reply_result(request_id, "ui/autocomplete/complete", answer)
+            except Exception as err:
+                self._peer.reply_failure(request_id, "ui/autocomplete/complete", err)
+        self._spawn(run())
+
+    async def _run_plain(self, fn: Callable[..., Any], *args: Any) -> Any:
+        """Runs an author callback outside any request: awaited on the loop, or on a worker thread."""
+        if inspect.iscoroutinefunction(fn):
+            return await fn(*args)
+        value = await asyncio.get_running_loop().run_in_executor(self._executor, fn, *args)
+        return await value if inspect.isawaitable(value) else value
+
+    def _initialize(self, params: Any, request_id: Any = None) -> Dict[str, Any]:
         if self._link is not None:
             raise WireError(ErrorCode.INVALID_REQUEST, "initialize was already received")
         if not isinstance(params, dict):
@@ -308,6 +337,8 @@ class Serving:
             supported=self._supported,
             dynamic_tools=self._dynamic_tools,
             hooks=self._registry.hooks.keys(),
+            shortcuts=self._frontend.wants_shortcuts,
+            autocomplete=self._frontend.wants_autocomplete,
         )
         if n["stripped_prompt_metadata"]:
             diagnose(
@@ -319,6 +350,9 @@ class Serving:
         self._subscribed = frozenset(n["protocol"].get("lifecycle_events", []))
         self._semaphore = asyncio.Semaphore(n["max_concurrent"])
         self._link = Link(self.api_version, n["features"], self._peer, loop, contributes)
+        # Inside initialize, before its answer (WAVE1-24); the chain registers once it is answered.
+        self._frontend.register_shortcuts(self._link, request_id)
+        self._frontend.register_autocomplete(self._link)
         if "dynamic_tools" in n["features"]:
             # Epoch 0 is the catalog sent in this response (CAT-09), definitions as sent.
             self._registry.catalog = ToolCatalog(
@@ -332,6 +366,7 @@ class Serving:
 #: The host notifications the runtime acts on, by method; the others are ignored.
 _NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
     "$/cancelRequest": Serving._on_cancel,
+    "shortcut/trigger": Serving._on_shortcut,
     **{event: Serving._on_lifecycle for event in LIFECYCLE_EVENTS},
     # message/updated and message/settled: handlers kept beside the lifecycle ones, no subscription.
     **{event: Serving._on_message for event in MESSAGE_EVENTS},
@@ -342,6 +377,7 @@ _NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
 _SESSION_REQUESTS: Dict[str, Callable[[Serving, Any, Any], None]] = {
     "initialize": Serving._answer_initialize,
     "shutdown": Serving._answer_shutdown,
+    "ui/autocomplete/complete": Serving._answer_complete,
 }
 
 

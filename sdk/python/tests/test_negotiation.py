@@ -50,8 +50,8 @@ class NegotiationTest(unittest.TestCase):
         implements."""
         with self.assertRaisesRegex(ValueError, "missing content_parts"):
             Extension(api_version="0.4", supported_features=["request_cancellation"])
-        with self.assertRaisesRegex(ValueError, "does not implement: composer"):
-            Extension(api_version="0.4", supported_features=["request_cancellation", "content_parts", "composer"])
+        with self.assertRaisesRegex(ValueError, "does not implement: remote_ui"):
+            Extension(api_version="0.4", supported_features=["request_cancellation", "content_parts", "remote_ui"])
         self.assertIn("cache_warming_decision", SDK_FEATURES)
         self.assertEqual(check_supported_features(None), frozenset(REQUIRED_FEATURES + SDK_FEATURES))
 
@@ -75,6 +75,7 @@ class NegotiationTest(unittest.TestCase):
                 "lifecycle_events",
                 "tool_prompt_metadata_v1",
                 "secrets",
+                "composer",
             ],
         )
         self.assertEqual(n["protocol"]["lifecycle_events"], ["turn/started"])

@@ -64,6 +64,7 @@ import { activeToolsApi, isMessageEvent, MessageHandlers } from "./message-injec
 import type { ActiveToolsApi, MessageEvent, MessageHandler } from "./types.js";
 import { sessionControlApi, type SessionControlApi } from "./session-control.js";
 import { TerminalGrants, type TerminalApi, type TerminalGrantLostHandler } from "./terminal.js";
+import { FrontendRegistry, type AutocompleteHandler, type ShortcutHandler } from "./frontend.js";
 import { buildTypedTool, type TypedToolHandler, type TypedToolSpec } from "./typed-tool.js";
 import { Serving, type ServedRegistry } from "./serving.js";
 import type { TObject, TSchema } from "@sinclair/typebox";
@@ -117,6 +118,7 @@ export class Extension {
     menuHandler: null as MenuHandler | null,
   } satisfies ServedRegistry;
   readonly #lifecycle = new LifecycleHandlers();
+  readonly #frontend = new FrontendRegistry();
   readonly #dynamicTools: boolean;
   /** Serving the host, once run(); until initialize it has no link. */
   readonly #serving: Serving;
@@ -147,6 +149,7 @@ export class Extension {
       lifecycle: this.#lifecycle,
       messages: this.#messages,
       terminal: this.#terminal,
+      frontend: this.#frontend,
       notify: (n) => this.notify(n),
     });
   }
@@ -404,6 +407,26 @@ export class Extension {
    */
   onTerminalGrantLost(handler: TerminalGrantLostHandler): this {
     this.#terminal.onLost(handler);
+    return this;
+  }
+
+  /**
+   * A key binding in the host's line editor (before run(); feature shortcuts, API 0.2+). `key` is
+   * lowercase `+`-joined modifiers (ctrl, alt, shift, meta) and one key (a-z, 0-9, f1..f12), e.g.
+   * "ctrl+g" or "alt+x"; keys the editor binds itself are refused. Registered inside initialize;
+   * returns the stable id. The handler runs outside any request: it may notify, not ask.
+   */
+  shortcut(key: string, handler: ShortcutHandler, description = ""): string {
+    return this.#frontend.addShortcut(key, handler, description);
+  }
+
+  /**
+   * Completions for the host's prompt line on Tab (before run(); feature autocomplete). Return the
+   * suffix before the cursor to replace (`prefix`) and the choices, or null to let the next chain
+   * and the host's own completion answer. Chains share one 500 ms deadline.
+   */
+  autocomplete(handler: AutocompleteHandler): this {
+    this.#frontend.setAutocomplete(handler);
     return this;
   }
 

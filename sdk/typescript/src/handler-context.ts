@@ -10,6 +10,7 @@ import { parentOf, sessionApi } from "./session.js";
 import { activeToolsApi } from "./message-injection.js";
 import { sessionControlApi } from "./session-control.js";
 import { TerminalGrants } from "./terminal.js";
+import { composerApi } from "./frontend.js";
 
 export function handlerContext(
   scope: RequestScope,
@@ -46,6 +47,10 @@ export function handlerContext(
       () => context?.resource_owner,
     ),
     terminal: terminal.api(
+      () => scope,
+      () => link,
+    ),
+    composer: composerApi(
       () => scope,
       () => link,
     ),

@@ -59,6 +59,14 @@ export type {
 } from "./session-control.js";
 export { openTerminal } from "./terminal.js";
 export type { HeldTerminal, OpenTerminal, TerminalApi, TerminalGrantLostHandler } from "./terminal.js";
+export type {
+  AutocompleteAnswer,
+  AutocompleteChoice,
+  AutocompleteHandler,
+  AutocompleteQuery,
+  ComposerApi,
+  ShortcutHandler,
+} from "./frontend.js";
 export { TypedResult, INVALID_OUTPUT_CODE } from "./typed-tool.js";
 export type { TypedResultOptions, TypedToolSpec, TypedToolHandler, TypedToolReturn } from "./typed-tool.js";
 export { withDiagnostics, DIAGNOSTICS_METADATA_KEY } from "./diagnostics.js";

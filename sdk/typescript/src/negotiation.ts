@@ -28,6 +28,9 @@ export interface NegotiationInput {
   dynamicTools?: boolean;
   /** API 0.4 advisory hooks with a registered handler (compaction_strategy, cache_warming_decision). */
   advisoryHooks?: readonly string[];
+  /** ext.shortcut() / ext.autocomplete() were used (frontend.ts). */
+  shortcuts?: boolean;
+  autocomplete?: boolean;
 }
 
 export interface Negotiated {
@@ -73,6 +76,10 @@ export function negotiate(offer: unknown, input: NegotiationInput): Negotiated {
   select("session_compaction_v1", select("session_control_v1", input.api === "0.4"));
   // ctx.terminal: offered only with a frontend that owns a terminal (W 2.24).
   select("terminal_handoff", true);
+  // ctx.composer always when offered; shortcuts and autocomplete only with something registered.
+  select("composer", true);
+  select("shortcuts", input.shortcuts === true);
+  select("autocomplete_edit_v1", select("autocomplete", input.autocomplete === true) && input.api === "0.4");
 
   const limits = isPlainObject(protocol["limits"]) ? protocol["limits"] : {};
   const cap = limits["max_concurrent_requests"];

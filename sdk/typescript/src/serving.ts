@@ -18,9 +18,11 @@ import {
   type RequestMessage,
   type NotificationMessage,
   ADVISORY_HOOKS,
+  AUTOCOMPLETE_COMPLETE,
   CANCEL_REQUEST,
   TERMINAL_GRANT_LOST,
   INITIALIZE,
+  SHORTCUT_TRIGGER,
   LIFECYCLE_EVENTS,
   SHUTDOWN,
   legalMethod,
@@ -36,6 +38,7 @@ import { RequestScope, requestStorage, type Link } from "./request-scope.js";
 import { ToolCatalog, type CatalogTool } from "./catalog.js";
 import { handlerContext } from "./handler-context.js";
 import type { TerminalGrants } from "./terminal.js";
+import type { FrontendRegistry } from "./frontend.js";
 
 const NO_FEATURES: ReadonlySet<string> = new Set();
 
@@ -56,6 +59,8 @@ export interface Served {
   readonly messages?: MessageHandlers;
   /** The extension's terminal grant (terminal_handoff): ctx.terminal and terminal/grant-lost. */
   readonly terminal?: TerminalGrants;
+  /** ext.shortcut and ext.autocomplete (frontend.ts). */
+  readonly frontend: FrontendRegistry;
   /** ctx.notify of every handler. */
   notify(notification: NotificationInput): void;
 }
@@ -137,6 +142,7 @@ export class Serving {
   /** The host notifications this runtime acts on, by method; the others are ignored. */
   readonly #notifications = new Map<string, (n: NotificationMessage) => void>([
     [CANCEL_REQUEST.method, (n) => this.#onCancel(n.params)],
+    [SHORTCUT_TRIGGER.method, (n) => this.#x.frontend.trigger(n.params)],
     ...LIFECYCLE_EVENTS.map((event) => [event, (n: NotificationMessage) => this.#deliver(event, n.params)] as const),
     ...MESSAGE_EVENTS.map(
       (event) => [event, (n: NotificationMessage) => this.#x.messages?.deliver(event, n.params)] as const,
@@ -145,8 +151,9 @@ export class Serving {
   ]);
 
   /** The session requests answered here; content requests go to route() (dispatch.ts). */
-  readonly #session = new Map<string, (params: unknown) => unknown>([
-    [INITIALIZE.method, (params) => this.#initialize(params)],
+  readonly #session = new Map<string, (params: unknown, id: JsonRpcId) => unknown>([
+    [INITIALIZE.method, (params, id) => this.#initialize(params, id)],
+    [AUTOCOMPLETE_COMPLETE.method, (params) => this.#x.frontend.complete(params, this.#link)],
     [
       SHUTDOWN.method,
       () => {
@@ -180,7 +187,7 @@ export class Serving {
 
   async #onRequest(request: RequestMessage): Promise<unknown> {
     const session = this.#session.get(request.method);
-    if (session) return session(request.params);
+    if (session) return session(request.params, request.id);
     const link = this.#link;
     if (!link) throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize`);
     const scope = new RequestScope(request.id, request.method, link);
@@ -214,7 +221,7 @@ export class Serving {
     }
   }
 
-  #initialize(params: unknown): unknown {
+  #initialize(params: unknown, id: JsonRpcId): unknown {
     if (this.#link) throw new WireError(ErrorCode.InvalidRequest, "initialize was already received");
     if (!isPlainObject(params)) throw new WireError(ErrorCode.InvalidParams, "initialize params must be an object");
     if (params["api_version"] !== this.#x.apiVersion) {
@@ -241,6 +248,8 @@ export class Serving {
       tools,
       dynamicTools: this.#x.dynamicTools,
       advisoryHooks,
+      shortcuts: this.#x.frontend.wantsShortcuts,
+      autocomplete: this.#x.frontend.wantsAutocomplete,
     });
     if (n.strippedPromptMetadata.length > 0) {
       process.stderr.write(
@@ -258,6 +267,9 @@ export class Serving {
     this.#x.lifecycle.subscribe(Array.isArray(subscribed) ? (subscribed as string[]) : []);
     this.#semaphore = new Semaphore(n.maxConcurrent);
     this.#link = { api: this.#x.apiVersion, features: n.features, peer };
+    // Inside initialize, before its answer (WAVE1-24); the chain registers once it is answered.
+    this.#x.frontend.registerShortcuts(this.#link, id);
+    this.#x.frontend.registerAutocomplete(this.#link);
     if (n.features.has("dynamic_tools")) {
       // Epoch 0 is the catalog sent in this response (CAT-09), definitions as sent.
       const sent = new Map<string, CatalogTool>(

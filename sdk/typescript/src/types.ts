@@ -200,6 +200,17 @@ export interface ConfirmOptions {
   default?: boolean;
 }
 
+/** ctx.composer (W 2.19, feature composer): see frontend.ts. */
+export interface ComposerApi {
+  /** Whether the host offered the composer feature (it binds an interactive frontend). */
+  readonly available: boolean;
+  get(): Promise<string>;
+  /** Replaces the whole composer line. */
+  set(text: string): Promise<void>;
+  /** Inserts at the composer's cursor. */
+  insert(text: string): Promise<void>;
+}
+
 /** ctx.session / ext.session (W 2.21, session_entries): see session.ts. */
 export interface SessionApi extends MessageInjectionApi {
   /** Whether the host offered session_entries and this connection negotiated it. */
@@ -292,6 +303,8 @@ export interface HandlerContext {
   readonly sessionControl: SessionControlApi;
   /** terminal_handoff (API 0.2+), parented to this request (tool/call or command/execute): see terminal.ts. */
   readonly terminal: TerminalApi;
+  /** composer (API 0.2+): the host's prompt line, parented to this tool/call or command/execute. */
+  readonly composer: ComposerApi;
   /** $/progress for this request; see Progress for when it is a silent no-op. */
   readonly progress: Progress;
   /**

@@ -34,6 +34,7 @@ const SUPPORTED = [
   "session_control_v1",
   "session_compaction_v1",
   "terminal_handoff",
+  "composer",
 ];
 
 interface Protocol {

@@ -47,6 +47,8 @@ export interface InboxContext {
   accepting(): boolean;
   /** The active host request with this id: its method and a signal aborted when it settles. */
   activeRequest(id: number): ActiveParent | undefined;
+  /** True while the initialize request is in flight: only shortcut/register is admitted (REV-01). */
+  initializing?(): boolean;
   /** Aborted when the generation ends. */
   readonly generationSignal: AbortSignal;
   emit(event: HostEvent): void;
@@ -80,7 +82,10 @@ export class ChildInbox {
 
   async request(request: RequestMessage): Promise<unknown> {
     const ctx = this.#ctx;
-    if (!ctx.accepting())
+    // REV-01's one exception: shortcut/register inside initialize, before any feature is selected
+    // (the module admits it only with the initialize request as its parent, WAVE1-24).
+    const inInitialize = request.method === "shortcut/register" && ctx.initializing?.() === true;
+    if (!ctx.accepting() && !inInitialize)
       throw new WireError(ErrorCode.Unavailable, `${request.method} refused: the extension is not ready`);
     const id = request.id;
     // Child ids are unique among outstanding requests and never reused in a generation (REV-03).
@@ -114,7 +119,8 @@ export class ChildInbox {
     const cleanup: (() => void)[] = [];
     try {
       const spec = this.#legal(request.method, "request");
-      if (spec?.feature !== undefined && ctx.features && !ctx.features().includes(spec.feature)) {
+      const selected = ctx.features?.() ?? [];
+      if (spec?.feature !== undefined && ctx.features && !selected.includes(spec.feature) && !inInitialize) {
         const why = `needs the ${spec.feature} feature, which was not negotiated`;
         throw new WireError(ErrorCode.MethodNotFound, `unsupported_feature ${request.method} ${why}`);
       }

@@ -29,7 +29,7 @@ import { HostRequests, type HostRequestOptions } from "./host-requests.js";
 import type { ToolSchemas } from "../schema-check/tool-schemas.js";
 import type { LifecycleMethod } from "./lifecycle.js";
 import { StderrSink, truncateBytes } from "../transport/stderr-sink.js";
-import { ChildInbox } from "./child-inbox.js";
+import { ChildInbox, type ActiveParent } from "./child-inbox.js";
 import { GenerationModules } from "../modules/module-set.js";
 import { mediaResolver } from "../modules/artifacts/module.js";
 import type { MediaResolver } from "../modules/artifacts/artifacts-service.js";
@@ -95,11 +95,11 @@ export class Generation {
       catalog: { tools: () => this.tools, publish: (next) => this.publishTools(next), features: () => this.features },
       owner: () => this.owner(),
       ended: this.#ended$.signal,
-      activeRequest: (id) => this.#requests?.active(id),
+      activeRequest: (id) => this.#requests?.active(id) ?? this.#initializeParent(id),
       cancelledRequest: (id) => this.#requests?.wasCancelled(id) ?? false,
       diagnose: (level, message) => this.#diagnose(level, message),
       emit: (event) => spec.emit(event),
-      notify: (method, params) => void this.notify(method, params),
+      notify: (method, params) => this.notify(method, params),
     });
     this.#inbox = new ChildInbox({
       modules: this.#modules,
@@ -110,6 +110,7 @@ export class Generation {
       accepting: () => this.#state === "ready" || this.#state === "draining",
       features: () => this.features,
       activeRequest: (id) => this.#requests?.active(id),
+      initializing: () => this.#initializing !== null,
       generationSignal: this.#ended$.signal,
       emit: (event) => spec.emit(event),
       diagnose: (level, message) => this.#diagnose(level, message),
@@ -399,6 +400,15 @@ export class Generation {
     this.#setState("initializing");
   }
 
+  /** The initialize request while it is in flight: the one parent shortcut/register has (WAVE1-24). */
+  #initializing: { id: number; settled: AbortController } | null = null;
+
+  #initializeParent(id: number): ActiveParent | undefined {
+    const init = this.#initializing;
+    if (init === null || init.id !== id) return undefined;
+    return { method: "initialize", signal: init.settled.signal, takeApproval: () => false };
+  }
+
   async #initialize(): Promise<void> {
     const peer = this.#conn!.peer;
     const accepted = await handshake(peer, {
@@ -411,6 +421,10 @@ export class Generation {
       declared: this.#declared,
       timeoutMs: this.spec.initializeTimeoutMs,
       catalog: this.#catalog,
+      onSent: (id) => (this.#initializing = { id, settled: new AbortController() }),
+    }).finally(() => {
+      this.#initializing?.settled.abort();
+      this.#initializing = null;
     });
     this.#accepted = accepted;
     this.#modules.negotiated(accepted.features);

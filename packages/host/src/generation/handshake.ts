@@ -37,6 +37,8 @@ export interface HandshakeOptions {
   timeoutMs?: number | undefined;
   /** Receives the initialize catalog; its schemas must compile. */
   catalog: GenerationCatalog;
+  /** Told the initialize request's id once it is sent: the parent of shortcut/register (WAVE1-24). */
+  onSent?: (id: number) => void;
 }
 
 /** Sends initialize and returns the accepted answer, or throws initialize_failed / initialize_timeout. */
@@ -52,7 +54,9 @@ export async function handshake(peer: RpcPeer, o: HandshakeOptions): Promise<Acc
   const timeoutMs = o.timeoutMs ?? bounds.INITIALIZE_TIMEOUT_MS;
   let raw: unknown;
   try {
-    raw = await peer.request("initialize", params, { timeoutMs }).result;
+    const outgoing = peer.request("initialize", params, { timeoutMs });
+    o.onSent?.(outgoing.id);
+    raw = await outgoing.result;
   } catch (err) {
     if (err instanceof WireError) {
       const why = `${err.message} (code ${err.code})`;

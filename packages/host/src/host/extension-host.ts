@@ -52,6 +52,7 @@ import type { BoundModule } from "../modules/module.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import type { CacheWarmingAdvice } from "../modules/advisory-hooks/advisory-hooks.js";
 import type { TurnHookOptions, TurnHookOutcome } from "../modules/session-entries/turn-hooks.js";
+import type { FrontendApi } from "../modules/frontend/module.js";
 import { PresentationStore } from "../modules/presentation/presentation-store.js";
 import type { PresentationRecord } from "../modules/presentation/presentation-service.js";
 import type { Artifact } from "../modules/artifacts/artifact-store.js";
@@ -326,20 +327,12 @@ export class ExtensionHost {
     return this.#api.compactionFrames(payload, options);
   }
 
-  /**
-   * model_turn_start / model_turn_end (API 0.4, W 1.4b): hook/run to every ready extension that
-   * declared the hook and negotiated session_entries, in discovery order, each awaited; while
-   * one runs, its session/append_entry naming the hook/run is serviced (TURN-08). Throws
-   * TurnHookError naming the extension when one fails or answers anything but continue.
-   */
+  /** model_turn_start / model_turn_end (W 1.4b; modules/session-entries/turn-hooks.ts); throws TurnHookError. */
   runTurnHook(hook: TurnHook, payload: TurnPayload, options: TurnHookOptions = {}): Promise<TurnHookOutcome> {
     return this.#api.runTurnHook(hook, payload, options);
   }
 
-  /**
-   * One text delta of the model's message `messageId` (message_injection, W 1.11): coalesced into
-   * message/updated batches (4096 bytes, 64 deltas or 50 ms) for the extensions that negotiated it.
-   */
+  /** A text delta of the model's message (W 1.11): batched into message/updated (message-batches.ts). */
   messageDelta(messageId: string, delta: string): void {
     this.#api.messageDelta(messageId, delta);
   }
@@ -347,6 +340,11 @@ export class ExtensionHost {
   /** The message `messageId` ended: its last batch, then message/settled {message_id}. */
   messageSettled(messageId: string): void {
     this.#api.messageSettled(messageId);
+  }
+
+  /** services.frontend: the admitted shortcuts, shortcut/trigger and Tab's chains (modules/frontend). */
+  get frontend(): FrontendApi {
+    return this.#api;
   }
 
   /** Whether a ready extension takes `hook` now: build its payload only then (it may be costly). */

@@ -83,7 +83,7 @@ export interface ServiceGeneration {
   diagnose(level: DiagnosticLevel, message: string): void;
   emit(event: HostEvent): void;
   /** A best-effort host->child notification (dropped once the peer closed); absent in a standalone inbox. */
-  notify?(method: string, params: Record<string, unknown>): void;
+  notify?(method: string, params: Record<string, unknown>): unknown;
   /** The clock of rate windows (tests inject one). */
   now?: () => number;
 }

@@ -22,6 +22,7 @@ import { messageInjectionModule } from "./message-injection/module.js";
 import { activeToolsModule } from "./active-tools/module.js";
 import { sessionControlModule } from "./session-control/module.js";
 import { terminalModule } from "./terminal/module.js";
+import { frontendModule } from "./frontend/module.js";
 
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
@@ -44,6 +45,7 @@ export {
   activeToolsModule,
   sessionControlModule,
   terminalModule,
+  frontendModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */
@@ -68,6 +70,7 @@ export const HOST_MODULES = [
   activeToolsModule,
   sessionControlModule,
   terminalModule,
+  frontendModule,
 ] as const satisfies readonly HostModule[];
 
 type ApiOf<M> = M extends HostModule<unknown, infer E> ? E : never;

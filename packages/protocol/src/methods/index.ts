@@ -13,6 +13,7 @@ import { CONTENT_METHODS } from "./content.js";
 import { CONTRIBUTION_METHODS } from "./contributions.js";
 import { CORE_METHODS } from "./core.js";
 import { DYNAMIC_TOOL_METHODS } from "./dynamic-tools.js";
+import { FRONTEND_METHODS } from "./frontend.js";
 import { INTERACTION_METHODS } from "./interaction.js";
 import { LIFECYCLE_METHODS } from "./lifecycle.js";
 import { MENU_METHODS } from "./menus.js";
@@ -43,6 +44,7 @@ const GROUPS: readonly (readonly MethodSpec[])[] = [
   DYNAMIC_TOOL_METHODS,
   MESSAGE_INJECTION_METHODS,
   TERMINAL_METHODS,
+  FRONTEND_METHODS,
 ];
 
 /**
@@ -132,3 +134,12 @@ export {
   TOOLS_SET_ACTIVE,
 } from "./message-injection.js";
 export { TERMINAL_ACQUIRE, TERMINAL_RELEASE, TERMINAL_GRANT_LOST } from "./terminal.js";
+export {
+  COMPOSER_GET,
+  COMPOSER_SET,
+  COMPOSER_INSERT,
+  SHORTCUT_REGISTER,
+  SHORTCUT_TRIGGER,
+  AUTOCOMPLETE_REGISTER,
+  AUTOCOMPLETE_COMPLETE,
+} from "./frontend.js";
