@@ -55,11 +55,16 @@ test("WAVE1-03, WAVE1-21: Ctrl-G, the extension's shortcut, runs its handler (sh
 test("ACMP-02, ACMP-06, ACMP-08: Tab completes from the extension, then /commands and paths natively", async () => {
   const pty = await shell();
   try {
-    pty.type("say :roc");
-    await pty.waitFor(/say :roc/, "the typed draft");
+    // Tab as a person would press it, until the extension's registration (it follows the
+    // initialize answer) is admitted and its completion lands.
     let mark = pty.output().length;
-    pty.type("\t");
-    await pty.waitFor(/:rocket:/, "the extension's completion in the line", { from: mark });
+    for (let attempt = 0; ; attempt++) {
+      pty.type("say :roc\t");
+      if (await completedWithin(() => /:rocket:/.test(pty.output().slice(mark)), 1_000)) break;
+      if (attempt >= 15) throw new Error(`no completion from the extension: ${JSON.stringify(pty.output())}`);
+      pty.type("\x15");
+      mark = pty.output().length;
+    }
     pty.type("\x15"); // Ctrl-U: clear the line
     mark = pty.output().length;
     pty.type("say :ta\t");
@@ -99,15 +104,30 @@ test("ACMP-07: an answer that arrives after the line was submitted never edits t
   const pty = await runOnPty(["--extension-dir", dir, "--enable-extension", "fe"], { env: { NO_COLOR: "1" } });
   try {
     await pty.waitFor(/octet> /, "the prompt");
+    // First a completion that lands: the extension's registration is admitted (on a busy machine
+    // it may come after the prompt is drawn), so the lagging query below really reaches it.
+    // The registration follows the initialize answer, so a Tab right after the prompt may come
+    // before it: press Tab as a person would, until the extension's completion lands.
+    let mark = pty.output().length;
+    for (let attempt = 0; ; attempt++) {
+      pty.type("/echo :x\t");
+      const landed = await completedWithin(() => /:xyz-0\.4/.test(pty.output().slice(mark)), 1_000);
+      if (landed) break;
+      if (attempt >= 15) throw new Error(`no completion from the extension: ${JSON.stringify(pty.output())}`);
+      pty.type("\x15");
+      mark = pty.output().length;
+    }
+    pty.type("\x15"); // Ctrl-U: clear the line
+    mark = pty.output().length;
     pty.type("/echo lag :x");
-    await pty.waitFor(/lag :x/, "the typed draft");
+    await pty.waitFor(/lag :x/, "the typed draft", { from: mark });
     // Tab asks the extension (it answers in 300 ms); the line is changed and submitted at once.
     pty.type("\tQ\r");
     await pty.waitFor(/echo lag :xQ/, "the line as typed, run");
     await pty.waitFor(/answering the lagging query/, "the extension answering late");
     pty.type("/quit\r");
     assert.equal(await pty.exit(), 0);
-    assert.doesNotMatch(pty.output(), /:xyz/, "the late completion was discarded");
+    assert.doesNotMatch(pty.output().slice(mark), /:xyz/, "the late completion was discarded");
   } finally {
     pty.stop();
     rmSync(dir, { recursive: true, force: true });
@@ -120,3 +140,13 @@ test("ACMP-01: over a pipe the composer is refused, and the shell runs on", asyn
   assert.match(r.stdout, /error: .*no interactive frontend/);
   assert.match(r.stdout, /\/draft/, "the next line still ran");
 });
+
+/** Whether `check` holds within `ms` (polled every 20 ms); unlike waitFor, a miss stops nothing. */
+async function completedWithin(check: () => boolean, ms: number): Promise<boolean> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) return false;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  return true;
+}
