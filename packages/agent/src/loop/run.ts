@@ -124,7 +124,10 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
         break;
       }
       turns++;
-      const message = await modelRequest(s, catalog, context, { run_id, turnIndex }, signal);
+      // The active set this request offers is the one its calls are judged by (set_active may
+      // change it meanwhile; that applies from the next request).
+      const active = s.activeTools?.() ?? null;
+      const message = await modelRequest(s, catalog, context, active, { run_id, turnIndex }, signal);
       addUsage(usage, message.usage);
       const assistantEntry = await s.session.append({ type: "message", message });
       const failure = message.stopReason === "error" ? describeProviderError(message, s.model) : null;
@@ -164,7 +167,7 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
         outcome = "completed";
         break;
       }
-      const results = await runCalls(calls, s, catalog, { ...ids, turnIndex }, runContext, signal);
+      const results = await runCalls(calls, s, catalog, active, { ...ids, turnIndex }, runContext, signal);
       if (signal.aborted) {
         outcome = "cancelled";
         break;
@@ -203,6 +206,7 @@ async function modelRequest(
   s: RunScope,
   catalog: CatalogSnapshot | null,
   context: readonly PlacedContext[],
+  active: ReadonlySet<string> | null,
   at: { run_id: string; turnIndex: number },
   signal: AbortSignal,
 ): Promise<AssistantMessage> {
@@ -213,7 +217,7 @@ async function modelRequest(
     context,
     builtins: s.builtins,
     catalog,
-    active: s.activeTools?.() ?? null,
+    active,
   });
   for (const name of built.shadowed)
     s.emit({
@@ -250,6 +254,7 @@ async function runCalls(
   calls: readonly ToolCall[],
   s: RunScope,
   catalog: CatalogSnapshot | null,
+  active: ReadonlySet<string> | null,
   at: { session_id: string; run_id: string; turn_id: string; turnIndex: number },
   runContext: RunContext,
   signal: AbortSignal,
@@ -257,7 +262,6 @@ async function runCalls(
   const builtins = new Map(s.builtins.map((t) => [t.name, t]));
   const { turnIndex, ...ids } = at;
   const entries: SessionEntry[] = [];
-  const active = s.activeTools?.() ?? null;
   for (const call of calls) {
     const message = signal.aborted
       ? errorResult(call, "cancelled before it ran")
