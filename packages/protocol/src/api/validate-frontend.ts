@@ -7,7 +7,7 @@
  */
 import { isAbsent, member, readInteger, readObject, readString, refuse, rejectUnknown } from "../validate/fields.js";
 import { Problems, utf8ByteLength, type Checked } from "../validate/kit.js";
-import type { ResourceOwner } from "./types.js";
+import { readOwned, type Owned } from "./owned-params.js";
 import { parseShortcutKey } from "./shortcut-keys.js";
 
 /** The composer and an autocomplete snapshot: the editor handoff budget of W 2.19 (256 KiB). */
@@ -21,10 +21,6 @@ export const MAX_AUTOCOMPLETE_FIELD_BYTES = 1024;
 /** u32: the bound of replace_after_bytes and cursor_offset_bytes (ACMP-09). */
 const MAX_U32 = 0xffff_ffff;
 
-interface Owned {
-  parent_request_id: number;
-  resource_owner?: ResourceOwner;
-}
 export type ComposerGetParams = Owned;
 export interface ComposerTextParams extends Owned {
   text: string;
@@ -81,14 +77,14 @@ export function checkControlFree(p: Problems, path: string, s: string, allowed: 
 
 export function validateComposerGetParams(value: unknown): Checked<ComposerGetParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   return base !== undefined && p.ok ? { ok: true, value: base } : refuse(p);
 }
 
 /** composer/set and composer/insert: {parent_request_id, text}, text at most 256 KiB, plain (WAVE1-17). */
 export function validateComposerTextParams(value: unknown): Checked<ComposerTextParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const text = readString(p, "text", member(value as Record<string, unknown>, "text"), {
     maxBytes: MAX_COMPOSER_BYTES,
@@ -110,7 +106,7 @@ export function validateComposerGetResult(value: unknown): Checked<{ text: strin
 /** shortcut/register (WAVE1-21, WAVE1-22, WAVE1-26): the key must parse as the documented syntax. */
 export function validateShortcutRegisterParams(value: unknown): Checked<ShortcutRegisterParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const obj = value as Record<string, unknown>;
   const id = readString(p, "id", member(obj, "id"), { nonBlank: true, maxBytes: MAX_SHORTCUT_ID_BYTES });
@@ -241,25 +237,4 @@ export function byteToIndex(s: string, byte: number): number | undefined {
     i += cp >= 0x10000 ? 2 : 1;
   }
   return bytes === byte ? i : undefined;
-}
-
-/** parent_request_id and the optional resource_owner triple (WAVE1-09). */
-function owned(p: Problems, value: unknown): Owned | undefined {
-  const obj = readObject(p, "", value);
-  if (obj === undefined) return undefined;
-  const parent = readInteger(p, "parent_request_id", member(obj, "parent_request_id"), 0);
-  const rawOwner = member(obj, "resource_owner");
-  let owner: ResourceOwner | undefined;
-  if (!isAbsent(rawOwner)) {
-    const o = readObject(p, "resource_owner", rawOwner);
-    if (o !== undefined) {
-      const session = readString(p, "resource_owner.session_id", member(o, "session_id"));
-      const instance = readString(p, "resource_owner.extension_instance_id", member(o, "extension_instance_id"));
-      const gen = readInteger(p, "resource_owner.process_generation", member(o, "process_generation"), 0);
-      if (session !== undefined && instance !== undefined && gen !== undefined)
-        owner = { session_id: session, extension_instance_id: instance, process_generation: gen };
-    }
-  }
-  if (parent === undefined) return undefined;
-  return owner === undefined ? { parent_request_id: parent } : { parent_request_id: parent, resource_owner: owner };
 }

@@ -20,7 +20,7 @@ import {
   duplicates,
 } from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
-import type { ResourceOwner } from "./types.js";
+import { readOwned, type Owned } from "./owned-params.js";
 
 /** Injected text, either method (W 2.22, WAVE1-34). */
 export const MAX_INJECTED_TEXT_BYTES = 262_144;
@@ -38,11 +38,6 @@ export const MAX_MESSAGE_DELTA_ARRAY = 1_024;
 /** The roles session/send_message admits; `user` is session/send_user_message (WAVE1-33). */
 export const INJECTED_ROLES = ["assistant", "system"] as const;
 export type InjectedRole = (typeof INJECTED_ROLES)[number];
-
-interface Owned {
-  parent_request_id: number;
-  resource_owner?: ResourceOwner;
-}
 
 export interface SendMessageParams extends Owned {
   role: InjectedRole;
@@ -66,7 +61,7 @@ export interface MessageSettledParams {
 
 export function validateSendMessageParams(value: unknown): Checked<SendMessageParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const obj = value as Record<string, unknown>;
   const role = readOneOf(p, "role", member(obj, "role"), INJECTED_ROLES);
@@ -77,7 +72,7 @@ export function validateSendMessageParams(value: unknown): Checked<SendMessagePa
 
 export function validateSendUserMessageParams(value: unknown): Checked<SendUserMessageParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const text = injectedText(p, value as Record<string, unknown>);
   if (!p.ok || text === undefined) return refuse(p);
@@ -86,7 +81,7 @@ export function validateSendUserMessageParams(value: unknown): Checked<SendUserM
 
 export function validateSetActiveToolsParams(value: unknown): Checked<SetActiveToolsParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const names = readStringArray(p, "names", member(value as Record<string, unknown>, "names"));
   if (names === undefined) return refuse(p);
@@ -138,25 +133,4 @@ function messageId(p: Problems, obj: Record<string, unknown>): string | undefine
 
 function injectedText(p: Problems, obj: Record<string, unknown>): string | undefined {
   return readString(p, "text", member(obj, "text"), { nonBlank: true, maxBytes: MAX_INJECTED_TEXT_BYTES });
-}
-
-/** parent_request_id and the optional resource_owner triple of a Wave-1 request (WAVE1-09). */
-function owned(p: Problems, value: unknown): Owned | undefined {
-  const obj = readObject(p, "", value);
-  if (obj === undefined) return undefined;
-  const parent = readInteger(p, "parent_request_id", member(obj, "parent_request_id"), 0);
-  const rawOwner = member(obj, "resource_owner");
-  let owner: ResourceOwner | undefined;
-  if (!isAbsent(rawOwner)) {
-    const o = readObject(p, "resource_owner", rawOwner);
-    if (o !== undefined) {
-      const session = readString(p, "resource_owner.session_id", member(o, "session_id"));
-      const instance = readString(p, "resource_owner.extension_instance_id", member(o, "extension_instance_id"));
-      const gen = readInteger(p, "resource_owner.process_generation", member(o, "process_generation"), 0);
-      if (session !== undefined && instance !== undefined && gen !== undefined)
-        owner = { session_id: session, extension_instance_id: instance, process_generation: gen };
-    }
-  }
-  if (parent === undefined) return undefined;
-  return owner === undefined ? { parent_request_id: parent } : { parent_request_id: parent, resource_owner: owner };
 }

@@ -18,13 +18,9 @@ import {
 import { measureJson } from "../validate/json-bounds.js";
 import { isAbsent, member, readInteger, readObject, readString, refuse, rejectUnknown } from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
-import type { ResourceOwner } from "./types.js";
+import { readOwned, type Owned } from "./owned-params.js";
 
 /** The optional owner triple of a Wave-1 request (WAVE1-09); a live parent's owner wins over it. */
-interface Owned {
-  parent_request_id: number;
-  resource_owner?: ResourceOwner;
-}
 
 export interface SessionAppendEntryParams extends Owned {
   entry_type: string;
@@ -48,7 +44,7 @@ export function sessionEntriesRefusal(problems: readonly string[]): "bounds_exce
 
 export function validateAppendEntryParams(value: unknown): Checked<SessionAppendEntryParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const obj = value as Record<string, unknown>;
   const entryType = readString(p, "entry_type", member(obj, "entry_type"), {
@@ -65,7 +61,7 @@ export function validateAppendEntryParams(value: unknown): Checked<SessionAppend
 
 export function validateSetNameParams(value: unknown): Checked<SessionSetNameParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const name = readString(p, "name", member(value as Record<string, unknown>, "name"), {
     maxBytes: MAX_SESSION_NAME_BYTES,
@@ -77,7 +73,7 @@ export function validateSetNameParams(value: unknown): Checked<SessionSetNamePar
 
 export function validateSetLabelParams(value: unknown): Checked<SessionSetLabelParams> {
   const p = new Problems();
-  const base = owned(p, value);
+  const base = readOwned(p, value);
   if (base === undefined) return refuse(p);
   const obj = value as Record<string, unknown>;
   const entryId = readString(p, "entry_id", member(obj, "entry_id"), {
@@ -149,25 +145,4 @@ export function checkPlainJson(p: Problems, path: string, value: unknown): boole
     for (const [k, x] of Object.entries(v)) stack.push({ v: x, at: `${at}.${k}` });
   }
   return true;
-}
-
-/** parent_request_id and the optional resource_owner triple shared by the three methods. */
-function owned(p: Problems, value: unknown): Owned | undefined {
-  const obj = readObject(p, "", value);
-  if (obj === undefined) return undefined;
-  const parent = readInteger(p, "parent_request_id", member(obj, "parent_request_id"), 0);
-  const rawOwner = member(obj, "resource_owner");
-  let owner: ResourceOwner | undefined;
-  if (!isAbsent(rawOwner)) {
-    const o = readObject(p, "resource_owner", rawOwner);
-    if (o !== undefined) {
-      const session = readString(p, "resource_owner.session_id", member(o, "session_id"));
-      const instance = readString(p, "resource_owner.extension_instance_id", member(o, "extension_instance_id"));
-      const gen = readInteger(p, "resource_owner.process_generation", member(o, "process_generation"), 0);
-      if (session !== undefined && instance !== undefined && gen !== undefined)
-        owner = { session_id: session, extension_instance_id: instance, process_generation: gen };
-    }
-  }
-  if (parent === undefined) return undefined;
-  return owner === undefined ? { parent_request_id: parent } : { parent_request_id: parent, resource_owner: owner };
 }
