@@ -16,7 +16,7 @@ import {
   MAX_VALUE_NODES,
 } from "../bounds.js";
 import { measureJson } from "../validate/json-bounds.js";
-import { isAbsent, member, readInteger, readObject, readString, refuse, rejectUnknown } from "../validate/fields.js";
+import { member, readObject, readString, refuse, rejectUnknown } from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
 import { readOwned, type Owned } from "./owned-params.js";
 
