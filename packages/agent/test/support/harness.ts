@@ -7,49 +7,25 @@
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync, existsSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { fileURLToPath } from "node:url";
 import { loadModelsFile, resolveModel, type ResolvedModel } from "../../src/models/index.js";
+import { scripted, type ScriptStep, type ScriptedServer } from "../helpers/scripted-server.js";
 
 /** The repository root (this file runs from packages/agent/dist/test/support). */
 export const ROOT = resolve(fileURLToPath(import.meta.url), "../../../../../..");
 
-export interface ScriptStep {
-  match?: string;
-  text?: string;
-  chunks?: string[];
-  tool_calls?: { name: string; arguments: Record<string, unknown>; id?: string }[];
-  usage?: { prompt_tokens?: number; completion_tokens?: number };
-  finish_reason?: string;
-  delay_ms?: number;
-  error?: { status: number; message: string };
-  disconnect_after_chunks?: number;
-  hang?: boolean;
-}
-
-export interface ScriptedServer {
-  url: string;
-  port: number;
-  /** Every chat-completions request body, in arrival order. */
-  requests: Record<string, unknown>[];
-  push(step: ScriptStep): void;
-  pending(): number;
-  close(): Promise<void>;
-}
+export type { ScriptStep, ScriptedServer };
 
 export async function scriptedServer(script: ScriptStep[]): Promise<ScriptedServer> {
-  const mod = (await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href)) as {
-    startScriptedServer(o: { script: ScriptStep[] }): Promise<ScriptedServer>;
-  };
-  return mod.startScriptedServer({ script });
+  return (await scripted()).startScriptedServer({ script });
 }
 
 /** A fresh $OCTET_HOME whose models.json has provider "scripted" at `url` (pi's format). */
 export async function scriptedHome(url: string, model: Record<string, unknown> = {}): Promise<string> {
   const home = mkdtempSync(join(tmpdir(), "octet-agent-home-"));
-  const mod = (await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href)) as {
-    modelsJsonFor(url: string): { providers: { scripted: { models: Record<string, unknown>[] } } };
+  const json = (await scripted()).modelsJsonFor(url) as {
+    providers: { scripted: { models: Record<string, unknown>[] } };
   };
-  const json = mod.modelsJsonFor(url);
   Object.assign(json.providers.scripted.models[0]!, model);
   writeFileSync(join(home, "models.json"), JSON.stringify(json, null, 2));
   return home;
