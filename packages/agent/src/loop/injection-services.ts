@@ -11,7 +11,8 @@ import { ErrorCode, WireError } from "@octet/protocol";
 import { AgentError } from "../agent-error.js";
 import type { Agent } from "./agent.js";
 
-function agentFor(getAgent: () => Agent | null, method: string): Agent {
+/** The open agent for a session service, or the -32002 refusal saying why there is none. */
+export function agentFor(getAgent: () => Agent | null, method: string): Agent {
   const agent = getAgent();
   if (!agent || agent.closed)
     throw new WireError(

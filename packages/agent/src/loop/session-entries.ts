@@ -13,19 +13,10 @@ import type { SessionEntriesService } from "@octet/host";
 import { ErrorCode, WireError } from "@octet/protocol";
 import type { JsonValue } from "../session/index.js";
 import type { Agent } from "./agent.js";
+import { agentFor as openAgentFor } from "./injection-services.js";
 
 export function sessionEntriesService(getAgent: () => Agent | null): SessionEntriesService {
-  const agentFor = (method: string): Agent => {
-    const agent = getAgent();
-    if (!agent || agent.closed)
-      throw new WireError(
-        ErrorCode.Unavailable,
-        `not_foreground_owner ${method} refused: ${
-          agent ? "the agent's session is closed" : "no agent session is open (no model is running one yet)"
-        }`,
-      );
-    return agent;
-  };
+  const agentFor = (method: string): Agent => openAgentFor(getAgent, method);
   return {
     async append(r) {
       const agent = agentFor("session/append_entry");
