@@ -16,7 +16,7 @@ interface Server {
   close(): Promise<void>;
 }
 
-test("octet run: an extension's set_active, system message and queued user message act on the run's session", async () => {
+test("octet run: set_active, a system message and a queued user message act on the run's session", async () => {
   const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
   const server = (await mod.startScriptedServer({
     script: [

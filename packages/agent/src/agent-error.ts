@@ -1,5 +1,12 @@
 /** Errors of the agent itself (not of an extension, not of the provider), with a code to branch on. */
-export type AgentErrorCode = "busy" | "closed" | "queue_full" | "unknown_tool" | "nothing_to_compact";
+export type AgentErrorCode =
+  | "busy"
+  | "closed"
+  | "queue_full"
+  | "unknown_tool"
+  | "nothing_to_compact"
+  /** An extension's hook cancelled the operation (pi's session_before_* `{cancel: true}`). */
+  | "cancelled_by_extension";
 
 export class AgentError extends Error {
   override readonly name = "AgentError";

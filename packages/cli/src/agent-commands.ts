@@ -9,6 +9,7 @@ import { ExtensionHost } from "@octet/host";
 import type { Agent, AgentEvent, RunResult } from "@octet/agent";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./usage-error.js";
+import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE } from "./exit-codes.js";
 import { agentConfig, BUILTIN_TOOL_NAMES, loadAgentLib, noModelHelp, openAgent } from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
@@ -54,7 +55,11 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
   };
   const outcome = await withHost(
     (signal) => {
-      const started = hostOptions(options, { signal, reservedToolNames: BUILTIN_TOOL_NAMES }, ui);
+      const started = hostOptions(
+        options,
+        { signal, reservedToolNames: BUILTIN_TOOL_NAMES, sessionLayer: { events: PI_SESSION_EVENTS } },
+        ui,
+      );
       return ExtensionHost.start({ ...started, services: { ...started.services, ...services } });
     },
     async (host, signal): Promise<RunResult> => {
