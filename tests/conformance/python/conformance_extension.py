@@ -165,6 +165,11 @@ if api == "0.4":
         # A prefix that is not the text before the cursor: the SDK must refuse to send it (ACMP-04).
         if before.endswith("/bad"):
             return {"prefix": "/nope", "items": [{"value": "/nope", "label": "nope"}]}
+        # One byte past the 1,024-byte bound, and a control character: the SDK must refuse both (ACMP-05).
+        if before.endswith("/long"):
+            return {"prefix": "/long", "items": [{"value": "/long" + "x" * 1020, "label": "long"}]}
+        if before.endswith("/ctl"):
+            return {"prefix": "/ctl", "items": [{"value": "/ctl", "label": "bell\u0007"}]}
         return None
 
     @ext.tool(name="compose", description="Set or insert composer text, then read the composer back",

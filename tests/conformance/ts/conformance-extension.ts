@@ -245,6 +245,10 @@ function registerSessionServices(): void {
       return { prefix: "/gr", items: [{ value: "/greet", label: "greet", description: "Greet someone" }] };
     // A prefix that is not the text before the cursor: the SDK must refuse to send it (ACMP-04).
     if (before.endsWith("/bad")) return { prefix: "/nope", items: [{ value: "/nope", label: "nope" }] };
+    // One byte past the 1,024-byte bound, and a control character: the SDK must refuse both (ACMP-05).
+    if (before.endsWith("/long"))
+      return { prefix: "/long", items: [{ value: `/long${"x".repeat(1020)}`, label: "long" }] };
+    if (before.endsWith("/ctl")) return { prefix: "/ctl", items: [{ value: "/ctl", label: "bell\u0007" }] };
     return null;
   });
 
