@@ -22,7 +22,7 @@ export function contractTools(api: ApiVersion): string[] {
   const negotiated = [...base, "input", "structured"];
   // API 0.4 session services (CONTRACT.md): registered always, usable only when the host offers them.
   return api === "0.4"
-    ? [...negotiated, "compose", "entry", "inject", "idle", "compact", "terminal", "oversize"]
+    ? [...negotiated, "compose", "entry", "inject", "activate", "idle", "compact", "terminal", "oversize"]
     : negotiated;
 }
 export const CONTRACT_COMMANDS = ["greet"];

@@ -157,6 +157,11 @@ if api == "0.4":
     def grant_lost(lost):
         ext.notify("terminal grant lost", f"{lost['grant_id']}: {lost['reason']}", level="warning")
 
+    for message_event in ("message/updated", "message/settled"):
+        def echo_message(params, event=message_event):
+            ext.notify(event, json.dumps(params), level="info")
+        ext.on(message_event)(echo_message)
+
     @ext.autocomplete
     def complete(query):
         before = query["text"].encode("utf-8")[: query["cursor"]].decode("utf-8", "replace")
@@ -190,8 +195,22 @@ if api == "0.4":
               parameters={"type": "object", "properties": {"role": {"type": "string"}, "text": {"type": "string"}}})
     def inject(args, ctx):
         try:
-            ctx.session.send_message(args.get("role"), str(args.get("text", "")))
+            text = str(args.get("text", ""))
+            if "role" not in args:
+                ctx.session.send_user_message(text)
+            else:
+                ctx.session.send_message(args.get("role"), text)
             return "injected"
+        except Exception as err:
+            return str(err)
+
+    @ext.tool(name="activate", description="Replace the active tool set",
+              parameters={"type": "object",
+                          "properties": {"names": {"type": "array", "items": {"type": "string"}}}})
+    def activate(args, ctx):
+        try:
+            ctx.tools.set_active([str(n) for n in args.get("names", [])])
+            return "activated"
         except Exception as err:
             return str(err)
 

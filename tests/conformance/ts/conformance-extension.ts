@@ -239,6 +239,8 @@ function registerSessionServices(): void {
   ext.onTerminalGrantLost((lost) =>
     ext.notify({ level: "warning", title: "terminal grant lost", message: `${lost.grant_id}: ${lost.reason}` }),
   );
+  for (const event of ["message/updated", "message/settled"] as const)
+    ext.on(event, (params) => ext.notify({ level: "info", title: event, message: JSON.stringify(params) }));
   ext.autocomplete((q) => {
     const before = Buffer.from(q.text, "utf8").subarray(0, q.cursor).toString("utf8");
     if (before.endsWith("/gr"))
@@ -276,8 +278,25 @@ function registerSessionServices(): void {
     },
     async (args, ctx) => {
       try {
-        await ctx.session.sendMessage(args["role"] as "assistant" | "system", String(args["text"] ?? ""));
+        const text = String(args["text"] ?? "");
+        if (args["role"] === undefined) await ctx.session.sendUserMessage(text);
+        else await ctx.session.sendMessage(args["role"] as "assistant" | "system", text);
         return "injected";
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+  );
+  ext.tool(
+    {
+      name: "activate",
+      description: "Replace the active tool set",
+      parameters: object({ names: { type: "array", items: { type: "string" } } }),
+    },
+    async (args, ctx) => {
+      try {
+        await ctx.tools.setActive(Array.isArray(args["names"]) ? args["names"].map(String) : []);
+        return "activated";
       } catch (err) {
         return refusal(err);
       }
