@@ -98,10 +98,7 @@ test("ACMP-05: prefix, value, label and description: 1,024 UTF-8 bytes pass, 1,0
   // LF/TAB/CR: never in a label or description, nor in a base-profile prefix or value.
   for (const [field, outcome] of check("a\nb", false)) assert.match(outcome ?? "", /control character U\+000A/, field);
   const edited = Object.fromEntries(check("a\tb", true));
-  assert.deepEqual(
-    [edited.prefix, edited.value],
-    ["ok", "ok"],
-  );
+  assert.deepEqual([edited.prefix, edited.value], ["ok", "ok"]);
   assert.match(edited.label ?? "", /control character U\+0009/);
   assert.match(edited.description ?? "", /control character U\+0009/);
 });
