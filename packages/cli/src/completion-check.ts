@@ -40,10 +40,18 @@ export function checkChoice(snapshot: { text: string; cursor: number }, prefix: 
   return { ok: true, text: edit.text, index };
 }
 
-/** Whether string index `index` of `text` falls between grapheme clusters. */
+/** Code units on each side of an index that decide whether it is a grapheme boundary. */
+const WINDOW = 256;
+const SEGMENTER = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/**
+ * Whether string index `index` of `text` falls between grapheme clusters. Only a window around it
+ * is segmented: ICU's segmenter is slow on long runs (seconds over a 256 KiB line), and a cluster
+ * is decided by its neighbourhood.
+ */
 export function graphemeBoundary(text: string, index: number): boolean {
   if (index === 0 || index === text.length) return true;
-  for (const g of new Intl.Segmenter(undefined, { granularity: "grapheme" }).segment(text))
-    if (g.index >= index) return g.index === index;
-  return false;
+  const lo = Math.max(0, index - WINDOW);
+  const window = text.slice(lo, Math.min(text.length, index + WINDOW));
+  return SEGMENTER.segment(window).containing(index - lo)?.index === index - lo;
 }

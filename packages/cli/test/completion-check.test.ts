@@ -41,6 +41,10 @@ test("ACMP-18: a start, end or cursor that splits a grapheme is refused, never m
   assert.deepEqual(split, { ok: false, problem: "end 4 splits a grapheme cluster" });
   const after = checkChoice({ text: accent, cursor: bytes(accent) }, accent, { value: "café!" });
   assert.deepEqual(after, { ok: true, text: "café!", index: 5 });
+  // The same split at the end of a long line (the grapheme check looks at the neighbourhood).
+  const long = `${"a".repeat(200_000)}${accent}`;
+  const longSplit = checkChoice({ text: long, cursor: bytes(long) - 2 }, "e", { value: "é" });
+  assert.deepEqual(longSplit, { ok: false, problem: `end ${bytes(long) - 2} splits a grapheme cluster` });
   // A family emoji (ZWJ sequence): a range ending after its first person splits it.
   const family = "hi 👨\u200d👩\u200d👧";
   const firstPerson = bytes("hi 👨");
