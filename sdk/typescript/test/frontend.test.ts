@@ -59,7 +59,7 @@ test("WAVE1-03: a trigger for an id that was never registered or sent runs nothi
   assert.equal(ran, 0, "not registered with a host yet: unavailable");
 });
 
-test("ACMP-05: the handler's answer is checked locally: 1,024-byte fields pass; 1,025 bytes or a control throw", async () => {
+test("ACMP-05: the answer is checked locally: 1,024-byte fields pass; 1,025 bytes or a control throw", async () => {
   const r = new FrontendRegistry();
   let answer: unknown = null;
   r.setAutocomplete(async () => answer as never);
