@@ -32,7 +32,10 @@ export class PiRun {
     this.#userEntryId = userEntryId;
   }
 
-  /** Commits before_agent_start's messages (pi's CustomMessage: customType, content, display, details), then agent_start. */
+  /**
+   * Commits before_agent_start's messages (pi's CustomMessage: customType, content, display,
+   * details), then delivers agent_start.
+   */
   async start(messages: readonly { extension: string; message: Record<string, unknown> }[], signal: AbortSignal) {
     for (const { extension, message } of messages) {
       const details = message["details"];
