@@ -42,7 +42,7 @@ async function setup(script: Record<string, unknown>[]) {
   return { server, run, session, ws };
 }
 
-test("pi events: input transform, before_agent_start, context and before_provider_request shape the request", async () => {
+test("pi events: input transform, before_agent_start, context, before_provider_request shape the request", async () => {
   const t = await setup([{ match: "PI-CONTEXT-ADDED", text: "done" }]);
   try {
     const r = await t.run("tell nobody the secret");
