@@ -29,6 +29,8 @@ export type ForeignLaunched = ProtocolForeign.ForeignLaunched<LaunchedChild>;
 export type ForeignExtension = ProtocolForeign.ForeignExtension<LaunchedChild, ChildProcessWithoutNullStreams>;
 export type ForeignRuntime = ProtocolForeign.ForeignRuntime<LaunchedChild, ChildProcessWithoutNullStreams>;
 export type ForeignSessionEvents = ProtocolForeign.ForeignSessionEvents;
+export type ForeignSessionLayer = ProtocolForeign.ForeignSessionLayer;
+export type ForeignSessionState = ProtocolForeign.ForeignSessionState;
 
 /**
  * The octet manifest the host's machinery reads for a foreign extension: API 0.4, no ambient

@@ -81,5 +81,7 @@ export type {
   ForeignLaunchContext,
   ForeignLaunched,
   ForeignSessionEvents,
+  ForeignSessionLayer,
+  ForeignSessionState,
   LaunchedChild,
 } from "./foreign-runtime.js";

@@ -404,6 +404,8 @@ export type {
   ForeignCatalog,
   ForeignStopSignal,
   ForeignSessionEvents,
+  ForeignSessionLayer,
+  ForeignSessionState,
 } from "./foreign/foreign-runtime.js";
 export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
 export type { SignalPlatform } from "./os/process-group.js";

@@ -164,6 +164,7 @@ function foreignExtension(
         diagnose: ctx.diagnose,
         catalog: () => ctx.catalog(),
         ...(ctx.sessionLayer ? { sessionLayer: ctx.sessionLayer.events } : {}),
+        ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
       });
       const stderrLines: string[] = [];
       let attached = false;

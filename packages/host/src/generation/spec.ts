@@ -6,7 +6,7 @@ import type { HostState, ManifestSource, OctetError } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type { HostEvent } from "../events.js";
 import type { BoundModule } from "../modules/module.js";
-import type { ForeignExtension, ForeignLaunchContext } from "../foreign-runtime.js";
+import type { ForeignExtension, ForeignLaunchContext, ForeignSessionLayer } from "../foreign-runtime.js";
 import type { ChildLauncher } from "./child.js";
 
 /** A foreign runtime's extension, how the host launches it, and what it tells the runtime. */
@@ -15,7 +15,7 @@ export interface ForeignSpec {
   trusted: boolean;
   catalog?: ForeignLaunchContext["catalog"];
   /** The events the embedder's session layer delivers itself (ForeignLaunchContext.sessionLayer). */
-  sessionLayer?: { readonly events: readonly string[] } | undefined;
+  sessionLayer?: ForeignSessionLayer | undefined;
 }
 
 export interface GenerationSpec {

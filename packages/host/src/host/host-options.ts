@@ -5,7 +5,7 @@ import type { ConfirmService, InputService } from "../generation/child-inbox.js"
 import type { SupervisorClock } from "../supervision/supervisor.js";
 import type { RestartPolicy } from "../supervision/restart-policy.js";
 import type { HostServiceOptions } from "../modules/registry.js";
-import type { ForeignRuntime } from "../foreign-runtime.js";
+import type { ForeignRuntime, ForeignSessionLayer } from "../foreign-runtime.js";
 
 export interface ExtensionHostOptions {
   /** The workspace: every child's cwd. Default: process.cwd(). */
@@ -21,7 +21,7 @@ export interface ExtensionHostOptions {
    * or `session_before_compact` with pi's payloads and results. The runtimes then do not map
    * them onto octet's hooks and lifecycle events. Without it, they map what they can.
    */
-  sessionLayer?: { readonly events: readonly string[] };
+  sessionLayer?: ForeignSessionLayer;
   /** Explicit extension directories (--extension-dir). */
   extensionDirs?: string[];
   /** Extensions to start; enablement is explicit (MAN-18). */

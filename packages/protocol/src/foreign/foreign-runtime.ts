@@ -58,7 +58,7 @@ export interface ForeignLaunchContext<Process> {
    * (ForeignLaunched.sessionEvents), or null without one. The runtime does not map these onto
    * octet's hooks and lifecycle events as well: each event reaches the extension once.
    */
-  sessionLayer: { readonly events: readonly string[] } | null;
+  sessionLayer: ForeignSessionLayer | null;
 }
 
 /**
@@ -76,6 +76,37 @@ export interface ForeignSessionEvents {
    * with an Error saying why when the instance failed, timed out or was cancelled.
    */
   dispatch(name: string, data: Record<string, unknown>, options: { signal?: ForeignStopSignal }): Promise<unknown>;
+}
+
+/**
+ * The foreground session as the embedder's session layer describes it to foreign runtimes whose
+ * extensions read it synchronously (pi's ctx.sessionManager, ctx.isIdle(), ctx.getContextUsage()).
+ */
+export interface ForeignSessionState {
+  id: string;
+  /** The session file's absolute path. */
+  file: string;
+  name: string | null;
+  /** The entry the next one will follow; null in an empty session. */
+  leafId: string | null;
+  idle: boolean;
+  systemPrompt: string;
+  /** The context's size now against the model's window; null when unknown. */
+  contextUsage: { tokens: number; contextWindow: number; percent: number } | null;
+  model: { provider: string; id: string; name: string; contextWindow: number; reasoning: boolean } | null;
+  /**
+   * Every entry in file order, in the shape the runtime's extensions know (pi's SessionEntry for
+   * rpi). The same array object while the session is unchanged, so a runtime can send deltas.
+   */
+  entries: readonly Record<string, unknown>[];
+}
+
+/** What the embedder's session layer offers foreign runtimes (ForeignLaunchContext.sessionLayer). */
+export interface ForeignSessionLayer {
+  /** The runtime's events the layer delivers itself (ForeignLaunched.sessionEvents). */
+  readonly events: readonly string[];
+  /** The foreground session now, or null before the layer opened one. */
+  state?(): ForeignSessionState | null;
 }
 
 export interface ForeignLaunched<Child> {

@@ -2,7 +2,9 @@
  * The invocation context an rpi extension is given with each request (QJS-08, QJS-09), built
  * from what octet knows and cached per catalog epoch.
  */
-import type { InvocationContext } from "../protocol/frames.js";
+import type { ForeignSessionState } from "@octet/protocol";
+import type { InvocationContext, SessionContext } from "../protocol/frames.js";
+import { SessionMirror } from "./session-mirror.js";
 
 /** The host's catalog now: every ready extension's tools and commands. */
 export interface HostCatalog {
@@ -25,10 +27,38 @@ export class ContextCache {
   /** The last context and what it was built from: while neither changes, the same object is reused. */
   private built: { catalog: HostCatalog; session: Session; context: Partial<InvocationContext> } | null = null;
 
-  constructor(private readonly catalog: () => HostCatalog) {}
+  /** The foreground session of the embedder's session layer, as deltas for this instance. */
+  readonly #mirror = new SessionMirror();
+  #withSession: { base: Partial<InvocationContext>; session: SessionContext; context: Partial<InvocationContext> } | null =
+    null;
 
-  /** The context for a request with these params (its `context.host`, when there is one, is the new host state). */
+  constructor(
+    private readonly catalog: () => HostCatalog,
+    private readonly sessionState?: () => ForeignSessionState | null,
+  ) {}
+
+  /**
+   * The context for a request with these params (its `context.host`, when there is one, is the
+   * new host state), with the session layer's session when there is one.
+   */
   of(params: Record<string, unknown>): Partial<InvocationContext> {
+    const base = this.#base(params);
+    const state = this.sessionState?.() ?? null;
+    const session = this.#mirror.next(state);
+    if (!state || !session) return base;
+    const last = this.#withSession;
+    if (last && last.base === base && last.session === session) return last.context;
+    const context: Partial<InvocationContext> = {
+      ...base,
+      sessionName: state.name,
+      ...(state.model ? { model: state.model } : {}),
+      session,
+    };
+    this.#withSession = { base, session, context };
+    return context;
+  }
+
+  #base(params: Record<string, unknown>): Partial<InvocationContext> {
     const host = (params["context"] as { host?: unknown } | undefined)?.host;
     if (host !== null && typeof host === "object") this.hostState = host as Record<string, unknown>;
     const catalog = this.catalog();

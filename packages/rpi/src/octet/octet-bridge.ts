@@ -23,7 +23,7 @@ import {
   truncateUtf8,
   type RequestMessage,
 } from "@octet/protocol";
-import type { ForeignSessionEvents } from "@octet/protocol";
+import type { ForeignSessionEvents, ForeignSessionState } from "@octet/protocol";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
 import { ContextCache, type HostCatalog } from "./context-cache.js";
@@ -67,6 +67,8 @@ export interface OctetBridgeOptions {
   catalog?: () => HostCatalog;
   /** The pi events the embedder's session layer delivers itself (ForeignLaunchContext.sessionLayer). */
   sessionLayer?: readonly string[];
+  /** The session layer's foreground session, for the invocation context (ForeignSessionLayer.state). */
+  sessionState?: () => ForeignSessionState | null;
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -90,6 +92,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   const statuses = new Map<string, string>();
   const contexts = new ContextCache(
     () => options.catalog?.() ?? { tools: connection?.tools() ?? [], commands: connection?.commands() ?? [] },
+    options.sessionState,
   );
   const contextOf = (params: Record<string, unknown>) => contexts.of(params);
   const layer = new Set(options.sessionLayer ?? []);

@@ -36,6 +36,24 @@ export interface InvocationContext {
   activeTools?: string[];
   allTools?: string[];
   commands?: { name: string; description?: string }[];
+  /** The foreground session, when the host runs one (octet/session-mirror.ts); entries as a delta. */
+  session?: SessionContext;
+}
+
+/**
+ * The session an invocation sees (pi's ctx.sessionManager, isIdle, getContextUsage,
+ * getSystemPrompt, model). `entries` is a delta: the extension keeps a mirror, cuts it to `from`
+ * entries and appends `items` (from 0 starts over, as when the session id changes).
+ */
+export interface SessionContext {
+  id: string;
+  file: string;
+  name: string | null;
+  leafId: string | null;
+  idle: boolean;
+  systemPrompt: string;
+  contextUsage: { tokens: number; contextWindow: number; percent: number } | null;
+  entries: { from: number; items: Record<string, unknown>[] };
 }
 
 export type Invocation =

@@ -1,0 +1,68 @@
+/**
+ * The session part of an rpi invocation context (frames.ts SessionContext): the embedder's
+ * session layer's state (ForeignSessionLayer.state) with its entries as a delta against what this
+ * instance was already sent, so a long session is not copied into every invocation. The delta is
+ * bounded: at most MAX_DELTA_BYTES of entries per invocation (the rest follows with the next
+ * ones), and an entry over MAX_ENTRY_BYTES is sent as a stub that names its size, since the
+ * whole context must fit a quarter of the frame limit (invocation-context.ts).
+ */
+import type { ForeignSessionState } from "@octet/protocol";
+import type { SessionContext } from "../protocol/frames.js";
+
+/** Entry bytes per invocation context: well under the 256 KiB context bound of 1 MiB frames. */
+export const MAX_DELTA_BYTES = 128 * 1024;
+/** One entry past this is mirrored as a stub (its id, parent, type and size). */
+export const MAX_ENTRY_BYTES = 32 * 1024;
+
+export class SessionMirror {
+  /** What this instance was sent: the session id and how many of its entries. */
+  #sent: { id: string; count: number } | null = null;
+  #last: { key: string; context: SessionContext } | null = null;
+
+  /** The session context for the next invocation, or null without a session. */
+  next(state: ForeignSessionState | null): SessionContext | null {
+    if (!state) return null;
+    const sent = this.#sent;
+    const from = sent && sent.id === state.id && sent.count <= state.entries.length ? sent.count : 0;
+    const usage = state.contextUsage;
+    const fields = {
+      id: state.id,
+      file: state.file,
+      name: state.name,
+      leafId: state.leafId,
+      idle: state.idle,
+      systemPrompt: state.systemPrompt,
+      contextUsage: usage,
+    };
+    // Nothing new and nothing changed: the same object, so the connection encodes it once.
+    const key = JSON.stringify({ ...fields, from });
+    if (from === state.entries.length && this.#last?.key === key) return this.#last.context;
+    const items: Record<string, unknown>[] = [];
+    let bytes = 0;
+    for (let i = from; i < state.entries.length; i++) {
+      let entry = state.entries[i]!;
+      let size = JSON.stringify(entry).length;
+      if (size > MAX_ENTRY_BYTES) {
+        entry = stub(entry, size);
+        size = JSON.stringify(entry).length;
+      }
+      if (items.length > 0 && bytes + size > MAX_DELTA_BYTES) break;
+      items.push(entry);
+      bytes += size;
+    }
+    // Counted as sent now: a context that never reached the extension is sent again from an
+    // earlier point later at worst, which the extension's mirror takes (it cuts to `from`).
+    this.#sent = { id: state.id, count: from + items.length };
+    const context: SessionContext = { ...fields, entries: { from, items } };
+    if (items.length === 0) this.#last = { key, context };
+    return context;
+  }
+}
+
+/** An entry too large to mirror: what identifies it, and why its content is missing. */
+function stub(entry: Record<string, unknown>, size: number): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of ["type", "id", "parentId", "timestamp", "customType"]) if (k in entry) out[k] = entry[k];
+  out["octetOmitted"] = `this entry is ${size} bytes as JSON, over the ${MAX_ENTRY_BYTES}-byte mirror bound`;
+  return out;
+}

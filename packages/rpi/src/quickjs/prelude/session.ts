@@ -1,0 +1,118 @@
+/**
+ * Prelude part (see ../pi-prelude.ts): the session mirror and pi's read-only session API over it.
+ * The host sends the foreground session in each invocation's context (frames.ts SessionContext,
+ * built by octet/session-mirror.ts) with the entries as a delta: cut the mirror to `from`
+ * entries, append `items`. ctx.sessionManager (pi's ReadonlySessionManager), ctx.isIdle(),
+ * ctx.getContextUsage() and ctx.getSystemPrompt() read the mirror synchronously, as in pi; they
+ * describe the session as of the invocation's start. Without a session layer (no agent) there is
+ * no mirror: the readers answer what pi answers for a session that is not persisted.
+ *
+ * Same rules as every part (core.ts): captured built-ins only, arrays by index, append().
+ */
+export const SESSION_JS = String.raw`
+let mirror = null;  // {id, file, name, leafId, idle, systemPrompt, contextUsage, entries, complete}
+
+function applySession(s) {
+  if (!isObject(s) || typeof s.id !== "string" || !isObject(s.entries)) return;
+  const from = s.entries.from;
+  const items = s.entries.items;
+  if (typeof from !== "number" || !isArray(items)) return;
+  const same = mirror !== null && mirror.id === s.id;
+  let entries = same ? mirror.entries : [];
+  let complete = same ? mirror.complete : from === 0;
+  if (from <= entries.length) {
+    const cut = [];
+    for (let i = 0; i < from; i++) append(cut, entries[i]);
+    for (let i = 0; i < items.length; i++) append(cut, items[i]);
+    entries = cut;
+    if (from === 0) complete = true;
+  } else {
+    // A gap (a context that never arrived): what is here stays, and the mirror says it is partial.
+    complete = false;
+  }
+  mirror = {
+    id: s.id,
+    file: typeof s.file === "string" ? s.file : undefined,
+    name: typeof s.name === "string" && s.name !== "" ? s.name : undefined,
+    leafId: typeof s.leafId === "string" ? s.leafId : null,
+    idle: s.idle === true,
+    systemPrompt: typeof s.systemPrompt === "string" ? s.systemPrompt : "",
+    contextUsage: isObject(s.contextUsage) ? s.contextUsage : undefined,
+    entries: entries,
+    complete: complete,
+  };
+}
+
+function mirroredEntries() {
+  return mirror === null ? [] : mirror.entries;
+}
+function entryById(id) {
+  const list = mirroredEntries();
+  for (let i = 0; i < list.length; i++) if (isObject(list[i]) && list[i].id === id) return list[i];
+  return undefined;
+}
+// Root-to-entry path of parentId links (pi's getBranch).
+function branchTo(id) {
+  const path = [];
+  let at = id === undefined || id === null ? undefined : entryById(id);
+  let guard = mirroredEntries().length + 1;
+  while (at !== undefined && guard-- > 0) {
+    append(path, at);
+    at = typeof at.parentId === "string" ? entryById(at.parentId) : undefined;
+  }
+  const out = [];
+  for (let i = path.length - 1; i >= 0; i--) append(out, path[i]);
+  return out;
+}
+function labelOf(id) {
+  let label;
+  const list = mirroredEntries();
+  for (let i = 0; i < list.length; i++) {
+    const e = list[i];
+    if (isObject(e) && e.type === "label" && e.targetId === id) label = e.label === "" ? undefined : e.label;
+  }
+  return label;
+}
+function treeOf() {
+  const list = mirroredEntries();
+  const nodes = new Map();
+  const roots = [];
+  for (let i = 0; i < list.length; i++) {
+    if (!isObject(list[i]) || list[i].type === "label") continue;
+    mapSet(nodes, list[i].id, { entry: list[i], children: [], label: labelOf(list[i].id) });
+  }
+  for (let i = 0; i < list.length; i++) {
+    const node = isObject(list[i]) ? mapGet(nodes, list[i].id) : undefined;
+    if (node === undefined) continue;
+    const parent = typeof list[i].parentId === "string" ? mapGet(nodes, list[i].parentId) : undefined;
+    append(parent === undefined ? roots : parent.children, node);
+  }
+  return roots;
+}
+function sessionDir(file) {
+  if (typeof file !== "string") return "";
+  let cut = -1;
+  for (let i = 0; i < file.length; i++) if (file[i] === "/") cut = i;
+  return cut <= 0 ? "/" : stringSlice(file, 0, cut);
+}
+
+// pi's ReadonlySessionManager over the mirror (copies of the lists: an edit cannot change it).
+function makeSessionManager(cwd) {
+  return {
+    getCwd: () => cwd,
+    getSessionDir: () => sessionDir(mirror === null ? undefined : mirror.file),
+    getSessionId: () => (mirror === null ? "" : mirror.id),
+    getSessionFile: () => (mirror === null ? undefined : mirror.file),
+    getSessionName: () => (mirror === null ? undefined : mirror.name),
+    getLeafId: () => (mirror === null ? null : mirror.leafId),
+    getLeafEntry: () => (mirror === null || mirror.leafId === null ? undefined : entryById(mirror.leafId)),
+    getEntry: (id) => entryById(id),
+    getLabel: (id) => labelOf(id),
+    getBranch: (fromId) => branchTo(fromId === undefined ? (mirror === null ? null : mirror.leafId) : fromId),
+    getHeader: () => (mirror === null ? null
+      : { type: "session", version: 3, id: mirror.id, timestamp: "", cwd: cwd }),
+    getEntries: () => copy(mirroredEntries()),
+    getTree: () => treeOf(),
+  };
+}
+`;
