@@ -26,6 +26,7 @@ import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.j
 import type { RpiTransport } from "./transport.js";
 import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quickjs.js";
 import { PI_PRELUDE } from "./quickjs/pi-prelude.js";
+import { nodeProcessSpec } from "./node/launch-node.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ForeignExtension, ForeignRuntime } from "@octet/protocol";
 
@@ -117,7 +118,7 @@ function foreignExtension(
   return {
     name: manifest.id,
     version: "0.0.0",
-    runtime: manifest.runtime === "quickjs" ? "quickjs" : "rpi-process",
+    runtime: manifest.runtime === "quickjs" ? "quickjs" : manifest.runtime === "node" ? "rpi-node" : "rpi-process",
     grants: {
       notifications: ui && manifest.uiCapabilities.includes("notify"),
       confirmations: ui && manifest.uiCapabilities.includes("confirm"),
@@ -150,6 +151,8 @@ function foreignExtension(
           maxFrameBytes,
           spawn: ctx.spawn,
         });
+      } else if (launch.kind === "node") {
+        transport = await launchProcess({ ...nodeProcessSpec(launch, env), maxFrameBytes, spawn: ctx.spawn });
       } else {
         transport = await launchQuickJsInstance(launch, env, {
           maxFrameBytes,

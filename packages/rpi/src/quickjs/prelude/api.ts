@@ -204,7 +204,9 @@ const pi = {
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
   registerProvider: cannotCross("pi.registerProvider", "providers"),
   unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),
-  exec: async () => {
+  // An engine that can run processes (the Node runner) passes host.exec; pi's default cwd is the session's.
+  exec: typeof host.exec === "function" ? (command, args, options) => host.exec(command, args, options,
+      typeof snapshot.cwd === "string" ? snapshot.cwd : session !== null ? session.cwd : undefined) : async () => {
     throw fail("pi.exec is not available: QuickJS extensions have no process access", "unsupported");
   },
 };
