@@ -162,7 +162,9 @@ export async function resolveRpiLaunch(
     return {
       ok: false,
       key: "entry",
-      error: `${manifestPath}: key "entry": a ${manifest.runtime} manifest needs an entry and no executable or arguments`,
+      error:
+        `${manifestPath}: key "entry": a ${manifest.runtime} manifest needs an entry and no executable or ` +
+        `arguments`,
     };
   }
   const ext = scriptExtensionProblem(manifest.entry);

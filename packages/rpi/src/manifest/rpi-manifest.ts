@@ -198,8 +198,10 @@ function checkRuntimeShape(
       c.add("arguments", `is process-only and node manifests reject it, got ${showValue(o["arguments"])}`);
     capabilities?.forEach((cap, i) => {
       if (RPI_QUICKJS_EXCLUDED_CAPABILITIES.includes(cap))
-        c.add(`capabilities[${i}]`, `${quote(cap)} is not available to node entries: its factories cannot cross the ` +
-          `extension protocol`);
+        c.add(
+          `capabilities[${i}]`,
+          `${quote(cap)} is not available to node entries: its factories cannot cross the ` + `extension protocol`,
+        );
     });
   }
   if (runtime === "quickjs") {

@@ -42,7 +42,11 @@ export function divertOutput(log: LogSink): void {
   Object.defineProperty(globalThis, "console", { value: main, writable: true, configurable: true });
   const write = (chunk: unknown, encoding?: unknown, done?: unknown): boolean => {
     const text =
-      typeof chunk === "string" ? chunk : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array ? Buffer.from(chunk).toString() : String(chunk);
+      typeof chunk === "string"
+        ? chunk
+        : Buffer.isBuffer(chunk) || chunk instanceof Uint8Array
+          ? Buffer.from(chunk).toString()
+          : String(chunk);
     if (text !== "") log("info", logText(text));
     const callback = typeof encoding === "function" ? encoding : done;
     if (typeof callback === "function") process.nextTick(callback as () => void);

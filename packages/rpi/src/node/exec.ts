@@ -64,7 +64,8 @@ class Output {
   }
   result(): string {
     if (this.#dropped === 0) return this.text;
-    return `${this.text}\n[octet: ${this.#dropped} more characters dropped: pi.exec keeps at most ${EXEC_MAX_OUTPUT_CHARS}]`;
+    const note = `${this.#dropped} more characters dropped: pi.exec keeps at most ${EXEC_MAX_OUTPUT_CHARS}`;
+    return `${this.text}\n[octet: ${note}]`;
   }
 }
 

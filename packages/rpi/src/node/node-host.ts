@@ -34,9 +34,10 @@ export function readNodeEnv(source: Readonly<Record<string, string | undefined>>
       return `${key} is not set; the Node runner is started by the rpi runtime for a "runtime": "node" manifest`;
     out[key] = value;
   }
-  const max = Number(out["PI_EXTENSION_MAX_FRAME_BYTES"]);
+  const raw = out["PI_EXTENSION_MAX_FRAME_BYTES"];
+  const max = Number(raw);
   if (!Number.isSafeInteger(max) || max <= 0)
-    return `PI_EXTENSION_MAX_FRAME_BYTES must be a positive integer, got ${JSON.stringify(out["PI_EXTENSION_MAX_FRAME_BYTES"])}`;
+    return `PI_EXTENSION_MAX_FRAME_BYTES must be a positive integer, got ${JSON.stringify(raw)}`;
   return out as unknown as NodeHostEnv;
 }
 
@@ -60,7 +61,8 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
   const timers = new Map<number, NodeJS.Timeout>();
   const global: OctetHostGlobal = {
     send(text: string): void {
-      if (typeof text !== "string") throw new TypeError(`__octet_host.send: a frame must be a string (got ${typeof text})`);
+      if (typeof text !== "string")
+        throw new TypeError(`__octet_host.send: a frame must be a string (got ${typeof text})`);
       const bytes = Buffer.byteLength(text, "utf8");
       if (bytes > max)
         throw new RangeError(

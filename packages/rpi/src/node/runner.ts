@@ -104,7 +104,10 @@ function main(): void {
       try {
         process.chdir(f.value["cwd"]);
       } catch (err) {
-        log("warning", `the session's cwd ${f.value["cwd"]} cannot be entered (${firstLine(err)}); cwd stays the package`);
+        log(
+          "warning",
+          `the session's cwd ${f.value["cwd"]} cannot be entered (${firstLine(err)}); cwd stays the package`,
+        );
       }
     }
     prelude.receive(f.text);

@@ -110,7 +110,9 @@ class AbortSignal {
 }
 function abortSignal(signal, reason) {
   const native = weakMapGet(nativeControllers, signal);
-  if (native !== undefined) return native.abort(reason === undefined ? abortError("This operation was aborted") : reason);
+  if (native !== undefined) {
+    return native.abort(reason === undefined ? abortError("This operation was aborted") : reason);
+  }
   const state = signalState(signal);
   if (state.aborted) return;
   state.aborted = true;

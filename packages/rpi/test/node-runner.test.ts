@@ -1,0 +1,272 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { alive, connectNode, groupMembers, nodePackage, pidFrom, textOf, until } from "./node-support.js";
+
+function workspace(): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), "octet-pinode-ws-")));
+}
+
+const TOOLS = `
+import { readFileSync } from "node:fs";
+export default function (pi) {
+  pi.registerTool({
+    name: "probe",
+    description: "Node facts",
+    parameters: { type: "object", properties: { file: { type: "string" } } },
+    async execute(_id, params, signal, _onUpdate, ctx) {
+      const text = readFileSync(params.file, "utf8");
+      const ran = await pi.exec("sh", ["-c", "pwd; echo err >&2; exit 3"], { signal });
+      return { content: [{ type: "text", text: JSON.stringify({
+        text, cwd: process.cwd(), ctxCwd: ctx.cwd, ran,
+        nativeSignal: signal instanceof AbortSignal && ctx.signal === signal,
+        nodeTimer: typeof setTimeout(() => {}, 0),
+        buffer: Buffer.from("hi").toString("base64"),
+        path: typeof process.env.PATH,
+      }) }] };
+    },
+  });
+}
+`;
+
+test(
+  "a node extension's tool uses node:fs, process and Buffer, and pi.exec runs a real command in the session's cwd " +
+    "with pi's ExecResult",
+  async () => {
+    const dir = nodePackage({ "index.mjs": TOOLS });
+    const ws = workspace();
+    writeFileSync(join(ws, "note.txt"), "hello from fs\n");
+    const h = await connectNode(dir, ws);
+    try {
+      await h.c.start();
+      assert.deepEqual(
+        h.c.tools().map((t) => t.name),
+        ["probe"],
+      );
+      const r = await h.c.invoke(
+        { kind: "tool", name: "probe", callId: "c1", arguments: { file: "note.txt" } },
+        { context: { cwd: ws, mode: "rpc", projectTrusted: true } },
+      );
+      const got = JSON.parse(textOf(r)) as Record<string, unknown>;
+      assert.equal(got["text"], "hello from fs\n");
+      assert.equal(got["cwd"], ws);
+      assert.equal(got["ctxCwd"], ws);
+      assert.deepEqual(got["ran"], { stdout: `${ws}\n`, stderr: "err\n", code: 3, killed: false });
+      assert.equal(got["nativeSignal"], true);
+      assert.equal(got["nodeTimer"], "object");
+      assert.equal(got["buffer"], "aGk=");
+      assert.equal(got["path"], "string");
+    } finally {
+      await h.c.shutdown("test over");
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(ws, { recursive: true, force: true });
+    }
+  },
+);
+
+const EXEC = `
+export default function (pi) {
+  pi.registerTool({
+    name: "run",
+    description: "runs sh -c with the options given",
+    parameters: { type: "object" },
+    async execute(_id, params, signal) {
+      const options = { signal };
+      if (params.timeout !== undefined) options.timeout = params.timeout;
+      const r = await pi.exec("sh", ["-c", params.script], options);
+      return { content: [{ type: "text", text: JSON.stringify(r) }] };
+    },
+  });
+  pi.registerTool({
+    name: "start",
+    description: "starts a command and answers at once",
+    parameters: { type: "object" },
+    async execute(_id, params) {
+      void pi.exec("sh", ["-c", params.script]);
+      return { content: [{ type: "text", text: "started" }] };
+    },
+  });
+  pi.registerTool({
+    name: "missing",
+    description: "a command that does not exist",
+    parameters: { type: "object" },
+    async execute() {
+      const r = await pi.exec("octet-no-such-command-xyz", []);
+      return { content: [{ type: "text", text: JSON.stringify(r) }] };
+    },
+  });
+}
+`;
+
+/** A shell script that writes its pid (its group's id) to `file`, then waits on a background sleep. */
+const groupScript = (file: string): string => `echo $$ > ${file}; sleep 300 & wait`;
+
+test("pi.exec: the host's cancel aborts the tool's signal and kills the command's whole process group", async () => {
+  const dir = nodePackage({ "index.mjs": EXEC });
+  const ws = workspace();
+  const h = await connectNode(dir, ws);
+  try {
+    await h.c.start();
+    const ac = new AbortController();
+    const file = join(ws, "pid");
+    const pending = h.c.invoke(
+      { kind: "tool", name: "run", callId: "c1", arguments: { script: groupScript(file) } },
+      { signal: ac.signal },
+    );
+    const pgid = await pidFrom(file);
+    await until(() => groupMembers(pgid).length === 2, 10_000, "sh and its sleep in the command's group");
+    assert.notEqual(pgid, h.pid, "the command leads its own group, not the runner's");
+    ac.abort();
+    assert.equal((await pending).status, "cancelled");
+    await until(() => groupMembers(pgid).length === 0, 10_000, "the command's group to be gone");
+    assert.ok(alive(h.pid), "the runner keeps serving");
+  } finally {
+    await h.c.shutdown("test over");
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test("pi.exec: a timeout kills the group and resolves killed: true; a missing command resolves code 1 with the reason", async () => {
+  const dir = nodePackage({ "index.mjs": EXEC });
+  const ws = workspace();
+  const h = await connectNode(dir, ws);
+  try {
+    await h.c.start();
+    const file = join(ws, "pid");
+    const pending = h.c.invoke({
+      kind: "tool",
+      name: "run",
+      callId: "c1",
+      arguments: { script: groupScript(file), timeout: 300 },
+    });
+    const pgid = await pidFrom(file);
+    const r = JSON.parse(textOf(await pending)) as { killed: boolean; code: number };
+    assert.equal(r.killed, true);
+    await until(() => groupMembers(pgid).length === 0, 10_000, "the timed-out group to be gone");
+    const missing = JSON.parse(
+      textOf(await h.c.invoke({ kind: "tool", name: "missing", callId: "c2", arguments: {} })),
+    );
+    assert.equal(missing.code, 1);
+    assert.equal(missing.killed, false);
+    assert.match(missing.stderr, /could not start octet-no-such-command-xyz: not found/);
+  } finally {
+    await h.c.shutdown("test over");
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+test("shutdown: the runner exits on the shutdown frame and takes the pi.exec commands still running with it", async () => {
+  const dir = nodePackage({ "index.mjs": EXEC });
+  const ws = workspace();
+  const h = await connectNode(dir, ws);
+  try {
+    await h.c.start();
+    const file = join(ws, "pid");
+    assert.equal(
+      textOf(await h.c.invoke({ kind: "tool", name: "start", callId: "c1", arguments: { script: groupScript(file) } })),
+      "started",
+    );
+    const pgid = await pidFrom(file);
+    await until(() => groupMembers(pgid).length === 2, 10_000, "the background command");
+    await h.c.shutdown("test over");
+    assert.ok(!h.diagnostics.some((d) => /did not exit within/.test(d)), h.diagnostics.join("\n"));
+    assert.equal(alive(h.pid), false);
+    await until(() => groupMembers(pgid).length === 0, 5_000, "the command's group to be gone");
+    assert.deepEqual(groupMembers(h.pid), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(ws, { recursive: true, force: true });
+  }
+});
+
+const CHATTY = `
+console.log("top level", { a: 1 });
+process.stdout.write("a stray write\\n");
+export default function (pi) {
+  console.info("factory ran");
+  pi.registerTool({
+    name: "chat",
+    description: "prints",
+    parameters: { type: "object" },
+    async execute() {
+      console.warn("careful");
+      console.error(new Error("shown, not thrown"));
+      console.log("x".repeat(10000));
+      process.stdout.write(JSON.stringify({ type: "response", id: "req-999", result: {} }) + "\\n");
+      setTimeout(() => { throw new Error("late throw"); }, 0);
+      return { content: [{ type: "text", text: "still fine" }] };
+    },
+  });
+}
+`;
+
+test("console and process.stdout never reach the wire: they arrive as log diagnostics at their levels", async () => {
+  const dir = nodePackage({ "index.mjs": CHATTY });
+  const h = await connectNode(dir, workspace());
+  try {
+    await h.c.start();
+    assert.equal(textOf(await h.c.invoke({ kind: "tool", name: "chat", callId: "c1", arguments: {} })), "still fine");
+    await until(() => h.diagnostics.some((d) => /late throw/.test(d)), 5_000, "the uncaught throw's diagnostic");
+    const said = h.diagnostics.join("\n");
+    assert.match(said, /^info: extension says: top level \{ a: 1 \}$/m);
+    assert.match(said, /^info: extension says: a stray write$/m);
+    assert.match(said, /^info: extension says: factory ran$/m);
+    assert.match(said, /^warning: extension says: careful$/m);
+    assert.match(said, /^error: extension says: Error: shown, not thrown/m);
+    assert.match(said, /^info: extension says: x{1000,}$/m, "a long line is cut, not split into frames");
+    assert.match(said, /^info: extension says: \{"type":"response","id":"req-999"/m);
+    assert.match(said, /^error: extension says: uncaught exception: Error: late throw/m);
+    assert.ok(!/protocol|violation|unknown id/i.test(said), said);
+    // Still serving after all of it.
+    assert.equal(h.c.state, "ready");
+    assert.equal(textOf(await h.c.invoke({ kind: "tool", name: "chat", callId: "c2", arguments: {} })), "still fine");
+  } finally {
+    await h.c.shutdown("test over");
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("a factory that throws is a clean load failure naming the error, and no process is left", async () => {
+  const dir = nodePackage({
+    "index.mjs": `export default function (pi) { pi.registerTool({ name: "t", execute() {} }); throw new TypeError("no config"); }`,
+  });
+  const h = await connectNode(dir, workspace());
+  try {
+    await assert.rejects(h.c.start(), /the extension factory failed: TypeError: no config/);
+    await until(() => !alive(h.pid), 5_000, "the runner to be gone");
+    assert.deepEqual(groupMembers(h.pid), []);
+    assert.deepEqual(h.c.tools(), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("an entry that cannot be imported fails the load with the entry's path and the cause", async () => {
+  const dir = nodePackage({ "index.mjs": `import "./missing.mjs";\nexport default function () {}\n` });
+  const h = await connectNode(dir, workspace());
+  try {
+    await assert.rejects(h.c.start(), (err: Error) => {
+      assert.match(err.message, new RegExp(`could not load the entry ${join(dir, "index.mjs")}`));
+      assert.match(err.message, /Cannot find module/);
+      return true;
+    });
+    await until(() => !alive(h.pid), 5_000, "the runner to be gone");
+    assert.match(h.stderr.join("\n"), /octet node runner: could not load/);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the runner refuses to start without the launch's environment and says which variable is missing", async () => {
+  const { spawnSync } = await import("node:child_process");
+  const { NODE_RUNNER_PATH } = await import("../src/node/launch-node.js");
+  const r = spawnSync(process.execPath, [NODE_RUNNER_PATH], { env: {}, input: "", encoding: "utf8" });
+  assert.equal(r.status, 2);
+  assert.equal(r.stdout, "", "nothing on the wire");
+  assert.match(r.stderr, /PI_EXTENSION_ID is not set; the Node runner is started by the rpi runtime/);
+  assert.ok(readFileSync(NODE_RUNNER_PATH, "utf8").length > 0);
+});
