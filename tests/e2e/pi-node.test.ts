@@ -130,7 +130,8 @@ test(
   },
 );
 
-test("a node extension whose factory throws does not start: its status says why, and nothing of it is left", async () => {
+const FACTORY_CRASH = "a node extension whose factory throws does not start: its status says why, and nothing is left";
+test(FACTORY_CRASH, async () => {
   await withDir(async (root) => {
     const dir = await nodeExtension(
       root,

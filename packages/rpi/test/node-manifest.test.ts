@@ -43,7 +43,10 @@ test('node manifest: "runtime": "node" with a .js or .mjs entry is valid and kee
   }
 });
 
-test("node manifest: the QuickJS entry rules hold (entry required, no executable or arguments, .js/.mjs only, no renderer or provider capabilities)", () => {
+const ENTRY_RULES =
+  "node manifest: the QuickJS entry rules hold (entry required, no executable or arguments, .js/.mjs only, no " +
+  "renderer or provider capabilities)";
+test(ENTRY_RULES, () => {
   const { entry: _, ...noEntry } = NODE;
   assert.match(
     problems(noEntry).join("\n"),
@@ -68,7 +71,10 @@ test("node manifest: the QuickJS entry rules hold (entry required, no executable
   assert.match(problems(noRuntime).join("\n"), /a script entry needs "runtime": "quickjs" \(or "node"\)/);
 });
 
-test("node launch: the entry must be a regular file inside the package (symlinks resolved); the launch names it canonically", async () => {
+const CONTAINED =
+  "node launch: the entry must be a regular file inside the package (symlinks resolved); the launch names it " +
+  "canonically";
+test(CONTAINED, async () => {
   const dir = nodePackage({ "index.mjs": "export default () => {};\n", "real/lib.mjs": "export default () => {};\n" });
   try {
     const manifest = parse({ ...NODE }) as { ok: true; manifest: RpiManifest };

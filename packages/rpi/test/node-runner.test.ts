@@ -129,7 +129,9 @@ test("pi.exec: the host's cancel aborts the tool's signal and kills the command'
   }
 });
 
-test("pi.exec: a timeout kills the group and resolves killed: true; a missing command resolves code 1 with the reason", async () => {
+const TIMEOUT =
+  "pi.exec: a timeout kills the group and resolves killed: true; a missing command resolves code 1 with the reason";
+test(TIMEOUT, async () => {
   const dir = nodePackage({ "index.mjs": EXEC });
   const ws = workspace();
   const h = await connectNode(dir, ws);
@@ -159,7 +161,9 @@ test("pi.exec: a timeout kills the group and resolves killed: true; a missing co
   }
 });
 
-test("shutdown: the runner exits on the shutdown frame and takes the pi.exec commands still running with it", async () => {
+const SHUTDOWN =
+  "shutdown: the runner exits on the shutdown frame and takes the pi.exec commands still running with it";
+test(SHUTDOWN, async () => {
   const dir = nodePackage({ "index.mjs": EXEC });
   const ws = workspace();
   const h = await connectNode(dir, ws);
@@ -232,7 +236,11 @@ test("console and process.stdout never reach the wire: they arrive as log diagno
 
 test("a factory that throws is a clean load failure naming the error, and no process is left", async () => {
   const dir = nodePackage({
-    "index.mjs": `export default function (pi) { pi.registerTool({ name: "t", execute() {} }); throw new TypeError("no config"); }`,
+    "index.mjs":
+      "export default function (pi) {\n" +
+      '  pi.registerTool({ name: "t", execute() {} });\n' +
+      '  throw new TypeError("no config");\n' +
+      "}\n",
   });
   const h = await connectNode(dir, workspace());
   try {
