@@ -278,3 +278,42 @@ test("the runner refuses to start without the launch's environment and says whic
   assert.match(r.stderr, /PI_EXTENSION_ID is not set; the Node runner is started by the rpi runtime/);
   assert.ok(readFileSync(NODE_RUNNER_PATH, "utf8").length > 0);
 });
+
+const REFUSALS = `
+export default function (pi) {
+  pi.registerTool({
+    name: "refusals",
+    description: "what cannot cross the protocol",
+    parameters: { type: "object" },
+    async execute(_id, _params, _signal, _onUpdate, ctx) {
+      const said = [];
+      const attempt = (f) => { try { f(); said.push("no refusal"); } catch (e) { said.push(e.message); } };
+      attempt(() => pi.registerMessageRenderer("x", () => null));
+      attempt(() => ctx.ui.custom(() => null));
+      const timer = await new Promise((resolve) => setTimeout(() => resolve("node timer fired"), 5));
+      return { content: [{ type: "text", text: JSON.stringify({ said, timer }) }] };
+    },
+  });
+}
+`;
+
+const REFUSED =
+  "the parts of pi that cannot cross the protocol refuse naming the Node runtime; Node's timers serve the extension";
+test(REFUSED, async () => {
+  const dir = nodePackage({ "index.mjs": REFUSALS });
+  const h = await connectNode(dir, workspace());
+  try {
+    await h.c.start();
+    const got = JSON.parse(textOf(await h.c.invoke({ kind: "tool", name: "refusals", callId: "c1", arguments: {} })));
+    assert.deepEqual(got, {
+      said: [
+        "pi.registerMessageRenderer is not available to Node extensions: renderers cannot cross the extension protocol",
+        "ctx.ui.custom is not available to Node extensions: components cannot cross the extension protocol",
+      ],
+      timer: "node timer fired",
+    });
+  } finally {
+    await h.c.shutdown("test over");
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

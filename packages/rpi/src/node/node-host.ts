@@ -90,6 +90,7 @@ export function createNodeHost(o: NodeHostOptions): NodeHost {
     },
     env: o.env,
     nativeGlobals: true,
+    runtimeName: "Node",
     exec: (command, args, options, cwd) => o.exec(command, args, options, cwd),
   };
   return {

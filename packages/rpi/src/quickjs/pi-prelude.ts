@@ -66,6 +66,8 @@ export interface OctetHostGlobal {
    * (fetch, child_process). Its own timers still go through setTimer.
    */
   nativeGlobals?: boolean;
+  /** Optional: the engine's name in the prelude's refusals ("not available to Node extensions"); default "QuickJS". */
+  runtimeName?: string;
   /**
    * Optional: pi.exec for an engine that can run processes (the Node runner). Called with pi's
    * three arguments as the extension passed them, plus the working directory of the session (the
