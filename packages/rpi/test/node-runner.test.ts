@@ -317,3 +317,72 @@ test(REFUSED, async () => {
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+const NETWORK = `
+export default function (pi) {
+  pi.registerTool({
+    name: "fetch_slow",
+    description: "fetches a URL with the tool's signal",
+    parameters: { type: "object" },
+    async execute(_id, params, signal) {
+      const r = await fetch(params.url, { signal });
+      return { content: [{ type: "text", text: await r.text() }] };
+    },
+  });
+  pi.registerTool({
+    name: "huge",
+    description: "a result over the frame limit",
+    parameters: { type: "object" },
+    async execute() {
+      return { content: [{ type: "text", text: "y".repeat(2 * 1024 * 1024) }] };
+    },
+  });
+}
+`;
+
+test(
+  "ctx.signal is Node's own AbortSignal: the host's cancel aborts the extension's fetch (the server sees the " +
+    "request go); a result over the frame limit is an error naming its size and the limit",
+  async () => {
+    const { createServer } = await import("node:http");
+    let closedEarly: () => void = () => {};
+    const aborted = new Promise<void>((resolve) => (closedEarly = resolve));
+    let arrived: () => void = () => {};
+    const request = new Promise<void>((resolve) => (arrived = resolve));
+    const server = createServer((req, res) => {
+      arrived();
+      // Never answered: only the client's abort ends this request.
+      res.on("close", () => {
+        if (!res.writableEnded) closedEarly();
+      });
+      req.resume();
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as { port: number };
+    const dir = nodePackage({ "index.mjs": NETWORK });
+    const h = await connectNode(dir, workspace());
+    try {
+      await h.c.start();
+      const ac = new AbortController();
+      const pending = h.c.invoke(
+        { kind: "tool", name: "fetch_slow", callId: "c1", arguments: { url: `http://127.0.0.1:${port}/slow` } },
+        { signal: ac.signal },
+      );
+      await request;
+      ac.abort();
+      assert.equal((await pending).status, "cancelled");
+      await aborted;
+      const huge = await h.c.invoke({ kind: "tool", name: "huge", callId: "c2", arguments: {} });
+      assert.equal(huge.status, "error");
+      assert.match(
+        (huge as { error: { message: string } }).error.message,
+        /the frame is \d+ bytes of UTF-8, over the 1048576-byte limit \(maxFrameBytes\); it was not sent/,
+      );
+      assert.equal(h.c.state, "ready");
+    } finally {
+      await h.c.shutdown("test over");
+      server.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  },
+);

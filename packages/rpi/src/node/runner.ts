@@ -156,6 +156,8 @@ function main(): void {
   // The host is gone (or closed the pipe): nobody is left to serve.
   process.stdin.on("end", () => exit(0));
   process.stdin.on("error", () => exit(0));
+  // The wire itself failed (EPIPE: the host closed its end): logging it would fail the same way.
+  process.stdout.on("error", () => exit(0));
 }
 
 main();
