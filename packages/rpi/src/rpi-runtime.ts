@@ -2,7 +2,8 @@
  * rpiRuntime(): the rpi protocol as a foreign runtime of the octet host. Pass it in
  * ExtensionHostOptions.runtimes and pi-extension.json manifests are discovered in the same places
  * as extension.toml ones; each instance is validated again right before launch (files may have
- * changed), started as a process or a QuickJS worker, taken through handshake, load and
+ * changed), started as a process (an executable, or the Node runner for a "runtime": "node" entry)
+ * or a QuickJS worker, taken through handshake, load and
  * initialize by the one RpiConnection, and handed to the host behind the octet bridge.
  *
  * It implements @octet/protocol's ForeignRuntime, the contract the host consumes: this package does

@@ -15,7 +15,7 @@ export interface RpiEnvironmentOptions {
    * has; the directory name would change with wherever the user checked it out.
    */
   packageId?: string;
-  /** The frame bound the host enforces, told to QuickJS entries (default DEFAULT_MAX_FRAME_BYTES, 1 MiB). */
+  /** The frame bound the host enforces, told to QuickJS and node entries (default DEFAULT_MAX_FRAME_BYTES, 1 MiB). */
   maxFrameBytes?: number;
   /** PATH of a node entry (default: the host's PATH, else NODE_DEFAULT_PATH). Other runtimes get none. */
   path?: string;
