@@ -33,9 +33,12 @@ function options(value: unknown): ExecOptions {
   if (typeof value !== "object") throw new TypeError(`pi.exec: options must be an object, got ${typeof value}`);
   const o = value as Record<string, unknown>;
   const out: ExecOptions = {};
-  if (o["signal"] !== undefined && o["signal"] !== null) {
-    if (!(o["signal"] instanceof AbortSignal)) throw new TypeError("pi.exec: options.signal must be an AbortSignal");
-    out.signal = o["signal"];
+  const signal = o["signal"] as AbortSignal | null | undefined;
+  if (signal !== undefined && signal !== null) {
+    // Duck-typed as pi's is: any signal with aborted and addEventListener (a polyfill's too).
+    if (typeof signal !== "object" || typeof signal.addEventListener !== "function")
+      throw new TypeError("pi.exec: options.signal must be an AbortSignal");
+    out.signal = signal;
   }
   if (o["timeout"] !== undefined) {
     if (typeof o["timeout"] !== "number" || Number.isNaN(o["timeout"]))
@@ -119,7 +122,7 @@ export class ExecPool {
     const finish = (code: number): void => {
       if (settled) return;
       settled = true;
-      o.signal?.removeEventListener("abort", stop);
+      o.signal?.removeEventListener?.("abort", stop);
       // Not the SIGKILL of an aborted group (its own timer): a member that ignored SIGTERM would
       // outlive the leader otherwise.
       for (const t of timers) clearTimeout(t);
