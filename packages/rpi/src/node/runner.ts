@@ -90,7 +90,7 @@ function main(): void {
   bridge = runInThisContext(PI_PRELUDE, { filename: "octet:pi-prelude" }) as PiPreludeBridge;
   const prelude = bridge;
 
-  // The entry's import runs while the handshake does; initialize (and what follows it) waits.
+  // The entry is imported after the host's hello; initialize (and every frame after it) waits for the import.
   let entry: { state: "loading" } | { state: "loaded" } | { state: "failed"; message: string } = { state: "loading" };
   const waiting: Frame[] = [];
   const dispatch = (f: Frame): void => {
@@ -136,7 +136,8 @@ function main(): void {
       },
       (err: unknown) => {
         process.stderr.write(`octet node runner: could not load ${env.PI_EXTENSION_ENTRY}: ${describe(err)}\n`);
-        settle({ state: "failed", message: `could not load the entry ${env.PI_EXTENSION_ENTRY}: ${firstLine(err)}` });
+        const why = logText(firstLine(err));
+        settle({ state: "failed", message: `could not load the entry ${env.PI_EXTENSION_ENTRY}: ${why}` });
       },
     );
   };
