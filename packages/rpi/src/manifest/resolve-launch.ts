@@ -163,8 +163,8 @@ export async function resolveRpiLaunch(
       ok: false,
       key: "entry",
       error:
-        `${manifestPath}: key "entry": a ${manifest.runtime} manifest needs an entry and no executable or ` +
-        `arguments`,
+        `${manifestPath}: key "entry": a ${manifest.runtime === "node" ? "node" : "QuickJS"} manifest needs an entry ` +
+        "and no executable or arguments",
     };
   }
   const ext = scriptExtensionProblem(manifest.entry);
