@@ -40,7 +40,7 @@ export type {
 export { RPI_SCRIPT_EXTENSIONS } from "./manifest/relative-path.js";
 export { resolveRpiLaunch } from "./manifest/resolve-launch.js";
 export type { RpiLaunch, RpiLaunchOptions, RpiLaunchResult, RpiManifestSource } from "./manifest/resolve-launch.js";
-export { rpiEnvironment } from "./manifest/environment.js";
+export { rpiEnvironment, NODE_DEFAULT_PATH } from "./manifest/environment.js";
 export type { RpiEnvironmentOptions } from "./manifest/environment.js";
 export { RPI_MAX_MANIFEST_BYTES, loadRpiManifest, readRpiManifestFile } from "./manifest/load-manifest.js";
 export type { RpiLoadResult } from "./manifest/load-manifest.js";
@@ -62,3 +62,5 @@ export type { RpiTransport, RpiTransportEvent, RpiExit } from "./transport.js";
 export { launchQuickJs, DEFAULT_MEMORY_LIMIT_BYTES, MAX_STACK_BYTES } from "./quickjs/launch-quickjs.js";
 export type { QuickJsOptions } from "./quickjs/launch-quickjs.js";
 export { PI_PRELUDE } from "./quickjs/pi-prelude.js";
+export type { OctetHostGlobal, PiPreludeBridge, PiExecResult } from "./quickjs/pi-prelude.js";
+export { NODE_RUNNER_PATH } from "./node/launch-node.js";

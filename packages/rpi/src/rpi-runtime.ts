@@ -2,7 +2,8 @@
  * rpiRuntime(): the rpi protocol as a foreign runtime of the octet host. Pass it in
  * ExtensionHostOptions.runtimes and pi-extension.json manifests are discovered in the same places
  * as extension.toml ones; each instance is validated again right before launch (files may have
- * changed), started as a process or a QuickJS worker, taken through handshake, load and
+ * changed), started as a process (an executable, or the Node runner for a "runtime": "node" entry)
+ * or a QuickJS worker, taken through handshake, load and
  * initialize by the one RpiConnection, and handed to the host behind the octet bridge.
  *
  * It implements @octet/protocol's ForeignRuntime, the contract the host consumes: this package does
@@ -26,6 +27,7 @@ import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.j
 import type { RpiTransport } from "./transport.js";
 import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quickjs.js";
 import { PI_PRELUDE } from "./quickjs/pi-prelude.js";
+import { nodeProcessSpec } from "./node/launch-node.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import type { ForeignExtension, ForeignRuntime } from "@octet/protocol";
 
@@ -117,7 +119,7 @@ function foreignExtension(
   return {
     name: manifest.id,
     version: "0.0.0",
-    runtime: manifest.runtime === "quickjs" ? "quickjs" : "rpi-process",
+    runtime: manifest.runtime === "quickjs" ? "quickjs" : manifest.runtime === "node" ? "rpi-node" : "rpi-process",
     grants: {
       notifications: ui && manifest.uiCapabilities.includes("notify"),
       confirmations: ui && manifest.uiCapabilities.includes("confirm"),
@@ -150,6 +152,8 @@ function foreignExtension(
           maxFrameBytes,
           spawn: ctx.spawn,
         });
+      } else if (launch.kind === "node") {
+        transport = await launchProcess({ ...nodeProcessSpec(launch, env), maxFrameBytes, spawn: ctx.spawn });
       } else {
         transport = await launchQuickJsInstance(launch, env, {
           maxFrameBytes,

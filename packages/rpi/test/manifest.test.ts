@@ -187,9 +187,9 @@ test("RPI-04: property: a random id is accepted iff it matches the grammar", () 
 
 test('RPI-05: runtime is "process" or "quickjs"; a script entry needs "quickjs"', () => {
   refused(
-    { ...PROCESS, runtime: "node" },
+    { ...PROCESS, runtime: "deno" },
     "runtime",
-    /must be "process" \(or omitted\) for an executable or "quickjs" for a script entry, got string "node"/,
+    /must be "process" \(or omitted\) for an executable or "quickjs" for a script entry, got string "deno"/,
   );
   refused({ ...QUICKJS, runtime: "QuickJS" }, "runtime", /got string "QuickJS"/);
   refused({ ...PROCESS, runtime: null }, "runtime", /got null/);

@@ -25,7 +25,9 @@ export interface RpiLaunchOptions {
 
 export type RpiLaunch =
   | { kind: "process"; packageDir: string; executable: string; arguments: string[] }
-  | { kind: "quickjs"; packageDir: string; entry: string };
+  | { kind: "quickjs"; packageDir: string; entry: string }
+  /** A script entry run by the Node runner (src/node/runner.ts) in a child process. */
+  | { kind: "node"; packageDir: string; entry: string };
 
 /**
  * On failure, `key` is the manifest key the problem is about ("executable", "entry"), or "" for the
@@ -160,7 +162,9 @@ export async function resolveRpiLaunch(
     return {
       ok: false,
       key: "entry",
-      error: `${manifestPath}: key "entry": a QuickJS manifest needs an entry and no executable or arguments`,
+      error:
+        `${manifestPath}: key "entry": a ${manifest.runtime === "node" ? "node" : "QuickJS"} manifest needs an entry ` +
+        "and no executable or arguments",
     };
   }
   const ext = scriptExtensionProblem(manifest.entry);
@@ -176,5 +180,5 @@ export async function resolveRpiLaunch(
       error: `${manifestPath}: key "entry": ${quote(manifest.entry)} resolves through a symlink to ${canonical}`,
     };
   }
-  return { ok: true, launch: { kind: "quickjs", packageDir, entry: file.path } };
+  return { ok: true, launch: { kind: manifest.runtime, packageDir, entry: file.path } };
 }

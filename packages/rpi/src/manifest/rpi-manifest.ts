@@ -37,10 +37,17 @@ export const RPI_UI_CAPABILITIES = [
 ] as const;
 export type RpiUiCapability = (typeof RPI_UI_CAPABILITIES)[number];
 
-export const RPI_RUNTIMES = ["process", "quickjs"] as const;
+/**
+ * "process": an executable that speaks the frames itself; "quickjs": a script entry in the host's
+ * sandbox; "node": a script entry in a Node child process with the full pi API (src/node/).
+ */
+export const RPI_RUNTIMES = ["process", "quickjs", "node"] as const;
 export type RpiRuntime = (typeof RPI_RUNTIMES)[number];
 
-/** Capabilities whose factories cannot cross the protocol, so a QuickJS entry cannot have them (RPI-12). */
+/**
+ * Capabilities whose factories cannot cross the protocol, so a QuickJS entry cannot have them (RPI-12). A node entry
+ * has the same rule: its factories cannot cross the protocol either.
+ */
 export const RPI_QUICKJS_EXCLUDED_CAPABILITIES: readonly RpiCapability[] = ["message_renderers", "provider_metadata"];
 
 /** ASCII letters, digits, "_", "-" and "." (RPI-04); "." and ".." are refused separately. */
@@ -59,7 +66,7 @@ export interface RpiManifest {
   executable?: string;
   /** Process only: argv after the executable; [] when omitted and always [] for QuickJS. */
   arguments: string[];
-  /** QuickJS only: the .js/.mjs path as written, relative to the manifest directory. */
+  /** QuickJS and node only: the .js/.mjs path as written, relative to the manifest directory. */
   entry?: string;
   capabilities: RpiCapability[];
   uiCapabilities: RpiUiCapability[];
@@ -178,8 +185,24 @@ function checkRuntimeShape(
   }
   if (runtime === "process") {
     const said = o["runtime"] === undefined ? 'runtime is omitted, which means "process"' : 'runtime is "process"';
-    if (hasEntry && !hasExe) c.add("entry", `is QuickJS-only but ${said}; a script entry needs "runtime": "quickjs"`);
+    if (hasEntry && !hasExe)
+      c.add("entry", `is QuickJS-only but ${said}; a script entry needs "runtime": "quickjs" (or "node")`);
     if (!hasExe && !hasEntry) c.add("executable", `is required: ${said}, which launches an executable`);
+  }
+  if (runtime === "node") {
+    // A Node entry has the QuickJS entry's rules: the same prelude runs it, in a child process.
+    if (hasExe && !hasEntry)
+      c.add("executable", 'is process-only but runtime is "node"; a node manifest names an "entry" (.js or .mjs)');
+    if (!hasExe && !hasEntry) c.add("entry", 'is required: runtime is "node", which runs a .js or .mjs entry');
+    if (o["arguments"] !== undefined)
+      c.add("arguments", `is process-only and node manifests reject it, got ${showValue(o["arguments"])}`);
+    capabilities?.forEach((cap, i) => {
+      if (RPI_QUICKJS_EXCLUDED_CAPABILITIES.includes(cap))
+        c.add(
+          `capabilities[${i}]`,
+          `${quote(cap)} is not available to node entries: its factories cannot cross the ` + `extension protocol`,
+        );
+    });
   }
   if (runtime === "quickjs") {
     if (hasExe && !hasEntry)
@@ -246,17 +269,19 @@ export function parseRpiManifest(text: string, file: string): RpiManifestResult 
 
   const rv = doc["runtime"];
   let runtime: RpiRuntime | null = "process";
-  if (rv !== undefined && rv !== "process" && rv !== "quickjs") {
+  if (rv !== undefined && rv !== "process" && rv !== "quickjs" && rv !== "node") {
     c.add(
       "runtime",
-      `must be "process" (or omitted) for an executable or "quickjs" for a script entry, got ${showValue(rv)}`,
+      `must be "process" (or omitted) for an executable or "quickjs" for a script entry, got ${showValue(rv)}` +
+        ` ("node" runs a script entry in a Node child process)`,
     );
     runtime = null;
-  } else if (rv === "quickjs") runtime = "quickjs";
+  } else if (rv === "quickjs" || rv === "node") runtime = rv;
 
   const executable = doc["executable"] === undefined ? undefined : checkPath(c, "executable", doc["executable"]);
   const entry = doc["entry"] === undefined ? undefined : checkPath(c, "entry", doc["entry"]);
-  const args = runtime !== "quickjs" && doc["arguments"] !== undefined ? checkArguments(c, doc["arguments"]) : [];
+  const script = runtime === "quickjs" || runtime === "node";
+  const args = !script && doc["arguments"] !== undefined ? checkArguments(c, doc["arguments"]) : [];
 
   let capabilities: RpiCapability[] | null = null;
   if (doc["capabilities"] === undefined)

@@ -15,7 +15,10 @@
  *   drains the job queue after every call. No bridge method throws.
  * - The prelude defines setTimeout/clearTimeout/setInterval/clearInterval, AbortController and
  *   AbortSignal (a documented shim, prelude/globals.ts), and structuredClone and queueMicrotask
- *   when QuickJS lacks them. It defines nothing host-like (no console, process, require, fetch).
+ *   when QuickJS lacks them, unless `nativeGlobals` says the realm has its own. It defines nothing
+ *   host-like (no console, process, require, fetch).
+ * - Runtime-specific API comes through optional members of `__octet_host` (`exec`), so the one
+ *   prelude text serves QuickJS and the Node runner (src/node/).
  * - Besides the catalog's frames it sends `{type:"log", level, message}` (handler errors, alias
  *   warnings), which the host must accept.
  *
@@ -56,6 +59,30 @@ export interface OctetHostGlobal {
     PI_EXTENSION_MAX_FRAME_BYTES: string;
     PI_EXTENSION_PROTOCOL_VERSION: string;
   };
+  /**
+   * Optional (the Node runner sets it; QuickJS does not): the realm already has the web globals.
+   * The prelude then defines none of its own (timers, AbortController, AbortSignal) and gives
+   * each invocation a native AbortController, so ctx.signal works with the engine's own APIs
+   * (fetch, child_process). Its own timers still go through setTimer.
+   */
+  nativeGlobals?: boolean;
+  /** Optional: the engine's name in the prelude's refusals ("not available to Node extensions"); default "QuickJS". */
+  runtimeName?: string;
+  /**
+   * Optional: pi.exec for an engine that can run processes (the Node runner). Called with pi's
+   * three arguments as the extension passed them, plus the working directory of the session (the
+   * invocation's cwd, else the hello's), which is pi's default. Absent: pi.exec rejects with code
+   * "unsupported".
+   */
+  exec?(command: unknown, args: unknown, options: unknown, cwd: string | undefined): Promise<PiExecResult>;
+}
+
+/** pi's ExecResult (pi-coding-agent core/exec.ts). */
+export interface PiExecResult {
+  stdout: string;
+  stderr: string;
+  code: number;
+  killed: boolean;
 }
 
 /** The completion value of PI_PRELUDE, as the engine sees it inside QuickJS. */

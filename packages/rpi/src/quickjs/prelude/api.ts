@@ -147,8 +147,8 @@ const events = freeze({
 
 const flags = new Map();
 function cannotCross(api, what) {
-  return () => { throw fail(api + " is not available to QuickJS extensions: " + what + " cannot cross the extension " +
-    "protocol", "unsupported"); };
+  return () => { throw fail(api + " is not available to " + RUNTIME + " extensions: " + what + " cannot cross the " +
+    "extension protocol", "unsupported"); };
 }
 const copyList = (v) => isArray(v) ? copy(v) : [];
 const shallow = (v) => objectAssign({}, v);
@@ -204,7 +204,9 @@ const pi = {
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
   registerProvider: cannotCross("pi.registerProvider", "providers"),
   unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),
-  exec: async () => {
+  // An engine that can run processes (the Node runner) passes host.exec; pi's default cwd is the session's.
+  exec: typeof host.exec === "function" ? (command, args, options) => host.exec(command, args, options,
+      typeof snapshot.cwd === "string" ? snapshot.cwd : session !== null ? session.cwd : undefined) : async () => {
     throw fail("pi.exec is not available: QuickJS extensions have no process access", "unsupported");
   },
 };
@@ -218,7 +220,8 @@ function makeContext(inv, snap, isCommand) {
   const owner = inv.id;
   const commandOnly = (api, body) => isCommand ? action(api, body, owner)
     : promiseReject(fail(api + " is only available to command handlers (pi's ExtensionCommandContext)", "unsupported"));
-  const unavailable = (api) => () => { throw fail(api + " is not available to QuickJS extensions", "unsupported"); };
+  const unavailable = (api) => () => { throw fail(api + " is not available to " + RUNTIME + " extensions",
+      "unsupported"); };
   return {
     ui: makeUi(owner),
     hasUI: mode === "tui" || mode === "rpc",

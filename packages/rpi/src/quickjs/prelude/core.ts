@@ -94,6 +94,8 @@ if (hasOwnProperty(globalThis, "__octet_host")) {
 }
 
 const env = host.env !== null && typeof host.env === "object" ? host.env : {};
+// The engine's name in refusals ("... is not available to QuickJS extensions").
+const RUNTIME = typeof host.runtimeName === "string" && host.runtimeName !== "" ? host.runtimeName : "QuickJS";
 function envList(name) {
   try {
     const value = parse(typeof env[name] === "string" ? env[name] : "[]");

@@ -26,7 +26,7 @@
  */
 export const DISPATCH_JS = String.raw`
 function newInvocation(id, what) {
-  const inv = { id: id, what: what, controller: new AbortController(), answered: false };
+  const inv = { id: id, what: what, controller: newController(), answered: false };
   mapSet(inflight, id, inv);
   return inv;
 }

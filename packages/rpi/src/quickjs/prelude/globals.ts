@@ -15,6 +15,11 @@
  *   BigInts. queueMicrotask, only when QuickJS lacks it.
  */
 export const GLOBALS_JS = String.raw`
+// host.nativeGlobals (the Node runner): the realm's own web globals stay, and invocations get
+// native controllers, so that ctx.signal can go to fetch or child_process.
+const NativeAbortController = host.nativeGlobals === true && typeof globalThis.AbortController === "function" ?
+  globalThis.AbortController : null;
+const nativeControllers = new WeakMap();   // native AbortSignal -> its controller
 const timers = new Map();   // id -> {callback, args, every (ms, or -1 for a one-shot)}
 let nextTimer = 1;
 function delayOf(ms) {
@@ -104,6 +109,10 @@ class AbortSignal {
   }
 }
 function abortSignal(signal, reason) {
+  const native = weakMapGet(nativeControllers, signal);
+  if (native !== undefined) {
+    return native.abort(reason === undefined ? abortError("This operation was aborted") : reason);
+  }
   const state = signalState(signal);
   if (state.aborted) return;
   state.aborted = true;
@@ -129,7 +138,16 @@ class AbortController {
   abort(reason) { abortSignal(this.signal, reason); }
 }
 
+// The controller of an invocation's ctx.signal; abortSignal aborts either kind.
+function newController() {
+  if (NativeAbortController === null) return new AbortController();
+  const controller = new NativeAbortController();
+  weakMapSet(nativeControllers, controller.signal, controller);
+  return controller;
+}
+
 function defineGlobal(name, value) {
+  if (NativeAbortController !== null) return;
   defineProperty(globalThis, name, { __proto__: null, value: value, writable: true, configurable: true,
       enumerable: false });
 }

@@ -165,8 +165,8 @@ function makeUi(owner) {
   }
   const text = (v) => isObject(v) && typeof v.value === "string" ? v.value : undefined;
   const unsupported = (method) => () => {
-    throw fail("ctx.ui." + method + " is not available to QuickJS extensions: components cannot cross the extension " +
-      "protocol", "unsupported");
+    throw fail("ctx.ui." + method + " is not available to " + RUNTIME + " extensions: components cannot cross the " +
+      "extension protocol", "unsupported");
   };
   return {
     select: async (title, options, opts) => ask("select", "select",
