@@ -117,3 +117,30 @@ test("pi events: tool_call blocks a write and edits arguments; tool_result rewri
     await t.server.close();
   }
 });
+
+test("pi session readers: sessionManager, isIdle, getContextUsage, getSystemPrompt and model see the session", async () => {
+  const t = await setup([{ tool_calls: [{ name: "pi_session", arguments: {} }] }, { text: "described" }]);
+  try {
+    const r = await t.run("describe the session");
+    assert.equal(r.code, 0, r.stderr);
+    const entries = t.session();
+    const result = entries
+      .map((e) => e["message"] as { role?: string; content?: { text: string }[] } | undefined)
+      .find((m) => m?.role === "toolResult");
+    const view = JSON.parse(result!.content![0]!.text) as Record<string, unknown>;
+    // The tool runs after the user entry, the before_agent_start note and the assistant's call.
+    assert.deepEqual(view["entries"], ["message", "custom_message", "message"]);
+    assert.deepEqual(view["branch"], ["user", "custom_message", "assistant"]);
+    assert.equal(view["leafIsLast"], true);
+    assert.equal(view["leafEntryType"], "message");
+    assert.equal(view["firstUser"], "describe the session");
+    assert.match(String(view["file"]), /\.jsonl$/);
+    assert.equal(view["idle"], false, "a tool runs inside the run: not idle");
+    const usage = view["usage"] as { tokens: number; contextWindow: number; percent: number };
+    assert.ok(usage.tokens > 0 && usage.contextWindow > usage.tokens, JSON.stringify(usage));
+    assert.equal(view["model"], "scripted-model");
+    assert.equal(view["systemPrompt"], true, "the system prompt octet sends");
+  } finally {
+    await t.server.close();
+  }
+});

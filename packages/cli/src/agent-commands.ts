@@ -57,7 +57,11 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
     (signal) => {
       const started = hostOptions(
         options,
-        { signal, reservedToolNames: BUILTIN_TOOL_NAMES, sessionLayer: { events: PI_SESSION_EVENTS } },
+        {
+          signal,
+          reservedToolNames: BUILTIN_TOOL_NAMES,
+          sessionLayer: { events: PI_SESSION_EVENTS, state: () => agent?.piState() ?? null },
+        },
         ui,
       );
       return ExtensionHost.start({ ...started, services: { ...started.services, ...services } });

@@ -5,7 +5,7 @@
  * session file behind. Without a model, the first prompt says how to configure one.
  */
 import type { Agent } from "@octet/agent";
-import type { ExtensionHost, SessionControlService, SessionEntriesService } from "@octet/host";
+import type { ExtensionHost, ForeignSessionState, SessionControlService, SessionEntriesService } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import { agentConfig, loadAgentLib, noModelHelp, openAgent, type AgentConfig, type AgentLib } from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
@@ -54,6 +54,11 @@ export class ShellAgent {
   }
 
   /** Ctrl-C while a run an extension started is streaming: cancel it. */
+  /** The session as pi extensions read it (the host's sessionLayer.state); null before the first prompt. */
+  piState(): ForeignSessionState | null {
+    return this.#agent?.piState() ?? null;
+  }
+
   abortRun(): void {
     this.#agent?.abort("interrupted");
   }

@@ -45,7 +45,10 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
     // and the agent delivers pi extensions their session events itself (pi-events.ts).
     const reserved = agent.configured
-      ? { reservedToolNames: BUILTIN_TOOL_NAMES, sessionLayer: { events: PI_SESSION_EVENTS } }
+      ? {
+          reservedToolNames: BUILTIN_TOOL_NAMES,
+          sessionLayer: { events: PI_SESSION_EVENTS, state: () => agent.piState() },
+        }
       : {};
     const started = hostOptions(options, { signal, ...reserved, ...terminal.hostEnv() }, ui);
     // With a model, extensions may write their own session entries (session_entries, W 2.21).

@@ -6,7 +6,7 @@
  * extensions that subscribed (LIFE-04..10).
  */
 import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
-import type { ExtensionHost } from "@octet/host";
+import type { ExtensionHost, ForeignSessionState } from "@octet/host";
 import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
@@ -20,6 +20,7 @@ import { defaultSystemPrompt } from "./system-prompt.js";
 import { hostTurnHooks } from "./turn-hooks.js";
 import { injectedEntry, MAX_QUEUED_USER_MESSAGES, messageStream, type InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
+import { PiSessionView } from "./pi-session-view.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -68,6 +69,7 @@ export class Agent {
   #activeTools: ReadonlySet<string> | null = null;
   /** pi's session events for the pi extensions that take them (pi-events.ts). */
   readonly #pi: PiEvents;
+  readonly #view = new PiSessionView();
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -120,6 +122,19 @@ export class Agent {
   /** True once close() was called: nothing more is written to the session. */
   get closed(): boolean {
     return this.#closed;
+  }
+
+  /**
+   * The session as pi extensions read it (ctx.sessionManager, isIdle, getContextUsage,
+   * getSystemPrompt): the host's sessionLayer.state (pi-session-view.ts).
+   */
+  piState(): ForeignSessionState {
+    return this.#view.state({
+      session: this.session,
+      model: this.#model,
+      idle: this.isIdle(),
+      systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
+    });
   }
 
   /** True when no run or compaction is in progress. */

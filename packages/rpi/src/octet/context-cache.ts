@@ -29,8 +29,11 @@ export class ContextCache {
 
   /** The foreground session of the embedder's session layer, as deltas for this instance. */
   readonly #mirror = new SessionMirror();
-  #withSession: { base: Partial<InvocationContext>; session: SessionContext; context: Partial<InvocationContext> } | null =
-    null;
+  #withSession: {
+    base: Partial<InvocationContext>;
+    session: SessionContext;
+    context: Partial<InvocationContext>;
+  } | null = null;
 
   constructor(
     private readonly catalog: () => HostCatalog,

@@ -22,7 +22,7 @@
  * - Besides the catalog's frames it sends `{type:"log", level, message}` (handler errors, alias
  *   warnings), which the host must accept.
  *
- * The source is written as five String.raw parts (prelude/*.ts, one concern each) joined into
+ * The source is written as six String.raw parts (prelude/*.ts, one concern each) joined into
  * one function body. The event names come from protocol/events.ts, so the prelude and the host
  * cannot disagree on them.
  *
@@ -37,6 +37,7 @@ import { GLOBALS_JS } from "./prelude/globals.js";
 import { HOST_CALLS_JS } from "./prelude/host-calls.js";
 import { API_JS } from "./prelude/api.js";
 import { DISPATCH_JS } from "./prelude/dispatch.js";
+import { SESSION_JS } from "./prelude/session.js";
 
 /** The global the engine defines before evaluating PI_PRELUDE. */
 export interface OctetHostGlobal {
@@ -122,6 +123,7 @@ export const PI_PRELUDE: string = [
   CORE_JS,
   GLOBALS_JS,
   HOST_CALLS_JS,
+  SESSION_JS,
   API_JS,
   DISPATCH_JS,
   `})(${JSON.stringify(KNOWN_EVENTS)}, ${JSON.stringify(PI_EVENT_ALIASES)}, ${INTRINSICS.join(", ")});`,

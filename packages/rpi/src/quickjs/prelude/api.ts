@@ -1,5 +1,5 @@
 /**
- * Prelude part 4 of 5: the `pi` object the factory receives and the `ctx` every handler gets.
+ * Prelude part 5 of 6: the `pi` object the factory receives and the `ctx` every handler gets.
  *
  * Contracts:
  * - registerTool (pi's execute(toolCallId, params, signal, onUpdate, ctx), or `handler` with the
@@ -245,10 +245,18 @@ function makeContext(inv, snap, isCommand) {
     },
     waitForIdle: () => commandOnly("ctx.waitForIdle", { kind: "wait_for_idle" }),
     reload: () => commandOnly("ctx.reload", { kind: "reload" }),
-    isIdle: unavailable("ctx.isIdle"),
+    // The session the host's session layer mirrors (session.ts); without one these say so.
+    sessionManager: makeSessionManager(pick("cwd")),
+    isIdle: () => {
+      if (mirror === null) throw fail("ctx.isIdle needs a session: this host runs none", "unsupported");
+      return mirror.idle;
+    },
     hasPendingMessages: unavailable("ctx.hasPendingMessages"),
-    getContextUsage: unavailable("ctx.getContextUsage"),
-    getSystemPrompt: unavailable("ctx.getSystemPrompt"),
+    getContextUsage: () => (mirror === null ? undefined : mirror.contextUsage),
+    getSystemPrompt: () => {
+      if (mirror === null) throw fail("ctx.getSystemPrompt needs a session: this host runs none", "unsupported");
+      return mirror.systemPrompt;
+    },
   };
 }
 `;

@@ -1,5 +1,5 @@
 /**
- * Prelude part 1 of 5 (see ../pi-prelude.ts): capture the built-ins the prelude uses, capture and
+ * Prelude part 1 of 6 (see ../pi-prelude.ts): capture the built-ins the prelude uses, capture and
  * remove `__octet_host`, read the environment, hold the runtime's state, and encode frames.
  *
  * Runs inside QuickJS as the start of one function body whose parameters are KNOWN_EVENTS (the

@@ -1,5 +1,5 @@
 /**
- * Prelude part 5 of 5: the host's frames. Handshake, initialize (the load), tool, command and
+ * Prelude part 6 of 6: the host's frames. Handshake, initialize (the load), tool, command and
  * hook invocations with pi's hook reductions, cancel, shutdown, and the bridge object the
  * engine drives.
  *
@@ -323,7 +323,10 @@ function runInvoke(id, request) {
     sendResult(id, failure(why), "the invocation");
     return;
   }
-  if (isObject(request.context)) snapshot = objectAssign({}, request.context);
+  if (isObject(request.context)) {
+    applySession(request.context.session);
+    snapshot = objectAssign({}, request.context);
+  }
   const snap = snapshot;
   const invocation = isObject(request.invocation) ? request.invocation : {};
   if (invocation.kind === "tool") runTool(newInvocation(id, 'tool "' + invocation.name + '"'), invocation, snap);

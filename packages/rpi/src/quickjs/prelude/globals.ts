@@ -1,5 +1,5 @@
 /**
- * Prelude part 2 of 5: the web-style globals extensions expect, and nothing host-like.
+ * Prelude part 2 of 6: the web-style globals extensions expect, and nothing host-like.
  *
  * - setTimeout/clearTimeout/setInterval/clearInterval on the engine's setTimer/clearTimer.
  *   String callbacks are refused (no eval of strings). Delays are clamped to 0..2^31-1 ms and an

@@ -1,5 +1,5 @@
 /**
- * Prelude part 3 of 5: the extension's own requests to the host, i.e. ctx.ui (QJS-11, QJS-12)
+ * Prelude part 3 of 6: the extension's own requests to the host, i.e. ctx.ui (QJS-11, QJS-12)
  * and the session actions (QJS-10, RPI-38, RPI-39), and the host's answers to them.
  *
  * Contracts:

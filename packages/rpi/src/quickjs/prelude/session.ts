@@ -1,5 +1,5 @@
 /**
- * Prelude part (see ../pi-prelude.ts): the session mirror and pi's read-only session API over it.
+ * Prelude part 4 of 6: the session mirror and pi's read-only session API over it.
  * The host sends the foreground session in each invocation's context (frames.ts SessionContext,
  * built by octet/session-mirror.ts) with the entries as a delta: cut the mirror to `from`
  * entries, append `items`. ctx.sessionManager (pi's ReadonlySessionManager), ctx.isIdle(),

@@ -1,0 +1,84 @@
+/**
+ * The agent's session as pi extensions read it (the host's ForeignSessionLayer.state): pi's
+ * SessionEntry shapes (camelCase, ISO timestamps, `parentId`), the leaf, the name, idle or not,
+ * the context's size against the model's window and the system prompt. The rpi runtime sends it
+ * to each pi extension as deltas (its session mirror); the converted entries are kept, so a
+ * state read costs only the entries appended since the last one.
+ */
+import type { ForeignSessionState } from "@octet/host";
+import type { SessionEntry, SessionFile } from "../session/index.js";
+import type { ResolvedModel } from "../models/index.js";
+import { pathTokens } from "./compaction.js";
+
+/** One octet session entry as pi's SessionEntry. */
+export function piEntry(e: SessionEntry): Record<string, unknown> {
+  const base = { id: e.id, parentId: e.parent_id, timestamp: new Date(e.timestamp_unix_ms).toISOString() };
+  switch (e.type) {
+    case "message":
+      return { type: "message", ...base, message: e.message };
+    case "compaction":
+      return {
+        type: "compaction",
+        ...base,
+        summary: e.summary,
+        firstKeptEntryId: e.first_kept,
+        tokensBefore: e.tokens_before,
+        ...(e.details !== undefined ? { details: e.details } : {}),
+      };
+    case "custom":
+      return { type: "custom", ...base, customType: e.entry_type, data: e.data };
+    case "custom_message":
+      return {
+        type: "custom_message",
+        ...base,
+        customType: e.entry_type,
+        content: e.content,
+        display: e.display,
+        ...(e.details !== undefined ? { details: e.details } : {}),
+      };
+    case "session_info":
+      return { type: "session_info", ...base, name: e.name };
+    case "label":
+      return { type: "label", ...base, targetId: e.target_id, label: e.label };
+    case "model_change":
+      return { type: "model_change", ...base, provider: e.provider, modelId: e.model_id };
+  }
+}
+
+export class PiSessionView {
+  #session: SessionFile | null = null;
+  #entries: Record<string, unknown>[] = [];
+  /** The context size of the last state, by leaf and entry count (it is recounted only when they change). */
+  #tokens: { key: string; tokens: number } | null = null;
+
+  /** The state of `session` now; `entries` is the same array while no entry was appended. */
+  state(o: { session: SessionFile; model: ResolvedModel; idle: boolean; systemPrompt: string }): ForeignSessionState {
+    const all = o.session.entries();
+    if (this.#session !== o.session || this.#entries.length > all.length) {
+      this.#session = o.session;
+      this.#entries = [];
+    }
+    if (this.#entries.length < all.length) {
+      // A new array when it grows: a reader holding the old one (a delta being built) keeps it.
+      this.#entries = [...this.#entries, ...all.slice(this.#entries.length).map(piEntry)];
+    }
+    const m = o.model.model;
+    const key = `${o.session.id}:${o.session.leafId()}:${all.length}`;
+    if (this.#tokens?.key !== key) this.#tokens = { key, tokens: pathTokens(o.session.pathToLeaf()) };
+    const tokens = this.#tokens.tokens;
+    return {
+      id: o.session.id,
+      file: o.session.path,
+      name: o.session.name(),
+      leafId: o.session.leafId(),
+      idle: o.idle,
+      systemPrompt: o.systemPrompt,
+      contextUsage:
+        m.contextWindow > 0
+          ? { tokens, contextWindow: m.contextWindow, percent: Math.round((tokens / m.contextWindow) * 1000) / 10 }
+          : null,
+      model: { provider: m.provider, id: m.id, name: m.name, contextWindow: m.contextWindow, reasoning: m.reasoning },
+      entries: this.#entries,
+    };
+  }
+}
