@@ -62,3 +62,7 @@ export type { RpiTransport, RpiTransportEvent, RpiExit } from "./transport.js";
 export { launchQuickJs, DEFAULT_MEMORY_LIMIT_BYTES, MAX_STACK_BYTES } from "./quickjs/launch-quickjs.js";
 export type { QuickJsOptions } from "./quickjs/launch-quickjs.js";
 export { PI_PRELUDE } from "./quickjs/pi-prelude.js";
+export { bundlePiExtension, piBundleBuilds, PiBundleError, PI_IMPORT_REFUSED } from "./load/bundle.js";
+export type { PiBundle, PiBundleOptions, PiBundleProblem, PiBundleTarget } from "./load/bundle.js";
+export { resolvePiExtensionPath, piExtensionId, synthesizedPiManifest } from "./load/pi-source.js";
+export type { PiExtensionSource, PiSourceResult } from "./load/pi-source.js";
