@@ -282,6 +282,9 @@ export async function bundlePiExtension(options: PiBundleOptions): Promise<PiBun
       tsconfigRaw: "{}",
       logLevel: "silent",
       legalComments: "none",
+      // Whitespace and syntax only (names stay, for stacks and fn.name): QuickJS parses the bundle
+      // at every start, and most of it is typebox.
+      ...(options.target === "quickjs" ? { minifyWhitespace: true, minifySyntax: true } : {}),
       plugins: [piPlugin(packageDir, options.target, inputs)],
     });
   } catch (error) {

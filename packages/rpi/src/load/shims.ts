@@ -17,7 +17,7 @@
  */
 
 /** Bumped with any change to the shims or the bundler's output shape: part of every cache key. */
-export const PI_LOADER_VERSION = "octet-pi-loader-1";
+export const PI_LOADER_VERSION = "octet-pi-loader-2";
 
 /** The pi version the shims stand in for (VERSION of @mariozechner/pi-coding-agent). */
 export const PI_SHIM_VERSION = "0.73.1";
