@@ -124,7 +124,8 @@ const workDir = await mkdtemp(join(tmpdir(), "octet-pi-corpus-"));
 const cacheDir = join(tmpdir(), "octet-pi-corpus-cache");
 for (let i = 0; i < cases.length; i += BATCH) {
   const batch = cases.slice(i, i + BATCH);
-  test(`pi corpus: cases ${i + 1}-${i + batch.length} of ${cases.length} load through the host in QuickJS`, async () => {
+  const title = `pi corpus: cases ${i + 1}-${i + batch.length} of ${cases.length} load through the host in QuickJS`;
+  test(title, async () => {
     const got = await runBatch(batch, workDir, cacheDir);
     assert.deepEqual(
       got.map((o) => o.name),

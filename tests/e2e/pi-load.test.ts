@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
 import { rpiRuntime } from "@octet/rpi";
+import { ROOT, runCli } from "./helpers.js";
 
 const TOOLS = `import { Type } from "@sinclair/typebox";
 import { StringEnum } from "@mariozechner/pi-ai";
@@ -24,7 +25,8 @@ export default function (pi: ExtensionAPI) {
     parameters: Type.Object({ mood: StringEnum(["calm", "loud"] as const), name: Type.String() }),
     async execute(_id: string, args: Args) {
       const text = args.mood === "loud" ? args.name.toUpperCase() : args.name;
-      return { content: [{ type: "text", text: truncateToWidth(text + " " + VERSION, 12) + "|" + visibleWidth("ab") }] };
+      const shown = truncateToWidth(text + " " + VERSION, 12) + "|" + visibleWidth("ab");
+      return { content: [{ type: "text", text: shown }] };
     },
   }));
   pi.registerTool({
@@ -104,4 +106,24 @@ test("a pi extension that fails to load names its source file and line, in the b
     assert.match(error("throws"), /the entry failed to load: Error: no \d+ \(at \.\/index\.ts:5:\d+\)/);
     assert.match(error("fs"), /import "node:fs" from \.\/index\.ts: only relative imports/);
   });
+});
+
+test("octet --pi-extension PATH runs pi's shipped hello.ts in one command; a missing path is a usage error", {
+  timeout: 80_000,
+}, async () => {
+  const hello = join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "examples", "extensions", "hello.ts");
+  const home = await mkdtemp(join(tmpdir(), "octet-pi-cli-"));
+  try {
+    const r = await runCli(["--pi-extension", hello, "call", "hello", '{"name":"pi"}'], {
+      env: { OCTET_HOME: home },
+      timeoutMs: 60_000,
+    });
+    assert.equal(r.stdout.trim(), "Hello, pi!", r.stderr);
+    assert.equal(r.code, 0);
+    const missing = await runCli(["--pi-extension", join(home, "nope.ts"), "tools"], { env: { OCTET_HOME: home } });
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /--pi-extension .*nope\.ts: no such file or folder/);
+  } finally {
+    await rm(home, { recursive: true, force: true });
+  }
 });

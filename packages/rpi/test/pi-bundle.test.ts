@@ -61,7 +61,9 @@ test("bundlePiExtension: a cache hit runs no esbuild and rewrites nothing; a cha
   }
 });
 
-test("bundlePiExtension: a TypeScript syntax error names the file relative to the package, line and column", async () => {
+test("bundlePiExtension: a TypeScript syntax error names the file (relative to the package), line and column", {
+  timeout: 60_000,
+}, async () => {
   const { root, dir, cache } = await pkg({
     "index.ts": `import { f } from "./lib/bad.js";\nexport default function (pi: any) { f(); }\n`,
     "lib/bad.ts": `export function f(): void {\n  const a: number = 1;\n  let b = a +* 2;\n}\n`,
@@ -114,7 +116,8 @@ test("bundlePiExtension: an escape by ../ or by a symlink, and a missing file, g
 
 test("bundlePiExtension: target node keeps Node builtins and resolves installed packages to files", async () => {
   const { root, dir, cache } = await pkg({
-    "index.ts": `import { join } from "node:path";\nimport { Type } from "typebox";\n` +
+    "index.ts":
+      `import { join } from "node:path";\nimport { Type } from "typebox";\n` +
       `import { StringEnum } from "@mariozechner/pi-ai";\n` +
       `export default function () { return [join("a", "b"), Type.String().type, StringEnum(["x"]).enum[0]]; }\n`,
   });
@@ -130,7 +133,9 @@ test("bundlePiExtension: target node keeps Node builtins and resolves installed 
   }
 });
 
-test("resolvePiExtensionPath: a file, a folder with index.ts, a package.json pi entry; several entries refused", async () => {
+test("resolvePiExtensionPath: a file, a folder with index.ts, a package.json pi entry; several are refused", {
+  timeout: 60_000,
+}, async () => {
   const { root, dir } = await pkg({
     "single.ts": "export default function () {}\n",
     "folder/index.ts": "export default function () {}\n",
