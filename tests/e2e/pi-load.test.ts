@@ -99,12 +99,14 @@ test("a pi extension that fails to load names its source file and line, in the b
       `function boom(): never {\n  throw new Error("no " + Object.keys(schema).length);\n}\nboom();\n` +
       `export default function () {}\n`,
     "fs/index.ts": `import { readFileSync } from "node:fs";\nexport default function () { readFileSync; }\n`,
+    "proc/index.ts": `export default function () { const cwd = process.cwd(); }\n`,
   };
-  await withHost(files, ["syntax", "throws", "fs"], async (host) => {
+  await withHost(files, ["syntax", "throws", "fs", "proc"], async (host) => {
     const error = (name: string): string => host.status().find((x) => x.name === name)?.lastError ?? "";
     assert.match(error("syntax"), /the pi extension \.\/index\.ts failed to load: index\.ts:2:21: Unexpected ";"/);
     assert.match(error("throws"), /the entry failed to load: Error: no \d+ \(at \.\/index\.ts:5:\d+\)/);
     assert.match(error("fs"), /import "node:fs" from \.\/index\.ts: only relative imports/);
+    assert.match(error("proc"), /octet cannot provide the Node global "process" \(process\.cwd\) in QuickJS/);
   });
 });
 

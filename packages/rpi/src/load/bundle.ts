@@ -27,7 +27,7 @@ import { tmpdir, userInfo } from "node:os";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildFailure, type Message, type Plugin } from "esbuild";
-import { PI_LOADER_VERSION, PI_SHIMMED_PACKAGES, shimSource } from "./shims.js";
+import { NO_PROCESS_BANNER, PI_LOADER_VERSION, PI_SHIMMED_PACKAGES, shimSource } from "./shims.js";
 
 export type PiBundleTarget = "quickjs" | "node";
 
@@ -284,7 +284,14 @@ export async function bundlePiExtension(options: PiBundleOptions): Promise<PiBun
       legalComments: "none",
       // Whitespace and syntax only (names stay, for stacks and fn.name): QuickJS parses the bundle
       // at every start, and most of it is typebox.
-      ...(options.target === "quickjs" ? { minifyWhitespace: true, minifySyntax: true } : {}),
+      ...(options.target === "quickjs"
+        ? {
+            minifyWhitespace: true,
+            minifySyntax: true,
+            define: { process: "__octet_no_process" },
+            banner: { js: NO_PROCESS_BANNER },
+          }
+        : {}),
       plugins: [piPlugin(packageDir, options.target, inputs)],
     });
   } catch (error) {

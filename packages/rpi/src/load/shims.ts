@@ -16,8 +16,18 @@
  * is bundled in (bundle.ts); `typebox` 1.x needs TextEncoder, which QuickJS lacks.
  */
 
+/**
+ * What a QuickJS bundle's free `process` references become (bundle.ts defines them to it): any
+ * property read is a clean refusal naming it, not a ReferenceError. QuickJS has no Node globals.
+ */
+export const NO_PROCESS_BANNER = String.raw`const __octet_no_process = new Proxy({}, { get(_, key) {
+  if (typeof key === "symbol") return undefined;
+  throw new Error('octet cannot provide the Node global "process" (process.' + String(key) + ') in QuickJS: ' +
+    "it needs Node; run it as a process extension");
+} });`;
+
 /** Bumped with any change to the shims or the bundler's output shape: part of every cache key. */
-export const PI_LOADER_VERSION = "octet-pi-loader-2";
+export const PI_LOADER_VERSION = "octet-pi-loader-3";
 
 /** The pi version the shims stand in for (VERSION of @mariozechner/pi-coding-agent). */
 export const PI_SHIM_VERSION = "0.73.1";
@@ -175,13 +185,44 @@ function parseKey(data) {
     return "ctrl+" + String.fromCharCode(data.charCodeAt(0) + 96);
   return data;
 }
+// A subsequence match scored by the gaps and the position of the matched letters (lower is better).
+function fuzzyMatch(query, text) {
+  const q = String(query).toLowerCase();
+  const t = String(text).toLowerCase();
+  let at = 0;
+  let score = 0;
+  let last = -1;
+  for (let i = 0; i < t.length && at < q.length; i++) {
+    if (t[i] !== q[at]) continue;
+    score += last < 0 ? i : (i - last - 1) * 2;
+    last = i;
+    at++;
+  }
+  return at === q.length ? { matches: true, score: q === t ? -1 : score } : { matches: false, score: 0 };
+}
+function fuzzyFilter(items, query, getText) {
+  const words = String(query).trim().split(/\s+/).filter(Boolean);
+  if (words.length === 0) return items;
+  const scored = [];
+  for (const item of items) {
+    let total = 0;
+    let ok = true;
+    for (const w of words) {
+      const m = fuzzyMatch(w, getText(item));
+      if (!m.matches) { ok = false; break; }
+      total += m.score;
+    }
+    if (ok) scored.push({ item, total });
+  }
+  return scored.sort((a, b) => a.total - b.total).map((s) => s.item);
+}
 const combine = (mod) => (key) => mod + "+" + key;
 const Key = new Proxy({ ctrl: combine("ctrl"), alt: combine("alt"), shift: combine("shift"),
   ctrlShift: combine("ctrl+shift"), ctrlAlt: combine("ctrl+alt") }, {
   get: (t, k) => (typeof k === "string" && !(k in t) ? k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()) : t[k]),
 });
 module.exports = exportsOf("@mariozechner/pi-tui", WHY, {
-  visibleWidth, truncateToWidth, matchesKey, parseKey, Key,
+  visibleWidth, truncateToWidth, matchesKey, parseKey, Key, fuzzyMatch, fuzzyFilter,
   isKeyRelease: () => false,
   CURSOR_MARKER: "\u001b_pi:c\u0007",
 });
