@@ -49,7 +49,10 @@ export interface PiBundle {
   code: string;
   /** Its version 3 source map (sources as absolute paths). */
   map: string;
-  /** The cached bundle as a file (with a sourceMappingURL comment and a .map beside it), for Node. */
+  /**
+   * The cached bundle as a file (with a sourceMappingURL comment and a .map beside it), for Node;
+   * always written for target "node" (an unwritable cache fails it), best effort for "quickjs".
+   */
   file: string;
   /** The canonical package directory and entry the bundle was made from. */
   packageDir: string;
@@ -310,8 +313,12 @@ export async function bundlePiExtension(options: PiBundleOptions): Promise<PiBun
     await atomicWrite(`${file}.map`, mapText);
     await atomicWrite(file, `${code}//# sourceMappingURL=${basename(file)}.map\n`);
     await atomicWrite(recordPath, JSON.stringify(record));
-  } catch {
-    // An unwritable cache costs a rebuild next time, never the load.
+  } catch (error) {
+    // For QuickJS an unwritable cache costs a rebuild next time, never the load; Node imports the file.
+    if (options.target === "node")
+      throw new Error(
+        `cannot write the pi bundle cache ${cacheDir} (Node loads the bundle from there): ${String(error)}`,
+      );
   }
   return { code, map: mapText, file, packageDir, entry, fromCache: false };
 }
