@@ -262,7 +262,9 @@ export async function bundlePiExtension(options: PiBundleOptions): Promise<PiBun
   const recordPath = join(cacheDir, `${key}.json`);
   const file = join(cacheDir, `${key}.mjs`);
   const hit = await cached(recordPath);
-  if (hit !== null) return { code: hit.code, map: hit.map, file, packageDir, entry, fromCache: true };
+  // Node imports the file itself, so a hit needs it to be there too.
+  const fileThere = options.target !== "node" || (await stat(file).catch(() => null)) !== null;
+  if (hit !== null && fileThere) return { code: hit.code, map: hit.map, file, packageDir, entry, fromCache: true };
 
   const inputs = new Map<string, string>();
   builds++;
