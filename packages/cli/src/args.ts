@@ -136,9 +136,8 @@ function existingPath(value: string): string {
     statSync(path);
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `--pi-extension ${value}: ${code === "ENOENT" ? `no such file or folder (${path})` : `cannot read ${path} (${code})`}`,
-    );
+    const why = code === "ENOENT" ? `no such file or folder (${path})` : `cannot read ${path} (${code})`;
+    throw new UsageError(`--pi-extension ${value}: ${why}`);
   }
   return path;
 }
