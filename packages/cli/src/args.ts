@@ -11,6 +11,8 @@ import { UsageError } from "./usage-error.js";
 
 export interface GlobalOptions {
   extensionDirs: string[];
+  /** --pi-extension PATH, repeatable: pi extension files or folders loaded with no pi-extension.json (absolute). */
+  piExtensions: string[];
   enable: string[];
   trust: string[];
   safeMode: boolean;
@@ -49,6 +51,7 @@ export { UsageError };
 
 const FLAGS = {
   "extension-dir": { type: "string", multiple: true },
+  "pi-extension": { type: "string", multiple: true },
   "enable-extension": { type: "string", multiple: true },
   "trust-extension": { type: "string", multiple: true },
   "safe-mode": { type: "boolean" },
@@ -126,6 +129,19 @@ function existingDir(flag: string, value: string): string {
   return path;
 }
 
+/** A --pi-extension value: a file or folder that exists (what it holds is checked when it loads). */
+function existingPath(value: string): string {
+  const path = resolve(value);
+  try {
+    statSync(path);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    const why = code === "ENOENT" ? `no such file or folder (${path})` : `cannot read ${path} (${code})`;
+    throw new UsageError(`--pi-extension ${value}: ${why}`);
+  }
+  return path;
+}
+
 export function parseCommandLine(argv: string[]): ParsedArgs {
   let parsed;
   try {
@@ -138,6 +154,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     ["--enable-extension", v["enable-extension"]],
     ["--trust-extension", v["trust-extension"]],
     ["--extension-dir", v["extension-dir"]],
+    ["--pi-extension", v["pi-extension"]],
   ] as const) {
     for (const item of list ?? []) if (item.trim() === "") throw new UsageError(`${flag} needs a non-empty value`);
   }
@@ -163,6 +180,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     options: {
       // Paths on the command line are relative to where the user typed them, not to --workspace.
       extensionDirs: (v["extension-dir"] ?? []).map((d) => existingDir("--extension-dir", d)),
+      // Checked when the host loads it (a file, or a folder as pi loads one): the message names the rule.
+      piExtensions: (v["pi-extension"] ?? []).map(existingPath),
       enable: v["enable-extension"] ?? [],
       trust: v["trust-extension"] ?? [],
       safeMode: v["safe-mode"] ?? false,

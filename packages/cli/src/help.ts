@@ -23,6 +23,8 @@ Usage:
 Flags:
   --extension-dir DIR      also look for extensions in DIR (DIR/*/extension.toml or
                            DIR/extension.toml); repeatable; these are trusted
+  --pi-extension PATH      load a pi extension (a .ts/.js file, or a folder with index.ts or a
+                           package.json "pi" entry) in QuickJS; enabled and trusted; repeatable
   --enable-extension NAME  start extension NAME (nothing starts unless enabled); repeatable
   --trust-extension NAME   trust extension NAME (needed for project extensions); repeatable
   --safe-mode              start only extensions with an explicit trust grant

@@ -4,7 +4,7 @@
  * handling that always stops the extensions.
  */
 import type { ExtensionHost, ExtensionHostOptions, HostEvent } from "@octet/host";
-import { rpiRuntime } from "@octet/rpi";
+import { piExtensionId, rpiRuntime } from "@octet/rpi";
 import type { GlobalOptions } from "./args.js";
 import { paint, terminalSafe } from "./output.js";
 import { LiveLine, ProgressView } from "./progress-view.js";
@@ -45,7 +45,8 @@ export function hostOptions(
   return {
     workspace: options.workspace,
     extensionDirs: options.extensionDirs,
-    enable: options.enable,
+    // Naming a pi extension on the command line enables it (and trusts it: the "explicit" source).
+    enable: [...options.enable, ...options.piExtensions.map(piExtensionId)],
     trust: options.trust,
     safeMode: options.safeMode,
     // pi-extension.json manifests are found beside extension.toml ones and served the same way.
@@ -53,6 +54,7 @@ export function hostOptions(
     runtimes: [
       rpiRuntime({
         mode: process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput ? "rpc" : "print",
+        piExtensions: options.piExtensions,
       }),
     ],
     onEvent: eventPrinter(options, ui?.line),

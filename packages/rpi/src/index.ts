@@ -64,3 +64,7 @@ export type { QuickJsOptions } from "./quickjs/launch-quickjs.js";
 export { PI_PRELUDE } from "./quickjs/pi-prelude.js";
 export type { OctetHostGlobal, PiPreludeBridge, PiExecResult } from "./quickjs/pi-prelude.js";
 export { NODE_RUNNER_PATH } from "./node/launch-node.js";
+export { bundlePiExtension, piBundleBuilds, PiBundleError, PI_IMPORT_REFUSED } from "./load/bundle.js";
+export type { PiBundle, PiBundleOptions, PiBundleProblem, PiBundleTarget } from "./load/bundle.js";
+export { resolvePiExtensionPath, piExtensionId, synthesizedPiManifest } from "./load/pi-source.js";
+export type { PiExtensionSource, PiSourceResult } from "./load/pi-source.js";

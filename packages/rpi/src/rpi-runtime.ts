@@ -11,7 +11,7 @@
  */
 import { loadRpiManifest, readRpiManifestFile } from "./manifest/load-manifest.js";
 import { parseRpiManifest, type RpiManifest } from "./manifest/rpi-manifest.js";
-import { resolveRpiLaunch, type RpiLaunch } from "./manifest/resolve-launch.js";
+import { resolveRpiLaunch, type RpiLaunch, type RpiManifestSource } from "./manifest/resolve-launch.js";
 import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
 import {
@@ -29,6 +29,9 @@ import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quic
 import { PI_PRELUDE } from "./quickjs/pi-prelude.js";
 import { nodeProcessSpec } from "./node/launch-node.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
+import { basename } from "node:path";
+import { bundlePiExtension, type PiBundle } from "./load/bundle.js";
+import { resolvePiExtensionPath } from "./load/pi-source.js";
 import type { ForeignExtension, ForeignRuntime } from "@octet/protocol";
 
 /** stderr lines of a starting instance kept for the start's error message and the status tail. */
@@ -57,6 +60,13 @@ export interface RpiRuntimeOptions {
    */
   services?: RpiHostServices;
   quickjs?: RpiQuickJsLimits;
+  /**
+   * pi extensions loaded by path with no pi-extension.json (a .ts/.js file, or a folder as pi
+   * loads one: load/pi-source.ts), relative to the workspace; each is bundled and runs in QuickJS.
+   */
+  piExtensions?: readonly string[];
+  /** Where their bundles are cached (default: bundlePiExtension's). */
+  piCacheDir?: string;
 }
 
 /** The rpi runtime as the host's foreign-runtime contract types it (@octet/protocol). */
@@ -72,9 +82,11 @@ function launchQuickJsInstance(
   launch: Extract<RpiLaunch, { kind: "quickjs" }>,
   env: Record<string, string>,
   o: { maxFrameBytes: number; limits: RpiQuickJsLimits; invocationMs: number; loadMs: number },
+  bundle: PiBundle | null,
 ): Promise<RpiTransport> {
   return launchQuickJs({
     entry: launch.entry,
+    ...(bundle !== null ? { source: bundle.code, sourceMap: bundle.map } : {}),
     packageDir: launch.packageDir,
     prelude: PI_PRELUDE,
     env,
@@ -99,7 +111,16 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   }
   return {
     manifestFile: "pi-extension.json",
+    ...(options.piExtensions !== undefined ? { explicitPaths: [...options.piExtensions] } : {}),
     async load(manifestPath, context) {
+      if (basename(manifestPath) !== "pi-extension.json") {
+        const pi = await resolvePiExtensionPath(manifestPath, context.workspace);
+        if (!pi.ok) return { ok: false, errors: [pi.error] };
+        return {
+          ok: true,
+          extension: foreignExtension(pi.source.manifest, manifestPath, options, maxFrameBytes, true),
+        };
+      }
       // Discovery checks the manifest and its files; trust is the host's gate, and launch()
       // checks everything again with the real trust decision.
       const loaded = await loadRpiManifest(manifestPath, { source: context.source, projectTrusted: true });
@@ -109,11 +130,59 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   };
 }
 
+interface Launchable {
+  m: RpiManifest;
+  launch: RpiLaunch;
+  bundle: PiBundle | null;
+}
+
+/** Validation before launch (RPI-13..16): the manifest and files as they are now, with the real trust. */
+async function manifestLaunch(
+  manifest: RpiManifest,
+  manifestPath: string,
+  ctx: { source: RpiManifestSource; trusted: boolean },
+): Promise<Launchable> {
+  const read = await readRpiManifestFile(manifestPath);
+  if ("error" in read) throw new Error(read.error.message);
+  const parsed = parseRpiManifest(read.text, manifestPath);
+  if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join("; "));
+  const m = parsed.manifest;
+  if (m.id !== manifest.id)
+    throw new Error(
+      `${manifestPath}: its id changed from "${manifest.id}" to "${m.id}" since discovery; restart the host to ` +
+        `pick it up`,
+    );
+  const resolved = await resolveRpiLaunch(m, manifestPath, { source: ctx.source, projectTrusted: ctx.trusted });
+  if (!resolved.ok) throw new Error(resolved.error);
+  return { m, launch: resolved.launch, bundle: null };
+}
+
+/**
+ * A pi extension named by path: resolved again (files may have changed) and bundled for QuickJS
+ * (from the cache while its files are unchanged); a bundle failure names the file and line.
+ */
+async function piLaunch(path: string, id: string, workspace: string, cacheDir?: string): Promise<Launchable> {
+  const pi = await resolvePiExtensionPath(path, workspace);
+  if (!pi.ok) throw new Error(pi.error);
+  const { packageDir, entry, manifest } = pi.source;
+  if (manifest.id !== id)
+    throw new Error(`${path}: its id changed from "${id}" to "${manifest.id}" since discovery; restart the host`);
+  const bundle = await bundlePiExtension({
+    packageDir,
+    entry,
+    target: "quickjs",
+    ...(cacheDir !== undefined ? { cacheDir } : {}),
+  });
+  return { m: manifest, launch: { kind: "quickjs", packageDir, entry }, bundle };
+}
+
 function foreignExtension(
   manifest: RpiManifest,
   manifestPath: string,
   options: RpiRuntimeOptions,
   maxFrameBytes: number,
+  /** Loaded by path with a synthesized manifest (load/pi-source.ts): re-resolved and bundled at launch. */
+  piPath = false,
 ): RpiForeignExtension {
   const ui = manifest.capabilities.includes("ui");
   return {
@@ -126,20 +195,9 @@ function foreignExtension(
       status: ui && manifest.uiCapabilities.includes("status"),
     },
     async launch(ctx) {
-      // Validation before launch (RPI-13..16): the files as they are now, with the real trust.
-      const read = await readRpiManifestFile(manifestPath);
-      if ("error" in read) throw new Error(read.error.message);
-      const parsed = parseRpiManifest(read.text, manifestPath);
-      if (!parsed.ok) throw new Error(parsed.errors.map((e) => e.message).join("; "));
-      const m = parsed.manifest;
-      if (m.id !== manifest.id)
-        throw new Error(
-          `${manifestPath}: its id changed from "${manifest.id}" to "${m.id}" since discovery; restart the host to ` +
-            `pick it up`,
-        );
-      const resolved = await resolveRpiLaunch(m, manifestPath, { source: ctx.source, projectTrusted: ctx.trusted });
-      if (!resolved.ok) throw new Error(resolved.error);
-      const launch = resolved.launch;
+      const { m, launch, bundle } = piPath
+        ? await piLaunch(manifestPath, manifest.id, ctx.workspace, options.piCacheDir)
+        : await manifestLaunch(manifest, manifestPath, ctx);
       const env = rpiEnvironment(m, launch, { maxFrameBytes });
       const timeouts = { ...options.timeouts };
       let transport: RpiTransport;
@@ -155,12 +213,17 @@ function foreignExtension(
       } else if (launch.kind === "node") {
         transport = await launchProcess({ ...nodeProcessSpec(launch, env), maxFrameBytes, spawn: ctx.spawn });
       } else {
-        transport = await launchQuickJsInstance(launch, env, {
-          maxFrameBytes,
-          limits: options.quickjs ?? {},
-          invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs,
-          loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs,
-        });
+        transport = await launchQuickJsInstance(
+          launch,
+          env,
+          {
+            maxFrameBytes,
+            limits: options.quickjs ?? {},
+            invocationMs: timeouts.invocationMs ?? DEFAULT_RPI_TIMEOUTS.invocationMs,
+            loadMs: timeouts.loadMs ?? DEFAULT_RPI_TIMEOUTS.loadMs,
+          },
+          bundle,
+        );
       }
       const bridge = createOctetBridge({
         embedder: options.services,

@@ -199,6 +199,12 @@ export async function discoverExtensions(options: DiscoverOptions): Promise<Disc
   for (const d of options.extensionDirs ?? []) {
     await explicitCandidates(path.resolve(workspace, d), candidates, dirErrors, runtimes);
   }
+  // Paths named for a foreign runtime (--pi-extension): explicit too, loaded by the runtime itself.
+  for (const runtime of runtimes)
+    for (const p of runtime.explicitPaths ?? []) {
+      const file = path.resolve(workspace, p);
+      candidates.push({ source: "explicit", dir: file, manifestPath: file, runtime });
+    }
   const projectRoot = path.join(workspace, ".octet", "extensions");
   const globalRoot = path.join(resolveOctetHome(options), "extensions");
   // When the workspace is the home directory both roots are one directory: it is global, not project.

@@ -143,6 +143,11 @@ export type ForeignLoadResult<Child, Process> =
 export interface ForeignRuntime<Child, Process> {
   /** The file name its manifests have, e.g. "pi-extension.json". */
   readonly manifestFile: string;
+  /**
+   * Paths the user named for this runtime on the command line, loaded with no manifest file
+   * (e.g. a pi extension's .ts file): discovery passes each to load() with the "explicit" source.
+   */
+  readonly explicitPaths?: readonly string[];
   /** Reads and validates one manifest; problems are returned as messages, never thrown. */
   load(
     manifestPath: string,

@@ -21,6 +21,10 @@ export interface SandboxSettings {
   maxOutboundBytesPerSecond: number;
   /** Outbound frames per instance per second (the same window). */
   maxOutboundFramesPerSecond: number;
+  /** The entry module's text when it is a bundle (load/bundle.ts): evaluated in place of reading `entry`. */
+  source?: string;
+  /** The bundle's source map: positions in the worker's messages are shown in the extension's files. */
+  sourceMap?: string;
 }
 
 export interface WorkerStart {

@@ -48,8 +48,15 @@ import {
 } from "./channel.js";
 
 export interface QuickJsOptions {
-  /** Canonical absolute path of the .js/.mjs entry. */
+  /** Canonical absolute path of the .js/.mjs entry (of the bundle's entry file when `source` is given). */
   entry: string;
+  /**
+   * The entry module's text, a bundle with no relative imports (bundlePiExtension): evaluated
+   * under the name `entry` instead of reading the file; its bare imports still meet the module loader.
+   */
+  source?: string;
+  /** The bundle's source map: stack positions in stderr lines and exit reasons name the source files. */
+  sourceMap?: string;
   /** Canonical package directory; every module must stay inside it. */
   packageDir: string;
   /** The prelude source: a global script whose completion value is the bridge. */
@@ -176,6 +183,8 @@ function settingsOf(o: QuickJsOptions): SandboxSettings {
     loadBudgetMs,
     maxOutboundBytesPerSecond,
     maxOutboundFramesPerSecond,
+    ...(o.source !== undefined ? { source: o.source } : {}),
+    ...(o.sourceMap !== undefined ? { sourceMap: o.sourceMap } : {}),
   };
 }
 

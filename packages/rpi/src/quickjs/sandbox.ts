@@ -195,7 +195,7 @@ export class Sandbox {
     this.bridge = bridge;
     let source: string;
     try {
-      source = readModule(this.settings.packageDir, this.settings.entry);
+      source = this.settings.source ?? readModule(this.settings.packageDir, this.settings.entry);
       this.sources.set(this.settings.entry, source);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);

@@ -25,11 +25,23 @@ import {
 } from "./channel.js";
 import { MAX_BUDGET_MS, STATUS_BUDGET_MS, STATUS_ENTRY_SEQ, STATUS_IN_VM } from "./channel.js";
 import { LoadError, Sandbox, Teardown } from "./sandbox.js";
+import { sourceMapper } from "../load/source-map.js";
 
 if (parentPort === null) throw new Error("octet quickjs worker.js must run in a worker thread");
 const port = parentPort;
 const start = workerData as WorkerStart;
 const status = new Int32Array(start.status);
+/** A bundle's positions shown in the extension's own files (load/source-map.ts); identity otherwise. */
+const mapper =
+  start.settings.sourceMap === undefined
+    ? null
+    : sourceMapper(start.settings.sourceMap, start.settings.packageDir, start.settings.entry);
+const shown = (text: string): string => (mapper === null ? text : mapper.mapText(text));
+/** The first source position in a mapped stack, for a load failure's one-line reason. */
+function firstPosition(detail: string): string {
+  const m = mapper === null ? null : /\((\.\/[^\s()]+:\d+:\d+)\)/.exec(shown(detail));
+  return m === null ? "" : ` (at ${m[1]})`;
+}
 /**
  * Messages of this synchronous run, sent as one batch from a microtask, or as soon as the batch
  * reaches its bounds (an exit at once, after them). See the flow control in channel.ts.
@@ -79,7 +91,15 @@ function flush(): void {
   port.postMessage(batch);
   batchesSent++;
 }
-const post = (message: FromWorker): void => {
+const post = (raw: FromWorker): void => {
+  const message: FromWorker =
+    mapper === null || raw.kind === "frame"
+      ? raw
+      : raw.kind === "stderr"
+        ? { ...raw, line: shown(raw.line) }
+        : raw.kind === "exit"
+          ? { ...raw, reason: shown(raw.reason) }
+          : { ...raw, message: shown(raw.message) };
   outbox.push(message);
   if (message.kind === "exit") return flush();
   outboxUnits +=
@@ -177,7 +197,7 @@ async function main(): Promise<void> {
     if (ending) return;
     if (error instanceof LoadError) {
       post({ kind: "stderr", line: `quickjs: ${error.detail}` });
-      end("fatal", error.message);
+      end("fatal", `${error.message}${firstPosition(error.detail)}`);
     }
     if (error instanceof Teardown) end(error.code, error.message);
     end("fatal", `the QuickJS engine failed to load the extension: ${describe(error)}`);
