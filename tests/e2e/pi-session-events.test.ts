@@ -118,7 +118,7 @@ test("pi events: tool_call blocks a write and edits arguments; tool_result rewri
   }
 });
 
-test("pi session readers: sessionManager, isIdle, getContextUsage, getSystemPrompt and model see the session", async () => {
+test("pi session readers: sessionManager, isIdle, getContextUsage, getSystemPrompt, model", async () => {
   const t = await setup([{ tool_calls: [{ name: "pi_session", arguments: {} }] }, { text: "described" }]);
   try {
     const r = await t.run("describe the session");
