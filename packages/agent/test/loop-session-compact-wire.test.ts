@@ -1,0 +1,193 @@
+// session/compact outcomes on the wire (W 2.21c, SCOMP-13/15/16): a real host, the agent's
+// SessionFile, the scripted model server over HTTP and the wire-level fixture fake-ext-v2.mjs
+// (no SDK), so each request and answer is read exactly as the extension sent and received it.
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { ExtensionHost } from "@octet/host";
+import { Agent, SessionFile, sessionControlService, type AgentEvent, type SessionEntry } from "../src/index.js";
+import { ROOT, scriptedHome, scriptedModel, scriptedServer, tempWorkspace, until, type ScriptStep } from "./support/harness.js";
+
+const FAKE_V2 = join(ROOT, "tests/fixtures/fake-ext-v2.mjs");
+const NAME = "compact-wire";
+const BASE_FEATURES = ["request_cancellation", "content_parts", "session_control_v1"];
+
+interface Msg {
+  id?: number | string;
+  method?: string;
+  params?: any;
+  result?: any;
+  error?: { code: number; message: string };
+}
+
+/** An API 0.4 fake-ext-v2 folder selecting `features`; frames() reads the wire it saw. */
+function wireExtension(features: string[]): { dir: string; frames(): { dir: string; msg: Msg }[] } {
+  const dir = mkdtempSync(join(tmpdir(), "octet-compact-wire-"));
+  const ext = join(dir, NAME);
+  mkdirSync(ext);
+  const config = { api: "0.4", tools: ["echo", "ask"], features };
+  writeFileSync(
+    join(ext, "extension.toml"),
+    `name = "${NAME}"
+version = "0.0.1"
+api_version = "0.4"
+
+[entrypoint]
+command = ${JSON.stringify(process.execPath)}
+args = [${JSON.stringify(FAKE_V2)}, ${JSON.stringify(JSON.stringify(config))}]
+
+[capabilities]
+filesystem = "none"
+process = false
+network = false
+
+[contributes]
+tools = ["echo", "ask"]
+`,
+  );
+  const file = join(ext, "frames.jsonl");
+  return {
+    dir,
+    frames: () =>
+      existsSync(file)
+        ? readFileSync(file, "utf8")
+            .split("\n")
+            .filter((l) => l !== "")
+            .map((l) => JSON.parse(l) as { dir: string; msg: Msg })
+        : [],
+  };
+}
+
+async function setup(script: ScriptStep[], o: { compaction?: boolean } = {}) {
+  const server = await scriptedServer(script);
+  const home = await scriptedHome(server.url);
+  const workspace = tempWorkspace();
+  const features = o.compaction === false ? BASE_FEATURES : [...BASE_FEATURES, "session_compaction_v1"];
+  const ext = wireExtension(features);
+  let agent: Agent | null = null;
+  const sessionControl = sessionControlService({
+    agent: () => agent,
+    replace: (next) => {
+      agent = next;
+    },
+    home,
+  });
+  const host = await ExtensionHost.start({
+    workspace,
+    octetHome: home,
+    extensionDirs: [ext.dir],
+    enable: [NAME],
+    services: { sessionControl },
+  });
+  const status = host.status().find((s) => s.name === NAME);
+  if (status?.state !== "ready") {
+    await host.shutdown();
+    await server.close();
+    assert.fail(`${NAME} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
+  }
+  const session = await SessionFile.create({ home, workspace });
+  const model = await scriptedModel(home);
+  agent = new Agent({ session, model, host, maxRetries: 0, compaction: { keepRecentTokens: 1 } });
+  const events: AgentEvent[] = [];
+  agent.subscribe((e) => events.push(e));
+  const t = {
+    server,
+    host,
+    events,
+    agent: (): Agent => agent!,
+    frames: ext.frames,
+    /** A settled tool/call of this generation: its id and the owner the host issued with it. */
+    settledParent: async (): Promise<{ parent_request_id: number; resource_owner: Record<string, unknown> }> => {
+      const tag = `parent-${Math.random()}`;
+      await host.callTool("echo", { tag });
+      const call = ext
+        .frames()
+        .find((f) => f.dir === "in" && f.msg.method === "tool/call" && f.msg.params.arguments?.tag === tag);
+      assert.ok(call, "the fixture saw the echo call");
+      const owner = call.msg.params.context?.resource_owner;
+      assert.ok(owner, "API 0.4 tool/call carries the issued resource_owner");
+      return { parent_request_id: call.msg.id as number, resource_owner: owner };
+    },
+    /** session/compact sent by the fixture with `params`; the host's answer as the fixture read it. */
+    compact: async (params: Record<string, unknown>): Promise<Msg> => {
+      const out = await host.callTool("ask", { method: "session/compact", params });
+      return JSON.parse(out.text) as Msg;
+    },
+    compactions: (): SessionEntry[] =>
+      readFileSync(agent!.session.path, "utf8")
+        .split("\n")
+        .filter((l) => l !== "")
+        .slice(1)
+        .map((l) => JSON.parse(l) as SessionEntry)
+        .filter((e) => e.type === "compaction"),
+    done: async (): Promise<void> => {
+      await agent!.close();
+      await host.shutdown();
+      await server.close();
+    },
+  };
+  return t;
+}
+
+const ANSWERED: ScriptStep[] = [{ text: "First answer." }];
+
+test("SCOMP-13: admission refusals carry -32601, -32602 (invalid_request, bounds_exceeded) and -32002", async () => {
+  const t = await setup(ANSWERED);
+  try {
+    await t.agent().prompt("first question");
+    const before = t.server.requests.length;
+    const parent = await t.settledParent();
+    const missing = await t.compact({ parent_request_id: parent.parent_request_id });
+    assert.equal(missing.error?.code, -32602);
+    assert.match(missing.error!.message, /^invalid_request session\/compact: resource_owner: missing/);
+    const control = await t.compact({ ...parent, custom_instructions: "keep\u0007this" });
+    assert.equal(control.error?.code, -32602);
+    assert.match(control.error!.message, /^invalid_request session\/compact: custom_instructions/);
+    const big = await t.compact({ ...parent, custom_instructions: "x".repeat(16 * 1024 + 1) });
+    assert.equal(big.error?.code, -32602);
+    assert.match(big.error!.message, /^bounds_exceeded session\/compact: custom_instructions/);
+    const owner = parent.resource_owner;
+    const foreign = await t.compact({
+      ...parent,
+      resource_owner: { ...owner, process_generation: (owner["process_generation"] as number) + 1 },
+    });
+    assert.equal(foreign.error?.code, -32002);
+    assert.match(foreign.error!.message, /^not_foreground_owner session\/compact refused: resource_owner is not/);
+    assert.equal(t.server.requests.length, before, "no refusal reached the summarizer");
+    assert.equal(t.compactions().length, 0);
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-13: session/compact without session_compaction_v1 negotiated is -32601 unsupported_feature", async () => {
+  const t = await setup(ANSWERED, { compaction: false });
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const answer = await t.compact(parent);
+    assert.equal(answer.error?.code, -32601);
+    assert.match(answer.error!.message, /^unsupported_feature session\/compact needs the session_compaction_v1/);
+    assert.equal(t.compactions().length, 0);
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-13: a summarizer request answered 500 is a -32603 JSON-RPC error, never success-shaped", async () => {
+  const t = await setup([...ANSWERED, { error: { status: 500, message: "the summarizer broke" } }]);
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const answer = await t.compact(parent);
+    assert.equal(answer.result, undefined);
+    assert.equal(answer.error?.code, -32603);
+    assert.match(answer.error!.message, /^internal_error session\/compact failed: compaction failed: .*500/);
+    assert.equal(t.compactions().length, 0, "nothing was committed");
+    assert.equal(t.agent().isIdle(), true);
+  } finally {
+    await t.done();
+  }
+});
