@@ -8,7 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
 import { Agent, SessionFile, sessionControlService, type AgentEvent, type SessionEntry } from "../src/index.js";
-import { ROOT, scriptedHome, scriptedModel, scriptedServer, tempWorkspace, until, type ScriptStep } from "./support/harness.js";
+import {
+  ROOT,
+  scriptedHome,
+  scriptedModel,
+  scriptedServer,
+  tempWorkspace,
+  until,
+  type ScriptStep,
+} from "./support/harness.js";
 
 const FAKE_V2 = join(ROOT, "tests/fixtures/fake-ext-v2.mjs");
 const NAME = "compact-wire";
@@ -187,6 +195,82 @@ test("SCOMP-13: a summarizer request answered 500 is a -32603 JSON-RPC error, ne
     assert.match(answer.error!.message, /^internal_error session\/compact failed: compaction failed: .*500/);
     assert.equal(t.compactions().length, 0, "nothing was committed");
     assert.equal(t.agent().isIdle(), true);
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-15: an undeliverable answer (the caller stopped reading) is not replayed: one entry, one request", async () => {
+  const t = await setup([...ANSWERED, { text: "Summary nobody reads." }]);
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const before = t.server.requests.length;
+    const abort = new AbortController();
+    // The fixture closes its stdin, then sends session/compact: the host cannot deliver the answer.
+    const asked = t.host
+      .callTool("ask", { method: "session/compact", params: parent, closeStdin: true }, { signal: abort.signal })
+      .catch((err: unknown) => err);
+    await until(() => t.compactions().length === 1, "the compaction entry");
+    await until(() => t.agent().isIdle(), "the agent to settle");
+    abort.abort(new Error("the test stops waiting"));
+    await asked;
+    await until(
+      () => t.host.status().find((s) => s.name === NAME)?.state !== "ready",
+      "the caller's generation to end",
+    );
+    assert.equal(t.compactions().length, 1, "exactly one compaction entry");
+    assert.equal(t.server.requests.length, before + 1, "one summarizer request, never replayed");
+    const answers = t.frames().filter((f) => f.dir === "in" && f.msg.id !== undefined && f.msg.method === undefined);
+    assert.equal(
+      answers.some((f) => JSON.stringify(f.msg).includes("Summary nobody reads.")),
+      false,
+      "the fixture never read the answer",
+    );
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-15: an answer over the frame bound is an error, never a truncated success; the entry stays once", async () => {
+  const huge = `${"The long summary. ".repeat(70_000)}END`;
+  const t = await setup([...ANSWERED, { text: huge }]);
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const answer = await t.compact(parent);
+    const [entry] = t.compactions();
+    assert.ok(entry && entry.type === "compaction");
+    assert.equal(entry.summary, huge, "the stored summary is whole");
+    assert.equal(answer.result, undefined, "over 1 MiB the answer cannot be a success frame");
+    assert.equal(answer.error?.code, -32603, JSON.stringify(answer.error));
+    assert.equal(t.compactions().length, 1, "not replayed");
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-16: the caller's process dies mid-compaction; the summary is read to its usage and committed", async () => {
+  const t = await setup([...ANSWERED, { chunks: ["Settled ", "despite ", "the caller."], delay_ms: 300 }]);
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const before = t.server.requests.length;
+    const asked = t.host.callTool("ask", { method: "session/compact", params: parent }).catch((err: unknown) => err);
+    await until(() => t.server.requests.length === before + 1, "the summarizer request");
+    const pid = t.host.status().find((s) => s.name === NAME)?.pid;
+    assert.ok(typeof pid === "number", "the caller runs");
+    process.kill(pid, "SIGKILL");
+    await asked;
+    await until(() => t.agent().isIdle(), "the compaction to settle");
+    const end = t.events.find((e) => e.type === "compaction_end");
+    assert.ok(end && end.type === "compaction_end");
+    assert.equal(end.error, null, "not abandoned");
+    assert.ok(end.usage && end.usage.output > 0, "the provider's usage was read");
+    const entries = t.compactions();
+    assert.equal(entries.length, 1);
+    assert.equal(entries[0]!.type === "compaction" && entries[0]!.summary, "Settled despite the caller.");
+    assert.equal(entries[0]!.id, end.entry_id);
   } finally {
     await t.done();
   }

@@ -368,7 +368,13 @@ export class Agent {
         ...(instructions !== undefined ? { instructions } : {}),
         ...(this.#o.maxRetries !== undefined ? { maxRetries: this.#o.maxRetries } : {}),
       });
-      this.#emit({ type: "compaction_end", entry_id: done.entry.id, summary: done.summary, error: null });
+      this.#emit({
+        type: "compaction_end",
+        entry_id: done.entry.id,
+        summary: done.summary,
+        error: null,
+        usage: done.usage,
+      });
       return done;
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
