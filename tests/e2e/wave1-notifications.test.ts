@@ -61,7 +61,7 @@ test("WAVE1-02: presentation/update from an extension that did not declare it is
   });
 });
 
-test("WAVE1-13: background presentation/update follows PRES-03's exact issued triple, not Wave-1 precedence", async () => {
+test("WAVE1-13: background presentation/update follows PRES-03 (exact issued triple), not Wave-1", async () => {
   await withRuntime([PRESENTING], { services: { presentation: true } }, async (rt) => {
     const owner = await issuedOwner(rt, "presenting");
     // After its request settled, the exact issued triple alone is accepted (no parent needed).

@@ -200,7 +200,7 @@ test("SCOMP-13: a summarizer request answered 500 is a -32603 JSON-RPC error, ne
   }
 });
 
-test("SCOMP-15: an undeliverable answer (the caller stopped reading) is not replayed: one entry, one request", async () => {
+test("SCOMP-15: an undeliverable answer (the caller stopped reading) is not replayed: one entry", async () => {
   const t = await setup([...ANSWERED, { text: "Summary nobody reads." }]);
   try {
     await t.agent().prompt("first question");
@@ -232,7 +232,7 @@ test("SCOMP-15: an undeliverable answer (the caller stopped reading) is not repl
   }
 });
 
-test("SCOMP-15: an answer over the frame bound is an error, never a truncated success; the entry stays once", async () => {
+test("SCOMP-15: an answer over the frame bound is an error, never a truncated success", async () => {
   const huge = `${"The long summary. ".repeat(70_000)}END`;
   const t = await setup([...ANSWERED, { text: huge }]);
   try {
