@@ -1,5 +1,12 @@
 /** Errors of the agent itself (not of an extension, not of the provider), with a code to branch on. */
-export type AgentErrorCode = "busy" | "closed" | "queue_full" | "unknown_tool" | "nothing_to_compact";
+export type AgentErrorCode =
+  | "busy"
+  | "closed"
+  | "queue_full"
+  | "unknown_tool"
+  | "nothing_to_compact"
+  | "compaction_vetoed"
+  | "compaction_hook_failed";
 
 export class AgentError extends Error {
   override readonly name = "AgentError";

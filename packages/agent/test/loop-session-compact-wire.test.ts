@@ -7,7 +7,14 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
-import { Agent, SessionFile, sessionControlService, type AgentEvent, type SessionEntry } from "../src/index.js";
+import {
+  Agent,
+  SessionFile,
+  sessionControlService,
+  sessionEntriesService,
+  type AgentEvent,
+  type SessionEntry,
+} from "../src/index.js";
 import {
   ROOT,
   scriptedHome,
@@ -31,11 +38,14 @@ interface Msg {
 }
 
 /** An API 0.4 fake-ext-v2 folder selecting `features`; frames() reads the wire it saw. */
-function wireExtension(features: string[]): { dir: string; frames(): { dir: string; msg: Msg }[] } {
+function wireExtension(
+  features: string[],
+  hooks: Record<string, string> = {},
+): { dir: string; frames(): { dir: string; msg: Msg }[] } {
   const dir = mkdtempSync(join(tmpdir(), "octet-compact-wire-"));
   const ext = join(dir, NAME);
   mkdirSync(ext);
-  const config = { api: "0.4", tools: ["echo", "ask"], features };
+  const config = { api: "0.4", tools: ["echo", "ask"], features, hooks };
   writeFileSync(
     join(ext, "extension.toml"),
     `name = "${NAME}"
@@ -53,6 +63,7 @@ network = false
 
 [contributes]
 tools = ["echo", "ask"]
+hooks = ${JSON.stringify(Object.keys(hooks))}
 `,
   );
   const file = join(ext, "frames.jsonl");
@@ -68,12 +79,16 @@ tools = ["echo", "ask"]
   };
 }
 
-async function setup(script: ScriptStep[], o: { compaction?: boolean } = {}) {
+async function setup(
+  script: ScriptStep[],
+  o: { compaction?: boolean; hooks?: Record<string, string>; sessionEntries?: boolean } = {},
+) {
   const server = await scriptedServer(script);
   const home = await scriptedHome(server.url);
   const workspace = tempWorkspace();
-  const features = o.compaction === false ? BASE_FEATURES : [...BASE_FEATURES, "session_compaction_v1"];
-  const ext = wireExtension(features);
+  const features = o.compaction === false ? [...BASE_FEATURES] : [...BASE_FEATURES, "session_compaction_v1"];
+  if (o.sessionEntries !== false) features.push("session_entries");
+  const ext = wireExtension(features, o.hooks);
   let agent: Agent | null = null;
   const sessionControl = sessionControlService({
     agent: () => agent,
@@ -87,7 +102,7 @@ async function setup(script: ScriptStep[], o: { compaction?: boolean } = {}) {
     octetHome: home,
     extensionDirs: [ext.dir],
     enable: [NAME],
-    services: { sessionControl },
+    services: { sessionControl, sessionEntries: sessionEntriesService(() => agent) },
   });
   const status = host.status().find((s) => s.name === NAME);
   if (status?.state !== "ready") {
@@ -123,13 +138,15 @@ async function setup(script: ScriptStep[], o: { compaction?: boolean } = {}) {
       const out = await host.callTool("ask", { method: "session/compact", params });
       return JSON.parse(out.text) as Msg;
     },
-    compactions: (): SessionEntry[] =>
+    entries: (): SessionEntry[] =>
       readFileSync(agent!.session.path, "utf8")
         .split("\n")
         .filter((l) => l !== "")
         .slice(1)
-        .map((l) => JSON.parse(l) as SessionEntry)
-        .filter((e) => e.type === "compaction"),
+        .map((l) => JSON.parse(l) as SessionEntry),
+    compactions: (): SessionEntry[] => t.entries().filter((e) => e.type === "compaction"),
+    /** The hook/run requests the fixture received, in order. */
+    hookRuns: (): Msg[] => ext.frames().flatMap((f) => (f.dir === "in" && f.msg.method === "hook/run" ? [f.msg] : [])),
     done: async (): Promise<void> => {
       await agent!.close();
       await host.shutdown();
@@ -271,6 +288,114 @@ test("SCOMP-16: the caller's process dies mid-compaction; the summary is read to
     assert.equal(entries.length, 1);
     assert.equal(entries[0]!.type === "compaction" && entries[0]!.summary, "Settled despite the caller.");
     assert.equal(entries[0]!.id, end.entry_id);
+  } finally {
+    await t.done();
+  }
+});
+
+test("SCOMP-14: a session_compact failure after commit keeps the entry, is -32603, never retried", async () => {
+  const t = await setup([...ANSWERED, { text: "Kept summary." }], { hooks: { session_compact: "error" } });
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const before = t.server.requests.length;
+    const answer = await t.compact(parent);
+    const kept = t.compactions();
+    assert.equal(kept.length, 1, "the checkpoint stays");
+    assert.equal(kept[0]!.type === "compaction" && kept[0]!.summary, "Kept summary.");
+    assert.equal(answer.result, undefined);
+    assert.equal(answer.error?.code, -32603);
+    assert.match(
+      answer.error!.message,
+      new RegExp(
+        `^internal_error session/compact failed: compaction committed as entry ${kept[0]!.id} and kept; ` +
+          "it is not retried: session_compact of extension compact-wire failed: hook failed as asked",
+      ),
+    );
+    assert.equal(t.server.requests.length, before + 1, "one summarizer request: no replay");
+    assert.equal(t.hookRuns().filter((h) => h.params.hook === "session_compact").length, 1, "the hook is not retried");
+    const end = t.events.find((e) => e.type === "compaction_end");
+    assert.ok(end && end.type === "compaction_end");
+    assert.equal(end.entry_id, kept[0]!.id, "compaction_end names the kept entry");
+    // The session goes on from the checkpoint: the next request carries the summary.
+    t.server.push({ text: "After the checkpoint." });
+    const run = await t.agent().prompt("next question");
+    assert.equal(run.outcome, "completed", String(run.error));
+    assert.match(JSON.stringify(t.server.requests.at(-1)), /Kept summary\./);
+    assert.equal(t.compactions().length, 1);
+  } finally {
+    await t.done();
+  }
+});
+
+test("WAVE1-40: a session_before_compact cancel vetoes the compaction: refused, no summarizer request", async () => {
+  const t = await setup(ANSWERED, { hooks: { session_before_compact: "veto" } });
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const before = t.server.requests.length;
+    const answer = await t.compact({ ...parent, custom_instructions: "Keep the plan." });
+    assert.equal(answer.error?.code, -32602);
+    assert.match(
+      answer.error!.message,
+      /^invalid_request session\/compact refused: the session_before_compact hook of extension compact-wire cancelled/,
+    );
+    assert.equal(t.server.requests.length, before, "the before-hook ran before the summarizer was asked");
+    assert.equal(t.compactions().length, 0);
+    const [run] = t.hookRuns();
+    assert.equal(run?.params.payload.kind, "session_before_compact");
+    assert.equal(run?.params.payload.custom_instructions, "Keep the plan.");
+  } finally {
+    await t.done();
+  }
+});
+
+test("WAVE1-40: both hooks are awaited hook/run; the after-hook sees the committed entry, appends", async () => {
+  const t = await setup([...ANSWERED, { text: "Hooked summary." }], {
+    hooks: { session_before_compact: "continue", session_compact: "append" },
+  });
+  try {
+    await t.agent().prompt("first question");
+    const parent = await t.settledParent();
+    const answer = await t.compact(parent);
+    const [entry] = t.compactions();
+    assert.ok(entry && entry.type === "compaction");
+    // The answer is the compaction entry's, not the session head (the hook's private entry).
+    assert.deepEqual(answer.result, { entry_id: entry.id, summary: "Hooked summary.", first_kept: entry.first_kept });
+    const head = t.entries().at(-1)!;
+    assert.equal(head.type, "custom");
+    assert.equal(head.parent_id, entry.id, "the private entry follows the compaction entry");
+    const runs = t.hookRuns();
+    assert.deepEqual(
+      runs.map((h) => h.params.hook),
+      ["session_before_compact", "session_compact"],
+      "each callback once: no duplicate from advisory notifications",
+    );
+    assert.equal(runs[0]!.params.payload.first_kept, entry.first_kept);
+    assert.equal(runs[1]!.params.payload.compaction_entry.id, entry.id);
+    assert.equal(runs[1]!.params.payload.compaction_entry.summary, "Hooked summary.");
+    // Awaited: the after-hook (and its append) settled before the caller got its answer.
+    const frames = t.frames().filter((f) => f.dir === "in");
+    const hookAt = frames.findIndex((f) => f.msg.method === "hook/run" && f.msg.params.hook === "session_compact");
+    const answerAt = frames.findIndex((f) => f.msg.result?.entry_id === entry.id);
+    assert.ok(hookAt >= 0 && answerAt > hookAt, `hook/run at ${hookAt}, the answer at ${answerAt}`);
+    const advisory = frames.filter((f) => /^compaction\//.test(f.msg.method ?? ""));
+    assert.deepEqual(advisory, [], "no advisory compaction/* notification stands in for a callback");
+  } finally {
+    await t.done();
+  }
+});
+
+test("WAVE1-40: without session_entries negotiated the declared compaction hooks are not called", async () => {
+  const t = await setup([...ANSWERED, { text: "Unhooked summary." }], {
+    hooks: { session_before_compact: "veto", session_compact: "error" },
+    sessionEntries: false,
+  });
+  try {
+    await t.agent().prompt("first question");
+    const answer = await t.compact(await t.settledParent());
+    assert.equal(answer.result?.summary, "Unhooked summary.");
+    assert.deepEqual(t.hookRuns(), []);
   } finally {
     await t.done();
   }

@@ -274,6 +274,14 @@ export type {
   CacheWarmingPayload,
   CompactionPayload,
 } from "./api/advisory-hooks.js";
+export { COMPACTION_HOOKS, isCompactionHook, validateCompactionHookResult } from "./api/compaction-hooks.js";
+export type {
+  AfterCompactPayload,
+  BeforeCompactPayload,
+  CompactionHook,
+  CompactionHookPayload,
+  CompactionHookResult,
+} from "./api/compaction-hooks.js";
 export {
   TURN_HOOKS,
   isTurnHook,

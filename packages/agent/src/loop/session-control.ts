@@ -84,7 +84,9 @@ export function sessionControlService(o: SessionControlOptions): SessionControlS
         const done = await agent.compact(r.custom_instructions);
         return { entry_id: done.entry.id, summary: done.summary, first_kept: done.first_kept };
       } catch (err) {
-        if (err instanceof AgentError && err.code === "nothing_to_compact")
+        // Nothing to compact and a session_before_compact veto are refusals; an after-hook failure
+        // (compaction_hook_failed) is -32603 naming the kept entry (SCOMP-14), via the host.
+        if (err instanceof AgentError && (err.code === "nothing_to_compact" || err.code === "compaction_vetoed"))
           throw new WireError(ErrorCode.InvalidParams, `invalid_request session/compact refused: ${err.message}`);
         throw err;
       }
