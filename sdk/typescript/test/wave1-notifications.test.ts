@@ -38,6 +38,8 @@ test("WAVE1-02: a bad message/updated is diagnosed and dropped; only the bounded
   const asRequest = await host.request("message/updated", { message_id: "m1", delta: "req", deltas: 1 });
   assert.equal((asRequest["error"] as { code: number }).code, -32601);
   await roundTrip(host);
+  // stderr is its own pipe: wait for the last refusal; a handler run before it would be above it.
+  await host.waitForStderr("message_id: 10000 bytes");
   assert.deepEqual(handled(host), [], "no refused notification reached a handler");
   const refusals = host.stderr.split("\n").filter((l) => l.startsWith("octet-extension: ignored message/"));
   assert.equal(refusals.length, 3, host.stderr);
@@ -45,7 +47,7 @@ test("WAVE1-02: a bad message/updated is diagnosed and dropped; only the bounded
   for (const r of refusals) assert.ok(Buffer.byteLength(r) <= 600, `a bounded diagnostic: ${r.length} bytes`);
   host.notify("message/updated", { message_id: "m1", delta: "Hello", deltas: 2 });
   host.notify("message/settled", { message_id: "m1" });
-  await roundTrip(host);
+  await host.waitForStderr("message/settled handler");
   assert.deepEqual(handled(host), [
     'message/updated handler {"message_id":"m1","delta":"Hello","deltas":2}',
     'message/settled handler {"message_id":"m1"}',
