@@ -274,11 +274,17 @@ export type {
   CacheWarmingPayload,
   CompactionPayload,
 } from "./api/advisory-hooks.js";
-export { COMPACTION_HOOKS, isCompactionHook, validateCompactionHookResult } from "./api/compaction-hooks.js";
+export {
+  COMPACTION_HOOKS,
+  isCompactionHook,
+  validateCompactionHookParams,
+  validateCompactionHookResult,
+} from "./api/compaction-hooks.js";
 export type {
   AfterCompactPayload,
   BeforeCompactPayload,
   CompactionHook,
+  CompactionHookParams,
   CompactionHookPayload,
   CompactionHookResult,
 } from "./api/compaction-hooks.js";

@@ -13,10 +13,20 @@
  * Anything else is refused, as for the model-turn hooks: a deny, replace_compaction (we have no
  * replacement path), a non-empty context, or a member an ordinary hook result does not have.
  */
-import { member, isAbsent, readArray, readObject, readOneOf, refuse } from "../validate/fields.js";
+import {
+  member,
+  isAbsent,
+  readArray,
+  readInteger,
+  readObject,
+  readOneOf,
+  readString,
+  refuse,
+} from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
-import type { ExtensionNotification } from "./types.js";
+import type { ExecutionContext, ExtensionNotification } from "./types.js";
 import { checkNotifications } from "./validate-contributions.js";
+import { checkContext } from "./validate-params.js";
 
 export const COMPACTION_HOOKS = ["session_before_compact", "session_compact"] as const;
 export type CompactionHook = (typeof COMPACTION_HOOKS)[number];
@@ -53,10 +63,46 @@ export interface AfterCompactPayload {
 
 export type CompactionHookPayload = BeforeCompactPayload | AfterCompactPayload;
 
+export interface CompactionHookParams {
+  hook: CompactionHook;
+  payload: CompactionHookPayload;
+  context: ExecutionContext;
+}
+
 export interface CompactionHookResult {
   notifications: ExtensionNotification[];
   /** session_before_compact only: the hook vetoed the compaction. */
   cancel: boolean;
+}
+
+/** hook/run params of a compaction hook, as the SDK reads them: the payload's fixed members checked. */
+export function validateCompactionHookParams(value: unknown): Checked<CompactionHookParams> {
+  const p = new Problems();
+  const obj = readObject(p, "", value);
+  if (obj === undefined) return refuse(p);
+  const hook = readOneOf(p, "hook", member(obj, "hook"), COMPACTION_HOOKS);
+  const payload = readObject(p, "payload", member(obj, "payload"));
+  const context = checkContext(p, member(obj, "context"));
+  if (payload !== undefined && hook !== undefined) {
+    if (member(payload, "kind") !== hook) p.add("payload.kind", `expected ${JSON.stringify(hook)}`);
+    readString(p, "payload.session_id", member(payload, "session_id"), { nonBlank: true });
+    readInteger(p, "payload.timestamp_ms", member(payload, "timestamp_ms"), 0);
+    if (hook === "session_before_compact") {
+      readString(p, "payload.first_kept", member(payload, "first_kept"), { nonBlank: true });
+      readInteger(p, "payload.tokens_before", member(payload, "tokens_before"), 0);
+      const instructions = member(payload, "custom_instructions");
+      if (instructions !== null) readString(p, "payload.custom_instructions", instructions);
+    } else {
+      const entry = readObject(p, "payload.compaction_entry", member(payload, "compaction_entry"));
+      if (entry !== undefined) {
+        readString(p, "payload.compaction_entry.id", member(entry, "id"), { nonBlank: true });
+        readString(p, "payload.compaction_entry.summary", member(entry, "summary"));
+        readString(p, "payload.compaction_entry.first_kept", member(entry, "first_kept"), { nonBlank: true });
+      }
+    }
+  }
+  if (!p.ok || hook === undefined || payload === undefined || context === undefined) return refuse(p);
+  return { ok: true, value: { hook, payload: payload as unknown as CompactionHookPayload, context } };
 }
 
 const RESULT_MEMBERS = new Set(["disposition", "context", "notifications", "session_operation"]);
