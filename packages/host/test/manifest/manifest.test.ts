@@ -665,7 +665,7 @@ test(
   },
 );
 
-test("MAN-03: compaction_strategy, cache_warming_decision, model_turn and compaction hooks are declarable on 0.4", () => {
+test("MAN-03: advisory, model_turn and compaction hooks are declarable on API 0.4", () => {
   const all = HOOKS_BY_API["0.4"];
   assert.equal(all.length, 13);
   assert.deepEqual(
