@@ -7,7 +7,7 @@ import contextlib
 import io
 import unittest
 
-from harness import OFFER, FakeHost
+from harness import CONTEXT, OFFER, FakeHost
 from octet_extension.extension import Extension
 
 WITH_MESSAGES = {**OFFER, "optional_features": [*OFFER["optional_features"], "message_injection"]}
@@ -66,6 +66,45 @@ class Wave1Notifications(unittest.IsolatedAsyncioTestCase):
                 await asyncio.sleep(0.1)
                 self.assertEqual(seen, [])
                 self.assertIn("ignored message/updated: its feature was not negotiated", err.getvalue())
+        finally:
+            await h.stop()
+
+
+class CompactionHooks(unittest.IsolatedAsyncioTestCase):
+    async def test_WAVE1_40_compaction_hooks_dispatch_as_awaited_hooks_with_a_veto(self):
+        """WAVE1-40: session_before_compact / session_compact reach their handlers as hook/run; the
+        before-hook's cancel goes back as session_operation; a payload of another kind is refused."""
+
+        ext = Extension(api_version="0.4")
+        seen = []
+
+        @ext.hook("session_before_compact")
+        def before(payload):
+            seen.append(payload["kind"])
+            return {"session_operation": {"action": "cancel"}}
+
+        @ext.hook("session_compact")
+        def after(payload):
+            seen.append(payload["compaction_entry"]["id"])
+
+        h = FakeHost(ext)
+        try:
+            await h.start()
+            before_payload = {"kind": "session_before_compact", "session_id": "s", "first_kept": "k",
+                              "tokens_before": 10, "custom_instructions": None, "timestamp_ms": 1}
+            vetoed = await h.call("hook/run", {"hook": "session_before_compact", "payload": before_payload,
+                                               "context": CONTEXT})
+            self.assertEqual(vetoed["session_operation"], {"action": "cancel"})
+            entry = {"id": "e1", "parent": None, "timestamp_unix_ms": 1, "summary": "S", "first_kept": "k",
+                     "tokens_before": 10}
+            observed = await h.call("hook/run", {"hook": "session_compact", "context": CONTEXT, "payload": {
+                "kind": "session_compact", "session_id": "s", "compaction_entry": entry, "timestamp_ms": 2}})
+            self.assertNotIn("session_operation", observed)
+            self.assertEqual(seen, ["session_before_compact", "e1"])
+            wrong = await h.response(h.request("hook/run", {"hook": "session_compact", "context": CONTEXT,
+                                                            "payload": before_payload}))
+            self.assertEqual(wrong["error"]["code"], -32602)
+            self.assertEqual(seen, ["session_before_compact", "e1"], "the refused call ran no handler")
         finally:
             await h.stop()
 
