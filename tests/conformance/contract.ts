@@ -18,7 +18,12 @@ export const WORKSPACE = "/tmp/octet-conformance";
 /** Tools of the contract, in registration order. */
 export function contractTools(api: ApiVersion): string[] {
   const base = ["echo", "fail", "wire_error", "slow", "progress", "confirm", "contribute", "print"];
-  return api === "0.1" ? base : [...base, "input", "structured"];
+  if (api === "0.1") return base;
+  const negotiated = [...base, "input", "structured"];
+  // API 0.4 session services (CONTRACT.md): registered always, usable only when the host offers them.
+  return api === "0.4"
+    ? [...negotiated, "compose", "entry", "inject", "activate", "idle", "compact", "terminal", "oversize"]
+    : negotiated;
 }
 export const CONTRACT_COMMANDS = ["greet"];
 export const CONTRACT_HOOKS = ["before_prompt", "after_response", "before_tool_call", "after_tool_call"];

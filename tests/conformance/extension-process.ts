@@ -293,8 +293,13 @@ export class ExtensionProcess {
       (typeof id === "number" || typeof id === "string") && this.#sent.has(id) && !this.#answered.has(id);
     if (f["method"] === "$/progress" && !active(p["request_id"]))
       return `$/progress for request ${show(p["request_id"])}, which is not an active host request`;
-    if ("parent_request_id" in p && !active(p["parent_request_id"]))
-      return `parent_request_id ${show(p["parent_request_id"])} names no active host request`;
+    // An explicit resource_owner may outlive its parent: a settled parent plus the issued owner is
+    // an independently answered request (WAVE1-11, SCTL-06; SCOMP-06 sends session/compact so).
+    const parent = p["parent_request_id"];
+    if ("resource_owner" in p && (typeof parent === "number" || typeof parent === "string") && this.#sent.has(parent))
+      return null;
+    if ("parent_request_id" in p && !active(parent))
+      return `parent_request_id ${show(parent)} names no active host request`;
     return null;
   }
 }

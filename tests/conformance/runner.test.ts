@@ -109,6 +109,28 @@ test("runner: a response to an id the host never sent is a violation", async () 
   assert.match(message, /a response to id 102, which names no request the host sent/);
 });
 
+test("runner: a request parented to an answered request is a violation unless it carries resource_owner", async () => {
+  const CHILD: Step = { expect: { method: "raw/child" }, as: "child" };
+  const late = await failure(raw("late-parent"), [{ initialize: {} }, CALL, EXPECT_OK, CHILD]);
+  assert.match(late, /parent_request_id 2 names no active host request/);
+  const stranger = await failure(raw("owner-stranger"), [{ initialize: {} }, CALL, EXPECT_OK, CHILD]);
+  assert.match(stranger, /parent_request_id 999 names no active host request/);
+  await runTranscript(
+    raw("late-owner"),
+    transcript([
+      { initialize: {} },
+      CALL,
+      EXPECT_OK,
+      CHILD,
+      { respond: "child", result: {} },
+      { request: { method: "shutdown", params: {} } },
+      { expect: { result: {} } },
+      { expect_exit: 0 },
+    ]),
+    "0.1",
+  );
+});
+
 test("runner: refute fails on a frame already received", async () => {
   const message = await failure(raw("ok"), [
     { initialize: {} },

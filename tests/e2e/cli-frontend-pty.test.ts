@@ -99,7 +99,7 @@ function fixtureDir(): string {
   return dir;
 }
 
-test("ACMP-07: an answer that arrives after the line was submitted never edits the next draft", async () => {
+test("ACMP-07, ACMP-17: an answer that arrives after the line was submitted never edits the next draft", async () => {
   const dir = fixtureDir();
   const pty = await runOnPty(["--extension-dir", dir, "--enable-extension", "fe"], { env: { NO_COLOR: "1" } });
   try {
@@ -128,6 +128,36 @@ test("ACMP-07: an answer that arrives after the line was submitted never edits t
     pty.type("/quit\r");
     assert.equal(await pty.exit(), 0);
     assert.doesNotMatch(pty.output().slice(mark), /:xyz/, "the late completion was discarded");
+  } finally {
+    pty.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("ACMP-16: several choices are listed and the line stays as typed; displaying applies none", async () => {
+  const dir = fixtureDir();
+  const pty = await runOnPty(["--extension-dir", dir, "--enable-extension", "fe"], { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    let mark = pty.output().length;
+    for (let attempt = 0; ; attempt++) {
+      pty.type("/echo :x\t");
+      if (await completedWithin(() => /:xyz-0\.4/.test(pty.output().slice(mark)), 1_000)) break;
+      if (attempt >= 15) throw new Error(`no completion from the extension: ${JSON.stringify(pty.output())}`);
+      pty.type("\x15");
+      mark = pty.output().length;
+    }
+    pty.type("\x15");
+    mark = pty.output().length;
+    // Two choices share ":xyz-": a shell completing their common part would edit the line.
+    pty.type("/echo many :x\t");
+    await pty.waitFor(/:xyz-a\s+:xyz-b/, "both choices listed", { from: mark });
+    const listed = pty.output().length;
+    pty.type("\r");
+    await pty.waitFor(/echo many :x\s/, "the line run as typed", { from: listed });
+    assert.doesNotMatch(pty.output().slice(listed), /echo many :xyz/, "the list applied nothing");
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
   } finally {
     pty.stop();
     rmSync(dir, { recursive: true, force: true });

@@ -219,6 +219,33 @@ test("issue 16.7: the Python SDK's composer, shortcut and autocomplete through a
   });
 });
 
+test("ACMP-05: each SDK refuses a 1,025-byte field or a control locally; 1,024 bytes reach the host", async () => {
+  for (const e of [
+    { name: "fe", api: "0.4" as const },
+    { name: "py", api: "0.4" as const, python: true },
+  ])
+    await withHost([e], true, async (host) => {
+      await registered(host, "limit");
+      const problems: string[] = [];
+      const ask = (text: string) =>
+        host.frontend.completeDraft(text, Buffer.byteLength(text), { onProblem: (_x, p) => problems.push(p) });
+      const limit = await ask("limit");
+      assert.ok(limit, `${e.name}: the answer at the limit was sent and taken`);
+      const [item] = limit.items;
+      assert.deepEqual(
+        [item?.value, item?.label, item?.description].map((v) => Buffer.byteLength(v ?? "")),
+        [1024, 1024, 1024],
+      );
+      assert.equal(await ask("past"), null);
+      assert.equal(await ask("ctl"), null);
+      // The SDK's own refusal (its handler's answer), not the host's check of a sent answer.
+      assert.equal(problems.length, 2, problems.join("\n"));
+      assert.match(problems[0] ?? "", /^bounds_exceeded autocomplete handler answer: items\[0\]\.label: 1025 bytes/);
+      assert.match(problems[1] ?? "", /^invalid_request autocomplete handler answer: items\[0\]\.value: control/);
+      assert.ok(!problems.some((p) => p.includes("answer refused")), e.name);
+    });
+});
+
 test("WAVE1-23, WAVE1-24: only in initialize, parented to it, once per id; the rest stays unavailable", async () => {
   await withHost([{ name: "wire", api: "0.2", wire: true }], true, async (host) => {
     const outcomes = JSON.parse((await host.callTool("late", {})).text) as Record<string, string>;

@@ -17,6 +17,8 @@ export interface PtyRun {
   /** Everything the CLI wrote to the terminal so far, escape sequences included. */
   readonly output: () => string;
   type(keys: string): void;
+  /** Resizes the terminal from 100x30 to 80x24 (the driver's SIGUSR1; the kernel sends SIGWINCH). */
+  resize(): void;
   /** Waits until the terminal output (from `from` on) matches. */
   waitFor(pattern: RegExp, what: string, options?: { timeoutMs?: number; from?: number }): Promise<void>;
   /** Resolves with the exit status; rejects after the deadline (and kills everything). */
@@ -60,6 +62,7 @@ export async function runOnPty(
   return {
     output: () => output,
     type: (keys) => void child.stdin.write(keys),
+    resize: () => void child.kill("SIGUSR1"),
     async waitFor(pattern, what, o = {}) {
       const until = Date.now() + (o.timeoutMs ?? 10_000);
       while (!pattern.test(output.slice(o.from ?? 0))) {

@@ -280,18 +280,19 @@ test(
 );
 
 test(
-  "INIT-47, REV-10: an unknown or unspecified feature name (editor_handoff, remote_ui) is never offered and is " +
-    "refused; parent correlation needs no feature string",
+  "INIT-47, REV-10, WAVE1-20: an unknown or unspecified feature name (editor_handoff, remote_ui) is never offered " +
+    "and is refused; parent correlation needs no feature string",
   async () => {
-    await withRuntime(
-      [{ name: "odd", tools: ["echo"], config: { features: [...REQUIRED, "editor_handoff"] } }],
-      {},
-      async ({ host }) => {
-        const s = host.status()[0]!;
-        assert.equal(s.state, "parked");
-        assert.match(s.lastError ?? "", /editor_handoff/);
-      },
-    );
+    for (const name of ["editor_handoff", "remote_ui"])
+      await withRuntime(
+        [{ name: "odd", tools: ["echo"], config: { features: [...REQUIRED, name] } }],
+        {},
+        async ({ host }) => {
+          const s = host.status()[0]!;
+          assert.equal(s.state, "parked");
+          assert.match(s.lastError ?? "", new RegExp(name));
+        },
+      );
     // Only the two required features: input/request, parented to the call, still works (base 0.2).
     await withRuntime(
       [{ name: "base", tools: ["input"], config: { features: REQUIRED } }],

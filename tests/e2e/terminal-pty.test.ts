@@ -26,7 +26,7 @@ command = ${JSON.stringify(process.execPath)}
 args = [${JSON.stringify(PROBE)}, ${JSON.stringify(dir)}]
 
 [contributes]
-commands = ["grab", "grab-hold", "grab-twice", "grab-leak", "grab-available"]
+commands = ["grab", "grab-hold", "grab-twice", "grab-leak", "grab-available", "grab-watch"]
 `,
   );
   mkdirSync(join(dir, "py-probe"));
@@ -69,6 +69,40 @@ test("TERM-01, TERM-02: an extension takes the terminal, writes, reads, gives it
     await pty.waitFor(/octet> /, "the prompt again", { from: again });
     pty.type("/quit\r");
     assert.equal(await pty.exit(), 0);
+  } finally {
+    pty.stop();
+    p.cleanup();
+  }
+});
+
+test("TERM-08: keys typed and a resize while an extension holds the terminal send it no observation", async () => {
+  const p = probeDir();
+  const pty = await runOnPty(p.base, { env: { NO_COLOR: "1" } });
+  try {
+    await pty.waitFor(/octet> /, "the prompt");
+    pty.type("/grab-watch\r");
+    await pty.waitFor(/PROBE-WATCH 100x30/, "the extension holding the terminal");
+    // While the grant is live: the window is resized, then a line is typed on the terminal.
+    pty.resize();
+    pty.type("typed while held\r");
+    await pty.waitFor(/watch released after typed while held at 80x24/, "the holder reading at the new size");
+    // After the release the shell owns the terminal again: more keys and the prompt.
+    const again = pty.output().length;
+    pty.type("/commands\r");
+    await pty.waitFor(/\/grab-watch/, "the shell answering /commands after the handoff", { from: again });
+    pty.type("/quit\r");
+    assert.equal(await pty.exit(), 0);
+    const frames = readFileSync(join(p.dir, "frames.jsonl"), "utf8")
+      .split("\n")
+      .filter((l) => l !== "")
+      .map((l) => JSON.parse(l) as { method?: string; params?: unknown });
+    const methods = frames.flatMap((f) => (f.method === undefined ? [] : [f.method]));
+    // The log is live: it holds the initialize and the command that took the terminal.
+    assert.ok(methods.includes("initialize"), methods.join(" "));
+    assert.ok(methods.includes("command/execute"), methods.join(" "));
+    for (const m of ["ui/terminal-input", "ui/resize"]) assert.ok(!methods.includes(m), `${m} in ${methods.join(" ")}`);
+    // Nor did the typed line reach the holder over the wire in any other frame.
+    assert.doesNotMatch(JSON.stringify(frames), /typed while held/);
   } finally {
     pty.stop();
     p.cleanup();

@@ -5,6 +5,8 @@ export type AgentErrorCode =
   | "queue_full"
   | "unknown_tool"
   | "nothing_to_compact"
+  /** An extension's hook cancelled the operation (pi's session_before_* `{cancel: true}`). */
+  | "cancelled_by_extension"
   | "compaction_vetoed"
   | "compaction_hook_failed";
 

@@ -23,3 +23,4 @@ export type { AgentErrorCode } from "./agent-error.js";
 export * from "./session/index.js";
 export * from "./models/index.js";
 export * from "./tools/index.js";
+export { PI_SESSION_EVENTS } from "./loop/pi-event-names.js";

@@ -6,9 +6,10 @@
  * session could not be written), 130 interrupted. With --json a failure is one {"type":"error"} line.
  */
 import { ExtensionHost } from "@octet/host";
-import type { Agent, RunResult } from "@octet/agent";
+import type { Agent, AgentEvent, RunResult } from "@octet/agent";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./usage-error.js";
+import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE } from "./exit-codes.js";
 import { agentConfig, BUILTIN_TOOL_NAMES, loadAgentLib, noModelHelp, openAgent } from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
@@ -27,31 +28,62 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
   const modelRef = config.model;
   const lib = await loadAgentLib();
   const ui = createUi(options);
-  // Extensions write their own session entries through the agent's session (W 2.21), once it is open.
+  // The session services of API 0.4 act on the agent once it is open (the host starts first):
+  // entries, messages and user messages (W 2.21-2.23), the active tools, and session control.
   let agent: Agent | null = null;
-  const sessionEntries = lib.sessionEntriesService(() => agent);
+  let view: AgentView | null = null;
+  // The answer is the last run's: a user message an extension queued (session/send_user_message)
+  // runs after the prompt, before octet run exits, as it would in the shell.
+  let last: RunResult | null = null;
+  const route = (e: AgentEvent): void => {
+    if (e.type === "run_end") last = { ...e };
+    if (view) view.handle(e);
+    else process.stdout.write(`${JSON.stringify(e)}\n`);
+  };
+  const services = {
+    sessionEntries: lib.sessionEntriesService(() => agent),
+    messageInjection: lib.messageInjectionService(() => agent),
+    activeTools: lib.activeToolsService(() => agent),
+    sessionControl: lib.sessionControlService({
+      agent: () => agent,
+      replace: (next) => {
+        agent = next;
+        next.subscribe(route);
+      },
+      home: config.home,
+    }),
+  };
   const outcome = await withHost(
     (signal) => {
-      const started = hostOptions(options, { signal, reservedToolNames: BUILTIN_TOOL_NAMES }, ui);
-      return ExtensionHost.start({ ...started, services: { ...started.services, sessionEntries } });
+      const started = hostOptions(
+        options,
+        { signal, reservedToolNames: BUILTIN_TOOL_NAMES, sessionLayer: { events: PI_SESSION_EVENTS } },
+        ui,
+      );
+      return ExtensionHost.start({ ...started, services: { ...started.services, ...services } });
     },
     async (host, signal): Promise<RunResult> => {
-      const view = options.json
+      view = options.json
         ? null
         : new AgentView({ host, line: ui.line, streamText: process.stdout.isTTY === true, verbose: options.verbose });
+      let opened: Agent;
       try {
-        agent = await openAgent(lib, options, { ...config, model: modelRef }, host, ui, async () => view?.flush());
+        opened = await openAgent(lib, options, { ...config, model: modelRef }, host, ui, async () => view?.flush());
       } catch (err) {
         throw new SetupError(err instanceof Error ? err.message : String(err));
       }
-      agent.subscribe((e) => (view ? view.handle(e) : void process.stdout.write(`${JSON.stringify(e)}\n`)));
+      agent = opened;
+      opened.subscribe(route);
       try {
-        const result = await agent.prompt(prompt, { signal });
+        const first = await opened.prompt(prompt, { signal });
+        for (let current = agent; !current.closed && !current.isIdle(); current = agent as Agent)
+          await current.whenIdle(signal);
         await view?.flush();
-        return result;
+        return (last as RunResult | null) ?? first;
       } finally {
-        await agent.close(signal.aborted ? "interrupted" : "completed");
-        if (options.verbose) ui.line.print(`session ${agent.session.id}: ${agent.session.path}\n`);
+        const current = agent as Agent;
+        await current.close(signal.aborted ? "interrupted" : "completed");
+        if (options.verbose) ui.line.print(`session ${current.session.id}: ${current.session.path}\n`);
       }
     },
     ui.line,

@@ -12,14 +12,16 @@
  * Keys: one keypress listener stands in front of readline's own. A key that matches a live
  * shortcut sends shortcut/trigger to its owner (readline never sees it); Tab asks the extension
  * chains, then completes a /command or a path natively. A completion is applied only if the line
- * and cursor are still those it was asked for (ACMP-07) and only through applyAutocompleteEdit.
+ * and cursor are still those it was asked for (ACMP-07), its provider is still live (ACMP-17),
+ * and only through checkChoice (completion-check.ts: the wire's checks plus grapheme boundaries).
  */
 import { readdirSync, statSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import type { Interface, Key } from "node:readline";
 import type { ExtensionHost, FrontendService } from "@octet/host";
 import { AUTOCOMPLETE_DEADLINE_MS } from "@octet/host";
-import { applyAutocompleteEdit, byteToIndex, utf8ByteLength, type AutocompleteItem } from "@octet/protocol";
+import { utf8ByteLength, type AutocompleteItem } from "@octet/protocol";
+import { checkChoice } from "./completion-check.js";
 import { terminalSafe } from "./output.js";
 
 type KeyListener = (s: string | undefined, key: Key | undefined) => void;
@@ -133,45 +135,60 @@ export class ShellFrontend implements FrontendService {
     const at = rl.cursor;
     const draft = this.#draft;
     const cursor = utf8ByteLength(text.slice(0, at));
+    const host = o.host();
+    const focused = o.idle();
     try {
       const started = Date.now();
-      const remote = await o.host().frontend.completeDraft(text, cursor, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
-      // ACMP-07: a key typed meanwhile, or a changed line, makes any answer stale.
-      if (this.#rl !== rl || this.#draft !== draft || rl.line !== text || rl.cursor !== at) return;
+      const remote = await host.frontend.completeDraft(text, cursor, { deadlineMs: AUTOCOMPLETE_DEADLINE_MS });
+      // ACMP-07, ACMP-17: a key typed meanwhile, a changed line, a lost prompt, a new host (reload,
+      // another session) or a provider no longer live makes the answer stale; asked at display and
+      // again at acceptance.
+      const current = (): boolean =>
+        this.#rl === rl &&
+        this.#draft === draft &&
+        rl.line === text &&
+        rl.cursor === at &&
+        o.idle() === focused &&
+        o.host() === host &&
+        (remote === null || host.frontend.completionLive(remote));
+      if (!current()) return;
       const late = Date.now() - started > AUTOCOMPLETE_DEADLINE_MS;
       const answer = remote ?? (late ? null : nativeCompletion(text.slice(0, at), o));
       if (answer === null || answer.items.length === 0) return;
-      this.#offer(rl, { text, cursor }, answer.prefix, answer.items);
+      this.#offer(rl, { text, cursor }, answer.prefix, answer.items, { current, native: remote === null });
     } finally {
       this.#completing = false;
     }
   }
 
-  /** One choice is applied; several are listed and their common part is applied. */
+  /**
+   * ACMP-16: only choices that pass the checks are shown. One is accepted (Tab on a unique
+   * completion); several are only listed: displaying never edits the line. The host's own
+   * (native) list also completes its common part, as a shell does; an extension's never does.
+   */
   #offer(
     rl: Interface & EditableLine,
     snap: { text: string; cursor: number },
     prefix: string,
     items: AutocompleteItem[],
+    how: { current: () => boolean; native: boolean },
   ) {
-    let item: AutocompleteItem | undefined = items.length === 1 ? items[0] : undefined;
-    if (item === undefined) {
-      process.stdout.write(`\n${items.map((i) => terminalSafe(i.label)).join("  ")}\n`);
-      const common = commonPrefix(items.map((i) => i.value));
-      const plain = items.every((i) => i.replace_after_bytes === undefined && i.cursor_offset_bytes === undefined);
-      if (plain && common.length > prefix.length) item = { value: common, label: common, description: null };
+    const shown = items.filter((i) => checkChoice(snap, prefix, i).ok);
+    let item: AutocompleteItem | undefined = shown.length === 1 ? shown[0] : undefined;
+    if (shown.length > 1) {
+      process.stdout.write(`\n${shown.map((i) => terminalSafe(i.label)).join("  ")}\n`);
+      const common = commonPrefix(shown.map((i) => i.value));
+      if (how.native && common.length > prefix.length) item = { value: common, label: common, description: null };
     }
     if (item !== undefined) {
-      // ACMP-16: checked again at acceptance; ACMP-18: this one-line editor refuses a line break
-      // and a cursor inside a grapheme (an emoji sequence) rather than moving it.
-      const edit = applyAutocompleteEdit(snap, prefix, item);
-      const at = edit.ok ? byteToIndex(edit.text, edit.cursor) : undefined;
-      if (edit.ok && at !== undefined && !/[\r\n]/.test(edit.text) && graphemeBoundary(edit.text, at)) {
+      // ACMP-16, ACMP-17: checked again at acceptance, the provider and the draft included.
+      const edit = how.current() ? checkChoice(snap, prefix, item) : null;
+      if (edit?.ok) {
         rl.line = edit.text;
-        rl.cursor = at;
+        rl.cursor = edit.index;
       }
     }
-    rl._refreshLine();
+    if (shown.length > 0) rl._refreshLine();
   }
 }
 
@@ -218,12 +235,6 @@ function nativeCompletion(
     return item(isDir ? `${full}/` : full);
   });
   return { prefix: word, items: values.slice(0, 32) };
-}
-
-function graphemeBoundary(text: string, index: number): boolean {
-  if (index === 0 || index === text.length) return true;
-  for (const g of new Intl.Segmenter().segment(text)) if (g.index >= index) return g.index === index;
-  return false;
 }
 
 function commonPrefix(values: readonly string[]): string {

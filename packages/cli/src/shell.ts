@@ -24,6 +24,7 @@ import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
 import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
 import { ShellTerminal } from "./terminal-handoff.js";
 import { ShellFrontend } from "./shell-frontend.js";
+import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -42,7 +43,10 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
-    const reserved = agent.configured ? { reservedToolNames: BUILTIN_TOOL_NAMES } : {};
+    // and the agent delivers pi extensions their session events itself (pi-events.ts).
+    const reserved = agent.configured
+      ? { reservedToolNames: BUILTIN_TOOL_NAMES, sessionLayer: { events: PI_SESSION_EVENTS } }
+      : {};
     const started = hostOptions(options, { signal, ...reserved, ...terminal.hostEnv() }, ui);
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
     const entries = agent.configured

@@ -28,6 +28,7 @@ export type ForeignLaunchContext = ProtocolForeign.ForeignLaunchContext<ChildPro
 export type ForeignLaunched = ProtocolForeign.ForeignLaunched<LaunchedChild>;
 export type ForeignExtension = ProtocolForeign.ForeignExtension<LaunchedChild, ChildProcessWithoutNullStreams>;
 export type ForeignRuntime = ProtocolForeign.ForeignRuntime<LaunchedChild, ChildProcessWithoutNullStreams>;
+export type ForeignSessionEvents = ProtocolForeign.ForeignSessionEvents;
 
 /**
  * The octet manifest the host's machinery reads for a foreign extension: API 0.4, no ambient

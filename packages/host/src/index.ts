@@ -73,6 +73,7 @@ export type {
 } from "./modules/session-control/session-control-service.js";
 export type { FrontendService, LiveShortcut } from "./modules/frontend/frontend-service.js";
 export type { FrontendApi } from "./modules/frontend/module.js";
+export type { ForeignEventTarget, ForeignEventsApi } from "./modules/foreign-events/module.js";
 export { AUTOCOMPLETE_DEADLINE_MS } from "./modules/frontend/autocomplete-chain.js";
 export type { CompleteOptions, DraftCompletion } from "./modules/frontend/autocomplete-chain.js";
 export type { TurnHookOptions, TurnHookOutcome } from "./modules/session-entries/turn-hooks.js";
@@ -82,5 +83,6 @@ export type {
   ForeignExtension,
   ForeignLaunchContext,
   ForeignLaunched,
+  ForeignSessionEvents,
   LaunchedChild,
 } from "./foreign-runtime.js";

@@ -417,6 +417,7 @@ export type {
   ForeignSpawnSpec,
   ForeignCatalog,
   ForeignStopSignal,
+  ForeignSessionEvents,
 } from "./foreign/foreign-runtime.js";
 export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
 export type { SignalPlatform } from "./os/process-group.js";

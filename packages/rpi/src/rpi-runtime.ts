@@ -163,6 +163,7 @@ function foreignExtension(
         extensionId: m.id,
         diagnose: ctx.diagnose,
         catalog: () => ctx.catalog(),
+        ...(ctx.sessionLayer ? { sessionLayer: ctx.sessionLayer.events } : {}),
       });
       const stderrLines: string[] = [];
       let attached = false;
@@ -201,7 +202,7 @@ function foreignExtension(
       for (const line of stderrLines) bridge.child.stderr.write(`${line}\n`);
       attached = true;
       Object.assign(bridge.child, { pid: transport.pid ?? undefined });
-      const unsupportedHooks = undeliveredPiEvents(connection.hooks());
+      const unsupportedHooks = undeliveredPiEvents(bridge.wireEvents());
       if (unsupportedHooks.length > 0)
         ctx.diagnose(
           "info",
@@ -212,9 +213,10 @@ function foreignExtension(
         contributes: {
           tools: connection.tools().map((t) => t.name),
           commands: connection.commands().map((c) => c.name),
-          hooks: octetHooksFor(connection.hooks()),
+          hooks: octetHooksFor(bridge.wireEvents()),
         },
         unsupportedHooks,
+        ...(ctx.sessionLayer ? { sessionEvents: bridge.sessionEvents } : {}),
       };
     },
   };

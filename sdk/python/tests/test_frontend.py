@@ -67,6 +67,27 @@ class Answers(unittest.TestCase):
         self.assertEqual(check_answer(None, query, False), {"prefix": "", "items": []})
 
 
+class FieldBounds(unittest.TestCase):
+    def test_acmp_05_each_field_1024_bytes_no_controls(self):
+        """ACMP-05: prefix, value, label and description at 1,024 UTF-8 bytes (multibyte) pass;
+        1,025 bytes or a control character is refused before the answer is written."""
+        at = "é" * 512
+        query = {"text": at, "cursor": 1024, "revision": 1}
+        item = {"value": "😀" * 256, "label": at, "description": "文" * 341 + "x"}
+        answer = check_answer({"prefix": at, "items": [item]}, query, False)
+        self.assertEqual([len(answer["items"][0][k].encode()) for k in ("value", "label", "description")],
+                         [1024] * 3)
+        for field in ("value", "label", "description"):
+            with self.assertRaisesRegex(WireError, rf"^bounds_exceeded .*items\[0\]\.{field}: 1025 bytes"):
+                check_answer({"prefix": "", "items": [dict(item, **{field: at + "x"})]}, query, False)
+            for control in ("\x1b", "\x00", "\x7f", "\x85"):
+                with self.assertRaisesRegex(WireError, rf"^invalid_request .*items\[0\]\.{field}: control"):
+                    check_answer({"prefix": "", "items": [dict(item, **{field: "a" + control})]}, query, True)
+        long_query = {"text": at + "x", "cursor": 1025, "revision": 1}
+        with self.assertRaisesRegex(WireError, "^bounds_exceeded .*prefix: 1025 bytes"):
+            check_answer({"prefix": at + "x", "items": []}, long_query, False)
+
+
 class Negotiation(unittest.TestCase):
     def test_init_42_selected_when_used_edit_v1_on_0_4(self):
         def chosen(api, shortcuts, autocomplete):

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { negotiate } from "../src/negotiation.js";
 import { FrontendRegistry } from "../src/frontend.js";
 import { offer } from "./harness.js";
+import type { Link } from "../src/link.js";
 
 const ALL = ["composer", "shortcuts", "autocomplete", "autocomplete_edit_v1"];
 
@@ -56,4 +57,41 @@ test("WAVE1-03: a trigger for an id that was never registered or sent runs nothi
   r.trigger({ nope: 1 });
   await new Promise((resolve) => setImmediate(resolve));
   assert.equal(ran, 0, "not registered with a host yet: unavailable");
+});
+
+test("ACMP-05: the answer is checked locally: 1,024-byte fields pass; 1,025 bytes or a control throw", async () => {
+  const r = new FrontendRegistry();
+  let answer: unknown = null;
+  r.setAutocomplete(async () => answer as never);
+  // The link as negotiated: complete() only reads its features, and refuses before anything is written.
+  const link = { api: "0.4", features: new Set(["autocomplete"]), peer: null } as unknown as Link;
+  const query = { text: "é", cursor: 2, revision: 1 };
+  const at = "é".repeat(512);
+  answer = { prefix: "é", items: [{ value: "😀".repeat(256), label: at, description: `${"文".repeat(341)}x` }] };
+  const sent = (await r.complete(query, link)) as { items: { value: string; label: string; description: string }[] };
+  assert.deepEqual(
+    [sent.items[0]?.value, sent.items[0]?.label, sent.items[0]?.description].map((s) => Buffer.byteLength(s ?? "")),
+    [1024, 1024, 1024],
+  );
+  for (const [field, item] of [
+    ["value", { value: `${at}x`, label: "l" }],
+    ["label", { value: "v", label: `${at}x` }],
+    ["description", { value: "v", label: "l", description: `${at}x` }],
+  ] as const) {
+    answer = { prefix: "", items: [item] };
+    await assert.rejects(
+      r.complete(query, link),
+      new RegExp(`^WireError: bounds_exceeded .*items\\[0\\]\\.${field}: 1025 bytes`),
+    );
+  }
+  answer = { prefix: `${at}x`, items: [] };
+  await assert.rejects(r.complete({ ...query, text: `${at}x`, cursor: 1025 }, link), /bounds_exceeded .*prefix: 1025/);
+  for (const [field, item] of [
+    ["value", { value: "a\u0007", label: "l" }],
+    ["label", { value: "v", label: "\u009b31m" }],
+    ["description", { value: "v", label: "l", description: "a\tb" }],
+  ] as const) {
+    answer = { prefix: "", items: [item] };
+    await assert.rejects(r.complete(query, link), new RegExp(`invalid_request .*items\\[0\\]\\.${field}: control`));
+  }
 });

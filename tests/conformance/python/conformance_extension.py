@@ -145,6 +145,115 @@ if negotiated:
         ext.on(event)(echo_event)
 
 
+if api == "0.4":
+    # CONTRACT.md "API 0.4 session services": used on the wire only when the host offers each feature.
+    def shortcut_handler(key):
+        return lambda: ext.notify("shortcut", f"key:{key}", level="info")
+
+    for key in ("ctrl+g", "ctrl+o"):
+        ext.shortcut(key, description=f"Conformance {key}")(shortcut_handler(key))
+
+    @ext.on_terminal_grant_lost
+    def grant_lost(lost):
+        ext.notify("terminal grant lost", f"{lost['grant_id']}: {lost['reason']}", level="warning")
+
+    for message_event in ("message/updated", "message/settled"):
+        def echo_message(params, event=message_event):
+            ext.notify(event, json.dumps(params), level="info")
+        ext.on(message_event)(echo_message)
+
+    @ext.autocomplete
+    def complete(query):
+        before = query["text"].encode("utf-8")[: query["cursor"]].decode("utf-8", "replace")
+        if before.endswith("/gr"):
+            return {"prefix": "/gr", "items": [{"value": "/greet", "label": "greet", "description": "Greet someone"}]}
+        # A prefix that is not the text before the cursor: the SDK must refuse to send it (ACMP-04).
+        if before.endswith("/bad"):
+            return {"prefix": "/nope", "items": [{"value": "/nope", "label": "nope"}]}
+        # One byte past the 1,024-byte bound, and a control character: the SDK must refuse both (ACMP-05).
+        if before.endswith("/long"):
+            return {"prefix": "/long", "items": [{"value": "/long" + "x" * 1020, "label": "long"}]}
+        if before.endswith("/ctl"):
+            return {"prefix": "/ctl", "items": [{"value": "/ctl", "label": "bell\u0007"}]}
+        return None
+
+    @ext.tool(name="compose", description="Set or insert composer text, then read the composer back",
+              parameters={"type": "object", "properties": {"text": {"type": "string"}, "insert": {"type": "boolean"}}})
+    def compose(args, ctx):
+        text = args["text"] if isinstance(args.get("text"), str) else ""
+        if args.get("insert") is True:
+            ctx.composer.insert(text)
+        else:
+            ctx.composer.set(text)
+        return json.dumps({"text": ctx.composer.get()})
+
+    @ext.tool(name="entry", description="Append a session entry", parameters={"type": "object", "properties": {}})
+    def entry(args, ctx):
+        return json.dumps({"entry_id": ctx.session.append_entry("conformance", {"n": 1})})
+
+    @ext.tool(name="inject", description="Send a message into the session",
+              parameters={"type": "object", "properties": {"role": {"type": "string"}, "text": {"type": "string"}}})
+    def inject(args, ctx):
+        try:
+            text = str(args.get("text", ""))
+            if "role" not in args:
+                ctx.session.send_user_message(text)
+            else:
+                ctx.session.send_message(args.get("role"), text)
+            return "injected"
+        except Exception as err:
+            return str(err)
+
+    @ext.tool(name="activate", description="Replace the active tool set",
+              parameters={"type": "object",
+                          "properties": {"names": {"type": "array", "items": {"type": "string"}}}})
+    def activate(args, ctx):
+        try:
+            ctx.tools.set_active([str(n) for n in args.get("names", [])])
+            return "activated"
+        except Exception as err:
+            return str(err)
+
+    @ext.tool(name="idle", description="Wait for the session to be idle, or switch sessions",
+              parameters={"type": "object", "properties": {"session_id": {"type": "string"}}})
+    def idle(args, ctx):
+        if not isinstance(args.get("session_id"), str):
+            ctx.session_control.wait_for_idle()
+            return "idle"
+        ctx.session_control.switch_session(args["session_id"])
+        return "switched"
+
+    @ext.tool(name="compact", description="Queue a compaction after this reply",
+              parameters={"type": "object",
+                          "properties": {"instructions": {"type": "string"}, "fail": {"type": "boolean"}}})
+    def compact(args, ctx):
+        instructions = args["instructions"] if isinstance(args.get("instructions"), str) else None
+        ctx.session_control.compact(
+            instructions,
+            on_success=lambda result: ext.notify("compacted", json.dumps(result), level="info"),
+            on_error=lambda err: ext.notify("compaction failed", "compact", level="warning"),
+        )
+        if args.get("fail") is True:
+            raise Exception("compact tool failed")
+        return "queued"
+
+    @ext.tool(name="terminal", description="Acquire and release the terminal",
+              parameters={"type": "object", "properties": {}})
+    def terminal(args, ctx):
+        grant = ctx.terminal.acquire()
+        ctx.terminal.release()
+        return json.dumps({"grant_id": grant.grant_id, "columns": grant.columns, "rows": grant.rows})
+
+    @ext.tool(name="oversize", description="Set the composer one byte past its bound",
+              parameters={"type": "object", "properties": {}})
+    def oversize(args, ctx):
+        try:
+            ctx.composer.set("x" * 262145)
+            return "sent"
+        except Exception as err:
+            return str(err)
+
+
 @ext.command(name="greet", description="Greet someone", usage="/greet [name]")
 def greet(args, ctx):
     name = " ".join(args) or "world"

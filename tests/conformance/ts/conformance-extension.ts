@@ -183,6 +183,8 @@ if (negotiated) {
   }
 }
 
+if (api === "0.4") registerSessionServices();
+
 ext.command({ name: "greet", description: "Greet someone", usage: "/greet [name]" }, (args, ctx) => {
   const name = args.join(" ") || "world";
   ctx.notify({ level: "success", title: "Greeted", message: `greeted ${name}` });
@@ -223,3 +225,131 @@ ext.renderer("echo", (input) => [
 ]);
 
 void ext.run();
+
+/** CONTRACT.md "API 0.4 session services": used on the wire only when the host offers each feature. */
+function registerSessionServices(): void {
+  const object = (properties: Record<string, unknown>) => ({ type: "object", properties });
+  const refusal = (err: unknown) => (err instanceof Error ? err.message : String(err));
+  for (const key of ["ctrl+g", "ctrl+o"])
+    ext.shortcut(
+      key,
+      () => ext.notify({ level: "info", title: "shortcut", message: `key:${key}` }),
+      `Conformance ${key}`,
+    );
+  ext.onTerminalGrantLost((lost) =>
+    ext.notify({ level: "warning", title: "terminal grant lost", message: `${lost.grant_id}: ${lost.reason}` }),
+  );
+  for (const event of ["message/updated", "message/settled"] as const)
+    ext.on(event, (params) => ext.notify({ level: "info", title: event, message: JSON.stringify(params) }));
+  ext.autocomplete((q) => {
+    const before = Buffer.from(q.text, "utf8").subarray(0, q.cursor).toString("utf8");
+    if (before.endsWith("/gr"))
+      return { prefix: "/gr", items: [{ value: "/greet", label: "greet", description: "Greet someone" }] };
+    // A prefix that is not the text before the cursor: the SDK must refuse to send it (ACMP-04).
+    if (before.endsWith("/bad")) return { prefix: "/nope", items: [{ value: "/nope", label: "nope" }] };
+    // One byte past the 1,024-byte bound, and a control character: the SDK must refuse both (ACMP-05).
+    if (before.endsWith("/long"))
+      return { prefix: "/long", items: [{ value: `/long${"x".repeat(1020)}`, label: "long" }] };
+    if (before.endsWith("/ctl")) return { prefix: "/ctl", items: [{ value: "/ctl", label: "bell\u0007" }] };
+    return null;
+  });
+
+  ext.tool(
+    {
+      name: "compose",
+      description: "Set or insert composer text, then read the composer back",
+      parameters: object({ text: { type: "string" }, insert: { type: "boolean" } }),
+    },
+    async (args, ctx) => {
+      const text = typeof args["text"] === "string" ? args["text"] : "";
+      if (args["insert"] === true) await ctx.composer.insert(text);
+      else await ctx.composer.set(text);
+      return JSON.stringify({ text: await ctx.composer.get() });
+    },
+  );
+  ext.tool({ name: "entry", description: "Append a session entry", parameters: object({}) }, async (_args, ctx) =>
+    JSON.stringify({ entry_id: await ctx.session.appendEntry("conformance", { n: 1 }) }),
+  );
+  ext.tool(
+    {
+      name: "inject",
+      description: "Send a message into the session",
+      parameters: object({ role: { type: "string" }, text: { type: "string" } }),
+    },
+    async (args, ctx) => {
+      try {
+        const text = String(args["text"] ?? "");
+        if (args["role"] === undefined) await ctx.session.sendUserMessage(text);
+        else await ctx.session.sendMessage(args["role"] as "assistant" | "system", text);
+        return "injected";
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+  );
+  ext.tool(
+    {
+      name: "activate",
+      description: "Replace the active tool set",
+      parameters: object({ names: { type: "array", items: { type: "string" } } }),
+    },
+    async (args, ctx) => {
+      try {
+        await ctx.tools.setActive(Array.isArray(args["names"]) ? args["names"].map(String) : []);
+        return "activated";
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+  );
+  ext.tool(
+    {
+      name: "idle",
+      description: "Wait for the session to be idle, or switch sessions",
+      parameters: object({ session_id: { type: "string" } }),
+    },
+    async (args, ctx) => {
+      if (typeof args["session_id"] !== "string") {
+        await ctx.sessionControl.waitForIdle();
+        return "idle";
+      }
+      await ctx.sessionControl.switchSession(args["session_id"]);
+      return "switched";
+    },
+  );
+  ext.tool(
+    {
+      name: "compact",
+      description: "Queue a compaction after this reply",
+      parameters: object({ instructions: { type: "string" }, fail: { type: "boolean" } }),
+    },
+    (args, ctx) => {
+      ctx.sessionControl.compact({
+        ...(typeof args["instructions"] === "string" ? { customInstructions: args["instructions"] } : {}),
+        onSuccess: (result) => ext.notify({ level: "info", title: "compacted", message: JSON.stringify(result) }),
+        onError: () => ext.notify({ level: "warning", title: "compaction failed", message: "compact" }),
+      });
+      if (args["fail"] === true) throw new Error("compact tool failed");
+      return "queued";
+    },
+  );
+  ext.tool(
+    { name: "terminal", description: "Acquire and release the terminal", parameters: object({}) },
+    async (_args, ctx) => {
+      const grant = await ctx.terminal.acquire();
+      await ctx.terminal.release();
+      return JSON.stringify({ grant_id: grant.grant_id, columns: grant.columns, rows: grant.rows });
+    },
+  );
+  ext.tool(
+    { name: "oversize", description: "Set the composer one byte past its bound", parameters: object({}) },
+    async (_args, ctx) => {
+      try {
+        await ctx.composer.set("x".repeat(262_145));
+        return "sent";
+      } catch (err) {
+        return refusal(err);
+      }
+    },
+  );
+}

@@ -26,6 +26,7 @@ import { defaultSystemPrompt } from "./system-prompt.js";
 import { hostTurnHooks } from "./turn-hooks.js";
 import { noticeOf } from "./tool-runner.js";
 import { injectedEntry, MAX_QUEUED_USER_MESSAGES, messageStream, type InjectedMessage } from "./injection.js";
+import { PiEvents } from "./pi-events.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -45,6 +46,11 @@ export interface AgentOptions {
   compaction?: Partial<CompactionSettings>;
   /** Keeping the provider's prompt cache warm while idle (off by default; it costs money). */
   cacheWarming?: Partial<CacheWarmingSettings>;
+  /**
+   * Why this session starts, as pi's session_start says it: "startup" (default) when the program
+   * opens it, "resume" or "new" when a switch replaces another (then with that one's file).
+   */
+  start?: { reason: "startup" | "resume" | "new" | "fork"; previousSessionFile?: string };
 }
 
 export type SessionOutcome = "completed" | "interrupted" | "shutdown" | "failed";
@@ -67,6 +73,8 @@ export class Agent {
   readonly #injected: InjectedMessage[] = [];
   readonly #queued: string[] = [];
   #activeTools: ReadonlySet<string> | null = null;
+  /** pi's session events for the pi extensions that take them (pi-events.ts). */
+  readonly #pi: PiEvents;
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -83,7 +91,18 @@ export class Agent {
       emit: (e) => this.#emit(e),
     });
     this.subscribe(messageStream(() => this.#host));
+    this.#pi = new PiEvents(
+      () => this.#host,
+      (e) => this.#emit(e),
+    );
     this.#lifecycle("session/started", { session_id: this.session.id });
+    this.#piSessionStart();
+  }
+
+  /** pi's session_start, not awaited (the constructor cannot wait; pi extensions start their state here). */
+  #piSessionStart(): void {
+    const start = this.#o.start ?? { reason: "startup" };
+    if (this.#pi.takes("session_start")) void this.#pi.observe("session_start", { ...start });
   }
 
   get host(): ExtensionHost | null {
@@ -98,6 +117,7 @@ export class Agent {
     if (!this.isIdle()) throw new AgentError("busy", "the host cannot change while a prompt runs");
     this.#host = host;
     this.#lifecycle("session/started", { session_id: this.session.id });
+    if (this.#pi.takes("session_start")) void this.#pi.observe("session_start", { reason: "reload" });
   }
 
   get model(): ResolvedModel {
@@ -145,8 +165,21 @@ export class Agent {
    */
   async switchTo(session: SessionFile): Promise<Agent> {
     if (!this.isIdle()) throw new AgentError("busy", "the session cannot be switched while a prompt runs");
-    await this.close("completed");
-    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model });
+    const target = { reason: "resume" as const, targetSessionFile: session.path };
+    // pi's session_before_switch may cancel: the target, opened and locked by the caller, is let go.
+    const before = this.#pi.takes("session_before_switch")
+      ? await this.#pi.sessionBefore("session_before_switch", target)
+      : null;
+    if (before?.["cancel"] === true) {
+      await session.close();
+      throw new AgentError(
+        "cancelled_by_extension",
+        `the switch to session ${session.id} was cancelled by extension ${before.extension}`,
+      );
+    }
+    await this.close("completed", target);
+    const start = { reason: "resume" as const, previousSessionFile: this.session.path };
+    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start });
   }
 
   subscribe(listener: AgentEventListener): () => void {
@@ -158,7 +191,10 @@ export class Agent {
    * Runs one prompt to its end. Rejects only when the agent is busy or closed; a provider
    * failure, a cancellation, a denial or the turn limit are outcomes (RunResult.outcome).
    */
-  async prompt(text: string, options: { signal?: AbortSignal } = {}): Promise<RunResult> {
+  async prompt(
+    text: string,
+    options: { signal?: AbortSignal; source?: "interactive" | "extension" } = {},
+  ): Promise<RunResult> {
     const controller = this.#begin("prompt");
     const unlink = link(options.signal, controller);
     this.#warmer.disarm();
@@ -185,6 +221,8 @@ export class Agent {
             onAnswer: (request, answer) => {
               last = { request, answer };
             },
+            pi: this.#pi,
+            source: options.source ?? "interactive",
           },
           controller.signal,
         ),
@@ -288,7 +326,10 @@ export class Agent {
     if (!this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
     await this.session.append({ type: "model_change", provider: model.model.provider, model_id: model.model.id });
     this.#warmer.disarm();
+    const previousModel = this.#model.model;
     this.#model = model;
+    if (this.#pi.takes("model_select"))
+      await this.#pi.observe("model_select", { model: model.model, previousModel, source: "set" });
   }
 
   async setName(name: string): Promise<void> {
@@ -311,12 +352,18 @@ export class Agent {
    * Cancels what runs and waits for it to settle (its cancelled results are committed and its
    * turn/settled sent), then reports session/settled and releases the session's lock.
    */
-  async close(outcome: SessionOutcome = "completed"): Promise<void> {
+  async close(
+    outcome: SessionOutcome = "completed",
+    replacedBy?: { reason: "resume" | "new" | "fork"; targetSessionFile: string },
+  ): Promise<void> {
     if (this.#closed) return;
     this.#closed = true;
     this.#warmer.disarm();
     this.abort("closing");
     await this.#work?.catch(() => undefined);
+    // pi's session_shutdown, awaited as pi awaits it: its extensions save their state here.
+    if (this.#pi.takes("session_shutdown"))
+      await this.#pi.observe("session_shutdown", replacedBy ?? { reason: "quit" });
     this.#lifecycle("session/settled", {
       session_id: this.session.id,
       outcome,
@@ -335,7 +382,7 @@ export class Agent {
   #nextQueued(): void {
     if (!this.isIdle() || this.#closed) return;
     const text = this.#queued.shift();
-    if (text !== undefined) void this.prompt(text).catch(() => undefined);
+    if (text !== undefined) void this.prompt(text, { source: "extension" }).catch(() => undefined);
   }
 
   #track<T>(work: Promise<T>): Promise<T> {

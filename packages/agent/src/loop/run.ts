@@ -25,6 +25,8 @@ import { addUsage, emptyUsage, type AgentEvent, type RunOutcome } from "./events
 import { buildRequest, type PlacedContext } from "./request.js";
 import { noticeOf, runToolCall, textOf } from "./tool-runner.js";
 import type { TurnHooks } from "./turn-hooks.js";
+import type { PiEvents } from "./pi-events.js";
+import { PiRun } from "./pi-run.js";
 
 export interface RunScope {
   session: SessionFile;
@@ -47,6 +49,10 @@ export interface RunScope {
   commitInjected?: () => Promise<void>;
   /** Told each request and its answer (the cache warmer keeps the last one's prefix warm). */
   onAnswer?: (request: Context, answer: AssistantMessage) => void;
+  /** pi's session events for the pi extensions that take them (pi-events.ts); absent: none. */
+  pi?: PiEvents | null;
+  /** Where the prompt came from, as pi's input event says it: typed, or an extension's message. */
+  source?: "interactive" | "extension";
 }
 
 export interface RunResult {
@@ -58,7 +64,7 @@ export interface RunResult {
   error: string | null;
 }
 
-export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal): Promise<RunResult> {
+export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal): Promise<RunResult> {
   const usage = emptyUsage();
   const runContext = new RunContext();
   const notAdmitted = (outcome: RunOutcome, error: string): RunResult => ({
@@ -69,6 +75,17 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
     usage,
     error,
   });
+  // pi's input event first (W: pi parity): a transform is the prompt from here on, and "handled"
+  // means the extension answered it itself, so nothing is saved or sent.
+  let prompt = typed;
+  if (s.pi?.takes("input")) {
+    const input = await s.pi.input(typed, s.source ?? "interactive", signal);
+    if ("handled" in input) {
+      s.emit({ type: "notice", level: "info", source: input.handled, text: "the prompt was handled by the extension" });
+      return { ...notAdmitted("completed", ""), error: null };
+    }
+    prompt = input.text;
+  }
   if (s.host) {
     const hook = await s.host.runHook("before_prompt", { prompt }, { signal });
     for (const n of hook.notifications) s.emit(noticeOf(n));
@@ -81,6 +98,11 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
     }
     runContext.add(hook.context);
   }
+  // pi's before_agent_start: the system prompt of this run, and messages placed after the prompt.
+  const start = s.pi?.takes("before_agent_start")
+    ? await s.pi.beforeAgentStart(prompt, s.systemPrompt, signal)
+    : { systemPrompt: s.systemPrompt, messages: [] };
+  if (start.systemPrompt !== s.systemPrompt) s = { ...s, systemPrompt: start.systemPrompt };
   // Cancelled while the hooks ran (a cancelled hook reads as continue, HOOK-10): nothing is saved,
   // since a later extension that would have denied the prompt was never asked.
   if (signal.aborted) return notAdmitted("cancelled", "cancelled before the prompt was admitted");
@@ -98,17 +120,20 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
   const started = Date.now();
   s.emit({ type: "run_start", run_id, session_id: s.session.id, entry_id: userEntry.id, prompt });
   s.lifecycle("turn/started", ids);
+  const piRun = new PiRun(s.pi, s.session, userEntry.id);
   let outcome: RunOutcome = "limit_reached";
   let error: string | null = null;
   let text = "";
   let turns = 0;
   try {
+    await piRun.start(start.messages, signal);
     for (let turnIndex = 0; turnIndex < s.maxTurns; turnIndex++) {
       if (signal.aborted) {
         outcome = "cancelled";
         break;
       }
       await s.turnHooks?.start({ run_id, turn_index: turnIndex }, signal);
+      await piRun.turnStart(turnIndex, signal);
       await s.compactIfNeeded(signal);
       // Here no tool call waits for its result, so an injected message cannot split a call from it.
       await s.commitInjected?.();
@@ -127,7 +152,7 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
       // The active set this request offers is the one its calls are judged by (set_active may
       // change it meanwhile; that applies from the next request).
       const active = s.activeTools?.() ?? null;
-      const message = await modelRequest(s, catalog, context, active, { run_id, turnIndex }, signal);
+      const message = await modelRequest(s, catalog, context, active, { run_id, turnIndex, pi: piRun }, signal);
       addUsage(usage, message.usage);
       const assistantEntry = await s.session.append({ type: "message", message });
       const failure = message.stopReason === "error" ? describeProviderError(message, s.model) : null;
@@ -159,11 +184,13 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
         const cut = `not run: the answer was cut off at the output limit, so the arguments may be incomplete`;
         const results = await commitResults(calls, s, { ...ids, turnIndex }, () => cut);
         await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, results, signal);
+        await piRun.turnEnd(turnIndex, message, results, signal);
         outcome = "limit_reached";
         break;
       }
       if (calls.length === 0) {
         await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, [], signal);
+        await piRun.turnEnd(turnIndex, message, [], signal);
         outcome = "completed";
         break;
       }
@@ -173,6 +200,7 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
         break;
       }
       await s.turnHooks?.end({ run_id, turn_index: turnIndex }, assistantEntry, results, signal);
+      await piRun.turnEnd(turnIndex, message, results, signal);
     }
     if (outcome === "limit_reached" && error === null)
       error = `the run stopped after ${s.maxTurns} model requests (the turn limit)`;
@@ -189,6 +217,7 @@ export async function runPrompt(prompt: string, s: RunScope, signal: AbortSignal
     outcome = signal.aborted ? "cancelled" : "failed";
     error = err instanceof Error ? err.message : String(err);
   } finally {
+    await piRun.end();
     s.lifecycle("turn/settled", {
       ...ids,
       outcome,
@@ -207,10 +236,10 @@ async function modelRequest(
   catalog: CatalogSnapshot | null,
   context: readonly PlacedContext[],
   active: ReadonlySet<string> | null,
-  at: { run_id: string; turnIndex: number },
+  at: { run_id: string; turnIndex: number; pi: PiRun },
   signal: AbortSignal,
 ): Promise<AssistantMessage> {
-  const { messages } = buildContext(s.session.pathToLeaf());
+  const messages = await at.pi.context(buildContext(s.session.pathToLeaf()).messages, signal);
   const built = buildRequest({
     systemPrompt: s.systemPrompt,
     messages,
@@ -233,6 +262,7 @@ async function modelRequest(
     sessionId: s.session.id,
     ...requestOptions(s.model),
     ...(s.maxRetries !== undefined ? { maxRetries: s.maxRetries } : {}),
+    ...at.pi.providerHooks(signal),
   });
   for await (const e of events) {
     if (e.type === "text_delta")
@@ -281,6 +311,7 @@ async function runCalls(
             emit: s.emit,
             addContext: (c) => runContext.add(c),
             lifecycle: (method, p) => s.lifecycle(method, p),
+            pi: s.pi ?? null,
           });
     entries.push(await commitResult(message, s, at));
   }

@@ -71,7 +71,13 @@ export function sessionControlService(o: SessionControlOptions): SessionControlS
         await session.close();
         throw new WireError(ErrorCode.InternalError, "internal_error session/switch failed: a prompt started first");
       }
-      o.replace(await agent.switchTo(session));
+      try {
+        o.replace(await agent.switchTo(session));
+      } catch (err) {
+        if (err instanceof AgentError && err.code === "cancelled_by_extension")
+          throw new WireError(ErrorCode.InvalidParams, `invalid_request session/switch refused: ${err.message}`);
+        throw err;
+      }
     },
     async compact(r) {
       const agent = await idleAgent("session/compact", r.signal);

@@ -12,6 +12,7 @@ import { OctetError, type ProgressEvent } from "@octet/protocol";
 import type { BuiltinTool, ToolApproval } from "../tools/index.js";
 import type { AgentEvent } from "./events.js";
 import type { PlacedContext } from "./request.js";
+import type { PiEvents } from "./pi-events.js";
 
 export interface ToolRunScope {
   host: ExtensionHost | null;
@@ -28,6 +29,8 @@ export interface ToolRunScope {
   /** Context that hooks returned: it joins the run's context for the following requests. */
   addContext: (c: PlacedContext[]) => void;
   lifecycle: (method: "tool/started" | "tool/settled", params: Record<string, unknown>) => void;
+  /** pi's tool events for the pi extensions that take them (pi-events.ts); absent: none. */
+  pi?: PiEvents | null;
 }
 
 type Settled = "completed" | "failed" | "cancelled";
@@ -36,7 +39,7 @@ export async function runToolCall(call: ToolCall, s: ToolRunScope): Promise<Tool
   const started = Date.now();
   const builtin = s.builtins.get(call.name);
   const extension = builtin ? null : (s.catalog?.entry(call.name)?.extension ?? null);
-  const args = call.arguments ?? {};
+  let args = call.arguments ?? {};
   s.emit({
     type: "tool_call",
     run_id: s.ids.run_id,
@@ -48,15 +51,28 @@ export async function runToolCall(call: ToolCall, s: ToolRunScope): Promise<Tool
   });
   const toolIds = { ...s.ids, tool_call_id: call.id, tool_name: call.name };
   s.lifecycle("tool/started", toolIds);
+  const pi = s.pi ?? null;
+  if (pi?.takes("tool_execution_start"))
+    await pi.observe("tool_execution_start", { toolCallId: call.id, toolName: call.name, args }, s.signal);
   let outcome: Settled = "failed";
-  let result: { content: (TextContent | ImageContent)[]; isError: boolean; details?: Record<string, unknown> };
+  let result: ToolOutput;
   try {
-    result = await callTool(call, args, builtin, extension, s);
+    // pi's tool_call: a block is the model's error result; arguments a hook edited are the call's.
+    const gate = pi?.takes("tool_call") ? await pi.toolCall(call.id, call.name, args, s.signal) : null;
+    if (gate) args = gate.input;
+    result = gate?.blocked ? errorResult(gate.blocked) : await callTool(call, args, builtin, extension, s);
+    if (pi?.takes("tool_result") && !s.signal.aborted) result = await rewritten(pi, call, args, result, s.signal);
     outcome = s.signal.aborted ? "cancelled" : result.isError ? "failed" : "completed";
   } catch (err) {
     outcome = s.signal.aborted ? "cancelled" : "failed";
     result = errorResult(s.signal.aborted ? `cancelled: ${messageOf(err)}` : messageOf(err));
   }
+  if (pi?.takes("tool_execution_end"))
+    await pi.observe(
+      "tool_execution_end",
+      { toolCallId: call.id, toolName: call.name, result, isError: result.isError },
+      s.signal,
+    );
   const text = textOf(result.content);
   if (s.host && !s.signal.aborted) {
     const observed = await settle(
@@ -85,13 +101,56 @@ export async function runToolCall(call: ToolCall, s: ToolRunScope): Promise<Tool
   };
 }
 
+type ToolOutput = { content: (TextContent | ImageContent)[]; isError: boolean; details?: Record<string, unknown> };
+
+/**
+ * The result after pi's tool_result event: content, details and isError as the hooks left them.
+ * Only text and image parts are taken (what the model can read); anything else keeps the original.
+ */
+async function rewritten(
+  pi: PiEvents,
+  call: ToolCall,
+  input: Record<string, unknown>,
+  result: ToolOutput,
+  signal: AbortSignal,
+): Promise<ToolOutput> {
+  const r = await pi.toolResult(
+    {
+      toolCallId: call.id,
+      toolName: call.name,
+      input,
+      content: result.content,
+      details: result.details,
+      isError: result.isError,
+    },
+    signal,
+  );
+  if (r === null) return result;
+  const parts = r.content.filter(
+    (p): p is TextContent | ImageContent =>
+      typeof p === "object" &&
+      p !== null &&
+      (((p as TextContent).type === "text" && typeof (p as TextContent).text === "string") ||
+        ((p as ImageContent).type === "image" && typeof (p as ImageContent).data === "string")),
+  );
+  const details =
+    typeof r.details === "object" && r.details !== null && !Array.isArray(r.details)
+      ? (r.details as Record<string, unknown>)
+      : undefined;
+  return {
+    content: parts.length === r.content.length ? parts : result.content,
+    isError: r.isError,
+    ...(details ? { details } : {}),
+  };
+}
+
 async function callTool(
   call: ToolCall,
   args: Record<string, unknown>,
   builtin: BuiltinTool | undefined,
   extension: string | null,
   s: ToolRunScope,
-): Promise<{ content: (TextContent | ImageContent)[]; isError: boolean; details?: Record<string, unknown> }> {
+): Promise<ToolOutput> {
   if (!builtin && extension === null) {
     const names = [...s.builtins.keys(), ...(s.catalog?.tools().map((t) => t.name) ?? [])];
     return errorResult(`unknown tool "${call.name}" (available: ${names.join(", ") || "none"})`);

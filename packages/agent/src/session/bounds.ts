@@ -120,6 +120,7 @@ export function checkNewEntry(entry: NewEntry, exists: (id: string) => boolean):
       checkOptionalExtension(e);
       if (typeof e.content !== "string") fail("content", `must be a string, got ${typeName(e.content)}`);
       if (typeof e.display !== "boolean") fail("display", `must be a boolean, got ${typeName(e.display)}`);
+      if (e.details !== undefined) checkPlainJson("details", e.details);
       return;
     case "session_info":
       checkBytes("name", e.name, MAX_NAME_BYTES, true);

@@ -68,6 +68,8 @@ export interface CustomMessageEntry extends EntryBase {
   extension?: string;
   /** The role an extension gave it (session/send_message); it is still sent to the model as user text. */
   role?: "assistant" | "system";
+  /** What a pi extension attached for its renderer (pi's CustomMessage.details); never sent to the model. */
+  details?: JsonValue;
 }
 
 /** Names the session; an empty name clears it. The latest one in the file wins. */

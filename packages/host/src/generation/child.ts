@@ -6,7 +6,7 @@
  */
 import type { Readable, Writable } from "node:stream";
 import type { ContainmentTier } from "../process/containment.js";
-import type { LaunchedChild } from "../foreign-runtime.js";
+import type { ForeignSessionEvents, LaunchedChild } from "../foreign-runtime.js";
 import { groupMembers, signalGroup } from "../process/process-group.js";
 import { registerGroup, unregisterGroup } from "../process/registry.js";
 import { errorExcerpt } from "../transport/stderr-excerpt.js";
@@ -59,6 +59,8 @@ export interface Launched {
   hooks?: readonly string[];
   /** Hooks of a foreign instance this host never delivers (ForeignLaunched.unsupportedHooks). */
   unsupportedHooks?: readonly string[];
+  /** The events a foreign instance takes from the embedder's session layer (ForeignLaunched.sessionEvents). */
+  sessionEvents?: ForeignSessionEvents;
 }
 
 /** The injected factory: spec-bound, it starts one child for a generation. */

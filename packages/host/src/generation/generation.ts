@@ -42,6 +42,7 @@ import { reap, runStopLadder } from "./stop-ladder.js";
 import { GenerationDiagnostics } from "./diagnostics.js";
 import { GenerationEnding } from "./ending.js";
 import type { GenerationSpec } from "./spec.js";
+import type { ForeignSessionEvents } from "../foreign-runtime.js";
 
 export type { GenerationSpec } from "./spec.js";
 
@@ -56,6 +57,7 @@ export class Generation {
   #declared: { tools: readonly string[]; commands: readonly string[] } | null = null;
   /** What a foreign instance hooked that this host never delivers (ForeignLaunched.unsupportedHooks). */
   #unsupportedHooks: readonly string[] = [];
+  #sessionEvents: ForeignSessionEvents | null = null;
   #pgid = 0;
   #tier: ContainmentTier = "process-group";
   #stderr: StderrSink;
@@ -198,6 +200,11 @@ export class Generation {
   }
 
   /** Hooks of a foreign instance that this host never delivers, in its own protocol's names. */
+  /** A foreign instance's session events (ForeignLaunched.sessionEvents), or null. */
+  get sessionEvents(): ForeignSessionEvents | null {
+    return this.#sessionEvents;
+  }
+
   get unsupportedHooks(): readonly string[] {
     return this.#unsupportedHooks;
   }
@@ -365,6 +372,7 @@ export class Generation {
     this.#tier = launched.tier;
     if (launched.declared) this.#declared = launched.declared;
     if (launched.unsupportedHooks) this.#unsupportedHooks = launched.unsupportedHooks;
+    this.#sessionEvents = launched.sessionEvents ?? null;
     // A foreign instance's hooks are known only now: this generation's manifest says so, for the
     // initialize request and hook routing (the discovered manifest is left as it was).
     const hooks = launched.hooks;

@@ -5,7 +5,7 @@
  */
 import { OctetError, type ManifestSource } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
-import type { ForeignExtension, ForeignLaunchContext } from "../foreign-runtime.js";
+import type { ForeignSpec } from "./spec.js";
 import { containment } from "../process/containment.js";
 import { launchSpec } from "../process/launch.js";
 import { signalGroup } from "../process/process-group.js";
@@ -22,7 +22,7 @@ export interface ProcessLaunchSpec {
   workspace: string;
   number: number;
   parentEnv: Readonly<Record<string, string | undefined>>;
-  foreign?: { extension: ForeignExtension; trusted: boolean; catalog?: ForeignLaunchContext["catalog"] } | undefined;
+  foreign?: ForeignSpec | undefined;
 }
 
 export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
@@ -59,6 +59,7 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
         diagnose: request.diagnose,
         signal: request.signal,
         catalog: () => foreign.catalog?.() ?? { tools: [], commands: [] },
+        sessionLayer: foreign.sessionLayer ?? null,
       });
       const { tools, commands, hooks } = launched.contributes;
       return {
@@ -67,6 +68,7 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
         declared: { tools, commands },
         ...(hooks ? { hooks } : {}),
         unsupportedHooks: launched.unsupportedHooks ?? [],
+        ...(launched.sessionEvents ? { sessionEvents: launched.sessionEvents } : {}),
       };
     } catch (err) {
       // A launch that failed after spawning leaves nothing behind: its group is killed here.

@@ -9,6 +9,15 @@ import type { BoundModule } from "../modules/module.js";
 import type { ForeignExtension, ForeignLaunchContext } from "../foreign-runtime.js";
 import type { ChildLauncher } from "./child.js";
 
+/** A foreign runtime's extension, how the host launches it, and what it tells the runtime. */
+export interface ForeignSpec {
+  extension: ForeignExtension;
+  trusted: boolean;
+  catalog?: ForeignLaunchContext["catalog"];
+  /** The events the embedder's session layer delivers itself (ForeignLaunchContext.sessionLayer). */
+  sessionLayer?: { readonly events: readonly string[] } | undefined;
+}
+
 export interface GenerationSpec {
   manifest: ExtensionManifest;
   manifestPath: string;
@@ -33,7 +42,7 @@ export interface GenerationSpec {
   /** The host modules, bound to the embedder's services; each opens this generation's instance (modules/). */
   modules: readonly BoundModule[];
   /** A foreign runtime's extension (foreign-runtime.ts): launched by it instead of spawned here. */
-  foreign?: { extension: ForeignExtension; trusted: boolean; catalog?: ForeignLaunchContext["catalog"] };
+  foreign?: ForeignSpec;
   /** Starts the child; default: a process spawned the host's way, or the foreign runtime's instance. */
   launch?: ChildLauncher | undefined;
 }

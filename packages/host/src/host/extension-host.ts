@@ -21,7 +21,6 @@ import {
   type CommandResult,
   type ContextContribution,
   type HookName,
-  type HostState,
   type RenderSegment,
   type StatusContribution,
   type UiSurface,
@@ -45,9 +44,7 @@ import type { MenuOutcome } from "../modules/menus/menus.js";
 import type { ConfirmService, InputService } from "../generation/child-inbox.js";
 import { truncateBytes } from "../transport/stderr-sink.js";
 import type { Entry, ExtensionStatus } from "./extension-status.js";
-import type { SupervisorClock } from "../supervision/supervisor.js";
-import type { RestartPolicy } from "../supervision/restart-policy.js";
-import { bindModules, embedderSurface, type EmbedderSurface, type HostServiceOptions } from "../modules/registry.js";
+import { bindModules, embedderSurface, type EmbedderSurface } from "../modules/registry.js";
 import type { BoundModule } from "../modules/module.js";
 import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import type { CacheWarmingAdvice } from "../modules/advisory-hooks/advisory-hooks.js";
@@ -57,7 +54,8 @@ import type { CompactionHookApi } from "../modules/session-control/module.js";
 import { PresentationStore } from "../modules/presentation/presentation-store.js";
 import type { PresentationRecord } from "../modules/presentation/presentation-service.js";
 import type { Artifact } from "../modules/artifacts/artifact-store.js";
-import type { ForeignRuntime } from "../foreign-runtime.js";
+import type { ExtensionHostOptions } from "./host-options.js";
+import type { ForeignEventTarget } from "../modules/foreign-events/module.js";
 import { sweepStaleScratch } from "../process/scratch.js";
 import { Roster, type HostCommand, type HostTool } from "./roster.js";
 import { ToolNameLedger } from "./tool-ledger.js";
@@ -67,50 +65,10 @@ import { Router, type CallOptions } from "./routing.js";
 import { Actions, type PresentationActionOptions } from "./actions.js";
 
 export type { ConfirmService, InputService, HookOutcome, RenderInput, MenuOutcome, Contributions, ToolCallOutcome };
-export type { CallOptions, HostTool, HostCommand };
+export type { CallOptions, HostTool, HostCommand, ExtensionHostOptions };
 
 /** What a command, a menu action or a presentation action answers: its result and who ran it. */
 type CommandOutcome = Promise<CommandResult & { extension: string }>;
-
-export interface ExtensionHostOptions {
-  /** The workspace: every child's cwd. Default: process.cwd(). */
-  workspace?: string;
-  /**
-   * Foreign runtimes (e.g. rpiRuntime() from @octet/rpi): their manifests are discovered beside
-   * extension.toml ones and their extensions served like any other.
-   */
-  runtimes?: readonly ForeignRuntime[];
-  /** Explicit extension directories (--extension-dir). */
-  extensionDirs?: string[];
-  /** Extensions to start; enablement is explicit (MAN-18). */
-  enable?: string[];
-  /** Explicit trust grants (--trust-extension). */
-  trust?: string[];
-  /** Removes the implicit authority of full access (MAN-20). */
-  safeMode?: boolean;
-  /** "full-access" (default) trusts enabled global extensions; "controlled" trusts only explicit grants. */
-  policy?: "full-access" | "controlled";
-  /** Where global extensions live: <octetHome>/extensions. Default $OCTET_HOME or ~/.octet. */
-  octetHome?: string;
-  /** The embedder's services; one left out is not offered, and its requests are refused or answered empty. */
-  services?: { confirm?: ConfirmService; input?: InputService } & HostServiceOptions;
-  session?: Partial<HostState>;
-  onEvent?: HostEventListener;
-  /** The environment the child allowlist is taken from. Default: process.env. */
-  env?: Readonly<Record<string, string | undefined>>;
-  /** Tool names the embedder owns; extensions cannot take them. */
-  reservedToolNames?: string[];
-  /** Deadlines; frameAssemblyMs: how long a frame may stay unfinished on stdout (default 10 s). */
-  timeouts?: { initializeMs?: number; callMs?: number; collectMs?: number; frameAssemblyMs?: number };
-  /** Aborting it during start() stops every extension started so far (fast shutdown). */
-  signal?: AbortSignal;
-  /**
-   * Automatic restarts after an unexpected end (SUP-01..11). On by default; `enabled: false`
-   * leaves a crashed extension down until reload(). `clock` and `policy` are for tests and for
-   * embedders with their own limits.
-   */
-  supervision?: { enabled?: boolean; clock?: SupervisorClock; policy?: Partial<RestartPolicy> };
-}
 
 export class ExtensionHost {
   readonly workspace: string;
@@ -353,6 +311,14 @@ export class ExtensionHost {
     return this.#api;
   }
 
+  /**
+   * The ready foreign instances that take the session event `name` of their own protocol, in
+   * discovery order (modules/foreign-events; only with the sessionLayer option).
+   */
+  foreignEvents(name: string): ForeignEventTarget[] {
+    return this.#api.foreignEvents(name);
+  }
+
   /** Whether a ready extension takes `hook` now: build its payload only then (it may be costly). */
   takesTurnHook(hook: TurnHook): boolean {
     return this.#api.takesTurnHook(hook);
@@ -451,7 +417,14 @@ export class ExtensionHost {
       emit: (event) => this.#emit(event),
       modules: this.#modules,
       ...(e.discovered.foreign
-        ? { foreign: { extension: e.discovered.foreign, trusted: e.trusted, catalog: () => this.#foreignCatalog() } }
+        ? {
+            foreign: {
+              extension: e.discovered.foreign,
+              trusted: e.trusted,
+              catalog: () => this.#foreignCatalog(),
+              sessionLayer: this.#options.sessionLayer,
+            },
+          }
         : {}),
       ...(timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: timeouts.initializeMs } : {}),
       ...(timeouts?.frameAssemblyMs !== undefined ? { frameAssemblyTimeoutMs: timeouts.frameAssemblyMs } : {}),

@@ -23,6 +23,7 @@ import { activeToolsModule } from "./active-tools/module.js";
 import { sessionControlModule } from "./session-control/module.js";
 import { terminalModule } from "./terminal/module.js";
 import { frontendModule } from "./frontend/module.js";
+import { foreignEventsModule } from "./foreign-events/module.js";
 
 export type { HostServiceOptions } from "./options.js";
 // Re-exported so that a declaration file of the registry loads each module's HostServiceOptions member.
@@ -46,6 +47,7 @@ export {
   sessionControlModule,
   terminalModule,
   frontendModule,
+  foreignEventsModule,
 };
 
 /** A host with no embedder service reserves no tool names (a bare offer, a standalone inbox). */
@@ -71,6 +73,7 @@ export const HOST_MODULES = [
   sessionControlModule,
   terminalModule,
   frontendModule,
+  foreignEventsModule,
 ] as const satisfies readonly HostModule[];
 
 type ApiOf<M> = M extends HostModule<unknown, infer E> ? E : never;

@@ -3,7 +3,13 @@
  * hooks): its identity, what it declared and negotiated, and one way to ask it. The Generation
  * class satisfies it; the modules never import the class, so the layers do not loop.
  */
-import type { AcceptedInitialize, ApiVersion, ExecutionContext, ToolDefinition } from "@octet/protocol";
+import type {
+  AcceptedInitialize,
+  ApiVersion,
+  ExecutionContext,
+  ForeignSessionEvents,
+  ToolDefinition,
+} from "@octet/protocol";
 import type { HostEvent } from "../events.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 
@@ -24,6 +30,8 @@ export interface RequestTarget {
   request(method: string, params: unknown, options: TargetRequestOptions): Promise<unknown>;
   /** A best-effort notification (message/updated); absent on targets that cannot take one. */
   notify?(method: string, params: Record<string, unknown>): unknown;
+  /** A foreign instance's session events (modules/foreign-events); absent or null for octet extensions. */
+  readonly sessionEvents?: ForeignSessionEvents | null;
 }
 
 /** What the collecting modules need of the host: the collect deadline and the event channel. */

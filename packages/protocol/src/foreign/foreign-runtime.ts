@@ -53,6 +53,29 @@ export interface ForeignLaunchContext<Process> {
    * to its extensions (rpi's invocation context).
    */
   catalog(): ForeignCatalog;
+  /**
+   * The events of the runtime's protocol that the embedder's session layer delivers itself
+   * (ForeignLaunched.sessionEvents), or null without one. The runtime does not map these onto
+   * octet's hooks and lifecycle events as well: each event reaches the extension once.
+   */
+  sessionLayer: { readonly events: readonly string[] } | null;
+}
+
+/**
+ * Events of the runtime's own protocol that a session layer (the embedder's agent) delivers
+ * itself, with that protocol's payloads and result rules, because octet's wire hooks cannot
+ * carry them (a pi `context` rewrite, an `input` transform, `session_before_compact`'s cancel).
+ * Offered by an instance launched with `sessionLayer: true`; the embedder reaches it through
+ * ExtensionHost.foreignEvents(name).
+ */
+export interface ForeignSessionEvents {
+  /** The event names the instance handles now. */
+  names(): readonly string[];
+  /**
+   * Delivers one event and resolves with the instance's answer (undefined: no opinion); rejects
+   * with an Error saying why when the instance failed, timed out or was cancelled.
+   */
+  dispatch(name: string, data: Record<string, unknown>, options: { signal?: ForeignStopSignal }): Promise<unknown>;
 }
 
 export interface ForeignLaunched<Child> {
@@ -67,6 +90,8 @@ export interface ForeignLaunched<Child> {
    * extension's "session_before_compact"): shown as the extension's unsupportedHooks in status.
    */
   unsupportedHooks?: string[];
+  /** Present when launched with `sessionLayer`: the events the session layer delivers. */
+  sessionEvents?: ForeignSessionEvents;
 }
 
 export interface ForeignExtension<Child, Process> {

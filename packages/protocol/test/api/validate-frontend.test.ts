@@ -68,6 +68,41 @@ test("ACMP-03..05: 32 items pass and 33 do not; a field of 1,024 bytes passes an
   assert.equal(validateAutocompleteResult({ prefix: "b", items: [item("a\u001b[2J")] }, req, false).ok, false);
 });
 
+test("ACMP-05: prefix, value, label and description: 1,024 UTF-8 bytes pass, 1,025 and a control do not", () => {
+  // Multibyte at the limit: 512 two-byte é and 256 four-byte emoji are each exactly 1,024 bytes.
+  const limits = ["x".repeat(1024), "é".repeat(512), "😀".repeat(256)];
+  const overs = ["x".repeat(1025), `${"é".repeat(512)}x`, `${"😀".repeat(256)}x`];
+  const shapes = (s: string) => ({
+    prefix: { text: s, answer: { prefix: s, items: [{ value: "v", label: "l", description: null }] } },
+    value: { text: "", answer: { prefix: "", items: [{ value: s, label: "l", description: null }] } },
+    label: { text: "", answer: { prefix: "", items: [{ value: "v", label: s, description: null }] } },
+    description: { text: "", answer: { prefix: "", items: [{ value: "v", label: "l", description: s }] } },
+  });
+  const check = (s: string, edit: boolean) =>
+    Object.entries(shapes(s)).map(([field, { text, answer }]) => {
+      const r = validateAutocompleteResult(answer, { text, cursor: Buffer.byteLength(text), revision: 1 }, edit);
+      return [field, r.ok ? "ok" : `${sessionEntriesRefusal(r.problems)} ${r.problems.join("; ")}`];
+    });
+  for (const s of limits)
+    for (const [field, outcome] of check(s, false)) assert.equal(outcome, "ok", `${field} at 1,024 bytes`);
+  for (const s of overs)
+    for (const [field, outcome] of check(s, false)) {
+      assert.match(outcome ?? "", /^bounds_exceeded /, `${field} at 1,025 bytes`);
+      assert.match(outcome ?? "", /1025 bytes, over the 1024-byte limit/, field);
+    }
+  // A control character anywhere, in the base profile and under edit_v1 alike (ESC, NUL, DEL, C1 NEL).
+  for (const c of ["\u001b", "\u0000", "\u007f", "\u0085"])
+    for (const edit of [false, true])
+      for (const [field, outcome] of check(`a${c}b`, edit))
+        assert.match(outcome ?? "", /^invalid_request .*control character U\+00/, `${field} ${JSON.stringify(c)}`);
+  // LF/TAB/CR: never in a label or description, nor in a base-profile prefix or value.
+  for (const [field, outcome] of check("a\nb", false)) assert.match(outcome ?? "", /control character U\+000A/, field);
+  const edited = Object.fromEntries(check("a\tb", true));
+  assert.deepEqual([edited.prefix, edited.value], ["ok", "ok"]);
+  assert.match(edited.label ?? "", /control character U\+0009/);
+  assert.match(edited.description ?? "", /control character U\+0009/);
+});
+
 test("ACMP-04: a prefix that is not the exact suffix before the cursor is rejected", () => {
   const req = { text: "abc", cursor: 2, revision: 1 };
   assert.equal(validateAutocompleteResult({ prefix: "ab", items: [] }, req, false).ok, true);

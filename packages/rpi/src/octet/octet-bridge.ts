@@ -23,6 +23,7 @@ import {
   truncateUtf8,
   type RequestMessage,
 } from "@octet/protocol";
+import type { ForeignSessionEvents } from "@octet/protocol";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
 import { ContextCache, type HostCatalog } from "./context-cache.js";
@@ -39,6 +40,13 @@ export interface OctetBridge {
   readonly services: RpiHostServices;
   /** Binds the started connection: from here the host may initialize. */
   attach(connection: RpiConnection): void;
+  /**
+   * The pi events the extension hooked that reach it through octet's hooks and lifecycle events:
+   * every one, less those the embedder's session layer delivers itself (sessionEvents).
+   */
+  wireEvents(): string[];
+  /** The pi events the session layer delivers, as invocations of the extension's handlers. */
+  readonly sessionEvents: ForeignSessionEvents;
 }
 
 /** Status keys kept per instance; the oldest goes first. */
@@ -57,6 +65,8 @@ export interface OctetBridgeOptions {
    * context's allTools, activeTools and commands. Without it, this extension's own.
    */
   catalog?: () => HostCatalog;
+  /** The pi events the embedder's session layer delivers itself (ForeignLaunchContext.sessionLayer). */
+  sessionLayer?: readonly string[];
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -82,6 +92,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     () => options.catalog?.() ?? { tools: connection?.tools() ?? [], commands: connection?.commands() ?? [] },
   );
   const contextOf = (params: Record<string, unknown>) => contexts.of(params);
+  const layer = new Set(options.sessionLayer ?? []);
+  const wireEvents = (): string[] => (connection?.hooks() ?? []).filter((e) => !layer.has(e));
 
   const peer = new RpcPeer({
     transport: {
@@ -100,7 +112,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       // A lifecycle event is a pi hook invocation nobody waits for; its hook timeout bounds it,
       // and at most MAX_LIFECYCLE_IN_FLIGHT run at once.
       const event = LIFECYCLE_TO_PI[n.method];
-      if (event !== undefined && connection?.hooks().includes(event)) {
+      if (event !== undefined && connection && wireEvents().includes(event)) {
         if (lifecycleInFlight >= MAX_LIFECYCLE_IN_FLIGHT)
           return diagnose(
             "warning",
@@ -262,7 +274,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     switch (request.method) {
       case "initialize":
         contextOf({ context: { host: params["host"] } });
-        return initializeResult(c, params, (on) => (progress = on));
+        return initializeResult(c, params, (on) => (progress = on), wireEvents());
       case "tool/call":
       case "command/execute": {
         const id = request.id as number;
@@ -324,7 +336,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           for (const call of piCallsFor(
             String(params["hook"]),
             (params["payload"] ?? {}) as Record<string, unknown>,
-            c.hooks(),
+            wireEvents(),
           )) {
             const r = await c.invoke(
               { kind: "hook", event: { name: call.event, data: call.data } },
@@ -353,9 +365,35 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     }
   }
 
+  const sessionEvents: ForeignSessionEvents = {
+    names: () => (connection?.hooks() ?? []).filter((e) => layer.has(e)),
+    async dispatch(name, data, o) {
+      const c = connection;
+      if (!c) throw new Error("the rpi extension is not attached");
+      const controller = new AbortController();
+      const onAbort = (): void => controller.abort();
+      o.signal?.addEventListener("abort", onAbort, { once: true });
+      if (o.signal?.aborted) controller.abort();
+      try {
+        const r = await c.invoke(
+          { kind: "hook", event: { name, data } },
+          { signal: controller.signal, context: contextOf({}) },
+        );
+        if (r.status === "error")
+          throw new Error(`the ${name} handler of ${options.extensionId} failed: ${r.error.message}`);
+        if (r.status === "cancelled") throw new Error(`the ${name} handler of ${options.extensionId} was cancelled`);
+        return r.value ?? undefined;
+      } finally {
+        o.signal?.removeEventListener("abort", onAbort);
+      }
+    },
+  };
+
   return {
     child,
     services,
+    wireEvents,
+    sessionEvents,
     attach(c) {
       connection = c;
       void c.closed.then((exit: RpiExit) => {

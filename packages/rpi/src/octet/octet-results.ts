@@ -18,6 +18,8 @@ export function initializeResult(
   c: RpiConnection,
   params: Record<string, unknown>,
   setProgress: (on: boolean) => void,
+  /** The pi events that arrive through octet (not the session layer's): lifecycle subscriptions come from these. */
+  wireEvents: readonly string[] = c.hooks(),
 ): unknown {
   const api = params["api_version"];
   const tools: ToolDefinition[] = c
@@ -37,7 +39,7 @@ export function initializeResult(
   const offered = new Set(protocol.optional_features ?? []);
   const features: string[] = [...REQUIRED_FEATURES];
   if (offered.has("request_progress")) features.push("request_progress");
-  const lifecycle = offered.has("lifecycle_events") ? lifecycleSubscriptions(c.hooks()) : [];
+  const lifecycle = offered.has("lifecycle_events") ? lifecycleSubscriptions(wireEvents) : [];
   if (lifecycle.length > 0) features.push("lifecycle_events");
   setProgress(offered.has("request_progress") && api === "0.4");
   const selection: Record<string, unknown> = {

@@ -4,13 +4,16 @@
  * (500 ms by default). An answer is validated against the exact request it answers; an empty or
  * invalid one, a failure or a timeout passes to the next chain. The first non-empty answer wins,
  * and only if its generation is still the same ready one when it arrives (a reloaded or retired
- * provider's answer is dropped). The caller rechecks its own draft before applying anything.
+ * provider's answer is dropped). The caller rechecks its own draft before applying anything, and
+ * the provider through completionLive at display and at acceptance (ACMP-17): the correlation
+ * (owner triple, generation, registration revision) is kept here, never taken from the answer.
  */
 import {
   AUTOCOMPLETE_COMPLETE,
   utf8ByteLength,
   validateAutocompleteResult,
   type AutocompleteItem,
+  type ResourceOwner,
 } from "@octet/protocol";
 import type { RequestTarget } from "../target.js";
 import { stateOf } from "./frontend-service.js";
@@ -28,6 +31,10 @@ export interface CompleteOptions {
 export interface DraftCompletion {
   extension: string;
   generation: number;
+  /** The ui/autocomplete/register revision the request was sent under. */
+  revision: number;
+  /** The owner triple issued to the provider when it was asked (session, instance, generation). */
+  owner: ResourceOwner | undefined;
   /** The exact request the answer was checked against. */
   text: string;
   cursor: number;
@@ -62,10 +69,29 @@ export async function completeDraft(
       continue;
     }
     if (checked.value.items.length === 0) continue;
+    const owner = t.context(true).resource_owner;
+    const found = { extension: t.name, generation: t.number, revision: request.revision, owner, text, cursor };
+    const completion: DraftCompletion = { ...found, ...checked.value };
     // ACMP-17: the provider must still be the same ready generation with the same registration.
-    const now = ready().find((r) => r.name === t.name && r.number === t.number);
-    if (now === undefined || stateOf(now)?.autocomplete !== request.revision) continue;
-    return { extension: t.name, generation: t.number, text, cursor, ...checked.value };
+    if (!completionLive(ready(), completion)) continue;
+    return completion;
   }
   return null;
+}
+
+/**
+ * Whether the provider that answered is still the one asked (ACMP-17): the same ready generation,
+ * still registered under the same revision, with the same issued owner triple. A reloaded,
+ * replaced, retired or exited provider, a re-registration or a changed session makes it false.
+ */
+export function completionLive(ready: readonly RequestTarget[], c: DraftCompletion): boolean {
+  const now = ready.find((r) => r.name === c.extension && r.number === c.generation);
+  if (now === undefined || !now.features.includes("autocomplete")) return false;
+  if (stateOf(now)?.autocomplete !== c.revision) return false;
+  const owner = now.context(true).resource_owner;
+  return (
+    owner?.session_id === c.owner?.session_id &&
+    owner?.extension_instance_id === c.owner?.extension_instance_id &&
+    owner?.process_generation === c.owner?.process_generation
+  );
 }

@@ -15,7 +15,7 @@ import {
   isNegotiated,
 } from "@octet/protocol";
 import { defineModule } from "../module.js";
-import { completeDraft, type CompleteOptions, type DraftCompletion } from "./autocomplete-chain.js";
+import { completeDraft, completionLive, type CompleteOptions, type DraftCompletion } from "./autocomplete-chain.js";
 import { FrontendHub, type FrontendService, type LiveShortcut } from "./frontend-service.js";
 
 declare module "../options.js" {
@@ -32,6 +32,8 @@ export interface FrontendApi {
   triggerShortcut(shortcut: LiveShortcut): boolean;
   /** Asks the registered completion chains in order under one deadline; null when none claims. */
   completeDraft(text: string, cursor: number, options?: CompleteOptions): Promise<DraftCompletion | null>;
+  /** Whether the provider of an answer is still the live one it was asked of (ACMP-17). */
+  completionLive(completion: DraftCompletion): boolean;
 }
 
 export const frontendModule = defineModule<FrontendHub, FrontendApi>({
@@ -50,5 +52,6 @@ export const frontendModule = defineModule<FrontendHub, FrontendApi>({
     triggerShortcut: (s: LiveShortcut) => FrontendHub.trigger(view.ready(), s),
     completeDraft: (text: string, cursor: number, options: CompleteOptions = {}) =>
       completeDraft(() => view.ready(), text, cursor, options),
+    completionLive: (completion: DraftCompletion) => completionLive(view.ready(), completion),
   }),
 });
