@@ -261,6 +261,7 @@ test("SCOMP-15: an answer over the frame bound is an error, never a truncated su
     assert.equal(entry.summary, huge, "the stored summary is whole");
     assert.equal(answer.result, undefined, "over 1 MiB the answer cannot be a success frame");
     assert.equal(answer.error?.code, -32603, JSON.stringify(answer.error));
+    assert.match(answer.error!.message, /could not be sent: outbound frame is \d+ bytes, over the 1048576-byte limit/);
     assert.equal(t.compactions().length, 1, "not replayed");
   } finally {
     await t.done();
