@@ -59,6 +59,7 @@ const lines = [
   ...assignTuple("HOOK_NAMES", protocol.HOOK_NAMES),
   ...assignTuple("ADVISORY_HOOKS", protocol.ADVISORY_HOOKS),
   ...assignTuple("TURN_HOOKS", protocol.TURN_HOOKS),
+  ...assignTuple("COMPACTION_HOOKS", protocol.COMPACTION_HOOKS),
   "",
   "METHODS = {",
 ];

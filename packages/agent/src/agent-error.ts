@@ -6,7 +6,9 @@ export type AgentErrorCode =
   | "unknown_tool"
   | "nothing_to_compact"
   /** An extension's hook cancelled the operation (pi's session_before_* `{cancel: true}`). */
-  | "cancelled_by_extension";
+  | "cancelled_by_extension"
+  | "compaction_vetoed"
+  | "compaction_hook_failed";
 
 export class AgentError extends Error {
   override readonly name = "AgentError";

@@ -61,6 +61,9 @@ export type {
   SessionEntryRequester,
 } from "./modules/session-entries/session-entries-service.js";
 export { TurnHookError, TURN_HOOK_DEFAULT_TIMEOUT_MS } from "./modules/session-entries/turn-hooks.js";
+export { CompactionHookError } from "./modules/session-control/compaction-hooks.js";
+export type { CompactionHookOptions, CompactionHookOutcome } from "./modules/session-control/compaction-hooks.js";
+export type { CompactionHookApi } from "./modules/session-control/module.js";
 export type { MessageInjectionService } from "./modules/message-injection/module.js";
 export type { ActiveToolsService } from "./modules/active-tools/module.js";
 export type { Wave1Requester } from "./modules/wave1-owner.js";

@@ -275,6 +275,20 @@ export type {
   CompactionPayload,
 } from "./api/advisory-hooks.js";
 export {
+  COMPACTION_HOOKS,
+  isCompactionHook,
+  validateCompactionHookParams,
+  validateCompactionHookResult,
+} from "./api/compaction-hooks.js";
+export type {
+  AfterCompactPayload,
+  BeforeCompactPayload,
+  CompactionHook,
+  CompactionHookParams,
+  CompactionHookPayload,
+  CompactionHookResult,
+} from "./api/compaction-hooks.js";
+export {
   TURN_HOOKS,
   isTurnHook,
   validateTurnHookParams,

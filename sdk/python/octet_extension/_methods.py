@@ -20,6 +20,7 @@ API_VERSIONS = ("0.1", "0.2", "0.4")
 HOOK_NAMES = ("before_prompt", "after_response", "before_tool_call", "after_tool_call")
 ADVISORY_HOOKS = ("cache_warming_decision", "compaction_strategy")
 TURN_HOOKS = ("model_turn_start", "model_turn_end")
+COMPACTION_HOOKS = ("session_before_compact", "session_compact")
 
 METHODS = {
     "initialize": MethodSpec(

@@ -8,7 +8,7 @@ passes `invoke(handler, args)`, which runs the handler and returns its value.
 import base64
 from typing import AbstractSet, Any, Awaitable, Callable, Dict, List, NamedTuple, Optional
 
-from ._methods import ADVISORY_HOOKS, HOOK_NAMES, METHODS, TURN_HOOKS, MethodSpec
+from ._methods import ADVISORY_HOOKS, COMPACTION_HOOKS, HOOK_NAMES, METHODS, TURN_HOOKS, MethodSpec
 from .errors import ErrorCode, WireError, author_error
 from .results import (to_command_result, to_context, to_hook_result, to_render_result, to_status_result,
                       to_tool_result)
@@ -21,7 +21,7 @@ from .menu_rules import check_menu
 __all__ = ["route", "legal_method", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
 
 #: API 0.4 hooks with their own result shape, each behind its negotiated feature.
-HOOKS_04 = ADVISORY_HOOKS + TURN_HOOKS
+HOOKS_04 = ADVISORY_HOOKS + TURN_HOOKS + COMPACTION_HOOKS
 CACHE_WARMING_ACTIONS = ("warm", "stop")
 #: PY-45 GAP default: at most 16 frames per compaction_strategy result.
 MAX_COMPACTION_FRAMES = 16
@@ -164,13 +164,16 @@ async def _hook_run(params: Any, r: _Routed) -> Any:
     entry = r.registry.hooks.get(hook)
     if entry is None:
         raise WireError(ErrorCode.INVALID_PARAMS, f'no handler for hook "{hook}"')
-    if hook in TURN_HOOKS:
+    if hook in TURN_HOOKS or hook in COMPACTION_HOOKS:
         if payload.get("kind") != hook:
             raise _bad(f"payload.kind must be {hook!r}, got {payload.get('kind')!r}")
         # While it runs, this request parents ctx.session's requests (the private append lane, TURN-08).
+        # session_before_compact / session_compact (WAVE1-40) too, and cannot start a compaction.
         scope = current_scope()
         if scope is not None:
             mark_turn_hook(scope)
+            if hook in COMPACTION_HOOKS:
+                mark_compaction_hook(scope)
         return to_turn_hook_result(await _author(r.invoke(entry, (payload,), context)))
     if hook == "compaction_strategy":
         # A compaction cannot start a compaction: session_control refuses it from this scope (SCOMP-07).

@@ -23,6 +23,8 @@ INJECTED_ROLES = ("assistant", "system")
 MESSAGE_EVENTS = ("message/updated", "message/settled")
 #: The SDK-shaped batch: an array of deltas under `deltas` (alias `updates`), at most this long (WAVE1-06).
 MAX_MESSAGE_DELTA_ARRAY = 1024
+#: A message id, as the protocol bounds it (a longer or blank one is refused, WAVE1-02).
+MAX_MESSAGE_ID_BYTES = 256
 
 
 def message_params(method: str, params: Any) -> Optional[Dict[str, Any]]:
@@ -30,6 +32,8 @@ def message_params(method: str, params: Any) -> Optional[Dict[str, Any]]:
     deltas read as its joined text and count; None (nothing delivered) for a shape the protocol
     refuses, such as an array of more than 1024 deltas (bounds_exceeded, WAVE1-06)."""
     if not isinstance(params, dict) or not isinstance(params.get("message_id"), str):
+        return None
+    if not params["message_id"].strip() or _bytes(params["message_id"]) > MAX_MESSAGE_ID_BYTES:
         return None
     if method == "message/settled":
         return {"message_id": params["message_id"]}

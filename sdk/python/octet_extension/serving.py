@@ -121,6 +121,9 @@ class Serving:
         features = self._link.features if self._link is not None else frozenset()
         if handler is not None and legal_method(method, "host->child", self.api_version, features) is not None:
             handler(self, method, params)
+        elif handler is not None and method in _WAVE1_NOTIFICATIONS:
+            # A Wave-1 notification this connection did not negotiate: diagnosed, not delivered (WAVE1-02).
+            diagnose(f"ignored {method}: its feature was not negotiated")
 
     def _on_cancel(self, _method: str, params: Any) -> None:
         # The id names a host request only (FRAME-14).
@@ -364,6 +367,7 @@ class Serving:
 
 
 #: The host notifications the runtime acts on, by method; the others are ignored.
+_WAVE1_NOTIFICATIONS = frozenset(("shortcut/trigger", *MESSAGE_EVENTS))
 _NOTIFICATIONS: Dict[str, Callable[[Serving, str, Any], None]] = {
     "$/cancelRequest": Serving._on_cancel,
     "shortcut/trigger": Serving._on_shortcut,

@@ -18,6 +18,8 @@ import {
   WireError,
   isAdvisoryHook,
   isTurnHook,
+  isCompactionHook,
+  validateCompactionHookParams,
   validateTurnHookParams,
   isPlainObject,
   isServerErrorCode,
@@ -146,6 +148,20 @@ async function hookRun(raw: unknown, { registry, ctx }: Routed): Promise<unknown
     if (scope) markTurnHook(scope);
     const payload = t.payload as unknown as Record<string, unknown>;
     return toTurnHookResult(await author(() => turn(payload, ctx(t.context))));
+  }
+  if (isCompactionHook(named)) {
+    // session_before_compact / session_compact (WAVE1-40): awaited like the model-turn hooks, with
+    // ctx.session's private lane; a compaction cannot be started from them (SCOMP-07).
+    const c = params(validateCompactionHookParams(raw));
+    const handler = registry.hooks.get(c.hook);
+    if (!handler) throw new WireError(ErrorCode.InvalidParams, `no handler for hook "${c.hook}"`);
+    const scope = requestStorage.getStore();
+    if (scope) {
+      markTurnHook(scope);
+      markCompactionHook(scope);
+    }
+    const payload = c.payload as unknown as Record<string, unknown>;
+    return toTurnHookResult(await author(() => handler(payload, ctx(c.context))));
   }
   if (isAdvisoryHook(named)) {
     const a = params(validateAdvisoryHookParams(raw));

@@ -25,10 +25,13 @@ import {
   type CacheWarmingAction,
   type CacheWarmingPayload,
   type TurnHook,
+  type CompactionHook,
   ADVISORY_HOOKS,
+  COMPACTION_HOOKS,
   HOOK_NAMES,
   TURN_HOOKS,
   isAdvisoryHook,
+  isCompactionHook,
   isTurnHook,
 } from "@octet/protocol";
 import { toContext, toNotification } from "./results.js";
@@ -306,15 +309,16 @@ export class Extension {
    * A hook handler. model_turn_start / model_turn_end (W 1.4b) need API 0.4, the hook in the
    * manifest's contributes.hooks and session_entries negotiated; they may only observe (return
    * nothing, notifications, or sessionOperation {action: "continue"}) and may write entries with
-   * ctx.session while they run.
+   * ctx.session while they run. session_before_compact / session_compact (WAVE1-40) have the same
+   * gate; the before-hook may veto with sessionOperation {action: "cancel"}.
    */
-  hook(name: HookName | AdvisoryHook | TurnHook, handler: HookHandler): this {
-    if (isAdvisoryHook(name) || isTurnHook(name)) {
+  hook(name: HookName | AdvisoryHook | TurnHook | CompactionHook, handler: HookHandler): this {
+    if (isAdvisoryHook(name) || isTurnHook(name) || isCompactionHook(name)) {
       // PY-52 and W 1.4b: the advisory and model-turn hooks exist on API 0.4 only.
       if (this.apiVersion !== "0.4")
         throw new TypeError(`hook "${name}" needs API 0.4 (this extension speaks API ${this.apiVersion})`);
     } else if (!HOOK_NAMES.includes(name)) {
-      const known = [...HOOK_NAMES, ...ADVISORY_HOOKS, ...TURN_HOOKS].join(", ");
+      const known = [...HOOK_NAMES, ...ADVISORY_HOOKS, ...TURN_HOOKS, ...COMPACTION_HOOKS].join(", ");
       throw new TypeError(`unknown hook ${JSON.stringify(name)}; expected one of ${known}`);
     }
     if (this.#registry.hooks.has(name)) throw new TypeError(`hook "${name}" is registered twice`);

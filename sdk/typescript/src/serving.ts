@@ -41,6 +41,8 @@ import type { TerminalGrants } from "./terminal.js";
 import type { FrontendRegistry } from "./frontend.js";
 
 const NO_FEATURES: ReadonlySet<string> = new Set();
+/** The Wave-1 notifications of W 1.11 the SDK receives; unnegotiated, each is diagnosed, not delivered. */
+const WAVE1_NOTIFICATIONS: readonly string[] = [SHORTCUT_TRIGGER.method, ...MESSAGE_EVENTS];
 
 /** The registry as initialize completes it: toolsAt is set once dynamic_tools is negotiated. */
 export interface ServedRegistry extends Registry {
@@ -170,6 +172,9 @@ export class Serving {
     const features = this.#link?.features ?? NO_FEATURES;
     if (handle && legalMethod(n.method, { direction: "host->child", apiVersion: this.#x.apiVersion, features }))
       handle(n);
+    else if (handle && WAVE1_NOTIFICATIONS.includes(n.method))
+      // A Wave-1 notification this connection did not negotiate is refused with a diagnostic (WAVE1-02).
+      process.stderr.write(`octet-extension: ignored ${n.method}: its feature was not negotiated\n`);
   }
 
   #deliver(event: string, params: unknown): void {

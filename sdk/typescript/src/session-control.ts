@@ -80,8 +80,8 @@ function refuseInCompactionHook(scope: RequestScope | undefined, what: string): 
   // AsyncLocalStorage carries the hook's scope into callbacks it schedules, so they are refused too.
   if (scope !== undefined && compactionHooks.has(scope))
     throw new Error(
-      `invalid_request sessionControl.${what}() refused: called from the compaction_strategy hook; a compaction ` +
-        "cannot start a compaction (SCOMP-07)",
+      `invalid_request sessionControl.${what}() refused: called from a compaction hook (compaction_strategy, ` +
+        "session_before_compact or session_compact); a compaction cannot start a compaction (SCOMP-07)",
     );
 }
 

@@ -11,13 +11,20 @@ import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
-import { compactSession, DEFAULT_COMPACTION, needsCompaction, pathTokens } from "./compaction.js";
+import {
+  CompactionHookFailedError,
+  compactSession,
+  DEFAULT_COMPACTION,
+  needsCompaction,
+  pathTokens,
+} from "./compaction.js";
 import type { CompactionOutcome, CompactionSettings } from "./compaction.js";
 import { CacheWarmer, DEFAULT_CACHE_WARMING, type CacheWarmingSettings } from "./cache-warming.js";
 import type { AgentEvent, AgentEventListener } from "./events.js";
 import { runPrompt, type RunResult } from "./run.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { hostTurnHooks } from "./turn-hooks.js";
+import { noticeOf } from "./tool-runner.js";
 import { injectedEntry, MAX_QUEUED_USER_MESSAGES, messageStream, type InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
 import { PiSessionView } from "./pi-session-view.js";
@@ -429,12 +436,26 @@ export class Agent {
         signal,
         ...(instructions !== undefined ? { instructions } : {}),
         ...(this.#o.maxRetries !== undefined ? { maxRetries: this.#o.maxRetries } : {}),
+        onNotice: (n) => this.#emit(noticeOf(n)),
       });
-      this.#emit({ type: "compaction_end", entry_id: done.entry.id, summary: done.summary, error: null });
+      this.#emit({
+        type: "compaction_end",
+        entry_id: done.entry.id,
+        summary: done.summary,
+        error: null,
+        usage: done.usage,
+      });
       return done;
     } catch (err) {
       const error = err instanceof Error ? err.message : String(err);
-      this.#emit({ type: "compaction_end", entry_id: null, summary: "", error });
+      // After an after-hook failure the entry is committed: say which (SCOMP-14).
+      const kept = err instanceof CompactionHookFailedError ? err.entry : null;
+      this.#emit({
+        type: "compaction_end",
+        entry_id: kept?.id ?? null,
+        summary: kept?.type === "compaction" ? kept.summary : "",
+        error,
+      });
       throw err;
     }
   }

@@ -5,6 +5,12 @@
  * user or assistant entry, never between a tool call and its result. On a vision model the
  * compaction_strategy hook may render the history as frames (PNG), which the summarizer then
  * reads instead of the text (Python SDK "Vision compaction strategy"); the host checks the frames.
+ *
+ * Extensions that declared them see each compaction through two awaited hooks (WAVE1-40):
+ * session_before_compact once the cut is prepared, before the summarizer is asked (its cancel
+ * vetoes the compaction: nothing is committed), and session_compact with the committed entry. The
+ * entry is the checkpoint: a session_compact failure keeps it, and it is never retried, rolled
+ * back or replayed (SCOMP-14); the caller is told with CompactionHookFailedError.
  */
 import { complete, type Message, type Usage, type UserMessage } from "@mariozechner/pi-ai";
 import type { ExtensionHost } from "@octet/host";
@@ -13,6 +19,20 @@ import { buildContext } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { describeProviderError, requestOptions } from "../models/index.js";
 import { AgentError } from "../agent-error.js";
+
+/** The compaction is committed as `entry`, but a session_compact hook failed after it (SCOMP-14). */
+export class CompactionHookFailedError extends AgentError {
+  readonly entry: SessionEntry;
+  constructor(entry: SessionEntry, cause: unknown) {
+    super(
+      "compaction_hook_failed",
+      `compaction committed as entry ${entry.id} and kept; it is not retried: ${
+        cause instanceof Error ? cause.message : String(cause)
+      }`,
+    );
+    this.entry = entry;
+  }
+}
 
 export interface CompactionSettings {
   /** Automatic compaction before a request when the context is this close to the window. */
@@ -133,6 +153,8 @@ export async function compactSession(o: {
   instructions?: string;
   signal: AbortSignal;
   maxRetries?: number;
+  /** A notification a compaction hook returned. */
+  onNotice?: (n: { extension: string; level: string; title: string; message?: string }) => void;
 }): Promise<CompactionOutcome> {
   const instructions = o.instructions?.trim() ?? "";
   const size = Buffer.byteLength(instructions, "utf8");
@@ -145,6 +167,27 @@ export async function compactSession(o: {
   const cut = path.findIndex((e) => e.id === firstKept);
   const older = buildContext(path.slice(0, cut)).messages;
   const tokensBefore = pathTokens(path);
+  const hooks = o.host?.compactionHooks;
+  if (hooks?.takesCompactionHook("session_before_compact")) {
+    const before = await hooks.runCompactionHook(
+      "session_before_compact",
+      {
+        kind: "session_before_compact",
+        session_id: o.session.id,
+        first_kept: firstKept,
+        tokens_before: tokensBefore,
+        custom_instructions: instructions === "" ? null : instructions,
+        timestamp_ms: Date.now(),
+      },
+      { signal: o.signal },
+    );
+    for (const n of before.notifications) o.onNotice?.(n);
+    if (before.vetoedBy !== null)
+      throw new AgentError(
+        "compaction_vetoed",
+        `the session_before_compact hook of extension ${before.vetoedBy} cancelled the compaction`,
+      );
+  }
   const transcript = older.map(transcriptLine).join("\n\n");
   const content: UserMessage["content"] = [];
   const details: { [key: string]: JsonValue } = {};
@@ -188,6 +231,30 @@ export async function compactSession(o: {
     tokens_before: tokensBefore,
     ...(Object.keys(details).length > 0 ? { details } : {}),
   });
+  if (hooks?.takesCompactionHook("session_compact")) {
+    try {
+      const after = await hooks.runCompactionHook(
+        "session_compact",
+        {
+          kind: "session_compact",
+          session_id: o.session.id,
+          compaction_entry: {
+            id: entry.id,
+            parent: entry.parent_id,
+            timestamp_unix_ms: entry.timestamp_unix_ms,
+            summary,
+            first_kept: firstKept,
+            tokens_before: tokensBefore,
+          },
+          timestamp_ms: Date.now(),
+        },
+        { signal: o.signal },
+      );
+      for (const n of after.notifications) o.onNotice?.(n);
+    } catch (err) {
+      throw new CompactionHookFailedError(entry, err);
+    }
+  }
   return { entry, summary, first_kept: firstKept, tokens_before: tokensBefore, usage: answer.usage };
 }
 

@@ -62,7 +62,14 @@ export type AgentEvent =
   /** A hook's notification or a note from the agent (a renamed tool, a skipped contribution). */
   | { type: "notice"; level: "info" | "warning" | "error"; source: string; text: string }
   | { type: "compaction_start"; reason: "manual" | "threshold" | "overflow"; tokens_before: number }
-  | { type: "compaction_end"; entry_id: string | null; summary: string; error: string | null };
+  | {
+      type: "compaction_end";
+      entry_id: string | null;
+      summary: string;
+      error: string | null;
+      /** The summarizer request's provider usage, once it settled with an answer. */
+      usage?: Usage;
+    };
 
 export type AgentEventListener = (event: AgentEvent) => void;
 

@@ -9,6 +9,7 @@
  *   to the embedder. Only an exact id of a session of this workspace is taken (no prefix).
  * - compact waits for idle and runs the real compaction (Agent.compact); the answer is the new
  *   compaction entry's. Nothing to compact is a refusal (-32602 invalid_request), never a success.
+ *   Once started it runs to settlement even when the caller goes away (SCOMP-16).
  *
  * Before the embedder opened an agent there is no active session: -32603 saying so (SCTL-10).
  */
@@ -81,10 +82,17 @@ export function sessionControlService(o: SessionControlOptions): SessionControlS
     async compact(r) {
       const agent = await idleAgent("session/compact", r.signal);
       try {
-        const done = await agent.compact(r.custom_instructions, { signal: r.signal });
+        // Cooperative cancellation (SCOMP-16): the caller's signal fences the wait above, but once
+        // the compaction started it is driven to settlement (the summarizer's answer read to its
+        // usage, the entry committed) rather than abandoned mid-request when the caller goes away.
+        // The user's abort and the agent's close still stop it (Agent.abort).
+        if (r.signal.aborted) throw new WireError(ErrorCode.RequestCancelled, "session/compact was cancelled");
+        const done = await agent.compact(r.custom_instructions);
         return { entry_id: done.entry.id, summary: done.summary, first_kept: done.first_kept };
       } catch (err) {
-        if (err instanceof AgentError && err.code === "nothing_to_compact")
+        // Nothing to compact and a session_before_compact veto are refusals; an after-hook failure
+        // (compaction_hook_failed) is -32603 naming the kept entry (SCOMP-14), via the host.
+        if (err instanceof AgentError && (err.code === "nothing_to_compact" || err.code === "compaction_vetoed"))
           throw new WireError(ErrorCode.InvalidParams, `invalid_request session/compact refused: ${err.message}`);
         throw err;
       }

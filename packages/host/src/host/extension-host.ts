@@ -50,6 +50,7 @@ import type { CatalogSnapshot } from "./catalog-snapshot.js";
 import type { CacheWarmingAdvice } from "../modules/advisory-hooks/advisory-hooks.js";
 import type { TurnHookOptions, TurnHookOutcome } from "../modules/session-entries/turn-hooks.js";
 import type { FrontendApi } from "../modules/frontend/module.js";
+import type { CompactionHookApi } from "../modules/session-control/module.js";
 import { PresentationStore } from "../modules/presentation/presentation-store.js";
 import type { PresentationRecord } from "../modules/presentation/presentation-service.js";
 import type { Artifact } from "../modules/artifacts/artifact-store.js";
@@ -302,6 +303,11 @@ export class ExtensionHost {
 
   /** services.frontend: the admitted shortcuts, shortcut/trigger and Tab's chains (modules/frontend). */
   get frontend(): FrontendApi {
+    return this.#api;
+  }
+
+  /** session_before_compact / session_compact (modules/session-control/compaction-hooks.ts). */
+  get compactionHooks(): CompactionHookApi {
     return this.#api;
   }
 

@@ -63,6 +63,8 @@ const HOOKS_04 = [
   "model_turn_end",
   "compaction_strategy",
   "cache_warming_decision",
+  "session_before_compact",
+  "session_compact",
 ] as const;
 /** Hook names a manifest may declare, per API version (HOOK-02, HOOK-08, INIT-43). */
 export const HOOKS_BY_API: Readonly<Record<ApiVersion, readonly string[]>> = {

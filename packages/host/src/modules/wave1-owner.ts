@@ -12,6 +12,7 @@ import {
   ErrorCode,
   WireError,
   isTurnHook,
+  isCompactionHook,
   sessionEntriesRefusal,
   type Checked,
   type ResourceOwner,
@@ -74,7 +75,10 @@ export function ownedHandler<P extends { parent_request_id: number; resource_own
 }
 
 function mayParent(parent: ActiveParent): boolean {
-  return PARENT_METHODS.includes(parent.method) || (parent.method === "hook/run" && isTurnHook(parent.hook));
+  return (
+    PARENT_METHODS.includes(parent.method) ||
+    (parent.method === "hook/run" && (isTurnHook(parent.hook) || isCompactionHook(parent.hook)))
+  );
 }
 
 function sameOwner(a: ResourceOwner, b: ResourceOwner): boolean {

@@ -665,9 +665,9 @@ test(
   },
 );
 
-test("MAN-03: compaction_strategy, cache_warming_decision and the model_turn hooks are declarable on API 0.4", () => {
+test("MAN-03: advisory, model_turn and compaction hooks are declarable on API 0.4", () => {
   const all = HOOKS_BY_API["0.4"];
-  assert.equal(all.length, 11);
+  assert.equal(all.length, 13);
   assert.deepEqual(
     ok(parseManifest(toml({ api: "0.4", contributes: `hooks = ${JSON.stringify(all)}` }), FILE)).contributes.hooks,
     [...all],
