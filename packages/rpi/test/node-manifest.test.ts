@@ -135,7 +135,7 @@ test(
       assert.equal(rpiEnvironment(manifest, launch, { path: "/opt/bin" })["PATH"], "/opt/bin");
       assert.deepEqual(nodeProcessSpec(launch, env), {
         command: process.execPath,
-        args: [NODE_RUNNER_PATH],
+        args: ["--enable-source-maps", NODE_RUNNER_PATH],
         cwd: "/pkg",
         env,
       });

@@ -12,5 +12,5 @@ export const NODE_RUNNER_PATH: string = fileURLToPath(new URL("./runner.js", imp
 
 /** What to spawn for a node launch: the process runtime starts it like any rpi process. */
 export function nodeProcessSpec(launch: { packageDir: string }, env: Record<string, string>): ProcessSpec {
-  return { command: process.execPath, args: [NODE_RUNNER_PATH], cwd: launch.packageDir, env };
+  return { command: process.execPath, args: ["--enable-source-maps", NODE_RUNNER_PATH], cwd: launch.packageDir, env };
 }

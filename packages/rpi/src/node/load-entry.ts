@@ -1,14 +1,17 @@
 /**
- * How the Node runner loads an extension's entry: the one call site to change when entries are
- * bundled (bundlePiExtension in ../load/, TypeScript and the pi import shims): bundle
- * {packageDir, entry, target: "node"} there and import the bundle here. Until then a .js/.mjs
- * entry is imported as it is, with Node's own resolution (its relative imports and the package's
- * node_modules), the way pi's loader imports a JavaScript extension.
+ * How the Node runner loads an extension's entry: bundled by bundlePiExtension (../load/) for
+ * target "node", as pi's loader would have it: TypeScript in the entry's relative imports
+ * transpiled, pi's packages the installed ones (or the shims where none is installed), the
+ * package's own node_modules and Node's builtins left to Node. The bundle is a cached file with
+ * its source map beside it; the runner starts with --enable-source-maps, so a stack names the
+ * extension's own files and lines.
  */
 import { pathToFileURL } from "node:url";
+import { bundlePiExtension } from "../load/bundle.js";
 
-/** The entry's factory: its default export (pi calls `module.default`). Rejects with the import's error. */
-export async function loadEntry(entry: string, _packageDir: string): Promise<unknown> {
-  const module = (await import(pathToFileURL(entry).href)) as { default?: unknown };
+/** The entry's factory: its default export (pi calls `module.default`). Rejects with the bundler's or import's error. */
+export async function loadEntry(entry: string, packageDir: string): Promise<unknown> {
+  const bundle = await bundlePiExtension({ packageDir, entry, target: "node" });
+  const module = (await import(pathToFileURL(bundle.file).href)) as { default?: unknown };
   return module.default;
 }
