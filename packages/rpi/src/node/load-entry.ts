@@ -9,7 +9,7 @@
 import { pathToFileURL } from "node:url";
 import { bundlePiExtension } from "../load/bundle.js";
 
-/** The entry's factory: its default export (pi calls `module.default`). Rejects with the bundler's or import's error. */
+/** The entry's default export, the factory (pi calls `module.default`); rejects with the reason it failed. */
 export async function loadEntry(entry: string, packageDir: string): Promise<unknown> {
   const bundle = await bundlePiExtension({ packageDir, entry, target: "node" });
   const module = (await import(pathToFileURL(bundle.file).href)) as { default?: unknown };
