@@ -146,7 +146,9 @@ test("pi corpus: the shipped pi examples load in QuickJS as pi loads them, or ar
   console.log(`pi corpus: ${held.length}/${outcomes.length} hold`);
   for (const o of outcomes) console.log(`  ${o.holds ? "holds" : "FAILS"}  ${o.name.padEnd(28)} ${o.what}`);
   const doc = await readFile(join(ROOT, "docs", "pi-corpus.md"), "utf8");
-  const undocumented = rest.filter((o) => !doc.includes(`| ${o.name} |`)).map((o) => `${o.name} (${o.what})`);
+  // A row of the table whose first cell is the case (the formatter pads cells to the column width).
+  const listed = (name: string): boolean => doc.split("\n").some((l) => l.split("|")[1]?.trim() === name);
+  const undocumented = rest.filter((o) => !listed(o.name)).map((o) => `${o.name} (${o.what})`);
   assert.deepEqual(undocumented, [], "every case that does not hold is listed with its reason in docs/pi-corpus.md");
   assert.ok(
     held.length >= FLOOR,

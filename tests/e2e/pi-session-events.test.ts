@@ -144,3 +144,34 @@ test("pi session readers: sessionManager, isIdle, getContextUsage, getSystemProm
     await t.server.close();
   }
 });
+
+test("WAVE1-38, WAVE1-39, WAVE1-08: pi session actions as Wave-1 requests; batches as message_update", async () => {
+  const t = await setup([{ tool_calls: [{ name: "pi_act", arguments: {} }] }, { text: "all acted" }]);
+  try {
+    const r = await t.run("act");
+    assert.equal(r.code, 0, r.stderr);
+    const entries = t.session();
+    const custom = entries.filter((e) => e["type"] === "custom");
+    const state = custom.find((e) => e["entry_type"] === "probe-state");
+    assert.deepEqual(state?.["data"], { step: 1 }, "pi.appendEntry -> session/append_entry");
+    assert.equal(state?.["extension"], "pi-session-probe");
+    // A custom message is an entry whose payload keeps display, recorded and not rendered.
+    const msg = custom.find((e) => e["entry_type"] === "probe-msg");
+    assert.deepEqual(msg?.["data"], { content: "a custom message", display: true });
+    assert.ok(
+      entries.some((e) => e["type"] === "session_info" && e["name"] === "named by pi"),
+      "pi.setSessionName -> session/set_name",
+    );
+    assert.ok(
+      custom.some((e) => e["entry_type"] === "probe-end"),
+      "an action from agent_end, delivered by the session layer, acts under the issued owner",
+    );
+    assert.doesNotMatch(r.stdout + r.stderr, /a custom message/, "display is recorded, not rendered");
+    // The scripted server streams "all acted" word by word; the batches arrive whole, in order.
+    const updates = [...r.stderr.matchAll(/seen message_update (.*)\|(\d+)/g)].map((m) => m[1]);
+    assert.ok(updates.length >= 1, r.stderr);
+    assert.equal(updates.join(""), "all acted");
+  } finally {
+    await t.server.close();
+  }
+});

@@ -231,6 +231,7 @@ function foreignExtension(
         diagnose: ctx.diagnose,
         catalog: () => ctx.catalog(),
         ...(ctx.sessionLayer ? { sessionLayer: ctx.sessionLayer.events } : {}),
+        sessionActions: m.capabilities.includes("session_actions"),
         ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
       });
       const stderrLines: string[] = [];

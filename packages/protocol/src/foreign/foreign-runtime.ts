@@ -10,7 +10,7 @@
  * the host's generation talks to (Node streams in @octet/host's LaunchedChild), and `Process`,
  * what the host's spawner returns (Node's ChildProcessWithoutNullStreams).
  */
-import type { ManifestSource } from "../api/types.js";
+import type { ManifestSource, ResourceOwner } from "../api/types.js";
 
 /** A process to start: exactly `env` is its environment (nothing is inherited). */
 export interface ForeignSpawnSpec {
@@ -75,7 +75,15 @@ export interface ForeignSessionEvents {
    * Delivers one event and resolves with the instance's answer (undefined: no opinion); rejects
    * with an Error saying why when the instance failed, timed out or was cancelled.
    */
-  dispatch(name: string, data: Record<string, unknown>, options: { signal?: ForeignStopSignal }): Promise<unknown>;
+  dispatch(
+    name: string,
+    data: Record<string, unknown>,
+    options: {
+      signal?: ForeignStopSignal;
+      /** The owner triple the host issued to the instance: what its requests act under (WAVE1-11). */
+      owner?: ResourceOwner;
+    },
+  ): Promise<unknown>;
 }
 
 /**

@@ -182,7 +182,15 @@ export const LIFECYCLE_TO_PI: Readonly<Record<string, string>> = {
 };
 
 /** The pi events an octet host delivers: through its hooks (piCallsFor) and lifecycle events. */
-const DELIVERED_PI_EVENTS: readonly string[] = ["tool_call", "tool_result", "input", "before_agent_start", "agent_end"];
+// message_update comes from message/updated batches when the host offers message_injection (WAVE1-08).
+const DELIVERED_PI_EVENTS: readonly string[] = [
+  "tool_call",
+  "tool_result",
+  "input",
+  "before_agent_start",
+  "agent_end",
+  "message_update",
+];
 
 /**
  * The pi events an extension hooked that octet never emits (session_before_compact, context,

@@ -23,7 +23,9 @@ import {
   truncateUtf8,
   type RequestMessage,
 } from "@octet/protocol";
-import type { ForeignSessionEvents, ForeignSessionState } from "@octet/protocol";
+import type { ForeignSessionEvents, ForeignSessionState, ResourceOwner } from "@octet/protocol";
+import { mapSessionAction } from "./session-actions.js";
+import { MessageUpdates } from "./message-updates.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
 import { ContextCache, type HostCatalog } from "./context-cache.js";
@@ -67,6 +69,8 @@ export interface OctetBridgeOptions {
   catalog?: () => HostCatalog;
   /** The pi events the embedder's session layer delivers itself (ForeignLaunchContext.sessionLayer). */
   sessionLayer?: readonly string[];
+  /** The manifest grants session_actions: pi's session actions become octet's Wave-1 requests. */
+  sessionActions?: boolean;
   /** The session layer's foreground session, for the invocation context (ForeignSessionLayer.state). */
   sessionState?: () => ForeignSessionState | null;
 }
@@ -96,7 +100,32 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   );
   const contextOf = (params: Record<string, unknown>) => contexts.of(params);
   const layer = new Set(options.sessionLayer ?? []);
+  /** The features initialize selected, and the owner triple the host issued (from any request's context). */
+  let negotiated: readonly string[] = [];
+  let issued: ResourceOwner | null = null;
+  const noteOwner = (params: Record<string, unknown>): void => {
+    const owner = (params["context"] as { resource_owner?: unknown } | undefined)?.resource_owner;
+    if (owner !== null && typeof owner === "object") issued = owner as ResourceOwner;
+  };
   const wireEvents = (): string[] => (connection?.hooks() ?? []).filter((e) => !layer.has(e));
+  const messages = new MessageUpdates();
+  /**
+   * A pi hook invocation nobody waits for (a lifecycle event, a message batch): sent in arrival
+   * order, bounded by its hook timeout, at most MAX_LIFECYCLE_IN_FLIGHT at once.
+   */
+  const fire = (event: string, data: Record<string, unknown>, from: string): void => {
+    if (!connection) return;
+    if (lifecycleInFlight >= MAX_LIFECYCLE_IN_FLIGHT)
+      return diagnose(
+        "warning",
+        `dropped ${from} for the ${event} hook: ${MAX_LIFECYCLE_IN_FLIGHT} lifecycle hooks are still running`,
+      );
+    lifecycleInFlight++;
+    void connection.invoke({ kind: "hook", event: { name: event, data } }, { context: contextOf({}) }).then((r) => {
+      lifecycleInFlight--;
+      if (r.status === "error") diagnose("warning", `the ${event} hook failed: ${r.error.message}`);
+    });
+  };
 
   const peer = new RpcPeer({
     transport: {
@@ -112,29 +141,17 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         if (typeof id === "number") controllers.get(id)?.abort();
         return;
       }
-      // A lifecycle event is a pi hook invocation nobody waits for; its hook timeout bounds it,
-      // and at most MAX_LIFECYCLE_IN_FLIGHT run at once.
-      const event = LIFECYCLE_TO_PI[n.method];
-      if (event !== undefined && connection && wireEvents().includes(event)) {
-        if (lifecycleInFlight >= MAX_LIFECYCLE_IN_FLIGHT)
-          return diagnose(
-            "warning",
-            `dropped ${n.method} for the ${event} hook: ${MAX_LIFECYCLE_IN_FLIGHT} lifecycle hooks are still running`,
-          );
-        lifecycleInFlight++;
-        void connection
-          .invoke(
-            {
-              kind: "hook",
-              event: { name: event, data: lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>) },
-            },
-            { context: contextOf({}) },
-          )
-          .then((r) => {
-            lifecycleInFlight--;
-            if (r.status === "error") diagnose("warning", `the ${event} hook failed: ${r.error.message}`);
-          });
+      // A model text batch is one message_update (message-updates.ts, WAVE1-08).
+      if (n.method === "message/updated" || n.method === "message/settled") {
+        const update = messages.take(n.method, n.params);
+        if (update === null) return;
+        if ("refused" in update) return diagnose("warning", update.refused);
+        if (wireEvents().includes("message_update")) fire("message_update", update.data, n.method);
+        return;
       }
+      const event = LIFECYCLE_TO_PI[n.method];
+      if (event !== undefined && wireEvents().includes(event))
+        fire(event, lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>), n.method);
     },
   });
   const reader = new EnvelopeReader();
@@ -266,7 +283,23 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     },
     async action(action, o) {
       if (options.embedder?.action) return options.embedder.action(action, o);
-      throw new Error(`the host cannot process the action "${action.kind}": no session service is bound`);
+      // pi's session actions as octet's Wave-1 requests (session-actions.ts), when the host offers them.
+      const parent = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
+      const owner =
+        parent !== null
+          ? { parent_request_id: parent }
+          : issued
+            ? { parent_request_id: 0, resource_owner: issued }
+            : null;
+      if (owner === null)
+        throw new Error(`the host cannot process the action "${action.kind}": no call or issued owner to act for`);
+      const mapped = mapSessionAction(action, owner);
+      if ("refused" in mapped) throw new Error(mapped.refused);
+      if (!negotiated.includes(mapped.feature))
+        throw new Error(
+          `the host cannot process the action "${action.kind}": it did not offer ${mapped.feature} (${mapped.method})`,
+        );
+      return ask(mapped.method, mapped.params, o);
     },
   };
 
@@ -274,10 +307,14 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     const c = connection;
     if (!c) throw new WireError(ErrorCode.InternalError, "the rpi extension is not attached");
     const params = (request.params ?? {}) as Record<string, unknown>;
+    noteOwner(params);
     switch (request.method) {
       case "initialize":
         contextOf({ context: { host: params["host"] } });
-        return initializeResult(c, params, (on) => (progress = on), wireEvents());
+        return initializeResult(c, params, (on) => (progress = on), wireEvents(), {
+          sessionActions: options.sessionActions === true,
+          selected: (features) => (negotiated = features),
+        });
       case "tool/call":
       case "command/execute": {
         const id = request.id as number;
@@ -371,6 +408,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   const sessionEvents: ForeignSessionEvents = {
     names: () => (connection?.hooks() ?? []).filter((e) => layer.has(e)),
     async dispatch(name, data, o) {
+      if (o.owner) issued = o.owner;
       const c = connection;
       if (!c) throw new Error("the rpi extension is not attached");
       const controller = new AbortController();

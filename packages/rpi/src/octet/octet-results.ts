@@ -13,6 +13,7 @@ import {
 import type { ProtocolResult } from "../protocol/frames.js";
 import type { RpiConnection } from "../host/rpi-connection.js";
 import { lifecycleSubscriptions } from "./hook-mapping.js";
+import { SESSION_ACTION_FEATURES } from "./session-actions.js";
 
 export function initializeResult(
   c: RpiConnection,
@@ -20,6 +21,7 @@ export function initializeResult(
   setProgress: (on: boolean) => void,
   /** The pi events that arrive through octet (not the session layer's): lifecycle subscriptions come from these. */
   wireEvents: readonly string[] = c.hooks(),
+  session: { sessionActions: boolean; selected?: (features: readonly string[]) => void } = { sessionActions: false },
 ): unknown {
   const api = params["api_version"];
   const tools: ToolDefinition[] = c
@@ -41,6 +43,16 @@ export function initializeResult(
   if (offered.has("request_progress")) features.push("request_progress");
   const lifecycle = offered.has("lifecycle_events") ? lifecycleSubscriptions(wireEvents) : [];
   if (lifecycle.length > 0) features.push("lifecycle_events");
+  // pi's session actions become Wave-1 requests (session-actions.ts); message_update needs the batches.
+  if (api === "0.4") {
+    for (const f of SESSION_ACTION_FEATURES)
+      if (
+        offered.has(f) &&
+        (session.sessionActions || (f === "message_injection" && wireEvents.includes("message_update")))
+      )
+        features.push(f);
+  }
+  session.selected?.(features);
   setProgress(offered.has("request_progress") && api === "0.4");
   const selection: Record<string, unknown> = {
     version: protocol.version,

@@ -38,7 +38,10 @@ export const foreignEventsModule = defineModule<null, ForeignEventsApi>({
           {
             extension: g.name,
             dispatch: (data: Record<string, unknown>, signal?: AbortSignal) =>
-              events.dispatch(name, data, signal ? { signal } : {}),
+              events.dispatch(name, data, {
+                ...(signal ? { signal } : {}),
+                ...(g.context(true).resource_owner ? { owner: g.context(true).resource_owner! } : {}),
+              }),
           },
         ];
       }),
