@@ -13,6 +13,8 @@ export interface GlobalOptions {
   extensionDirs: string[];
   /** --pi-extension PATH, repeatable: pi extension files or folders loaded with no pi-extension.json (absolute). */
   piExtensions: string[];
+  /** --pi-runtime quickjs|node: where the --pi-extension paths run (default quickjs). */
+  piRuntime: "quickjs" | "node";
   enable: string[];
   trust: string[];
   safeMode: boolean;
@@ -52,6 +54,7 @@ export { UsageError };
 const FLAGS = {
   "extension-dir": { type: "string", multiple: true },
   "pi-extension": { type: "string", multiple: true },
+  "pi-runtime": { type: "string" },
   "enable-extension": { type: "string", multiple: true },
   "trust-extension": { type: "string", multiple: true },
   "safe-mode": { type: "boolean" },
@@ -170,6 +173,9 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   if (v.continue && v.resume !== undefined) throw new UsageError("--continue and --resume ID cannot be used together");
   if (v.resume !== undefined && v.resume.trim() === "")
     throw new UsageError("--resume needs a session id (octet sessions list shows them)");
+  const piRuntime = v["pi-runtime"] ?? "quickjs";
+  if (piRuntime !== "quickjs" && piRuntime !== "node")
+    throw new UsageError(`--pi-runtime ${JSON.stringify(piRuntime)}: expected quickjs or node`);
   let maxTurns: number | null = null;
   if (v["max-turns"] !== undefined) {
     maxTurns = Number(v["max-turns"]);
@@ -182,6 +188,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       extensionDirs: (v["extension-dir"] ?? []).map((d) => existingDir("--extension-dir", d)),
       // Checked when the host loads it (a file, or a folder as pi loads one): the message names the rule.
       piExtensions: (v["pi-extension"] ?? []).map(existingPath),
+      piRuntime,
       enable: v["enable-extension"] ?? [],
       trust: v["trust-extension"] ?? [],
       safeMode: v["safe-mode"] ?? false,

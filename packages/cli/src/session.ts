@@ -55,6 +55,7 @@ export function hostOptions(
       rpiRuntime({
         mode: process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput ? "rpc" : "print",
         piExtensions: options.piExtensions,
+        piRuntime: options.piRuntime,
       }),
     ],
     onEvent: eventPrinter(options, ui?.line),

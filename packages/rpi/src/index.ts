@@ -44,8 +44,14 @@ export { rpiEnvironment, NODE_DEFAULT_PATH } from "./manifest/environment.js";
 export type { RpiEnvironmentOptions } from "./manifest/environment.js";
 export { RPI_MAX_MANIFEST_BYTES, loadRpiManifest, readRpiManifestFile } from "./manifest/load-manifest.js";
 export type { RpiLoadResult } from "./manifest/load-manifest.js";
-export { rpiRuntime } from "./rpi-runtime.js";
-export type { RpiRuntimeOptions, RpiQuickJsLimits, RpiForeignRuntime, RpiForeignExtension } from "./rpi-runtime.js";
+export { rpiRuntime, PI_EXTENSION_RUNTIMES } from "./rpi-runtime.js";
+export type {
+  RpiRuntimeOptions,
+  RpiQuickJsLimits,
+  RpiForeignRuntime,
+  RpiForeignExtension,
+  PiExtensionRuntime,
+} from "./rpi-runtime.js";
 export { RpiConnection, DEFAULT_RPI_TIMEOUTS, LARGE_CONTEXT_BYTES } from "./host/rpi-connection.js";
 export type {
   RpiConnectionOptions,

@@ -62,9 +62,15 @@ export interface RpiRuntimeOptions {
   quickjs?: RpiQuickJsLimits;
   /**
    * pi extensions loaded by path with no pi-extension.json (a .ts/.js file, or a folder as pi
-   * loads one: load/pi-source.ts), relative to the workspace; each is bundled and runs in QuickJS.
+   * loads one: load/pi-source.ts), relative to the workspace; each is bundled and runs in
+   * `piRuntime`.
    */
   piExtensions?: readonly string[];
+  /**
+   * Where the piExtensions run (default "quickjs"): "node" runs each in a Node process with the
+   * full pi API (src/node/), as a pi-extension.json with `"runtime": "node"` would.
+   */
+  piRuntime?: PiExtensionRuntime;
   /** Where their bundles are cached (default: bundlePiExtension's). */
   piCacheDir?: string;
 }
@@ -98,8 +104,17 @@ function launchQuickJsInstance(
   });
 }
 
+/** The runtimes a pi extension named by path can run in. */
+export const PI_EXTENSION_RUNTIMES = ["quickjs", "node"] as const;
+export type PiExtensionRuntime = (typeof PI_EXTENSION_RUNTIMES)[number];
+
 export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
   const maxFrameBytes = options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES;
+  const piRuntime = options.piRuntime ?? "quickjs";
+  if (!PI_EXTENSION_RUNTIMES.includes(piRuntime))
+    throw new RangeError(
+      `rpiRuntime: piRuntime must be one of ${PI_EXTENSION_RUNTIMES.join(", ")}; got ${JSON.stringify(piRuntime)}`,
+    );
   // Bad overrides fail here, where the embedder wrote them, not at every launch.
   resolveTimeouts(options.timeouts);
   const memory = options.quickjs?.memoryLimitBytes;
@@ -118,7 +133,13 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
         if (!pi.ok) return { ok: false, errors: [pi.error] };
         return {
           ok: true,
-          extension: foreignExtension(pi.source.manifest, manifestPath, options, maxFrameBytes, true),
+          extension: foreignExtension(
+            { ...pi.source.manifest, runtime: piRuntime },
+            manifestPath,
+            options,
+            maxFrameBytes,
+            true,
+          ),
         };
       }
       // Discovery checks the manifest and its files; trust is the host's gate, and launch()
@@ -159,14 +180,23 @@ async function manifestLaunch(
 
 /**
  * A pi extension named by path: resolved again (files may have changed) and bundled for QuickJS
- * (from the cache while its files are unchanged); a bundle failure names the file and line.
+ * (from the cache while its files are unchanged); a bundle failure names the file and line. In
+ * the node runtime the runner bundles it itself (target node), in its own process.
  */
-async function piLaunch(path: string, id: string, workspace: string, cacheDir?: string): Promise<Launchable> {
+async function piLaunch(
+  path: string,
+  id: string,
+  workspace: string,
+  runtime: PiExtensionRuntime,
+  cacheDir?: string,
+): Promise<Launchable> {
   const pi = await resolvePiExtensionPath(path, workspace);
   if (!pi.ok) throw new Error(pi.error);
-  const { packageDir, entry, manifest } = pi.source;
+  const { packageDir, entry } = pi.source;
+  const manifest: RpiManifest = { ...pi.source.manifest, runtime };
   if (manifest.id !== id)
     throw new Error(`${path}: its id changed from "${id}" to "${manifest.id}" since discovery; restart the host`);
+  if (runtime === "node") return { m: manifest, launch: { kind: "node", packageDir, entry }, bundle: null };
   const bundle = await bundlePiExtension({
     packageDir,
     entry,
@@ -196,7 +226,13 @@ function foreignExtension(
     },
     async launch(ctx) {
       const { m, launch, bundle } = piPath
-        ? await piLaunch(manifestPath, manifest.id, ctx.workspace, options.piCacheDir)
+        ? await piLaunch(
+            manifestPath,
+            manifest.id,
+            ctx.workspace,
+            manifest.runtime === "node" ? "node" : "quickjs",
+            options.piCacheDir,
+          )
         : await manifestLaunch(manifest, manifestPath, ctx);
       const env = rpiEnvironment(m, launch, { maxFrameBytes });
       const timeouts = { ...options.timeouts };
