@@ -186,7 +186,10 @@ async function callTool(
         s.emit({ type: "tool_progress", run_id: s.ids.run_id, tool_call_id: call.id, name: call.name, text });
     },
   });
-  return { content: contentOf(outcome, s.images), isError: outcome.is_error };
+  // An extension's metadata is for renderers, not the model, as pi's details are: saved with the result.
+  const m = outcome.metadata;
+  const details = typeof m === "object" && m !== null && !Array.isArray(m) ? (m as Record<string, unknown>) : null;
+  return { content: contentOf(outcome, s.images), isError: outcome.is_error, ...(details ? { details } : {}) };
 }
 
 /** An extension's result as the model reads it: text parts, and images when the model takes them. */

@@ -87,7 +87,10 @@ export function toOctetResult(
     is_error: isError || v.isError === true,
   };
   // pi's details are for renderers, not the model: octet's metadata is the same (no schema to meet).
-  if (v.details !== undefined && v.details !== null) out.metadata = { details: v.details };
+  // An object travels as it is, so the agent saves it as the result's details where pi would (a
+  // todo list rebuilt from its tool results reads exactly what it returned); anything else is wrapped.
+  const d = v.details;
+  if (d !== undefined && d !== null) out.metadata = typeof d === "object" && !Array.isArray(d) ? d : { details: d };
   return out;
 }
 
