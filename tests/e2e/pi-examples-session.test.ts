@@ -5,6 +5,8 @@
 // pi-examples.test.ts for hello, permission-gate, protected-paths and input-transform.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
 import { session } from "./pi-examples-support.js";
 
 test("pi example todo: state lives in the tool result details and is rebuilt from the session", async () => {
@@ -69,19 +71,32 @@ test("pi example bookmark: /bookmark in the shell labels the last assistant mess
 
 test("pi example trigger-compact: crossing 100k tokens at turn_end calls ctx.compact; a compaction entry", async () => {
   // The provider's usage is what pi (and octet) count: the first answer reports 60k tokens, the
-  // second 120k, so the extension's turn_end hook sees the context cross its 100k threshold.
+  // second 120k, so the extension's turn_end hook sees the context cross its 100k threshold and
+  // calls ctx.compact. Two large reads give the compaction something older than the recent 20k
+  // tokens it keeps.
   const t = await session("trigger-compact.ts", [
-    { tool_calls: [{ name: "ls", arguments: {} }], usage: { prompt_tokens: 60_000, completion_tokens: 10 } },
-    { text: "a long answer", usage: { prompt_tokens: 120_000, completion_tokens: 10 } },
-    { text: "SUMMARY: the user asked for a listing" },
+    {
+      tool_calls: [
+        { name: "read", arguments: { path: "a.txt" } },
+        { name: "read", arguments: { path: "b.txt" } },
+      ],
+      usage: { prompt_tokens: 60_000, completion_tokens: 10 },
+    },
+    { match: "list the files", text: "a long answer", usage: { prompt_tokens: 120_000, completion_tokens: 10 } },
+    { text: "SUMMARY: the user asked for two files" },
   ]);
   try {
+    const line = `${"x".repeat(99)}\n`;
+    for (const name of ["a.txt", "b.txt"]) writeFileSync(join(t.ws, name), line.repeat(1000));
     const r = await t.octet(["run", "list the files"]);
     assert.equal(r.code, 0, r.stderr);
     assert.equal(r.stdout, "a long answer\n");
-    const compaction = t.entries().find((e) => e["type"] === "compaction");
+    const entries = t.entries();
+    const compaction = entries.find((e) => e["type"] === "compaction");
     assert.ok(compaction !== undefined, `no compaction entry: ${r.stderr}`);
-    assert.match(JSON.stringify(compaction), /SUMMARY: the user asked for a listing/);
+    assert.equal(compaction["summary"], "SUMMARY: the user asked for two files");
+    const answer = entries.find((e) => JSON.stringify(e["message"] ?? "").includes("a long answer"));
+    assert.equal(compaction["first_kept"], answer?.["id"], "the recent answer is kept, the reads summarized");
     assert.equal(t.server.requests.length, 3, "the summary was asked of the model");
   } finally {
     await t.server.close();

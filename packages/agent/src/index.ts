@@ -14,7 +14,7 @@ export { sessionEntriesService } from "./loop/session-entries.js";
 export { activeToolsService, messageInjectionService } from "./loop/injection-services.js";
 export { MAX_QUEUED_USER_MESSAGES, INJECTED_ENTRY_TYPE } from "./loop/injection.js";
 export type { InjectedMessage } from "./loop/injection.js";
-export { sessionControlService } from "./loop/session-control.js";
+export { sessionControlService, type AgentSessionControl } from "./loop/session-control.js";
 export type { SessionControlOptions } from "./loop/session-control.js";
 export { nativeEntry } from "./loop/turn-hooks.js";
 export type { TurnHooks } from "./loop/turn-hooks.js";

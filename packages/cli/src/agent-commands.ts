@@ -82,6 +82,8 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
         const first = await opened.prompt(prompt, { signal });
         for (let current = agent; !current.closed && !current.isIdle(); current = agent as Agent)
           await current.whenIdle(signal);
+        // An extension's compaction asked for during the run (pi's ctx.compact) runs now, not after close.
+        if (!signal.aborted) await services.sessionControl.settled();
         await view?.flush();
         return (last as RunResult | null) ?? first;
       } finally {

@@ -76,6 +76,8 @@ export class Agent {
   #activeTools: ReadonlySet<string> | null = null;
   /** pi's session events for the pi extensions that take them (pi-events.ts). */
   readonly #pi: PiEvents;
+  /** pi's session_start, delivered after the constructor (#piSessionStart); a prompt waits for it. */
+  #piStarted: Promise<void> = Promise.resolve();
   readonly #view = new PiSessionView();
 
   constructor(o: AgentOptions) {
@@ -104,7 +106,14 @@ export class Agent {
   /** pi's session_start, not awaited (the constructor cannot wait; pi extensions start their state here). */
   #piSessionStart(): void {
     const start = this.#o.start ?? { reason: "startup" };
-    if (this.#pi.takes("session_start")) void this.#pi.observe("session_start", { ...start });
+    if (!this.#pi.takes("session_start")) return;
+    // Delivered once the embedder holds this agent: the constructor runs inside the embedder's
+    // open (or switch), before its sessionLayer.state can read this agent, and an extension that
+    // rebuilds its state from ctx.sessionManager here (pi's todo) would read no session. A prompt
+    // waits for it, so session_start still comes first.
+    this.#piStarted = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+      this.#pi.observe("session_start", { ...start }),
+    );
   }
 
   get host(): ExtensionHost | null {
@@ -215,6 +224,7 @@ export class Agent {
     this.#warmer.disarm();
     let last: { request: Context; answer: AssistantMessage } | null = null;
     try {
+      await this.#piStarted;
       const result = await this.#track(
         runPrompt(
           text,

@@ -28,7 +28,22 @@ export interface SessionControlOptions {
   home: string;
 }
 
-export function sessionControlService(o: SessionControlOptions): SessionControlService {
+/** The service, and when the operations it has taken have settled (`octet run` waits before it closes). */
+export type AgentSessionControl = SessionControlService & { settled(): Promise<void> };
+
+export function sessionControlService(o: SessionControlOptions): AgentSessionControl {
+  // Operations taken and not yet settled: a compaction an extension asked for in the middle of a
+  // run (pi's ctx.compact from turn_end) runs once the run is idle, and `octet run` must not close
+  // the session under it.
+  const inFlight = new Set<Promise<unknown>>();
+  const tracked = <T>(p: Promise<T>): Promise<T> => {
+    inFlight.add(p);
+    void p.then(
+      () => inFlight.delete(p),
+      () => inFlight.delete(p),
+    );
+    return p;
+  };
   const agentFor = (method: string): Agent => {
     const agent = o.agent();
     if (!agent || agent.closed)
@@ -49,6 +64,9 @@ export function sessionControlService(o: SessionControlOptions): SessionControlS
     }
   };
   return {
+    async settled() {
+      while (inFlight.size > 0) await Promise.allSettled([...inFlight]);
+    },
     idle: () => o.agent()?.isIdle() ?? true,
     epoch: () => o.agent()?.session.id ?? null,
     async waitForIdle(r) {
@@ -79,23 +97,25 @@ export function sessionControlService(o: SessionControlOptions): SessionControlS
         throw err;
       }
     },
-    async compact(r) {
-      const agent = await idleAgent("session/compact", r.signal);
-      try {
-        // Cooperative cancellation (SCOMP-16): the caller's signal fences the wait above, but once
-        // the compaction started it is driven to settlement (the summarizer's answer read to its
-        // usage, the entry committed) rather than abandoned mid-request when the caller goes away.
-        // The user's abort and the agent's close still stop it (Agent.abort).
-        if (r.signal.aborted) throw new WireError(ErrorCode.RequestCancelled, "session/compact was cancelled");
-        const done = await agent.compact(r.custom_instructions);
-        return { entry_id: done.entry.id, summary: done.summary, first_kept: done.first_kept };
-      } catch (err) {
-        // Nothing to compact and a session_before_compact veto are refusals; an after-hook failure
-        // (compaction_hook_failed) is -32603 naming the kept entry (SCOMP-14), via the host.
-        if (err instanceof AgentError && (err.code === "nothing_to_compact" || err.code === "compaction_vetoed"))
-          throw new WireError(ErrorCode.InvalidParams, `invalid_request session/compact refused: ${err.message}`);
-        throw err;
-      }
-    },
+    compact: (r) => tracked(compact(r)),
   };
+
+  async function compact(r: Parameters<NonNullable<SessionControlService["compact"]>>[0]) {
+    const agent = await idleAgent("session/compact", r.signal);
+    try {
+      // Cooperative cancellation (SCOMP-16): the caller's signal fences the wait above, but once
+      // the compaction started it is driven to settlement (the summarizer's answer read to its
+      // usage, the entry committed) rather than abandoned mid-request when the caller goes away.
+      // The user's abort and the agent's close still stop it (Agent.abort).
+      if (r.signal.aborted) throw new WireError(ErrorCode.RequestCancelled, "session/compact was cancelled");
+      const done = await agent.compact(r.custom_instructions);
+      return { entry_id: done.entry.id, summary: done.summary, first_kept: done.first_kept };
+    } catch (err) {
+      // Nothing to compact and a session_before_compact veto are refusals; an after-hook failure
+      // (compaction_hook_failed) is -32603 naming the kept entry (SCOMP-14), via the host.
+      if (err instanceof AgentError && (err.code === "nothing_to_compact" || err.code === "compaction_vetoed"))
+        throw new WireError(ErrorCode.InvalidParams, `invalid_request session/compact refused: ${err.message}`);
+      throw err;
+    }
+  }
 }
