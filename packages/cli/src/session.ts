@@ -37,6 +37,9 @@ export function createUi(options: GlobalOptions): CliUi {
   return { line, services, progress: (label) => new ProgressView(line, label) };
 }
 
+/** The load timeout of rpi entries when --pi-runtime node is given (the rpi default is 10 s). */
+const PI_NODE_LOAD_MS = 30_000;
+
 export function hostOptions(
   options: GlobalOptions,
   extra: Partial<ExtensionHostOptions> = {},
@@ -56,6 +59,9 @@ export function hostOptions(
         mode: process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput ? "rpc" : "print",
         piExtensions: options.piExtensions,
         piRuntime: options.piRuntime,
+        // A node entry imports pi's real packages (pi-coding-agent alone is seconds of module
+        // loading on a busy machine), inside the load phase: 10 s is too tight for that.
+        ...(options.piRuntime === "node" ? { timeouts: { loadMs: PI_NODE_LOAD_MS } } : {}),
       }),
     ],
     onEvent: eventPrinter(options, ui?.line),
