@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT, runCli } from "./helpers.js";
 
-const EXAMPLES = join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "examples", "extensions");
+export const EXAMPLES = join(ROOT, "node_modules", "@mariozechner", "pi-coding-agent", "examples", "extensions");
 
 interface Server {
   url: string;

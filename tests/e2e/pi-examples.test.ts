@@ -7,7 +7,9 @@
 // and protected-paths; pi-examples-session.test.ts: todo, bookmark and trigger-compact.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { session } from "./pi-examples-support.js";
+import { join } from "node:path";
+import { runCli } from "./helpers.js";
+import { EXAMPLES, session } from "./pi-examples-support.js";
 
 for (const runtime of ["quickjs", "node"] as const) {
   test(`pi example hello (${runtime}): the model calls its tool and gets pi's result and details`, async () => {
@@ -51,6 +53,24 @@ test("pi example input-transform: ?quick is rewritten before the model sees it; 
     assert.equal(ping.code, 0, ping.stderr);
     assert.match(ping.stderr, /pong/);
     assert.equal(t.server.requests.length, 1, "a handled input never reaches the model");
+  } finally {
+    await t.server.close();
+  }
+});
+
+test("--pi-runtime node runs a pi file QuickJS refuses for node:fs; an unknown runtime is a usage error", async () => {
+  const t = await session("file-trigger.ts", [], { runtime: "node" });
+  try {
+    const r = await t.octet(["extensions", "status"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /file-trigger\s+rpi-node\s+ready/);
+    const quickjs = await runCli(["--pi-extension", join(EXAMPLES, "file-trigger.ts"), "extensions", "status"], {
+      timeoutMs: 60_000,
+    });
+    assert.match(quickjs.stdout + quickjs.stderr, /file-trigger\s+quickjs\s+parked[^\n]*import "node:fs"/);
+    const bad = await runCli(["--pi-runtime", "deno", "--pi-extension", join(EXAMPLES, "hello.ts"), "call", "hello"]);
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /--pi-runtime "deno": expected quickjs or node/);
   } finally {
     await t.server.close();
   }
