@@ -162,8 +162,8 @@ export async function corpusTests(runtime: PiExtensionRuntime, o: { floor: numbe
   // one is rebuilt, and a warm cache keeps the file inside its time on a busy machine.
   const cacheDir = join(tmpdir(), "octet-pi-corpus-cache");
   for (const [i, batch] of batches(cases, o.batch).entries()) {
-    const names = `${batch[0]!.name} .. ${batch.at(-1)!.name}`;
-    test(`pi corpus: batch ${i + 1} (${batch.length} cases, ${names}) loads through the host in ${runtime}`, async () => {
+    const names = `${batch.length} cases, ${batch[0]!.name} .. ${batch.at(-1)!.name}`;
+    test(`pi corpus: batch ${i + 1} (${names}) loads through the host in ${runtime}`, async () => {
       const got = await runBatch(batch, workDir, cacheDir, runtime);
       assert.deepEqual(
         got.map((c) => c.name),

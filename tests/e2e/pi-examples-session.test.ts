@@ -52,18 +52,28 @@ test("pi example todo: state lives in the tool result details and is rebuilt fro
   }
 });
 
-test("pi example bookmark: /bookmark in the shell labels the last assistant message", async () => {
+test("pi example bookmark: /bookmark in the shell labels the last answer; /unbookmark reads and clears it", async () => {
   const t = await session("bookmark.ts", [{ text: "an answer worth keeping" }]);
   try {
-    const r = await t.octet([], "remember this\n/bookmark keeper\n/quit\n");
+    const r = await t.octet([], "remember this\n/bookmark keeper\n/unbookmark\n/quit\n");
     assert.equal(r.code, 0, r.stderr);
     assert.match(r.stdout + r.stderr, /Bookmarked as: keeper/);
     const entries = t.entries();
     const answer = entries.find((e) => (e["message"] as { role?: string } | undefined)?.role === "assistant");
     const label = entries.find((e) => e["type"] === "label");
     assert.ok(label !== undefined, JSON.stringify(entries.map((e) => e["type"])));
-    assert.equal(label["targetId"] ?? label["target_id"], answer?.["id"]);
+    assert.equal(label["target_id"], answer?.["id"], "pi.setLabel(entry.id) names the assistant message");
     assert.equal(label["label"], "keeper");
+    // /unbookmark finds the label through ctx.sessionManager.getLabel and clears it with setLabel(id, undefined).
+    assert.match(r.stdout + r.stderr, /Removed bookmark: keeper/);
+    const labels = entries.filter((e) => e["type"] === "label");
+    assert.deepEqual(
+      labels.map((e) => [e["target_id"], e["label"]]),
+      [
+        [answer?.["id"], "keeper"],
+        [answer?.["id"], ""],
+      ],
+    );
   } finally {
     await t.server.close();
   }

@@ -89,6 +89,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   const stderr = new PassThrough();
   const child = new EventEmitter() as OctetBridge["child"];
   const active: number[] = [];
+  // Entry writes (appendEntry, setLabel, setSessionName) the extension issued and octet has not
+  // settled: pi makes them synchronously, so a call is answered only once those issued before its
+  // result are written, and what runs next (a /unbookmark after a /bookmark) reads them in its
+  // session. Not by parent: a setter from a handler may act under the issued owner instead.
+  const writes = new Set<Promise<unknown>>();
   const controllers = new Map<number, AbortController>();
   let progress = false;
   let sequence = 0;
@@ -299,9 +304,23 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         throw new Error(
           `the host cannot process the action "${action.kind}": it did not offer ${mapped.feature} (${mapped.method})`,
         );
-      return ask(mapped.method, mapped.params, o);
+      const asked = ask(mapped.method, mapped.params, o);
+      if (mapped.feature === "session_entries") {
+        const settled: Promise<unknown> = asked.then(
+          (): unknown => writes.delete(settled),
+          (): unknown => writes.delete(settled),
+        );
+        writes.add(settled);
+      }
+      return asked;
     },
   };
+
+  /** `result` once the entry writes issued so far have settled (whatever their outcome: the extension saw it). */
+  async function afterWrites<T>(result: T): Promise<T> {
+    if (writes.size > 0) await Promise.allSettled([...writes]);
+    return result;
+  }
 
   async function handle(request: RequestMessage): Promise<unknown> {
     const c = connection;
@@ -347,9 +366,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                 }
               : undefined;
             return toolOutcome(
-              await c.invoke(
-                { kind: "tool", name, callId: `call-${id}`, arguments: args },
-                { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
+              await afterWrites(
+                await c.invoke(
+                  { kind: "tool", name, callId: `call-${id}`, arguments: args },
+                  { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
+                ),
               ),
             );
           }
@@ -357,9 +378,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             ? (params["arguments"] as unknown[]).map(String).join(" ")
             : "";
           return commandOutcome(
-            await c.invoke(
-              { kind: "command", name, arguments: args },
-              { tag: id, signal: controller.signal, context: contextOf(params) },
+            await afterWrites(
+              await c.invoke(
+                { kind: "command", name, arguments: args },
+                { tag: id, signal: controller.signal, context: contextOf(params) },
+              ),
             ),
           );
         } finally {
