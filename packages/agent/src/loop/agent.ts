@@ -437,6 +437,7 @@ export class Agent {
         ...(instructions !== undefined ? { instructions } : {}),
         ...(this.#o.maxRetries !== undefined ? { maxRetries: this.#o.maxRetries } : {}),
         onNotice: (n) => this.#emit(noticeOf(n)),
+        pi: this.#pi,
       });
       this.#emit({
         type: "compaction_end",
