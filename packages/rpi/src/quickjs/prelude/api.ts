@@ -245,6 +245,14 @@ function makeContext(inv, snap, isCommand) {
     },
     waitForIdle: () => commandOnly("ctx.waitForIdle", { kind: "wait_for_idle" }),
     reload: () => commandOnly("ctx.reload", { kind: "reload" }),
+    // pi's session replacement (ExtensionCommandContext): the host maps what it has (session/switch).
+    switchSession: (sessionPath, options) => commandOnly("ctx.switchSession",
+      withOptional({ kind: "switch_session", sessionPath: String(sessionPath) }, "options", options)),
+    newSession: (options) => commandOnly("ctx.newSession", withOptional({ kind: "new_session" }, "options", options)),
+    fork: (entryId, options) => commandOnly("ctx.fork",
+      withOptional({ kind: "fork", entryId: String(entryId) }, "options", options)),
+    navigateTree: (targetId, options) => commandOnly("ctx.navigateTree",
+      withOptional({ kind: "navigate_tree", targetId: String(targetId) }, "options", options)),
     // The session the host's session layer mirrors (session.ts); without one these say so.
     sessionManager: makeSessionManager(pick("cwd")),
     isIdle: () => {
