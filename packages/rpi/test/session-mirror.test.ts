@@ -13,6 +13,7 @@ function state(entries: Record<string, unknown>[], o: Partial<ForeignSessionStat
     name: null,
     leafId: null,
     idle: true,
+    pendingMessages: false,
     systemPrompt: "system",
     contextUsage: null,
     model: null,

@@ -140,6 +140,7 @@ export class Agent {
       session: this.session,
       model: this.#model,
       idle: this.isIdle(),
+      pendingMessages: this.#queued.length + this.#injected.length > 0,
       systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
     });
   }

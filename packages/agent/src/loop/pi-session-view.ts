@@ -20,7 +20,13 @@ export class PiSessionView {
   #tokens: { key: string; tokens: number } | null = null;
 
   /** The state of `session` now; `entries` is the same array while no entry was appended. */
-  state(o: { session: SessionFile; model: ResolvedModel; idle: boolean; systemPrompt: string }): ForeignSessionState {
+  state(o: {
+    session: SessionFile;
+    model: ResolvedModel;
+    idle: boolean;
+    pendingMessages: boolean;
+    systemPrompt: string;
+  }): ForeignSessionState {
     const all = o.session.entries();
     if (this.#session !== o.session || this.#entries.length > all.length) {
       this.#session = o.session;
@@ -40,6 +46,7 @@ export class PiSessionView {
       name: o.session.name(),
       leafId: o.session.leafId(),
       idle: o.idle,
+      pendingMessages: o.pendingMessages,
       systemPrompt: o.systemPrompt,
       contextUsage:
         m.contextWindow > 0

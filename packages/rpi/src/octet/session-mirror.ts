@@ -31,6 +31,7 @@ export class SessionMirror {
       name: state.name,
       leafId: state.leafId,
       idle: state.idle,
+      pendingMessages: state.pendingMessages,
       systemPrompt: state.systemPrompt,
       contextUsage: usage,
     };

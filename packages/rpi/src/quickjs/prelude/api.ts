@@ -220,8 +220,6 @@ function makeContext(inv, snap, isCommand) {
   const owner = inv.id;
   const commandOnly = (api, body) => isCommand ? action(api, body, owner)
     : promiseReject(fail(api + " is only available to command handlers (pi's ExtensionCommandContext)", "unsupported"));
-  const unavailable = (api) => () => { throw fail(api + " is not available to " + RUNTIME + " extensions",
-      "unsupported"); };
   return {
     ui: makeUi(owner),
     hasUI: mode === "tui" || mode === "rpc",
@@ -259,7 +257,7 @@ function makeContext(inv, snap, isCommand) {
       if (mirror === null) throw fail("ctx.isIdle needs a session: this host runs none", "unsupported");
       return mirror.idle;
     },
-    hasPendingMessages: unavailable("ctx.hasPendingMessages"),
+    hasPendingMessages: () => mirror !== null && mirror.pendingMessages,
     getContextUsage: () => (mirror === null ? undefined : mirror.contextUsage),
     getSystemPrompt: () => {
       if (mirror === null) throw fail("ctx.getSystemPrompt needs a session: this host runs none", "unsupported");
