@@ -136,6 +136,7 @@ test("pi session readers: sessionManager, isIdle, getContextUsage, getSystemProm
     assert.equal(view["firstUser"], "describe the session");
     assert.match(String(view["file"]), /\.jsonl$/);
     assert.equal(view["idle"], false, "a tool runs inside the run: not idle");
+    assert.equal(view["pending"], false, "no message waits");
     const usage = view["usage"] as { tokens: number; contextWindow: number; percent: number };
     assert.ok(usage.tokens > 0 && usage.contextWindow > usage.tokens, JSON.stringify(usage));
     assert.equal(view["model"], "scripted-model");

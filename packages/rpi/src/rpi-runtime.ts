@@ -268,6 +268,7 @@ function foreignExtension(
         catalog: () => ctx.catalog(),
         ...(ctx.sessionLayer ? { sessionLayer: ctx.sessionLayer.events } : {}),
         sessionActions: m.capabilities.includes("session_actions"),
+        maxFrameBytes,
         ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
       });
       const stderrLines: string[] = [];

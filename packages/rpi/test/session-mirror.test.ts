@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ForeignSessionState } from "@octet/protocol";
-import { MAX_DELTA_BYTES, MAX_ENTRY_BYTES, SessionMirror } from "../src/octet/session-mirror.js";
+import { MAX_DELTA_BYTES, MAX_ENTRY_BYTES, SessionMirror, mirrorBounds } from "../src/octet/session-mirror.js";
 
 function state(entries: Record<string, unknown>[], o: Partial<ForeignSessionState> = {}): ForeignSessionState {
   return {
@@ -13,6 +13,7 @@ function state(entries: Record<string, unknown>[], o: Partial<ForeignSessionStat
     name: null,
     leafId: null,
     idle: true,
+    pendingMessages: false,
     systemPrompt: "system",
     contextUsage: null,
     model: null,
@@ -75,4 +76,13 @@ test("session mirror: another session starts over from 0", () => {
   assert.equal(other.entries.from, 0);
   assert.equal(other.id, "s2");
   assert.equal(m.next(null), null, "no session: no session context");
+});
+
+test("session mirror: smaller frames bound the delta to an eighth of a frame and an entry to a quarter of that", () => {
+  assert.deepEqual(mirrorBounds(1024 * 1024), { delta: MAX_DELTA_BYTES, entry: MAX_ENTRY_BYTES });
+  assert.deepEqual(mirrorBounds(64 * 1024), { delta: 8192, entry: 2048 });
+  const m = new SessionMirror(mirrorBounds(64 * 1024));
+  const items = m.next(state([sized("a", 2048), sized("b", 2049)]))!.entries.items;
+  assert.equal(items[0]!["data"], sized("a", 2048)["data"], "at the entry bound: whole");
+  assert.match(String(items[1]!["octetOmitted"]), /2049 bytes as JSON, over the 2048-byte mirror bound/);
 });

@@ -149,6 +149,7 @@ export class Agent {
       session: this.session,
       model: this.#model,
       idle: this.isIdle(),
+      pendingMessages: this.#queued.length + this.#injected.length > 0,
       systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
     });
   }
@@ -447,6 +448,7 @@ export class Agent {
         ...(instructions !== undefined ? { instructions } : {}),
         ...(this.#o.maxRetries !== undefined ? { maxRetries: this.#o.maxRetries } : {}),
         onNotice: (n) => this.#emit(noticeOf(n)),
+        pi: this.#pi,
       });
       this.#emit({
         type: "compaction_end",

@@ -19,6 +19,9 @@ import { buildContext } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { describeProviderError, requestOptions } from "../models/index.js";
 import { AgentError } from "../agent-error.js";
+import type { PiEvents } from "./pi-events.js";
+import { piEntry } from "./pi-entries.js";
+import { emptyUsage } from "./events.js";
 
 /** The compaction is committed as `entry`, but a session_compact hook failed after it (SCOMP-14). */
 export class CompactionHookFailedError extends AgentError {
@@ -155,6 +158,8 @@ export async function compactSession(o: {
   maxRetries?: number;
   /** A notification a compaction hook returned. */
   onNotice?: (n: { extension: string; level: string; title: string; message?: string }) => void;
+  /** pi's session_before_compact / session_compact for the pi extensions that take them (pi-events.ts). */
+  pi?: PiEvents | null;
 }): Promise<CompactionOutcome> {
   const instructions = o.instructions?.trim() ?? "";
   const size = Buffer.byteLength(instructions, "utf8");
@@ -188,6 +193,34 @@ export async function compactSession(o: {
         `the session_before_compact hook of extension ${before.vetoedBy} cancelled the compaction`,
       );
   }
+  // pi's session_before_compact: a cancel vetoes, a `compaction` is the summary to save instead.
+  const piBefore = o.pi?.takes("session_before_compact")
+    ? await o.pi.sessionBefore(
+        "session_before_compact",
+        {
+          preparation: {
+            firstKeptEntryId: firstKept,
+            messagesToSummarize: older,
+            turnPrefixMessages: [],
+            isSplitTurn: false,
+            tokensBefore,
+            fileOps: { read: [], written: [], edited: [] },
+            settings: { ...o.settings, enabled: true },
+          },
+          branchEntries: path.map(piEntry),
+          ...(instructions !== "" ? { customInstructions: instructions } : {}),
+        },
+        o.signal,
+      )
+    : null;
+  if (piBefore?.["cancel"] === true)
+    throw new AgentError(
+      "compaction_vetoed",
+      `the session_before_compact hook of extension ${piBefore.extension} cancelled the compaction`,
+    );
+  const given = extensionCompaction(piBefore, firstKept, path);
+  if (given)
+    return commitCompaction(o, { ...given, firstKept, tokensBefore, fromExtension: true, usage: emptyUsage() });
   const transcript = older.map(transcriptLine).join("\n\n");
   const content: UserMessage["content"] = [];
   const details: { [key: string]: JsonValue } = {};
@@ -224,6 +257,48 @@ export async function compactSession(o: {
     .join("\n")
     .trim();
   if (summary === "") throw new Error("compaction failed: the model answered no summary");
+  return commitCompaction(o, { summary, details, firstKept, tokensBefore, fromExtension: false, usage: answer.usage });
+}
+
+/**
+ * The summary a pi extension's session_before_compact gave (pi's CompactionResult), when it is
+ * usable: a non-empty summary, and the cut octet prepared (another firstKeptEntryId would need a
+ * cut octet did not check: refused, the model summarizes instead).
+ */
+function extensionCompaction(
+  answer: Record<string, unknown> | null,
+  firstKept: string,
+  path: readonly SessionEntry[],
+): { summary: string; details: { [key: string]: JsonValue } } | null {
+  const c = answer?.["compaction"] as { summary?: unknown; firstKeptEntryId?: unknown; details?: unknown } | undefined;
+  if (!c || typeof c.summary !== "string" || c.summary.trim() === "") return null;
+  if (
+    c.firstKeptEntryId !== undefined &&
+    c.firstKeptEntryId !== firstKept &&
+    path.some((e) => e.id === c.firstKeptEntryId)
+  )
+    return null;
+  const details =
+    typeof c.details === "object" && c.details !== null && !Array.isArray(c.details)
+      ? (JSON.parse(JSON.stringify(c.details)) as { [key: string]: JsonValue })
+      : {};
+  return { summary: c.summary.trim(), details: { ...details, from_extension: String(answer?.["extension"] ?? "") } };
+}
+
+/** Saves the compaction entry, then session_compact: octet's hook, and pi's event. */
+async function commitCompaction(
+  o: Parameters<typeof compactSession>[0],
+  c: {
+    summary: string;
+    details: { [key: string]: JsonValue };
+    firstKept: string;
+    tokensBefore: number;
+    fromExtension: boolean;
+    usage: Usage;
+  },
+): Promise<CompactionOutcome> {
+  const { summary, details, firstKept, tokensBefore } = c;
+  const hooks = o.host?.compactionHooks;
   const entry = await o.session.append({
     type: "compaction",
     summary,
@@ -231,6 +306,8 @@ export async function compactSession(o: {
     tokens_before: tokensBefore,
     ...(Object.keys(details).length > 0 ? { details } : {}),
   });
+  if (o.pi?.takes("session_compact"))
+    await o.pi.observe("session_compact", { compactionEntry: piEntry(entry), fromExtension: c.fromExtension });
   if (hooks?.takesCompactionHook("session_compact")) {
     try {
       const after = await hooks.runCompactionHook(
@@ -255,7 +332,7 @@ export async function compactSession(o: {
       throw new CompactionHookFailedError(entry, err);
     }
   }
-  return { entry, summary, first_kept: firstKept, tokens_before: tokensBefore, usage: answer.usage };
+  return { entry, summary, first_kept: firstKept, tokens_before: tokensBefore, usage: c.usage };
 }
 
 /** One message as the summarizer reads it; long tool output is cut, the gist survives. */

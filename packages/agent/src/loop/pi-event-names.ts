@@ -24,5 +24,7 @@ export const PI_SESSION_EVENTS = [
   "tool_execution_start",
   "tool_execution_end",
   "session_before_switch",
+  "session_before_compact",
+  "session_compact",
   "model_select",
 ] as const;

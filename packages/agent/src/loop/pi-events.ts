@@ -210,7 +210,7 @@ export class PiEvents {
    * stops there (pi's runner). null when no instance answered.
    */
   async sessionBefore(
-    name: "session_before_switch",
+    name: "session_before_switch" | "session_before_compact",
     data: Data,
     signal?: AbortSignal,
   ): Promise<(Data & { extension: string }) | null> {

@@ -9,41 +9,9 @@ import type { ForeignSessionState } from "@octet/host";
 import type { SessionEntry, SessionFile } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { pathTokens } from "./compaction.js";
+import { piEntry } from "./pi-entries.js";
 
-/** One octet session entry as pi's SessionEntry. */
-export function piEntry(e: SessionEntry): Record<string, unknown> {
-  const base = { id: e.id, parentId: e.parent_id, timestamp: new Date(e.timestamp_unix_ms).toISOString() };
-  switch (e.type) {
-    case "message":
-      return { type: "message", ...base, message: e.message };
-    case "compaction":
-      return {
-        type: "compaction",
-        ...base,
-        summary: e.summary,
-        firstKeptEntryId: e.first_kept,
-        tokensBefore: e.tokens_before,
-        ...(e.details !== undefined ? { details: e.details } : {}),
-      };
-    case "custom":
-      return { type: "custom", ...base, customType: e.entry_type, data: e.data };
-    case "custom_message":
-      return {
-        type: "custom_message",
-        ...base,
-        customType: e.entry_type,
-        content: e.content,
-        display: e.display,
-        ...(e.details !== undefined ? { details: e.details } : {}),
-      };
-    case "session_info":
-      return { type: "session_info", ...base, name: e.name };
-    case "label":
-      return { type: "label", ...base, targetId: e.target_id, label: e.label };
-    case "model_change":
-      return { type: "model_change", ...base, provider: e.provider, modelId: e.model_id };
-  }
-}
+export { piEntry } from "./pi-entries.js";
 
 export class PiSessionView {
   #session: SessionFile | null = null;
@@ -52,7 +20,13 @@ export class PiSessionView {
   #tokens: { key: string; tokens: number } | null = null;
 
   /** The state of `session` now; `entries` is the same array while no entry was appended. */
-  state(o: { session: SessionFile; model: ResolvedModel; idle: boolean; systemPrompt: string }): ForeignSessionState {
+  state(o: {
+    session: SessionFile;
+    model: ResolvedModel;
+    idle: boolean;
+    pendingMessages: boolean;
+    systemPrompt: string;
+  }): ForeignSessionState {
     const all = o.session.entries();
     if (this.#session !== o.session || this.#entries.length > all.length) {
       this.#session = o.session;
@@ -72,6 +46,7 @@ export class PiSessionView {
       name: o.session.name(),
       leafId: o.session.leafId(),
       idle: o.idle,
+      pendingMessages: o.pendingMessages,
       systemPrompt: o.systemPrompt,
       contextUsage:
         m.contextWindow > 0

@@ -75,7 +75,7 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
     usage,
     error,
   });
-  // pi's input event first (W: pi parity): a transform is the prompt from here on, and "handled"
+  // pi's input event first (pi-events.ts): a transform is the prompt from here on, and "handled"
   // means the extension answered it itself, so nothing is saved or sent.
   let prompt = typed;
   if (s.pi?.takes("input")) {

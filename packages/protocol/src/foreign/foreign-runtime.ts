@@ -98,6 +98,8 @@ export interface ForeignSessionState {
   /** The entry the next one will follow; null in an empty session. */
   leafId: string | null;
   idle: boolean;
+  /** Messages wait to be sent with the next request or to run after the current one. */
+  pendingMessages: boolean;
   systemPrompt: string;
   /** The context's size now against the model's window; null when unknown. */
   contextUsage: { tokens: number; contextWindow: number; percent: number } | null;

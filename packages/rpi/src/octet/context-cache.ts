@@ -3,8 +3,8 @@
  * from what octet knows and cached per catalog epoch.
  */
 import type { ForeignSessionState } from "@octet/protocol";
-import type { InvocationContext, SessionContext } from "../protocol/frames.js";
-import { SessionMirror } from "./session-mirror.js";
+import { mirrorBounds, SessionMirror } from "./session-mirror.js";
+import { DEFAULT_MAX_FRAME_BYTES, type InvocationContext, type SessionContext } from "../protocol/frames.js";
 
 /** The host's catalog now: every ready extension's tools and commands. */
 export interface HostCatalog {
@@ -28,7 +28,7 @@ export class ContextCache {
   private built: { catalog: HostCatalog; session: Session; context: Partial<InvocationContext> } | null = null;
 
   /** The foreground session of the embedder's session layer, as deltas for this instance. */
-  readonly #mirror = new SessionMirror();
+  readonly #mirror: SessionMirror;
   #withSession: {
     base: Partial<InvocationContext>;
     session: SessionContext;
@@ -38,7 +38,10 @@ export class ContextCache {
   constructor(
     private readonly catalog: () => HostCatalog,
     private readonly sessionState?: () => ForeignSessionState | null,
-  ) {}
+    maxFrameBytes: number = DEFAULT_MAX_FRAME_BYTES,
+  ) {
+    this.#mirror = new SessionMirror(mirrorBounds(maxFrameBytes));
+  }
 
   /**
    * The context for a request with these params (its `context.host`, when there is one, is the

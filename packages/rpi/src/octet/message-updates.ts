@@ -32,7 +32,9 @@ export class MessageUpdates {
     if (list !== null) {
       if (list.length > MAX_BATCH_DELTAS)
         return {
-          refused: `bounds_exceeded message/updated: ${list.length} deltas in one batch, over the limit of ${MAX_BATCH_DELTAS}`,
+          refused:
+            `bounds_exceeded message/updated: ${list.length} deltas in one batch, over the limit of ` +
+            `${MAX_BATCH_DELTAS}`,
         };
       delta = list.map((d) => (typeof d === "string" ? d : "")).join("");
       count = list.length;

@@ -69,6 +69,8 @@ export interface OctetBridgeOptions {
   catalog?: () => HostCatalog;
   /** The pi events the embedder's session layer delivers itself (ForeignLaunchContext.sessionLayer). */
   sessionLayer?: readonly string[];
+  /** The instance's frame limit: the session mirror's deltas are bounded by it. */
+  maxFrameBytes?: number;
   /** The manifest grants session_actions: pi's session actions become octet's Wave-1 requests. */
   sessionActions?: boolean;
   /** The session layer's foreground session, for the invocation context (ForeignSessionLayer.state). */
@@ -102,6 +104,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   const contexts = new ContextCache(
     () => options.catalog?.() ?? { tools: connection?.tools() ?? [], commands: connection?.commands() ?? [] },
     options.sessionState,
+    options.maxFrameBytes,
   );
   const contextOf = (params: Record<string, unknown>) => contexts.of(params);
   const layer = new Set(options.sessionLayer ?? []);

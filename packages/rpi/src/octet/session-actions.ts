@@ -111,6 +111,23 @@ export function mapSessionAction(action: { kind: string } & Record<string, unkno
       };
     case "wait_for_idle":
       return { method: "session/wait_for_idle", feature: "session_control_v1", params: { ...owner } };
+    case "switch_session": {
+      // octet names a session file <stamp>_<id>.jsonl; session/switch takes the id.
+      const id = /_([^_/]+)\.jsonl$/.exec(str("sessionPath"))?.[1];
+      if (id === undefined)
+        return { refused: `ctx.switchSession: ${JSON.stringify(str("sessionPath"))} is not an octet session file` };
+      return { method: "session/switch", feature: "session_control_v1", params: { ...owner, session_id: id } };
+    }
+    case "new_session":
+    case "fork":
+    case "navigate_tree": {
+      const api = { new_session: "ctx.newSession", fork: "ctx.fork", navigate_tree: "ctx.navigateTree" }[action.kind];
+      return {
+        refused:
+          `octet has no session request for ${api}: its sessions are switched between ` +
+          "(ctx.switchSession), not created, forked or navigated by extensions",
+      };
+    }
     default:
       return { refused: `octet has no session request for the pi action "${action.kind}"` };
   }

@@ -9,15 +9,25 @@
 import type { ForeignSessionState } from "@octet/protocol";
 import type { SessionContext } from "../protocol/frames.js";
 
-/** Entry bytes per invocation context: well under the 256 KiB context bound of 1 MiB frames. */
+/** Entry bytes per invocation context with 1 MiB frames: half the context's quarter-frame bound. */
 export const MAX_DELTA_BYTES = 128 * 1024;
-/** One entry past this is mirrored as a stub (its id, parent, type and size). */
+/** One entry past this is mirrored as a stub (its id, parent, type and size), with 1 MiB frames. */
 export const MAX_ENTRY_BYTES = 32 * 1024;
+/** The bounds for a frame limit: an eighth of a frame per delta, a quarter of that per entry. */
+export function mirrorBounds(maxFrameBytes: number): { delta: number; entry: number } {
+  const delta = Math.min(MAX_DELTA_BYTES, Math.floor(maxFrameBytes / 8));
+  return { delta, entry: Math.min(MAX_ENTRY_BYTES, Math.floor(delta / 4)) };
+}
 
 export class SessionMirror {
   /** What this instance was sent: the session id and how many of its entries. */
   #sent: { id: string; count: number } | null = null;
   #last: { key: string; context: SessionContext } | null = null;
+  readonly #bounds: { delta: number; entry: number };
+
+  constructor(bounds: { delta: number; entry: number } = { delta: MAX_DELTA_BYTES, entry: MAX_ENTRY_BYTES }) {
+    this.#bounds = bounds;
+  }
 
   /** The session context for the next invocation, or null without a session. */
   next(state: ForeignSessionState | null): SessionContext | null {
@@ -31,6 +41,7 @@ export class SessionMirror {
       name: state.name,
       leafId: state.leafId,
       idle: state.idle,
+      pendingMessages: state.pendingMessages,
       systemPrompt: state.systemPrompt,
       contextUsage: usage,
     };
@@ -42,11 +53,11 @@ export class SessionMirror {
     for (let i = from; i < state.entries.length; i++) {
       let entry = state.entries[i]!;
       let size = JSON.stringify(entry).length;
-      if (size > MAX_ENTRY_BYTES) {
-        entry = stub(entry, size);
+      if (size > this.#bounds.entry) {
+        entry = stub(entry, size, this.#bounds.entry);
         size = JSON.stringify(entry).length;
       }
-      if (items.length > 0 && bytes + size > MAX_DELTA_BYTES) break;
+      if (items.length > 0 && bytes + size > this.#bounds.delta) break;
       items.push(entry);
       bytes += size;
     }
@@ -60,9 +71,9 @@ export class SessionMirror {
 }
 
 /** An entry too large to mirror: what identifies it, and why its content is missing. */
-function stub(entry: Record<string, unknown>, size: number): Record<string, unknown> {
+function stub(entry: Record<string, unknown>, size: number, bound: number): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const k of ["type", "id", "parentId", "timestamp", "customType"]) if (k in entry) out[k] = entry[k];
-  out["octetOmitted"] = `this entry is ${size} bytes as JSON, over the ${MAX_ENTRY_BYTES}-byte mirror bound`;
+  out["octetOmitted"] = `this entry is ${size} bytes as JSON, over the ${bound}-byte mirror bound`;
   return out;
 }

@@ -51,6 +51,7 @@ export interface SessionContext {
   name: string | null;
   leafId: string | null;
   idle: boolean;
+  pendingMessages: boolean;
   systemPrompt: string;
   contextUsage: { tokens: number; contextWindow: number; percent: number } | null;
   entries: { from: number; items: Record<string, unknown>[] };

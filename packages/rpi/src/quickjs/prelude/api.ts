@@ -220,8 +220,6 @@ function makeContext(inv, snap, isCommand) {
   const owner = inv.id;
   const commandOnly = (api, body) => isCommand ? action(api, body, owner)
     : promiseReject(fail(api + " is only available to command handlers (pi's ExtensionCommandContext)", "unsupported"));
-  const unavailable = (api) => () => { throw fail(api + " is not available to " + RUNTIME + " extensions",
-      "unsupported"); };
   return {
     ui: makeUi(owner),
     hasUI: mode === "tui" || mode === "rpc",
@@ -245,13 +243,21 @@ function makeContext(inv, snap, isCommand) {
     },
     waitForIdle: () => commandOnly("ctx.waitForIdle", { kind: "wait_for_idle" }),
     reload: () => commandOnly("ctx.reload", { kind: "reload" }),
+    // pi's session replacement (ExtensionCommandContext): the host maps what it has (session/switch).
+    switchSession: (sessionPath, options) => commandOnly("ctx.switchSession",
+      withOptional({ kind: "switch_session", sessionPath: String(sessionPath) }, "options", options)),
+    newSession: (options) => commandOnly("ctx.newSession", withOptional({ kind: "new_session" }, "options", options)),
+    fork: (entryId, options) => commandOnly("ctx.fork",
+      withOptional({ kind: "fork", entryId: String(entryId) }, "options", options)),
+    navigateTree: (targetId, options) => commandOnly("ctx.navigateTree",
+      withOptional({ kind: "navigate_tree", targetId: String(targetId) }, "options", options)),
     // The session the host's session layer mirrors (session.ts); without one these say so.
     sessionManager: makeSessionManager(pick("cwd")),
     isIdle: () => {
       if (mirror === null) throw fail("ctx.isIdle needs a session: this host runs none", "unsupported");
       return mirror.idle;
     },
-    hasPendingMessages: unavailable("ctx.hasPendingMessages"),
+    hasPendingMessages: () => mirror !== null && mirror.pendingMessages,
     getContextUsage: () => (mirror === null ? undefined : mirror.contextUsage),
     getSystemPrompt: () => {
       if (mirror === null) throw fail("ctx.getSystemPrompt needs a session: this host runs none", "unsupported");

@@ -36,6 +36,7 @@ function applySession(s) {
     name: typeof s.name === "string" && s.name !== "" ? s.name : undefined,
     leafId: typeof s.leafId === "string" ? s.leafId : null,
     idle: s.idle === true,
+    pendingMessages: s.pendingMessages === true,
     systemPrompt: typeof s.systemPrompt === "string" ? s.systemPrompt : "",
     contextUsage: isObject(s.contextUsage) ? s.contextUsage : undefined,
     entries: entries,

@@ -1,0 +1,41 @@
+/**
+ * octet's session entries in pi's SessionEntry shapes (camelCase fields, `parentId`, ISO
+ * timestamps), for what pi extensions read: ctx.sessionManager (pi-session-view.ts) and the
+ * entries of pi's compaction events (compaction.ts).
+ */
+import type { SessionEntry } from "../session/index.js";
+
+/** One octet session entry as pi's SessionEntry. */
+export function piEntry(e: SessionEntry): Record<string, unknown> {
+  const base = { id: e.id, parentId: e.parent_id, timestamp: new Date(e.timestamp_unix_ms).toISOString() };
+  switch (e.type) {
+    case "message":
+      return { type: "message", ...base, message: e.message };
+    case "compaction":
+      return {
+        type: "compaction",
+        ...base,
+        summary: e.summary,
+        firstKeptEntryId: e.first_kept,
+        tokensBefore: e.tokens_before,
+        ...(e.details !== undefined ? { details: e.details } : {}),
+      };
+    case "custom":
+      return { type: "custom", ...base, customType: e.entry_type, data: e.data };
+    case "custom_message":
+      return {
+        type: "custom_message",
+        ...base,
+        customType: e.entry_type,
+        content: e.content,
+        display: e.display,
+        ...(e.details !== undefined ? { details: e.details } : {}),
+      };
+    case "session_info":
+      return { type: "session_info", ...base, name: e.name };
+    case "label":
+      return { type: "label", ...base, targetId: e.target_id, label: e.label };
+    case "model_change":
+      return { type: "model_change", ...base, provider: e.provider, modelId: e.model_id };
+  }
+}
