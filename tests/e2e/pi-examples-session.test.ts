@@ -52,7 +52,7 @@ test("pi example todo: state lives in the tool result details and is rebuilt fro
   }
 });
 
-test("pi example bookmark: /bookmark in the shell labels the last answer; /unbookmark reads and clears it", async () => {
+test("pi example bookmark: /bookmark in the shell labels the last answer, /unbookmark clears it", async () => {
   const t = await session("bookmark.ts", [{ text: "an answer worth keeping" }]);
   try {
     const r = await t.octet([], "remember this\n/bookmark keeper\n/unbookmark\n/quit\n");
