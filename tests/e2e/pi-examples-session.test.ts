@@ -112,3 +112,29 @@ test("pi example trigger-compact: crossing 100k tokens at turn_end calls ctx.com
     await t.server.close();
   }
 });
+
+test("pi example trigger-compact: /trigger-compact in the shell compacts before /quit closes the session", async () => {
+  const t = await session("trigger-compact.ts", [
+    {
+      tool_calls: [
+        { name: "read", arguments: { path: "a.txt" } },
+        { name: "read", arguments: { path: "b.txt" } },
+      ],
+    },
+    { text: "read both" },
+    { text: "SUMMARY: two files were read" },
+  ]);
+  try {
+    const line = `${"x".repeat(99)}\n`;
+    for (const name of ["a.txt", "b.txt"]) writeFileSync(join(t.ws, name), line.repeat(1000));
+    const r = await t.octet([], "read the files\n/trigger-compact keep it short\n/quit\n");
+    assert.equal(r.code, 0, r.stderr);
+    const compaction = t.entries().find((e) => e["type"] === "compaction");
+    assert.ok(compaction !== undefined, `no compaction entry: ${r.stdout}${r.stderr}`);
+    assert.equal(compaction["summary"], "SUMMARY: two files were read");
+    // The command's argument is the compaction's custom instructions, as pi passes them.
+    assert.match(JSON.stringify(t.server.requests[2]), /keep it short/);
+  } finally {
+    await t.server.close();
+  }
+});

@@ -23,6 +23,8 @@ export class ShellAgent {
   readonly #config: AgentConfig;
   #host: ExtensionHost | null = null;
   #agent: Agent | null = null;
+  /** Compactions asked for through sessionControl and not yet settled: close() waits for them. */
+  readonly #compactions = new Set<Promise<unknown>>();
   #lib: AgentLib | null = null;
   /** The view of the running prompt: a question waits until it has drawn what came before. */
   #view: AgentView | null = null;
@@ -169,6 +171,7 @@ export class ShellAgent {
   }
 
   async close(outcome: "completed" | "interrupted"): Promise<void> {
+    if (outcome === "completed") while (this.#compactions.size > 0) await Promise.allSettled([...this.#compactions]);
     await this.#agent?.close(outcome);
   }
 
@@ -227,7 +230,16 @@ export class ShellAgent {
       epoch: () => this.#agent?.session.id ?? null,
       waitForIdle: async (r) => (await service()).waitForIdle(r),
       switchTo: async (r) => (await service()).switchTo(r),
-      compact: async (r) => (await service()).compact!(r),
+      compact: (r) => {
+        const run = (async () => (await service()).compact!(r))();
+        // Held until settled: /quit lets a compaction an extension asked for finish (pi's ctx.compact).
+        const held: Promise<unknown> = run.then(
+          (): unknown => this.#compactions.delete(held),
+          (): unknown => this.#compactions.delete(held),
+        );
+        this.#compactions.add(held);
+        return run;
+      },
     };
   }
 

@@ -292,7 +292,10 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     async action(action, o) {
       if (options.embedder?.action) return options.embedder.action(action, o);
       // pi's session actions as octet's Wave-1 requests (session-actions.ts), when the host offers them.
-      const parent = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
+      const live = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
+      // pi's ctx.compact is not tied to the handler that asked (it returns at once, the compaction
+      // runs after), and session/compact needs the issued triple (SCOMP-03): it acts for the owner.
+      const parent = action.kind === "compact" && issued ? null : live;
       const owner =
         parent !== null
           ? { parent_request_id: parent }
