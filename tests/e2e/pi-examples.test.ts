@@ -8,6 +8,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { rpiRuntime } from "@octet/rpi";
 import { runCli } from "./helpers.js";
 import { EXAMPLES, session } from "./pi-examples-support.js";
 
@@ -71,6 +72,10 @@ test("--pi-runtime node runs a pi file QuickJS refuses for node:fs; an unknown r
     const bad = await runCli(["--pi-runtime", "deno", "--pi-extension", join(EXAMPLES, "hello.ts"), "call", "hello"]);
     assert.equal(bad.code, 2);
     assert.match(bad.stderr, /--pi-runtime "deno": expected quickjs or node/);
+    assert.throws(
+      () => rpiRuntime({ piRuntime: "deno" as never }),
+      /piRuntime must be one of quickjs, node; got "deno"/,
+    );
   } finally {
     await t.server.close();
   }
