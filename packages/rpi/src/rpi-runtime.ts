@@ -283,6 +283,10 @@ function foreignExtension(
           tools: connection.tools().map((t) => t.name),
           commands: connection.commands().map((c) => c.name),
           hooks: octetHooksFor(bridge.wireEvents()),
+          toolRenderers: connection
+            .tools()
+            .filter((t) => t.renderer === true)
+            .map((t) => t.name),
         },
         unsupportedHooks,
         ...(ctx.sessionLayer ? { sessionEvents: bridge.sessionEvents } : {}),

@@ -31,6 +31,7 @@ import type { RpiExit } from "../transport.js";
 import { ContextCache, type HostCatalog } from "./context-cache.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
 import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
+import { RenderDetails, toolRenderInvocation, toolRenderOutcome } from "./render-mapping.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
@@ -109,6 +110,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   };
   const wireEvents = (): string[] => (connection?.hooks() ?? []).filter((e) => !layer.has(e));
   const messages = new MessageUpdates();
+  const details = new RenderDetails();
   /**
    * A pi hook invocation nobody waits for (a lifecycle event, a message batch): sent in arrival
    * order, bounded by its hook timeout, at most MAX_LIFECYCLE_IN_FLIGHT at once.
@@ -346,12 +348,12 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                   }
                 }
               : undefined;
-            return toolOutcome(
-              await c.invoke(
-                { kind: "tool", name, callId: `call-${id}`, arguments: args },
-                { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
-              ),
+            const r = await c.invoke(
+              { kind: "tool", name, callId: `call-${id}`, arguments: args },
+              { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
             );
+            if (r.status === "success") details.remember(name, args, r.value);
+            return toolOutcome(r);
           }
           const args = Array.isArray(params["arguments"])
             ? (params["arguments"] as unknown[]).map(String).join(" ")
@@ -392,6 +394,21 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           const { result, unapplied } = octetHookResult(answers);
           for (const note of unapplied) diagnose("warning", note);
           return result;
+        } finally {
+          controllers.delete(id);
+        }
+      }
+      case "tool/render": {
+        // pi's renderCall/renderResult as text (render-mapping.ts); only tools that declared one get here.
+        const id = request.id as number;
+        const controller = new AbortController();
+        controllers.set(id, controller);
+        try {
+          const r = await c.invoke(toolRenderInvocation(params, details), {
+            signal: controller.signal,
+            context: contextOf(params),
+          });
+          return toolRenderOutcome(r, typeof params["output"] === "string" ? params["output"] : "");
         } finally {
           controllers.delete(id);
         }
