@@ -232,6 +232,7 @@ function foreignExtension(
         catalog: () => ctx.catalog(),
         ...(ctx.sessionLayer ? { sessionLayer: ctx.sessionLayer.events } : {}),
         sessionActions: m.capabilities.includes("session_actions"),
+        composer: m.capabilities.includes("ui"),
         ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
       });
       const stderrLines: string[] = [];

@@ -32,6 +32,7 @@ import { ContextCache, type HostCatalog } from "./context-cache.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
 import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
 import { RenderDetails, toolRenderInvocation, toolRenderOutcome } from "./render-mapping.js";
+import { mapFrontendUi } from "./ui-mapping.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
@@ -74,6 +75,8 @@ export interface OctetBridgeOptions {
   sessionActions?: boolean;
   /** The session layer's foreground session, for the invocation context (ForeignSessionLayer.state). */
   sessionState?: () => ForeignSessionState | null;
+  /** The manifest grants ui: pi's setEditorText/getEditorText become composer/set and composer/get. */
+  composer?: boolean;
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -219,6 +222,19 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         const answer = await options.embedder.ui(request, o);
         if (answer !== undefined) return answer;
       }
+      // Header/footer and the composer (ui-mapping.ts).
+      const frontend = await mapFrontendUi(request, o.parent, {
+        negotiated: () => negotiated,
+        owner: (parent) =>
+          typeof parent === "number" && active.includes(parent)
+            ? { parent_request_id: parent }
+            : issued
+              ? { parent_request_id: 0, resource_owner: issued }
+              : null,
+        notify: (method, params) => peer.notify(method, params),
+        ask: (method, params) => ask(method, params, o),
+      });
+      if (frontend !== undefined) return frontend;
       const text = (k: string): string => (typeof request[k] === "string" ? (request[k] as string) : "");
       switch (request.type) {
         case "notify": {
@@ -315,6 +331,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         contextOf({ context: { host: params["host"] } });
         return initializeResult(c, params, (on) => (progress = on), wireEvents(), {
           sessionActions: options.sessionActions === true,
+          composer: options.composer === true,
           selected: (features) => (negotiated = features),
         });
       case "tool/call":
@@ -398,6 +415,9 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           controllers.delete(id);
         }
       }
+      case "status/collect":
+        // pi extensions push their status (setStatus, setHeader, setFooter); a pull finds nothing new.
+        return null;
       case "tool/render": {
         // pi's renderCall/renderResult as text (render-mapping.ts); only tools that declared one get here.
         const id = request.id as number;

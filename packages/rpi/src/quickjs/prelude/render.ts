@@ -14,6 +14,8 @@
  * - The theme is the plain theme (host-calls.ts): text comes out without styling.
  * - Lines: a Component's render(width) result (or a string, split at newlines), each trimmed at
  *   the end, at most MAX_RENDER_LINES (the rest counted in one last line).
+ * - setHeader/setFooter (showSurface): the factory's component as lines on octet's header and
+ *   footer status surfaces; pi's footerData answers no branch, no statuses and no providers.
  * - registerMessageRenderer needs the `ui` capability or `message_renderers` (QuickJS manifests
  *   cannot grant that one, RPI-12: its renderers produce only text here, like setWidget's lines).
  *   It may be called at any time (no catalog changes); a second renderer for a type replaces it.
@@ -58,6 +60,60 @@ function registerMessageRenderer(customType, renderer) {
     throw new TypeError('pi.registerMessageRenderer("' + customType + '"): the renderer must be a function');
   }
   mapSet(messageRenderers, customType, renderer);
+}
+
+// setHeader/setFooter: one component per surface, rendered at DEFAULT_RENDER_WIDTH and sent as a
+// "surface" request {surface, lines}; tui.requestRender() sends it again (once per turn of the
+// event loop), a new factory or undefined disposes the old component (undefined sends no lines).
+const surfaces = new Map();   // surface -> {component, dispose}
+const FOOTER_DATA = freeze({
+  getGitBranch: () => null,
+  getExtensionStatuses: () => new Map(),
+  getAvailableProviderCount: () => 0,
+  onBranchChange: () => () => undefined,
+});
+function showSurface(method, surface, factory, tell) {
+  if (factory !== undefined && factory !== null && typeof factory !== "function" && !isArray(factory)) {
+    throw new TypeError("ctx.ui." + method + " takes a component factory (tui, theme) => Component, or undefined");
+  }
+  const send = (lines) => tell(method, "status", withOptional({ type: "surface", surface: surface }, "lines", lines));
+  const before = mapGet(surfaces, surface);
+  if (before !== undefined) {
+    mapDelete(surfaces, surface);
+    try {
+      before.dispose();
+    } catch (e) {
+      log("error", "the old " + surface + " component's dispose threw: " + describe(e));
+    }
+  }
+  if (factory === undefined || factory === null) return send(undefined);
+  const entry = { component: undefined, pending: false, dispose: () => {
+    const c = entry.component;
+    if (c !== null && typeof c === "object" && typeof c.dispose === "function") c.dispose();
+  } };
+  const draw = () => {
+    entry.pending = false;
+    if (mapGet(surfaces, surface) !== entry) return undefined;
+    return send(componentLines(entry.component, DEFAULT_RENDER_WIDTH, "the ctx.ui." + method + " component") || []);
+  };
+  const tui = freeze({
+    requestRender() {
+      if (entry.pending || mapGet(surfaces, surface) !== entry) return;
+      entry.pending = true;
+      arm(() => {
+        try {
+          const sent = draw();
+          if (sent !== undefined) promiseThen(sent, undefined, () => undefined);
+        } catch (e) {
+          log("error", "ctx.ui." + method + ": the component failed to render: " + describe(e));
+        }
+      }, 0, [], false);
+    },
+    terminal: freeze({ columns: DEFAULT_RENDER_WIDTH, rows: 24 }),
+  });
+  mapSet(surfaces, surface, entry);
+  entry.component = isArray(factory) ? factory : factory(tui, PLAIN_THEME, FOOTER_DATA);
+  return draw();
 }
 
 async function runRender(inv, invocation, snap) {
