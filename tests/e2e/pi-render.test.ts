@@ -7,8 +7,10 @@ import assert from "node:assert/strict";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { ExtensionHost, type HostEvent } from "@octet/host";
 import { rpiRuntime } from "@octet/rpi";
+import { ROOT, runCli } from "./helpers.js";
 
 const RENDERED = `import { Type } from "@sinclair/typebox";
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
@@ -153,4 +155,33 @@ test("QJS-17: console in a pi extension's source logs to its diagnostics; the ru
       said.join("\n"),
     );
   });
+});
+
+test("octet run draws a pi tool's renderCall and renderResult lines when the model calls it", {
+  timeout: 90_000,
+}, async () => {
+  const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
+  const server = (await mod.startScriptedServer({
+    script: [{ tool_calls: [{ name: "todo", arguments: { text: "milk" } }] }, { text: "all done" }],
+  })) as { url: string; close(): Promise<void> };
+  const dir = await mkdtemp(join(tmpdir(), "octet-pi-render-cli-"));
+  try {
+    await writeFile(join(dir, "todos.ts"), RENDERED);
+    await writeFile(join(dir, "models.json"), JSON.stringify(mod.modelsJsonFor(server.url)));
+    const r = await runCli(
+      [
+        ...["--model", "scripted/scripted-model", "--workspace", dir, "--yes"],
+        ...["--pi-extension", join(dir, "todos.ts"), "run", "add milk"],
+      ],
+      { env: { OCTET_HOME: dir }, timeoutMs: 80_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /all done/);
+    // The result body: renderCall's line, then renderResult's, under the CLI's 4-cell indent.
+    assert.match(r.stderr, /✓ todo milk\n {4}✓ 3 todos, last: milk\n/, r.stderr);
+    assert.doesNotMatch(r.stderr, /✓ added/, "the plain output is replaced by the renderer's");
+  } finally {
+    await server.close();
+    await rm(dir, { recursive: true, force: true });
+  }
 });
