@@ -34,7 +34,8 @@ export default function (pi: ExtensionAPI) {
     renderResult(result: any, _options: any, theme: any) {
       const box = new Container();
       const d = result.details;
-      box.addChild(new Text(theme.fg("success", "✓ ") + (d ? d.count + " todos, last: " + d.text : "no details"), 0, 0));
+      const summary = d ? d.count + " todos, last: " + d.text : "no details";
+      box.addChild(new Text(theme.fg("success", "✓ ") + summary, 0, 0));
       box.addChild(new Spacer(1));
       const inner = new Box(2, 0);
       inner.addChild(new Text("word ".repeat(30).trim(), 0, 0));
@@ -67,7 +68,8 @@ export default function (pi: ExtensionAPI) {
     parameters: Type.Object({}),
     async execute() {
       const g = globalThis as any;
-      return { content: [{ type: "text", text: typeof g.console + " " + typeof g.__octet_console + " " + typeof console }] };
+      const text = typeof g.console + " " + typeof g.__octet_console + " " + typeof console;
+      return { content: [{ type: "text", text }] };
     },
   });
 }
@@ -140,7 +142,7 @@ test("tool/render: a tool without a renderer is not asked; a renderer that throw
   });
 });
 
-test("QJS-17: console in a pi extension's source logs to its diagnostics; the runtime has no console global", async () => {
+test("QJS-17: console in a pi extension's source logs to its diagnostics; no console global", async () => {
   await withHost(async (host, events) => {
     const probe = await host.callTool("probe", {});
     assert.equal(probe.text, "undefined undefined object");

@@ -112,7 +112,9 @@ async function until(what: string, check: () => boolean): Promise<void> {
   assert.ok(check(), what);
 }
 
-test("ctx.ui.select with {value, label} options shows the labels and answers the value; strings as before", async () => {
+test("ctx.ui.select with {value, label} options shows the labels and answers the value; strings as before", {
+  timeout: 60_000,
+}, async () => {
   await withHost(null, async (host, _events, asked) => {
     const r = await host.callTool("pick", {});
     assert.deepEqual(JSON.parse(r.text), { fruit: "b2", plain: "y" });
@@ -123,7 +125,9 @@ test("ctx.ui.select with {value, label} options shows the labels and answers the
   });
 });
 
-test("setHeader/setFooter render to octet's header and footer surfaces; requestRender redraws; working chrome is accepted", async () => {
+test("setHeader/setFooter as text on the header and footer surfaces; requestRender redraws; working chrome no-ops", {
+  timeout: 60_000,
+}, async () => {
   await withHost(null, async (host, events) => {
     assert.equal((await host.callTool("chrome", {})).text, "ok");
     assert.deepEqual(surfaceTexts(events, "header"), ["my header"]);

@@ -51,7 +51,8 @@ test("registerMessageRenderer needs the ui (or message_renderers) capability and
   const source = await bundledText(`
     export default function (pi: any) {
       const said: string[] = [];
-      for (const f of [() => pi.registerMessageRenderer("t", () => null), () => pi.registerMessageRenderer("", () => 1)])
+      const attempts = [() => pi.registerMessageRenderer("t", () => null), () => pi.registerMessageRenderer("", 1)];
+      for (const f of attempts)
         try { f(); said.push("ok"); } catch (e) { said.push((e as Error).message); }
       (globalThis as any).said = said;
     }`);
@@ -77,14 +78,16 @@ test("registerMessageRenderer needs the ui (or message_renderers) capability and
   }
 });
 
-test("tool renders: renderCall alone answers {call, result: null}; a non-component and a throw are errors", async () => {
+test("tool renders: renderCall alone answers {call, result: null}; a non-component, a throw are errors", async () => {
   const source = await bundledText(`
     import { Text, TruncatedText, Markdown } from "@mariozechner/pi-tui";
     export default function (pi: any) {
       pi.registerTool({ name: "a", description: "a", execute: async () => "a",
-        renderCall: (args: any, theme: any) => new TruncatedText(theme.bold("call ") + args.x + " " + "y".repeat(200), 1, 0) });
+        renderCall: (args: any, theme: any) =>
+          new TruncatedText(theme.bold("call ") + args.x + " " + "y".repeat(200), 1, 0) });
       pi.registerTool({ name: "b", description: "b", execute: async () => "b",
-        renderResult: (result: any, o: any) => new Markdown("# " + result.content[0].text + (o.expanded ? "!" : ""), 0, 0) });
+        renderResult: (result: any, o: any) =>
+          new Markdown("# " + result.content[0].text + (o.expanded ? "!" : ""), 0, 0) });
       pi.registerTool({ name: "c", description: "c", execute: async () => "c", renderResult: () => 42 });
       pi.registerTool({ name: "d", description: "d", execute: async () => "d", renderCall: () => undefined,
         renderResult: () => { throw new TypeError("bad state"); } });
@@ -113,8 +116,8 @@ test("tool renders: renderCall alone answers {call, result: null}; a non-compone
       ok("req-3", { call: null, result: ["# out!"] }),
       err(
         "req-4",
-        'TypeError: the renderResult of tool "c" returned a number that is not a component (render(width) must return an array ' +
-          "of strings)",
+        'TypeError: the renderResult of tool "c" returned a number that is not a component (render(width) must ' +
+          "return an array of strings)",
       ),
       err("req-5", "TypeError: bad state"),
       err("req-6", 'unknown tool "zzz"'),

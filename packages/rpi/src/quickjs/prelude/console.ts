@@ -16,6 +16,7 @@
  * console loop is bounded by the outbound rate like every other frame (past it, lines are dropped).
  */
 export const CONSOLE_JS = String.raw`
+const stringIndexOf = uncurry(String.prototype.indexOf);
 function consoleArg(v) {
   if (typeof v === "string") return v;
   if (v === undefined) return "undefined";
@@ -46,7 +47,7 @@ function consoleText(args) {
       const d = first[i + 1];
       if (c !== "%" || d === undefined) { out += c; continue; }
       if (d === "%") { out += "%"; i++; continue; }
-      if (d !== "s" && d !== "d" && d !== "i" && d !== "f" && d !== "j" && d !== "o" && d !== "O") { out += c; continue; }
+      if (stringIndexOf("sdifjoO", d) < 0) { out += c; continue; }
       i++;
       if (next >= args.length) { out += "%" + d; continue; }
       const a = args[next++];
