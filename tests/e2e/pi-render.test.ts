@@ -4,7 +4,7 @@
 // runtime keeps no console global (QJS-17).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -127,6 +127,51 @@ test("pi renderCall/renderResult of pi-tui Text, Box and Container answer tool/r
     }
     assert.equal(wrapped.join(" ").replace(/\s+/g, " ").trim(), "word ".repeat(30).trim());
   });
+});
+
+test("the same renderers in the Node runtime render with pi's own pi-tui components", { timeout: 60_000 }, async () => {
+  const root = await mkdtemp(join(tmpdir(), "octet-pi-render-node-"));
+  const dir = join(root, "todos-node");
+  await mkdir(dir);
+  // A manifest entry is JavaScript; the bundler loads the TypeScript it imports.
+  await writeFile(join(dir, "todos.ts"), RENDERED);
+  await writeFile(join(dir, "index.mjs"), 'export { default } from "./todos.ts";\n');
+  const manifest = {
+    schemaVersion: 1,
+    id: "todos-node",
+    runtime: "node",
+    entry: "./index.mjs",
+    capabilities: ["tools"],
+  };
+  await writeFile(join(dir, "pi-extension.json"), JSON.stringify(manifest));
+  const host = await ExtensionHost.start({
+    workspace: root,
+    octetHome: join(root, "home"),
+    extensionDirs: [root],
+    enable: ["todos-node"],
+    runtimes: [rpiRuntime({ piCacheDir: join(root, "cache"), timeouts: { handshakeMs: 30_000 } })],
+    onEvent: () => {},
+  });
+  try {
+    const s = host.status().find((x) => x.name === "todos-node");
+    assert.equal(s?.state, "ready", s?.lastError ?? "");
+    const r = await host.callTool("todo", { text: "tea" });
+    const segments = await host.renderTool({
+      name: "todo",
+      arguments: { text: "tea" },
+      output: r.text,
+      isError: false,
+    });
+    const lines = (segments ?? [])
+      .map((x) => x.text)
+      .join("")
+      .split("\n");
+    assert.deepEqual(lines.slice(0, 3), ["todo tea", "✓ 3 todos, last: tea", ""]);
+    for (const line of lines.slice(3)) assert.match(line, /^ {2}word( word)*$/);
+  } finally {
+    await host.shutdown();
+    await rm(root, { recursive: true, force: true });
+  }
 });
 
 test("tool/render: a tool without a renderer is not asked; a renderer that throws falls back (REND-03)", async () => {

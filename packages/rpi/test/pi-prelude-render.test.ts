@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { bundlePiExtension } from "../src/index.js";
+import { bundlePiExtension, parseExtensionFrame } from "../src/index.js";
 import { PreludeHarness, err, invoke, loaded, ok } from "./helpers/quickjs-harness.js";
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..", "..", "..", "..");
@@ -153,4 +153,24 @@ test("QJS-17: a bundle's console logs as log frames; no console global before or
   } finally {
     h.dispose();
   }
+});
+
+test("a tool registration's renderer flag is read as a boolean; anything else is a protocol violation", () => {
+  const tool = (renderer: unknown): unknown => ({
+    type: "register",
+    registration: { kind: "tool", tool: { name: "t", description: "", parameters: {}, renderer } },
+  });
+  const parsed = parseExtensionFrame(tool(true));
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.frame, {
+    type: "register",
+    registration: { kind: "tool", tool: { name: "t", description: "", parameters: {}, renderer: true } },
+  });
+  const plain = parseExtensionFrame(tool(false));
+  assert.ok(plain.ok && plain.frame.type === "register" && plain.frame.registration.kind === "tool");
+  assert.equal(plain.frame.registration.tool.renderer, undefined);
+  assert.deepEqual(parseExtensionFrame(tool("yes")), {
+    ok: false,
+    problem: 'registration.tool.renderer must be a boolean (got "yes")',
+  });
 });
