@@ -232,3 +232,20 @@ test("octet run draws a pi tool's renderCall and renderResult lines when the mod
     await rm(dir, { recursive: true, force: true });
   }
 });
+
+test("the shell's /call over a pipe prints a pi tool's rendered lines", { timeout: 60_000 }, async () => {
+  const dir = await mkdtemp(join(tmpdir(), "octet-pi-render-shell-"));
+  try {
+    await writeFile(join(dir, "todos.ts"), RENDERED);
+    const r = await runCli(["--workspace", dir, "--pi-extension", join(dir, "todos.ts")], {
+      input: '/call todo {"text":"bread"}\n/call plain {}\n/quit\n',
+      env: { OCTET_HOME: dir },
+      timeoutMs: 50_000,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /todo bread\n✓ 3 todos, last: bread\n\n {2}word word/);
+    assert.match(r.stdout, /> p\n/, "a tool without a renderer prints its text");
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
