@@ -115,7 +115,13 @@ test("pi renderCall/renderResult of pi-tui Text, Box and Container answer tool/r
     const text = segments.map((x) => x.text).join("");
     const lines = text.split("\n");
     assert.equal(lines[0], "todo milk", "renderCall's line, the theme plain");
-    assert.equal(segments[0]!.style_role, "pi.call");
+    // theme.fg(color, text) comes out as the style role "pi.<color>"; the rest of renderCall's text is "pi.call".
+    assert.deepEqual(segments.slice(0, 3), [
+      { text: "todo ", style_role: "pi.toolTitle" },
+      { text: "milk\n", style_role: "pi.call" },
+      { text: "✓ ", style_role: "pi.success" },
+    ]);
+    assert.equal(segments[3]?.style_role, null);
     assert.equal(lines[1], "✓ 3 todos, last: milk", "renderResult reads the details of the call's result");
     assert.equal(lines[2], "", "the Spacer");
     // The Box's Text wraps at the render width less the Box's padding of 2 on each side.

@@ -9,8 +9,9 @@
  *   them); none remembered: no details.
  * - Width: RENDER_WIDTH cells (tool/render carries none; the CLI prints under a 4-cell indent).
  * - Segments: the renderCall lines (role "pi.call") then the renderResult lines (no role), or
- *   the plain output where the tool has no renderResult; cut to the octet bounds
- *   (MAX_RENDER_TEXT_BYTES). Nothing rendered at all, or the render failed: an error, so the host
+ *   the plain output where the tool has no renderResult; text the renderer coloured with
+ *   theme.fg(color, ...) has the role "pi.<color>" (the CLI colours "pi.error", "pi.success",
+ *   "pi.warning", "pi.dim" by word); cut to the octet bounds (segments, MAX_RENDER_TEXT_BYTES). Nothing rendered at all, or the render failed: an error, so the host
  *   shows the plain output and says why in diagnostics (REND-03).
  */
 import { ErrorCode, WireError, bounds, truncateUtf8, type RenderSegment } from "@octet/protocol";
@@ -82,14 +83,50 @@ export function toolRenderOutcome(r: ProtocolResult, output: string): { segments
   const result = linesOf(value.result);
   if (call === null && result === null)
     throw new WireError(ErrorCode.InternalError, "the pi renderers returned nothing to show");
-  const segments: RenderSegment[] = [];
-  let room = bounds.MAX_RENDER_TEXT_BYTES;
-  const add = (text: string, role: string | null): void => {
-    const cut = truncateUtf8(text, room);
-    room -= Buffer.byteLength(cut, "utf8");
-    if (cut !== "") segments.push({ text: cut, style_role: role });
+  const parts: RenderSegment[] = [];
+  if (call !== null && call.length > 0) parts.push(...marked(`${call.join("\n")}\n`, "pi.call"));
+  if (result !== null) parts.push(...marked(result.join("\n"), null));
+  else parts.push({ text: output, style_role: null });
+  return { segments: bounded(parts) };
+}
+
+/** A theme colour mark of the prelude's tool-render theme (prelude/render.ts ROLE_THEME); empty closes. */
+const MARK = /\u001b\]7373;([^\u0007]*)\u0007/g;
+
+/** Rendered text as segments: the text inside theme.fg(color, ...) has the role "pi.<color>", else `base`. */
+function marked(text: string, base: string | null): RenderSegment[] {
+  const out: RenderSegment[] = [];
+  const stack: string[] = [];
+  let last = 0;
+  const push = (end: number): void => {
+    if (end > last) out.push({ text: text.slice(last, end), style_role: stack.at(-1) ?? base });
   };
-  if (call !== null && call.length > 0) add(`${call.join("\n")}\n`, "pi.call");
-  add(result !== null ? result.join("\n") : output, null);
-  return { segments };
+  for (const m of text.matchAll(MARK)) {
+    push(m.index);
+    if (m[1] === "") stack.pop();
+    else stack.push(`pi.${m[1]}`);
+    last = m.index + m[0].length;
+  }
+  push(text.length);
+  return out;
+}
+
+/** Neighbours of one role merged; cut to MAX_RENDER_SEGMENTS (the rest plain) and MAX_RENDER_TEXT_BYTES. */
+function bounded(parts: readonly RenderSegment[]): RenderSegment[] {
+  const merged: RenderSegment[] = [];
+  for (const p of parts) {
+    const prev = merged.at(-1);
+    if (prev !== undefined && (prev.style_role === p.style_role || merged.length >= bounds.MAX_RENDER_SEGMENTS))
+      prev.text += p.text;
+    else merged.push({ ...p });
+  }
+  const out: RenderSegment[] = [];
+  let room = bounds.MAX_RENDER_TEXT_BYTES;
+  for (const p of merged) {
+    const cut = truncateUtf8(p.text, room);
+    room -= Buffer.byteLength(cut, "utf8");
+    if (cut !== "") out.push({ text: cut, style_role: p.style_role });
+    if (room <= 0) break;
+  }
+  return out;
 }

@@ -11,7 +11,8 @@
  * - renderCall gets (args, theme, context) and renderResult (result, {expanded, isPartial},
  *   theme, context) as in pi; the context (ToolRenderContext) is shared by the two calls of one
  *   render, with `state` fresh each time (there is no persistent tool row to keep it in).
- * - The theme is the plain theme (host-calls.ts): text comes out without styling.
+ * - The theme of a tool render marks theme.fg(color, text) with its color (ROLE_THEME), which the
+ *   host makes style roles; messages and header/footer get the plain theme (host-calls.ts).
  * - Lines: a Component's render(width) result (or a string, split at newlines), each trimmed at
  *   the end, at most MAX_RENDER_LINES (the rest counted in one last line).
  * - setHeader/setFooter (showSurface): the factory's component as lines on octet's header and
@@ -27,6 +28,14 @@ const stringSplit = uncurry(String.prototype.split);
 const stringTrimEnd = uncurry(String.prototype.trimEnd);
 const messageRenderers = new Map();   // customType -> renderer
 
+// The theme of tool renders: theme.fg(color, text) marks the text with its color as an OSC
+// sequence (zero cells wide for pi-tui's width functions), which the host turns into segments with
+// that style role (octet/render-mapping.ts); everything else is the plain theme's.
+const ROLE_MARK = "\u001b]7373;";
+const ROLE_END = "\u0007";
+const ROLE_THEME = freeze(objectAssign({}, PLAIN_THEME, {
+  fg: (color, text) => ROLE_MARK + String(color) + ROLE_END + String(text) + ROLE_MARK + ROLE_END,
+}));
 function renderWidth(value) {
   const n = Number(value);
   return numberIsFinite(n) && n >= 20 ? mathMin(mathFloor(n), 400) : DEFAULT_RENDER_WIDTH;
@@ -150,11 +159,11 @@ async function runRender(inv, invocation, snap) {
     };
     const where = 'tool "' + tool.name + '"';
     const call = typeof def.renderCall === "function" ? componentLines(await apply(def.renderCall, def,
-        [args, PLAIN_THEME, context]), width, "the renderCall of " + where) : null;
+        [args, ROLE_THEME, context]), width, "the renderCall of " + where) : null;
     let lines = null;
     if (result !== null && typeof def.renderResult === "function") {
       const component = await apply(def.renderResult, def, [result, { expanded: expanded, isPartial: false },
-          PLAIN_THEME, context]);
+          ROLE_THEME, context]);
       lines = componentLines(component, width, "the renderResult of " + where);
     }
     answer(inv, success({ call: call, result: lines }));
