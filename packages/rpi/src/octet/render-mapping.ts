@@ -11,8 +11,9 @@
  * - Segments: the renderCall lines (role "pi.call") then the renderResult lines (no role), or
  *   the plain output where the tool has no renderResult; text the renderer coloured with
  *   theme.fg(color, ...) has the role "pi.<color>" (the CLI colours "pi.error", "pi.success",
- *   "pi.warning", "pi.dim" by word); cut to the octet bounds (segments, MAX_RENDER_TEXT_BYTES). Nothing rendered at all, or the render failed: an error, so the host
- *   shows the plain output and says why in diagnostics (REND-03).
+ *   "pi.warning", "pi.dim" by word); cut to the octet bounds (segments, MAX_RENDER_TEXT_BYTES).
+ *   Nothing rendered at all, or the render failed: an error, so the host shows the plain output
+ *   and says why in diagnostics (REND-03).
  */
 import { ErrorCode, WireError, bounds, truncateUtf8, type RenderSegment } from "@octet/protocol";
 import type { ProtocolResult, RenderInvocation } from "../protocol/frames.js";
