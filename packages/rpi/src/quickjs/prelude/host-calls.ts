@@ -125,8 +125,9 @@ const PLAIN_THEME = freeze({
 const NOTIFY_LEVELS = ["info", "warning", "error"];
 // A select option: pi's string, or {value, label} (label shown, value answered).
 function choiceOf(option) {
-  if (isObject(option) && option.value !== undefined) {
-    return { value: option.value, label: String(option.label !== undefined ? option.label : option.value) };
+  if (isObject(option) && (option.value !== undefined || option.label !== undefined)) {
+    const value = option.value !== undefined ? option.value : option.label;
+    return { value: value, label: String(option.label !== undefined ? option.label : value) };
   }
   return { value: String(option), label: String(option) };
 }
