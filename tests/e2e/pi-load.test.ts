@@ -13,7 +13,7 @@ import { ROOT, runCli } from "./helpers.js";
 const TOOLS = `import { Type } from "@sinclair/typebox";
 import { StringEnum } from "@mariozechner/pi-ai";
 import { defineTool, VERSION, type ExtensionAPI } from "@mariozechner/pi-coding-agent";
-import { Text, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
+import { SelectList, truncateToWidth, visibleWidth } from "@mariozechner/pi-tui";
 
 interface Args { mood: "calm" | "loud"; name: string }
 
@@ -35,7 +35,7 @@ export default function (pi: ExtensionAPI) {
     description: "uses a pi-tui component",
     parameters: Type.Object({}),
     async execute() {
-      return { content: [{ type: "text", text: String(new Text("x", 0, 0)) }] };
+      return { content: [{ type: "text", text: String(new SelectList([], 5)) }] };
     },
   });
 }
@@ -85,7 +85,7 @@ test("a pi-tui component used by a QuickJS extension is a clean refusal naming i
       (ok) => JSON.stringify(ok),
       (e: Error) => e.message,
     );
-    assert.match(r, /octet cannot render the pi-tui component \\?"Text\\?" \(no terminal UI component API\)/);
+    assert.match(r, /octet cannot render the pi-tui component \\?"SelectList\\?" \(no terminal UI component API\)/);
     const again = await host.callTool("greet", { mood: "calm", name: "ok" });
     assert.match(again.text, /^ok /, "the extension keeps serving after the refusal");
   });

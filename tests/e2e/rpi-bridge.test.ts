@@ -41,7 +41,7 @@ export default function (pi) {
     return text({ refused, message });
   });
   tool(pi, "broken", async (_id, _params, _signal, _onUpdate, ctx) => {
-    ctx.ui.setWorkingVisible(true);
+    ctx.ui.showSplashScreen(true);
     return text("unreachable");
   });
   pi.on("session_before_compact", () => undefined);
@@ -158,7 +158,7 @@ test(
 test("issue 13.5: a QuickJS error keeps its name and says what was not a function", async () => {
   const r = await host.callTool("broken", {});
   assert.equal(r.is_error, true);
-  assert.match(r.text, /^TypeError: ctx\.ui\.setWorkingVisible is not a function/);
+  assert.match(r.text, /^TypeError: ctx\.ui\.showSplashScreen is not a function/);
 });
 
 test("issue 13.5: pi events the host never emits are listed as unsupportedHooks in status", () => {

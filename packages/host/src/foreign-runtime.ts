@@ -55,7 +55,8 @@ export function foreignManifest(ext: ForeignExtension): ExtensionManifest {
       tools: [],
       commands: [],
       hooks: [],
-      ui: ext.grants.status ? ["status"] : [],
+      // pi's setStatus, and setHeader/setFooter as text (rpi), share the status grant.
+      ui: ext.grants.status ? ["status", "header", "footer"] : [],
       context: false,
       tool_renderers: [],
       notifications: ext.grants.notifications,

@@ -4,6 +4,7 @@ export type {
   InstanceId,
   InvocationContext,
   Invocation,
+  RenderInvocation,
   HostRequest,
   ProtocolResult,
   HostFrame,

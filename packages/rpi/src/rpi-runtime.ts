@@ -269,6 +269,7 @@ function foreignExtension(
         ...(ctx.sessionLayer ? { sessionLayer: ctx.sessionLayer.events } : {}),
         sessionActions: m.capabilities.includes("session_actions"),
         maxFrameBytes,
+        composer: m.capabilities.includes("ui"),
         ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
       });
       const stderrLines: string[] = [];
@@ -320,6 +321,10 @@ function foreignExtension(
           tools: connection.tools().map((t) => t.name),
           commands: connection.commands().map((c) => c.name),
           hooks: octetHooksFor(bridge.wireEvents()),
+          toolRenderers: connection
+            .tools()
+            .filter((t) => t.renderer === true)
+            .map((t) => t.name),
         },
         unsupportedHooks,
         ...(ctx.sessionLayer ? { sessionEvents: bridge.sessionEvents } : {}),

@@ -167,7 +167,7 @@ export default function (pi) {
     async execute(_id, _params, _signal, _onUpdate, ctx) {
       const said = [];
       const attempt = (f) => { try { f(); said.push("no refusal"); } catch (e) { said.push(e.message); } };
-      attempt(() => pi.registerMessageRenderer("x", () => null));
+      attempt(() => pi.registerEntryRenderer("x", () => null));
       attempt(() => ctx.ui.custom(() => null));
       const timer = await new Promise((resolve) => setTimeout(() => resolve("node timer fired"), 5));
       return { content: [{ type: "text", text: JSON.stringify({ said, timer }) }] };
@@ -186,7 +186,7 @@ test(REFUSED, async () => {
     const got = JSON.parse(textOf(await h.c.invoke({ kind: "tool", name: "refusals", callId: "c1", arguments: {} })));
     assert.deepEqual(got, {
       said: [
-        "pi.registerMessageRenderer is not available to Node extensions: renderers cannot cross the extension protocol",
+        "pi.registerEntryRenderer is not available to Node extensions: renderers cannot cross the extension protocol",
         "ctx.ui.custom is not available to Node extensions: components cannot cross the extension protocol",
       ],
       timer: "node timer fired",

@@ -616,7 +616,7 @@ test(
     pi.registerShortcut("ctrl+x", { handler() {} });
     pi.registerShortcut("ctrl+y", { handler() {} });
     const out = [pi.getFlag("verbose"), pi.getFlag("missing") === undefined];
-    for (const c of [() => pi.registerMessageRenderer("t", () => null), () => pi.registerProvider("p", {})]) {
+    for (const c of [() => pi.registerEntryRenderer("t", () => null), () => pi.registerProvider("p", {})]) {
       try { c(); out.push("ok"); } catch (e) { out.push(e.message); }
     }
     pi.exec("ls", []).catch((e) => { out.push(e.message); });
@@ -634,7 +634,7 @@ test(
       assert.deepEqual(h.evaluate("globalThis.out"), [
         true,
         true,
-        "pi.registerMessageRenderer is not available to QuickJS extensions: renderers cannot cross the extension " +
+        "pi.registerEntryRenderer is not available to QuickJS extensions: renderers cannot cross the extension " +
           "protocol",
         "pi.registerProvider is not available to QuickJS extensions: providers cannot cross the extension protocol",
         "pi.exec is not available: QuickJS extensions have no process access",

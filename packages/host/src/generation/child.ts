@@ -57,6 +57,8 @@ export interface Launched {
   /** A foreign instance's registrations: the catalog names initialize must answer and its hooks. */
   declared?: { tools: readonly string[]; commands: readonly string[] };
   hooks?: readonly string[];
+  /** The tools a foreign instance renders (its manifest's tool_renderers, known only at launch). */
+  toolRenderers?: readonly string[];
   /** Hooks of a foreign instance this host never delivers (ForeignLaunched.unsupportedHooks). */
   unsupportedHooks?: readonly string[];
   /** The events a foreign instance takes from the embedder's session layer (ForeignLaunched.sessionEvents). */

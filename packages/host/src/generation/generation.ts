@@ -380,6 +380,10 @@ export class Generation {
       const contributes = { ...this.spec.manifest.contributes, hooks: [...hooks] };
       this.spec.manifest = { ...this.spec.manifest, contributes };
     }
+    if (launched.toolRenderers) {
+      const contributes = { ...this.spec.manifest.contributes, tool_renderers: [...launched.toolRenderers] };
+      this.spec.manifest = { ...this.spec.manifest, contributes };
+    }
     this.#child = child;
     this.#pgid = child.pgid ?? 0;
     this.#exited = child.exited.then((exit) => {

@@ -61,12 +61,13 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
         catalog: () => foreign.catalog?.() ?? { tools: [], commands: [] },
         sessionLayer: foreign.sessionLayer ?? null,
       });
-      const { tools, commands, hooks } = launched.contributes;
+      const { tools, commands, hooks, toolRenderers } = launched.contributes;
       return {
         child: adopt(launched.child, contained.tier),
         tier: contained.tier,
         declared: { tools, commands },
         ...(hooks ? { hooks } : {}),
+        ...(toolRenderers ? { toolRenderers } : {}),
         unsupportedHooks: launched.unsupportedHooks ?? [],
         ...(launched.sessionEvents ? { sessionEvents: launched.sessionEvents } : {}),
       };

@@ -125,7 +125,13 @@ export interface ForeignLaunched<Child> {
    * The tool and command names the instance registered (what initialize must answer) and the
    * octet hooks it answers.
    */
-  contributes: { tools: string[]; commands: string[]; hooks?: string[] };
+  contributes: {
+    tools: string[];
+    commands: string[];
+    hooks?: string[];
+    /** Tools whose renderer the instance answers tool/render for (the manifest's tool_renderers). */
+    toolRenderers?: string[];
+  };
   /**
    * Events the instance hooked in its own protocol that this host never delivers (e.g. a pi
    * extension's "session_before_compact"): shown as the extension's unsupportedHooks in status.

@@ -17,6 +17,8 @@ export const UI_REQUEST_GRANTS: Readonly<Record<string, string | null>> = {
   editor: "editor",
   notify: "notify",
   status: "status",
+  // setHeader/setFooter as text: octet's header and footer status surfaces, under the status grant.
+  surface: "status",
   widget: "widget",
   title: "title",
   set_editor_text: "set_editor_text",

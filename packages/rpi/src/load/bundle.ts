@@ -11,7 +11,9 @@
  * - Bare imports, target "quickjs": `typebox` and `@sinclair/typebox` are the real
  *   @sinclair/typebox bundled in; pi's packages are shims (shims.ts); a package installed inside
  *   the extension's own folder is bundled; Node builtins and everything else stay imports, which
- *   the QuickJS module loader refuses at load, naming the module.
+ *   the QuickJS module loader refuses at load, naming the module. The bundle binds a module-local
+ *   `console` to the prelude's (shims.ts CONSOLE_BANNER), so the extension's console calls reach
+ *   its diagnostics while the runtime keeps no console global (QJS-17).
  * - Bare imports, target "node": resolved as Node would from the extension's folder, then from
  *   octet's own install, and left as imports of the resolved file; pi's packages that are not
  *   installed anywhere become the shims; builtins stay as they are.
@@ -27,7 +29,7 @@ import { tmpdir, userInfo } from "node:os";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build, type BuildFailure, type Message, type Plugin } from "esbuild";
-import { NO_PROCESS_BANNER, PI_LOADER_VERSION, PI_SHIMMED_PACKAGES, shimSource } from "./shims.js";
+import { CONSOLE_BANNER, NO_PROCESS_BANNER, PI_LOADER_VERSION, PI_SHIMMED_PACKAGES, shimSource } from "./shims.js";
 
 export type PiBundleTarget = "quickjs" | "node";
 
@@ -294,7 +296,7 @@ export async function bundlePiExtension(options: PiBundleOptions): Promise<PiBun
             minifyWhitespace: true,
             minifySyntax: true,
             define: { process: "__octet_no_process" },
-            banner: { js: NO_PROCESS_BANNER },
+            banner: { js: `${NO_PROCESS_BANNER}\n${CONSOLE_BANNER}` },
           }
         : {}),
       plugins: [piPlugin(packageDir, options.target, inputs)],

@@ -15,6 +15,7 @@
  * `typebox` and `@sinclair/typebox` are not here: the real @sinclair/typebox runs in QuickJS and
  * is bundled in (bundle.ts); `typebox` 1.x needs TextEncoder, which QuickJS lacks.
  */
+import { PI_TUI_TEXT } from "./tui-text.js";
 
 /**
  * What a QuickJS bundle's free `process` references become (bundle.ts defines them to it): any
@@ -26,8 +27,17 @@ export const NO_PROCESS_BANNER = String.raw`const __octet_no_process = new Proxy
     "it needs Node; run it as a process extension");
 } });`;
 
+/**
+ * The bundle's module-local `console` (QJS-17 keeps the global away): the prelude's console, which
+ * it parks on `__octet_console` until the entry has run (quickjs/prelude/console.ts); a realm
+ * without it (the bundle evaluated elsewhere) gets its own console, or one that prints nothing.
+ */
+export const CONSOLE_BANNER = String.raw`const console = globalThis.__octet_console !== undefined ?
+  globalThis.__octet_console : typeof globalThis.console === "object" && globalThis.console !== null ?
+  globalThis.console : new Proxy({}, { get: () => () => undefined });`;
+
 /** Bumped with any change to the shims or the bundler's output shape: part of every cache key. */
-export const PI_LOADER_VERSION = "octet-pi-loader-3";
+export const PI_LOADER_VERSION = "octet-pi-loader-4";
 
 /** The pi version the shims stand in for (VERSION of @mariozechner/pi-coding-agent). */
 export const PI_SHIM_VERSION = "0.73.1";
@@ -134,7 +144,7 @@ function StringEnum(values, options) {
 module.exports = exportsOf("@mariozechner/pi-ai", WHY, { StringEnum, Type });
 `;
 
-/** pi-tui's pure helpers: width and key matching without a terminal. */
+/** pi-tui's pure helpers: width and key matching without a terminal; the text components (tui-text.ts). */
 const PI_TUI = String.raw`
 const ANSI = /\u001b\[[0-9;?]*[ -\/]*[@-~]|\u001b\][^\u0007\u001b]*(\u0007|\u001b\\)/g;
 const cells = (ch) => {
@@ -221,8 +231,10 @@ const Key = new Proxy({ ctrl: combine("ctrl"), alt: combine("alt"), shift: combi
   ctrlShift: combine("ctrl+shift"), ctrlAlt: combine("ctrl+alt") }, {
   get: (t, k) => (typeof k === "string" && !(k in t) ? k.replace(/[A-Z]/g, (c) => "_" + c.toLowerCase()) : t[k]),
 });
+${PI_TUI_TEXT}
 module.exports = exportsOf("@mariozechner/pi-tui", WHY, {
   visibleWidth, truncateToWidth, matchesKey, parseKey, Key, fuzzyMatch, fuzzyFilter,
+  Text, TruncatedText, Container, Box, Spacer, Markdown, wrapTextWithAnsi: wrapText,
   isKeyRelease: () => false,
   CURSOR_MARKER: "\u001b_pi:c\u0007",
 });

@@ -31,6 +31,8 @@ import type { RpiExit } from "../transport.js";
 import { ContextCache, type HostCatalog } from "./context-cache.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
 import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
+import { RenderDetails, toolRenderInvocation, toolRenderOutcome } from "./render-mapping.js";
+import { mapFrontendUi } from "./ui-mapping.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
@@ -75,6 +77,8 @@ export interface OctetBridgeOptions {
   sessionActions?: boolean;
   /** The session layer's foreground session, for the invocation context (ForeignSessionLayer.state). */
   sessionState?: () => ForeignSessionState | null;
+  /** The manifest grants ui: pi's setEditorText/getEditorText become composer/set and composer/get. */
+  composer?: boolean;
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -117,6 +121,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   };
   const wireEvents = (): string[] => (connection?.hooks() ?? []).filter((e) => !layer.has(e));
   const messages = new MessageUpdates();
+  const details = new RenderDetails();
   /**
    * A pi hook invocation nobody waits for (a lifecycle event, a message batch): sent in arrival
    * order, bounded by its hook timeout, at most MAX_LIFECYCLE_IN_FLIGHT at once.
@@ -225,6 +230,19 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         const answer = await options.embedder.ui(request, o);
         if (answer !== undefined) return answer;
       }
+      // Header/footer and the composer (ui-mapping.ts).
+      const frontend = await mapFrontendUi(request, o.parent, {
+        negotiated: () => negotiated,
+        owner: (parent) =>
+          typeof parent === "number" && active.includes(parent)
+            ? { parent_request_id: parent }
+            : issued
+              ? { parent_request_id: 0, resource_owner: issued }
+              : null,
+        notify: (method, params) => peer.notify(method, params),
+        ask: (method, params) => ask(method, params, o),
+      });
+      if (frontend !== undefined) return frontend;
       const text = (k: string): string => (typeof request[k] === "string" ? (request[k] as string) : "");
       switch (request.type) {
         case "notify": {
@@ -338,6 +356,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         contextOf({ context: { host: params["host"] } });
         return initializeResult(c, params, (on) => (progress = on), wireEvents(), {
           sessionActions: options.sessionActions === true,
+          composer: options.composer === true,
           selected: (features) => (negotiated = features),
         });
       case "tool/call":
@@ -371,14 +390,14 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                   }
                 }
               : undefined;
-            return toolOutcome(
-              await afterWrites(
-                await c.invoke(
-                  { kind: "tool", name, callId: `call-${id}`, arguments: args },
-                  { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
-                ),
+            const r = await afterWrites(
+              await c.invoke(
+                { kind: "tool", name, callId: `call-${id}`, arguments: args },
+                { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
               ),
             );
+            if (r.status === "success") details.remember(name, args, r.value);
+            return toolOutcome(r);
           }
           const args = Array.isArray(params["arguments"])
             ? (params["arguments"] as unknown[]).map(String).join(" ")
@@ -421,6 +440,24 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           const { result, unapplied } = octetHookResult(answers);
           for (const note of unapplied) diagnose("warning", note);
           return result;
+        } finally {
+          controllers.delete(id);
+        }
+      }
+      case "status/collect":
+        // pi extensions push their status (setStatus, setHeader, setFooter); a pull finds nothing new.
+        return null;
+      case "tool/render": {
+        // pi's renderCall/renderResult as text (render-mapping.ts); only tools that declared one get here.
+        const id = request.id as number;
+        const controller = new AbortController();
+        controllers.set(id, controller);
+        try {
+          const r = await c.invoke(toolRenderInvocation(params, details), {
+            signal: controller.signal,
+            context: contextOf(params),
+          });
+          return toolRenderOutcome(r, typeof params["output"] === "string" ? params["output"] : "");
         } finally {
           controllers.delete(id);
         }

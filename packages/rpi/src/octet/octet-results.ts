@@ -21,7 +21,9 @@ export function initializeResult(
   setProgress: (on: boolean) => void,
   /** The pi events that arrive through octet (not the session layer's): lifecycle subscriptions come from these. */
   wireEvents: readonly string[] = c.hooks(),
-  session: { sessionActions: boolean; selected?: (features: readonly string[]) => void } = { sessionActions: false },
+  session: { sessionActions: boolean; composer?: boolean; selected?: (features: readonly string[]) => void } = {
+    sessionActions: false,
+  },
 ): unknown {
   const api = params["api_version"];
   const tools: ToolDefinition[] = c
@@ -52,6 +54,8 @@ export function initializeResult(
       )
         features.push(f);
   }
+  // pi's setEditorText/getEditorText (ui-mapping.ts), where the host has a composer (the shell).
+  if (session.composer === true && offered.has("composer")) features.push("composer");
   session.selected?.(features);
   setProgress(offered.has("request_progress") && api === "0.4");
   const selection: Record<string, unknown> = {

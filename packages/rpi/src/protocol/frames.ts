@@ -60,7 +60,33 @@ export interface SessionContext {
 export type Invocation =
   | { kind: "tool"; name: string; callId: string; arguments: Record<string, unknown> }
   | { kind: "command"; name: string; arguments: string }
-  | { kind: "hook"; event: { name: string; data: unknown } };
+  | { kind: "hook"; event: { name: string; data: unknown } }
+  | RenderInvocation;
+
+/**
+ * octet's own invocation (pi has no such frame): the extension renders pi's renderers to text
+ * lines `width` cells wide (QuickJS prelude/render.ts). A tool answers {call, result}: the lines
+ * of renderCall(arguments) and of renderResult(result), each null where there is none; a
+ * message answers {lines}, null when no renderer is registered for its customType.
+ */
+export type RenderInvocation =
+  | {
+      kind: "render";
+      target: "tool";
+      name: string;
+      callId?: string;
+      arguments: Record<string, unknown>;
+      result?: { content: unknown[]; details?: unknown; isError: boolean };
+      expanded?: boolean;
+      width?: number;
+    }
+  | {
+      kind: "render";
+      target: "message";
+      message: { customType: string; content: unknown; details?: unknown; display?: boolean };
+      expanded?: boolean;
+      width?: number;
+    };
 
 export type HostRequest =
   | { kind: "initialize" }
@@ -90,6 +116,8 @@ export interface ToolDescriptor {
   label?: string;
   description: string;
   parameters: Record<string, unknown>;
+  /** The tool has pi's renderCall or renderResult: the host may send it a render invocation. */
+  renderer?: boolean;
 }
 
 export type Registration =
@@ -183,6 +211,9 @@ function parseRegistration(v: unknown): Registration | string {
       return `registration.tool.parameters must be a JSON Schema object (got ${shown(parameters)})`;
     const tool: ToolDescriptor = { name: t["name"] as string, description: t["description"] as string, parameters };
     if (typeof t["label"] === "string") tool.label = t["label"];
+    if (t["renderer"] !== undefined && typeof t["renderer"] !== "boolean")
+      return `registration.tool.renderer must be a boolean (got ${shown(t["renderer"])})`;
+    if (t["renderer"] === true) tool.renderer = true;
     return { kind: "tool", tool };
   }
   if (kind === "command") {

@@ -16,7 +16,8 @@
  * - The prelude defines setTimeout/clearTimeout/setInterval/clearInterval, AbortController and
  *   AbortSignal (a documented shim, prelude/globals.ts), and structuredClone and queueMicrotask
  *   when QuickJS lacks them, unless `nativeGlobals` says the realm has its own. It defines nothing
- *   host-like (no console, process, require, fetch).
+ *   host-like (no console, process, require, fetch); the extension's console is parked on a
+ *   non-enumerable `__octet_console` for its bundle until setFactory removes it (prelude/console.ts).
  * - Runtime-specific API comes through optional members of `__octet_host` (`exec`), so the one
  *   prelude text serves QuickJS and the Node runner (src/node/).
  * - Besides the catalog's frames it sends `{type:"log", level, message}` (handler errors, alias
@@ -34,6 +35,8 @@
 import { PI_EVENTS_33, PI_EVENTS_NEWER, PI_EVENT_ALIASES } from "../protocol/events.js";
 import { CORE_JS } from "./prelude/core.js";
 import { GLOBALS_JS } from "./prelude/globals.js";
+import { CONSOLE_JS } from "./prelude/console.js";
+import { RENDER_JS } from "./prelude/render.js";
 import { HOST_CALLS_JS } from "./prelude/host-calls.js";
 import { API_JS } from "./prelude/api.js";
 import { DISPATCH_JS } from "./prelude/dispatch.js";
@@ -122,8 +125,10 @@ export const PI_PRELUDE: string = [
   `(function (KNOWN_EVENTS, EVENT_ALIASES, ${INTRINSICS.join(", ")}) {`,
   CORE_JS,
   GLOBALS_JS,
+  CONSOLE_JS,
   HOST_CALLS_JS,
   SESSION_JS,
+  RENDER_JS,
   API_JS,
   DISPATCH_JS,
   `})(${JSON.stringify(KNOWN_EVENTS)}, ${JSON.stringify(PI_EVENT_ALIASES)}, ${INTRINSICS.join(", ")});`,

@@ -16,8 +16,9 @@
  *   cannot reach another extension's bus (pi shares one between extensions).
  * - ctx.waitForIdle and ctx.reload are pi's command-context methods: from a tool or a hook they
  *   reject (a tool waiting for the agent to go idle would wait for itself).
- * - Parts of pi that cannot cross the protocol throw a clear Error (renderers, providers,
- *   components, exec); registerShortcut is ignored with a warning; registerFlag/getFlag keep the
+ * - Parts of pi that cannot cross the protocol throw a clear Error (entry renderers, providers,
+ *   components, exec); tool and message renderers run here as text (render.ts);
+ *   registerShortcut is ignored with a warning; registerFlag/getFlag keep the
  *   flag's default, since octet passes no extension flags.
  */
 export const API_JS = String.raw`
@@ -66,6 +67,10 @@ function registerTool(definition) {
   const tool = withOptional({ name: name }, "label", definition.label);
   put(tool, "description", description);
   put(tool, "parameters", parameters);
+  // pi's renderers run here, as text (render.ts): the host then asks for them (tool/render).
+  if (typeof definition.renderCall === "function" || typeof definition.renderResult === "function") {
+    put(tool, "renderer", true);
+  }
   if (register("tool:" + name, { kind: "tool", tool: tool })) mapSet(tools, name, { name: name, run: run,
       definition: definition });
 }
@@ -200,7 +205,7 @@ const pi = {
   getFlag: (name) => mapGet(flags, String(name)),
   registerShortcut() { warnOnce("shortcut", "pi.registerShortcut is ignored: octet has no keyboard shortcuts for " +
     "extensions"); },
-  registerMessageRenderer: cannotCross("pi.registerMessageRenderer", "renderers"),
+  registerMessageRenderer: registerMessageRenderer,
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
   registerProvider: cannotCross("pi.registerProvider", "providers"),
   unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),

@@ -332,6 +332,7 @@ function runInvoke(id, request) {
   if (invocation.kind === "tool") runTool(newInvocation(id, 'tool "' + invocation.name + '"'), invocation, snap);
   else if (invocation.kind === "command") runCommand(newInvocation(id, 'command "' + invocation.name + '"'),
       invocation, snap);
+  else if (invocation.kind === "render") runRender(newInvocation(id, "a render"), invocation, snap);
   else if (invocation.kind === "hook") {
     const name = isObject(invocation.event) ? invocation.event.name : undefined;
     runHook(newInvocation(id, 'the "' + name + '" hook'), invocation, snap);
@@ -399,6 +400,7 @@ return freeze({
     }
   },
   setFactory(value) {
+    dropConsoleGlobal();
     if (phase === "new") factory = value;
   },
   fireTimer(id) {

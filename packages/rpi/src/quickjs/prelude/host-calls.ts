@@ -123,6 +123,14 @@ const PLAIN_THEME = freeze({
   inverse: (text) => String(text),
 });
 const NOTIFY_LEVELS = ["info", "warning", "error"];
+// A select option: pi's string, or {value, label} (label shown, value answered).
+function choiceOf(option) {
+  if (isObject(option) && (option.value !== undefined || option.label !== undefined)) {
+    const value = option.value !== undefined ? option.value : option.label;
+    return { value: value, label: String(option.label !== undefined ? option.label : value) };
+  }
+  return { value: String(option), label: String(option) };
+}
 
 function uiDenied(method, grant) {
   if (!hasCapability("ui")) return capabilityError("ctx.ui." + method, "ui");
@@ -169,9 +177,16 @@ function makeUi(owner) {
       "extension protocol", "unsupported");
   };
   return {
-    select: async (title, options, opts) => ask("select", "select",
-      { type: "select", title: String(title),
-          options: arrayFrom(options === undefined || options === null ? [] : options, String) }, opts, text),
+    async select(title, options, opts) {
+      // pi's options are strings; {value, label} options show the label and answer the value.
+      const choices = arrayFrom(options === undefined || options === null ? [] : options, choiceOf);
+      const labels = [];
+      for (let i = 0; i < choices.length; i++) append(labels, choices[i].label);
+      const picked = await ask("select", "select", { type: "select", title: String(title), options: labels }, opts,
+          text);
+      for (let i = 0; i < choices.length; i++) if (choices[i].label === picked) return choices[i].value;
+      return picked;
+    },
     confirm: async (title, message, opts) => ask("confirm", "confirm",
       { type: "confirm", title: String(title), message: String(message) }, opts,
           (v) => isObject(v) && v.confirmed === true),
@@ -217,10 +232,15 @@ function makeUi(owner) {
     getToolsExpanded: () => ask("getToolsExpanded", null, { type: "get_tools_expanded" }, undefined,
         (v) => isObject(v) && v.expanded === true),
     get theme() { return PLAIN_THEME; },
+    // The working row, its indicator and the hidden-thinking label are pi's terminal chrome; octet's
+    // frontends draw their own progress line, so these are accepted and change nothing.
     setWorkingMessage() {},
+    setWorkingVisible() {},
+    setWorkingIndicator() {},
+    setHiddenThinkingLabel() {},
     custom: unsupported("custom"),
-    setFooter: unsupported("setFooter"),
-    setHeader: unsupported("setHeader"),
+    setFooter: (factory) => showSurface("setFooter", "footer", factory, tell),
+    setHeader: (factory) => showSurface("setHeader", "header", factory, tell),
     setEditorComponent: unsupported("setEditorComponent"),
     onTerminalInput: unsupported("onTerminalInput"),
     pasteToEditor: unsupported("pasteToEditor"),
