@@ -31,6 +31,8 @@ import type { RpiExit } from "../transport.js";
 import { ContextCache, type HostCatalog } from "./context-cache.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
 import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
+import { LateTools, toolDefinition } from "./late-tools.js";
+import { registerPiShortcuts } from "./shortcuts.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
@@ -49,6 +51,8 @@ export interface OctetBridge {
   wireEvents(): string[];
   /** The pi events the session layer delivers, as invocations of the extension's handlers. */
   readonly sessionEvents: ForeignSessionEvents;
+  /** Give it to the RpiConnection (lateTools): tools registered after the load become dynamic tools. */
+  readonly lateTools: { changed(): void };
 }
 
 /** Status keys kept per instance; the oldest goes first. */
@@ -109,6 +113,19 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   };
   const wireEvents = (): string[] => (connection?.hooks() ?? []).filter((e) => !layer.has(e));
   const messages = new MessageUpdates();
+  let initialized = false;
+  const late = new LateTools({
+    tools: () => connection?.tools() ?? [],
+    negotiated: () => negotiated.includes("dynamic_tools"),
+    initialized: () => initialized,
+    request: (method, params) => peer.request(method, params).result,
+    warn: (message) => diagnose("warning", message),
+  });
+  /** A handler's answer waits for the tools it registered to be published (the model's next request offers them). */
+  const published = async <T>(result: T): Promise<T> => {
+    await late.settled();
+    return result;
+  };
   /**
    * A pi hook invocation nobody waits for (a lifecycle event, a message batch): sent in arrival
    * order, bounded by its hook timeout, at most MAX_LIFECYCLE_IN_FLIGHT at once.
@@ -127,6 +144,14 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     });
   };
 
+  /** A pi shortcut's handler; nobody waits for it (shortcut/trigger is a notification). */
+  const shortcut = (id: unknown): void => {
+    if (!connection || typeof id !== "string") return;
+    void connection.invoke({ kind: "shortcut", key: id }, { context: contextOf({}) }).then((r) => {
+      if (r.status === "error") diagnose("warning", `the shortcut "${id}" failed: ${r.error.message}`);
+    });
+  };
+
   const peer = new RpcPeer({
     transport: {
       send(frame) {
@@ -141,6 +166,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         if (typeof id === "number") controllers.get(id)?.abort();
         return;
       }
+      if (n.method === "shortcut/trigger") return shortcut((n.params as { id?: unknown } | undefined)?.id);
       // A model text batch is one message_update (message-updates.ts, WAVE1-08).
       if (n.method === "message/updated" || n.method === "message/settled") {
         const update = messages.take(n.method, n.params);
@@ -309,12 +335,36 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     const params = (request.params ?? {}) as Record<string, unknown>;
     noteOwner(params);
     switch (request.method) {
-      case "initialize":
+      case "initialize": {
         contextOf({ context: { host: params["host"] } });
-        return initializeResult(c, params, (on) => (progress = on), wireEvents(), {
+        const offered = ((params["protocol"] as { optional_features?: unknown } | undefined)?.optional_features ??
+          []) as unknown[];
+        // Shortcuts are admitted only inside initialize (WAVE1-24): registered before the answer.
+        const shortcuts =
+          offered.includes("shortcuts") && c.shortcuts().length > 0
+            ? await registerPiShortcuts(c.shortcuts(), {
+                parent: request.id as number,
+                request: (method, p) => peer.request(method, p).result,
+                warn: (message) => diagnose("warning", message),
+              })
+            : 0;
+        if (!offered.includes("shortcuts") && c.shortcuts().length > 0)
+          diagnose(
+            "warning",
+            `the host did not offer shortcuts: ${c
+              .shortcuts()
+              .map((x) => x.key)
+              .join(", ")} unbound`,
+          );
+        const result = initializeResult(c, params, (on) => (progress = on), wireEvents(), {
           sessionActions: options.sessionActions === true,
           selected: (features) => (negotiated = features),
+          also: ["dynamic_tools", ...(shortcuts > 0 ? ["shortcuts"] : [])],
         });
+        late.seed(c.tools().map(toolDefinition));
+        initialized = true;
+        return result;
+      }
       case "tool/call":
       case "command/execute": {
         const id = request.id as number;
@@ -347,9 +397,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                 }
               : undefined;
             return toolOutcome(
-              await c.invoke(
-                { kind: "tool", name, callId: `call-${id}`, arguments: args },
-                { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
+              await published(
+                await c.invoke(
+                  { kind: "tool", name, callId: `call-${id}`, arguments: args },
+                  { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
+                ),
               ),
             );
           }
@@ -357,9 +409,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             ? (params["arguments"] as unknown[]).map(String).join(" ")
             : "";
           return commandOutcome(
-            await c.invoke(
-              { kind: "command", name, arguments: args },
-              { tag: id, signal: controller.signal, context: contextOf(params) },
+            await published(
+              await c.invoke(
+                { kind: "command", name, arguments: args },
+                { tag: id, signal: controller.signal, context: contextOf(params) },
+              ),
             ),
           );
         } finally {
@@ -378,9 +432,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             (params["payload"] ?? {}) as Record<string, unknown>,
             wireEvents(),
           )) {
-            const r = await c.invoke(
-              { kind: "hook", event: { name: call.event, data: call.data } },
-              { tag: id, signal: controller.signal, context: contextOf(params) },
+            const r = await published(
+              await c.invoke(
+                { kind: "hook", event: { name: call.event, data: call.data } },
+                { tag: id, signal: controller.signal, context: contextOf(params) },
+              ),
             );
             // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
             if (r.status === "error")
@@ -416,9 +472,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       o.signal?.addEventListener("abort", onAbort, { once: true });
       if (o.signal?.aborted) controller.abort();
       try {
-        const r = await c.invoke(
-          { kind: "hook", event: { name, data } },
-          { signal: controller.signal, context: contextOf({}) },
+        const r = await published(
+          await c.invoke(
+            { kind: "hook", event: { name, data } },
+            { signal: controller.signal, context: contextOf({}) },
+          ),
         );
         if (r.status === "error")
           throw new Error(`the ${name} handler of ${options.extensionId} failed: ${r.error.message}`);
@@ -435,6 +493,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     services,
     wireEvents,
     sessionEvents,
+    lateTools: late,
     attach(c) {
       connection = c;
       void c.closed.then((exit: RpiExit) => {

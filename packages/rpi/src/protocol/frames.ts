@@ -59,7 +59,8 @@ export interface SessionContext {
 export type Invocation =
   | { kind: "tool"; name: string; callId: string; arguments: Record<string, unknown> }
   | { kind: "command"; name: string; arguments: string }
-  | { kind: "hook"; event: { name: string; data: unknown } };
+  | { kind: "hook"; event: { name: string; data: unknown } }
+  | { kind: "shortcut"; key: string };
 
 export type HostRequest =
   | { kind: "initialize" }
@@ -78,6 +79,8 @@ export type HostFrame =
       cwd: string;
       mode: ExtensionMode;
       projectTrusted: boolean;
+      /** The host's --pi-flag values (pi's registerFlag/getFlag), when it was given any. */
+      flags?: Record<string, string | boolean>;
     }
   | { type: "request"; id: string; generation: number; request: HostRequest }
   | { type: "response"; id: string; result: ProtocolResult }
@@ -94,7 +97,11 @@ export interface ToolDescriptor {
 export type Registration =
   | { kind: "tool"; tool: ToolDescriptor }
   | { kind: "command"; command: { name: string; description?: string } }
-  | { kind: "hook"; hook: { event: string } };
+  | { kind: "hook"; hook: { event: string } }
+  /** pi's registerShortcut, in pi's key syntax (the host maps it, octet/shortcuts.ts). */
+  | { kind: "shortcut"; shortcut: { key: string; description?: string } }
+  /** pi's registerFlag: the host warns about a --pi-flag no extension registered. */
+  | { kind: "flag"; flag: { name: string } };
 
 export type RegistrationKind = Registration["kind"];
 
@@ -117,7 +124,7 @@ export type LogLevel = "info" | "warning" | "error";
 export type ExtensionFrame =
   | { type: "hello"; protocolVersion: number; manifest: HelloManifest }
   | { type: "register"; registration: Registration }
-  | { type: "unregister"; registration: { kind: RegistrationKind; name: string } }
+  | { type: "unregister"; registration: { kind: "tool" | "command" | "hook"; name: string } }
   | { type: "response"; id: string; result: ProtocolResult }
   | { type: "update"; id: string; value: unknown }
   | { type: "request"; id: string; request: ExtensionRequest }
@@ -202,7 +209,20 @@ function parseRegistration(v: unknown): Registration | string {
       return `registration.hook.event must be a non-empty string (got ${shown(isPlainObject(h) ? h["event"] : h)})`;
     return { kind: "hook", hook: { event: h["event"] } };
   }
-  return `registration.kind must be "tool", "command" or "hook" (got ${JSON.stringify(v["kind"])})`;
+  if (kind === "shortcut" || kind === "flag") return parseKeyOrFlag(kind, v[kind]);
+  return `registration.kind must be "tool", "command", "hook", "shortcut" or "flag" (got ${JSON.stringify(v["kind"])})`;
+}
+
+function parseKeyOrFlag(kind: "shortcut" | "flag", v: unknown): Registration | string {
+  const member = kind === "shortcut" ? "key" : "name";
+  const value = isPlainObject(v) ? v[member] : v;
+  if (typeof value !== "string" || value === "")
+    return `registration.${kind}.${member} must be a non-empty string (got ${shown(value)})`;
+  if (kind === "flag") return { kind, flag: { name: value } };
+  const description = (v as Record<string, unknown>)["description"];
+  if (description !== undefined && typeof description !== "string")
+    return `registration.shortcut.description must be a string (got ${shown(description)})`;
+  return { kind, shortcut: typeof description === "string" ? { key: value, description } : { key: value } };
 }
 
 function parseRequest(v: unknown): ExtensionRequest | string {

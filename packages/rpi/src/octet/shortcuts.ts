@@ -1,0 +1,57 @@
+/**
+ * pi's shortcuts on octet's (feature `shortcuts`, WAVE1-21..26): pi's key syntax ("ctrl+shift+p",
+ * what pi-tui's Key.ctrl("x") builds) mapped to octet's, registered inside the initialize request
+ * (the host admits shortcut/register only there), triggered by shortcut/trigger.
+ *
+ * Contract: the octet shortcut id is the pi key as the extension wrote it, so a trigger names the
+ * handler to run. A key octet cannot bind (a special key such as escape or pageUp, `super`, a
+ * bare letter, a key the line editor binds) and one the host refuses (another extension holds it)
+ * is a warning naming the pi key and why; the extension's other shortcuts still register.
+ */
+import { parseShortcutKey } from "@octet/protocol";
+
+/** octet's canonical key for a pi key, or why it cannot be bound. */
+export function octetShortcutKey(piKey: string): { key: string } | { refused: string } {
+  const parts = piKey.toLowerCase().split("+");
+  if (parts.slice(0, -1).includes("super"))
+    return { refused: `the pi shortcut "${piKey}" cannot be bound: octet's terminal keys have no super modifier` };
+  const parsed = parseShortcutKey(parts.join("+"));
+  if (!parsed.ok) return { refused: `the pi shortcut "${piKey}" cannot be bound: ${parsed.problem}` };
+  return { key: parsed.key.canonical };
+}
+
+/**
+ * Registers each shortcut inside the in-flight initialize (`parent`); resolves with how many the
+ * host accepted (then initialize selects `shortcuts`).
+ */
+export async function registerPiShortcuts(
+  shortcuts: readonly { key: string; description?: string }[],
+  o: {
+    parent: number;
+    request(method: string, params: Record<string, unknown>): Promise<unknown>;
+    warn(m: string): void;
+  },
+): Promise<number> {
+  let accepted = 0;
+  for (const s of shortcuts) {
+    const mapped = octetShortcutKey(s.key);
+    if ("refused" in mapped) {
+      o.warn(mapped.refused);
+      continue;
+    }
+    try {
+      await o.request("shortcut/register", {
+        parent_request_id: o.parent,
+        id: s.key,
+        key: mapped.key,
+        description: s.description ?? "",
+      });
+      accepted++;
+    } catch (err) {
+      o.warn(
+        `the pi shortcut "${s.key}" (${mapped.key}) was refused: ${err instanceof Error ? err.message : String(err)}`,
+      );
+    }
+  }
+  return accepted;
+}
