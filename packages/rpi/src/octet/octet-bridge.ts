@@ -32,7 +32,7 @@ import { ContextCache, type HostCatalog } from "./context-cache.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
 import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
 import { LateTools, toolDefinition } from "./late-tools.js";
-import { registerPiShortcuts } from "./shortcuts.js";
+import { initializeShortcuts, triggerPiShortcut } from "./shortcuts.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
@@ -144,14 +144,6 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     });
   };
 
-  /** A pi shortcut's handler; nobody waits for it (shortcut/trigger is a notification). */
-  const shortcut = (id: unknown): void => {
-    if (!connection || typeof id !== "string") return;
-    void connection.invoke({ kind: "shortcut", key: id }, { context: contextOf({}) }).then((r) => {
-      if (r.status === "error") diagnose("warning", `the shortcut "${id}" failed: ${r.error.message}`);
-    });
-  };
-
   const peer = new RpcPeer({
     transport: {
       send(frame) {
@@ -166,7 +158,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         if (typeof id === "number") controllers.get(id)?.abort();
         return;
       }
-      if (n.method === "shortcut/trigger") return shortcut((n.params as { id?: unknown } | undefined)?.id);
+      if (n.method === "shortcut/trigger" && connection)
+        return triggerPiShortcut(connection, n.params, contextOf({}), (m) => diagnose("warning", m));
       // A model text batch is one message_update (message-updates.ts, WAVE1-08).
       if (n.method === "message/updated" || n.method === "message/settled") {
         const update = messages.take(n.method, n.params);
@@ -337,29 +330,16 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     switch (request.method) {
       case "initialize": {
         contextOf({ context: { host: params["host"] } });
-        const offered = ((params["protocol"] as { optional_features?: unknown } | undefined)?.optional_features ??
-          []) as unknown[];
         // Shortcuts are admitted only inside initialize (WAVE1-24): registered before the answer.
-        const shortcuts =
-          offered.includes("shortcuts") && c.shortcuts().length > 0
-            ? await registerPiShortcuts(c.shortcuts(), {
-                parent: request.id as number,
-                request: (method, p) => peer.request(method, p).result,
-                warn: (message) => diagnose("warning", message),
-              })
-            : 0;
-        if (!offered.includes("shortcuts") && c.shortcuts().length > 0)
-          diagnose(
-            "warning",
-            `the host did not offer shortcuts: ${c
-              .shortcuts()
-              .map((x) => x.key)
-              .join(", ")} unbound`,
-          );
+        const also = await initializeShortcuts(c.shortcuts(), params, {
+          parent: request.id as number,
+          request: (method, p) => peer.request(method, p).result,
+          warn: (message) => diagnose("warning", message),
+        });
         const result = initializeResult(c, params, (on) => (progress = on), wireEvents(), {
           sessionActions: options.sessionActions === true,
           selected: (features) => (negotiated = features),
-          also: ["dynamic_tools", ...(shortcuts > 0 ? ["shortcuts"] : [])],
+          also: ["dynamic_tools", ...also],
         });
         late.seed(c.tools().map(toolDefinition));
         initialized = true;

@@ -9,6 +9,8 @@
  * is a warning naming the pi key and why; the extension's other shortcuts still register.
  */
 import { parseShortcutKey } from "@octet/protocol";
+import type { RpiConnection } from "../host/rpi-connection.js";
+import type { InvocationContext } from "../protocol/frames.js";
 
 /** octet's canonical key for a pi key, or why it cannot be bound. */
 export function octetShortcutKey(piKey: string): { key: string } | { refused: string } {
@@ -54,4 +56,40 @@ export async function registerPiShortcuts(
     }
   }
   return accepted;
+}
+
+/**
+ * Inside the octet initialize: registers the extension's shortcuts when the host offers the
+ * feature and answers the features to select (["shortcuts"] when one was accepted).
+ */
+export async function initializeShortcuts(
+  shortcuts: readonly { key: string; description?: string }[],
+  params: Record<string, unknown>,
+  o: {
+    parent: number;
+    request(method: string, params: Record<string, unknown>): Promise<unknown>;
+    warn(m: string): void;
+  },
+): Promise<string[]> {
+  if (shortcuts.length === 0) return [];
+  const offered = (params["protocol"] as { optional_features?: unknown } | undefined)?.optional_features;
+  if (!Array.isArray(offered) || !offered.includes("shortcuts")) {
+    o.warn(`the host did not offer shortcuts: ${shortcuts.map((s) => `"${s.key}"`).join(", ")} not bound`);
+    return [];
+  }
+  return (await registerPiShortcuts(shortcuts, o)) > 0 ? ["shortcuts"] : [];
+}
+
+/** shortcut/trigger {id}: the pi handler runs with a ctx; nobody waits for it (a notification). */
+export function triggerPiShortcut(
+  c: RpiConnection,
+  params: unknown,
+  context: Partial<InvocationContext>,
+  warn: (message: string) => void,
+): void {
+  const id = (params as { id?: unknown } | undefined)?.id;
+  if (typeof id !== "string") return;
+  void c.invoke({ kind: "shortcut", key: id }, { context }).then((r) => {
+    if (r.status === "error") warn(`the shortcut "${id}" failed: ${r.error.message}`);
+  });
 }

@@ -29,6 +29,7 @@ function describeRegistration(registration) {
   if (registration.kind === "tool") return 'tool "' + registration.tool.name + '"';
   if (registration.kind === "command") return 'command "' + registration.command.name + '"';
   if (registration.kind === "shortcut") return 'shortcut "' + registration.shortcut.key + '"';
+  if (registration.kind === "flag") return 'flag "' + registration.flag.name + '"';
   return 'the "' + registration.hook.event + '" hook';
 }
 const loading = () => phase === "new" || phase === "loading";
