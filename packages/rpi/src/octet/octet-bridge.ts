@@ -335,6 +335,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           parent: request.id as number,
           request: (method, p) => peer.request(method, p).result,
           warn: (message) => diagnose("warning", message),
+          info: (message) => diagnose("info", message),
         });
         const result = initializeResult(c, params, (on) => (progress = on), wireEvents(), {
           sessionActions: options.sessionActions === true,
