@@ -69,12 +69,14 @@ export async function initializeShortcuts(
     parent: number;
     request(method: string, params: Record<string, unknown>): Promise<unknown>;
     warn(m: string): void;
+    info(m: string): void;
   },
 ): Promise<string[]> {
   if (shortcuts.length === 0) return [];
   const offered = (params["protocol"] as { optional_features?: unknown } | undefined)?.optional_features;
   if (!Array.isArray(offered) || !offered.includes("shortcuts")) {
-    o.warn(`the host did not offer shortcuts: ${shortcuts.map((s) => `"${s.key}"`).join(", ")} not bound`);
+    // A host without a terminal (octet run, call): pi's print mode ignores shortcuts too.
+    o.info(`the host did not offer shortcuts: ${shortcuts.map((s) => `"${s.key}"`).join(", ")} not bound`);
     return [];
   }
   return (await registerPiShortcuts(shortcuts, o)) > 0 ? ["shortcuts"] : [];
