@@ -42,12 +42,8 @@ export async function registerPiShortcuts(
       continue;
     }
     try {
-      await o.request("shortcut/register", {
-        parent_request_id: o.parent,
-        id: s.key,
-        key: mapped.key,
-        description: s.description ?? "",
-      });
+      const params = { parent_request_id: o.parent, id: s.key, key: mapped.key, description: s.description ?? "" };
+      await withRetry(() => o.request("shortcut/register", params));
       accepted++;
     } catch (err) {
       o.warn(
@@ -94,4 +90,20 @@ export function triggerPiShortcut(
   void c.invoke({ kind: "shortcut", key: id }, { context }).then((r) => {
     if (r.status === "error") warn(`the shortcut "${id}" failed: ${r.error.message}`);
   });
+}
+
+/**
+ * The in-process bridge answers initialize within the turn the host sends it, which can be before
+ * the host notes the request as in flight: "not ready" is tried again (as the SDKs do, 20 x 25 ms).
+ */
+async function withRetry(send: () => Promise<unknown>): Promise<void> {
+  for (let left = 20; ; left--) {
+    try {
+      await send();
+      return;
+    } catch (err) {
+      if (left === 0 || !/not ready/.test(err instanceof Error ? err.message : String(err))) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
 }
