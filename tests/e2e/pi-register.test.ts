@@ -114,3 +114,26 @@ test('WAVE1-21: pi registerShortcut: Key.ctrl("g") runs its handler with a ctx; 
     pty.stop();
   }
 });
+
+test("pi registerProvider: --model names the provider a pi extension registered (its data: baseUrl, api, models)", async () => {
+  const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
+  const server = (await mod.startScriptedServer({ script: [{ text: "from the extension's provider" }] })) as Server;
+  const home = mkdtempSync(join(tmpdir(), "octet-pi-provider-home-"));
+  try {
+    const probe = join(ROOT, "tests/fixtures/pi-provider-probe");
+    const args = ["--pi-extension", probe, "--model", "pi-scripted/probe-model", "--workspace", home];
+    const r = await runCli([...args, "--pi-flag", `scripted-url=${server.url}`, "run", "hi"], {
+      env: { OCTET_HOME: home },
+      timeoutMs: 60_000,
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "from the extension's provider\n");
+    assert.equal(server.requests[0]?.["model"], "probe-model");
+    // Its data is checked as a models.json provider: without a baseUrl the provider is refused, by name.
+    const bad = await runCli([...args, "run", "hi"], { env: { OCTET_HOME: home }, timeoutMs: 60_000 });
+    assert.equal(bad.code, 2, bad.stderr);
+    assert.match(bad.stderr, /the provider "pi-scripted" of pi-provider-probe is not used: .*baseUrl/);
+  } finally {
+    await server.close();
+  }
+});

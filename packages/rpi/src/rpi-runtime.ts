@@ -282,6 +282,12 @@ function foreignExtension(
       }
       ctx.signal.removeEventListener("abort", onStop);
       for (const f of connection.flags()) claimed.add(f);
+      for (const p of connection.providers()) {
+        const refused = ctx.sessionLayer?.registerProvider
+          ? ctx.sessionLayer.registerProvider(m.id, p.name, p.config)
+          : "this host has no model registry (no session layer)";
+        if (refused !== null) ctx.diagnose("warning", `the provider "${p.name}" is not used: ${refused}`);
+      }
       bridge.attach(connection);
       for (const line of stderrLines) bridge.child.stderr.write(`${line}\n`);
       attached = true;

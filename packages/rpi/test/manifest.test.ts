@@ -340,16 +340,16 @@ test("RPI-11: non-empty uiCapabilities without ui, unknown keys and any environm
   );
 });
 
-test("RPI-12: QuickJS manifests refuse message_renderers and provider_metadata; process manifests keep them", () => {
+test("RPI-12: QuickJS manifests refuse message_renderers, keep provider_metadata (data); process manifests keep both", () => {
   refused(
     { ...QUICKJS, capabilities: ["tools", "message_renderers"] },
     "capabilities[1]",
     /"message_renderers" is not available to QuickJS entries: its factories cannot cross the extension protocol/,
   );
-  refused(
-    { ...QUICKJS, capabilities: ["provider_metadata", "ui"] },
-    "capabilities[0]",
-    /"provider_metadata" is not available to QuickJS entries/,
+  // pi's registerProvider crosses as data (the prelude refuses streamSimple, which is code).
+  assert.deepEqual(
+    accepted({ ...QUICKJS, capabilities: ["provider_metadata", "ui"], uiCapabilities: ["notify"] }).capabilities,
+    ["provider_metadata", "ui"],
   );
   assert.deepEqual(accepted({ ...PROCESS, capabilities: ["message_renderers", "provider_metadata"] }).capabilities, [
     "message_renderers",

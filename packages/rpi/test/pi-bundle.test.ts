@@ -149,7 +149,8 @@ test("resolvePiExtensionPath: a file, a folder with index.ts, a package.json pi 
     assert.equal(file.source.id, "single");
     assert.equal(file.source.manifest.entry, "./single.ts");
     assert.equal(file.source.manifest.runtime, "quickjs");
-    assert.ok(!file.source.manifest.capabilities.includes("provider_metadata"));
+    assert.ok(!file.source.manifest.capabilities.includes("message_renderers"));
+    assert.ok(file.source.manifest.capabilities.includes("provider_metadata"));
     const folder = await resolvePiExtensionPath("folder", dir);
     assert.ok(folder.ok);
     assert.deepEqual([folder.source.id, folder.source.manifest.entry], ["folder", "./index.ts"]);

@@ -647,7 +647,7 @@ test(
         true, // undefined: pi gives only the flags this extension registered
         "pi.registerMessageRenderer is not available to QuickJS extensions: renderers cannot cross the extension " +
           "protocol",
-        "pi.registerProvider is not available to QuickJS extensions: providers cannot cross the extension protocol",
+        'pi.registerProvider needs the "provider_metadata" capability; add it to "capabilities" in pi-extension.json',
         "pi.exec is not available: QuickJS extensions have no process access",
       ]);
       h.send({
@@ -681,3 +681,53 @@ test(
     }
   },
 );
+
+test("pi registerProvider: its data is a registration of the load; streamSimple is refused, oauth left out", async () => {
+  const h = await PreludeHarness.start(
+    ext(`
+    const models = [{ id: "m1", contextWindow: 1000, maxTokens: 100 }];
+    pi.registerProvider("proxy", { name: "Proxy", baseUrl: "http://127.0.0.1:9", apiKey: "PROXY_KEY",
+      api: "openai-completions", headers: { "x-team": "a" }, authHeader: true, models, other: 1 });
+    pi.registerProvider("sso", { baseUrl: "http://sso", api: "openai-responses", apiKey: "K", models,
+      oauth: { name: "SSO", login: async () => ({}) } });
+    pi.registerProvider("gone", { baseUrl: "http://gone" });
+    pi.unregisterProvider("gone");
+    const out = [];
+    try { pi.registerProvider("stream", { api: "custom", streamSimple: () => {} }); } catch (e) { out.push(e.message); }
+    globalThis.out = out;`),
+    { capabilities: ["provider_metadata"] },
+  );
+  try {
+    const provider = (name: string, config: Record<string, unknown>) => ({
+      type: "register",
+      registration: { kind: "provider", provider: { name, config } },
+    });
+    const models = [{ id: "m1", contextWindow: 1000, maxTokens: 100 }];
+    assert.deepEqual(h.handshake().slice(1), [
+      {
+        type: "log",
+        level: "warning",
+        message:
+          'pi.registerProvider("sso"): oauth (login callbacks) cannot cross the extension protocol and is left out; ' +
+          "the provider uses apiKey",
+      },
+      provider("proxy", {
+        name: "Proxy",
+        baseUrl: "http://127.0.0.1:9",
+        api: "openai-completions",
+        apiKey: "PROXY_KEY",
+        headers: { "x-team": "a" },
+        authHeader: true,
+        models,
+      }),
+      provider("sso", { baseUrl: "http://sso", api: "openai-responses", apiKey: "K", models }),
+      ok("req-1", {}),
+    ]);
+    assert.deepEqual(h.evaluate("globalThis.out"), [
+      'pi.registerProvider("stream"): streamSimple is code and cannot cross the extension protocol; only data can ' +
+        "(baseUrl, api, apiKey, headers, authHeader, models): name an api pi-ai streams",
+    ]);
+  } finally {
+    h.dispose();
+  }
+});

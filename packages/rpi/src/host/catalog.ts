@@ -19,6 +19,7 @@ export class RpiCatalog {
   readonly #hooks = new Set<string>();
   readonly #shortcuts = new Map<string, { key: string; description?: string }>();
   readonly #flags = new Set<string>();
+  readonly #providers = new Map<string, { name: string; config: Record<string, unknown> }>();
 
   constructor(private readonly diagnose: (level: DiagnosticLevel, message: string) => void) {}
 
@@ -38,11 +39,22 @@ export class RpiCatalog {
   flags(): string[] {
     return [...this.#flags];
   }
+  /** pi's registerProvider data, for the session layer's model registry. */
+  providers(): { name: string; config: Record<string, unknown> }[] {
+    return [...this.#providers.values()];
+  }
 
   /** Applies a registration; returns the protocol violation it is, or null. */
   apply(frame: RegistrationFrame, capabilities: readonly string[]): string | null {
     const r = frame.registration;
     if (r.kind === "flag") return this.#bounded(this.#flags, r.flag.name, "flags", () => this.#flags.add(r.flag.name));
+    if (r.kind === "provider") {
+      if (!capabilities.includes("provider_metadata"))
+        return "registered a provider without the provider_metadata capability";
+      return this.#bounded(this.#providers, r.provider.name, "providers", () =>
+        this.#providers.set(r.provider.name, r.provider),
+      );
+    }
     // A shortcut runs a handler as a command does: it needs the commands capability.
     const needs =
       r.kind === "tool" ? "tools" : r.kind === "command" || r.kind === "shortcut" ? "commands" : "event_hooks";

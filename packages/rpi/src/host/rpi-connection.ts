@@ -117,6 +117,10 @@ export class RpiConnection {
   shortcuts(): { key: string; description?: string }[] {
     return this.#catalog.shortcuts();
   }
+  /** pi's registerProvider data (name and config), from the load. */
+  providers(): { name: string; config: Record<string, unknown> }[] {
+    return this.#catalog.providers();
+  }
   /** The flags the extension registered (pi's registerFlag). */
   flags(): string[] {
     return this.#catalog.flags();

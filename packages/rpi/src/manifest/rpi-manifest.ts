@@ -46,9 +46,10 @@ export type RpiRuntime = (typeof RPI_RUNTIMES)[number];
 
 /**
  * Capabilities whose factories cannot cross the protocol, so a QuickJS entry cannot have them (RPI-12). A node entry
- * has the same rule: its factories cannot cross the protocol either.
+ * has the same rule: its factories cannot cross the protocol either. provider_metadata is allowed: pi's
+ * registerProvider crosses as data (the prelude refuses streamSimple, which is code).
  */
-export const RPI_QUICKJS_EXCLUDED_CAPABILITIES: readonly RpiCapability[] = ["message_renderers", "provider_metadata"];
+export const RPI_QUICKJS_EXCLUDED_CAPABILITIES: readonly RpiCapability[] = ["message_renderers"];
 
 /** ASCII letters, digits, "_", "-" and "." (RPI-04); "." and ".." are refused separately. */
 export const RPI_ID_PATTERN = /^[A-Za-z0-9_.-]+$/;

@@ -101,7 +101,9 @@ export type Registration =
   /** pi's registerShortcut, in pi's key syntax (the host maps it, octet/shortcuts.ts). */
   | { kind: "shortcut"; shortcut: { key: string; description?: string } }
   /** pi's registerFlag: the host warns about a --pi-flag no extension registered. */
-  | { kind: "flag"; flag: { name: string } };
+  | { kind: "flag"; flag: { name: string } }
+  /** pi's registerProvider, its data only (the prelude refuses streamSimple): a models.json provider. */
+  | { kind: "provider"; provider: { name: string; config: Record<string, unknown> } };
 
 export type RegistrationKind = Registration["kind"];
 
@@ -210,7 +212,16 @@ function parseRegistration(v: unknown): Registration | string {
     return { kind: "hook", hook: { event: h["event"] } };
   }
   if (kind === "shortcut" || kind === "flag") return parseKeyOrFlag(kind, v[kind]);
-  return `registration.kind must be "tool", "command", "hook", "shortcut" or "flag" (got ${JSON.stringify(v["kind"])})`;
+  if (kind === "provider") {
+    const p = v["provider"];
+    if (!isPlainObject(p) || typeof p["name"] !== "string" || p["name"] === "" || !isPlainObject(p["config"]))
+      return `registration.provider must be {name: a non-empty string, config: an object} (got ${shown(p)})`;
+    return { kind, provider: { name: p["name"], config: p["config"] } };
+  }
+  return (
+    `registration.kind must be "tool", "command", "hook", "shortcut", "flag" or "provider" ` +
+    `(got ${JSON.stringify(v["kind"])})`
+  );
 }
 
 function parseKeyOrFlag(kind: "shortcut" | "flag", v: unknown): Registration | string {

@@ -30,6 +30,7 @@ function describeRegistration(registration) {
   if (registration.kind === "command") return 'command "' + registration.command.name + '"';
   if (registration.kind === "shortcut") return 'shortcut "' + registration.shortcut.key + '"';
   if (registration.kind === "flag") return 'flag "' + registration.flag.name + '"';
+  if (registration.kind === "provider") return 'provider "' + registration.provider.name + '"';
   return 'the "' + registration.hook.event + '" hook';
 }
 const loading = () => phase === "new" || phase === "loading";
@@ -192,6 +193,36 @@ function registerShortcut(key, options) {
   if (register("shortcut:" + key, { kind: "shortcut", shortcut: shortcut })) mapSet(shortcuts, key, {
       handler: options.handler, options: options });
 }
+// pi's provider config as data: a function (streamSimple, oauth's login) cannot cross the protocol.
+const PROVIDER_DATA = ["name", "baseUrl", "api", "apiKey", "headers", "authHeader", "compat", "models"];
+function registerProvider(name, config) {
+  need("provider_metadata", "pi.registerProvider");
+  if (typeof name !== "string" || name === "") throw new TypeError("pi.registerProvider: the name must be a " +
+    "non-empty string");
+  const where = 'pi.registerProvider("' + name + '"): ';
+  if (!isObject(config)) throw new TypeError(where + "config must be an object");
+  if (config.streamSimple !== undefined) {
+    throw fail(where + "streamSimple is code and cannot cross the extension protocol; only data can (baseUrl, api, " +
+      "apiKey, headers, authHeader, models): name an api pi-ai streams", "unsupported");
+  }
+  if (config.oauth !== undefined) log("warning", where + "oauth (login callbacks) cannot cross the extension " +
+    "protocol and is left out; the provider uses apiKey");
+  let data = {};
+  for (let i = 0; i < PROVIDER_DATA.length; i++) {
+    if (config[PROVIDER_DATA[i]] !== undefined) put(data, PROVIDER_DATA[i], config[PROVIDER_DATA[i]]);
+  }
+  try {
+    data = parse(stringify(data));
+  } catch (e) {
+    throw new TypeError(where + "config cannot be encoded as JSON: " + describe(e));
+  }
+  register("provider:" + name, { kind: "provider", provider: { name: name, config: data } });
+}
+function unregisterProvider(name) {
+  need("provider_metadata", "pi.unregisterProvider");
+  if (loading()) mapDelete(queued, "provider:" + String(name));
+  else ignoredLate("pi.unregisterProvider(\"" + String(name) + "\")");
+}
 async function runShortcut(inv, invocation, snap) {
   const shortcut = mapGet(shortcuts, invocation.key);
   if (shortcut === undefined) return answer(inv, failure('unknown shortcut "' + invocation.key + '"'));
@@ -256,8 +287,8 @@ const pi = {
   registerShortcut: registerShortcut,
   registerMessageRenderer: cannotCross("pi.registerMessageRenderer", "renderers"),
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
-  registerProvider: cannotCross("pi.registerProvider", "providers"),
-  unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),
+  registerProvider: registerProvider,
+  unregisterProvider: unregisterProvider,
   // An engine that can run processes (the Node runner) passes host.exec; pi's default cwd is the session's.
   exec: typeof host.exec === "function" ? (command, args, options) => host.exec(command, args, options,
       typeof snapshot.cwd === "string" ? snapshot.cwd : session !== null ? session.cwd : undefined) : async () => {
