@@ -77,7 +77,7 @@ test("pi registerTool from a command: /add-echo-tool in the shell, then the mode
   }
 });
 
-test("pi registerFlag: --pi-flag values reach pi.getFlag as pi gives them; a flag nobody registered is said", async () => {
+test("pi registerFlag: --pi-flag values reach pi.getFlag as in pi; a flag nobody registered is said", async () => {
   const given = await runCli([
     ...["--pi-extension", PROBE, "--pi-flag", "plan", "--pi-flag", "preset=fast", "--pi-flag", "nobody"],
     ...["command", "flags"],
@@ -94,7 +94,7 @@ test("pi registerFlag: --pi-flag values reach pi.getFlag as pi gives them; a fla
   assert.match(bad.stderr, /--pi-flag =x: expected NAME or NAME=VALUE/);
 });
 
-test('WAVE1-21: pi registerShortcut: Key.ctrl("g") runs its handler with a ctx; unbindable keys are named', async () => {
+test('WAVE1-21: pi registerShortcut: Key.ctrl("g") runs its handler with a ctx; unbindable keys named', async () => {
   const pty = await runOnPty(["--pi-extension", PROBE, "--pi-flag", "plan"], { env: { NO_COLOR: "1" } });
   try {
     await pty.waitFor(/octet> /, "the prompt");
@@ -115,7 +115,7 @@ test('WAVE1-21: pi registerShortcut: Key.ctrl("g") runs its handler with a ctx; 
   }
 });
 
-test("pi registerProvider: --model names the provider a pi extension registered (its data: baseUrl, api, models)", async () => {
+test("pi registerProvider: --model names the provider a pi extension registered (baseUrl, api, models)", async () => {
   const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
   const server = (await mod.startScriptedServer({ script: [{ text: "from the extension's provider" }] })) as Server;
   const home = mkdtempSync(join(tmpdir(), "octet-pi-provider-home-"));

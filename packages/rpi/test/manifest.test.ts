@@ -340,7 +340,7 @@ test("RPI-11: non-empty uiCapabilities without ui, unknown keys and any environm
   );
 });
 
-test("RPI-12: QuickJS manifests refuse message_renderers, keep provider_metadata (data); process manifests keep both", () => {
+test("RPI-12: QuickJS manifests refuse message_renderers, keep provider_metadata (data); process: both", () => {
   refused(
     { ...QUICKJS, capabilities: ["tools", "message_renderers"] },
     "capabilities[1]",

@@ -682,7 +682,7 @@ test(
   },
 );
 
-test("pi registerProvider: its data is a registration of the load; streamSimple is refused, oauth left out", async () => {
+test("pi registerProvider: its data is a load registration; streamSimple is refused, oauth left out", async () => {
   const h = await PreludeHarness.start(
     ext(`
     const models = [{ id: "m1", contextWindow: 1000, maxTokens: 100 }];
