@@ -102,7 +102,7 @@ test('WAVE1-21: pi registerShortcut: Key.ctrl("g") runs its handler with a ctx; 
     assert.doesNotMatch(pty.output(), /"ctrl\+shift\+p"/, "ctrl+shift+p maps onto an octet key");
     let mark = pty.output().length;
     pty.type("\x07");
-    await pty.waitFor(/shortcut ctrl\+g ran \(plan=true, idle=true\)/, "the handler's notification", { from: mark });
+    await pty.waitFor(/shortcut ctrl\+g ran \(plan=true, hasUI=true\)/, "the handler's notification", { from: mark });
     mark = pty.output().length;
     pty.type("\x1bx");
     await pty.waitFor(/the shortcut "alt\+x" failed: the alt\+x handler failed on purpose/, "the failure", {
@@ -136,4 +136,15 @@ test("pi registerProvider: --model names the provider a pi extension registered 
   } finally {
     await server.close();
   }
+});
+
+test("pi registerTool from a command without a model: the shell's next /call reaches the new tool", async () => {
+  const r = await runCli(["--pi-extension", PROBE], {
+    input: '/call upper {"text":"early"}\n/add-upper\n/call upper {"text":"late"}\n/quit\n',
+    timeoutMs: 60_000,
+  });
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stdout + r.stderr, /registered upper/);
+  assert.match(r.stdout, /LATE/);
+  assert.doesNotMatch(r.stdout, /EARLY/, "before the command the tool does not exist");
 });
