@@ -25,6 +25,7 @@ Flags:
                            DIR/extension.toml); repeatable; these are trusted
   --pi-extension PATH      load a pi extension (a .ts/.js file, or a folder with index.ts or a
                            package.json "pi" entry) in QuickJS; enabled and trusted; repeatable
+  --pi-flag NAME[=VALUE]   a pi extension flag (pi's --NAME, read with pi.getFlag); repeatable
   --enable-extension NAME  start extension NAME (nothing starts unless enabled); repeatable
   --trust-extension NAME   trust extension NAME (needed for project extensions); repeatable
   --safe-mode              start only extensions with an explicit trust grant

@@ -101,11 +101,17 @@ export class Agent {
     this.#piSessionStart();
   }
 
-  /** pi's session_start, not awaited (the constructor cannot wait; pi extensions start their state here). */
+  /**
+   * pi's session_start, not awaited here (the constructor cannot wait; pi extensions start their
+   * state here) but before the next prompt's first model request, as pi does: a tool registered
+   * in session_start is offered to the model (pi's dynamic-tools example).
+   */
   #piSessionStart(): void {
     const start = this.#o.start ?? { reason: "startup" };
-    if (this.#pi.takes("session_start")) void this.#pi.observe("session_start", { ...start });
+    if (this.#pi.takes("session_start"))
+      this.#piStarted = this.#pi.observe("session_start", { ...start }).catch(() => undefined);
   }
+  #piStarted: Promise<void> = Promise.resolve();
 
   get host(): ExtensionHost | null {
     return this.#host;
@@ -119,7 +125,8 @@ export class Agent {
     if (!this.isIdle()) throw new AgentError("busy", "the host cannot change while a prompt runs");
     this.#host = host;
     this.#lifecycle("session/started", { session_id: this.session.id });
-    if (this.#pi.takes("session_start")) void this.#pi.observe("session_start", { reason: "reload" });
+    if (this.#pi.takes("session_start"))
+      this.#piStarted = this.#pi.observe("session_start", { reason: "reload" }).catch(() => undefined);
   }
 
   get model(): ResolvedModel {
@@ -216,6 +223,7 @@ export class Agent {
     this.#warmer.disarm();
     let last: { request: Context; answer: AssistantMessage } | null = null;
     try {
+      await this.#piStarted;
       const result = await this.#track(
         runPrompt(
           text,
