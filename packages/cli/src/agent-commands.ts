@@ -11,7 +11,7 @@ import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./usage-error.js";
 import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE } from "./exit-codes.js";
-import { agentConfig, BUILTIN_TOOL_NAMES, loadAgentLib, noModelHelp, openAgent } from "./agent-setup.js";
+import { agentConfig, BUILTIN_TOOL_NAMES, loadAgentLib, noModelHelp, openAgent, PiProviders } from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
 import { reportFailure } from "./commands.js";
 import { table, terminalSafe } from "./output.js";
@@ -28,6 +28,7 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
   const modelRef = config.model;
   const lib = await loadAgentLib();
   const ui = createUi(options);
+  const piProviders = new PiProviders();
   // The session services of API 0.4 act on the agent once it is open (the host starts first):
   // entries, messages and user messages (W 2.21-2.23), the active tools, and session control.
   let agent: Agent | null = null;
@@ -60,7 +61,11 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
         {
           signal,
           reservedToolNames: BUILTIN_TOOL_NAMES,
-          sessionLayer: { events: PI_SESSION_EVENTS, state: () => agent?.piState() ?? null },
+          sessionLayer: {
+            events: PI_SESSION_EVENTS,
+            state: () => agent?.piState() ?? null,
+            registerProvider: piProviders.register,
+          },
         },
         ui,
       );
@@ -72,7 +77,9 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
         : new AgentView({ host, line: ui.line, streamText: process.stdout.isTTY === true, verbose: options.verbose });
       let opened: Agent;
       try {
-        opened = await openAgent(lib, options, { ...config, model: modelRef }, host, ui, async () => view?.flush());
+        opened = await openAgent(lib, options, { ...config, model: modelRef, piProviders }, host, ui, async () =>
+          view?.flush(),
+        );
       } catch (err) {
         throw new SetupError(err instanceof Error ? err.message : String(err));
       }

@@ -8,7 +8,7 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { resolveOctetHome, type ExtensionHost } from "@octet/host";
-import type { Agent } from "@octet/agent";
+import type { Agent, ModelsFile } from "@octet/agent";
 import type { GlobalOptions } from "./args.js";
 import type { CliUi } from "./session.js";
 import { UsageError } from "./usage-error.js";
@@ -84,6 +84,28 @@ export function loadAgentLib(): Promise<AgentLib> {
   return import("@octet/agent");
 }
 
+/**
+ * pi extensions' registerProvider data, gathered while the host starts (the session layer's
+ * registerProvider); openAgent checks each as a models.json provider (the agent lib loads later).
+ */
+export class PiProviders {
+  readonly #list: { extension: string; name: string; config: Record<string, unknown> }[] = [];
+  readonly register = (extension: string, name: string, config: Record<string, unknown>): string | null => {
+    this.#list.push({ extension, name, config });
+    return null;
+  };
+  /** models.json with the providers added; a refused one is said on `say`. */
+  merge(lib: AgentLib, file: ModelsFile | null, say: (text: string) => void): ModelsFile | null {
+    if (this.#list.length === 0) return file;
+    const providers = new lib.ExtensionProviders();
+    for (const p of this.#list) {
+      const refused = providers.add(p.extension, p.name, p.config);
+      if (refused !== null) say(`octet: the provider "${p.name}" of ${p.extension} is not used: ${refused}\n`);
+    }
+    return providers.merge(file);
+  }
+}
+
 /** The built-in tools' names: the host keeps them from extensions when a model is configured. */
 export const BUILTIN_TOOL_NAMES = ["read", "write", "edit", "bash"];
 
@@ -91,13 +113,15 @@ export const BUILTIN_TOOL_NAMES = ["read", "write", "edit", "bash"];
 export async function openAgent(
   lib: AgentLib,
   options: GlobalOptions,
-  config: AgentConfig & { model: string },
+  config: AgentConfig & { model: string; piProviders?: PiProviders },
   host: ExtensionHost | null,
   ui: CliUi,
   /** Awaited before a question is asked: the view draws what came before it (the tool call) first. */
   beforeAsk: () => Promise<void> = async () => {},
 ): Promise<Agent> {
-  const modelsFile = lib.loadModelsFile(join(config.home, "models.json"));
+  const file = lib.loadModelsFile(join(config.home, "models.json"));
+  // Providers pi extensions registered (pi's registerProvider) join models.json's for --model.
+  const modelsFile = config.piProviders ? config.piProviders.merge(lib, file, (t) => ui.line.print(t)) : file;
   const model = await lib.resolveModel(lib.parseModelRef(config.model), { modelsFile, env: process.env });
   let session;
   if (options.resume !== null) {

@@ -15,6 +15,8 @@ export interface GlobalOptions {
   piExtensions: string[];
   /** --pi-runtime quickjs|node: where the --pi-extension paths run (default quickjs). */
   piRuntime: "quickjs" | "node";
+  /** --pi-flag NAME[=VALUE], repeatable: pi's extension flags (`pi --plan`); a bare NAME is true. */
+  piFlags: Record<string, string | true>;
   enable: string[];
   trust: string[];
   safeMode: boolean;
@@ -55,6 +57,7 @@ const FLAGS = {
   "extension-dir": { type: "string", multiple: true },
   "pi-extension": { type: "string", multiple: true },
   "pi-runtime": { type: "string" },
+  "pi-flag": { type: "string", multiple: true },
   "enable-extension": { type: "string", multiple: true },
   "trust-extension": { type: "string", multiple: true },
   "safe-mode": { type: "boolean" },
@@ -145,6 +148,25 @@ function existingPath(value: string): string {
   return path;
 }
 
+/** pi's flag names: what pi's own parser takes after "--" (letters, digits, "-", "_"). */
+const PI_FLAG_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+
+/** --pi-flag NAME[=VALUE] values: NAME=VALUE is the string VALUE, a bare NAME true; the last one given wins. */
+function piFlags(values: readonly string[]): Record<string, string | true> {
+  const flags: Record<string, string | true> = {};
+  for (const item of values) {
+    const eq = item.indexOf("=");
+    const name = eq < 0 ? item : item.slice(0, eq);
+    if (!PI_FLAG_NAME.test(name))
+      throw new UsageError(
+        `--pi-flag ${item}: expected NAME or NAME=VALUE, NAME of letters, digits, "-" and "_" (at most 64), ` +
+          "e.g. --pi-flag plan or --pi-flag preset=fast",
+      );
+    flags[name] = eq < 0 ? true : item.slice(eq + 1);
+  }
+  return flags;
+}
+
 export function parseCommandLine(argv: string[]): ParsedArgs {
   let parsed;
   try {
@@ -189,6 +211,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       // Checked when the host loads it (a file, or a folder as pi loads one): the message names the rule.
       piExtensions: (v["pi-extension"] ?? []).map(existingPath),
       piRuntime,
+      piFlags: piFlags(v["pi-flag"] ?? []),
       enable: v["enable-extension"] ?? [],
       trust: v["trust-extension"] ?? [],
       safeMode: v["safe-mode"] ?? false,

@@ -27,6 +27,7 @@ Flags:
                            package.json "pi" entry) in QuickJS; enabled and trusted; repeatable
   --pi-runtime RUNTIME     where the --pi-extension paths run: quickjs (default, sandboxed) or
                            node (a Node process with the full pi API: fs, child_process, pi.exec)
+  --pi-flag NAME[=VALUE]   a pi extension flag (pi's --NAME, read with pi.getFlag); repeatable
   --enable-extension NAME  start extension NAME (nothing starts unless enabled); repeatable
   --trust-extension NAME   trust extension NAME (needed for project extensions); repeatable
   --safe-mode              start only extensions with an explicit trust grant

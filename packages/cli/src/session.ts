@@ -39,6 +39,8 @@ export function createUi(options: GlobalOptions): CliUi {
 
 /** The load timeout of rpi entries when --pi-runtime node is given (the rpi default is 10 s). */
 const PI_NODE_LOAD_MS = 30_000;
+/** The rpi runtime of the last hostOptions (one host per CLI command): asked for unclaimed --pi-flag values. */
+let piRuntime: ReturnType<typeof rpiRuntime> | null = null;
 
 export function hostOptions(
   options: GlobalOptions,
@@ -55,14 +57,15 @@ export function hostOptions(
     // pi-extension.json manifests are found beside extension.toml ones and served the same way.
     // The hello's mode tells pi extensions whether a person can answer dialogs (ctx.hasUI).
     runtimes: [
-      rpiRuntime({
+      (piRuntime = rpiRuntime({
         mode: process.stdin.isTTY === true && process.stderr.isTTY === true && !options.noInput ? "rpc" : "print",
         piExtensions: options.piExtensions,
         piRuntime: options.piRuntime,
         // A node entry imports pi's real packages (pi-coding-agent alone is seconds of module
         // loading on a busy machine), inside the load phase: 10 s is too tight for that.
         ...(options.piRuntime === "node" ? { timeouts: { loadMs: PI_NODE_LOAD_MS } } : {}),
-      }),
+        ...(Object.keys(options.piFlags).length > 0 ? { piFlags: options.piFlags } : {}),
+      })),
     ],
     onEvent: eventPrinter(options, ui?.line),
     // The CLI binds dynamic tools (every /call in the shell uses the catalog published at that
@@ -163,6 +166,12 @@ export async function withHost<T>(
   try {
     host = await start(controller.signal);
     if (controller.signal.aborted) throw new Error("interrupted while the extensions were starting");
+    // pi's rule: a flag no loaded extension registered is said, and ignored.
+    for (const flag of piRuntime?.unclaimedFlags() ?? []) {
+      const text = `octet: --pi-flag ${flag}: no pi extension registered it (pi.registerFlag); ignored\n`;
+      if (line) line.print(text);
+      else process.stderr.write(text);
+    }
     const value = await work(host, controller.signal);
     return { value, interrupted: controller.signal.aborted };
   } catch (error) {

@@ -7,7 +7,15 @@
 import type { Agent } from "@octet/agent";
 import type { ExtensionHost, ForeignSessionState, SessionControlService, SessionEntriesService } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
-import { agentConfig, loadAgentLib, noModelHelp, openAgent, type AgentConfig, type AgentLib } from "./agent-setup.js";
+import {
+  agentConfig,
+  loadAgentLib,
+  noModelHelp,
+  openAgent,
+  PiProviders,
+  type AgentConfig,
+  type AgentLib,
+} from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
 import { paint, table, terminalSafe } from "./output.js";
 import type { CliUi } from "./session.js";
@@ -21,6 +29,8 @@ export class ShellAgent {
   readonly #options: GlobalOptions;
   readonly #ui: CliUi;
   readonly #config: AgentConfig;
+  /** What pi extensions registered with registerProvider: the agent resolves --model with them. */
+  readonly piProviders = new PiProviders();
   #host: ExtensionHost | null = null;
   #agent: Agent | null = null;
   /** Compactions asked for through sessionControl and not yet settled: close() waits for them. */
@@ -246,7 +256,7 @@ export class ShellAgent {
   async #ensure(): Promise<Agent> {
     if (this.#agent) return this.#agent;
     const lib = await this.#loadLib();
-    const config = { ...this.#config, model: this.#config.model! };
+    const config = { ...this.#config, model: this.#config.model!, piProviders: this.piProviders };
     this.#agent = await openAgent(lib, this.#options, config, this.#host, this.#ui, async () => this.#view?.flush());
     this.#agent.subscribe(this.#runs.route);
     return this.#agent;

@@ -47,7 +47,11 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     const reserved = agent.configured
       ? {
           reservedToolNames: BUILTIN_TOOL_NAMES,
-          sessionLayer: { events: PI_SESSION_EVENTS, state: () => agent.piState() },
+          sessionLayer: {
+            events: PI_SESSION_EVENTS,
+            state: () => agent.piState(),
+            registerProvider: agent.piProviders.register,
+          },
         }
       : {};
     const started = hostOptions(options, { signal, ...reserved, ...terminal.hostEnv() }, ui);

@@ -73,11 +73,19 @@ export interface RpiRuntimeOptions {
   piRuntime?: PiExtensionRuntime;
   /** Where their bundles are cached (default: bundlePiExtension's). */
   piCacheDir?: string;
+  /**
+   * pi's extension flags from the command line (`pi --plan` is `octet --pi-flag plan`): every pi
+   * extension gets them in its hello; pi.getFlag reads those it registered. A bare flag is true.
+   */
+  piFlags?: Readonly<Record<string, string | boolean>>;
 }
 
 /** The rpi runtime as the host's foreign-runtime contract types it (@octet/protocol). */
 export type RpiForeignExtension = ForeignExtension<OctetBridge["child"], ChildProcessWithoutNullStreams>;
-export type RpiForeignRuntime = ForeignRuntime<OctetBridge["child"], ChildProcessWithoutNullStreams>;
+export type RpiForeignRuntime = ForeignRuntime<OctetBridge["child"], ChildProcessWithoutNullStreams> & {
+  /** The piFlags no launched pi extension registered (pi warns about those): ask once the host started. */
+  unclaimedFlags(): string[];
+};
 
 /**
  * A QuickJS instance for one launch: its own worker thread, runtime and context, the pi prelude,
@@ -124,8 +132,10 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
         `MiB); got ${String(memory)}`,
     );
   }
+  const claimed = new Set<string>();
   return {
     manifestFile: "pi-extension.json",
+    unclaimedFlags: () => Object.keys(options.piFlags ?? {}).filter((f) => !claimed.has(f)),
     ...(options.piExtensions !== undefined ? { explicitPaths: [...options.piExtensions] } : {}),
     async load(manifestPath, context) {
       if (basename(manifestPath) !== "pi-extension.json") {
@@ -138,6 +148,7 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
             manifestPath,
             options,
             maxFrameBytes,
+            claimed,
             true,
           ),
         };
@@ -146,7 +157,7 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
       // checks everything again with the real trust decision.
       const loaded = await loadRpiManifest(manifestPath, { source: context.source, projectTrusted: true });
       if (!loaded.ok) return { ok: false, errors: loaded.errors.map((e) => e.message) };
-      return { ok: true, extension: foreignExtension(loaded.manifest, manifestPath, options, maxFrameBytes) };
+      return { ok: true, extension: foreignExtension(loaded.manifest, manifestPath, options, maxFrameBytes, claimed) };
     },
   };
 }
@@ -211,6 +222,8 @@ function foreignExtension(
   manifestPath: string,
   options: RpiRuntimeOptions,
   maxFrameBytes: number,
+  /** Every flag a launched instance registered (RpiForeignRuntime.unclaimedFlags). */
+  claimed: Set<string>,
   /** Loaded by path with a synthesized manifest (load/pi-source.ts): re-resolved and bundled at launch. */
   piPath = false,
 ): RpiForeignExtension {
@@ -285,6 +298,8 @@ function foreignExtension(
         maxFrameBytes,
         services: bridge.services,
         diagnose: ctx.diagnose,
+        lateTools: bridge.lateTools,
+        ...(options.piFlags !== undefined ? { flags: options.piFlags } : {}),
         onStderr: (line) => {
           // Until the host reads the stand-in's stderr (after the start) only the last lines are
           // kept: a child that floods stderr while starting must not grow the host's memory.
@@ -305,6 +320,13 @@ function foreignExtension(
         throw new Error(`${message}${tail ? `; stderr ended with: ${tail.slice(0, 300)}` : ""}`);
       }
       ctx.signal.removeEventListener("abort", onStop);
+      for (const f of connection.flags()) claimed.add(f);
+      for (const p of connection.providers()) {
+        const refused = ctx.sessionLayer?.registerProvider
+          ? ctx.sessionLayer.registerProvider(m.id, p.name, p.config)
+          : "this host has no model registry (no session layer)";
+        if (refused !== null) ctx.diagnose("warning", `the provider "${p.name}" is not used: ${refused}`);
+      }
       bridge.attach(connection);
       for (const line of stderrLines) bridge.child.stderr.write(`${line}\n`);
       attached = true;

@@ -65,7 +65,7 @@ test(ENTRY_RULES, () => {
   assert.match(problems({ ...NODE, entry: "../index.mjs" }).join("\n"), /^entry: .*contains a "\.\." segment/m);
   const caps = problems({ ...NODE, capabilities: ["tools", "message_renderers", "provider_metadata"] }).join("\n");
   assert.match(caps, /^capabilities\[1\]: .*"message_renderers" is not available to node entries/m);
-  assert.match(caps, /^capabilities\[2\]: .*"provider_metadata" is not available to node entries/m);
+  assert.doesNotMatch(caps, /provider_metadata/, "provider data crosses the protocol");
   // An entry without a runtime is still the process shape's mistake, and the message names both script runtimes.
   const { runtime: __, ...noRuntime } = NODE;
   assert.match(problems(noRuntime).join("\n"), /a script entry needs "runtime": "quickjs" \(or "node"\)/);

@@ -166,8 +166,8 @@ test("RPI-38: session actions are refused during the load phase, without a frame
 });
 
 test(
-  "RPI-27: registrations after the load change nothing and send one warning each (the host fixes the catalog at " +
-    "the load); inside the load, registering a name again replaces it",
+  "RPI-27: after the load a registerTool is sent at once and replaces the tool (octet's dynamic catalog); " +
+    "commands and hooks change nothing and send one warning each; inside the load, a name again replaces it",
   async () => {
     const late =
       "after the load is ignored: octet fixes an extension's catalog when it loads, so register tools, commands and " +
@@ -200,15 +200,22 @@ test(
         { type: "register", registration: { kind: "command", command: { name: "grow" } } },
       ]);
       h.send(invoke("req-2", { kind: "command", name: "grow", arguments: "" }));
+      const params = { type: "object", properties: {} };
       assert.deepEqual(h.take(), [
-        { type: "log", level: "warning", message: `the registration of tool "late" ${late}` },
-        { type: "log", level: "warning", message: `the registration of tool "tool" ${late}` },
+        {
+          type: "register",
+          registration: { kind: "tool", tool: { name: "late", description: "late", parameters: params } },
+        },
+        {
+          type: "register",
+          registration: { kind: "tool", tool: { name: "tool", description: "replaced", parameters: params } },
+        },
         { type: "log", level: "warning", message: `the registration of command "grow" ${late}` },
         { type: "log", level: "warning", message: `a pi.on("input") handler ${late}` },
         { type: "log", level: "warning", message: `a pi.on("agent_end") handler ${late}` },
         ok("req-2", "grown"),
       ]);
-      // Nothing changed: the load's tool, command and hook handler still answer; the late tool does not exist.
+      // The tools are the late ones; the load's command and hook handler still answer.
       h.send(invoke("req-3", { kind: "tool", name: "tool", callId: "c1", arguments: {} }));
       h.send(invoke("req-4", { kind: "tool", name: "late", callId: "c2", arguments: {} }));
       h.send(invoke("req-5", { kind: "command", name: "grow", arguments: "" }));
@@ -216,8 +223,8 @@ test(
       assert.deepEqual(
         h.take().filter((f) => f.type === "response"),
         [
-          ok("req-3", { content: [{ type: "text", text: "second" }] }),
-          err("req-4", 'unknown tool "late"'),
+          ok("req-3", { content: [{ type: "text", text: "replaced" }] }),
+          ok("req-4", { content: [{ type: "text", text: "late" }] }),
           ok("req-5", "grown"),
           ok("req-6", { action: "transform", text: "from the load" }),
         ],

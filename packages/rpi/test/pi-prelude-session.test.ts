@@ -607,40 +607,127 @@ test(
 );
 
 test(
-  "QJS-03: other pi methods: flags keep their default, shortcuts are ignored with one warning, " +
-    "renderers/providers/exec refuse clearly",
+  "QJS-03: other pi methods: flags and shortcuts are registrations (getFlag reads the hello's flags as pi " +
+    "does), renderers/providers/exec refuse clearly",
   async () => {
     const h = await PreludeHarness.start(
       ext(`
-    pi.registerFlag("verbose", { type: "boolean", default: true });
-    pi.registerShortcut("ctrl+x", { handler() {} });
+    pi.registerFlag("verbose", { type: "boolean", default: false });
+    pi.registerFlag("preset", { type: "string", default: "none" });
+    pi.registerFlag("mode", { type: "string", default: "plain" });
+    pi.registerShortcut("ctrl+x", { description: "Cut", handler(ctx) { return "x in " + ctx.cwd; } });
     pi.registerShortcut("ctrl+y", { handler() {} });
-    const out = [pi.getFlag("verbose"), pi.getFlag("missing") === undefined];
+    pi.registerShortcut("ctrl+y", { handler() { return "second"; } });
+    const out = [pi.getFlag("verbose"), pi.getFlag("preset"), pi.getFlag("mode"),
+      pi.getFlag("unregistered") === undefined];
     for (const c of [() => pi.registerEntryRenderer("t", () => null), () => pi.registerProvider("p", {})]) {
       try { c(); out.push("ok"); } catch (e) { out.push(e.message); }
     }
     pi.exec("ls", []).catch((e) => { out.push(e.message); });
     globalThis.out = out;`),
+      { capabilities: ["commands"] },
     );
     try {
-      assert.deepEqual(h.handshake().slice(1), [
-        {
-          type: "log",
-          level: "warning",
-          message: "pi.registerShortcut is ignored: octet has no keyboard shortcuts for extensions",
-        },
-        ok("req-1", {}),
-      ]);
+      const flag = (name: string) => ({ type: "register", registration: { kind: "flag", flag: { name } } });
+      assert.deepEqual(
+        h.handshake({ flags: { verbose: "yes", preset: "fast", mode: true, unregistered: "x" } }).slice(1),
+        [
+          flag("verbose"),
+          flag("preset"),
+          flag("mode"),
+          { type: "register", registration: { kind: "shortcut", shortcut: { key: "ctrl+x", description: "Cut" } } },
+          { type: "register", registration: { kind: "shortcut", shortcut: { key: "ctrl+y" } } },
+          ok("req-1", {}),
+        ],
+      );
       assert.deepEqual(h.evaluate("globalThis.out"), [
-        true,
-        true,
+        true, // a boolean flag given any value is true (pi)
+        "fast",
+        "plain", // a string flag given without a value keeps its default
+        true, // undefined: pi gives only the flags this extension registered
         "pi.registerEntryRenderer is not available to QuickJS extensions: renderers cannot cross the extension " +
           "protocol",
-        "pi.registerProvider is not available to QuickJS extensions: providers cannot cross the extension protocol",
+        'pi.registerProvider needs the "provider_metadata" capability; add it to "capabilities" in pi-extension.json',
         "pi.exec is not available: QuickJS extensions have no process access",
       ]);
+      h.send({
+        type: "request",
+        id: "req-2",
+        generation: 1,
+        request: { kind: "invoke", invocation: { kind: "shortcut", key: "ctrl+x" } },
+      });
+      h.send({
+        type: "request",
+        id: "req-3",
+        generation: 1,
+        request: { kind: "invoke", invocation: { kind: "shortcut", key: "ctrl+y" } },
+      });
+      h.send({
+        type: "request",
+        id: "req-4",
+        generation: 1,
+        request: { kind: "invoke", invocation: { kind: "shortcut", key: "f9" } },
+      });
+      assert.deepEqual(
+        h.take().filter((f) => f.type === "response"),
+        [
+          ok("req-2", "x in /work/project"),
+          ok("req-3", "second"),
+          { type: "response", id: "req-4", result: { status: "error", error: { message: 'unknown shortcut "f9"' } } },
+        ],
+      );
     } finally {
       h.dispose();
     }
   },
 );
+
+test("pi registerProvider: its data is a load registration; streamSimple is refused, oauth left out", async () => {
+  const h = await PreludeHarness.start(
+    ext(`
+    const models = [{ id: "m1", contextWindow: 1000, maxTokens: 100 }];
+    pi.registerProvider("proxy", { name: "Proxy", baseUrl: "http://127.0.0.1:9", apiKey: "PROXY_KEY",
+      api: "openai-completions", headers: { "x-team": "a" }, authHeader: true, models, other: 1 });
+    pi.registerProvider("sso", { baseUrl: "http://sso", api: "openai-responses", apiKey: "K", models,
+      oauth: { name: "SSO", login: async () => ({}) } });
+    pi.registerProvider("gone", { baseUrl: "http://gone" });
+    pi.unregisterProvider("gone");
+    const out = [];
+    try { pi.registerProvider("stream", { api: "custom", streamSimple: () => {} }); } catch (e) { out.push(e.message); }
+    globalThis.out = out;`),
+    { capabilities: ["provider_metadata"] },
+  );
+  try {
+    const provider = (name: string, config: Record<string, unknown>) => ({
+      type: "register",
+      registration: { kind: "provider", provider: { name, config } },
+    });
+    const models = [{ id: "m1", contextWindow: 1000, maxTokens: 100 }];
+    assert.deepEqual(h.handshake().slice(1), [
+      {
+        type: "log",
+        level: "warning",
+        message:
+          'pi.registerProvider("sso"): oauth (login callbacks) cannot cross the extension protocol and is left out; ' +
+          "the provider uses apiKey",
+      },
+      provider("proxy", {
+        name: "Proxy",
+        baseUrl: "http://127.0.0.1:9",
+        api: "openai-completions",
+        apiKey: "PROXY_KEY",
+        headers: { "x-team": "a" },
+        authHeader: true,
+        models,
+      }),
+      provider("sso", { baseUrl: "http://sso", api: "openai-responses", apiKey: "K", models }),
+      ok("req-1", {}),
+    ]);
+    assert.deepEqual(h.evaluate("globalThis.out"), [
+      'pi.registerProvider("stream"): streamSimple is code and cannot cross the extension protocol; only data can ' +
+        "(baseUrl, api, apiKey, headers, authHeader, models): name an api pi-ai streams",
+    ]);
+  } finally {
+    h.dispose();
+  }
+});

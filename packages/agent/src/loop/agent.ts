@@ -103,7 +103,11 @@ export class Agent {
     this.#piSessionStart();
   }
 
-  /** pi's session_start, not awaited (the constructor cannot wait; pi extensions start their state here). */
+  /**
+   * pi's session_start, not awaited here (the constructor cannot wait; pi extensions start their
+   * state here) but before the next prompt's first model request, as pi does: a tool registered
+   * in session_start is offered to the model (pi's dynamic-tools example).
+   */
   #piSessionStart(): void {
     const start = this.#o.start ?? { reason: "startup" };
     if (!this.#pi.takes("session_start")) return;
@@ -128,7 +132,8 @@ export class Agent {
     if (!this.isIdle()) throw new AgentError("busy", "the host cannot change while a prompt runs");
     this.#host = host;
     this.#lifecycle("session/started", { session_id: this.session.id });
-    if (this.#pi.takes("session_start")) void this.#pi.observe("session_start", { reason: "reload" });
+    if (this.#pi.takes("session_start"))
+      this.#piStarted = this.#pi.observe("session_start", { reason: "reload" }).catch(() => undefined);
   }
 
   get model(): ResolvedModel {

@@ -18,3 +18,4 @@ export {
 } from "./resolve.js";
 export { describeProviderError, providerErrorKind, statusOf, type ProviderErrorKind } from "./errors.js";
 export { keyVarsOf, type Env } from "./keys.js";
+export { ExtensionProviders } from "./extension-providers.js";

@@ -117,6 +117,12 @@ export interface ForeignSessionLayer {
   readonly events: readonly string[];
   /** The foreground session now, or null before the layer opened one. */
   state?(): ForeignSessionState | null;
+  /**
+   * A model provider an instance registered at its load (pi's registerProvider, its data only, in
+   * models.json's provider shape): the layer's model registry takes it, so `--model NAME/ID` can
+   * name it. Returns null when taken, else why not (said as a diagnostic of the extension).
+   */
+  registerProvider?(extension: string, name: string, config: Record<string, unknown>): string | null;
 }
 
 export interface ForeignLaunched<Child> {

@@ -38,6 +38,14 @@ export interface RpiConnectionOptions {
   services?: RpiHostServices;
   diagnose(level: DiagnosticLevel, message: string): void;
   onStderr?(line: string): void;
+  /**
+   * Tool registrations after the load (pi registers tools from handlers): with this bound they
+   * change the catalog and `changed` is called once per frame, synchronously, before any later
+   * frame is read; without it they are ignored with a warning, as commands and hooks always are.
+   */
+  lateTools?: { changed(): void };
+  /** Values of the --pi-flag options, sent in the hello (`flags`): pi.getFlag reads them. */
+  flags?: Readonly<Record<string, string | boolean>>;
 }
 
 export interface InvokeOptions {

@@ -113,6 +113,18 @@ export class RpiConnection {
   hooks(): string[] {
     return this.#catalog.hooks();
   }
+  /** pi's shortcuts as registered (pi keys): the octet bridge maps and registers them. */
+  shortcuts(): { key: string; description?: string }[] {
+    return this.#catalog.shortcuts();
+  }
+  /** pi's registerProvider data (name and config), from the load. */
+  providers(): { name: string; config: Record<string, unknown> }[] {
+    return this.#catalog.providers();
+  }
+  /** The flags the extension registered (pi's registerFlag). */
+  flags(): string[] {
+    return this.#catalog.flags();
+  }
   /** How many invocation contexts were encoded: one per distinct context object (see InvokeOptions.context). */
   get contextEncodings(): number {
     return this.#contexts.encodings;
@@ -150,6 +162,9 @@ export class RpiConnection {
         cwd: this.#o.cwd,
         mode: this.#o.mode,
         projectTrusted: this.#o.projectTrusted,
+        ...(this.#o.flags !== undefined && Object.keys(this.#o.flags).length > 0
+          ? { flags: { ...this.#o.flags } }
+          : {}),
       });
       await phase(hello, t.handshakeMs, `no hello from the extension within ${t.handshakeMs} ms (handshake timeout)`);
       const result = await phase(
@@ -373,7 +388,8 @@ export class RpiConnection {
   }
 
   #register(frame: RegistrationFrame): void {
-    if (this.#state !== "load") {
+    const lateTool = this.#state === "ready" && frame.registration.kind === "tool" && this.#o.lateTools !== undefined;
+    if (this.#state !== "load" && !lateTool) {
       this.#safeDiagnose(
         "warning",
         `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends (register in ` +
@@ -382,7 +398,8 @@ export class RpiConnection {
       return;
     }
     const violation = this.#catalog.apply(frame, this.#hello!.capabilities);
-    if (violation !== null) this.#protocolViolation(violation);
+    if (violation !== null) return this.#protocolViolation(violation);
+    if (lateTool) this.#o.lateTools?.changed();
   }
 
   #unknownId(what: string, id: string): void {

@@ -44,11 +44,15 @@ export type RpiUiCapability = (typeof RPI_UI_CAPABILITIES)[number];
 export const RPI_RUNTIMES = ["process", "quickjs", "node"] as const;
 export type RpiRuntime = (typeof RPI_RUNTIMES)[number];
 
-/**
- * Capabilities whose factories cannot cross the protocol, so a QuickJS entry cannot have them (RPI-12). A node entry
- * has the same rule: its factories cannot cross the protocol either.
- */
+/** Capabilities whose factories cannot cross the protocol, so a QuickJS entry cannot have them (RPI-12). */
 export const RPI_QUICKJS_EXCLUDED_CAPABILITIES: readonly RpiCapability[] = ["message_renderers", "provider_metadata"];
+
+/**
+ * What a node entry cannot have. RPI-12 binds QuickJS only; in the node runtime (octet's own)
+ * pi's registerProvider crosses as data (the prelude refuses streamSimple, which is code), so
+ * provider_metadata is allowed there.
+ */
+export const RPI_NODE_EXCLUDED_CAPABILITIES: readonly RpiCapability[] = ["message_renderers"];
 
 /** ASCII letters, digits, "_", "-" and "." (RPI-04); "." and ".." are refused separately. */
 export const RPI_ID_PATTERN = /^[A-Za-z0-9_.-]+$/;
@@ -197,7 +201,7 @@ function checkRuntimeShape(
     if (o["arguments"] !== undefined)
       c.add("arguments", `is process-only and node manifests reject it, got ${showValue(o["arguments"])}`);
     capabilities?.forEach((cap, i) => {
-      if (RPI_QUICKJS_EXCLUDED_CAPABILITIES.includes(cap))
+      if (RPI_NODE_EXCLUDED_CAPABILITIES.includes(cap))
         c.add(
           `capabilities[${i}]`,
           `${quote(cap)} is not available to node entries: its factories cannot cross the ` + `extension protocol`,

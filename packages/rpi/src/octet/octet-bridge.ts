@@ -33,6 +33,8 @@ import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from
 import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
 import { RenderDetails, toolRenderInvocation, toolRenderOutcome } from "./render-mapping.js";
 import { mapFrontendUi } from "./ui-mapping.js";
+import { LateTools, toolDefinition } from "./late-tools.js";
+import { initializeShortcuts, triggerPiShortcut } from "./shortcuts.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
@@ -51,6 +53,8 @@ export interface OctetBridge {
   wireEvents(): string[];
   /** The pi events the session layer delivers, as invocations of the extension's handlers. */
   readonly sessionEvents: ForeignSessionEvents;
+  /** Give it to the RpiConnection (lateTools): tools registered after the load become dynamic tools. */
+  readonly lateTools: { changed(): void };
 }
 
 /** Status keys kept per instance; the oldest goes first. */
@@ -98,7 +102,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   // Entry writes (appendEntry, setLabel, setSessionName) the extension issued and octet has not
   // settled: pi makes them synchronously, so a call is answered only once those issued before its
   // result are written, and what runs next (a /unbookmark after a /bookmark) reads them in its
-  // session. Not by parent: a setter from a handler may act under the issued owner instead.
+  // session (published() waits for them). Not by parent: a setter from a handler may act under the
+  // issued owner instead.
   const writes = new Set<Promise<unknown>>();
   const controllers = new Map<number, AbortController>();
   let progress = false;
@@ -122,6 +127,23 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   const wireEvents = (): string[] => (connection?.hooks() ?? []).filter((e) => !layer.has(e));
   const messages = new MessageUpdates();
   const details = new RenderDetails();
+  let initialized = false;
+  const late = new LateTools({
+    tools: () => connection?.tools() ?? [],
+    negotiated: () => negotiated.includes("dynamic_tools"),
+    initialized: () => initialized,
+    request: (method, params) => peer.request(method, params).result,
+    warn: (message) => diagnose("warning", message),
+  });
+  /**
+   * A handler's answer waits for the tools it registered to be published (the model's next request
+   * offers them) and for the entry writes issued so far to settle (`writes`).
+   */
+  const published = async <T>(result: T): Promise<T> => {
+    await late.settled();
+    if (writes.size > 0) await Promise.allSettled([...writes]);
+    return result;
+  };
   /**
    * A pi hook invocation nobody waits for (a lifecycle event, a message batch): sent in arrival
    * order, bounded by its hook timeout, at most MAX_LIFECYCLE_IN_FLIGHT at once.
@@ -154,6 +176,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         if (typeof id === "number") controllers.get(id)?.abort();
         return;
       }
+      if (n.method === "shortcut/trigger" && connection)
+        return triggerPiShortcut(connection, n.params, contextOf({}), (m) => diagnose("warning", m));
       // A model text batch is one message_update (message-updates.ts, WAVE1-08).
       if (n.method === "message/updated" || n.method === "message/settled") {
         const update = messages.take(n.method, n.params);
@@ -340,25 +364,31 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     },
   };
 
-  /** `result` once the entry writes issued so far have settled (whatever their outcome: the extension saw it). */
-  async function afterWrites<T>(result: T): Promise<T> {
-    if (writes.size > 0) await Promise.allSettled([...writes]);
-    return result;
-  }
-
   async function handle(request: RequestMessage): Promise<unknown> {
     const c = connection;
     if (!c) throw new WireError(ErrorCode.InternalError, "the rpi extension is not attached");
     const params = (request.params ?? {}) as Record<string, unknown>;
     noteOwner(params);
     switch (request.method) {
-      case "initialize":
+      case "initialize": {
         contextOf({ context: { host: params["host"] } });
-        return initializeResult(c, params, (on) => (progress = on), wireEvents(), {
+        // Shortcuts are admitted only inside initialize (WAVE1-24): registered before the answer.
+        const also = await initializeShortcuts(c.shortcuts(), params, {
+          parent: request.id as number,
+          request: (method, p) => peer.request(method, p).result,
+          warn: (message) => diagnose("warning", message),
+          info: (message) => diagnose("info", message),
+        });
+        const result = initializeResult(c, params, (on) => (progress = on), wireEvents(), {
           sessionActions: options.sessionActions === true,
           composer: options.composer === true,
           selected: (features) => (negotiated = features),
+          also: ["dynamic_tools", ...also],
         });
+        late.seed(c.tools().map(toolDefinition));
+        initialized = true;
+        return result;
+      }
       case "tool/call":
       case "command/execute": {
         const id = request.id as number;
@@ -390,7 +420,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                   }
                 }
               : undefined;
-            const r = await afterWrites(
+            const r = await published(
               await c.invoke(
                 { kind: "tool", name, callId: `call-${id}`, arguments: args },
                 { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
@@ -403,7 +433,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             ? (params["arguments"] as unknown[]).map(String).join(" ")
             : "";
           return commandOutcome(
-            await afterWrites(
+            await published(
               await c.invoke(
                 { kind: "command", name, arguments: args },
                 { tag: id, signal: controller.signal, context: contextOf(params) },
@@ -426,9 +456,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             (params["payload"] ?? {}) as Record<string, unknown>,
             wireEvents(),
           )) {
-            const r = await c.invoke(
-              { kind: "hook", event: { name: call.event, data: call.data } },
-              { tag: id, signal: controller.signal, context: contextOf(params) },
+            const r = await published(
+              await c.invoke(
+                { kind: "hook", event: { name: call.event, data: call.data } },
+                { tag: id, signal: controller.signal, context: contextOf(params) },
+              ),
             );
             // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
             if (r.status === "error")
@@ -482,9 +514,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       o.signal?.addEventListener("abort", onAbort, { once: true });
       if (o.signal?.aborted) controller.abort();
       try {
-        const r = await c.invoke(
-          { kind: "hook", event: { name, data } },
-          { signal: controller.signal, context: contextOf({}) },
+        const r = await published(
+          await c.invoke(
+            { kind: "hook", event: { name, data } },
+            { signal: controller.signal, context: contextOf({}) },
+          ),
         );
         if (r.status === "error")
           throw new Error(`the ${name} handler of ${options.extensionId} failed: ${r.error.message}`);
@@ -501,6 +535,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     services,
     wireEvents,
     sessionEvents,
+    lateTools: late,
     attach(c) {
       connection = c;
       void c.closed.then((exit: RpiExit) => {

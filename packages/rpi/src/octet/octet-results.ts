@@ -14,6 +14,7 @@ import type { ProtocolResult } from "../protocol/frames.js";
 import type { RpiConnection } from "../host/rpi-connection.js";
 import { lifecycleSubscriptions } from "./hook-mapping.js";
 import { SESSION_ACTION_FEATURES } from "./session-actions.js";
+import { toolDefinition } from "./late-tools.js";
 
 export function initializeResult(
   c: RpiConnection,
@@ -21,14 +22,17 @@ export function initializeResult(
   setProgress: (on: boolean) => void,
   /** The pi events that arrive through octet (not the session layer's): lifecycle subscriptions come from these. */
   wireEvents: readonly string[] = c.hooks(),
-  session: { sessionActions: boolean; composer?: boolean; selected?: (features: readonly string[]) => void } = {
-    sessionActions: false,
-  },
+  session: {
+    sessionActions: boolean;
+    /** pi's setEditorText/getEditorText need the host's composer (the shell). */
+    composer?: boolean;
+    selected?: (features: readonly string[]) => void;
+    /** Optional features to select when offered (dynamic_tools, shortcuts). */
+    also?: readonly string[];
+  } = { sessionActions: false },
 ): unknown {
   const api = params["api_version"];
-  const tools: ToolDefinition[] = c
-    .tools()
-    .map((t) => ({ name: t.name, description: t.description || t.label || t.name, parameters: t.parameters }));
+  const tools: ToolDefinition[] = c.tools().map(toolDefinition);
   // pi's registerCommand makes the description optional; octet requires one: fall back to the
   // name, as tools fall back to their label or name, rather than failing the whole load.
   const commands: CommandDefinition[] = c.commands().map((x) => ({
@@ -56,6 +60,7 @@ export function initializeResult(
   }
   // pi's setEditorText/getEditorText (ui-mapping.ts), where the host has a composer (the shell).
   if (session.composer === true && offered.has("composer")) features.push("composer");
+  for (const f of session.also ?? []) if (offered.has(f)) features.push(f);
   session.selected?.(features);
   setProgress(offered.has("request_progress") && api === "0.4");
   const selection: Record<string, unknown> = {

@@ -61,7 +61,8 @@ export type Invocation =
   | { kind: "tool"; name: string; callId: string; arguments: Record<string, unknown> }
   | { kind: "command"; name: string; arguments: string }
   | { kind: "hook"; event: { name: string; data: unknown } }
-  | RenderInvocation;
+  | RenderInvocation
+  | { kind: "shortcut"; key: string };
 
 /**
  * octet's own invocation (pi has no such frame): the extension renders pi's renderers to text
@@ -105,6 +106,8 @@ export type HostFrame =
       cwd: string;
       mode: ExtensionMode;
       projectTrusted: boolean;
+      /** The host's --pi-flag values (pi's registerFlag/getFlag), when it was given any. */
+      flags?: Record<string, string | boolean>;
     }
   | { type: "request"; id: string; generation: number; request: HostRequest }
   | { type: "response"; id: string; result: ProtocolResult }
@@ -123,7 +126,13 @@ export interface ToolDescriptor {
 export type Registration =
   | { kind: "tool"; tool: ToolDescriptor }
   | { kind: "command"; command: { name: string; description?: string } }
-  | { kind: "hook"; hook: { event: string } };
+  | { kind: "hook"; hook: { event: string } }
+  /** pi's registerShortcut, in pi's key syntax (the host maps it, octet/shortcuts.ts). */
+  | { kind: "shortcut"; shortcut: { key: string; description?: string } }
+  /** pi's registerFlag: the host warns about a --pi-flag no extension registered. */
+  | { kind: "flag"; flag: { name: string } }
+  /** pi's registerProvider, its data only (the prelude refuses streamSimple): a models.json provider. */
+  | { kind: "provider"; provider: { name: string; config: Record<string, unknown> } };
 
 export type RegistrationKind = Registration["kind"];
 
@@ -146,7 +155,7 @@ export type LogLevel = "info" | "warning" | "error";
 export type ExtensionFrame =
   | { type: "hello"; protocolVersion: number; manifest: HelloManifest }
   | { type: "register"; registration: Registration }
-  | { type: "unregister"; registration: { kind: RegistrationKind; name: string } }
+  | { type: "unregister"; registration: { kind: "tool" | "command" | "hook"; name: string } }
   | { type: "response"; id: string; result: ProtocolResult }
   | { type: "update"; id: string; value: unknown }
   | { type: "request"; id: string; request: ExtensionRequest }
@@ -234,7 +243,29 @@ function parseRegistration(v: unknown): Registration | string {
       return `registration.hook.event must be a non-empty string (got ${shown(isPlainObject(h) ? h["event"] : h)})`;
     return { kind: "hook", hook: { event: h["event"] } };
   }
-  return `registration.kind must be "tool", "command" or "hook" (got ${JSON.stringify(v["kind"])})`;
+  if (kind === "shortcut" || kind === "flag") return parseKeyOrFlag(kind, v[kind]);
+  if (kind === "provider") {
+    const p = v["provider"];
+    if (!isPlainObject(p) || typeof p["name"] !== "string" || p["name"] === "" || !isPlainObject(p["config"]))
+      return `registration.provider must be {name: a non-empty string, config: an object} (got ${shown(p)})`;
+    return { kind, provider: { name: p["name"], config: p["config"] } };
+  }
+  return (
+    `registration.kind must be "tool", "command", "hook", "shortcut", "flag" or "provider" ` +
+    `(got ${JSON.stringify(v["kind"])})`
+  );
+}
+
+function parseKeyOrFlag(kind: "shortcut" | "flag", v: unknown): Registration | string {
+  const member = kind === "shortcut" ? "key" : "name";
+  const value = isPlainObject(v) ? v[member] : v;
+  if (typeof value !== "string" || value === "")
+    return `registration.${kind}.${member} must be a non-empty string (got ${shown(value)})`;
+  if (kind === "flag") return { kind, flag: { name: value } };
+  const description = (v as Record<string, unknown>)["description"];
+  if (description !== undefined && typeof description !== "string")
+    return `registration.shortcut.description must be a string (got ${shown(description)})`;
+  return { kind, shortcut: typeof description === "string" ? { key: value, description } : { key: value } };
 }
 
 function parseRequest(v: unknown): ExtensionRequest | string {

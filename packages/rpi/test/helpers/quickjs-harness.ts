@@ -229,7 +229,9 @@ export class PreludeHarness {
   }
 
   /** Host hello, then initialize: returns the frames the extension sent in answer to both. */
-  handshake(hello: { mode?: string; cwd?: string; projectTrusted?: boolean } = {}): Frame[] {
+  handshake(
+    hello: { mode?: string; cwd?: string; projectTrusted?: boolean; flags?: Record<string, string | boolean> } = {},
+  ): Frame[] {
     this.send({
       type: "hello",
       protocolVersion: 1,
@@ -237,6 +239,7 @@ export class PreludeHarness {
       cwd: hello.cwd ?? "/work/project",
       mode: hello.mode ?? "tui",
       projectTrusted: hello.projectTrusted ?? true,
+      ...(hello.flags ? { flags: hello.flags } : {}),
     });
     this.send({ type: "request", id: "req-1", generation: 1, request: { kind: "initialize" } });
     return this.take();

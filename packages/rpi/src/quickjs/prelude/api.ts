@@ -6,9 +6,10 @@
  *   same arguments), registerCommand and on need `tools`, `commands` and `event_hooks`; a missing
  *   capability or a malformed definition throws at the call. During the load every registration
  *   is queued and sent after the factory returns (a failed load sends none); registering a name
- *   again replaces it (pi's Map semantics). After the load the host's catalog is fixed (it ignores
- *   later registrations), so a later registerTool, registerCommand or on changes nothing here
- *   either and sends one warning log instead.
+ *   again replaces it (pi's Map semantics). After the load a registerTool is sent at once: the
+ *   host publishes it on octet's dynamic catalog (pi's dynamic-tools example registers from
+ *   session_start and from a command). A later registerCommand, registerShortcut or on changes
+ *   nothing and sends one warning log instead (octet fixes commands, hooks and shortcuts at load).
  * - pi.on accepts KNOWN_EVENTS and the EVENT_ALIASES (mapped, with one warning log per alias);
  *   anything else throws with the list. One hook registration per distinct event.
  * - The snapshot getters read the latest invocation context: no round trip (QJS-09).
@@ -16,15 +17,21 @@
  *   cannot reach another extension's bus (pi shares one between extensions).
  * - ctx.waitForIdle and ctx.reload are pi's command-context methods: from a tool or a hook they
  *   reject (a tool waiting for the agent to go idle would wait for itself).
- * - Parts of pi that cannot cross the protocol throw a clear Error (entry renderers, providers,
- *   components, exec); tool and message renderers run here as text (render.ts);
- *   registerShortcut is ignored with a warning; registerFlag/getFlag keep the
- *   flag's default, since octet passes no extension flags.
+ * - Parts of pi that cannot cross the protocol throw a clear Error (entry renderers, components,
+ *   exec); tool and message renderers run here as text (render.ts). registerShortcut (needs
+ *   `commands`) is a registration the host maps to an octet key; its handler runs on a `shortcut`
+ *   invocation with a ctx. registerFlag sends the flag's name (the host warns about a --pi-flag
+ *   nobody registered); getFlag follows pi: undefined for a flag this extension did not register,
+ *   true for a given boolean flag, the given string, else the default. The values are the host
+ *   hello's `flags`.
  */
 export const API_JS = String.raw`
 function describeRegistration(registration) {
   if (registration.kind === "tool") return 'tool "' + registration.tool.name + '"';
   if (registration.kind === "command") return 'command "' + registration.command.name + '"';
+  if (registration.kind === "shortcut") return 'shortcut "' + registration.shortcut.key + '"';
+  if (registration.kind === "flag") return 'flag "' + registration.flag.name + '"';
+  if (registration.kind === "provider") return 'provider "' + registration.provider.name + '"';
   return 'the "' + registration.hook.event + '" hook';
 }
 const loading = () => phase === "new" || phase === "loading";
@@ -33,9 +40,18 @@ function ignoredLate(what) {
   log("warning", what + " after the load is ignored: octet fixes an extension's catalog when it loads, so register " +
     "tools, commands and hooks in the extension's factory");
 }
-// Queues a registration made during the load and returns true; after the load returns false.
+// Queues a registration made during the load and returns true. After the load a tool is sent at
+// once (the host publishes it as a dynamic tool, as pi's registerTool from a handler works) and
+// true returned; anything else changes nothing and returns false.
 function register(key, registration) {
   if (!loading()) {
+    if (registration.kind === "tool" && phase === "ready") {
+      const problem = trySend({ type: "register", registration: registration }, "the registration of " +
+          describeRegistration(registration));
+      if (problem !== null) throw fail(problem);
+      return true;
+    }
+    if (registration.kind === "flag") return false;
     ignoredLate("the registration of " + describeRegistration(registration));
     return false;
   }
@@ -150,7 +166,77 @@ const events = freeze({
   },
 });
 
-const flags = new Map();
+const flags = new Map();       // name -> {default, type}
+const shortcuts = new Map();   // pi key -> {handler, options}
+function registerFlag(name, options) {
+  if (typeof name !== "string" || name === "") throw new TypeError("pi.registerFlag: the name must be a non-empty " +
+    "string");
+  const o = isObject(options) ? options : {};
+  mapSet(flags, name, { default: o.default, type: o.type });
+  register("flag:" + name, { kind: "flag", flag: { name: name } });
+}
+// pi's rule: a flag this extension registered; a boolean one is true when given, a string one its value.
+function getFlag(name) {
+  const flag = mapGet(flags, String(name));
+  if (flag === undefined) return undefined;
+  const given = session !== null && isObject(session.flags) && hasOwn(session.flags, name) ? session.flags[name]
+    : undefined;
+  if (given === undefined) return flag.default;
+  if (flag.type === "boolean") return true;
+  return typeof given === "string" ? given : flag.default;
+}
+// Sent with the load's registrations; the host maps pi's key to its own (or refuses it, naming the key).
+function registerShortcut(key, options) {
+  need("commands", "pi.registerShortcut");
+  if (typeof key !== "string" || key === "") throw new TypeError("pi.registerShortcut: the key must be a non-empty " +
+    "string");
+  if (!isObject(options) || typeof options.handler !== "function") {
+    throw new TypeError('pi.registerShortcut("' + key + '"): options.handler must be a function');
+  }
+  const shortcut = withOptional({ key: key }, "description", typeof options.description === "string" ?
+      options.description : undefined);
+  if (register("shortcut:" + key, { kind: "shortcut", shortcut: shortcut })) mapSet(shortcuts, key, {
+      handler: options.handler, options: options });
+}
+// pi's provider config as data: a function (streamSimple, oauth's login) cannot cross the protocol.
+const PROVIDER_DATA = ["name", "baseUrl", "api", "apiKey", "headers", "authHeader", "compat", "models"];
+function registerProvider(name, config) {
+  need("provider_metadata", "pi.registerProvider");
+  if (typeof name !== "string" || name === "") throw new TypeError("pi.registerProvider: the name must be a " +
+    "non-empty string");
+  const where = 'pi.registerProvider("' + name + '"): ';
+  if (!isObject(config)) throw new TypeError(where + "config must be an object");
+  if (config.streamSimple !== undefined) {
+    throw fail(where + "streamSimple is code and cannot cross the extension protocol; only data can (baseUrl, api, " +
+      "apiKey, headers, authHeader, models): name an api pi-ai streams", "unsupported");
+  }
+  if (config.oauth !== undefined) log("warning", where + "oauth (login callbacks) cannot cross the extension " +
+    "protocol and is left out; the provider uses apiKey");
+  let data = {};
+  for (let i = 0; i < PROVIDER_DATA.length; i++) {
+    if (config[PROVIDER_DATA[i]] !== undefined) put(data, PROVIDER_DATA[i], config[PROVIDER_DATA[i]]);
+  }
+  try {
+    data = parse(stringify(data));
+  } catch (e) {
+    throw new TypeError(where + "config cannot be encoded as JSON: " + describe(e));
+  }
+  register("provider:" + name, { kind: "provider", provider: { name: name, config: data } });
+}
+function unregisterProvider(name) {
+  need("provider_metadata", "pi.unregisterProvider");
+  if (loading()) mapDelete(queued, "provider:" + String(name));
+  else ignoredLate("pi.unregisterProvider(\"" + String(name) + "\")");
+}
+async function runShortcut(inv, invocation, snap) {
+  const shortcut = mapGet(shortcuts, invocation.key);
+  if (shortcut === undefined) return answer(inv, failure('unknown shortcut "' + invocation.key + '"'));
+  try {
+    answer(inv, success(await apply(shortcut.handler, shortcut.options, [makeContext(inv, snap, false)])));
+  } catch (e) {
+    answer(inv, failure(describe(e)));
+  }
+}
 function cannotCross(api, what) {
   return () => { throw fail(api + " is not available to " + RUNTIME + " extensions: " + what + " cannot cross the " +
     "extension protocol", "unsupported"); };
@@ -201,14 +287,13 @@ const pi = {
     snapshot.thinkingLevel = level;
     return value;
   },
-  registerFlag(name, options) { mapSet(flags, String(name), isObject(options) ? options.default : undefined); },
-  getFlag: (name) => mapGet(flags, String(name)),
-  registerShortcut() { warnOnce("shortcut", "pi.registerShortcut is ignored: octet has no keyboard shortcuts for " +
-    "extensions"); },
+  registerFlag: registerFlag,
+  getFlag: getFlag,
+  registerShortcut: registerShortcut,
   registerMessageRenderer: registerMessageRenderer,
   registerEntryRenderer: cannotCross("pi.registerEntryRenderer", "renderers"),
-  registerProvider: cannotCross("pi.registerProvider", "providers"),
-  unregisterProvider: cannotCross("pi.unregisterProvider", "providers"),
+  registerProvider: registerProvider,
+  unregisterProvider: unregisterProvider,
   // An engine that can run processes (the Node runner) passes host.exec; pi's default cwd is the session's.
   exec: typeof host.exec === "function" ? (command, args, options) => host.exec(command, args, options,
       typeof snapshot.cwd === "string" ? snapshot.cwd : session !== null ? session.cwd : undefined) : async () => {

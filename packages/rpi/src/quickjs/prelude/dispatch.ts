@@ -60,7 +60,7 @@ function answer(inv, result) {
 function onHello(frame) {
   if (session !== null) return;
   session = { instance: frame.instance, cwd: frame.cwd, mode: frame.mode,
-      projectTrusted: frame.projectTrusted === true };
+      projectTrusted: frame.projectTrusted === true, flags: isObject(frame.flags) ? frame.flags : {} };
   trySend({
     type: "hello",
     protocolVersion: PROTOCOL_VERSION,
@@ -336,6 +336,8 @@ function runInvoke(id, request) {
   else if (invocation.kind === "hook") {
     const name = isObject(invocation.event) ? invocation.event.name : undefined;
     runHook(newInvocation(id, 'the "' + name + '" hook'), invocation, snap);
+  } else if (invocation.kind === "shortcut") {
+    runShortcut(newInvocation(id, 'shortcut "' + invocation.key + '"'), invocation, snap);
   } else {
     sendResult(id, failure("unknown invocation kind " + stringify(invocation.kind) + ' (expected "tool", "command" ' +
       'or "hook")'), "the invocation");
