@@ -56,5 +56,5 @@ export async function session(example: string, script: Record<string, unknown>[]
     entries()
       .map((e) => e["message"] as { role?: string } | undefined)
       .filter((m): m is ToolResult => m?.role === "toolResult");
-  return { server, octet, entries, toolResults, ws };
+  return { server, octet, entries, toolResults, ws, home };
 }

@@ -9,7 +9,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { rpiRuntime } from "@octet/rpi";
-import { runCli } from "./helpers.js";
+import { ROOT, runCli } from "./helpers.js";
 import { EXAMPLES, session } from "./pi-examples-support.js";
 
 for (const runtime of ["quickjs", "node"] as const) {
@@ -76,6 +76,25 @@ test("--pi-runtime node runs a pi file QuickJS refuses for node:fs; an unknown r
       () => rpiRuntime({ piRuntime: "deno" as never }),
       /piRuntime must be one of quickjs, node; got "deno"/,
     );
+  } finally {
+    await t.server.close();
+  }
+});
+
+test("--pi-runtime node grants provider_metadata: a pi extension's registerProvider serves --model", async () => {
+  const t = await session("hello.ts", [{ text: "from the extension's provider" }]);
+  try {
+    const probe = join(ROOT, "tests/fixtures/pi-provider-probe");
+    const r = await runCli(
+      [
+        ...["--pi-runtime", "node", "--pi-extension", probe, "--model", "pi-scripted/probe-model"],
+        ...["--workspace", t.ws, "--pi-flag", `scripted-url=${t.server.url}`, "run", "hi"],
+      ],
+      { env: { OCTET_HOME: t.home }, timeoutMs: 60_000 },
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, "from the extension's provider\n");
+    assert.equal(t.server.requests[0]?.["model"], "probe-model");
   } finally {
     await t.server.close();
   }

@@ -10,7 +10,12 @@
  * not import the host (the host does not know rpi either; the embedder joins them).
  */
 import { loadRpiManifest, readRpiManifestFile } from "./manifest/load-manifest.js";
-import { parseRpiManifest, type RpiManifest } from "./manifest/rpi-manifest.js";
+import {
+  parseRpiManifest,
+  RPI_CAPABILITIES,
+  RPI_NODE_EXCLUDED_CAPABILITIES,
+  type RpiManifest,
+} from "./manifest/rpi-manifest.js";
 import { resolveRpiLaunch, type RpiLaunch, type RpiManifestSource } from "./manifest/resolve-launch.js";
 import { rpiEnvironment } from "./manifest/environment.js";
 import { launchProcess } from "./process/process-transport.js";
@@ -144,7 +149,7 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
         return {
           ok: true,
           extension: foreignExtension(
-            { ...pi.source.manifest, runtime: piRuntime },
+            asRuntime(pi.source.manifest, piRuntime),
             manifestPath,
             options,
             maxFrameBytes,
@@ -190,6 +195,16 @@ async function manifestLaunch(
 }
 
 /**
+ * The synthesized manifest (QuickJS's) for `runtime`: in node every capability the node runtime
+ * allows, so pi.registerProvider works there (provider_metadata is refused to QuickJS only).
+ */
+function asRuntime(manifest: RpiManifest, runtime: PiExtensionRuntime): RpiManifest {
+  if (runtime === "quickjs") return manifest;
+  const capabilities = RPI_CAPABILITIES.filter((c) => !RPI_NODE_EXCLUDED_CAPABILITIES.includes(c));
+  return { ...manifest, runtime, capabilities };
+}
+
+/**
  * A pi extension named by path: resolved again (files may have changed) and bundled for QuickJS
  * (from the cache while its files are unchanged); a bundle failure names the file and line. In
  * the node runtime the runner bundles it itself (target node), in its own process.
@@ -204,7 +219,7 @@ async function piLaunch(
   const pi = await resolvePiExtensionPath(path, workspace);
   if (!pi.ok) throw new Error(pi.error);
   const { packageDir, entry } = pi.source;
-  const manifest: RpiManifest = { ...pi.source.manifest, runtime };
+  const manifest = asRuntime(pi.source.manifest, runtime);
   if (manifest.id !== id)
     throw new Error(`${path}: its id changed from "${id}" to "${manifest.id}" since discovery; restart the host`);
   if (runtime === "node") return { m: manifest, launch: { kind: "node", packageDir, entry }, bundle: null };
