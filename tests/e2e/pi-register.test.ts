@@ -115,13 +115,23 @@ test('WAVE1-21: pi registerShortcut: Key.ctrl("g") runs its handler with a ctx; 
   }
 });
 
-test("pi registerProvider: --model names the provider a pi extension registered (baseUrl, api, models)", async () => {
+test("pi registerProvider (node): --model names the provider a pi extension registered", async () => {
   const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
   const server = (await mod.startScriptedServer({ script: [{ text: "from the extension's provider" }] })) as Server;
   const home = mkdtempSync(join(tmpdir(), "octet-pi-provider-home-"));
   try {
     const probe = join(ROOT, "tests/fixtures/pi-provider-probe");
-    const args = ["--pi-extension", probe, "--model", "pi-scripted/probe-model", "--workspace", home];
+    // provider_metadata is the node runtime's: RPI-12 keeps it from QuickJS.
+    const args = [
+      "--pi-runtime",
+      "node",
+      "--pi-extension",
+      probe,
+      "--model",
+      "pi-scripted/probe-model",
+      "--workspace",
+      home,
+    ];
     const r = await runCli([...args, "--pi-flag", `scripted-url=${server.url}`, "run", "hi"], {
       env: { OCTET_HOME: home },
       timeoutMs: 60_000,

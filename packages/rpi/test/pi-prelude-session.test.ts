@@ -647,7 +647,8 @@ test(
         true, // undefined: pi gives only the flags this extension registered
         "pi.registerEntryRenderer is not available to QuickJS extensions: renderers cannot cross the extension " +
           "protocol",
-        'pi.registerProvider needs the "provider_metadata" capability; add it to "capabilities" in pi-extension.json',
+        'pi.registerProvider needs the "provider_metadata" capability, which QuickJS extensions cannot have; run ' +
+          'the extension in the node runtime ("runtime": "node", or octet --pi-runtime node)',
         "pi.exec is not available: QuickJS extensions have no process access",
       ]);
       h.send({

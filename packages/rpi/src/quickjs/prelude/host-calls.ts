@@ -89,6 +89,10 @@ function unwrap(result) {
 
 const hasCapability = (name) => arrayIncludes(CAPABILITIES, name);
 function capabilityError(api, capability) {
+  // QuickJS may never have provider_metadata (RPI-12): the node runtime is where it is granted.
+  if (capability === "provider_metadata" && RUNTIME === "QuickJS")
+    return fail(api + ' needs the "provider_metadata" capability, which QuickJS extensions cannot have; run ' +
+      'the extension in the node runtime ("runtime": "node", or octet --pi-runtime node)', "denied");
   return fail(api + ' needs the "' + capability + '" capability; add it to "capabilities" in ' +
     'pi-extension.json', "denied");
 }
