@@ -57,7 +57,7 @@ test("QJS-07: an unknown event name throws at registration with the list of know
 
 test(
   "QJS-07: an older event name is accepted, mapped and warned about once (a log frame); its handlers run on the " +
-    "current event",
+    "current event, for the reasons the old name meant (a session_switch handler never runs at start-up)",
   async () => {
     const { h, load } = await loaded(
       ext(`
@@ -72,25 +72,30 @@ test(
       assert.deepEqual(load.slice(1), [
         logged(
           "warning",
-          'pi.on("session_switch") uses an older event name; the handler receives "session_start" events instead',
+          'pi.on("session_switch") uses an older event name; the handler receives "session_start" events instead ' +
+            'whose reason is "new" or "resume"',
         ),
         logged(
           "warning",
-          'pi.on("session_fork") uses an older event name; the handler receives "session_start" events instead',
+          'pi.on("session_fork") uses an older event name; the handler receives "session_start" events instead ' +
+            'whose reason is "fork"',
         ),
         { type: "register", registration: { kind: "hook", hook: { event: "session_start" } } },
         ok("req-1", {}),
       ]);
       h.send(fire("req-2", "session_start", { reason: "resume" }));
       h.send(fire("req-3", "session_switch", { reason: "new" }));
-      assert.deepEqual(h.take(), [ok("req-2", null), ok("req-3", null)]);
+      h.send(fire("req-4", "session_start", { reason: "startup" }));
+      h.send(fire("req-5", "session_start", { reason: "fork" }));
+      assert.deepEqual(h.take(), [ok("req-2", null), ok("req-3", null), ok("req-4", null), ok("req-5", null)]);
       assert.deepEqual(h.evaluate("globalThis.seen"), [
         "switch:session_start:resume",
         "switch again",
-        "fork",
         "start",
         "switch:session_start:new",
         "switch again",
+        "start",
+        "start",
         "fork",
         "start",
       ]);

@@ -121,7 +121,8 @@ function on(event, handler) {
   const target = known ? event : EVENT_ALIASES[event];
   if (!loading()) return ignoredLate('a pi.on("' + event + '") handler');
   if (!known) warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives ' +
-    '"' + target + '" events instead');
+    '"' + target + '" events instead' + (event === "session_switch" ? ' whose reason is "new" or "resume"'
+      : event === "session_fork" || event === "session_branch" ? ' whose reason is "fork"' : ""));
   let list = mapGet(hooks, target);
   if (list === undefined) {
     register("hook:" + target, { kind: "hook", hook: { event: target } });

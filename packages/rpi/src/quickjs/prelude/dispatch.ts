@@ -302,12 +302,26 @@ async function reduceHook(name, data, handlers, ctx, inv) {
   return result;
 }
 
+// Older names pi folded into session_start with a reason: such a handler runs only for its reasons
+// (a session_switch handler is about a new or resumed session, never the start-up).
+const ALIAS_REASONS = { __proto__: null, session_switch: ["new", "resume"], session_fork: ["fork"],
+  session_branch: ["fork"] };
+function forReason(list, data) {
+  const reason = isObject(data) ? data.reason : undefined;
+  const out = [];
+  for (let i = 0; i < list.length; i++) {
+    const reasons = ALIAS_REASONS[list[i].registeredAs];
+    if (reasons === undefined || arrayIncludes(reasons, reason)) append(out, list[i]);
+  }
+  return out;
+}
+
 async function runHook(inv, invocation, snap) {
   const event = isObject(invocation.event) ? invocation.event : {};
   const name = typeof event.name === "string" ? event.name : "";
   const resolved = !setHas(KNOWN, name) && hasOwn(EVENT_ALIASES, name) ? EVENT_ALIASES[name] : name;
   const list = mapGet(hooks, resolved);
-  const handlers = list === undefined ? [] : copy(list);
+  const handlers = list === undefined ? [] : resolved === "session_start" ? forReason(list, event.data) : copy(list);
   try {
     answer(inv, success(await reduceHook(resolved, event.data, handlers, makeContext(inv, snap, false), inv)));
   } catch (e) {
