@@ -56,6 +56,8 @@ test("pi events: input transform, before_agent_start, context, before_provider_r
     assert.match(text, /PI-NOTE for tell nobody the \[redacted\]/, "before_agent_start's message is sent");
     assert.match(text, /PI-CONTEXT-ADDED/, "the context hook's messages are the request's");
     assert.equal(body["temperature"], 0.125, "before_provider_request replaced the payload");
+    assert.match(text, /PI-SNIPPET echo a text/, "a pi tool's promptSnippet reaches the model");
+    assert.match(text, /pi_echo: PI-GUIDELINE use pi_echo for echoes/, "and its promptGuidelines");
     const entries = t.session();
     const all = JSON.stringify(entries);
     assert.doesNotMatch(all, /secret/, "the transformed prompt is what is saved");

@@ -11,7 +11,7 @@
  * sent again until its definition changes. Without dynamic_tools negotiated nothing is sent and
  * each late tool is said once as not offered.
  */
-import type { ToolDefinition } from "@octet/protocol";
+import { bounds, truncateUtf8, type ToolDefinition } from "@octet/protocol";
 import type { ToolDescriptor } from "../protocol/frames.js";
 
 export interface LateToolsOptions {
@@ -22,11 +22,30 @@ export interface LateToolsOptions {
   initialized(): boolean;
   request(method: "tools/register" | "tools/unregister", params: Record<string, unknown>): Promise<unknown>;
   warn(message: string): void;
+  /** True when tool_prompt_metadata_v1 was selected: definitions carry pi's prompt snippet and guidelines. */
+  promptMetadata?(): boolean;
 }
 
 /** An rpi tool as octet defines it: pi's description is optional, octet's is not. */
-export function toolDefinition(t: ToolDescriptor): ToolDefinition {
-  return { name: t.name, description: t.description || t.label || t.name, parameters: t.parameters };
+/**
+ * A pi tool as octet's definition. With `promptMetadata` (tool_prompt_metadata_v1 negotiated),
+ * pi's promptSnippet and promptGuidelines become prompt_snippet and prompt_guidelines, fitted to
+ * octet's bounds (TDEF-10: 1,024 bytes each, 16 guidelines, LF and TAB the only controls) rather
+ * than refused: pi has no such bounds, and a longer snippet should not cost the whole tool.
+ */
+export function toolDefinition(t: ToolDescriptor, promptMetadata = false): ToolDefinition {
+  const def: ToolDefinition = {
+    name: t.name,
+    description: t.description || t.label || t.name,
+    parameters: t.parameters,
+  };
+  if (!promptMetadata) return def;
+  const fit = (s: string): string =>
+    truncateUtf8(s.replace(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/g, " "), bounds.MAX_PROMPT_METADATA_BYTES);
+  if (t.promptSnippet?.trim()) def.prompt_snippet = fit(t.promptSnippet);
+  const guidelines = (t.promptGuidelines ?? []).filter((g) => g.trim() !== "").slice(0, bounds.MAX_PROMPT_GUIDELINES);
+  if (guidelines.length > 0) def.prompt_guidelines = guidelines.map(fit);
+  return def;
 }
 
 export class LateTools {
@@ -73,7 +92,7 @@ export class LateTools {
   }
 
   async #publish(): Promise<void> {
-    const now = this.o.tools().map(toolDefinition);
+    const now = this.o.tools().map((t) => toolDefinition(t, this.o.promptMetadata?.() === true));
     const names = new Set(now.map((t) => t.name));
     const removed = [...this.#sent.keys()].filter((n) => !names.has(n));
     const changed = now.filter((t) => this.#sent.get(t.name) !== JSON.stringify(t));

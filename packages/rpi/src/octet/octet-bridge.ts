@@ -134,6 +134,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     initialized: () => initialized,
     request: (method, params) => peer.request(method, params).result,
     warn: (message) => diagnose("warning", message),
+    promptMetadata: () => negotiated.includes("tool_prompt_metadata_v1"),
   });
   /**
    * A handler's answer waits for the tools it registered to be published (the model's next request
@@ -385,7 +386,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           selected: (features) => (negotiated = features),
           also: ["dynamic_tools", ...also],
         });
-        late.seed(c.tools().map(toolDefinition));
+        late.seed(c.tools().map((t) => toolDefinition(t, negotiated.includes("tool_prompt_metadata_v1"))));
         initialized = true;
         return result;
       }

@@ -32,7 +32,12 @@ export function initializeResult(
   } = { sessionActions: false },
 ): unknown {
   const api = params["api_version"];
-  const tools: ToolDefinition[] = c.tools().map(toolDefinition);
+  const protocol = params["protocol"] as
+    | { version?: string; optional_features?: string[]; limits?: { max_concurrent_requests?: number } }
+    | undefined;
+  // pi's promptSnippet and promptGuidelines travel where the host takes prompt metadata (TDEF-09).
+  const promptMetadata = api === "0.4" && (protocol?.optional_features ?? []).includes("tool_prompt_metadata_v1");
+  const tools: ToolDefinition[] = c.tools().map((t) => toolDefinition(t, promptMetadata));
   // pi's registerCommand makes the description optional; octet requires one: fall back to the
   // name, as tools fall back to their label or name, rather than failing the whole load.
   const commands: CommandDefinition[] = c.commands().map((x) => ({
@@ -40,13 +45,11 @@ export function initializeResult(
     description: x.description?.trim() || `/${x.name}`,
     usage: `/${x.name} [arguments]`,
   }));
-  const protocol = params["protocol"] as
-    | { version?: string; optional_features?: string[]; limits?: { max_concurrent_requests?: number } }
-    | undefined;
   if (!protocol) return { api_version: api, tools, commands };
   const offered = new Set(protocol.optional_features ?? []);
   const features: string[] = [...REQUIRED_FEATURES];
   if (offered.has("request_progress")) features.push("request_progress");
+  if (promptMetadata) features.push("tool_prompt_metadata_v1");
   const lifecycle = offered.has("lifecycle_events") ? lifecycleSubscriptions(wireEvents) : [];
   if (lifecycle.length > 0) features.push("lifecycle_events");
   // pi's session actions become Wave-1 requests (session-actions.ts); message_update needs the batches.

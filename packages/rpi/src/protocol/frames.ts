@@ -121,6 +121,9 @@ export interface ToolDescriptor {
   parameters: Record<string, unknown>;
   /** The tool has pi's renderCall or renderResult: the host may send it a render invocation. */
   renderer?: boolean;
+  /** pi's one line for the system prompt's tool list, and its guidelines (octet's prompt metadata). */
+  promptSnippet?: string;
+  promptGuidelines?: string[];
 }
 
 export type Registration =
@@ -223,6 +226,13 @@ function parseRegistration(v: unknown): Registration | string {
     if (t["renderer"] !== undefined && typeof t["renderer"] !== "boolean")
       return `registration.tool.renderer must be a boolean (got ${shown(t["renderer"])})`;
     if (t["renderer"] === true) tool.renderer = true;
+    if (t["promptSnippet"] !== undefined && typeof t["promptSnippet"] !== "string")
+      return `registration.tool.promptSnippet must be a string (got ${shown(t["promptSnippet"])})`;
+    if (typeof t["promptSnippet"] === "string") tool.promptSnippet = t["promptSnippet"];
+    const guidelines = t["promptGuidelines"];
+    if (guidelines !== undefined && (!Array.isArray(guidelines) || !guidelines.every((g) => typeof g === "string")))
+      return `registration.tool.promptGuidelines must be an array of strings (got ${shown(guidelines)})`;
+    if (Array.isArray(guidelines)) tool.promptGuidelines = guidelines as string[];
     return { kind: "tool", tool };
   }
   if (kind === "command") {

@@ -83,6 +83,14 @@ function registerTool(definition) {
   const tool = withOptional({ name: name }, "label", definition.label);
   put(tool, "description", description);
   put(tool, "parameters", parameters);
+  // pi's prompt snippet and guidelines (the model's system prompt): the host maps them (TDEF-09).
+  if (typeof definition.promptSnippet === "string") put(tool, "promptSnippet", definition.promptSnippet);
+  if (isArray(definition.promptGuidelines)) {
+    const guidelines = [];
+    for (let i = 0; i < definition.promptGuidelines.length; i++)
+      if (typeof definition.promptGuidelines[i] === "string") append(guidelines, definition.promptGuidelines[i]);
+    put(tool, "promptGuidelines", guidelines);
+  }
   // pi's renderers run here, as text (render.ts): the host then asks for them (tool/render).
   if (typeof definition.renderCall === "function" || typeof definition.renderResult === "function") {
     put(tool, "renderer", true);
