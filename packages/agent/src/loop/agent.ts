@@ -25,7 +25,8 @@ import { runPrompt, type RunResult } from "./run.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
 import { hostTurnHooks } from "./turn-hooks.js";
 import { noticeOf } from "./tool-runner.js";
-import { injectedEntry, MAX_QUEUED_USER_MESSAGES, messageStream, type InjectedMessage } from "./injection.js";
+import { checkedActiveTools, injectedEntry, link, MAX_QUEUED_USER_MESSAGES, messageStream } from "./injection.js";
+import type { InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
 import { PiSessionView } from "./pi-session-view.js";
 
@@ -310,20 +311,11 @@ export class Agent {
       this.#activeTools = null;
       return;
     }
-    const known = new Set<string>([
+    const known = [
       ...(this.#o.tools ?? BUILTIN_TOOLS).map((t) => t.name),
       ...(this.#host?.catalog().tools() ?? []).map((t) => t.name),
-    ]);
-    const unknown = names.filter((n) => !known.has(n));
-    if (unknown.length > 0)
-      throw new AgentError(
-        "unknown_tool",
-        `no tool is named ${unknown
-          .slice(0, 8)
-          .map((n) => JSON.stringify(n.slice(0, 128)))
-          .join(", ")} (known: ${[...known].slice(0, 32).join(", ")})`,
-      );
-    this.#activeTools = new Set(names);
+    ];
+    this.#activeTools = checkedActiveTools(names, known);
   }
 
   /** The active tool names set by setActiveTools, or null when every tool is offered. */
@@ -495,13 +487,4 @@ export class Agent {
       this.#emit({ type: "notice", level: "warning", source: "agent", text: `lifecycle ${method}: ${String(err)}` });
     }
   }
-}
-
-/** Aborting `outer` aborts `inner`; returns the unlink. */
-function link(outer: AbortSignal | undefined, inner: AbortController): () => void {
-  if (!outer) return () => {};
-  const on = (): void => inner.abort(outer.reason);
-  if (outer.aborted) on();
-  outer.addEventListener("abort", on, { once: true });
-  return () => outer.removeEventListener("abort", on);
 }

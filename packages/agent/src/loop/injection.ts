@@ -9,6 +9,7 @@ import type { ExtensionHost } from "@octet/host";
 import type { InjectedRole } from "@octet/protocol";
 import type { NewEntry } from "../session/index.js";
 import type { AgentEventListener } from "./events.js";
+import { AgentError } from "../agent-error.js";
 
 /** User messages waiting behind the running prompt; one more is refused (queue_full). */
 export const MAX_QUEUED_USER_MESSAGES = 16;
@@ -57,4 +58,28 @@ export function messageStream(host: () => ExtensionHost | null): AgentEventListe
     } else if (e.type === "turn_end") settle(`${e.run_id}:${e.turn_index}`);
     else if (e.type === "run_end") for (const id of [...open.keys()]) if (id.startsWith(`${e.run_id}:`)) settle(id);
   };
+}
+
+/** The active tool set of `names` (tools/set_active), or AgentError "unknown_tool" naming the unknown ones. */
+export function checkedActiveTools(names: readonly string[], known: readonly string[]): ReadonlySet<string> {
+  const all = new Set(known);
+  const unknown = names.filter((n) => !all.has(n));
+  if (unknown.length > 0)
+    throw new AgentError(
+      "unknown_tool",
+      `no tool is named ${unknown
+        .slice(0, 8)
+        .map((n) => JSON.stringify(n.slice(0, 128)))
+        .join(", ")} (known: ${known.slice(0, 32).join(", ")})`,
+    );
+  return new Set(names);
+}
+
+/** Aborting `outer` aborts `inner`; returns the unlink. */
+export function link(outer: AbortSignal | undefined, inner: AbortController): () => void {
+  if (!outer) return () => {};
+  const on = (): void => inner.abort(outer.reason);
+  if (outer.aborted) on();
+  outer.addEventListener("abort", on, { once: true });
+  return () => outer.removeEventListener("abort", on);
 }

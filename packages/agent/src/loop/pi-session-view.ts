@@ -6,7 +6,7 @@
  * state read costs only the entries appended since the last one.
  */
 import type { ForeignSessionState } from "@octet/host";
-import type { SessionEntry, SessionFile } from "../session/index.js";
+import type { SessionFile } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { pathTokens } from "./compaction.js";
 import { piEntry } from "./pi-entries.js";

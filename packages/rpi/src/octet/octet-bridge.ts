@@ -9,22 +9,14 @@
  * events -> invoke{hook} (hook-mapping.ts); $/cancelRequest -> cancel; shutdown -> the rpi
  * shutdown frame. UI requests go to the embedder's rpi services when bound, else notify becomes
  * an octet notification, setStatus the status contribution, confirm a confirmation/request and
- * input/select/editor an input/request on behalf of the call they name. The stand-in "exits"
+ * input/select/editor an input/request on behalf of the call they name (bridge-services.ts). The stand-in "exits"
  * when the instance ends; destroying its stdin terminates the instance.
  */
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
-import {
-  EnvelopeReader,
-  ErrorCode,
-  RpcPeer,
-  WireError,
-  bounds,
-  truncateUtf8,
-  type RequestMessage,
-} from "@octet/protocol";
+import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
 import type { ForeignSessionEvents, ForeignSessionState, ResourceOwner } from "@octet/protocol";
-import { mapSessionAction } from "./session-actions.js";
+import { bridgeServices } from "./bridge-services.js";
 import { MessageUpdates } from "./message-updates.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
@@ -32,7 +24,6 @@ import { ContextCache, type HostCatalog } from "./context-cache.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
 import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./octet-results.js";
 import { RenderDetails, toolRenderInvocation, toolRenderOutcome } from "./render-mapping.js";
-import { mapFrontendUi } from "./ui-mapping.js";
 import { LateTools, toolDefinition } from "./late-tools.js";
 import { initializeShortcuts, triggerPiShortcut } from "./shortcuts.js";
 
@@ -56,9 +47,6 @@ export interface OctetBridge {
   /** Give it to the RpiConnection (lateTools): tools registered after the load become dynamic tools. */
   readonly lateTools: { changed(): void };
 }
-
-/** Status keys kept per instance; the oldest goes first. */
-const MAX_STATUS_KEYS = 32;
 
 /** Lifecycle hook invocations outstanding at once; more are dropped (a burst of tool events must not pile up). */
 const MAX_LIFECYCLE_IN_FLIGHT = 16;
@@ -109,7 +97,6 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   let progress = false;
   let sequence = 0;
   let terminated = false;
-  const statuses = new Map<string, string>();
   const contexts = new ContextCache(
     () => options.catalog?.() ?? { tools: connection?.tools() ?? [], commands: connection?.commands() ?? [] },
     options.sessionState,
@@ -205,165 +192,15 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   });
   Object.assign(child, { pid: undefined, stdin, stdout, stderr });
 
-  /**
-   * The octet request a dialog is asked on behalf of: the invocation the extension named, or the
-   * only call running. With several running and none named the host cannot tell: refused.
-   */
-  const onBehalf = (named: unknown): number => {
-    if (typeof named === "number" && active.includes(named)) return named;
-    if (active.length === 1) return active[0]!;
-    if (active.length === 0) throw new Error("no tool call or command is running to ask on behalf of");
-    throw new Error(
-      `${active.length} calls are running and the request did not say which one it belongs to (parentId)`,
-    );
-  };
-
-  /** A reverse request withdrawn when the extension cancels it or its timeout passes. */
-  const ask = async (
-    method: string,
-    params: Record<string, unknown>,
-    o: { signal: AbortSignal; timeoutMs?: number },
-  ): Promise<unknown> => {
-    const outgoing = peer.request(method, params);
-    const giveUp = (why: string): void => {
-      if (peer.abandon(outgoing.id, "cancelled", new Error(why)) !== null) {
-        try {
-          peer.notify("$/cancelRequest", { id: outgoing.id });
-        } catch {
-          // Closed: nothing is waiting any more.
-        }
-      }
-    };
-    const onAbort = (): void => giveUp("the extension withdrew the request");
-    o.signal.addEventListener("abort", onAbort, { once: true });
-    const timer =
-      o.timeoutMs !== undefined
-        ? setTimeout(() => giveUp(`no answer within ${o.timeoutMs} ms`), o.timeoutMs)
-        : undefined;
-    try {
-      return await outgoing.result;
-    } finally {
-      o.signal.removeEventListener("abort", onAbort);
-      clearTimeout(timer);
-    }
-  };
-
-  const services: RpiHostServices = {
-    async ui(request, o) {
-      // The embedder's answer wins; undefined leaves the request to the mapping below.
-      if (options.embedder?.ui) {
-        const answer = await options.embedder.ui(request, o);
-        if (answer !== undefined) return answer;
-      }
-      // Header/footer and the composer (ui-mapping.ts).
-      const frontend = await mapFrontendUi(request, o.parent, {
-        negotiated: () => negotiated,
-        owner: (parent) =>
-          typeof parent === "number" && active.includes(parent)
-            ? { parent_request_id: parent }
-            : issued
-              ? { parent_request_id: 0, resource_owner: issued }
-              : null,
-        notify: (method, params) => peer.notify(method, params),
-        ask: (method, params) => ask(method, params, o),
-      });
-      if (frontend !== undefined) return frontend;
-      const text = (k: string): string => (typeof request[k] === "string" ? (request[k] as string) : "");
-      switch (request.type) {
-        case "notify": {
-          const level = ["info", "warning", "error"].includes(text("level")) ? text("level") : "info";
-          peer.notify("notification", { level, title: options.extensionId, message: text("message") });
-          return {};
-        }
-        case "status": {
-          // pi keeps one status text per key; octet one status line per extension: the keys are joined.
-          const key = text("key");
-          if (!key) throw new Error("a status request needs a non-empty key");
-          if (text("text")) statuses.set(key, text("text"));
-          else statuses.delete(key);
-          if (statuses.size > MAX_STATUS_KEYS) statuses.delete(statuses.keys().next().value as string);
-          const line = [...statuses].map(([k, v]) => `${k}: ${v}`).join(" · ");
-          peer.notify("status/contribution", {
-            surface: "status",
-            text: truncateUtf8(line, bounds.MAX_STATUS_TEXT_BYTES),
-            style_role: null,
-            priority: 0,
-          });
-          return {};
-        }
-        case "confirm": {
-          const r = (await ask(
-            "confirmation/request",
-            {
-              parent_request_id: onBehalf(o.parent),
-              prompt: text("title") || "Confirm",
-              detail: text("message"),
-              destructive: false,
-              default: false,
-            },
-            o,
-          )) as { confirmed?: boolean };
-          return { confirmed: r.confirmed === true };
-        }
-        case "input":
-        case "editor":
-        case "select": {
-          const choices = Array.isArray(request["options"])
-            ? ` (${(request["options"] as unknown[]).map(String).join(" | ")})`
-            : "";
-          const r = (await ask(
-            "input/request",
-            { parent_request_id: onBehalf(o.parent), prompt: `${text("title")}${choices}`, secret: false },
-            o,
-          )) as { value?: string | null };
-          const value = typeof r.value === "string" ? r.value : null;
-          if (
-            request.type === "select" &&
-            value !== null &&
-            Array.isArray(request["options"]) &&
-            !(request["options"] as unknown[]).includes(value)
-          )
-            return { value: null };
-          return { value };
-        }
-        default:
-          throw new Error(
-            `the host cannot process the UI request "${request.type}": bind an rpi UI service to show it`,
-          );
-      }
-    },
-    async action(action, o) {
-      if (options.embedder?.action) return options.embedder.action(action, o);
-      // pi's session actions as octet's Wave-1 requests (session-actions.ts), when the host offers them.
-      const live = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
-      // pi's ctx.compact is not tied to the handler that asked (it returns at once, the compaction
-      // runs after), and session/compact needs the issued triple (SCOMP-03): it acts for the owner.
-      const parent = action.kind === "compact" && issued ? null : live;
-      const owner =
-        parent !== null
-          ? { parent_request_id: parent }
-          : issued
-            ? { parent_request_id: 0, resource_owner: issued }
-            : null;
-      if (owner === null)
-        throw new Error(`the host cannot process the action "${action.kind}": no call or issued owner to act for`);
-      const mapped = mapSessionAction(action, owner);
-      if ("refused" in mapped) throw new Error(mapped.refused);
-      if (!negotiated.includes(mapped.feature))
-        throw new Error(
-          `the host cannot process the action "${action.kind}": it did not offer ${mapped.feature} (${mapped.method})`,
-        );
-      const asked = ask(mapped.method, mapped.params, o);
-      if (mapped.feature === "session_entries") {
-        const settled: Promise<unknown> = asked.then(
-          (): unknown => writes.delete(settled),
-          (): unknown => writes.delete(settled),
-        );
-        writes.add(settled);
-      }
-      return asked;
-    },
-  };
+  const services = bridgeServices({
+    peer,
+    embedder: options.embedder,
+    extensionId: options.extensionId,
+    active,
+    writes,
+    negotiated: () => negotiated,
+    issued: () => issued,
+  });
 
   async function handle(request: RequestMessage): Promise<unknown> {
     const c = connection;
