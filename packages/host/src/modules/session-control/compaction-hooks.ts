@@ -16,6 +16,7 @@ import {
   type ExtensionNotification,
 } from "@octet/protocol";
 import type { RequestTarget as Generation } from "../target.js";
+import { runSessionOperationHook, takesSessionOperationHook } from "../session-operation-hooks.js";
 
 /** A callback's wait when the caller gives no deadline. */
 export const COMPACTION_HOOK_DEFAULT_TIMEOUT_MS = 30_000;
@@ -48,7 +49,7 @@ export class CompactionHookError extends Error {
 
 /** Whether `g` gets `hook`: declared, API 0.4, session_entries negotiated. */
 export function takesCompactionHook(g: Generation, hook: CompactionHook): boolean {
-  return g.api === "0.4" && g.spec.manifest.contributes.hooks.includes(hook) && g.features.includes("session_entries");
+  return takesSessionOperationHook(g, hook);
 }
 
 export async function runCompactionHook(
@@ -57,32 +58,15 @@ export async function runCompactionHook(
   payload: CompactionHookPayload,
   options: CompactionHookOptions,
 ): Promise<CompactionHookOutcome> {
-  if (payload.kind !== hook) throw new TypeError(`payload.kind ${JSON.stringify(payload.kind)} is not ${hook}`);
-  const outcome: CompactionHookOutcome = { ran: [], notifications: [], vetoedBy: null };
-  const until = Date.now() + (options.timeoutMs ?? COMPACTION_HOOK_DEFAULT_TIMEOUT_MS);
-  for (const g of gens) {
-    if (!takesCompactionHook(g, hook)) continue;
-    if (options.signal?.aborted) throw new CompactionHookError(g.name, hook, "cancelled before it was sent");
-    const left = until - Date.now();
-    if (left <= 0) throw new CompactionHookError(g.name, hook, "the deadline passed before it was sent");
-    outcome.ran.push(g.name);
-    let raw: unknown;
-    try {
-      raw = await g.request(
-        "hook/run",
-        { hook, payload, context: g.context(true) },
-        { timeoutMs: left, signal: options.signal },
-      );
-    } catch (err) {
-      throw new CompactionHookError(g.name, hook, err instanceof Error ? err.message : String(err));
-    }
-    const checked = validateCompactionHookResult(raw, hook);
-    if (!checked.ok) throw new CompactionHookError(g.name, hook, `refused result: ${checked.problems.join("; ")}`);
-    outcome.notifications.push(...checked.value.notifications.map((n) => ({ ...n, extension: g.name })));
-    if (checked.value.cancel) {
-      outcome.vetoedBy = g.name;
-      break;
-    }
-  }
-  return outcome;
+  const { ran, notifications, stoppedBy } = await runSessionOperationHook(gens, {
+    hook,
+    payload,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs ?? COMPACTION_HOOK_DEFAULT_TIMEOUT_MS,
+    validate: (raw) => validateCompactionHookResult(raw, hook),
+    fail: (extension, reason) => new CompactionHookError(extension, hook, reason),
+    // A before-hook's cancel is a veto: the later hooks are not asked.
+    stop: (r) => r.cancel,
+  });
+  return { ran, notifications, vetoedBy: stoppedBy };
 }

@@ -11,6 +11,7 @@
  */
 import { validateTurnHookResult, type ExtensionNotification, type TurnHook, type TurnPayload } from "@octet/protocol";
 import type { RequestTarget as Generation } from "../target.js";
+import { runSessionOperationHook, takesSessionOperationHook } from "../session-operation-hooks.js";
 
 /** A callback's wait when the caller gives no deadline. */
 export const TURN_HOOK_DEFAULT_TIMEOUT_MS = 30_000;
@@ -41,7 +42,7 @@ export class TurnHookError extends Error {
 
 /** Whether `g` gets `hook` (TURN-01). */
 export function takesTurnHook(g: Generation, hook: TurnHook): boolean {
-  return g.api === "0.4" && g.spec.manifest.contributes.hooks.includes(hook) && g.features.includes("session_entries");
+  return takesSessionOperationHook(g, hook);
 }
 
 export async function runTurnHook(
@@ -50,28 +51,13 @@ export async function runTurnHook(
   payload: TurnPayload,
   options: TurnHookOptions,
 ): Promise<TurnHookOutcome> {
-  if (payload.kind !== hook) throw new TypeError(`payload.kind ${JSON.stringify(payload.kind)} is not ${hook}`);
-  const outcome: TurnHookOutcome = { ran: [], notifications: [] };
-  const until = Date.now() + (options.timeoutMs ?? TURN_HOOK_DEFAULT_TIMEOUT_MS);
-  for (const g of gens) {
-    if (!takesTurnHook(g, hook)) continue;
-    if (options.signal?.aborted) throw new TurnHookError(g.name, hook, "cancelled before it was sent");
-    const left = until - Date.now();
-    if (left <= 0) throw new TurnHookError(g.name, hook, "the deadline passed before it was sent");
-    outcome.ran.push(g.name);
-    let raw: unknown;
-    try {
-      raw = await g.request(
-        "hook/run",
-        { hook, payload, context: g.context(true) },
-        { timeoutMs: left, signal: options.signal },
-      );
-    } catch (err) {
-      throw new TurnHookError(g.name, hook, err instanceof Error ? err.message : String(err));
-    }
-    const checked = validateTurnHookResult(raw, hook);
-    if (!checked.ok) throw new TurnHookError(g.name, hook, `refused result: ${checked.problems.join("; ")}`);
-    outcome.notifications.push(...checked.value.notifications.map((n) => ({ ...n, extension: g.name })));
-  }
-  return outcome;
+  const { ran, notifications } = await runSessionOperationHook(gens, {
+    hook,
+    payload,
+    signal: options.signal,
+    timeoutMs: options.timeoutMs ?? TURN_HOOK_DEFAULT_TIMEOUT_MS,
+    validate: (raw) => validateTurnHookResult(raw, hook),
+    fail: (extension, reason) => new TurnHookError(extension, hook, reason),
+  });
+  return { ran, notifications };
 }
