@@ -8,7 +8,10 @@ export type AgentErrorCode =
   /** An extension's hook cancelled the operation (pi's session_before_* `{cancel: true}`). */
   | "cancelled_by_extension"
   | "compaction_vetoed"
-  | "compaction_hook_failed";
+  | "compaction_hook_failed"
+  /** A fork or tree navigation named an entry the session does not have, or one it cannot start from. */
+  | "unknown_entry"
+  | "invalid_entry";
 
 export class AgentError extends Error {
   override readonly name = "AgentError";

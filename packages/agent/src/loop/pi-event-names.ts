@@ -27,4 +27,7 @@ export const PI_SESSION_EVENTS = [
   "session_before_compact",
   "session_compact",
   "model_select",
+  "session_before_fork",
+  "session_before_tree",
+  "session_tree",
 ] as const;

@@ -1,8 +1,8 @@
 /**
  * What the model sees of a session path. With a compaction on the path (the latest one), the
  * summary comes first as a user message, then the entries from first_kept up to the compaction,
- * then everything after it. Only messages and custom_message entries are context; custom,
- * session_info, label and model_change entries are bookkeeping.
+ * then everything after it. Only messages, custom_message and branch_summary entries are context;
+ * custom, session_info, label and model_change entries are bookkeeping.
  */
 import type { Message } from "@mariozechner/pi-ai";
 import type { CompactionEntry, SessionEntry } from "./types.js";
@@ -10,8 +10,14 @@ import type { CompactionEntry, SessionEntry } from "./types.js";
 /** The text the compaction summary is sent under. */
 export const COMPACTION_SUMMARY_PREFIX = "The conversation before this point was summarized:\n\n";
 
+/** The text a branch summary is sent under (pi's BRANCH_SUMMARY_PREFIX and suffix). */
+export const BRANCH_SUMMARY_PREFIX =
+  "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
+
 function toMessage(e: SessionEntry): Message | null {
   if (e.type === "message") return e.message;
+  if (e.type === "branch_summary")
+    return { role: "user", content: `${BRANCH_SUMMARY_PREFIX}${e.summary}</summary>`, timestamp: e.timestamp_unix_ms };
   if (e.type === "custom_message") return { role: "user", content: e.content, timestamp: e.timestamp_unix_ms };
   return null;
 }
