@@ -8,9 +8,9 @@
  * or its timeout passes.
  */
 import { bounds, truncateUtf8, type RpcPeer } from "@octet/protocol";
-import type { ResourceOwner } from "@octet/protocol";
+import type { ForeignSessionControl, ResourceOwner } from "@octet/protocol";
 import type { RpiHostServices } from "../host/rpi-connection.js";
-import { mapSessionAction } from "./session-actions.js";
+import { CONTROL_ACTIONS, controlAction, mapSessionAction } from "./session-actions.js";
 import { mapFrontendUi } from "./ui-mapping.js";
 
 /** Status keys kept per instance; the oldest goes first. */
@@ -28,6 +28,10 @@ export interface BridgeServiceDeps {
   negotiated(): readonly string[];
   /** The owner triple the host issued, once known. */
   issued(): ResourceOwner | null;
+  /** The session layer's control (new session, fork, tree navigation), when it offers one. */
+  control?: ForeignSessionControl | undefined;
+  /** The session part of the next invocation context (the mirror's delta), sent with a control answer. */
+  sessionContext?: () => unknown;
 }
 
 export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
@@ -166,6 +170,12 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
     },
     async action(action, o) {
       if (options.embedder?.action) return options.embedder.action(action, o);
+      if (d.control && CONTROL_ACTIONS.includes(action.kind)) {
+        const done = await controlAction(action, d.control, options.extensionId);
+        // The session as it is now goes with the answer: the extension's ctx reads the new one.
+        const session = d.sessionContext?.();
+        return { ...done, ...(session ? { session } : {}) };
+      }
       // pi's session actions as octet's Wave-1 requests (session-actions.ts), when the host offers them.
       const live = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
       // pi's ctx.compact is not tied to the handler that asked (it returns at once, the compaction
