@@ -115,7 +115,10 @@ test("pi example confirm-destructive: a 'no' cancels /new (session_before_switch
   const t = await setup([join(EXAMPLES, "confirm-destructive.ts"), PROBE], [{ text: "one" }]);
   try {
     await t.agent().prompt("question one");
-    const user = t.agent().session.pathToLeaf().find((e) => text(e) === "question one")!;
+    const user = t
+      .agent()
+      .session.pathToLeaf()
+      .find((e) => text(e) === "question one")!;
     const cancelled = await t.agent().newSession();
     assert.equal(cancelled.cancelled, true);
     assert.equal(cancelled.cancelled && cancelled.extension, piExtensionId(join(EXAMPLES, "confirm-destructive.ts")));
@@ -123,7 +126,10 @@ test("pi example confirm-destructive: a 'no' cancels /new (session_before_switch
     assert.ok(t.notes.includes("Clear cancelled"));
     const fork = await t.agent().fork(user.id);
     assert.equal(fork.cancelled, true);
-    assert.ok(t.asked.some((a) => a.startsWith(`select: Fork from entry ${user.id.slice(0, 8)}?`)), t.asked.join(" | "));
+    assert.ok(
+      t.asked.some((a) => a.startsWith(`select: Fork from entry ${user.id.slice(0, 8)}?`)),
+      t.asked.join(" | "),
+    );
     assert.ok(t.notes.includes("Fork cancelled"));
     // An extension's own ctx.fork is cancelled the same way, and told so.
     await t.host.runCommand("fork-at", [user.id]);
@@ -158,10 +164,18 @@ test("pi ctx.newSession: setup writes, parentSession, shutdown/start with reason
     assert.ok(t.notes.includes(`start new ${old} 1`), "session_start sees the setup entry");
     assert.ok(t.notes.includes(`with ${next.session.path} 1`), "withSession's ctx reads the new session");
     assert.ok(t.notes.includes(`handoff cancelled=false old ctx reads ${next.session.path}`));
-    await waitUntil(() => next.session.pathToLeaf().some((e) => text(e) === "kicked off"), 20_000, "the kickoff's answer");
+    await waitUntil(
+      () => next.session.pathToLeaf().some((e) => text(e) === "kicked off"),
+      20_000,
+      "the kickoff's answer",
+    );
     const lines = readFileSync(next.session.path, "utf8").split("\n").filter(Boolean);
     assert.equal((JSON.parse(lines[0]!) as { parent_session?: string }).parent_session, old);
-    assert.deepEqual(next.session.pathToLeaf().map(text), ["CARRIED CONTEXT", "KICKOFF in the new session", "kicked off"]);
+    assert.deepEqual(next.session.pathToLeaf().map(text), [
+      "CARRIED CONTEXT",
+      "KICKOFF in the new session",
+      "kicked off",
+    ]);
     const request = JSON.stringify(t.server.requests.at(-1));
     assert.match(request, /CARRIED CONTEXT/);
     assert.doesNotMatch(request, /question one/, "the old history stays in the old session");

@@ -94,7 +94,10 @@ test("fork before a user message: the path up to it, ids and labels kept; 'at' c
     assert.equal(done.selectedText, "question two", "pi restores the forked prompt to the editor");
     const forked = done.agent.session;
     assert.deepEqual(
-      forked.pathToLeaf().filter((e) => e.type !== "label").map((e) => e.id),
+      forked
+        .pathToLeaf()
+        .filter((e) => e.type !== "label")
+        .map((e) => e.id),
       path.slice(0, path.indexOf(secondUser)).map((e) => e.id),
       "the path before the selected user message, ids kept",
     );
@@ -106,7 +109,13 @@ test("fork before a user message: the path up to it, ids and labels kept; 'at' c
     if (at.cancelled) return;
     agents.push(at.agent);
     assert.equal(at.agent.session.leafId(), at.agent.session.pathToLeaf().at(-1)!.id);
-    assert.deepEqual(at.agent.session.pathToLeaf().filter((e) => e.type !== "label").map(textOf), ["question one", "one"]);
+    assert.deepEqual(
+      at.agent.session
+        .pathToLeaf()
+        .filter((e) => e.type !== "label")
+        .map(textOf),
+      ["question one", "one"],
+    );
   } finally {
     for (const a of [t.agent, ...agents]) await a.close();
     await t.server.close();
@@ -126,7 +135,10 @@ test("navigateTree: the leaf moves back; the next request leaves the abandoned b
     assert.deepEqual(back, { cancelled: false, editorText: "question two" });
     assert.equal(t.agent.session.leafId() !== secondUser.id, true);
     assert.equal(t.agent.session.labels().get(secondUser.id), "retry", "the label goes on the target");
-    assert.equal(t.agent.session.pathToLeaf().some((e) => e.id === firstAnswer.id), true);
+    assert.equal(
+      t.agent.session.pathToLeaf().some((e) => e.id === firstAnswer.id),
+      true,
+    );
     await t.agent.prompt("question two, again");
     const request = JSON.stringify(t.server.requests.at(-1));
     assert.doesNotMatch(request, /"two"|question two"/, "the abandoned branch is not sent");

@@ -33,7 +33,8 @@ export async function treeCommand(
       if (done.cancelled) return out(`fork cancelled by extension ${terminalSafe(done.extension)}`);
       replace(done.agent);
       out(`forked into session ${done.agent.session.id.slice(0, 8)} (${terminalSafe(done.agent.session.path)})`);
-      if (done.selectedText !== undefined) out(`${paint("dim", "the prompt forked before:")} ${terminalSafe(done.selectedText)}`);
+      if (done.selectedText !== undefined)
+        out(`${paint("dim", "the prompt forked before:")} ${terminalSafe(done.selectedText)}`);
       return;
     }
     case "tree": {
@@ -44,7 +45,8 @@ export async function treeCommand(
       out(`at entry ${agent.session.leafId() ?? "(the start)"}`);
       if (done.summaryEntry?.type === "branch_summary")
         out(`${paint("dim", "summary of the branch left:")} ${terminalSafe(done.summaryEntry.summary)}`);
-      if (done.editorText !== undefined) out(`${paint("dim", "the prompt there was:")} ${terminalSafe(done.editorText)}`);
+      if (done.editorText !== undefined)
+        out(`${paint("dim", "the prompt there was:")} ${terminalSafe(done.editorText)}`);
       return;
     }
     default:

@@ -8,7 +8,7 @@
 import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
 import type { ExtensionHost, ForeignSessionState } from "@octet/host";
 import { AgentError } from "../agent-error.js";
-import type { SessionEntry, SessionFile } from "../session/index.js";
+import type { SessionFile } from "../session/index.js";
 import type { ResolvedModel } from "../models/index.js";
 import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
 import {
@@ -173,7 +173,7 @@ export class Agent {
    * handler) must not await it: the run ends only after that caller does.
    */
   whenIdle(signal?: AbortSignal): Promise<void> {
-    return untilIdle(() => this.isIdle(), () => this.#work, signal);
+    return untilIdle(() => (this.isIdle() ? null : (this.#work ?? Promise.resolve())), signal);
   }
 
   /**
@@ -190,20 +190,18 @@ export class Agent {
    * (/new, ctx.newSession) and fork (/fork, ctx.fork) answer the agent over the new session, or
    * the extension that cancelled; navigateTree (/tree, ctx.navigateTree) moves this session's leaf.
    */
-  newSession(o: { parentSession?: string; entries?: readonly SessionEntry[] } = {}) {
-    return tree.newSession(this.#tree(), o);
-  }
-  fork(entryId: string, position: "before" | "at" = "before") {
-    return tree.fork(this.#tree(), entryId, position);
-  }
-  navigateTree(targetId: string, o: tree.NavigateOptions = {}): Promise<tree.NavigateResult> {
-    return tree.navigateTree(this.#tree(), targetId, o);
-  }
+  readonly newSession = (o: tree.NewSessionOptions = {}) => tree.newSession(this.#tree(), o);
+  readonly fork = (entryId: string, position: "before" | "at" = "before") => tree.fork(this.#tree(), entryId, position);
+  readonly navigateTree = (targetId: string, o: tree.NavigateOptions = {}) =>
+    tree.navigateTree(this.#tree(), targetId, o);
+  /** Resolves once pi's session_start of this agent was delivered (a replacement's caller goes on after it). */
+  readonly whenStarted = (): Promise<void> => this.#piStarted;
 
   #tree(): tree.TreeDeps<Agent> {
     const { maxRetries } = this.#o;
     return {
-      ...{ session: this.session, pi: this.#pi, model: this.#model, ...(maxRetries !== undefined ? { maxRetries } : {}) },
+      ...{ session: this.session, pi: this.#pi, model: this.#model },
+      ...(maxRetries !== undefined ? { maxRetries } : {}),
       idle: () => this.isIdle() && !this.#closed,
       replace: async (session, reason) => {
         await this.close("completed", { reason, targetSessionFile: session.path });

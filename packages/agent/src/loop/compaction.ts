@@ -236,7 +236,13 @@ export async function compactSession(o: {
     }
   }
   if (content.length === 0) content.push({ type: "text", text: `<conversation>\n${transcript}\n</conversation>` });
-  const { summary, usage } = await askSummary(o, content, `Summarize the conversation above.`, instructions, "compaction");
+  const { summary, usage } = await askSummary(
+    o,
+    content,
+    `Summarize the conversation above.`,
+    instructions,
+    "compaction",
+  );
   return commitCompaction(o, { summary, details, firstKept, tokensBefore, fromExtension: false, usage });
 }
 
@@ -251,7 +257,10 @@ async function askSummary(
   instructions: string,
   what: string,
 ): Promise<{ summary: string; usage: Usage }> {
-  const parts = [...content, { type: "text" as const, text: `${ask}${instructions !== "" ? `\nFocus: ${instructions}` : ""}` }];
+  const parts = [
+    ...content,
+    { type: "text" as const, text: `${ask}${instructions !== "" ? `\nFocus: ${instructions}` : ""}` },
+  ];
   const answer = await complete(
     o.model.model,
     { systemPrompt: SUMMARY_SYSTEM_PROMPT, messages: [{ role: "user", content: parts, timestamp: Date.now() }] },

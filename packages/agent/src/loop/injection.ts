@@ -84,14 +84,13 @@ export function link(outer: AbortSignal | undefined, inner: AbortController): ()
   return () => outer.removeEventListener("abort", on);
 }
 
-/** Agent.whenIdle: waits out the work in progress until `idle()`; rejects when `signal` aborts. */
-export async function untilIdle(
-  idle: () => boolean,
-  work: () => Promise<unknown> | null,
-  signal?: AbortSignal,
-): Promise<void> {
+/**
+ * Agent.whenIdle: waits out the work in progress until `pending()` answers null (idle); rejects
+ * when `signal` aborts.
+ */
+export async function untilIdle(pending: () => Promise<unknown> | null, signal?: AbortSignal): Promise<void> {
   signal?.throwIfAborted();
-  if (idle()) return;
+  if (pending() === null) return;
   let off = (): void => {};
   const aborted = new Promise<never>((_, reject) => {
     const on = (): void => reject(signal?.reason);
@@ -99,8 +98,8 @@ export async function untilIdle(
     off = () => signal?.removeEventListener("abort", on);
   });
   try {
-    while (!idle()) {
-      await Promise.race([(work() ?? Promise.resolve()).catch(() => undefined), aborted]);
+    for (let work = pending(); work !== null; work = pending()) {
+      await Promise.race([work.catch(() => undefined), aborted]);
       // The run's own finally clears #running after its promise settles: let it run first.
       await new Promise((r) => setImmediate(r));
     }

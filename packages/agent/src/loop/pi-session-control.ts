@@ -23,11 +23,16 @@ export function piSessionControl(o: PiSessionControlOptions): ForeignSessionCont
   const idleAgent = async (api: string): Promise<Agent> => {
     for (;;) {
       const agent = o.agent();
-      if (!agent || agent.closed)
-        throw new Error(`${api}: no agent session is open yet (the first prompt opens one)`);
+      if (!agent || agent.closed) throw new Error(`${api}: no agent session is open yet (the first prompt opens one)`);
       await agent.whenIdle();
       if (agent.isIdle() && o.agent() === agent) return agent;
     }
+  };
+  // The embedder holds the new agent first (its session_start reads it), and the caller goes on
+  // (pi's withSession) only once session_start was delivered, as in pi.
+  const adopt = async (next: Agent): Promise<void> => {
+    o.replace(next);
+    await next.whenStarted();
   };
   return {
     async newSession(r): Promise<PiControlResult> {
@@ -38,14 +43,14 @@ export function piSessionControl(o: PiSessionControlOptions): ForeignSessionCont
         entries,
       });
       if (done.cancelled) return { cancelled: true };
-      o.replace(done.agent);
+      await adopt(done.agent);
       return { cancelled: false };
     },
     async fork(r): Promise<PiControlResult> {
       const agent = await idleAgent("ctx.fork");
       const done = await agent.fork(r.entryId, r.position);
       if (done.cancelled) return { cancelled: true };
-      o.replace(done.agent);
+      await adopt(done.agent);
       return { cancelled: false, ...(done.selectedText !== undefined ? { selectedText: done.selectedText } : {}) };
     },
     async navigateTree(r): Promise<PiControlResult> {

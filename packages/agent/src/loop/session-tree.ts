@@ -42,6 +42,13 @@ export interface TreeDeps<A> {
 
 export type Replacement<A> = { cancelled: true; extension: string } | { cancelled: false; agent: A };
 
+export interface NewSessionOptions {
+  /** Recorded in the new session's header (pi's parentSession). */
+  parentSession?: string;
+  /** A root-to-leaf path written into the new session before it starts (pi's setup writes). */
+  entries?: readonly SessionEntry[];
+}
+
 export interface NavigateOptions {
   summarize?: boolean;
   customInstructions?: string;
@@ -100,10 +107,7 @@ export async function switchTo<A>(d: TreeDeps<A>, session: SessionFile): Promise
   return d.replace(session, "resume");
 }
 
-export async function newSession<A>(
-  d: TreeDeps<A>,
-  o: { parentSession?: string; entries?: readonly SessionEntry[] } = {},
-): Promise<Replacement<A>> {
+export async function newSession<A>(d: TreeDeps<A>, o: NewSessionOptions = {}): Promise<Replacement<A>> {
   idleOrThrow(d, "a new session");
   const before = d.pi.takes("session_before_switch")
     ? await d.pi.sessionBefore("session_before_switch", { reason: "new" })

@@ -148,7 +148,8 @@ export function controlAction(
 ): Promise<{ cancelled: boolean }> {
   const str = (k: string): string | undefined => (typeof action[k] === "string" ? (action[k] as string) : undefined);
   const opt = <T>(k: string, v: T | undefined): Record<string, T> => (v === undefined ? {} : { [k]: v });
-  const bool = (k: string): boolean | undefined => (typeof action[k] === "boolean" ? (action[k] as boolean) : undefined);
+  const bool = (k: string): boolean | undefined =>
+    typeof action[k] === "boolean" ? (action[k] as boolean) : undefined;
   switch (action.kind) {
     case "new_session":
       return control.newSession({
@@ -157,7 +158,11 @@ export function controlAction(
         ...(Array.isArray(action["entries"]) ? { entries: action["entries"] as Record<string, unknown>[] } : {}),
       });
     case "fork":
-      return control.fork({ extension, entryId: str("entryId") ?? "", position: str("position") === "at" ? "at" : "before" });
+      return control.fork({
+        extension,
+        entryId: str("entryId") ?? "",
+        position: str("position") === "at" ? "at" : "before",
+      });
     default:
       return control.navigateTree({
         extension,
