@@ -24,7 +24,7 @@ import {
   sessionEntriesService,
   type SessionEntry,
 } from "@octet/agent";
-import { ROOT, waitUntil } from "./helpers.js";
+import { ROOT, runCli, waitUntil } from "./helpers.js";
 
 const EXAMPLES = join(ROOT, "node_modules/@mariozechner/pi-coding-agent/examples/extensions");
 const PROBE = join(ROOT, "tests/fixtures/pi-tree-probe");
@@ -238,5 +238,57 @@ test("pi example todo: after /tree back, session_tree rebuilds the list from the
     assert.doesNotMatch(results[1]!, /second task/, "the abandoned branch's todo is gone from the list");
   } finally {
     await t.done();
+  }
+});
+
+test("the shell's /fork, /tree, /session tree and /new, with a pi extension told of each (over a pipe)", async () => {
+  const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
+  const server = (await mod.startScriptedServer({
+    script: [{ text: "one" }, { text: "two" }, { text: "three" }],
+  })) as Server;
+  const home = mkdtempSync(join(tmpdir(), "octet-pi-tree-cli-home-"));
+  writeFileSync(join(home, "models.json"), JSON.stringify(mod.modelsJsonFor(server.url)));
+  const workspace = mkdtempSync(join(tmpdir(), "octet-pi-tree-cli-ws-"));
+  const octet = (args: string[], input?: string) =>
+    runCli(["--model", "scripted/scripted-model", "--workspace", workspace, "--pi-extension", PROBE, ...args], {
+      env: { OCTET_HOME: home },
+      timeoutMs: 60_000,
+      ...(input !== undefined ? { input } : {}),
+    });
+  const dir = (): string => join(home, "sessions", readdirSync(join(home, "sessions"))[0]!);
+  const read = (file: string): Record<string, unknown>[] =>
+    readFileSync(join(dir(), file), "utf8")
+      .split("\n")
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  try {
+    const first = await octet(["run", "question one"]);
+    assert.equal(first.code, 0, first.stderr);
+    const [a] = readdirSync(dir());
+    const answer = read(a!).find((e) => JSON.stringify(e["message"] ?? "").includes('"one"'))!;
+    const id = String(answer["id"]);
+    const r = await octet(
+      ["--continue"],
+      `/fork ${id} at\nquestion two\n/tree ${id.slice(0, 6)}\nquestion three\n/session tree\n/new\n/quit\n`,
+    );
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /forked into session/);
+    assert.match(r.stdout, new RegExp(`at entry ${id}`));
+    assert.match(r.stdout, /new session [0-9a-f]{8}/);
+    assert.match(r.stderr, /start fork .*\.jsonl 2/, "the probe's session_start of the fork");
+    assert.match(r.stderr, /tree [0-9a-f]{12} [0-9a-f]{12} - undefined/, "session_tree of /tree");
+    assert.match(r.stderr, /shutdown new /);
+    const files = readdirSync(dir()).filter((f) => f.endsWith(".jsonl"));
+    assert.equal(files.length, 3, files.join(", "));
+    const forked = files.map((f) => read(f)).find((l) => l[0]!["parent_session"] === join(dir(), a!))!;
+    const children = forked.filter((e) => e["parent_id"] === id).map((e) => JSON.stringify(e["message"]));
+    assert.equal(children.length, 2, "two branches from the answer: the forked path, then /tree");
+    assert.match(children[0]!, /question two/);
+    assert.match(children[1]!, /question three/);
+    // /session tree shows both branches, the active one marked.
+    assert.match(r.stdout, /\* +[0-9a-f]{12} {2}user: question three/);
+    assert.match(r.stdout, / {3,}[0-9a-f]{12} {2}user: question two/);
+  } finally {
+    await server.close();
   }
 });

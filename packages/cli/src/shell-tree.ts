@@ -24,6 +24,8 @@ export async function treeCommand(
       const done = await agent.newSession();
       if (done.cancelled) return out(`new session cancelled by extension ${terminalSafe(done.extension)}`);
       replace(done.agent);
+      // As pi: the new session's session_start is delivered before anything else happens in it.
+      await done.agent.whenStarted();
       return out(`new session ${done.agent.session.id.slice(0, 8)} (${terminalSafe(done.agent.session.path)})`);
     }
     case "fork": {
@@ -32,6 +34,7 @@ export async function treeCommand(
       const done = await agent.fork(entryId(agent, words[0]!), words[1] === "at" ? "at" : "before");
       if (done.cancelled) return out(`fork cancelled by extension ${terminalSafe(done.extension)}`);
       replace(done.agent);
+      await done.agent.whenStarted();
       out(`forked into session ${done.agent.session.id.slice(0, 8)} (${terminalSafe(done.agent.session.path)})`);
       if (done.selectedText !== undefined)
         out(`${paint("dim", "the prompt forked before:")} ${terminalSafe(done.selectedText)}`);
@@ -74,11 +77,12 @@ export function treeText(agent: Agent): string {
   for (const e of entries) children.set(e.parent_id, [...(children.get(e.parent_id) ?? []), e]);
   const lines: string[] = [];
   const walk = (parent: string | null, depth: number): void => {
-    for (const e of children.get(parent) ?? []) {
-      // A straight run stays at one depth; only a fork indents.
-      const forked = (children.get(parent)?.length ?? 0) > 1;
-      lines.push(`${active.has(e.id) ? "*" : " "} ${"  ".repeat(depth)}${e.id}  ${preview(e)}`);
-      walk(e.id, forked ? depth + 1 : depth);
+    const kids = children.get(parent) ?? [];
+    // A straight run stays at one depth; the branches of a fork are indented one step.
+    const at = kids.length > 1 ? depth + 1 : depth;
+    for (const e of kids) {
+      lines.push(`${active.has(e.id) ? "*" : " "} ${"  ".repeat(at)}${e.id}  ${preview(e)}`);
+      walk(e.id, at);
     }
   };
   walk(null, 0);
