@@ -187,6 +187,8 @@ class BashRun {
     child.on("close", () => this.finish("closed"));
     this.later(this.ctx.timeoutS * 1000, () => this.kill("timeout"));
     this.ctx.signal.addEventListener("abort", this.onAbort, { once: true });
+    // Aborted before the listener was added: no event will come.
+    if (this.ctx.signal.aborted) this.kill("cancelled");
   }
 
   private output(chunk: Buffer): void {
