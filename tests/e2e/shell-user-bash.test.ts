@@ -10,7 +10,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathS
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT, runCli } from "./helpers.js";
+import { processesMentioning, ROOT, runCli, waitUntil } from "./helpers.js";
 import { runOnPty } from "./pty.js";
 
 const PI_EXAMPLES = join(ROOT, "node_modules/@mariozechner/pi-coding-agent/examples/extensions");
@@ -47,7 +47,7 @@ function userText(body: Record<string, unknown>): string {
     .join("\n");
 }
 
-test("!echo and !!echo in the shell on a terminal: output drawn, recorded, in the next request's context only for !", async () => {
+test("!echo and !!echo on a terminal: output drawn, recorded, in the next request's context only for !", async () => {
   const t = await setup([{ match: "what ran", text: "I saw it." }]);
   const pty = await runOnPty(["--workspace", t.ws], { env: { OCTET_HOME: t.home, NO_COLOR: "1" } });
   try {
@@ -83,14 +83,17 @@ test("!echo and !!echo in the shell on a terminal: output drawn, recorded, in th
 });
 
 test("Ctrl-C kills a running !command (its process group); it is recorded as cancelled", async () => {
+  const marker = `octet-user-bash-${process.pid}-${Date.now()}`;
   const t = await setup([]);
   const pty = await runOnPty(["--workspace", t.ws], { env: { OCTET_HOME: t.home, NO_COLOR: "1" } });
   try {
     await pty.waitFor(/octet> /, "the prompt");
-    pty.type("!echo started; sleep 30; echo never\r");
+    pty.type(`!echo started; sleep 30; echo never-${marker}\r`);
     await pty.waitFor(/\nstarted/, "the command's first output");
+    assert.ok(processesMentioning(marker).length > 0, "the command runs");
     pty.type("\x03");
     await pty.waitFor(/\[cancelled; added to the model's context\]/, "the cancellation");
+    await waitUntil(() => processesMentioning(marker).length === 0, 5000, "the command's processes to be gone");
     pty.type("/quit\r");
     assert.equal(await pty.exit(), 0);
   } finally {
@@ -122,7 +125,7 @@ export default function (pi) {
 }
 `;
 
-test("user_bash: a {result} answer replaces the run; {operations} exec runs inside the extension (QuickJS)", async () => {
+test("user_bash: a {result} answer replaces the run; {operations} exec runs in the extension (QuickJS)", async () => {
   const t = await setup([{ match: "what ran", text: "noted" }]);
   const ext = join(mkdtempSync(join(tmpdir(), "octet-user-bash-ext-")), "bash-hook.ts");
   writeFileSync(ext, RESULT_EXTENSION);
@@ -164,7 +167,10 @@ test("user_bash: a {result} answer replaces the run; {operations} exec runs insi
  */
 function sshUserBashPart(): string {
   const shipped = readFileSync(join(PI_EXAMPLES, "ssh.ts"), "utf8");
-  const ops = shipped.slice(shipped.indexOf("function createRemoteBashOps"), shipped.indexOf("export default function"));
+  const ops = shipped.slice(
+    shipped.indexOf("function createRemoteBashOps"),
+    shipped.indexOf("export default function"),
+  );
   assert.match(ops, /spawn\("ssh", \[remote, cmd\]/, "the shipped operations run ssh");
   return `import { spawn } from "node:child_process";
 ${ops}
@@ -188,7 +194,7 @@ export default function (pi) {
 `;
 }
 
-test("pi's ssh.ts user_bash in the node runtime: a !command runs through its operations.exec (ssh) in the extension", async () => {
+test("pi's ssh.ts user_bash (node runtime): a !command runs through its operations.exec, ssh", async () => {
   const t = await setup([{ match: "what ran", text: "remote seen" }]);
   const bin = mkdtempSync(join(tmpdir(), "octet-user-bash-bin-"));
   const remote = realpathSync(mkdtempSync(join(tmpdir(), "octet-user-bash-remote-")));

@@ -124,7 +124,9 @@ export class ShellAgent {
   /** `!command` / `!!command` (shell-bash.ts): recorded in the session, so it needs a model. */
   async bash(bang: { command: string; excludeFromContext: boolean }, signal: AbortSignal): Promise<void> {
     if (!this.configured)
-      throw new UsageError(`a !command is recorded in the session, which needs a model; ${noModelHelp(this.#config.home)}`);
+      throw new UsageError(
+        `a !command is recorded in the session, which needs a model; ${noModelHelp(this.#config.home)}`,
+      );
     await runBang(await this.#ensure(), bang, signal);
   }
 

@@ -23,8 +23,11 @@ export async function runBang(
   signal: AbortSignal,
 ): Promise<void> {
   if (bang.command === "")
-    throw new UsageError("usage: !COMMAND runs COMMAND and adds its output to the model's context; !!COMMAND keeps it out");
-  if (!agent.isIdle()) process.stdout.write(`${paint("dim", "(the command waits for the running prompt)", process.stdout)}\n`);
+    throw new UsageError(
+      "usage: !COMMAND runs COMMAND and adds its output to the model's context; !!COMMAND keeps it out",
+    );
+  if (!agent.isIdle())
+    process.stdout.write(`${paint("dim", "(the command waits for the running prompt)", process.stdout)}\n`);
   while (!agent.isIdle() && !signal.aborted) await new Promise((r) => setTimeout(r, 50));
   if (signal.aborted) {
     process.stdout.write("cancelled before it ran: nothing recorded\n");

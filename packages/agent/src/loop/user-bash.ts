@@ -56,7 +56,9 @@ export async function runUserBash(
   const excludeFromContext = options.excludeFromContext === true;
   const signal = options.signal ?? new AbortController().signal;
   const cwd = await realpath(deps.session.workspace);
-  const result = (await fromExtensions(command, excludeFromContext, cwd, deps.pi, options)) ?? (await local(command, cwd, signal, options));
+  const result =
+    (await fromExtensions(command, excludeFromContext, cwd, deps.pi, options)) ??
+    (await local(command, cwd, signal, options));
   await deps.whenIdle();
   if (!deps.closed())
     await deps.session.append({
@@ -116,7 +118,11 @@ async function local(command: string, cwd: string, signal: AbortSignal, options:
     cancelled: done.ending === "cancelled",
     truncated: done.dropped > 0,
     by: null,
-    note: note ?? (done.dropped > 0 ? `the first ${done.dropped} bytes were dropped (${BASH_MAX_OUTPUT_BYTES / 1024} KiB kept)` : null),
+    note:
+      note ??
+      (done.dropped > 0
+        ? `the first ${done.dropped} bytes were dropped (${BASH_MAX_OUTPUT_BYTES / 1024} KiB kept)`
+        : null),
   };
   return result;
 }

@@ -12,7 +12,9 @@ import type { BashExecutionEntry, CompactionEntry, SessionEntry } from "./types.
 export const COMPACTION_SUMMARY_PREFIX = "The conversation before this point was summarized:\n\n";
 
 /** A user `!` command as the model reads it: pi's wording (bashExecutionToText), so prompts carry over. */
-export function bashExecutionText(e: Pick<BashExecutionEntry, "command" | "output" | "exit_code" | "cancelled">): string {
+export function bashExecutionText(
+  e: Pick<BashExecutionEntry, "command" | "output" | "exit_code" | "cancelled">,
+): string {
   let text = `Ran \`${e.command}\`\n`;
   text += e.output !== "" ? `\`\`\`\n${e.output}\n\`\`\`` : "(no output)";
   if (e.cancelled) text += "\n\n(command cancelled)";

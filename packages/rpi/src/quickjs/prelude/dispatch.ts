@@ -19,7 +19,8 @@
  *   input: transform chained, "handled" stops, {action:"transform", text, images?} or null;
  *   before_agent_start: systemPrompt chained, messages collected: {messages?, systemPrompt?};
  *   context: messages chained: {messages}; before_provider_request: the payload chained;
- *   user_bash: the first truthy result, its `operations` run here (user-bash.ts); resources_discover: the path lists merged;
+ *   user_bash: the first truthy result, its `operations` run here (user-bash.ts);
+ *   resources_discover: the path lists merged;
  *   session_before_*: the last truthy result, a {cancel: true} stops;
  *   any other event: the last value that is not undefined.
  * - Unknown top-level frame types are ignored; unknown request and invocation kinds get an error.
