@@ -16,7 +16,7 @@ function userTexts(body: Record<string, unknown>): string[] {
     .map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
 }
 
-test("user bash: ! is in the next request as pi's text, !! is recorded but not sent; the file opens again", async () => {
+test("user bash: ! goes into the next request as pi's text, !! is only recorded; the file opens again", async () => {
   const server = await scriptedServer([{ match: "what ran", text: "ok" }]);
   const home = await scriptedHome(server.url);
   const workspace = realpathSync(tempWorkspace());
@@ -82,7 +82,7 @@ test("user bash: a command run while a prompt streams is recorded after the prom
   }
 });
 
-test("user bash: bash_execution entries are checked; pi extensions read them as pi's bashExecution message", async () => {
+test("user bash: bash_execution entries are checked; pi extensions read pi's bashExecution message", async () => {
   const session = await SessionFile.create({ home: tempWorkspace(), workspace: tempWorkspace() });
   try {
     const base = { type: "bash_execution", command: "ls", output: "", cancelled: false, truncated: false } as const;
