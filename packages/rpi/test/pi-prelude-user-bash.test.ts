@@ -23,7 +23,7 @@ const OPERATIONS = ext(`
     setTimeout(() => { options.onData("later\\n"); resolve({ exitCode: 7 }); }, 150);
   }) } }));`);
 
-test("user_bash operations: exec runs in the extension, chunks stream as updates, the answer is the result", async () => {
+test("user_bash operations: exec runs in the extension; chunks stream as updates; answers its result", async () => {
   const { h } = await loaded(OPERATIONS, hooks);
   try {
     h.send(fire("req-2", "make"));
