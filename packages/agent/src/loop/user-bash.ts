@@ -95,6 +95,8 @@ async function fromExtensions(
 }
 
 async function local(command: string, cwd: string, signal: AbortSignal, options: UserBashOptions) {
+  // Cancelled while an extension had it (its user_bash was cancelled too): nothing more runs.
+  if (signal.aborted) return { output: "", exitCode: null, cancelled: true, truncated: false, by: null, note: null };
   const decoder = new TextDecoder();
   const onOutput = options.onOutput;
   const done = await runCommand(command, {
