@@ -20,6 +20,7 @@ import { AgentView } from "./agent-view.js";
 import { paint, table, terminalSafe } from "./output.js";
 import type { CliUi } from "./session.js";
 import { ShellRuns } from "./shell-runs.js";
+import { runBang } from "./shell-bash.js";
 import type { ActiveToolsService, MessageInjectionService } from "@octet/host";
 import { UsageError } from "./usage-error.js";
 
@@ -118,6 +119,15 @@ export class ShellAgent {
       this.#runs.release();
       if (this.#view === view) this.#view = null;
     }
+  }
+
+  /** `!command` / `!!command` (shell-bash.ts): recorded in the session, so it needs a model. */
+  async bash(bang: { command: string; excludeFromContext: boolean }, signal: AbortSignal): Promise<void> {
+    if (!this.configured)
+      throw new UsageError(
+        `a !command is recorded in the session, which needs a model; ${noModelHelp(this.#config.home)}`,
+      );
+    await runBang(await this.#ensure(), bang, signal);
   }
 
   /** Runs /session, /name, /model or /compact. */

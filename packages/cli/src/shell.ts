@@ -24,6 +24,7 @@ import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
 import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
 import { ShellTerminal } from "./terminal-handoff.js";
 import { ShellFrontend } from "./shell-frontend.js";
+import { parseBang } from "./shell-bash.js";
 import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
@@ -227,6 +228,9 @@ async function handle(
   verbose: boolean,
   agent: ShellAgent,
 ): Promise<void> {
+  // !cmd and !!cmd run a command into the session (shell-bash.ts), as in pi's editor.
+  const bang = parseBang(line);
+  if (bang !== null) return agent.bash(bang, signal);
   // A plain line is a prompt for the model (without a model, the answer says how to set one up).
   if (!line.startsWith("/")) return agent.prompt(line, signal);
   const [head = "", ...restWords] = line.slice(1).split(/\s+/);

@@ -29,6 +29,7 @@ import { checkedActiveTools, injectedEntry, link, MAX_QUEUED_USER_MESSAGES, mess
 import type { InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
 import { PiSessionView } from "./pi-session-view.js";
+import { runUserBash, type UserBashOptions, type UserBashResult } from "./user-bash.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -321,6 +322,14 @@ export class Agent {
   /** The active tool names set by setActiveTools, or null when every tool is offered. */
   get activeTools(): readonly string[] | null {
     return this.#activeTools ? [...this.#activeTools] : null;
+  }
+
+  /** pi's `!command` / `!!command` (user-bash.ts): run, or taken over by a user_bash hook, and recorded. */
+  async userBash(command: string, options: UserBashOptions = {}): Promise<UserBashResult> {
+    if (this.#closed) throw new AgentError("closed", "the agent is closed; no command can be recorded");
+    await this.#piStarted;
+    const deps = { session: this.session, pi: this.#pi, whenIdle: () => this.whenIdle(), closed: () => this.#closed };
+    return runUserBash(command, deps, options);
   }
 
   /** Cancels the running prompt or compaction; a no-op when idle. */

@@ -27,4 +27,5 @@ export const PI_SESSION_EVENTS = [
   "session_before_compact",
   "session_compact",
   "model_select",
+  "user_bash",
 ] as const;

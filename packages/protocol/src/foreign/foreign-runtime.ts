@@ -82,6 +82,8 @@ export interface ForeignSessionEvents {
       signal?: ForeignStopSignal;
       /** The owner triple the host issued to the instance: what its requests act under (WAVE1-11). */
       owner?: ResourceOwner;
+      /** Progress the instance reports before its answer (pi's user_bash output run in the extension). */
+      onUpdate?: (value: unknown) => void;
     },
   ): Promise<unknown>;
 }

@@ -50,6 +50,8 @@ export interface OctetBridge {
 
 /** Lifecycle hook invocations outstanding at once; more are dropped (a burst of tool events must not pile up). */
 const MAX_LIFECYCLE_IN_FLIGHT = 16;
+/** A user_bash answer may be a command run in the extension: the bash tool's longest timeout and a margin. */
+const USER_BASH_TIMEOUT_MS = 610_000;
 
 export interface OctetBridgeOptions {
   embedder?: RpiHostServices | undefined;
@@ -355,7 +357,13 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         const r = await published(
           await c.invoke(
             { kind: "hook", event: { name, data } },
-            { signal: controller.signal, context: contextOf({}) },
+            {
+              signal: controller.signal,
+              context: contextOf({}),
+              // user_bash may run the command in the extension (operations.exec): a run, not a hook.
+              ...(name === "user_bash" ? { timeoutMs: USER_BASH_TIMEOUT_MS } : {}),
+              ...(o.onUpdate ? { onUpdate: o.onUpdate } : {}),
+            },
           ),
         );
         if (r.status === "error")

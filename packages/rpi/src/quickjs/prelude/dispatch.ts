@@ -19,7 +19,8 @@
  *   input: transform chained, "handled" stops, {action:"transform", text, images?} or null;
  *   before_agent_start: systemPrompt chained, messages collected: {messages?, systemPrompt?};
  *   context: messages chained: {messages}; before_provider_request: the payload chained;
- *   user_bash: the first truthy result; resources_discover: the path lists merged;
+ *   user_bash: the first truthy result, its `operations` run here (user-bash.ts);
+ *   resources_discover: the path lists merged;
  *   session_before_*: the last truthy result, a {cancel: true} stops;
  *   any other event: the last value that is not undefined.
  * - Unknown top-level frame types are ignored; unknown request and invocation kinds get an error.
@@ -294,7 +295,9 @@ async function reduceHook(name, data, handlers, ctx, inv) {
     if (firstWins || cancellable) {
       if (!got.value) continue;
       result = got.value;
-      if (firstWins || got.value.cancel) return result;
+      // user_bash operations are code: they run here (user-bash.ts), the answer is their result.
+      if (firstWins) return settleUserBash(result, input, inv);
+      if (got.value.cancel) return result;
     } else if (got.value !== undefined) {
       result = got.value;
     }
