@@ -1,0 +1,185 @@
+/**
+ * What extensions draw around the shell's prompt (issue 17, item 7): the text an extension puts
+ * on the "header" and "footer" status surfaces (status/contribution; a pi extension's
+ * ctx.ui.setHeader/setFooter arrive so, rpi octet/ui-mapping.ts) and the custom messages an
+ * extension appends with display:true (pi.sendMessage, recorded by the host: WAVE1-39).
+ *
+ * How it is drawn, on readline (shell-frontend.ts says why readline):
+ * - The header is printed once as a block above the prompt each time it changes (as pi shows
+ *   its header once at the top, not before every prompt); the typed line is redrawn after it.
+ * - The footer is part of the prompt: its lines stand right above "octet> ", so readline redraws
+ *   them with the line it edits (its row count includes the prompt's newlines) and a change
+ *   while the prompt is shown is redrawn in place, the typed text and cursor kept.
+ * - Every line is made terminal-safe (no escape sequence of the extension reaches the terminal)
+ *   and cut to the terminal's width at each drawing: a wrapped line would break the redraw.
+ * - A surface's text is the latest of each extension; it goes when the extension's generation
+ *   stops or crashes (as the host's contribution store drops it), or when it sends an empty text.
+ * Over a pipe nothing is drawn around the prompt: the header and footer are terminal chrome.
+ */
+import type { Interface } from "node:readline";
+import type { ExtensionHost, HostEvent } from "@octet/host";
+import { terminalSafe } from "./output.js";
+
+const PROMPT = "octet> ";
+
+/** readline's internals the redraw uses: public at run time, typed read-only. */
+interface RedrawableLine {
+  prevRows?: number;
+  _refreshLine(): void;
+}
+
+export interface ChromeOptions {
+  out: NodeJS.WriteStream;
+  /** Whether the prompt is shown (no command running): the prompt is redrawn only then. */
+  idle: () => boolean;
+}
+
+export class ShellChrome {
+  readonly #o: ChromeOptions;
+  #rl: (Interface & RedrawableLine) | null = null;
+  /** "header"/"footer" -> extension -> {generation, lines}. */
+  readonly #surfaces = new Map<string, Map<string, { generation: number; lines: string[] }>>();
+
+  constructor(o: ChromeOptions) {
+    this.#o = o;
+  }
+
+  /** The prompt line editor (a terminal readline); over a pipe nothing is drawn around the prompt. */
+  attach(rl: Interface): void {
+    if (!rl.terminal) return;
+    this.#rl = rl as Interface & RedrawableLine;
+    rl.once("close", () => (this.#rl = null));
+    this.#o.out.on("resize", this.#onResize);
+    rl.once("close", () => this.#o.out.off("resize", this.#onResize));
+    this.#setPrompt();
+  }
+
+  /** Follows a host's events (a new host after /reload is followed the same way). */
+  follow(host: ExtensionHost): void {
+    host.onEvent((event) => this.observe(event));
+  }
+
+  observe(event: HostEvent): void {
+    if (event.type === "status") {
+      const { surface, text } = event.contribution;
+      if (surface !== "header" && surface !== "footer") return;
+      const bySurface = this.#surfaces.get(surface) ?? new Map();
+      this.#surfaces.set(surface, bySurface);
+      const lines = text === "" ? [] : text.split("\n").map((l) => terminalSafe(l));
+      const before = bySurface.get(event.extension);
+      if (before !== undefined && sameLines(before.lines, lines)) return;
+      if (lines.length === 0) bySurface.delete(event.extension);
+      else bySurface.set(event.extension, { generation: event.generation, lines });
+      if (surface === "header") this.#printAbove(lines);
+      else this.#redrawPrompt();
+    } else if (event.type === "state" && (event.state === "stopped" || event.state === "crashed")) {
+      const footer = this.#surfaces.get("footer");
+      const hadFooter = footer?.get(event.extension)?.generation === event.generation;
+      for (const bySurface of this.#surfaces.values())
+        if (bySurface.get(event.extension)?.generation === event.generation) bySurface.delete(event.extension);
+      if (hadFooter) this.#redrawPrompt();
+    }
+  }
+
+  /**
+   * A custom message an extension appended with display:true: its renderer's text when the
+   * extension rendered it (`rendered`, see rpi octet/session-actions.ts), else its content.
+   */
+  showMessage(extension: string, entryType: string, data: unknown): void {
+    const d = (typeof data === "object" && data !== null ? data : {}) as Record<string, unknown>;
+    if (d["display"] !== true) return;
+    const text = typeof d["rendered"] === "string" ? d["rendered"] : contentText(d["content"]);
+    const label = `[${terminalSafe(extension)}] ${terminalSafe(entryType)}`;
+    const body = text
+      .split("\n")
+      .map((l) => terminalSafe(l))
+      .join("\n");
+    this.#printAbove([`${label}:`, ...body.split("\n")], false);
+  }
+
+  /** The current prompt: the footer lines, then "octet> ". */
+  prompt(): string {
+    const width = this.#width();
+    const footer = [...(this.#surfaces.get("footer")?.values() ?? [])].flatMap((s) => s.lines);
+    return footer.map((l) => `${fitCells(l, width)}\n`).join("") + PROMPT;
+  }
+
+  #width(): number {
+    return Math.max(10, (this.#o.out.columns ?? 80) - 1);
+  }
+
+  #setPrompt(): void {
+    this.#rl?.setPrompt(this.prompt());
+  }
+
+  readonly #onResize = (): void => this.#redrawPrompt();
+
+  #redrawPrompt(): void {
+    const rl = this.#rl;
+    const before = rl?.getPrompt();
+    this.#setPrompt();
+    if (rl !== null && this.#o.idle() && rl.getPrompt() !== before) rl._refreshLine();
+  }
+
+  /**
+   * Lines printed above the prompt: while the prompt is shown it is cleared first (from its
+   * first row, footer included), the lines written, and the prompt with the typed text redrawn.
+   */
+  #printAbove(lines: readonly string[], fit = true): void {
+    const rl = this.#rl;
+    if (rl === null) {
+      // Over a pipe: the header is terminal chrome and not printed; a message is output.
+      if (!fit) this.#o.out.write(`${lines.join("\n")}\n`);
+      return;
+    }
+    this.#setPrompt();
+    const width = this.#width();
+    const text = lines.map((l) => `${fit ? fitCells(l, width) : l}\n`).join("");
+    if (!this.#o.idle()) {
+      this.#o.out.write(text);
+      return;
+    }
+    const out = this.#o.out;
+    const rows = rl.prevRows ?? 0;
+    if (rows > 0) out.moveCursor(0, -rows);
+    out.cursorTo(0);
+    out.clearScreenDown();
+    out.write(text);
+    rl.prevRows = 0;
+    rl._refreshLine();
+  }
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((l, i) => l === b[i]);
+}
+
+/** The text of pi message content: a string, or the text parts of a content list. */
+function contentText(content: unknown): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter((p): p is { type: "text"; text: string } => p?.type === "text" && typeof p?.text === "string")
+    .map((p) => p.text)
+    .join("\n");
+}
+
+const WIDE =
+  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Extended_Pictographic}/u;
+const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** Cut to `width` terminal cells (wide characters take two), with "…" where it was cut. */
+export function fitCells(text: string, width: number): string {
+  const out: string[] = [];
+  let used = 0;
+  const graphemes = [...segmenter.segment(text)].map((s) => s.segment);
+  const total = graphemes.reduce((n, g) => n + (WIDE.test(g) ? 2 : 1), 0);
+  if (total <= width) return text;
+  for (const g of graphemes) {
+    const w = WIDE.test(g) ? 2 : 1;
+    if (used + w > width - 1) break;
+    out.push(g);
+    used += w;
+  }
+  return `${out.join("")}…`;
+}
