@@ -36,7 +36,7 @@ async function quit(pty: PtyRun): Promise<void> {
   assert.equal(await pty.exit(), 0);
 }
 
-test("pi custom-header.ts: the header its session_start sets is drawn above the prompt; /builtin-header removes it", async () => {
+test("pi custom-header.ts: the header session_start sets is drawn above the prompt; /builtin-header removes it", async () => {
   const { pty, server } = await shell("custom-header.ts", [{ match: "hello", text: "Hi there." }]);
   try {
     await pty.waitFor(/octet> /, "the prompt");
@@ -56,7 +56,7 @@ test("pi custom-header.ts: the header its session_start sets is drawn above the 
   }
 });
 
-test("pi custom-footer.ts: /footer puts its line right above the prompt, typed text kept; /footer again removes it", async () => {
+test("pi custom-footer.ts: /footer puts its line right above the prompt, typed text kept; again removes it", async () => {
   const { pty, server } = await shell("custom-footer.ts", []);
   try {
     await pty.waitFor(/octet> /, "the prompt");

@@ -164,8 +164,12 @@ function contentText(content: unknown): string {
     .join("\n");
 }
 
-const WIDE =
-  /[\u1100-\u115f\u2e80-\u303e\u3041-\u33ff\u3400-\u4dbf\u4e00-\u9fff\ua000-\ua4cf\uac00-\ud7a3\uf900-\ufaff\ufe30-\ufe4f\uff00-\uff60\uffe0-\uffe6]|\p{Extended_Pictographic}/u;
+// East Asian wide ranges and pictographs: two cells each.
+const WIDE = new RegExp(
+  "[\\u1100-\\u115f\\u2e80-\\u303e\\u3041-\\u33ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\ua000-\\ua4cf\\uac00-\\ud7a3" +
+    "\\uf900-\\ufaff\\ufe30-\\ufe4f\\uff00-\\uff60\\uffe0-\\uffe6]|\\p{Extended_Pictographic}",
+  "u",
+);
 const segmenter = new Intl.Segmenter(undefined, { granularity: "grapheme" });
 
 /** Cut to `width` terminal cells (wide characters take two), with "…" where it was cut. */
