@@ -36,7 +36,7 @@ async function quit(pty: PtyRun): Promise<void> {
   assert.equal(await pty.exit(), 0);
 }
 
-test("pi custom-header.ts: the header session_start sets is drawn above the prompt; /builtin-header removes it", async () => {
+test("pi custom-header.ts: session_start's header is drawn above the prompt; /builtin-header removes it", async () => {
   const { pty, server } = await shell("custom-header.ts", [{ match: "hello", text: "Hi there." }]);
   try {
     await pty.waitFor(/octet> /, "the prompt");
@@ -56,7 +56,7 @@ test("pi custom-header.ts: the header session_start sets is drawn above the prom
   }
 });
 
-test("pi custom-footer.ts: /footer puts its line right above the prompt, typed text kept; again removes it", async () => {
+test("pi custom-footer.ts: /footer puts its line above the prompt, typed text kept; again removes it", async () => {
   const { pty, server } = await shell("custom-footer.ts", []);
   try {
     await pty.waitFor(/octet> /, "the prompt");
@@ -98,52 +98,6 @@ test("WAVE1-39: pi message-renderer.ts: /status warn shows the custom message th
     assert.match(text, /"display":true/, "display recorded in the entry's payload");
     assert.match(text, /\[WARN\] disk almost full/, "the rendered text recorded with it");
     await quit(pty);
-  } finally {
-    pty.stop();
-    await server.close();
-  }
-});
-
-// A pi extension that subscribes and registers from a command, after its load.
-const LATE = `
-export default function (pi) {
-  pi.registerCommand("arm", {
-    handler: async (_args, ctx) => {
-      pi.on("agent_end", async () => {
-        await pi.appendEntry("late-hook", { ran: true });
-      });
-      pi.registerCommand("late", { handler: async () => {} });
-      ctx.ui.notify("armed", "info");
-    },
-  });
-}
-`;
-
-test("pi.on after the load: a session-layer event handler is called; a late registerCommand says why not", async () => {
-  const dir = mkdtempSync(join(tmpdir(), "octet-pi-late-"));
-  writeFileSync(join(dir, "late.ts"), LATE);
-  const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
-  const server = (await mod.startScriptedServer({ script: [{ match: "hello", text: "Hi there." }] })) as {
-    close(): Promise<void>;
-    url: string;
-  };
-  const home = mkdtempSync(join(tmpdir(), "octet-pi-late-home-"));
-  writeFileSync(join(home, "models.json"), JSON.stringify(mod.modelsJsonFor(server.url)));
-  const args = ["--model", "scripted/scripted-model", "--workspace", dir, "--pi-extension", join(dir, "late.ts")];
-  const pty = await runOnPty(args, { env: { OCTET_HOME: home, NO_COLOR: "1" } });
-  try {
-    await pty.waitFor(/octet> /, "the prompt");
-    pty.type("/arm\r");
-    await pty.waitFor(/armed/, "the command ran");
-    await pty.waitFor(/registerCommand|"late"[\s\S]*tools only/, "the late registerCommand's warning");
-    assert.match(pty.output(), /carries tools only/, "the warning says why a late command cannot be added");
-    const mark = pty.output().length;
-    pty.type("hello\r");
-    await pty.waitFor(/Hi there\./, "the answer", { from: mark });
-    await pty.waitFor(/octet> /, "the prompt again", { from: pty.output().lastIndexOf("Hi there.") });
-    await quit(pty);
-    const late = entries(home).filter((e) => JSON.stringify(e).includes("late-hook"));
-    assert.equal(late.length, 1, "the late agent_end handler appended its entry once");
   } finally {
     pty.stop();
     await server.close();
