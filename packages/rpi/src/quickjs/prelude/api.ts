@@ -279,8 +279,8 @@ const pi = {
     for (let i = 0; i < list.length; i++) list[i] = shallow(list[i]);
     return list;
   },
-  sendMessage: async (message, options) => action("pi.sendMessage", withOptional(withOptional({ kind: "send_message",
-      message: message }, "options", options), "rendered", await renderForDisplay(message))),
+  sendMessage: (message, options) => action("pi.sendMessage", withOptional(withOptional({ kind: "send_message",
+      message: message }, "options", options), "rendered", renderForDisplay(message))),
   sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message",
       content: content }, "options", options)),
   appendEntry: (customType, data) => action("pi.appendEntry", withOptional({ kind: "append_entry",
