@@ -33,6 +33,7 @@ export default function (pi) {
       pi.on("agent_end", async () => {
         await pi.appendEntry("late-hook", { ran: true });
       });
+      pi.on("message_update", () => {});
       pi.registerCommand("late", { handler: async () => {} });
       ctx.ui.notify("armed", "info");
     },
@@ -40,7 +41,7 @@ export default function (pi) {
 }
 `;
 
-test("pi.on after the load: a session-layer event handler is called; a late registerCommand says why not", async () => {
+test("pi.on after the load: a session-layer event handler is called; others, late commands say why not", async () => {
   const dir = mkdtempSync(join(tmpdir(), "octet-pi-late-"));
   writeFileSync(join(dir, "late.ts"), LATE);
   const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
@@ -58,6 +59,8 @@ test("pi.on after the load: a session-layer event handler is called; a late regi
     await pty.waitFor(/armed/, "the command ran");
     await pty.waitFor(/registerCommand|"late"[\s\S]*tools only/, "the late registerCommand's warning");
     assert.match(pty.output(), /carries tools only/, "the warning says why a late command cannot be added");
+    // message_update travels as octet's notifications, subscribed at initialize: not added later.
+    await pty.waitFor(/ignored pi\.on\("message_update"\) after the load: octet subscribes/, "the late hook's refusal");
     const mark = pty.output().length;
     pty.type("hello\r");
     await pty.waitFor(/Hi there\./, "the answer", { from: mark });
