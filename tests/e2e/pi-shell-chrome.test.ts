@@ -68,7 +68,23 @@ test("pi custom-footer.ts: /footer puts its line above the prompt, typed text ke
     assert.ok([...footerLine].length <= 99, `the footer line fits the terminal (${[...footerLine].length} cells)`);
     pty.type("draft");
     await pty.waitFor(/octet> (?:\x1b\[\d+G)?draft/, "the typed text");
-    const mark = pty.output().length;
+    // Narrowed to 80 columns: the footer is drawn again, cut to the new width, the typed text kept.
+    let mark = pty.output().length;
+    pty.resize();
+    // readline redraws first with the old prompt; then the footer is cut to 79 cells (only blanks
+    // are left of its right part).
+    await pty.waitFor(/↑0 ↓0 \$0\.000 +…\r?\n[^\n]*octet> (?:\x1b\[\d+G)?draft/, "the footer redrawn", {
+      from: mark,
+    });
+    const narrow =
+      [
+        ...pty
+          .output()
+          .slice(mark)
+          .matchAll(/↑0 ↓0 \$0\.000[^\r\n]*/g),
+      ].at(-1)?.[0] ?? "";
+    assert.ok([...narrow].length <= 79, `the footer line fits 80 columns (${[...narrow].length} cells)`);
+    mark = pty.output().length;
     pty.type("\x15/footer\r");
     await pty.waitFor(/Default footer restored/, "the footer removed", { from: mark });
     await pty.waitFor(/octet> /, "the prompt again", { from: mark });
