@@ -7,7 +7,7 @@ import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { ROOT } from "./helpers.js";
+import { ROOT, runCli } from "./helpers.js";
 import { EXAMPLES } from "./pi-examples-support.js";
 import { runOnPty, type PtyRun } from "./pty.js";
 
@@ -116,6 +116,28 @@ test("WAVE1-39: pi message-renderer.ts: /status warn shows the custom message th
     await quit(pty);
   } finally {
     pty.stop();
+    await server.close();
+  }
+});
+
+test("pi message-renderer.ts over a pipe: the displayed message is printed as its renderer drew it", async () => {
+  const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
+  const server = (await mod.startScriptedServer({ script: [{ match: "hello", text: "Hi there." }] })) as {
+    close(): Promise<void>;
+    url: string;
+  };
+  const home = mkdtempSync(join(tmpdir(), "octet-pi-chrome-home-"));
+  writeFileSync(join(home, "models.json"), JSON.stringify(mod.modelsJsonFor(server.url)));
+  try {
+    const args = ["--model", "scripted/scripted-model", "--workspace", home];
+    const r = await runCli([...args, "--pi-extension", join(EXAMPLES, "message-renderer.ts")], {
+      env: { OCTET_HOME: home },
+      timeoutMs: 60_000,
+      input: "hello\n/status error out of disk\n/quit\n",
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /\[message-renderer\] status-update:\n {0,2}\[ERROR\] out of disk\n\n?octet> /);
+  } finally {
     await server.close();
   }
 });

@@ -90,11 +90,11 @@ export class ShellChrome {
     if (d["display"] !== true) return;
     const text = typeof d["rendered"] === "string" ? d["rendered"] : contentText(d["content"]);
     const label = `[${terminalSafe(extension)}] ${terminalSafe(entryType)}`;
-    const body = text
-      .split("\n")
-      .map((l) => terminalSafe(l))
-      .join("\n");
-    this.#printAbove([`${label}:`, ...body.split("\n")], false);
+    const lines = text.split("\n").map((l) => terminalSafe(l).trimEnd());
+    // A renderer's padding (pi's Box) is blank rows in a text frontend: the ones around the text go.
+    while (lines.length > 1 && lines[0] === "") lines.shift();
+    while (lines.length > 1 && lines.at(-1) === "") lines.pop();
+    this.#printAbove([`${label}:`, ...lines], false);
   }
 
   /** The current prompt: the footer lines, then "octet> ". */
