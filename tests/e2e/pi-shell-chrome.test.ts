@@ -44,6 +44,8 @@ test("pi custom-header.ts: session_start's header is drawn above the prompt; /bu
     await pty.waitFor(/Hi there\./, "the answer");
     await pty.waitFor(/shitty coding agent v\d[\s\S]*octet> /, "the header's subtitle above the prompt");
     assert.match(pty.output(), /█▌ {2}█▌/, "the mascot's eyes drawn as text");
+    // It changed while the prompt ran: drawn before the next prompt, not into the answer.
+    assert.ok(pty.output().indexOf("shitty coding agent") > pty.output().indexOf("Hi there."), "after the answer");
     const mark = pty.output().length;
     pty.type("/builtin-header\r");
     await pty.waitFor(/Built-in header restored/, "the command's notification", { from: mark });

@@ -6,7 +6,9 @@
  *
  * How it is drawn, on readline (shell-frontend.ts says why readline):
  * - The header is printed once as a block above the prompt each time it changes (as pi shows
- *   its header once at the top, not before every prompt); the typed line is redrawn after it.
+ *   its header once at the top, not before every prompt); the typed line is redrawn after it. A
+ *   header that changes while a command runs is printed before the next prompt, not into the
+ *   command's output.
  * - The footer is part of the prompt: its lines stand right above "octet> ", so readline redraws
  *   them with the line it edits (its row count includes the prompt's newlines) and a change
  *   while the prompt is shown is redrawn in place, the typed text and cursor kept.
@@ -14,10 +16,11 @@
  *   and cut to the terminal's width at each drawing: a wrapped line would break the redraw.
  * - A surface's text is the latest of each extension; it goes when the extension's generation
  *   stops or crashes (as the host's contribution store drops it), or when it sends an empty text.
+ * - A displayed message is transcript, not chrome: printed when it arrives, over a pipe too.
  * Over a pipe nothing is drawn around the prompt: the header and footer are terminal chrome.
  */
-import type { Interface } from "node:readline";
-import type { ExtensionHost, HostEvent } from "@octet/host";
+import { clearScreenDown, cursorTo, moveCursor, type Interface } from "node:readline";
+import type { HostEvent } from "@octet/host";
 import { terminalSafe } from "./output.js";
 
 const PROMPT = "octet> ";
@@ -39,6 +42,8 @@ export class ShellChrome {
   #rl: (Interface & RedrawableLine) | null = null;
   /** "header"/"footer" -> extension -> {generation, lines}. */
   readonly #surfaces = new Map<string, Map<string, { generation: number; lines: string[] }>>();
+  /** A header that changed while a command ran (or before the prompt existed): drawn before the next prompt. */
+  #pendingHeader: string[] | null = null;
 
   constructor(o: ChromeOptions) {
     this.#o = o;
@@ -51,12 +56,16 @@ export class ShellChrome {
     rl.once("close", () => (this.#rl = null));
     this.#o.out.on("resize", this.#onResize);
     rl.once("close", () => this.#o.out.off("resize", this.#onResize));
-    this.#setPrompt();
-  }
-
-  /** Follows a host's events (a new host after /reload is followed the same way). */
-  follow(host: ExtensionHost): void {
-    host.onEvent((event) => this.observe(event));
+    // Each prompt is drawn with the current footer, after a header that changed meanwhile: a header
+    // written while a command streams its output would land in the middle of it.
+    const draw = rl.prompt.bind(rl);
+    rl.prompt = (preserveCursor?: boolean): void => {
+      this.#setPrompt();
+      const header = this.#pendingHeader;
+      this.#pendingHeader = null;
+      if (header !== null && header.length > 0) this.#o.out.write(this.#fitted(header));
+      draw(preserveCursor);
+    };
   }
 
   observe(event: HostEvent): void {
@@ -70,8 +79,11 @@ export class ShellChrome {
       if (before !== undefined && sameLines(before.lines, lines)) return;
       if (lines.length === 0) bySurface.delete(event.extension);
       else bySurface.set(event.extension, { generation: event.generation, lines });
-      if (surface === "header") this.#printAbove(lines);
-      else this.#redrawPrompt();
+      if (surface !== "header") this.#redrawPrompt();
+      else if (this.#rl !== null && this.#o.idle()) {
+        this.#pendingHeader = null;
+        this.#printAbove(lines);
+      } else this.#pendingHeader = lines;
     } else if (event.type === "state" && (event.state === "stopped" || event.state === "crashed")) {
       const footer = this.#surfaces.get("footer");
       const hadFooter = footer?.get(event.extension)?.generation === event.generation;
@@ -104,6 +116,11 @@ export class ShellChrome {
     return footer.map((l) => `${fitCells(l, width)}\n`).join("") + PROMPT;
   }
 
+  #fitted(lines: readonly string[]): string {
+    const width = this.#width();
+    return lines.map((l) => `${fitCells(l, width)}\n`).join("");
+  }
+
   #width(): number {
     return Math.max(10, (this.#o.out.columns ?? 80) - 1);
   }
@@ -127,23 +144,16 @@ export class ShellChrome {
    */
   #printAbove(lines: readonly string[], fit = true): void {
     const rl = this.#rl;
-    if (rl === null) {
-      // Over a pipe: the header is terminal chrome and not printed; a message is output.
-      if (!fit) this.#o.out.write(`${lines.join("\n")}\n`);
-      return;
-    }
-    this.#setPrompt();
-    const width = this.#width();
-    const text = lines.map((l) => `${fit ? fitCells(l, width) : l}\n`).join("");
-    if (!this.#o.idle()) {
+    const text = fit ? this.#fitted(lines) : lines.map((l) => `${l}\n`).join("");
+    if (rl === null || !this.#o.idle()) {
       this.#o.out.write(text);
       return;
     }
     const out = this.#o.out;
     const rows = rl.prevRows ?? 0;
-    if (rows > 0) out.moveCursor(0, -rows);
-    out.cursorTo(0);
-    out.clearScreenDown();
+    if (rows > 0) moveCursor(out, 0, -rows);
+    cursorTo(out, 0);
+    clearScreenDown(out);
     out.write(text);
     rl.prevRows = 0;
     rl._refreshLine();

@@ -2,6 +2,7 @@
 // characters counted as two, and the footer as the prompt's first lines, made terminal-safe.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { createInterface } from "node:readline";
 import { PassThrough } from "node:stream";
 import { fitCells, ShellChrome } from "../src/shell-chrome.js";
 
@@ -31,4 +32,36 @@ test("the footer text of each extension stands above the prompt, escapes removed
   assert.equal(chrome.prompt(), "a footer longer tha…\noctet> ");
   status("b", 1, "");
   assert.equal(chrome.prompt(), "octet> ");
+});
+
+test("a header set while the prompt is shown is printed above it; the typed text and footer redrawn", async () => {
+  const input = new PassThrough();
+  const out = Object.assign(new PassThrough(), { columns: 40, isTTY: true }) as unknown as NodeJS.WriteStream;
+  let written = "";
+  out.on("data", (d: Buffer) => (written += d.toString("utf8")));
+  const rl = createInterface({ input, output: out, terminal: true, prompt: "octet> " });
+  const chrome = new ShellChrome({ out, idle: () => true });
+  try {
+    chrome.attach(rl);
+    const status = (surface: "header" | "footer", text: string) =>
+      chrome.observe({
+        type: "status",
+        extension: "x",
+        generation: 1,
+        contribution: { surface, text, style_role: null, priority: 0 },
+      });
+    status("footer", "feet");
+    rl.prompt();
+    input.write("typed");
+    await new Promise((r) => setImmediate(r));
+    const mark = written.length;
+    status("header", "HEAD one\nHEAD two");
+    await new Promise((r) => setImmediate(r));
+    const after = written.slice(mark);
+    // Cleared from the prompt's first row, the header written, then footer, prompt and typed text again.
+    assert.match(after, /HEAD one\nHEAD two\n[\s\S]*feet\r?\n?[\s\S]*octet> typed/);
+    assert.equal(rl.line, "typed", "the typed text is kept");
+  } finally {
+    rl.close();
+  }
 });
