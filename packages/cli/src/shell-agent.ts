@@ -32,6 +32,8 @@ export class ShellAgent {
   readonly #config: AgentConfig;
   /** What pi extensions registered with registerProvider: the agent resolves --model with them. */
   readonly piProviders = new PiProviders();
+  /** Shows an entry an extension appended (the shell shows those with display:true, shell-chrome.ts). */
+  onDisplay: (extension: string, entryType: string, data: unknown) => void = () => {};
   #host: ExtensionHost | null = null;
   #agent: Agent | null = null;
   /** Compactions asked for through sessionControl and not yet settled: close() waits for them. */
@@ -208,7 +210,11 @@ export class ShellAgent {
     const service = async (): Promise<SessionEntriesService> =>
       (await this.#loadLib()).sessionEntriesService(() => this.#agent);
     return {
-      append: async (r) => (await service()).append(r),
+      append: async (r) => {
+        const appended = await (await service()).append(r);
+        this.onDisplay(r.extension, r.entry_type, r.data);
+        return appended;
+      },
       setName: async (r) => (await service()).setName(r),
       setLabel: async (r) => (await service()).setLabel(r),
     };

@@ -26,6 +26,7 @@ import { ShellTerminal } from "./terminal-handoff.js";
 import { ShellFrontend } from "./shell-frontend.js";
 import { parseBang } from "./shell-bash.js";
 import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
+import { ShellChrome } from "./shell-chrome.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -41,6 +42,9 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const terminal = new ShellTerminal(ui.line);
   // The prompt line as the extensions' composer, their shortcuts and Tab (shell-frontend.ts).
   const frontend = new ShellFrontend(process.stdin.isTTY === true);
+  // Extensions' header and footer text around the prompt, and their displayed messages (shell-chrome.ts).
+  const chrome = new ShellChrome({ out: process.stdout, idle: () => !busy && !closing });
+  agent.onDisplay = (extension, entryType, data) => chrome.showMessage(extension, entryType, data);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
     // With a model configured the built-in tools' names are the agent's: no extension takes them.
@@ -56,6 +60,11 @@ export async function runShell(options: GlobalOptions): Promise<number> {
         }
       : {};
     const started = hostOptions(options, { signal, ...reserved, ...terminal.hostEnv() }, ui);
+    const printEvent = started.onEvent;
+    started.onEvent = (event) => {
+      printEvent?.(event);
+      chrome.observe(event);
+    };
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
     const entries = agent.configured
       ? { sessionEntries: agent.sessionEntries(), sessionControl: agent.sessionControl(), ...agent.injection() }
@@ -204,6 +213,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     if (!closing && !busy && !inputEnded) rl.prompt();
   };
   const builtins = ["help", "extensions", "tools", "commands", "call", "menu", "reload", "quit", "exit"];
+  chrome.attach(rl);
   frontend.attach(rl, process.stdin, {
     host: () => host,
     builtins: [...builtins, ...AGENT_COMMANDS],

@@ -314,6 +314,7 @@ function foreignExtension(
         services: bridge.services,
         diagnose: ctx.diagnose,
         lateTools: bridge.lateTools,
+        lateHooks: bridge.lateHooks,
         ...(options.piFlags !== undefined ? { flags: options.piFlags } : {}),
         onStderr: (line) => {
           // Until the host reads the stand-in's stderr (after the start) only the last lines are

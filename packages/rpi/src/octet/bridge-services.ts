@@ -7,6 +7,7 @@
  * requests (session-actions.ts). Every reverse request is withdrawn when the extension cancels it
  * or its timeout passes.
  */
+import { SHORTCUT_DIALOG_REFUSAL, SHORTCUT_INVOCATION } from "./shortcuts.js";
 import { bounds, truncateUtf8, type RpcPeer } from "@octet/protocol";
 import type { ResourceOwner } from "@octet/protocol";
 import type { RpiHostServices } from "../host/rpi-connection.js";
@@ -40,6 +41,7 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
    * only call running. With several running and none named the host cannot tell: refused.
    */
   const onBehalf = (named: unknown): number => {
+    if (named === SHORTCUT_INVOCATION) throw new Error(SHORTCUT_DIALOG_REFUSAL);
     if (typeof named === "number" && active.includes(named)) return named;
     if (active.length === 1) return active[0]!;
     if (active.length === 0) throw new Error("no tool call or command is running to ask on behalf of");

@@ -46,6 +46,8 @@ export interface OctetBridge {
   readonly sessionEvents: ForeignSessionEvents;
   /** Give it to the RpiConnection (lateTools): tools registered after the load become dynamic tools. */
   readonly lateTools: { changed(): void };
+  /** Give it to the RpiConnection (lateHooks): a late pi.on for a session-layer event takes effect. */
+  readonly lateHooks: { accepts(event: string): boolean };
 }
 
 /** Lifecycle hook invocations outstanding at once; more are dropped (a burst of tool events must not pile up). */
@@ -382,6 +384,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     wireEvents,
     sessionEvents,
     lateTools: late,
+    // The session layer reads names() at each delivery: a hook added later is delivered from then on.
+    lateHooks: { accepts: (event) => layer.has(event) },
     attach(c) {
       connection = c;
       void c.closed.then((exit: RpiExit) => {
