@@ -21,7 +21,6 @@ import { showCommand } from "./shell-presentation.js";
 import { rebuildHost } from "./shell-reload.js";
 import { toolsText } from "./inspect-commands.js";
 import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
-import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
 import { ShellTerminal } from "./terminal-handoff.js";
 import { ShellFrontend } from "./shell-frontend.js";
 import { parseBang } from "./shell-bash.js";
@@ -47,11 +46,10 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   agent.onDisplay = (extension, entryType, data) => chrome.showMessage(extension, entryType, data);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
-    // With a model configured the built-in tools' names are the agent's: no extension takes them.
-    // and the agent delivers pi extensions their session events itself (pi-events.ts).
-    const reserved = agent.configured
+    // With a model configured the agent delivers pi extensions their session events itself
+    // (pi-events.ts); an extension tool of a built-in tool's name replaces it (openAgent).
+    const layer = agent.configured
       ? {
-          reservedToolNames: BUILTIN_TOOL_NAMES,
           sessionLayer: {
             events: PI_SESSION_EVENTS,
             state: () => agent.piState(),
@@ -59,7 +57,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
           },
         }
       : {};
-    const started = hostOptions(options, { signal, ...reserved, ...terminal.hostEnv() }, ui);
+    const started = hostOptions(options, { signal, ...layer, ...terminal.hostEnv() }, ui);
     const printEvent = started.onEvent;
     started.onEvent = (event) => {
       printEvent?.(event);

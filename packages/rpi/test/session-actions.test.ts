@@ -97,7 +97,7 @@ test("ctx.switchSession takes a session file's id; newSession, fork, navigateTre
   assert.match(refused({ kind: "set_model", model: {} }), /"set_model"/);
 });
 
-test("WAVE1-39: a displayed custom message keeps display and its renderer's text (joined, bounded) in the entry", () => {
+test("WAVE1-39: a displayed custom message keeps display and its renderer's text (joined, bounded)", () => {
   const mapped = mapSessionAction(
     {
       kind: "send_message",

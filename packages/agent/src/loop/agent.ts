@@ -40,6 +40,8 @@ export interface AgentOptions {
   approval?: ToolApproval;
   /** Default: read, write, edit and bash. */
   tools?: readonly BuiltinTool[];
+  /** An extension tool of a built-in's name replaces the built-in, with a warning (pi's rule). */
+  replaceBuiltins?: boolean;
   /** Replaces the default system prompt (extension context is still placed around it). */
   systemPrompt?: string;
   /** Model requests per run before it stops with limit_reached. Default 50. */
@@ -241,6 +243,7 @@ export class Agent {
             model: this.#model,
             host: this.#host,
             builtins: this.#o.tools ?? BUILTIN_TOOLS,
+            replaceBuiltins: this.#o.replaceBuiltins === true,
             approval: this.#approval,
             systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
             maxTurns: this.#o.maxTurns ?? 50,

@@ -22,7 +22,7 @@ import type { ResolvedModel } from "../models/index.js";
 import { describeProviderError, requestOptions } from "../models/index.js";
 import type { BuiltinTool, ToolApproval } from "../tools/index.js";
 import { addUsage, emptyUsage, type AgentEvent, type RunOutcome } from "./events.js";
-import { buildRequest, type PlacedContext } from "./request.js";
+import { buildRequest, turnBuiltins, type PlacedContext } from "./request.js";
 import { noticeOf, runToolCall, textOf } from "./tool-runner.js";
 import type { TurnHooks } from "./turn-hooks.js";
 import type { PiEvents } from "./pi-events.js";
@@ -51,6 +51,8 @@ export interface RunScope {
   onAnswer?: (request: Context, answer: AssistantMessage) => void;
   /** pi's session events for the pi extensions that take them (pi-events.ts); absent: none. */
   pi?: PiEvents | null;
+  /** An extension tool of a built-in tool's name replaces it (pi's rule); else the built-in wins. */
+  replaceBuiltins?: boolean;
   /** Where the prompt came from, as pi's input event says it: typed, or an extension's message. */
   source?: "interactive" | "extension";
 }
@@ -127,6 +129,7 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
   let turns = 0;
   try {
     await piRun.start(start.messages, signal);
+    const warned = new Set<string>();
     for (let turnIndex = 0; turnIndex < s.maxTurns; turnIndex++) {
       if (signal.aborted) {
         outcome = "cancelled";
@@ -138,6 +141,9 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
       // Here no tool call waits for its result, so an injected message cannot split a call from it.
       await s.commitInjected?.();
       const catalog = s.host ? s.host.catalog() : null;
+      const turn = turnBuiltins(s.builtins, catalog, s.replaceBuiltins === true);
+      for (const r of turn.replaced) if (!warned.has(r.name)) warnReplaced(s, r, warned);
+      const ts = turn.replaced.length > 0 ? { ...s, builtins: turn.builtins } : s;
       const collected = s.host
         ? await s.host.collectContext({ prompt: turnIndex === 0 ? prompt : null }, { signal })
         : [];
@@ -152,7 +158,7 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
       // The active set this request offers is the one its calls are judged by (set_active may
       // change it meanwhile; that applies from the next request).
       const active = s.activeTools?.() ?? null;
-      const message = await modelRequest(s, catalog, context, active, { run_id, turnIndex, pi: piRun }, signal);
+      const message = await modelRequest(ts, catalog, context, active, { run_id, turnIndex, pi: piRun }, signal);
       addUsage(usage, message.usage);
       const assistantEntry = await s.session.append({ type: "message", message });
       const failure = message.stopReason === "error" ? describeProviderError(message, s.model) : null;
@@ -194,7 +200,7 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
         outcome = "completed";
         break;
       }
-      const results = await runCalls(calls, s, catalog, active, { ...ids, turnIndex }, runContext, signal);
+      const results = await runCalls(calls, ts, catalog, active, { ...ids, turnIndex }, runContext, signal);
       if (signal.aborted) {
         outcome = "cancelled";
         break;
@@ -228,6 +234,17 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
   if (outcome === "cancelled" && error === null) error = "cancelled";
   s.emit({ type: "run_end", run_id, outcome, text, turns, usage, error });
   return { outcome, run_id, text, turns, usage, error };
+}
+
+/** Said once per run for each replaced built-in, as pi warns when an extension overrides one. */
+function warnReplaced(s: RunScope, r: { name: string; extension: string }, warned: Set<string>): void {
+  warned.add(r.name);
+  s.emit({
+    type: "notice",
+    level: "warning",
+    source: "agent",
+    text: `the built-in tool "${r.name}" is replaced by extension ${r.extension}'s tool of that name`,
+  });
 }
 
 /** Streams one model request; pi-ai never throws for a provider failure, it answers stopReason "error". */
