@@ -79,8 +79,8 @@ test("session mirror: another session starts over from 0", () => {
 });
 
 test("session mirror: smaller frames bound the delta to an eighth of a frame and an entry to a quarter of that", () => {
-  assert.deepEqual(mirrorBounds(1024 * 1024), { delta: MAX_DELTA_BYTES, entry: MAX_ENTRY_BYTES });
-  assert.deepEqual(mirrorBounds(64 * 1024), { delta: 8192, entry: 2048 });
+  assert.deepEqual(mirrorBounds(1024 * 1024), { delta: MAX_DELTA_BYTES, entry: MAX_ENTRY_BYTES, models: 65536 });
+  assert.deepEqual(mirrorBounds(64 * 1024), { delta: 8192, entry: 2048, models: 4096 });
   const m = new SessionMirror(mirrorBounds(64 * 1024));
   const items = m.next(state([sized("a", 2048), sized("b", 2049)]))!.entries.items;
   assert.equal(items[0]!["data"], sized("a", 2048)["data"], "at the entry bound: whole");

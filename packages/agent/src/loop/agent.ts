@@ -5,11 +5,11 @@
  * session's lifecycle (session/started at open, session/settled at close) is reported to the
  * extensions that subscribed (LIFE-04..10).
  */
-import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Context, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionHost, ForeignSessionState } from "@octet/host";
 import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
-import type { ResolvedModel } from "../models/index.js";
+import type { ModelCatalog, ResolvedModel } from "../models/index.js";
 import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
 import {
   CompactionHookFailedError,
@@ -29,6 +29,8 @@ import { checkedActiveTools, injectedEntry, link, MAX_QUEUED_USER_MESSAGES, mess
 import type { InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
 import { PiSessionView } from "./pi-session-view.js";
+import { PiModels, reasoningFor } from "./pi-models.js";
+import { piSessionStart } from "./pi-resources.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -53,6 +55,10 @@ export interface AgentOptions {
    * opens it, "resume" or "new" when a switch replaces another (then with that one's file).
    */
   start?: { reason: "startup" | "resume" | "new" | "fork"; previousSessionFile?: string };
+  /** The models pi extensions see (ctx.modelRegistry) and may switch to (pi.setModel). Absent: none. */
+  models?: ModelCatalog;
+  /** The thinking level asked of the model (pi-ai's `reasoning`), clamped to it. Default "off". */
+  thinkingLevel?: ModelThinkingLevel;
 }
 
 export type SessionOutcome = "completed" | "interrupted" | "shutdown" | "failed";
@@ -80,6 +86,7 @@ export class Agent {
   /** pi's session_start, delivered after the constructor (#piSessionStart); a prompt waits for it. */
   #piStarted: Promise<void> = Promise.resolve();
   readonly #view = new PiSessionView();
+  readonly #models: PiModels;
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -100,6 +107,7 @@ export class Agent {
       () => this.#host,
       (e) => this.#emit(e),
     );
+    this.#models = new PiModels(o.models, o.thinkingLevel ?? "off", o.model, this.#pi, (e) => this.#emit(e));
     this.#lifecycle("session/started", { session_id: this.session.id });
     this.#piSessionStart();
   }
@@ -111,13 +119,13 @@ export class Agent {
    */
   #piSessionStart(): void {
     const start = this.#o.start ?? { reason: "startup" };
-    if (!this.#pi.takes("session_start")) return;
+    if (!this.#pi.takes("session_start") && !this.#pi.takes("resources_discover")) return;
     // Delivered once the embedder holds this agent: the constructor runs inside the embedder's
     // open (or switch), before its sessionLayer.state can read this agent, and an extension that
     // rebuilds its state from ctx.sessionManager here (pi's todo) would read no session. A prompt
     // waits for it, so session_start still comes first.
     this.#piStarted = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-      this.#pi.observe("session_start", { ...start }),
+      piSessionStart(this.#pi, { ...start }, this.session.workspace, (e) => this.#emit(e)),
     );
   }
 
@@ -133,8 +141,8 @@ export class Agent {
     if (!this.isIdle()) throw new AgentError("busy", "the host cannot change while a prompt runs");
     this.#host = host;
     this.#lifecycle("session/started", { session_id: this.session.id });
-    if (this.#pi.takes("session_start"))
-      this.#piStarted = this.#pi.observe("session_start", { reason: "reload" }).catch(() => undefined);
+    const reload = { reason: "reload" as const };
+    this.#piStarted = piSessionStart(this.#pi, reload, this.session.workspace, (e) => this.#emit(e)).catch(() => {});
   }
 
   get model(): ResolvedModel {
@@ -151,13 +159,11 @@ export class Agent {
    * getSystemPrompt): the host's sessionLayer.state (pi-session-view.ts).
    */
   piState(): ForeignSessionState {
-    return this.#view.state({
-      session: this.session,
-      model: this.#model,
-      idle: this.isIdle(),
-      pendingMessages: this.#queued.length + this.#injected.length > 0,
-      systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
-    });
+    const systemPrompt = this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace);
+    const pendingMessages = this.#queued.length + this.#injected.length > 0;
+    const idle = this.isIdle();
+    const view = this.#view.state({ session: this.session, model: this.#model, idle, pendingMessages, systemPrompt });
+    return { ...view, ...this.#models.state() };
   }
 
   /** True when no run or compaction is in progress. */
@@ -210,7 +216,7 @@ export class Agent {
     }
     await this.close("completed", target);
     const start = { reason: "resume" as const, previousSessionFile: this.session.path };
-    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start });
+    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start, thinkingLevel: this.#models.level });
   }
 
   subscribe(listener: AgentEventListener): () => void {
@@ -255,6 +261,7 @@ export class Agent {
             },
             pi: this.#pi,
             source: options.source ?? "interactive",
+            reasoning: (m) => reasoningFor(m, this.#models.level),
           },
           controller.signal,
         ),
@@ -344,15 +351,26 @@ export class Agent {
     }
   }
 
-  /** Switches the model for the next request and records the change in the session. */
-  async setModel(model: ResolvedModel): Promise<void> {
-    if (!this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
+  /** The model of the next prompt, recorded; an extension's (pi.setModel) may come while one runs. */
+  async setModel(model: ResolvedModel, o: { fromExtension?: boolean } = {}): Promise<void> {
+    if (!o.fromExtension && !this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
     await this.session.append({ type: "model_change", provider: model.model.provider, model_id: model.model.id });
     this.#warmer.disarm();
     const previousModel = this.#model.model;
     this.#model = model;
-    if (this.#pi.takes("model_select"))
-      await this.#pi.observe("model_select", { model: model.model, previousModel, source: "set" });
+    await this.#models.selected(model, previousModel, o.fromExtension === true);
+  }
+
+  /** pi.setModel: false when the model is unknown or has no key (said as a notice), as pi answers. */
+  async piSetModel(extension: string, provider: string, id: string): Promise<boolean> {
+    const model = await this.#models.resolveFor(extension, provider, id);
+    if (model !== null) await this.setModel(model, { fromExtension: true });
+    return model !== null;
+  }
+
+  /** Sets the thinking level (pi's levels); returns the one in effect. Throws AgentError for another value. */
+  setThinkingLevel(level: unknown): ModelThinkingLevel {
+    return this.#models.setLevel(this.#model, level);
   }
 
   async setName(name: string): Promise<void> {

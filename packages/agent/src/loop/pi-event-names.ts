@@ -27,4 +27,8 @@ export const PI_SESSION_EVENTS = [
   "session_before_compact",
   "session_compact",
   "model_select",
+  "thinking_level_select",
+  "message_start",
+  "message_end",
+  "resources_discover",
 ] as const;

@@ -12,6 +12,7 @@ import type { ResourceOwner } from "@octet/protocol";
 import type { RpiHostServices } from "../host/rpi-connection.js";
 import { mapSessionAction } from "./session-actions.js";
 import { mapFrontendUi } from "./ui-mapping.js";
+import { MODEL_ACTIONS, modelAction, type ModelLayer } from "./model-actions.js";
 
 /** Status keys kept per instance; the oldest goes first. */
 const MAX_STATUS_KEYS = 32;
@@ -28,6 +29,8 @@ export interface BridgeServiceDeps {
   negotiated(): readonly string[];
   /** The owner triple the host issued, once known. */
   issued(): ResourceOwner | null;
+  /** The session layer's model switches (pi.setModel, pi.setThinkingLevel: model-actions.ts). */
+  models?: ModelLayer | undefined;
 }
 
 export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
@@ -166,6 +169,7 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
     },
     async action(action, o) {
       if (options.embedder?.action) return options.embedder.action(action, o);
+      if (MODEL_ACTIONS.includes(action.kind)) return modelAction(action, options.extensionId, d.models);
       // pi's session actions as octet's Wave-1 requests (session-actions.ts), when the host offers them.
       const live = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
       // pi's ctx.compact is not tied to the handler that asked (it returns at once, the compaction

@@ -58,6 +58,7 @@ export class ContextCache {
       ...base,
       sessionName: state.name,
       ...(state.model ? { model: state.model } : {}),
+      ...(state.thinkingLevel !== undefined ? { thinkingLevel: state.thinkingLevel } : {}),
       session,
     };
     this.#withSession = { base, session, context };
