@@ -163,7 +163,8 @@ export class Agent {
     const pendingMessages = this.#queued.length + this.#injected.length > 0;
     const idle = this.isIdle();
     const view = this.#view.state({ session: this.session, model: this.#model, idle, pendingMessages, systemPrompt });
-    return { ...view, ...this.#models.state() };
+    const tools = { builtin: (this.#o.tools ?? BUILTIN_TOOLS).map((t) => t.name), active: this.activeTools };
+    return { ...view, ...this.#models.state(), tools };
   }
 
   /** True when no run or compaction is in progress. */

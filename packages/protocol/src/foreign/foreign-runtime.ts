@@ -116,6 +116,11 @@ export interface ForeignSessionState {
    * configured (keys never cross). `list` is the same array while the registry is unchanged.
    */
   models?: { list: readonly { model: Record<string, unknown>; available: boolean }[] };
+  /**
+   * The layer's own tools (the agent's built-in read, write, edit, bash), which the host's catalog
+   * does not list, and the active set (null: every tool): pi's getAllTools and getActiveTools.
+   */
+  tools?: { builtin: readonly string[]; active: readonly string[] | null };
 }
 
 /** What the embedder's session layer offers foreign runtimes (ForeignLaunchContext.sessionLayer). */
