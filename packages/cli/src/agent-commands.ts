@@ -68,7 +68,7 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
             setModel: async (extension, provider, id) => (agent ? agent.piSetModel(extension, provider, id) : false),
             setThinkingLevel: async (_extension, level) => {
               if (!agent) throw new Error("pi.setThinkingLevel: the session is not open yet");
-              return agent.setThinkingLevel(level);
+              return agent.setThinkingLevel(level, { fromExtension: true });
             },
           },
         },

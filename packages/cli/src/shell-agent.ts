@@ -76,7 +76,8 @@ export class ShellAgent {
   piModelLayer(): Pick<ForeignSessionLayer, "setModel" | "setThinkingLevel"> {
     return {
       setModel: async (extension, provider, id) => (await this.#ensure()).piSetModel(extension, provider, id),
-      setThinkingLevel: async (_extension, level) => (await this.#ensure()).setThinkingLevel(level),
+      setThinkingLevel: async (_extension, level) =>
+        (await this.#ensure()).setThinkingLevel(level, { fromExtension: true }),
     };
   }
 
@@ -171,7 +172,7 @@ export class ShellAgent {
       }
       case "thinking": {
         // pi's thinking levels, clamped to the model (a model that cannot reason stays "off").
-        const level = rest === "" ? agent.piState().thinkingLevel : agent.setThinkingLevel(rest);
+        const level = rest === "" ? agent.piState().thinkingLevel : await agent.setThinkingLevel(rest);
         process.stdout.write(`thinking: ${level} (/thinking off|minimal|low|medium|high|xhigh)\n`);
         return;
       }

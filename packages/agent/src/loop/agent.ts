@@ -369,9 +369,9 @@ export class Agent {
     return model !== null;
   }
 
-  /** Sets the thinking level (pi's levels); returns the one in effect. Throws AgentError for another value. */
-  setThinkingLevel(level: unknown): ModelThinkingLevel {
-    return this.#models.setLevel(this.#model, level);
+  /** The thinking level (pi's levels) in effect once extensions were told (pi-models.ts); AgentError for another. */
+  setThinkingLevel(level: unknown, o: { fromExtension?: boolean } = {}): Promise<ModelThinkingLevel> {
+    return this.#models.setLevel(this.#model, level, o.fromExtension === true);
   }
 
   async setName(name: string): Promise<void> {

@@ -57,25 +57,29 @@ export class PiModels {
 
   /**
    * Sets the level asked for and clamps it to `model`; thinking_level_select goes out when the
-   * effective level changes (not awaited, as pi emits it). Throws AgentError for an unknown level.
+   * effective level changes. Resolves with the level in effect once the extensions were told,
+   * except for an extension's own change (the event goes to that extension too, whose action
+   * waits). Rejects with AgentError for an unknown level.
    */
-  setLevel(model: ResolvedModel, level: unknown): ModelThinkingLevel {
+  async setLevel(model: ResolvedModel, level: unknown, fromExtension: boolean): Promise<ModelThinkingLevel> {
     if (!isThinkingLevel(level))
       throw new AgentError(
         "invalid_thinking_level",
         `unknown thinking level ${JSON.stringify(level)}; the levels are ${THINKING_LEVELS.join(", ")}`,
       );
     this.#wanted = level;
-    this.modelChanged(model);
+    const told = this.modelChanged(model);
+    if (!fromExtension) await told;
     return this.#effective;
   }
 
   /** After a model switch: the wanted level clamped to the new model (pi re-clamps it too). */
-  modelChanged(model: ResolvedModel): void {
+  modelChanged(model: ResolvedModel): Promise<void> {
     const previousLevel = this.#effective;
     this.#effective = clampThinkingLevel(model.model, this.#wanted);
-    if (this.#effective !== previousLevel && this.#pi.takes("thinking_level_select"))
-      void this.#pi.observe("thinking_level_select", { level: this.#effective, previousLevel }).catch(() => undefined);
+    if (this.#effective === previousLevel || !this.#pi.takes("thinking_level_select")) return Promise.resolve();
+    const told = this.#pi.observe("thinking_level_select", { level: this.#effective, previousLevel });
+    return told.catch(() => undefined);
   }
 
   /**
@@ -83,7 +87,8 @@ export class PiModels {
    * switch does not wait for it: the event goes to that extension too, whose action is pending.
    */
   async selected(model: ResolvedModel, previousModel: unknown, fromExtension: boolean): Promise<void> {
-    this.modelChanged(model);
+    const clamped = this.modelChanged(model);
+    if (!fromExtension) await clamped;
     if (!this.#pi.takes("model_select")) return;
     const told = this.#pi.observe("model_select", { model: model.model, previousModel, source: "set" });
     if (fromExtension) void told.catch(() => undefined);
