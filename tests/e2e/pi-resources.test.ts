@@ -27,3 +27,32 @@ test("pi example dynamic-resources (node): resources_discover after session_star
     await t.server.close();
   }
 });
+
+test("pi example working-indicator: setWorkingIndicator is accepted and changes nothing; its command runs", async () => {
+  const t = await session("working-indicator.ts", [{ text: "answered" }]);
+  try {
+    const r = await t.octet([], "hello\n/working-indicator pulse\n/working-indicator\n/quit\n");
+    assert.equal(r.code, 0, r.stderr);
+    const out = r.stdout + r.stderr;
+    assert.match(out, /answered/);
+    assert.match(out, /Working indicator set to: custom pulse/);
+    assert.match(out, /Working indicator: custom pulse/);
+    assert.doesNotMatch(out, /setWorkingIndicator|not a function|\[working-indicator\] .*(error|failed)/i);
+  } finally {
+    await t.server.close();
+  }
+});
+
+test("pi example working-message-test: setWorkingMessage and setWorkingIndicator in session_start hold", async () => {
+  const t = await session("working-message-test.ts", [{ text: "first" }, { text: "second" }]);
+  try {
+    const r = await t.octet([], "one\ntwo\n/quit\n");
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /first/);
+    assert.match(r.stdout, /second/);
+    assert.equal(t.server.requests.length, 2);
+    assert.doesNotMatch(r.stdout + r.stderr, /setWorking|not a function|failed/i);
+  } finally {
+    await t.server.close();
+  }
+});
