@@ -292,6 +292,7 @@ const pi = {
   },
   // Only the model's name crosses: the host switches to its own registry's model of that name.
   async setModel(model) {
+    if (!hasCapability("session_actions")) throw capabilityError("pi.setModel", "session_actions");
     if (!isObject(model) || typeof model.provider !== "string" || typeof model.id !== "string")
       throw new TypeError("pi.setModel takes a model {provider, id} (ctx.modelRegistry.find gives one)");
     return (await action("pi.setModel", { kind: "set_model", model: { provider: model.provider, id: model.id } }))
