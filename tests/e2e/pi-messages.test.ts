@@ -55,9 +55,8 @@ test("pi message_start/message_end: user, assistant and toolResult in pi's order
     assert.equal(messages[2]?.role, "toolResult", "a replacement of another role is not taken");
     assert.match(r.stderr, /message_end: the replacement has role "assistant", not "toolResult"/);
     // The registry tool's view (the tool result was kept as it was).
-    const view = JSON.parse(
-      (messages[2]?.content as { text: string }[])[0]!.text,
-    ) as Record<string, unknown>;
+    const kept = messages[2]!.content as { text: string }[];
+    const view = JSON.parse(kept[0]!.text) as Record<string, unknown>;
     assert.ok((view["all"] as number) > 100, `the registry lists pi-ai's catalog too: ${view["all"]}`);
     assert.equal((view["available"] as string[])[0], "scripted/scripted-model", "models with a key come first");
     assert.equal(view["found"], "Scripted");

@@ -41,7 +41,7 @@ async function presetSession(script: Record<string, unknown>[]) {
   return t;
 }
 
-test("pi example preset (node): modelRegistry.find, setModel, setThinkingLevel and setActiveTools shape the request", async () => {
+test("pi example preset (node): registry find, setModel, setThinkingLevel, setActiveTools shape a request", async () => {
   const t = await presetSession([{ text: "planned" }]);
   try {
     const r = await t.octet(["--pi-flag", "preset=think", "run", "make a plan"]);
@@ -66,7 +66,7 @@ test("pi example preset (node): modelRegistry.find, setModel, setThinkingLevel a
   }
 });
 
-test("pi example preset (node): setModel answers false for a model without a key, and find misses an unknown one", async () => {
+test("pi example preset (node): setModel is false for a model without a key; find misses an unknown one", async () => {
   const t = await presetSession([{ text: "first" }, { text: "second" }]);
   try {
     const keyless = await t.octet(["--pi-flag", "preset=keyless", "run", "one"]);

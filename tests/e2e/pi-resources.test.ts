@@ -7,7 +7,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { EXAMPLES, session } from "./pi-examples-support.js";
 
-test("pi example dynamic-resources (node): resources_discover after session_start; its paths said as ignored", async () => {
+test("pi example dynamic-resources (node): resources_discover after session_start; paths said ignored", async () => {
   const t = await session("dynamic-resources", [{ text: "hi" }], { runtime: "node" });
   try {
     const r = await t.octet(["run", "hello"]);
@@ -28,7 +28,7 @@ test("pi example dynamic-resources (node): resources_discover after session_star
   }
 });
 
-test("pi example working-indicator: setWorkingIndicator is accepted and changes nothing; its command runs", async () => {
+test("pi example working-indicator: setWorkingIndicator is accepted, changes nothing; its command runs", async () => {
   const t = await session("working-indicator.ts", [{ text: "answered" }]);
   try {
     const r = await t.octet([], "hello\n/working-indicator pulse\n/working-indicator\n/quit\n");

@@ -217,7 +217,14 @@ export class Agent {
     }
     await this.close("completed", target);
     const start = { reason: "resume" as const, previousSessionFile: this.session.path };
-    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start, thinkingLevel: this.#models.level });
+    return new Agent({
+      ...this.#o,
+      session,
+      host: this.#host,
+      model: this.#model,
+      start,
+      thinkingLevel: this.#models.level,
+    });
   }
 
   subscribe(listener: AgentEventListener): () => void {
