@@ -41,7 +41,7 @@ async function presetSession(script: Record<string, unknown>[]) {
   return t;
 }
 
-test("pi example preset (node): registry find, setModel, setThinkingLevel, setActiveTools shape a request", async () => {
+test("pi example preset (node): modelRegistry.find, setModel, setThinkingLevel, setActiveTools apply", async () => {
   const t = await presetSession([{ text: "planned" }]);
   try {
     const r = await t.octet(["--pi-flag", "preset=think", "run", "make a plan"]);

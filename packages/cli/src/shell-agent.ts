@@ -75,9 +75,9 @@ export class ShellAgent {
   /** pi.setModel / pi.setThinkingLevel on the agent (the session opens as for a first prompt). */
   piModelLayer(): Pick<ForeignSessionLayer, "setModel" | "setThinkingLevel"> {
     return {
-      setModel: async (extension, provider, id) => (await this.#ensure()).piSetModel(extension, provider, id),
+      setModel: async (extension, provider, id) => (await this.#ensure()).piModels.setModel(extension, provider, id),
       setThinkingLevel: async (_extension, level) =>
-        (await this.#ensure()).setThinkingLevel(level, { fromExtension: true }),
+        (await this.#ensure()).piModels.setThinkingLevel(level, { fromExtension: true }),
     };
   }
 
@@ -172,7 +172,7 @@ export class ShellAgent {
       }
       case "thinking": {
         // pi's thinking levels, clamped to the model (a model that cannot reason stays "off").
-        const level = rest === "" ? agent.piState().thinkingLevel : await agent.setThinkingLevel(rest);
+        const level = rest === "" ? agent.piState().thinkingLevel : await agent.piModels.setThinkingLevel(rest);
         process.stdout.write(`thinking: ${level} (/thinking off|minimal|low|medium|high|xhigh)\n`);
         return;
       }

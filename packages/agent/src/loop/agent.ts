@@ -86,7 +86,7 @@ export class Agent {
   /** pi's session_start, delivered after the constructor (#piSessionStart); a prompt waits for it. */
   #piStarted: Promise<void> = Promise.resolve();
   readonly #view = new PiSessionView();
-  readonly #models: PiModels;
+  readonly piModels: PiModels; // pi's registry, pi.setModel and the thinking level (pi-models.ts)
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -107,7 +107,9 @@ export class Agent {
       () => this.#host,
       (e) => this.#emit(e),
     );
-    this.#models = new PiModels(o.models, o.thinkingLevel ?? "off", o.model, this.#pi, (e) => this.#emit(e));
+    const switchTo = (m: ResolvedModel): Promise<void> => this.setModel(m, { fromExtension: true });
+    const current = { get: () => this.#model, switchTo, emit: (e: AgentEvent) => this.#emit(e) };
+    this.piModels = new PiModels(o.models, o.thinkingLevel ?? "off", current, this.#pi);
     this.#lifecycle("session/started", { session_id: this.session.id });
     this.#piSessionStart();
   }
@@ -164,7 +166,7 @@ export class Agent {
     const idle = this.isIdle();
     const view = this.#view.state({ session: this.session, model: this.#model, idle, pendingMessages, systemPrompt });
     const tools = { builtin: (this.#o.tools ?? BUILTIN_TOOLS).map((t) => t.name), active: this.activeTools };
-    return { ...view, ...this.#models.state(), tools };
+    return { ...view, ...this.piModels.state(), tools };
   }
 
   /** True when no run or compaction is in progress. */
@@ -217,14 +219,8 @@ export class Agent {
     }
     await this.close("completed", target);
     const start = { reason: "resume" as const, previousSessionFile: this.session.path };
-    return new Agent({
-      ...this.#o,
-      session,
-      host: this.#host,
-      model: this.#model,
-      start,
-      thinkingLevel: this.#models.level,
-    });
+    const thinkingLevel = this.piModels.level;
+    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start, thinkingLevel });
   }
 
   subscribe(listener: AgentEventListener): () => void {
@@ -269,7 +265,7 @@ export class Agent {
             },
             pi: this.#pi,
             source: options.source ?? "interactive",
-            reasoning: (m) => reasoningFor(m, this.#models.level),
+            reasoning: (m) => reasoningFor(m, this.piModels.level),
           },
           controller.signal,
         ),
@@ -366,19 +362,7 @@ export class Agent {
     this.#warmer.disarm();
     const previousModel = this.#model.model;
     this.#model = model;
-    await this.#models.selected(model, previousModel, o.fromExtension === true);
-  }
-
-  /** pi.setModel: false when the model is unknown or has no key (said as a notice), as pi answers. */
-  async piSetModel(extension: string, provider: string, id: string): Promise<boolean> {
-    const model = await this.#models.resolveFor(extension, provider, id);
-    if (model !== null) await this.setModel(model, { fromExtension: true });
-    return model !== null;
-  }
-
-  /** The thinking level (pi's levels) in effect once extensions were told (pi-models.ts); AgentError for another. */
-  setThinkingLevel(level: unknown, o: { fromExtension?: boolean } = {}): Promise<ModelThinkingLevel> {
-    return this.#models.setLevel(this.#model, level, o.fromExtension === true);
+    await this.piModels.selected(model, previousModel, o.fromExtension === true);
   }
 
   async setName(name: string): Promise<void> {

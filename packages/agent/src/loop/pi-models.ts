@@ -28,27 +28,28 @@ export function reasoningFor(model: ResolvedModel, level: ModelThinkingLevel): T
 
 type MirroredModels = NonNullable<ForeignSessionState["models"]>;
 
+/** The agent's side: its model now, its switch (an extension's: recorded, not waiting), its events. */
+export interface ModelHolder {
+  get(): ResolvedModel;
+  switchTo(model: ResolvedModel): Promise<void>;
+  emit(e: AgentEvent): void;
+}
+
 export class PiModels {
   /** The level asked for; the effective one is it clamped to the model (kept across model switches). */
   #wanted: ModelThinkingLevel;
   #effective: ModelThinkingLevel;
   readonly #catalog: ModelCatalog | null;
   readonly #pi: PiEvents;
-  readonly #emit: (e: AgentEvent) => void;
+  readonly #holder: ModelHolder;
   #mirrored: { from: readonly CatalogModel[]; list: MirroredModels["list"] } | null = null;
 
-  constructor(
-    catalog: ModelCatalog | undefined,
-    level: ModelThinkingLevel,
-    model: ResolvedModel,
-    pi: PiEvents,
-    emit: (e: AgentEvent) => void,
-  ) {
+  constructor(catalog: ModelCatalog | undefined, level: ModelThinkingLevel, holder: ModelHolder, pi: PiEvents) {
     this.#catalog = catalog ?? null;
     this.#wanted = level;
-    this.#effective = clampThinkingLevel(model.model, level);
+    this.#effective = clampThinkingLevel(holder.get().model, level);
     this.#pi = pi;
-    this.#emit = emit;
+    this.#holder = holder;
   }
 
   get level(): ModelThinkingLevel {
@@ -61,15 +62,15 @@ export class PiModels {
    * except for an extension's own change (the event goes to that extension too, whose action
    * waits). Rejects with AgentError for an unknown level.
    */
-  async setLevel(model: ResolvedModel, level: unknown, fromExtension: boolean): Promise<ModelThinkingLevel> {
+  async setThinkingLevel(level: unknown, o: { fromExtension?: boolean } = {}): Promise<ModelThinkingLevel> {
     if (!isThinkingLevel(level))
       throw new AgentError(
         "invalid_thinking_level",
         `unknown thinking level ${JSON.stringify(level)}; the levels are ${THINKING_LEVELS.join(", ")}`,
       );
     this.#wanted = level;
-    const told = this.modelChanged(model);
-    if (!fromExtension) await told;
+    const told = this.modelChanged(this.#holder.get());
+    if (!o.fromExtension) await told;
     return this.#effective;
   }
 
@@ -96,12 +97,18 @@ export class PiModels {
   }
 
   /**
-   * pi.setModel's model with its key, or null when it has none or is unknown (pi answers false);
-   * the reason is said as a notice, since pi's false carries none.
+   * pi.setModel: the agent switches to the model; false when it is unknown or has no key (pi's
+   * answer), the reason said as a notice, since pi's false carries none.
    */
-  async resolveFor(extension: string, provider: string, id: string): Promise<ResolvedModel | null> {
+  async setModel(extension: string, provider: string, id: string): Promise<boolean> {
+    const model = await this.#resolve(extension, provider, id);
+    if (model !== null) await this.#holder.switchTo(model);
+    return model !== null;
+  }
+
+  async #resolve(extension: string, provider: string, id: string): Promise<ResolvedModel | null> {
     const why = (text: string): null => {
-      this.#emit({ type: "notice", level: "warning", source: extension, text: `pi.setModel: ${text}` });
+      this.#holder.emit({ type: "notice", level: "warning", source: extension, text: `pi.setModel: ${text}` });
       return null;
     };
     if (this.#catalog === null) return why("this agent has no model registry, so the model stays");
