@@ -53,7 +53,7 @@ test("pi message_start/message_end: user, assistant and toolResult in pi's order
     assert.equal(messages[0]?.content, "go [stamped]", "the user message is saved as message_end replaced it");
     assert.deepEqual(messages[3]?.content, [{ type: "text", text: "REPLACED" }]);
     assert.equal(messages[2]?.role, "toolResult", "a replacement of another role is not taken");
-    assert.match(r.stderr, /message_end: the replacement has role "assistant", not "toolResult"/);
+    assert.match(r.stderr, /a message_end handler returned a message of role "assistant" for a "toolResult" message/);
     // The registry tool's view (the tool result was kept as it was).
     const kept = messages[2]!.content as { text: string }[];
     const view = JSON.parse(kept[0]!.text) as Record<string, unknown>;
