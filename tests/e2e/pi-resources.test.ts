@@ -28,6 +28,19 @@ test("pi example dynamic-resources (node): resources_discover after session_star
   }
 });
 
+test("pi example dynamic-resources (node): /reload in the shell sends resources_discover again", async () => {
+  const t = await session("dynamic-resources", [{ text: "hi" }, { text: "again" }], { runtime: "node" });
+  try {
+    const r = await t.octet([], "hello\n/reload\nmore\n/quit\n");
+    assert.equal(r.code, 0, r.stderr);
+    const out = r.stdout + r.stderr;
+    const said = out.split("\n").filter((l) => l.includes("octet does not load pi skills/prompts/themes"));
+    assert.equal(said.length, 2, out);
+  } finally {
+    await t.server.close();
+  }
+});
+
 test("pi example working-indicator: setWorkingIndicator is accepted, changes nothing; its command runs", async () => {
   const t = await session("working-indicator.ts", [{ text: "answered" }]);
   try {
