@@ -8,7 +8,9 @@ export type AgentErrorCode =
   /** An extension's hook cancelled the operation (pi's session_before_* `{cancel: true}`). */
   | "cancelled_by_extension"
   | "compaction_vetoed"
-  | "compaction_hook_failed";
+  | "compaction_hook_failed"
+  /** A thinking level that is not one of pi's (off, minimal, low, medium, high, xhigh). */
+  | "invalid_thinking_level";
 
 export class AgentError extends Error {
   override readonly name = "AgentError";

@@ -64,6 +64,12 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
             events: PI_SESSION_EVENTS,
             state: () => agent?.piState() ?? null,
             registerProvider: piProviders.register,
+            setModel: async (extension, provider, id) =>
+              agent ? agent.piModels.setModel(extension, provider, id) : false,
+            setThinkingLevel: async (_extension, level) => {
+              if (!agent) throw new Error("pi.setThinkingLevel: the session is not open yet");
+              return agent.piModels.setThinkingLevel(level, { fromExtension: true });
+            },
           },
         },
         ui,

@@ -157,5 +157,7 @@ export async function openAgent(
     replaceBuiltins: true,
     ...(options.maxTurns !== null ? { maxTurns: options.maxTurns } : {}),
     ...(config.cacheWarming ? { cacheWarming: { enabled: true } } : {}),
+    // What pi extensions see as ctx.modelRegistry and may switch to with pi.setModel.
+    models: lib.modelCatalog({ modelsFile, env: process.env }),
   });
 }

@@ -249,5 +249,6 @@ With a model (--model PROVIDER/ID, or "model" in $OCTET_HOME/settings.json):
   /name NAME               name the session (octet sessions list shows it)
   /model [PROVIDER/ID]     show or switch the model (octet models lists them)
   /compact [FOCUS]         summarize the older part of the session now
+  /thinking [LEVEL]        show or set the thinking level (off, minimal, low, medium, high, xhigh)
 Ctrl-C cancels a running call or prompt; pressed again at the prompt, it leaves.
 `;

@@ -6,6 +6,7 @@
  */
 import type { Agent } from "@octet/agent";
 import type { ExtensionHost, ForeignSessionState, SessionControlService, SessionEntriesService } from "@octet/host";
+import type { ForeignSessionLayer } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import {
   agentConfig,
@@ -24,7 +25,7 @@ import { runBang } from "./shell-bash.js";
 import type { ActiveToolsService, MessageInjectionService } from "@octet/host";
 import { UsageError } from "./usage-error.js";
 
-export const AGENT_COMMANDS = ["session", "name", "model", "compact"];
+export const AGENT_COMMANDS = ["session", "name", "model", "compact", "thinking"];
 
 export class ShellAgent {
   readonly #options: GlobalOptions;
@@ -72,6 +73,15 @@ export class ShellAgent {
   /** The session as pi extensions read it (the host's sessionLayer.state); null before the first prompt. */
   piState(): ForeignSessionState | null {
     return this.#agent?.piState() ?? null;
+  }
+
+  /** pi.setModel / pi.setThinkingLevel on the agent (the session opens as for a first prompt). */
+  piModelLayer(): Pick<ForeignSessionLayer, "setModel" | "setThinkingLevel"> {
+    return {
+      setModel: async (extension, provider, id) => (await this.#ensure()).piModels.setModel(extension, provider, id),
+      setThinkingLevel: async (_extension, level) =>
+        (await this.#ensure()).piModels.setThinkingLevel(level, { fromExtension: true }),
+    };
   }
 
   abortRun(): void {
@@ -170,6 +180,12 @@ export class ShellAgent {
         const model = await lib.resolveModel(lib.parseModelRef(rest), { modelsFile, env: process.env });
         await agent.setModel(model);
         process.stdout.write(`model: ${model.model.provider}/${model.model.id}\n`);
+        return;
+      }
+      case "thinking": {
+        // pi's thinking levels, clamped to the model (a model that cannot reason stays "off").
+        const level = rest === "" ? agent.piState().thinkingLevel : await agent.piModels.setThinkingLevel(rest);
+        process.stdout.write(`thinking: ${level} (/thinking off|minimal|low|medium|high|xhigh)\n`);
         return;
       }
       case "compact": {

@@ -54,6 +54,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
             events: PI_SESSION_EVENTS,
             state: () => agent.piState(),
             registerProvider: agent.piProviders.register,
+            ...agent.piModelLayer(),
           },
         }
       : {};

@@ -5,11 +5,11 @@
  * session's lifecycle (session/started at open, session/settled at close) is reported to the
  * extensions that subscribed (LIFE-04..10).
  */
-import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Context, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionHost, ForeignSessionState } from "@octet/host";
 import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
-import type { ResolvedModel } from "../models/index.js";
+import type { ModelCatalog, ResolvedModel } from "../models/index.js";
 import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
 import {
   CompactionHookFailedError,
@@ -30,6 +30,8 @@ import type { InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
 import { PiSessionView } from "./pi-session-view.js";
 import { runUserBash, type UserBashOptions, type UserBashResult } from "./user-bash.js";
+import { PiModels, reasoningFor } from "./pi-models.js";
+import { piSessionStart } from "./pi-resources.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -56,6 +58,10 @@ export interface AgentOptions {
    * opens it, "resume" or "new" when a switch replaces another (then with that one's file).
    */
   start?: { reason: "startup" | "resume" | "new" | "fork"; previousSessionFile?: string };
+  /** The models pi extensions see (ctx.modelRegistry) and may switch to (pi.setModel). Absent: none. */
+  models?: ModelCatalog;
+  /** The thinking level asked of the model (pi-ai's `reasoning`), clamped to it. Default "off". */
+  thinkingLevel?: ModelThinkingLevel;
 }
 
 export type SessionOutcome = "completed" | "interrupted" | "shutdown" | "failed";
@@ -83,6 +89,7 @@ export class Agent {
   /** pi's session_start, delivered after the constructor (#piSessionStart); a prompt waits for it. */
   #piStarted: Promise<void> = Promise.resolve();
   readonly #view = new PiSessionView();
+  readonly piModels: PiModels; // pi's registry, pi.setModel and the thinking level (pi-models.ts)
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -103,6 +110,9 @@ export class Agent {
       () => this.#host,
       (e) => this.#emit(e),
     );
+    const switchTo = (m: ResolvedModel): Promise<void> => this.setModel(m, { fromExtension: true });
+    const current = { get: () => this.#model, switchTo, emit: (e: AgentEvent) => this.#emit(e) };
+    this.piModels = new PiModels(o.models, o.thinkingLevel ?? "off", current, this.#pi);
     this.#lifecycle("session/started", { session_id: this.session.id });
     this.#piSessionStart();
   }
@@ -114,13 +124,13 @@ export class Agent {
    */
   #piSessionStart(): void {
     const start = this.#o.start ?? { reason: "startup" };
-    if (!this.#pi.takes("session_start")) return;
+    if (!this.#pi.takes("session_start") && !this.#pi.takes("resources_discover")) return;
     // Delivered once the embedder holds this agent: the constructor runs inside the embedder's
     // open (or switch), before its sessionLayer.state can read this agent, and an extension that
     // rebuilds its state from ctx.sessionManager here (pi's todo) would read no session. A prompt
     // waits for it, so session_start still comes first.
     this.#piStarted = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-      this.#pi.observe("session_start", { ...start }),
+      piSessionStart(this.#pi, { ...start }, this.session.workspace, (e) => this.#emit(e)),
     );
   }
 
@@ -136,8 +146,8 @@ export class Agent {
     if (!this.isIdle()) throw new AgentError("busy", "the host cannot change while a prompt runs");
     this.#host = host;
     this.#lifecycle("session/started", { session_id: this.session.id });
-    if (this.#pi.takes("session_start"))
-      this.#piStarted = this.#pi.observe("session_start", { reason: "reload" }).catch(() => undefined);
+    const reload = { reason: "reload" as const };
+    this.#piStarted = piSessionStart(this.#pi, reload, this.session.workspace, (e) => this.#emit(e)).catch(() => {});
   }
 
   get model(): ResolvedModel {
@@ -154,13 +164,12 @@ export class Agent {
    * getSystemPrompt): the host's sessionLayer.state (pi-session-view.ts).
    */
   piState(): ForeignSessionState {
-    return this.#view.state({
-      session: this.session,
-      model: this.#model,
-      idle: this.isIdle(),
-      pendingMessages: this.#queued.length + this.#injected.length > 0,
-      systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
-    });
+    const systemPrompt = this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace);
+    const pendingMessages = this.#queued.length + this.#injected.length > 0;
+    const idle = this.isIdle();
+    const view = this.#view.state({ session: this.session, model: this.#model, idle, pendingMessages, systemPrompt });
+    const tools = { builtin: (this.#o.tools ?? BUILTIN_TOOLS).map((t) => t.name), active: this.activeTools };
+    return { ...view, ...this.piModels.state(), tools };
   }
 
   /** True when no run or compaction is in progress. */
@@ -213,7 +222,8 @@ export class Agent {
     }
     await this.close("completed", target);
     const start = { reason: "resume" as const, previousSessionFile: this.session.path };
-    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start });
+    const thinkingLevel = this.piModels.level;
+    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start, thinkingLevel });
   }
 
   subscribe(listener: AgentEventListener): () => void {
@@ -259,6 +269,7 @@ export class Agent {
             },
             pi: this.#pi,
             source: options.source ?? "interactive",
+            reasoning: (m) => reasoningFor(m, this.piModels.level),
           },
           controller.signal,
         ),
@@ -356,15 +367,14 @@ export class Agent {
     }
   }
 
-  /** Switches the model for the next request and records the change in the session. */
-  async setModel(model: ResolvedModel): Promise<void> {
-    if (!this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
+  /** The model of the next prompt, recorded; an extension's (pi.setModel) may come while one runs. */
+  async setModel(model: ResolvedModel, o: { fromExtension?: boolean } = {}): Promise<void> {
+    if (!o.fromExtension && !this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
     await this.session.append({ type: "model_change", provider: model.model.provider, model_id: model.model.id });
     this.#warmer.disarm();
     const previousModel = this.#model.model;
     this.#model = model;
-    if (this.#pi.takes("model_select"))
-      await this.#pi.observe("model_select", { model: model.model, previousModel, source: "set" });
+    await this.piModels.selected(model, previousModel, o.fromExtension === true);
   }
 
   async setName(name: string): Promise<void> {

@@ -28,4 +28,8 @@ export const PI_SESSION_EVENTS = [
   "session_compact",
   "model_select",
   "user_bash",
+  "thinking_level_select",
+  "message_start",
+  "message_end",
+  "resources_discover",
 ] as const;

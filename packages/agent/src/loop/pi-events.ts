@@ -254,6 +254,16 @@ export class PiEvents {
     return result;
   }
 
+  /** Each instance in turn with `data()`, read per instance so answers chain; `take` returns true to stop. */
+  reduce(
+    name: PiSessionEvent,
+    data: () => Data,
+    signal: AbortSignal | undefined,
+    take: (answer: unknown, extension: string) => boolean,
+  ): Promise<void> {
+    return this.#each(name, data, signal, take);
+  }
+
   /** Each instance that takes `name`, in order; `take` returns true to stop. Failures are notices. */
   async #each(
     name: PiSessionEvent,

@@ -9,11 +9,14 @@
  */
 import {
   stream,
+  streamSimple,
   type AssistantMessage,
   type Context,
   type ToolCall,
   type ToolResultMessage,
   type Usage,
+  type ThinkingLevel,
+  type UserMessage,
 } from "@mariozechner/pi-ai";
 import type { CatalogSnapshot, ExtensionHost } from "@octet/host";
 import type { SessionEntry, SessionFile } from "../session/index.js";
@@ -27,6 +30,7 @@ import { noticeOf, runToolCall, textOf } from "./tool-runner.js";
 import type { TurnHooks } from "./turn-hooks.js";
 import type { PiEvents } from "./pi-events.js";
 import { PiRun } from "./pi-run.js";
+import { piMessageEnd, piMessageStart } from "./pi-messages.js";
 
 export interface RunScope {
   session: SessionFile;
@@ -55,6 +59,8 @@ export interface RunScope {
   replaceBuiltins?: boolean;
   /** Where the prompt came from, as pi's input event says it: typed, or an extension's message. */
   source?: "interactive" | "extension";
+  /** The request's `reasoning` (the thinking level) for a model; absent or undefined: none asked. */
+  reasoning?: (model: ResolvedModel) => ThinkingLevel | undefined;
 }
 
 export interface RunResult {
@@ -110,10 +116,10 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
   if (signal.aborted) return notAdmitted("cancelled", "cancelled before the prompt was admitted");
   let userEntry;
   try {
-    userEntry = await s.session.append({
-      type: "message",
-      message: { role: "user", content: prompt, timestamp: Date.now() },
-    });
+    // pi's message_start / message_end of the user message: a message_end replacement is what is saved.
+    const asked: UserMessage = { role: "user", content: prompt, timestamp: Date.now() };
+    await piMessageStart(s.pi, asked, signal);
+    userEntry = await s.session.append({ type: "message", message: await piMessageEnd(s.pi, asked, s.emit, signal) });
   } catch (err) {
     return notAdmitted("failed", `the prompt could not be saved: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -274,20 +280,32 @@ async function modelRequest(
     });
   const { model } = s.model;
   s.emit({ type: "turn_start", run_id: at.run_id, turn_index: at.turnIndex, model: `${model.provider}/${model.id}` });
-  const events = stream(model, built.context, {
+  const options = {
     signal,
     sessionId: s.session.id,
     ...requestOptions(s.model),
     ...(s.maxRetries !== undefined ? { maxRetries: s.maxRetries } : {}),
     ...at.pi.providerHooks(signal),
-  });
+  };
+  // A thinking level goes through pi-ai's simple options, which map it per provider (pi does the same).
+  const reasoning = s.reasoning?.(s.model);
+  const events = reasoning
+    ? streamSimple(model, built.context, { ...options, reasoning })
+    : stream(model, built.context, options);
+  let started = false;
   for await (const e of events) {
-    if (e.type === "text_delta")
+    if (e.type === "start" && !started) {
+      started = true;
+      await piMessageStart(s.pi, e.partial, signal);
+    } else if (e.type === "text_delta")
       s.emit({ type: "text_delta", run_id: at.run_id, turn_index: at.turnIndex, delta: e.delta });
     else if (e.type === "thinking_delta")
       s.emit({ type: "thinking_delta", run_id: at.run_id, turn_index: at.turnIndex, delta: e.delta });
   }
-  const answer = await events.result();
+  const streamed = await events.result();
+  if (!started) await piMessageStart(s.pi, streamed, signal);
+  // message_end may replace the finalized message (pi-messages.ts): the replacement is the answer.
+  const answer = await piMessageEnd(s.pi, streamed, s.emit, signal);
   s.onAnswer?.(built.context, answer);
   return answer;
 }
@@ -357,6 +375,8 @@ async function commitResult(
   s: RunScope,
   at: { run_id: string; turnIndex: number },
 ): Promise<SessionEntry> {
+  await piMessageStart(s.pi, message);
+  message = await piMessageEnd(s.pi, message, s.emit);
   let saved = message;
   let entry: SessionEntry;
   try {

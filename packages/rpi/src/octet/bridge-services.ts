@@ -13,6 +13,7 @@ import type { ResourceOwner } from "@octet/protocol";
 import type { RpiHostServices } from "../host/rpi-connection.js";
 import { mapSessionAction } from "./session-actions.js";
 import { mapFrontendUi } from "./ui-mapping.js";
+import { MODEL_ACTIONS, modelAction, type ModelLayer } from "./model-actions.js";
 
 /** Status keys kept per instance; the oldest goes first. */
 const MAX_STATUS_KEYS = 32;
@@ -29,6 +30,8 @@ export interface BridgeServiceDeps {
   negotiated(): readonly string[];
   /** The owner triple the host issued, once known. */
   issued(): ResourceOwner | null;
+  /** The session layer's model switches (pi.setModel, pi.setThinkingLevel: model-actions.ts). */
+  models?: ModelLayer | undefined;
 }
 
 export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
@@ -168,6 +171,18 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
     },
     async action(action, o) {
       if (options.embedder?.action) return options.embedder.action(action, o);
+      // pi's setModel, setThinkingLevel and setActiveTools are synchronous for pi's handlers (a
+      // preset's session_start calls them without await): held in `writes` like the entry writes,
+      // so the handler's answer, and the request after it, wait for them.
+      const held = (p: Promise<unknown>): Promise<unknown> => {
+        const settled: Promise<unknown> = p.then(
+          (): unknown => writes.delete(settled),
+          (): unknown => writes.delete(settled),
+        );
+        writes.add(settled);
+        return p;
+      };
+      if (MODEL_ACTIONS.includes(action.kind)) return held(modelAction(action, options.extensionId, d.models));
       // pi's session actions as octet's Wave-1 requests (session-actions.ts), when the host offers them.
       const live = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
       // pi's ctx.compact is not tied to the handler that asked (it returns at once, the compaction
@@ -189,14 +204,7 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
           `the host cannot process the action "${action.kind}": it did not offer ${mapped.feature} (${mapped.method})`,
         );
       const asked = ask(mapped.method, mapped.params, o);
-      if (mapped.feature === "session_entries") {
-        const settled: Promise<unknown> = asked.then(
-          (): unknown => writes.delete(settled),
-          (): unknown => writes.delete(settled),
-        );
-        writes.add(settled);
-      }
-      return asked;
+      return mapped.feature === "session_entries" || mapped.feature === "active_tools" ? held(asked) : asked;
     },
   };
 }

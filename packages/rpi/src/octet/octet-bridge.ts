@@ -17,6 +17,7 @@ import { PassThrough, Writable } from "node:stream";
 import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
 import type { ForeignSessionEvents, ForeignSessionState, ResourceOwner } from "@octet/protocol";
 import { bridgeServices } from "./bridge-services.js";
+import type { ModelLayer } from "./model-actions.js";
 import { MessageUpdates } from "./message-updates.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
@@ -75,6 +76,8 @@ export interface OctetBridgeOptions {
   sessionState?: () => ForeignSessionState | null;
   /** The manifest grants ui: pi's setEditorText/getEditorText become composer/set and composer/get. */
   composer?: boolean;
+  /** The session layer's pi.setModel / pi.setThinkingLevel (ForeignSessionLayer). */
+  models?: ModelLayer;
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -204,6 +207,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     writes,
     negotiated: () => negotiated,
     issued: () => issued,
+    models: options.models,
   });
 
   async function handle(request: RequestMessage): Promise<unknown> {

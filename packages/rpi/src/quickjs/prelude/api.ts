@@ -298,11 +298,18 @@ const pi = {
     snapshot.activeTools = names;
     return value;
   },
-  setModel: (model) => action("pi.setModel", { kind: "set_model", model: model }),
+  // Only the model's name crosses: the host switches to its own registry's model of that name.
+  async setModel(model) {
+    if (!hasCapability("session_actions")) throw capabilityError("pi.setModel", "session_actions");
+    if (!isObject(model) || typeof model.provider !== "string" || typeof model.id !== "string")
+      throw new TypeError("pi.setModel takes a model {provider, id} (ctx.modelRegistry.find gives one)");
+    return (await action("pi.setModel", { kind: "set_model", model: { provider: model.provider, id: model.id } }))
+      === true;
+  },
   async setThinkingLevel(level) {
     const value = await action("pi.setThinkingLevel", { kind: "set_thinking_level", level: level });
-    snapshot.thinkingLevel = level;
-    return value;
+    // The host answers the level in effect (clamped to the model, as pi clamps it).
+    snapshot.thinkingLevel = typeof value === "string" ? value : level;
   },
   registerFlag: registerFlag,
   getFlag: getFlag,
@@ -333,7 +340,12 @@ function makeContext(inv, snap, isCommand) {
     cwd: pick("cwd"),
     mode: mode,
     signal: inv.controller.signal,
-    get model() { return snap.model === null ? undefined : snap.model; },
+    get model() {
+      if (snap.model === null || snap.model === undefined) return undefined;
+      const full = isObject(snap.model) ? findModel(snap.model.provider, snap.model.id) : undefined;
+      return full === undefined ? snap.model : modelCopy(full);
+    },
+    modelRegistry: makeModelRegistry(),
     isProjectTrusted: () => trusted,
     abort: () => action("ctx.abort", { kind: "abort" }, owner),
     shutdown: () => action("ctx.shutdown", { kind: "shutdown" }, owner),
