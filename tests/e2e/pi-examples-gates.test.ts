@@ -61,3 +61,34 @@ test("pi example protected-paths: a write to .env is refused with pi's reason, a
     await t.server.close();
   }
 });
+
+test("pi example tool-override (node): its `read` replaces the built-in, with a warning, and guards .env", async () => {
+  const t = await session(
+    "tool-override.ts",
+    [
+      {
+        tool_calls: [
+          { name: "read", arguments: { path: ".env" } },
+          { name: "read", arguments: { path: "notes.txt" } },
+        ],
+      },
+      { text: "read" },
+    ],
+    { runtime: "node" },
+  );
+  try {
+    writeFileSync(join(t.ws, ".env"), "SECRET=1\n");
+    writeFileSync(join(t.ws, "notes.txt"), "plain notes\n");
+    const r = await t.octet(["run", "read both"]);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /the built-in tool "read" is replaced by extension \S+'s tool of that name/);
+    const [guarded, plain] = t.toolResults();
+    // octet's own read would have returned SECRET=1: the extension's ran, as pi runs it.
+    assert.match(guarded!.content[0]!.text, /Access denied: "\.env" matches a blocked pattern/);
+    assert.doesNotMatch(guarded!.content[0]!.text, /SECRET/);
+    assert.equal(plain?.isError, false, JSON.stringify(plain));
+    assert.match(plain!.content[0]!.text, /plain notes/);
+  } finally {
+    await t.server.close();
+  }
+});

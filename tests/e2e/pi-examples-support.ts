@@ -3,7 +3,7 @@
 // shipped, never edited); the session file read back as pi's entries.
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { isAbsolute, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { ROOT, runCli } from "./helpers.js";
 
@@ -24,7 +24,7 @@ export interface ToolResult {
   details?: unknown;
 }
 
-/** A home with models.json for the scripted server, a workspace, and `octet` with one pi example loaded. */
+/** A home with models.json for the scripted server, a workspace, and `octet` with one pi example (or a path) loaded. */
 export async function session(example: string, script: Record<string, unknown>[], o: { runtime?: "node" } = {}) {
   const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
   const server = (await mod.startScriptedServer({ script })) as Server;
@@ -36,7 +36,7 @@ export async function session(example: string, script: Record<string, unknown>[]
   const ws = mkdtempSync(join(tmpdir(), "octet-pi-examples-ws-"));
   const flags = [
     ...["--model", "scripted/scripted-model", "--workspace", ws],
-    ...["--pi-extension", join(EXAMPLES, example)],
+    ...["--pi-extension", isAbsolute(example) ? example : join(EXAMPLES, example)],
     ...(o.runtime === "node" ? ["--pi-runtime", "node"] : []),
   ];
   const octet = (args: string[], input?: string) =>

@@ -11,7 +11,9 @@ export type AgentErrorCode =
   | "compaction_hook_failed"
   /** A fork or tree navigation named an entry the session does not have, or one it cannot start from. */
   | "unknown_entry"
-  | "invalid_entry";
+  | "invalid_entry"
+  /** A thinking level that is not one of pi's (off, minimal, low, medium, high, xhigh). */
+  | "invalid_thinking_level";
 
 export class AgentError extends Error {
   override readonly name = "AgentError";

@@ -6,6 +6,7 @@
 export { Agent } from "./loop/agent.js";
 export type { AgentOptions, SessionOutcome } from "./loop/agent.js";
 export type { RunResult } from "./loop/run.js";
+export type { UserBashOptions, UserBashResult } from "./loop/user-bash.js";
 export type { AgentEvent, AgentEventListener, RunOutcome } from "./loop/events.js";
 export type { CompactionOutcome, CompactionSettings } from "./loop/compaction.js";
 export { DEFAULT_COMPACTION } from "./loop/compaction.js";

@@ -3,9 +3,6 @@
 // (tests/fixtures/compact-hooks-probe, in its own process).
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
 import {
   Agent,
@@ -17,7 +14,9 @@ import {
   type SessionEntry,
 } from "../src/index.js";
 import {
-  ROOT,
+  expectReady,
+  entriesOnDisk,
+  fixtureExtension,
   scriptedHome,
   scriptedModel,
   scriptedServer,
@@ -38,11 +37,8 @@ async function setup(script: ScriptStep[]) {
   const server = await scriptedServer(script);
   const home = await scriptedHome(server.url);
   const workspace = tempWorkspace();
-  const dir = mkdtempSync(join(tmpdir(), "octet-compact-hooks-"));
-  const ext = join(dir, NAME);
-  cpSync(join(ROOT, "tests/fixtures", NAME), ext, { recursive: true });
-  mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
-  symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
+  // The probe writes hooks.log beside itself, in the extension folder's parent.
+  const { dir, log } = fixtureExtension<HookRecord>(NAME, "../hooks.log");
   let agent: Agent | null = null;
   const host = await ExtensionHost.start({
     workspace,
@@ -54,12 +50,7 @@ async function setup(script: ScriptStep[]) {
       sessionControl: sessionControlService({ agent: () => agent, replace: (a) => (agent = a), home }),
     },
   });
-  const status = host.status().find((s) => s.name === NAME);
-  if (status?.state !== "ready") {
-    await host.shutdown();
-    await server.close();
-    assert.fail(`${NAME} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
-  }
+  await expectReady(host, NAME, () => server.close());
   const session = await SessionFile.create({ home, workspace });
   agent = new Agent({
     session,
@@ -70,24 +61,12 @@ async function setup(script: ScriptStep[]) {
   });
   const events: AgentEvent[] = [];
   agent.subscribe((e) => events.push(e));
-  const file = join(dir, "hooks.log");
   return {
     server,
     events,
     agent: agent as Agent,
-    log: (): HookRecord[] =>
-      existsSync(file)
-        ? readFileSync(file, "utf8")
-            .split("\n")
-            .filter((l) => l !== "")
-            .map((l) => JSON.parse(l) as HookRecord)
-        : [],
-    entries: (): SessionEntry[] =>
-      readFileSync(agent!.session.path, "utf8")
-        .split("\n")
-        .filter((l) => l !== "")
-        .slice(1)
-        .map((l) => JSON.parse(l) as SessionEntry),
+    log,
+    entries: (): SessionEntry[] => entriesOnDisk(agent!.session.path),
     done: async (): Promise<void> => {
       await agent!.close();
       await host.shutdown();

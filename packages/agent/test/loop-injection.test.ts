@@ -3,9 +3,6 @@
 // TypeScript SDK in its own process), the agent's SessionFile and the scripted model over HTTP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
 import {
   Agent,
@@ -14,10 +11,11 @@ import {
   activeToolsService,
   messageInjectionService,
   type AgentEvent,
-  type SessionEntry,
 } from "../src/index.js";
 import {
-  ROOT,
+  expectReady,
+  entriesOnDisk,
+  fixtureExtension,
   scriptedHome,
   scriptedModel,
   scriptedServer,
@@ -36,28 +34,7 @@ interface InjectRecord {
 }
 
 function injectProbe(python: boolean): { dir: string; log(): InjectRecord[] } {
-  const dir = mkdtempSync(join(tmpdir(), "octet-inject-ext-"));
-  const ext = join(dir, python ? "inject-probe-py" : "inject-probe");
-  cpSync(join(ROOT, `tests/fixtures/${python ? "inject-probe-py" : "inject-probe"}`), ext, { recursive: true });
-  if (python) {
-    // The Python probe runs this checkout's SDK, named by an absolute path from the copy.
-    const toml = join(ext, "extension.toml");
-    writeFileSync(toml, readFileSync(toml, "utf8").replace("../../../sdk/python", join(ROOT, "sdk/python")));
-  } else {
-    mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
-    symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
-  }
-  const file = join(ext, "inject.log");
-  return {
-    dir,
-    log: () =>
-      existsSync(file)
-        ? readFileSync(file, "utf8")
-            .split("\n")
-            .filter((l) => l !== "")
-            .map((l) => JSON.parse(l) as InjectRecord)
-        : [],
-  };
+  return fixtureExtension<InjectRecord>(python ? "inject-probe-py" : "inject-probe", "inject.log", { python });
 }
 
 async function setup(script: ScriptStep[], python = false, bind = true) {
@@ -77,12 +54,7 @@ async function setup(script: ScriptStep[], python = false, bind = true) {
       ? { messageInjection: messageInjectionService(() => agent), activeTools: activeToolsService(() => agent) }
       : {},
   });
-  const status = host.status().find((s) => s.name === name);
-  if (status?.state !== "ready") {
-    await host.shutdown();
-    await server.close();
-    assert.fail(`${name} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
-  }
+  await expectReady(host, name, () => server.close());
   const session = await SessionFile.create({ home, workspace });
   agent = new Agent({ session, model: await scriptedModel(home), host, maxRetries: 0 });
   const events: AgentEvent[] = [];
@@ -94,14 +66,6 @@ async function setup(script: ScriptStep[], python = false, bind = true) {
     await server.close();
   };
   return { server, host, session, agent: a, events, log: probe.log, done };
-}
-
-function entriesOnDisk(session: SessionFile): SessionEntry[] {
-  return readFileSync(session.path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .slice(1)
-    .map((l) => JSON.parse(l) as SessionEntry);
 }
 
 const sentBy = (log: InjectRecord[], tool: string): string[] =>
@@ -123,7 +87,7 @@ test("WAVE1-32, WAVE1-34: a 256 KiB system message is committed after the tool r
     const r = await t.agent.prompt("inject");
     assert.equal(r.outcome, "completed", String(r.error));
     assert.deepEqual(sentBy(t.log(), "inject_message"), ["ok", "ok"]);
-    const disk = entriesOnDisk(t.session);
+    const disk = entriesOnDisk(t.session.path);
     const kinds = disk.map((e) => (e.type === "message" ? e.message.role : `${e.type}:${(e as any).role}`));
     // Held while the tool ran, committed before the next request: never between a call and its result.
     assert.deepEqual(kinds, [
@@ -164,7 +128,7 @@ test("WAVE1-33, WAVE1-34: role user or another, or text over 256 KiB, is refused
     assert.match(big!, /^refused: bounds_exceeded session\.sendMessage\(\): text: 262145 bytes, over the 262144-byte/);
     assert.match(user!, /^refused: invalid_request session\.sendMessage\(\): role: "user" is not one of/);
     assert.match(other!, /^refused: invalid_request .*role: "tool" is not one of "assistant", "system"/);
-    assert.equal(entriesOnDisk(t.session).filter((e) => e.type === "custom_message").length, 0);
+    assert.equal(entriesOnDisk(t.session.path).filter((e) => e.type === "custom_message").length, 0);
   } finally {
     await t.done();
   }
@@ -187,7 +151,7 @@ test("WAVE1-32: a user message sent in a run is answered at once, queued, run ri
       runs.map((e) => (e.type === "run_start" ? `start:${e.prompt}` : `end:${e.outcome}:${e.text}`)),
       ["start:first", "end:completed:first done", "start:second prompt", "end:completed:second done"],
     );
-    const users = entriesOnDisk(t.session).filter((e) => e.type === "message" && e.message.role === "user");
+    const users = entriesOnDisk(t.session.path).filter((e) => e.type === "message" && e.message.role === "user");
     assert.deepEqual(
       users.map((e) => (e as any).message.content),
       ["first", "second prompt"],
@@ -341,7 +305,7 @@ test("WAVE1-32..36, WAVE1-04: the Python SDK injects, queues, sets the active to
     const results = sentBy(t.log(), "py_inject");
     assert.deepEqual(results.slice(0, 3), ["ok", "ok", "ok"]);
     assert.match(results[3]!, /^refused: bounds_exceeded session\.send_message\(\): text: 262145 bytes/);
-    const injected = entriesOnDisk(t.session).filter((e) => e.type === "custom_message") as any[];
+    const injected = entriesOnDisk(t.session.path).filter((e) => e.type === "custom_message") as any[];
     assert.deepEqual(
       injected.map((e) => [e.role, e.content, e.extension]),
       [["assistant", "from python", "inject-probe-py"]],

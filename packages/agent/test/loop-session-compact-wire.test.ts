@@ -3,7 +3,7 @@
 // (no SDK), so each request and answer is read exactly as the extension sent and received it.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
@@ -16,6 +16,9 @@ import {
   type SessionEntry,
 } from "../src/index.js";
 import {
+  expectReady,
+  entriesOnDisk,
+  readJsonl,
   ROOT,
   scriptedHome,
   scriptedModel,
@@ -67,16 +70,7 @@ hooks = ${JSON.stringify(Object.keys(hooks))}
 `,
   );
   const file = join(ext, "frames.jsonl");
-  return {
-    dir,
-    frames: () =>
-      existsSync(file)
-        ? readFileSync(file, "utf8")
-            .split("\n")
-            .filter((l) => l !== "")
-            .map((l) => JSON.parse(l) as { dir: string; msg: Msg })
-        : [],
-  };
+  return { dir, frames: () => readJsonl<{ dir: string; msg: Msg }>(file) };
 }
 
 async function setup(
@@ -104,12 +98,7 @@ async function setup(
     enable: [NAME],
     services: { sessionControl, sessionEntries: sessionEntriesService(() => agent) },
   });
-  const status = host.status().find((s) => s.name === NAME);
-  if (status?.state !== "ready") {
-    await host.shutdown();
-    await server.close();
-    assert.fail(`${NAME} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
-  }
+  await expectReady(host, NAME, () => server.close());
   const session = await SessionFile.create({ home, workspace });
   const model = await scriptedModel(home);
   agent = new Agent({ session, model, host, maxRetries: 0, compaction: { keepRecentTokens: 1 } });
@@ -138,12 +127,7 @@ async function setup(
       const out = await host.callTool("ask", { method: "session/compact", params });
       return JSON.parse(out.text) as Msg;
     },
-    entries: (): SessionEntry[] =>
-      readFileSync(agent!.session.path, "utf8")
-        .split("\n")
-        .filter((l) => l !== "")
-        .slice(1)
-        .map((l) => JSON.parse(l) as SessionEntry),
+    entries: (): SessionEntry[] => entriesOnDisk(agent!.session.path),
     compactions: (): SessionEntry[] => t.entries().filter((e) => e.type === "compaction"),
     /** The hook/run requests the fixture received, in order. */
     hookRuns: (): Msg[] => ext.frames().flatMap((f) => (f.dir === "in" && f.msg.method === "hook/run" ? [f.msg] : [])),

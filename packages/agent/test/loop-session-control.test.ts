@@ -3,14 +3,13 @@
 // agent's SessionFile and the scripted model server over HTTP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
 import { ErrorCode } from "@octet/protocol";
-import { Agent, SessionFile, sessionControlService, type AgentEvent, type SessionEntry } from "../src/index.js";
+import { Agent, SessionFile, sessionControlService, type AgentEvent } from "../src/index.js";
 import {
-  ROOT,
+  expectReady,
+  entriesOnDisk,
+  fixtureExtension,
   scriptedHome,
   scriptedModel,
   scriptedServer,
@@ -29,29 +28,8 @@ interface ControlRecord {
 }
 
 function controlProbe(python: boolean): { dir: string; log(): ControlRecord[] } {
-  const dir = mkdtempSync(join(tmpdir(), "octet-control-ext-"));
-  const name = python ? "control-probe-py" : "control-probe";
-  const ext = join(dir, name);
-  cpSync(join(ROOT, "tests/fixtures", name), ext, { recursive: true });
-  if (python) {
-    // The Python probe runs this checkout's SDK, named by an absolute path from the copy.
-    const toml = join(ext, "extension.toml");
-    writeFileSync(toml, readFileSync(toml, "utf8").replace("../../../sdk/python", join(ROOT, "sdk/python")));
-  } else {
-    mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
-    symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
-  }
-  const file = join(dir, "control.log");
-  return {
-    dir,
-    log: () =>
-      existsSync(file)
-        ? readFileSync(file, "utf8")
-            .split("\n")
-            .filter((l) => l !== "")
-            .map((l) => JSON.parse(l) as ControlRecord)
-        : [],
-  };
+  // The probe writes its log beside itself, in the extension folder's parent.
+  return fixtureExtension<ControlRecord>(python ? "control-probe-py" : "control-probe", "../control.log", { python });
 }
 
 async function setup(script: ScriptStep[], o: { python?: boolean } = {}) {
@@ -77,12 +55,7 @@ async function setup(script: ScriptStep[], o: { python?: boolean } = {}) {
     reservedToolNames: ["read", "write", "edit", "bash"],
     services: { sessionControl },
   });
-  const status = host.status().find((s) => s.name === probeName);
-  if (status?.state !== "ready") {
-    await host.shutdown();
-    await server.close();
-    assert.fail(`${probeName} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
-  }
+  await expectReady(host, probeName, () => server.close());
   const session = await SessionFile.create({ home, workspace });
   const model = await scriptedModel(home);
   agent = new Agent({ session, model, host, maxRetries: 0, compaction: { keepRecentTokens: 1 } });
@@ -110,14 +83,6 @@ async function setup(script: ScriptStep[], o: { python?: boolean } = {}) {
     },
   };
   return t;
-}
-
-function entriesOnDisk(path: string): SessionEntry[] {
-  return readFileSync(path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .slice(1)
-    .map((l) => JSON.parse(l) as SessionEntry);
 }
 
 test("SCTL-01, SCTL-03: wait_for_idle from a handler outside a run is answered {} once idle", async () => {

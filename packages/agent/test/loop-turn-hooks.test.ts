@@ -3,12 +3,14 @@
 // their own processes), the agent's SessionFile and the scripted model server over HTTP.
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost } from "@octet/host";
-import { Agent, SessionFile, sessionEntriesService, type AgentEvent, type SessionEntry } from "../src/index.js";
+import { Agent, SessionFile, sessionEntriesService, type AgentEvent } from "../src/index.js";
 import {
+  entriesOnDisk,
+  readJsonl,
   ROOT,
   probeExtension,
   scriptedHome,
@@ -53,16 +55,7 @@ function turnProbes(probes: { name: string; mode?: Record<string, unknown>; pyth
     symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
   }
   const file = join(dir, "turn.log");
-  return {
-    dir,
-    log: () =>
-      existsSync(file)
-        ? readFileSync(file, "utf8")
-            .split("\n")
-            .filter((l) => l !== "")
-            .map((l) => JSON.parse(l) as TurnRecord)
-        : [],
-  };
+  return { dir, log: () => readJsonl<TurnRecord>(file) };
 }
 
 async function setup(
@@ -102,15 +95,6 @@ async function setup(
   return { server, host, session, agent: a, events, log: exts.log, done };
 }
 
-/** The session file as written on disk (the header line left out). */
-function entriesOnDisk(session: SessionFile): SessionEntry[] {
-  return readFileSync(session.path, "utf8")
-    .split("\n")
-    .filter((l) => l !== "")
-    .slice(1)
-    .map((l) => JSON.parse(l) as SessionEntry);
-}
-
 const hooksOf = (log: TurnRecord[]): TurnRecord[] => log.filter((x) => x.what === "hook");
 
 const TWO_TURNS: ScriptStep[] = [
@@ -128,7 +112,7 @@ test("TURN-02, TURN-03, TURN-05, TURN-06: start and end payloads carry the real 
       hooks.map((h) => `${h.hook}:${h.payload!["turn_index"]}`),
       ["model_turn_start:0", "model_turn_end:0", "model_turn_start:1", "model_turn_end:1"],
     );
-    const disk = entriesOnDisk(t.session);
+    const disk = entriesOnDisk(t.session.path);
     const user = disk.find((e) => e.type === "message" && e.message.role === "user")!;
     const runId = `run:${user.id}`;
     for (const h of hooks) {
@@ -185,7 +169,7 @@ test("TURN-04, TURN-08: one start per turn before its request; hook appends are 
     assert.equal(t.server.requests.length, 2);
     const hooks = t.log().filter((x) => x.what === "hook");
     assert.equal(hooks.filter((h) => h.hook === "model_turn_start").length, 2);
-    const disk = entriesOnDisk(t.session);
+    const disk = entriesOnDisk(t.session.path);
     const kinds = disk.map((e) =>
       e.type === "message"
         ? e.message.role
@@ -235,7 +219,7 @@ test("TURN-12: two extensions are called in registration order, each awaited", a
       ["turn-a:model_turn_start", "turn-b:model_turn_start", "turn-a:model_turn_end", "turn-b:model_turn_end"],
     );
     // Awaited one after the other: a's entry is committed before b's, both before the answer.
-    const disk = entriesOnDisk(t.session).map((e) => (e.type === "custom" ? e.extension : e.type));
+    const disk = entriesOnDisk(t.session.path).map((e) => (e.type === "custom" ? e.extension : e.type));
     assert.deepEqual(disk, ["message", "turn-a", "turn-b", "message"]);
   } finally {
     await t.done();
@@ -264,7 +248,7 @@ for (const answer of ["deny", "context", "cancel", "throw"] as const) {
         ["model_turn_start", "model_turn_end"],
       );
       // The committed assistant, tool result and the hook's own entry stay (TURN-12).
-      const disk = entriesOnDisk(t.session);
+      const disk = entriesOnDisk(t.session.path);
       const appended = hooksOf(t.log())[1]!.entry_id!;
       assert.ok(disk.some((e) => e.id === appended));
       assert.deepEqual(
@@ -310,7 +294,7 @@ test("WAVE1-27, WAVE1-28: a tool appends, names and labels through the session w
     const r = await t.agent.prompt("note it");
     assert.equal(r.outcome, "completed", String(r.error));
     const id = t.log().find((x) => x.what === "tool")!.entry_id!;
-    const disk = entriesOnDisk(t.session);
+    const disk = entriesOnDisk(t.session.path);
     const e = disk.find((x) => x.id === id);
     assert.ok(e && e.type === "custom");
     assert.deepEqual(e.data, { k: [1, "two"] });
@@ -340,7 +324,7 @@ test("WAVE1-29, WAVE1-18: 64 KiB of data is written; one byte more is refused by
   try {
     const r = await t.agent.prompt("two notes");
     assert.equal(r.outcome, "completed", String(r.error));
-    const disk = entriesOnDisk(t.session);
+    const disk = entriesOnDisk(t.session.path);
     const notes = disk.filter((e) => e.type === "custom");
     assert.equal(notes.length, 1, "only the note within the bound is written");
     assert.equal(JSON.stringify(notes[0]!.type === "custom" ? notes[0]!.data : null).length, 65_536);
@@ -365,7 +349,7 @@ test("TURN-14: an end payload over the frame bound fails the run; nothing is cut
       "the end was never delivered, neither whole nor cut",
     );
     // The committed answer stays in the session, whole.
-    const disk = entriesOnDisk(t.session);
+    const disk = entriesOnDisk(t.session.path);
     assert.ok(disk.some((e) => e.type === "message" && JSON.stringify(e.message).includes(big)));
   } finally {
     await t.done();
@@ -396,7 +380,7 @@ test("TURN-08 (Python SDK): ctx.session appends from both hooks; an over-long en
       hooks.map((h) => h.hook),
       ["model_turn_start", "model_turn_end"],
     );
-    const disk = entriesOnDisk(t.session);
+    const disk = entriesOnDisk(t.session.path);
     for (const h of hooks) {
       assert.match(String(h.refused), /^bounds_exceeded session\.append_entry\(\): entry_type: 129 bytes/);
       const e = disk.find((x) => x.id === h.entry_id);

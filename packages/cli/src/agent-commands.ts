@@ -11,7 +11,7 @@ import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./usage-error.js";
 import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE } from "./exit-codes.js";
-import { agentConfig, BUILTIN_TOOL_NAMES, loadAgentLib, noModelHelp, openAgent, PiProviders } from "./agent-setup.js";
+import { agentConfig, loadAgentLib, noModelHelp, openAgent, PiProviders } from "./agent-setup.js";
 import { AgentView } from "./agent-view.js";
 import { reportFailure } from "./commands.js";
 import { table, terminalSafe } from "./output.js";
@@ -61,12 +61,17 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
         options,
         {
           signal,
-          reservedToolNames: BUILTIN_TOOL_NAMES,
           sessionLayer: {
             events: PI_SESSION_EVENTS,
             state: () => agent?.piState() ?? null,
             registerProvider: piProviders.register,
             control: lib.piSessionControl({ agent: () => agent, replace }),
+            setModel: async (extension, provider, id) =>
+              agent ? agent.piModels.setModel(extension, provider, id) : false,
+            setThinkingLevel: async (_extension, level) => {
+              if (!agent) throw new Error("pi.setThinkingLevel: the session is not open yet");
+              return agent.piModels.setThinkingLevel(level, { fromExtension: true });
+            },
           },
         },
         ui,

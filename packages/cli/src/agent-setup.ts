@@ -106,9 +106,6 @@ export class PiProviders {
   }
 }
 
-/** The built-in tools' names: the host keeps them from extensions when a model is configured. */
-export const BUILTIN_TOOL_NAMES = ["read", "write", "edit", "bash"];
-
 /** Opens the session the flags ask for and the agent over it. Usage problems throw UsageError. */
 export async function openAgent(
   lib: AgentLib,
@@ -155,7 +152,12 @@ export async function openAgent(
     model,
     host,
     approval,
+    // pi's rule: an enabled extension's tool of a built-in's name replaces it, with a warning
+    // (pi's tool-override.ts, ssh.ts and minimal-mode.ts replace read, bash and the others).
+    replaceBuiltins: true,
     ...(options.maxTurns !== null ? { maxTurns: options.maxTurns } : {}),
     ...(config.cacheWarming ? { cacheWarming: { enabled: true } } : {}),
+    // What pi extensions see as ctx.modelRegistry and may switch to with pi.setModel.
+    models: lib.modelCatalog({ modelsFile, env: process.env }),
   });
 }

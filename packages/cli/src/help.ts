@@ -242,10 +242,14 @@ With a model (--model PROVIDER/ID, or "model" in $OCTET_HOME/settings.json):
   any line not starting /  a prompt: the model answers, calling the built-in tools (read,
                            write, edit, bash) and the extensions' tools; changes are asked
                            first ([y]es, [N]o, [a]lways for this session)
+  !COMMAND                 run COMMAND with bash in the workspace; its output goes into the
+                           model's context (a pi extension's user_bash may run it instead)
+  !!COMMAND                the same, kept out of the model's context (recorded in the session)
   /session                 this session's id, name, file, entries, context size and model
   /name NAME               name the session (octet sessions list shows it)
   /model [PROVIDER/ID]     show or switch the model (octet models lists them)
   /compact [FOCUS]         summarize the older part of the session now
+  /thinking [LEVEL]        show or set the thinking level (off, minimal, low, medium, high, xhigh)
   /new                     start a new session (the current one is kept; extensions may cancel)
   /fork ENTRY_ID [at]      a new session with this one's history up to before that user message
                            (with "at": through that entry); /session tree lists the entry ids

@@ -8,6 +8,7 @@ import type { Agent } from "@octet/agent";
 import type { ExtensionHost, ForeignSessionState, SessionControlService, SessionEntriesService } from "@octet/host";
 import type { ForeignSessionControl } from "@octet/host";
 import { treeCommand } from "./shell-tree.js";
+import type { ForeignSessionLayer } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import {
   agentConfig,
@@ -22,10 +23,11 @@ import { AgentView } from "./agent-view.js";
 import { paint, table, terminalSafe } from "./output.js";
 import type { CliUi } from "./session.js";
 import { ShellRuns } from "./shell-runs.js";
+import { runBang } from "./shell-bash.js";
 import type { ActiveToolsService, MessageInjectionService } from "@octet/host";
 import { UsageError } from "./usage-error.js";
 
-export const AGENT_COMMANDS = ["session", "name", "model", "compact", "new", "fork", "tree"];
+export const AGENT_COMMANDS = ["session", "name", "model", "compact", "thinking", "new", "fork", "tree"];
 
 export class ShellAgent {
   readonly #options: GlobalOptions;
@@ -33,6 +35,8 @@ export class ShellAgent {
   readonly #config: AgentConfig;
   /** What pi extensions registered with registerProvider: the agent resolves --model with them. */
   readonly piProviders = new PiProviders();
+  /** Shows an entry an extension appended (the shell shows those with display:true, shell-chrome.ts). */
+  onDisplay: (extension: string, entryType: string, data: unknown) => void = () => {};
   #host: ExtensionHost | null = null;
   #agent: Agent | null = null;
   /** Compactions asked for through sessionControl and not yet settled: close() waits for them. */
@@ -71,6 +75,15 @@ export class ShellAgent {
   /** The session as pi extensions read it (the host's sessionLayer.state); null before the first prompt. */
   piState(): ForeignSessionState | null {
     return this.#agent?.piState() ?? null;
+  }
+
+  /** pi.setModel / pi.setThinkingLevel on the agent (the session opens as for a first prompt). */
+  piModelLayer(): Pick<ForeignSessionLayer, "setModel" | "setThinkingLevel"> {
+    return {
+      setModel: async (extension, provider, id) => (await this.#ensure()).piModels.setModel(extension, provider, id),
+      setThinkingLevel: async (_extension, level) =>
+        (await this.#ensure()).piModels.setThinkingLevel(level, { fromExtension: true }),
+    };
   }
 
   abortRun(): void {
@@ -122,6 +135,15 @@ export class ShellAgent {
     }
   }
 
+  /** `!command` / `!!command` (shell-bash.ts): recorded in the session, so it needs a model. */
+  async bash(bang: { command: string; excludeFromContext: boolean }, signal: AbortSignal): Promise<void> {
+    if (!this.configured)
+      throw new UsageError(
+        `a !command is recorded in the session, which needs a model; ${noModelHelp(this.#config.home)}`,
+      );
+    await runBang(await this.#ensure(), bang, signal);
+  }
+
   /** Runs /session, /name, /model or /compact. */
   async command(head: string, rest: string, signal: AbortSignal): Promise<void> {
     if (!this.configured) throw new UsageError(noModelHelp(this.#config.home));
@@ -167,6 +189,12 @@ export class ShellAgent {
         process.stdout.write(`model: ${model.model.provider}/${model.model.id}\n`);
         return;
       }
+      case "thinking": {
+        // pi's thinking levels, clamped to the model (a model that cannot reason stays "off").
+        const level = rest === "" ? agent.piState().thinkingLevel : await agent.piModels.setThinkingLevel(rest);
+        process.stdout.write(`thinking: ${level} (/thinking off|minimal|low|medium|high|xhigh)\n`);
+        return;
+      }
       case "compact": {
         const view = new AgentView({ host: this.#host, line: this.#ui.line, streamText: false, verbose: false });
         const unsubscribe = agent.subscribe(view.handle);
@@ -205,7 +233,11 @@ export class ShellAgent {
     const service = async (): Promise<SessionEntriesService> =>
       (await this.#loadLib()).sessionEntriesService(() => this.#agent);
     return {
-      append: async (r) => (await service()).append(r),
+      append: async (r) => {
+        const appended = await (await service()).append(r);
+        this.onDisplay(r.extension, r.entry_type, r.data);
+        return appended;
+      },
       setName: async (r) => (await service()).setName(r),
       setLabel: async (r) => (await service()).setLabel(r),
     };

@@ -21,10 +21,11 @@ import { showCommand } from "./shell-presentation.js";
 import { rebuildHost } from "./shell-reload.js";
 import { toolsText } from "./inspect-commands.js";
 import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
-import { BUILTIN_TOOL_NAMES } from "./agent-setup.js";
 import { ShellTerminal } from "./terminal-handoff.js";
 import { ShellFrontend } from "./shell-frontend.js";
+import { parseBang } from "./shell-bash.js";
 import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
+import { ShellChrome } from "./shell-chrome.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -40,22 +41,30 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const terminal = new ShellTerminal(ui.line);
   // The prompt line as the extensions' composer, their shortcuts and Tab (shell-frontend.ts).
   const frontend = new ShellFrontend(process.stdin.isTTY === true);
+  // Extensions' header and footer text around the prompt, and their displayed messages (shell-chrome.ts).
+  const chrome = new ShellChrome({ out: process.stdout, idle: () => !busy && !closing });
+  agent.onDisplay = (extension, entryType, data) => chrome.showMessage(extension, entryType, data);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
   const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
-    // With a model configured the built-in tools' names are the agent's: no extension takes them.
-    // and the agent delivers pi extensions their session events itself (pi-events.ts).
-    const reserved = agent.configured
+    // With a model configured the agent delivers pi extensions their session events itself
+    // (pi-events.ts); an extension tool of a built-in tool's name replaces it (openAgent).
+    const layer = agent.configured
       ? {
-          reservedToolNames: BUILTIN_TOOL_NAMES,
           sessionLayer: {
             events: PI_SESSION_EVENTS,
             state: () => agent.piState(),
             registerProvider: agent.piProviders.register,
             control: agent.piControl(),
+            ...agent.piModelLayer(),
           },
         }
       : {};
-    const started = hostOptions(options, { signal, ...reserved, ...terminal.hostEnv() }, ui);
+    const started = hostOptions(options, { signal, ...layer, ...terminal.hostEnv() }, ui);
+    const printEvent = started.onEvent;
+    started.onEvent = (event) => {
+      printEvent?.(event);
+      chrome.observe(event);
+    };
     // With a model, extensions may write their own session entries (session_entries, W 2.21).
     const entries = agent.configured
       ? { sessionEntries: agent.sessionEntries(), sessionControl: agent.sessionControl(), ...agent.injection() }
@@ -208,6 +217,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     if (!closing && !busy && !inputEnded) rl.prompt();
   };
   const builtins = ["help", "extensions", "tools", "commands", "call", "menu", "reload", "quit", "exit"];
+  chrome.attach(rl);
   frontend.attach(rl, process.stdin, {
     host: () => host,
     builtins: [...builtins, ...AGENT_COMMANDS],
@@ -232,6 +242,9 @@ async function handle(
   verbose: boolean,
   agent: ShellAgent,
 ): Promise<void> {
+  // !cmd and !!cmd run a command into the session (shell-bash.ts), as in pi's editor.
+  const bang = parseBang(line);
+  if (bang !== null) return agent.bash(bang, signal);
   // A plain line is a prompt for the model (without a model, the answer says how to set one up).
   if (!line.startsWith("/")) return agent.prompt(line, signal);
   const [head = "", ...restWords] = line.slice(1).split(/\s+/);

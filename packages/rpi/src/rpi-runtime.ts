@@ -300,6 +300,7 @@ function foreignExtension(
         composer: m.capabilities.includes("ui"),
         ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
         ...(ctx.sessionLayer?.control ? { sessionControl: ctx.sessionLayer.control } : {}),
+        ...(ctx.sessionLayer ? { models: ctx.sessionLayer } : {}),
       });
       const stderrLines: string[] = [];
       let attached = false;
@@ -315,6 +316,7 @@ function foreignExtension(
         services: bridge.services,
         diagnose: ctx.diagnose,
         lateTools: bridge.lateTools,
+        lateHooks: bridge.lateHooks,
         ...(options.piFlags !== undefined ? { flags: options.piFlags } : {}),
         onStderr: (line) => {
           // Until the host reads the stand-in's stderr (after the start) only the last lines are

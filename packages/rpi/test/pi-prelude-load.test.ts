@@ -167,11 +167,12 @@ test("RPI-38: session actions are refused during the load phase, without a frame
 
 test(
   "RPI-27: after the load a registerTool is sent at once and replaces the tool (octet's dynamic catalog); " +
-    "commands and hooks change nothing and send one warning each; inside the load, a name again replaces it",
+    "a command changes nothing and sends a warning; a late pi.on joins a hooked event or is sent as a hook; " +
+    "inside the load, a name again replaces it",
   async () => {
     const late =
-      "after the load is ignored: octet fixes an extension's catalog when it loads, so register tools, commands and " +
-      "hooks in the extension's factory";
+      "after the load is ignored: octet fixes an extension's commands and shortcuts when it loads (its dynamic " +
+      "catalog, tools/register, carries tools only), so register them in the extension's factory";
     const { h, load } = await loaded(
       ext(`
     pi.registerTool({ name: "tool", description: "first", execute: async () => "first" });
@@ -211,8 +212,7 @@ test(
           registration: { kind: "tool", tool: { name: "tool", description: "replaced", parameters: params } },
         },
         { type: "log", level: "warning", message: `the registration of command "grow" ${late}` },
-        { type: "log", level: "warning", message: `a pi.on("input") handler ${late}` },
-        { type: "log", level: "warning", message: `a pi.on("agent_end") handler ${late}` },
+        { type: "register", registration: { kind: "hook", hook: { event: "agent_end" } } },
         ok("req-2", "grown"),
       ]);
       // The tools are the late ones; the load's command and hook handler still answer.
@@ -226,7 +226,7 @@ test(
           ok("req-3", { content: [{ type: "text", text: "replaced" }] }),
           ok("req-4", { content: [{ type: "text", text: "late" }] }),
           ok("req-5", "grown"),
-          ok("req-6", { action: "transform", text: "from the load" }),
+          ok("req-6", { action: "transform", text: "late handler" }),
         ],
       );
     } finally {

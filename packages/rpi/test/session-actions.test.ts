@@ -96,3 +96,37 @@ test("ctx.switchSession takes a session file's id; newSession, fork, navigateTre
   assert.match(refused({ kind: "navigate_tree", targetId: "e" }), /ctx\.navigateTree/);
   assert.match(refused({ kind: "set_model", model: {} }), /"set_model"/);
 });
+
+test("WAVE1-39: a displayed custom message keeps display and its renderer's text (joined, bounded)", () => {
+  const mapped = mapSessionAction(
+    {
+      kind: "send_message",
+      message: { customType: "status-update", content: "disk", display: true, details: { level: "warn" } },
+      rendered: ["[WARN] disk", "  at noon"],
+    },
+    parent,
+  );
+  assert.deepEqual(mapped, {
+    method: "session/append_entry",
+    feature: "session_entries",
+    params: {
+      parent_request_id: 7,
+      entry_type: "status-update",
+      data: { content: "disk", display: true, details: { level: "warn" }, rendered: "[WARN] disk\n  at noon" },
+    },
+  });
+  const long = mapSessionAction(
+    {
+      kind: "send_message",
+      message: { customType: "big", content: "", display: true },
+      rendered: ["x".repeat(40_000)],
+    },
+    parent,
+  ) as unknown as { params: { data: { rendered: string } } };
+  assert.equal(long.params.data.rendered.length, 16 * 1024, "cut to 16 KiB");
+  const notLines = mapSessionAction(
+    { kind: "send_message", message: { customType: "odd", content: "c", display: true }, rendered: [1, 2] },
+    parent,
+  ) as unknown as { params: { data: Record<string, unknown> } };
+  assert.equal(notLines.params.data["rendered"], undefined, "only a list of strings is taken");
+});

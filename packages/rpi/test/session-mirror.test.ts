@@ -79,10 +79,44 @@ test("session mirror: another session starts over from 0", () => {
 });
 
 test("session mirror: smaller frames bound the delta to an eighth of a frame and an entry to a quarter of that", () => {
-  assert.deepEqual(mirrorBounds(1024 * 1024), { delta: MAX_DELTA_BYTES, entry: MAX_ENTRY_BYTES });
-  assert.deepEqual(mirrorBounds(64 * 1024), { delta: 8192, entry: 2048 });
+  assert.deepEqual(mirrorBounds(1024 * 1024), { delta: MAX_DELTA_BYTES, entry: MAX_ENTRY_BYTES, models: 65536 });
+  assert.deepEqual(mirrorBounds(64 * 1024), { delta: 8192, entry: 2048, models: 4096 });
   const m = new SessionMirror(mirrorBounds(64 * 1024));
   const items = m.next(state([sized("a", 2048), sized("b", 2049)]))!.entries.items;
   assert.equal(items[0]!["data"], sized("a", 2048)["data"], "at the entry bound: whole");
   assert.match(String(items[1]!["octetOmitted"]), /2049 bytes as JSON, over the 2048-byte mirror bound/);
+});
+
+test("session mirror: the model registry goes as chunks within its bound, then not again until it changes", () => {
+  const list = Array.from({ length: 40 }, (_, i) => ({
+    model: { provider: "p", id: `m${i}`, name: "x".repeat(200) },
+    available: i < 2,
+  }));
+  const bounds = mirrorBounds(64 * 1024); // models: 4096 bytes per invocation
+  const m = new SessionMirror(bounds);
+  const sent: unknown[] = [];
+  let version = 0;
+  for (let i = 0; i < 10; i++) {
+    const models = m.next(state([], { models: { list } }))!.models;
+    if (models === undefined) break;
+    assert.equal(models.from, sent.length, "each chunk follows the last");
+    assert.ok(JSON.stringify(models.items).length <= bounds.models + 300, "one chunk stays near its bound");
+    version = models.version;
+    sent.push(...models.items);
+  }
+  assert.deepEqual(sent, list, "every model arrives, in order");
+  assert.equal(m.next(state([], { models: { list } }))!.models, undefined, "nothing new: no models part");
+  const changed = [...list.slice(0, 3)];
+  const again = m.next(state([], { models: { list: changed } }))!.models!;
+  assert.equal(again.from, 0, "a new list starts over");
+  assert.ok(again.version > version);
+  assert.deepEqual(again.items, changed);
+});
+
+test("session mirror: the thinking level is part of the context and a change makes a new one", () => {
+  const m = new SessionMirror();
+  const first = m.next(state([], { thinkingLevel: "off" }))!;
+  assert.equal(first.thinkingLevel, "off");
+  assert.equal(m.next(state([], { thinkingLevel: "off" })), first, "unchanged: the same object");
+  assert.equal(m.next(state([], { thinkingLevel: "high" }))!.thinkingLevel, "high");
 });

@@ -26,7 +26,8 @@ _MAX_SESSION_ID_BYTES = 256
 _QUEUED: "weakref.WeakKeyDictionary[RequestScope, List[Dict[str, Any]]]" = weakref.WeakKeyDictionary()
 
 
-#: Requests running the compaction_strategy hook: compaction from them is refused (SCOMP-07).
+#: Requests running a compaction hook (compaction_strategy, session_before_compact, session_compact):
+#: compaction from them is refused (SCOMP-07).
 _COMPACTION_HOOKS: "weakref.WeakSet[RequestScope]" = weakref.WeakSet()
 
 
@@ -36,8 +37,9 @@ def mark_compaction_hook(scope: RequestScope) -> None:
 
 def _refuse_in_compaction_hook(scope: Optional[RequestScope], what: str) -> None:
     if scope is not None and scope in _COMPACTION_HOOKS:
-        raise RuntimeError(f"invalid_request session_control.{what}() refused: called from the compaction_strategy "
-                           "hook; a compaction cannot start a compaction (SCOMP-07)")
+        raise RuntimeError(f"invalid_request session_control.{what}() refused: called from a compaction hook "
+                           "(compaction_strategy, session_before_compact or session_compact); a compaction cannot "
+                           "start a compaction (SCOMP-07)")
 
 
 def flush_after_reply(scope: RequestScope, link: Optional[Link], succeeded: bool) -> None:

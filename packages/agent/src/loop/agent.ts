@@ -5,11 +5,11 @@
  * session's lifecycle (session/started at open, session/settled at close) is reported to the
  * extensions that subscribed (LIFE-04..10).
  */
-import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Context, ModelThinkingLevel } from "@mariozechner/pi-ai";
 import type { ExtensionHost, ForeignSessionState } from "@octet/host";
 import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
-import type { ResolvedModel } from "../models/index.js";
+import type { ModelCatalog, ResolvedModel } from "../models/index.js";
 import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
 import {
   CompactionHookFailedError,
@@ -31,6 +31,9 @@ import type { InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
 import { PiSessionView } from "./pi-session-view.js";
 import * as tree from "./session-tree.js";
+import { runUserBash, type UserBashOptions, type UserBashResult } from "./user-bash.js";
+import { PiModels, reasoningFor } from "./pi-models.js";
+import { piSessionStart } from "./pi-resources.js";
 
 export interface AgentOptions {
   session: SessionFile;
@@ -41,6 +44,8 @@ export interface AgentOptions {
   approval?: ToolApproval;
   /** Default: read, write, edit and bash. */
   tools?: readonly BuiltinTool[];
+  /** An extension tool of a built-in's name replaces the built-in, with a warning (pi's rule). */
+  replaceBuiltins?: boolean;
   /** Replaces the default system prompt (extension context is still placed around it). */
   systemPrompt?: string;
   /** Model requests per run before it stops with limit_reached. Default 50. */
@@ -55,6 +60,10 @@ export interface AgentOptions {
    * opens it, "resume" or "new" when a switch replaces another (then with that one's file).
    */
   start?: { reason: "startup" | "resume" | "new" | "fork"; previousSessionFile?: string };
+  /** The models pi extensions see (ctx.modelRegistry) and may switch to (pi.setModel). Absent: none. */
+  models?: ModelCatalog;
+  /** The thinking level asked of the model (pi-ai's `reasoning`), clamped to it. Default "off". */
+  thinkingLevel?: ModelThinkingLevel;
 }
 
 export type SessionOutcome = "completed" | "interrupted" | "shutdown" | "failed";
@@ -82,6 +91,7 @@ export class Agent {
   /** pi's session_start, delivered after the constructor (#piSessionStart); a prompt waits for it. */
   #piStarted: Promise<void> = Promise.resolve();
   readonly #view = new PiSessionView();
+  readonly piModels: PiModels; // pi's registry, pi.setModel and the thinking level (pi-models.ts)
 
   constructor(o: AgentOptions) {
     this.#o = o;
@@ -102,6 +112,9 @@ export class Agent {
       () => this.#host,
       (e) => this.#emit(e),
     );
+    const switchTo = (m: ResolvedModel): Promise<void> => this.setModel(m, { fromExtension: true });
+    const current = { get: () => this.#model, switchTo, emit: (e: AgentEvent) => this.#emit(e) };
+    this.piModels = new PiModels(o.models, o.thinkingLevel ?? "off", current, this.#pi);
     this.#lifecycle("session/started", { session_id: this.session.id });
     this.#piSessionStart();
   }
@@ -113,13 +126,13 @@ export class Agent {
    */
   #piSessionStart(): void {
     const start = this.#o.start ?? { reason: "startup" };
-    if (!this.#pi.takes("session_start")) return;
+    if (!this.#pi.takes("session_start") && !this.#pi.takes("resources_discover")) return;
     // Delivered once the embedder holds this agent: the constructor runs inside the embedder's
     // open (or switch), before its sessionLayer.state can read this agent, and an extension that
     // rebuilds its state from ctx.sessionManager here (pi's todo) would read no session. A prompt
     // waits for it, so session_start still comes first.
     this.#piStarted = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
-      this.#pi.observe("session_start", { ...start }),
+      piSessionStart(this.#pi, { ...start }, this.session.workspace, (e) => this.#emit(e)),
     );
   }
 
@@ -135,8 +148,8 @@ export class Agent {
     if (!this.isIdle()) throw new AgentError("busy", "the host cannot change while a prompt runs");
     this.#host = host;
     this.#lifecycle("session/started", { session_id: this.session.id });
-    if (this.#pi.takes("session_start"))
-      this.#piStarted = this.#pi.observe("session_start", { reason: "reload" }).catch(() => undefined);
+    const reload = { reason: "reload" as const };
+    this.#piStarted = piSessionStart(this.#pi, reload, this.session.workspace, (e) => this.#emit(e)).catch(() => {});
   }
 
   get model(): ResolvedModel {
@@ -153,13 +166,12 @@ export class Agent {
    * getSystemPrompt): the host's sessionLayer.state (pi-session-view.ts).
    */
   piState(): ForeignSessionState {
-    return this.#view.state({
-      session: this.session,
-      model: this.#model,
-      idle: this.isIdle(),
-      pendingMessages: this.#queued.length + this.#injected.length > 0,
-      systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
-    });
+    const systemPrompt = this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace);
+    const pendingMessages = this.#queued.length + this.#injected.length > 0;
+    const idle = this.isIdle();
+    const view = this.#view.state({ session: this.session, model: this.#model, idle, pendingMessages, systemPrompt });
+    const tools = { builtin: (this.#o.tools ?? BUILTIN_TOOLS).map((t) => t.name), active: this.activeTools };
+    return { ...view, ...this.piModels.state(), tools };
   }
 
   /** True when no run or compaction is in progress. */
@@ -206,7 +218,8 @@ export class Agent {
       replace: async (session, reason) => {
         await this.close("completed", { reason, targetSessionFile: session.path });
         const start = { reason, previousSessionFile: this.session.path };
-        return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start });
+        const thinkingLevel = this.piModels.level;
+        return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start, thinkingLevel });
       },
       busy: async (what, work) => {
         const controller = this.#begin(what);
@@ -248,6 +261,7 @@ export class Agent {
             model: this.#model,
             host: this.#host,
             builtins: this.#o.tools ?? BUILTIN_TOOLS,
+            replaceBuiltins: this.#o.replaceBuiltins === true,
             approval: this.#approval,
             systemPrompt: this.#o.systemPrompt ?? defaultSystemPrompt(this.session.workspace),
             maxTurns: this.#o.maxTurns ?? 50,
@@ -263,6 +277,7 @@ export class Agent {
             },
             pi: this.#pi,
             source: options.source ?? "interactive",
+            reasoning: (m) => reasoningFor(m, this.piModels.level),
           },
           controller.signal,
         ),
@@ -331,6 +346,14 @@ export class Agent {
     return this.#activeTools ? [...this.#activeTools] : null;
   }
 
+  /** pi's `!command` / `!!command` (user-bash.ts): run, or taken over by a user_bash hook, and recorded. */
+  async userBash(command: string, options: UserBashOptions = {}): Promise<UserBashResult> {
+    if (this.#closed) throw new AgentError("closed", "the agent is closed; no command can be recorded");
+    await this.#piStarted;
+    const deps = { session: this.session, pi: this.#pi, whenIdle: () => this.whenIdle(), closed: () => this.#closed };
+    return runUserBash(command, deps, options);
+  }
+
   /** Cancels the running prompt or compaction; a no-op when idle. */
   abort(reason = "cancelled"): void {
     this.#running?.abort(new Error(reason));
@@ -352,15 +375,14 @@ export class Agent {
     }
   }
 
-  /** Switches the model for the next request and records the change in the session. */
-  async setModel(model: ResolvedModel): Promise<void> {
-    if (!this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
+  /** The model of the next prompt, recorded; an extension's (pi.setModel) may come while one runs. */
+  async setModel(model: ResolvedModel, o: { fromExtension?: boolean } = {}): Promise<void> {
+    if (!o.fromExtension && !this.isIdle()) throw new AgentError("busy", "the model cannot change while a prompt runs");
     await this.session.append({ type: "model_change", provider: model.model.provider, model_id: model.model.id });
     this.#warmer.disarm();
     const previousModel = this.#model.model;
     this.#model = model;
-    if (this.#pi.takes("model_select"))
-      await this.#pi.observe("model_select", { model: model.model, previousModel, source: "set" });
+    await this.piModels.selected(model, previousModel, o.fromExtension === true);
   }
 
   async setName(name: string): Promise<void> {

@@ -12,6 +12,22 @@ export function piEntry(e: SessionEntry): Record<string, unknown> {
   switch (e.type) {
     case "message":
       return { type: "message", ...base, message: e.message };
+    case "bash_execution":
+      // pi keeps a `!` command as a message entry with its own role (BashExecutionMessage).
+      return {
+        type: "message",
+        ...base,
+        message: {
+          role: "bashExecution",
+          command: e.command,
+          output: e.output,
+          exitCode: e.exit_code ?? undefined,
+          cancelled: e.cancelled,
+          truncated: e.truncated,
+          timestamp: e.timestamp_unix_ms,
+          excludeFromContext: e.exclude_from_context,
+        },
+      };
     case "compaction":
       return {
         type: "compaction",

@@ -30,4 +30,9 @@ export const PI_SESSION_EVENTS = [
   "session_before_fork",
   "session_before_tree",
   "session_tree",
+  "user_bash",
+  "thinking_level_select",
+  "message_start",
+  "message_end",
+  "resources_discover",
 ] as const;

@@ -228,19 +228,56 @@ export class PiEvents {
     return result;
   }
 
+  /**
+   * user_bash: the first instance that answers with a `result` ({output, exitCode, cancelled,
+   * truncated}) replaces the run (pi's runner: the first handler result wins). An `operations`
+   * answer is run inside the extension, which answers with the result it collected; a chunk of its
+   * output may come before as an update ({output}), passed to `onOutput`.
+   */
+  async userBash(
+    event: { command: string; excludeFromContext: boolean; cwd: string },
+    signal?: AbortSignal,
+    onOutput?: (text: string) => void,
+  ): Promise<(Data & { extension: string }) | null> {
+    let result: (Data & { extension: string }) | null = null;
+    await this.#each(
+      "user_bash",
+      () => event,
+      signal,
+      (answer, extension) => {
+        if (!isObject(answer) || !isObject(answer["result"])) return false;
+        result = { ...answer["result"], extension };
+        return true;
+      },
+      onOutput,
+    );
+    return result;
+  }
+
+  /** Each instance in turn with `data()`, read per instance so answers chain; `take` returns true to stop. */
+  reduce(
+    name: PiSessionEvent,
+    data: () => Data,
+    signal: AbortSignal | undefined,
+    take: (answer: unknown, extension: string) => boolean,
+  ): Promise<void> {
+    return this.#each(name, data, signal, take);
+  }
+
   /** Each instance that takes `name`, in order; `take` returns true to stop. Failures are notices. */
   async #each(
     name: PiSessionEvent,
     data: () => Data,
     signal: AbortSignal | undefined,
     take: (answer: unknown, extension: string) => boolean,
+    onOutput?: (text: string) => void,
   ): Promise<void> {
     const targets = this.#host()?.foreignEvents(name) ?? [];
     for (const t of targets) {
       if (signal?.aborted) return;
       let answer: unknown;
       try {
-        answer = await t.dispatch(data(), signal);
+        answer = await t.dispatch(data(), signal, onOutput && outputUpdates(onOutput));
       } catch (err) {
         this.#emit({ type: "notice", level: "warning", source: t.extension, text: messageOf(err) });
         continue;
@@ -248,6 +285,13 @@ export class PiEvents {
       if (take(answer, t.extension)) return;
     }
   }
+}
+
+/** An update of a user_bash answer that runs in the extension: `{output}`, a chunk of its output. */
+function outputUpdates(onOutput: (text: string) => void): (value: unknown) => void {
+  return (value) => {
+    if (isObject(value) && typeof value["output"] === "string") onOutput(value["output"]);
+  };
 }
 
 function messageOf(err: unknown): string {

@@ -30,6 +30,27 @@ export interface BuiltRequest {
   shadowed: string[];
 }
 
+/**
+ * The built-in tools of one turn. With `replaceable` (pi's rule: "extensions can override built-in
+ * tools by registering a tool with the same name"), an extension tool of a built-in's name takes
+ * its place, and `replaced` names each one so the caller can warn, as pi does; otherwise the
+ * built-in stays and the extension's tool is hidden (buildRequest's `shadowed`).
+ */
+export function turnBuiltins(
+  builtins: readonly BuiltinTool[],
+  catalog: CatalogSnapshot | null,
+  replaceable: boolean,
+): { builtins: readonly BuiltinTool[]; replaced: { name: string; extension: string }[] } {
+  if (!replaceable || catalog === null) return { builtins, replaced: [] };
+  const replaced: { name: string; extension: string }[] = [];
+  const kept = builtins.filter((t) => {
+    const entry = catalog.entry(t.name);
+    if (entry) replaced.push({ name: t.name, extension: entry.extension });
+    return !entry;
+  });
+  return { builtins: kept, replaced };
+}
+
 export function buildRequest(input: RequestInput): BuiltRequest {
   const by = (placement: ContextContribution["placement"]): PlacedContext[] =>
     input.context.filter((c) => (c.placement ?? "prompt_suffix") === placement);

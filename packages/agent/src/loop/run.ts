@@ -9,11 +9,14 @@
  */
 import {
   stream,
+  streamSimple,
   type AssistantMessage,
   type Context,
   type ToolCall,
   type ToolResultMessage,
   type Usage,
+  type ThinkingLevel,
+  type UserMessage,
 } from "@mariozechner/pi-ai";
 import type { CatalogSnapshot, ExtensionHost } from "@octet/host";
 import type { SessionEntry, SessionFile } from "../session/index.js";
@@ -22,11 +25,12 @@ import type { ResolvedModel } from "../models/index.js";
 import { describeProviderError, requestOptions } from "../models/index.js";
 import type { BuiltinTool, ToolApproval } from "../tools/index.js";
 import { addUsage, emptyUsage, type AgentEvent, type RunOutcome } from "./events.js";
-import { buildRequest, type PlacedContext } from "./request.js";
+import { buildRequest, turnBuiltins, type PlacedContext } from "./request.js";
 import { noticeOf, runToolCall, textOf } from "./tool-runner.js";
 import type { TurnHooks } from "./turn-hooks.js";
 import type { PiEvents } from "./pi-events.js";
 import { PiRun } from "./pi-run.js";
+import { piMessageEnd, piMessageStart } from "./pi-messages.js";
 
 export interface RunScope {
   session: SessionFile;
@@ -51,8 +55,12 @@ export interface RunScope {
   onAnswer?: (request: Context, answer: AssistantMessage) => void;
   /** pi's session events for the pi extensions that take them (pi-events.ts); absent: none. */
   pi?: PiEvents | null;
+  /** An extension tool of a built-in tool's name replaces it (pi's rule); else the built-in wins. */
+  replaceBuiltins?: boolean;
   /** Where the prompt came from, as pi's input event says it: typed, or an extension's message. */
   source?: "interactive" | "extension";
+  /** The request's `reasoning` (the thinking level) for a model; absent or undefined: none asked. */
+  reasoning?: (model: ResolvedModel) => ThinkingLevel | undefined;
 }
 
 export interface RunResult {
@@ -108,10 +116,10 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
   if (signal.aborted) return notAdmitted("cancelled", "cancelled before the prompt was admitted");
   let userEntry;
   try {
-    userEntry = await s.session.append({
-      type: "message",
-      message: { role: "user", content: prompt, timestamp: Date.now() },
-    });
+    // pi's message_start / message_end of the user message: a message_end replacement is what is saved.
+    const asked: UserMessage = { role: "user", content: prompt, timestamp: Date.now() };
+    await piMessageStart(s.pi, asked, signal);
+    userEntry = await s.session.append({ type: "message", message: await piMessageEnd(s.pi, asked, s.emit, signal) });
   } catch (err) {
     return notAdmitted("failed", `the prompt could not be saved: ${err instanceof Error ? err.message : String(err)}`);
   }
@@ -127,6 +135,7 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
   let turns = 0;
   try {
     await piRun.start(start.messages, signal);
+    const warned = new Set<string>();
     for (let turnIndex = 0; turnIndex < s.maxTurns; turnIndex++) {
       if (signal.aborted) {
         outcome = "cancelled";
@@ -138,6 +147,9 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
       // Here no tool call waits for its result, so an injected message cannot split a call from it.
       await s.commitInjected?.();
       const catalog = s.host ? s.host.catalog() : null;
+      const turn = turnBuiltins(s.builtins, catalog, s.replaceBuiltins === true);
+      for (const r of turn.replaced) if (!warned.has(r.name)) warnReplaced(s, r, warned);
+      const ts = turn.replaced.length > 0 ? { ...s, builtins: turn.builtins } : s;
       const collected = s.host
         ? await s.host.collectContext({ prompt: turnIndex === 0 ? prompt : null }, { signal })
         : [];
@@ -152,7 +164,7 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
       // The active set this request offers is the one its calls are judged by (set_active may
       // change it meanwhile; that applies from the next request).
       const active = s.activeTools?.() ?? null;
-      const message = await modelRequest(s, catalog, context, active, { run_id, turnIndex, pi: piRun }, signal);
+      const message = await modelRequest(ts, catalog, context, active, { run_id, turnIndex, pi: piRun }, signal);
       addUsage(usage, message.usage);
       const assistantEntry = await s.session.append({ type: "message", message });
       const failure = message.stopReason === "error" ? describeProviderError(message, s.model) : null;
@@ -194,7 +206,7 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
         outcome = "completed";
         break;
       }
-      const results = await runCalls(calls, s, catalog, active, { ...ids, turnIndex }, runContext, signal);
+      const results = await runCalls(calls, ts, catalog, active, { ...ids, turnIndex }, runContext, signal);
       if (signal.aborted) {
         outcome = "cancelled";
         break;
@@ -230,6 +242,17 @@ export async function runPrompt(typed: string, s: RunScope, signal: AbortSignal)
   return { outcome, run_id, text, turns, usage, error };
 }
 
+/** Said once per run for each replaced built-in, as pi warns when an extension overrides one. */
+function warnReplaced(s: RunScope, r: { name: string; extension: string }, warned: Set<string>): void {
+  warned.add(r.name);
+  s.emit({
+    type: "notice",
+    level: "warning",
+    source: "agent",
+    text: `the built-in tool "${r.name}" is replaced by extension ${r.extension}'s tool of that name`,
+  });
+}
+
 /** Streams one model request; pi-ai never throws for a provider failure, it answers stopReason "error". */
 async function modelRequest(
   s: RunScope,
@@ -257,20 +280,32 @@ async function modelRequest(
     });
   const { model } = s.model;
   s.emit({ type: "turn_start", run_id: at.run_id, turn_index: at.turnIndex, model: `${model.provider}/${model.id}` });
-  const events = stream(model, built.context, {
+  const options = {
     signal,
     sessionId: s.session.id,
     ...requestOptions(s.model),
     ...(s.maxRetries !== undefined ? { maxRetries: s.maxRetries } : {}),
     ...at.pi.providerHooks(signal),
-  });
+  };
+  // A thinking level goes through pi-ai's simple options, which map it per provider (pi does the same).
+  const reasoning = s.reasoning?.(s.model);
+  const events = reasoning
+    ? streamSimple(model, built.context, { ...options, reasoning })
+    : stream(model, built.context, options);
+  let started = false;
   for await (const e of events) {
-    if (e.type === "text_delta")
+    if (e.type === "start" && !started) {
+      started = true;
+      await piMessageStart(s.pi, e.partial, signal);
+    } else if (e.type === "text_delta")
       s.emit({ type: "text_delta", run_id: at.run_id, turn_index: at.turnIndex, delta: e.delta });
     else if (e.type === "thinking_delta")
       s.emit({ type: "thinking_delta", run_id: at.run_id, turn_index: at.turnIndex, delta: e.delta });
   }
-  const answer = await events.result();
+  const streamed = await events.result();
+  if (!started) await piMessageStart(s.pi, streamed, signal);
+  // message_end may replace the finalized message (pi-messages.ts): the replacement is the answer.
+  const answer = await piMessageEnd(s.pi, streamed, s.emit, signal);
   s.onAnswer?.(built.context, answer);
   return answer;
 }
@@ -340,6 +375,8 @@ async function commitResult(
   s: RunScope,
   at: { run_id: string; turnIndex: number },
 ): Promise<SessionEntry> {
+  await piMessageStart(s.pi, message);
+  message = await piMessageEnd(s.pi, message, s.emit);
   let saved = message;
   let entry: SessionEntry;
   try {

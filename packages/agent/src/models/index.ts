@@ -19,3 +19,4 @@ export {
 export { describeProviderError, providerErrorKind, statusOf, type ProviderErrorKind } from "./errors.js";
 export { keyVarsOf, type Env } from "./keys.js";
 export { ExtensionProviders } from "./extension-providers.js";
+export { modelCatalog, type ModelCatalog, type CatalogModel } from "./catalog.js";

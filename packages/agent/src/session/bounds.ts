@@ -122,6 +122,14 @@ export function checkNewEntry(entry: NewEntry, exists: (id: string) => boolean):
       if (typeof e.display !== "boolean") fail("display", `must be a boolean, got ${typeName(e.display)}`);
       if (e.details !== undefined) checkPlainJson("details", e.details);
       return;
+    case "bash_execution":
+      if (typeof e.command !== "string") fail("command", `must be a string, got ${typeName(e.command)}`);
+      if (typeof e.output !== "string") fail("output", `must be a string, got ${typeName(e.output)}`);
+      if (e.exit_code !== null && !Number.isSafeInteger(e.exit_code))
+        fail("exit_code", `must be an integer or null, got ${String(e.exit_code)}`);
+      for (const key of ["cancelled", "truncated", "exclude_from_context"] as const)
+        if (typeof e[key] !== "boolean") fail(key, `must be a boolean, got ${typeName(e[key])}`);
+      return;
     case "session_info":
       checkBytes("name", e.name, MAX_NAME_BYTES, true);
       return;

@@ -1,11 +1,12 @@
 /**
  * What the model sees of a session path. With a compaction on the path (the latest one), the
  * summary comes first as a user message, then the entries from first_kept up to the compaction,
- * then everything after it. Only messages, custom_message and branch_summary entries are context;
+ * then everything after it. Only messages, custom_message and branch_summary entries and the
+ * user's `!` commands (bash_execution, as pi's text of them) are context; a `!!` command,
  * custom, session_info, label and model_change entries are bookkeeping.
  */
 import type { Message } from "@mariozechner/pi-ai";
-import type { CompactionEntry, SessionEntry } from "./types.js";
+import type { BashExecutionEntry, CompactionEntry, SessionEntry } from "./types.js";
 
 /** The text the compaction summary is sent under. */
 export const COMPACTION_SUMMARY_PREFIX = "The conversation before this point was summarized:\n\n";
@@ -14,10 +15,25 @@ export const COMPACTION_SUMMARY_PREFIX = "The conversation before this point was
 export const BRANCH_SUMMARY_PREFIX =
   "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 
+/** A user `!` command as the model reads it: pi's wording (bashExecutionToText), so prompts carry over. */
+export function bashExecutionText(
+  e: Pick<BashExecutionEntry, "command" | "output" | "exit_code" | "cancelled">,
+): string {
+  let text = `Ran \`${e.command}\`\n`;
+  text += e.output !== "" ? `\`\`\`\n${e.output}\n\`\`\`` : "(no output)";
+  if (e.cancelled) text += "\n\n(command cancelled)";
+  else if (e.exit_code !== null && e.exit_code !== 0) text += `\n\nCommand exited with code ${e.exit_code}`;
+  return text;
+}
+
 function toMessage(e: SessionEntry): Message | null {
   if (e.type === "message") return e.message;
   if (e.type === "branch_summary")
     return { role: "user", content: `${BRANCH_SUMMARY_PREFIX}${e.summary}</summary>`, timestamp: e.timestamp_unix_ms };
+  if (e.type === "bash_execution")
+    return e.exclude_from_context
+      ? null
+      : { role: "user", content: bashExecutionText(e), timestamp: e.timestamp_unix_ms };
   if (e.type === "custom_message") return { role: "user", content: e.content, timestamp: e.timestamp_unix_ms };
   return null;
 }

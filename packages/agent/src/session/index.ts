@@ -21,6 +21,7 @@ export type {
   JsonValue,
   EntryBase,
   MessageEntry,
+  BashExecutionEntry,
   CompactionEntry,
   BranchSummaryEntry,
   CustomEntry,

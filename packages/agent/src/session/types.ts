@@ -108,9 +108,27 @@ export interface BranchSummaryEntry extends EntryBase {
   from_extension?: boolean;
 }
 
+/**
+ * A command the user ran with `!` or `!!` in the shell (pi's bashExecution message): in the model's
+ * context as a user message saying what ran and what it printed, unless exclude_from_context (`!!`).
+ */
+export interface BashExecutionEntry extends EntryBase {
+  type: "bash_execution";
+  command: string;
+  /** The tail the run kept (or what an extension's user_bash answer gave). */
+  output: string;
+  /** null when it was cancelled, timed out or killed by a signal. */
+  exit_code: number | null;
+  cancelled: boolean;
+  /** Output was dropped before `output`. */
+  truncated: boolean;
+  exclude_from_context: boolean;
+}
+
 export type SessionEntry =
   | MessageEntry
   | BranchSummaryEntry
+  | BashExecutionEntry
   | CompactionEntry
   | CustomEntry
   | CustomMessageEntry

@@ -88,10 +88,44 @@ async function runBash(args: Record<string, unknown>, ctx: BuiltinContext): Prom
     return errorResult(`bash cannot run: the workspace ${ctx.workspace} cannot be used: ${describeFsError(err)}`);
   }
   if (ctx.signal.aborted) return cancelledResult("bash");
-  return new Promise<BuiltinResult>((resolve) => new BashRun(command, timeoutS, cwd, ctx, resolve).start());
+  const outcome = await runCommand(command, { cwd, timeoutS, signal: ctx.signal, onUpdate: ctx.onUpdate });
+  return bashResult(outcome, timeoutS);
 }
 
-type Ending = "closed" | "held" | "timeout" | "cancelled" | "spawn-error";
+/** How a command run ended, before it is put as a tool answer (bashResult) or a user `!` result. */
+export interface CommandOutcome {
+  /** "held": exited, but a background process kept the output pipe open. */
+  ending: "closed" | "held" | "timeout" | "cancelled" | "spawn-error";
+  /** The kept tail of the merged output and how many bytes before it were dropped. */
+  text: string;
+  dropped: number;
+  total: number;
+  exitCode: number | null;
+  signal: NodeJS.Signals | null;
+  /** Why it could not start (spawn-error). */
+  error?: string;
+}
+
+export interface CommandOptions {
+  /** An existing directory (the workspace's real path). */
+  cwd: string;
+  timeoutS: number;
+  signal: AbortSignal;
+  /** The output so far, at most every 100 ms. */
+  onUpdate?: ((text: string) => void) | undefined;
+  /** Each chunk of output as it comes (the shell's `!` streams it). */
+  onData?: ((chunk: Buffer) => void) | undefined;
+}
+
+/**
+ * Runs `/bin/bash -c command` as the bash tool does (own process group, merged output, its tail,
+ * the timeout, the signal kills the group); the shell's `!command` runs through it too.
+ */
+export function runCommand(command: string, options: CommandOptions): Promise<CommandOutcome> {
+  return new Promise<CommandOutcome>((resolve) => new BashRun(command, options, resolve).start());
+}
+
+type Ending = CommandOutcome["ending"];
 
 /**
  * Groups of runs still going, or being killed: when octet itself exits (a second Ctrl-C exits at
@@ -131,15 +165,13 @@ class BashRun {
 
   constructor(
     private readonly command: string,
-    private readonly timeoutS: number,
-    private readonly cwd: string,
-    private readonly ctx: BuiltinContext,
-    private readonly resolve: (r: BuiltinResult) => void,
+    private readonly ctx: CommandOptions,
+    private readonly resolve: (r: CommandOutcome) => void,
   ) {}
 
   start(): void {
     const child = spawn("/bin/bash", ["-c", MERGE_STREAMS, "bash", this.command], {
-      cwd: this.cwd,
+      cwd: this.ctx.cwd,
       detached: true,
       stdio: ["ignore", "pipe", "pipe"],
     });
@@ -153,12 +185,15 @@ class BashRun {
       this.later(DRAIN_AFTER_EXIT_MS, () => this.finish("held"));
     });
     child.on("close", () => this.finish("closed"));
-    this.later(this.timeoutS * 1000, () => this.kill("timeout"));
+    this.later(this.ctx.timeoutS * 1000, () => this.kill("timeout"));
     this.ctx.signal.addEventListener("abort", this.onAbort, { once: true });
+    // Aborted before the listener was added: no event will come.
+    if (this.ctx.signal.aborted) this.kill("cancelled");
   }
 
   private output(chunk: Buffer): void {
     this.tail.push(chunk);
+    if (!this.settled) this.ctx.onData?.(chunk);
     const onUpdate = this.ctx.onUpdate;
     if (onUpdate === undefined || this.updateTimer !== undefined || this.settled) return;
     const wait = Math.max(0, this.lastUpdate + UPDATE_INTERVAL_MS - Date.now());
@@ -210,43 +245,17 @@ class BashRun {
     this.resolve(this.result(this.timedOut && ending !== "cancelled" ? "timeout" : ending, err));
   }
 
-  private result(ending: Ending, err?: Error): BuiltinResult {
-    if (ending === "spawn-error") return errorResult(`bash cannot run: ${describeFsError(err)}`);
+  private result(ending: Ending, err?: Error): CommandOutcome {
     const { text, dropped } = this.tail.text();
-    const details: Record<string, unknown> = {
+    return {
+      ending,
+      text,
+      dropped,
+      total: this.tail.total,
       exitCode: this.exit?.code ?? null,
       signal: this.exit?.signal ?? null,
-      outputBytes: this.tail.total,
-      droppedBytes: dropped,
+      ...(ending === "spawn-error" ? { error: describeFsError(err) } : {}),
     };
-    const notes: string[] = [];
-    if (dropped > 0) {
-      notes.push(
-        `the first ${dropped} bytes of output were dropped; the last ${BASH_MAX_OUTPUT_BYTES / 1024} KiB are shown`,
-      );
-    }
-    let isError = true;
-    if (ending === "cancelled") {
-      details["cancelled"] = true;
-      notes.push("cancelled: the command and everything it started were killed");
-    } else if (ending === "timeout") {
-      details["timedOut"] = true;
-      notes.push(`timed out after ${this.timeoutS} s: the command and everything it started were killed`);
-    } else {
-      if (ending === "held") {
-        notes.push(
-          "the command exited, but processes it started in the background still hold its output, which is no " +
-            "longer read; redirect their output to a file (cmd > log 2>&1 &)",
-        );
-      }
-      const code = this.exit?.code ?? null;
-      const signal = this.exit?.signal ?? null;
-      notes.push(code !== null ? `exit code ${code}` : `killed by ${signal ?? "a signal"}`);
-      isError = code !== 0;
-    }
-    const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
-    const answer = `${body}\n\n[${notes.join("; ")}]`;
-    return isError ? errorResult(answer, details) : { content: [{ type: "text", text: answer }], isError, details };
   }
 
   private later(ms: number, fn: () => void): void {
@@ -256,4 +265,44 @@ class BashRun {
     }, ms);
     this.timers.add(t);
   }
+}
+
+/** A run as the bash tool answers it: the output tail, notes on what happened, the exit code. */
+function bashResult(outcome: CommandOutcome, timeoutS: number): BuiltinResult {
+  const { ending, text, dropped } = outcome;
+  if (ending === "spawn-error") return errorResult(`bash cannot run: ${outcome.error}`);
+  const details: Record<string, unknown> = {
+    exitCode: outcome.exitCode,
+    signal: outcome.signal,
+    outputBytes: outcome.total,
+    droppedBytes: dropped,
+  };
+  const notes: string[] = [];
+  if (dropped > 0) {
+    notes.push(
+      `the first ${dropped} bytes of output were dropped; the last ${BASH_MAX_OUTPUT_BYTES / 1024} KiB are shown`,
+    );
+  }
+  let isError = true;
+  if (ending === "cancelled") {
+    details["cancelled"] = true;
+    notes.push("cancelled: the command and everything it started were killed");
+  } else if (ending === "timeout") {
+    details["timedOut"] = true;
+    notes.push(`timed out after ${timeoutS} s: the command and everything it started were killed`);
+  } else {
+    if (ending === "held") {
+      notes.push(
+        "the command exited, but processes it started in the background still hold its output, which is no " +
+          "longer read; redirect their output to a file (cmd > log 2>&1 &)",
+      );
+    }
+    const code = outcome.exitCode;
+    const signal = outcome.signal;
+    notes.push(code !== null ? `exit code ${code}` : `killed by ${signal ?? "a signal"}`);
+    isError = code !== 0;
+  }
+  const body = text === "" ? "(no output)" : text.endsWith("\n") ? text.slice(0, -1) : text;
+  const answer = `${body}\n\n[${notes.join("; ")}]`;
+  return isError ? errorResult(answer, details) : { content: [{ type: "text", text: answer }], isError, details };
 }

@@ -8,6 +8,9 @@ import { cpSync, mkdirSync, mkdtempSync, readFileSync, symlinkSync, writeFileSyn
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import assert from "node:assert/strict";
+import type { ExtensionHost } from "@octet/host";
+import type { SessionEntry } from "../../src/session/index.js";
 import { loadModelsFile, resolveModel, type ResolvedModel } from "../../src/models/index.js";
 import { scripted, type ScriptStep, type ScriptedServer } from "../helpers/scripted-server.js";
 
@@ -54,27 +57,57 @@ export interface ProbeRecord {
   args?: Record<string, unknown>;
 }
 
+/** The JSON lines of `file` so far; none when it does not exist yet. */
+export function readJsonl<T>(file: string): T[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, "utf8")
+    .split("\n")
+    .filter((l) => l !== "")
+    .map((l) => JSON.parse(l) as T);
+}
+
+/** A session file's entries as they are on disk (its header line left out). */
+export function entriesOnDisk(path: string): SessionEntry[] {
+  return readJsonl<SessionEntry>(path).slice(1);
+}
+
 /**
- * The agent-probe extension in a folder of its own (an --extension-dir), with @octet/extension
- * linked in so it resolves; log() reads what it recorded so far.
+ * The fixture extension tests/fixtures/<fixture> copied into a folder of its own (an
+ * --extension-dir), so each test reads its own log: a TypeScript one with @octet/extension linked
+ * in so it resolves, a Python one (`python`) pointed at this checkout's SDK by absolute path.
+ * `log` is the file (relative to the copied extension) its log() reads.
  */
+export function fixtureExtension<T>(
+  fixture: string,
+  log: string,
+  o: { python?: boolean } = {},
+): { dir: string; ext: string; log(): T[] } {
+  const dir = mkdtempSync(join(tmpdir(), `octet-${fixture}-`));
+  const ext = join(dir, fixture);
+  cpSync(join(ROOT, "tests/fixtures", fixture), ext, { recursive: true });
+  if (o.python === true) {
+    const toml = join(ext, "extension.toml");
+    writeFileSync(toml, readFileSync(toml, "utf8").replace("../../../sdk/python", join(ROOT, "sdk/python")));
+  } else {
+    mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
+    symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
+  }
+  const file = join(ext, log);
+  return { dir, ext, log: () => readJsonl<T>(file) };
+}
+
+/** The agent-probe extension (tests/fixtures/agent-probe); log() reads what it recorded so far. */
 export function probeExtension(): { dir: string; log(): ProbeRecord[] } {
-  const dir = mkdtempSync(join(tmpdir(), "octet-agent-ext-"));
-  const ext = join(dir, "agent-probe");
-  cpSync(join(ROOT, "tests/fixtures/agent-probe"), ext, { recursive: true });
-  mkdirSync(join(ext, "node_modules/@octet"), { recursive: true });
-  symlinkSync(join(ROOT, "sdk/typescript"), join(ext, "node_modules/@octet/extension"));
-  const file = join(ext, "probe.log");
-  return {
-    dir,
-    log: () =>
-      existsSync(file)
-        ? readFileSync(file, "utf8")
-            .split("\n")
-            .filter((l) => l !== "")
-            .map((l) => JSON.parse(l) as ProbeRecord)
-        : [],
-  };
+  return fixtureExtension<ProbeRecord>("agent-probe", "probe.log");
+}
+
+/** Fails the test (after `cleanup`) unless extension `name` of `host` is ready, saying why not. */
+export async function expectReady(host: ExtensionHost, name: string, cleanup: () => Promise<unknown>): Promise<void> {
+  const status = host.status().find((s) => s.name === name);
+  if (status?.state === "ready") return;
+  await host.shutdown();
+  await cleanup();
+  assert.fail(`${name} not ready: ${status?.state} ${status?.parkedReason ?? ""}`);
 }
 
 /** Resolves when `test` holds, polling every 20 ms; rejects after `ms` with `what`. */

@@ -13,19 +13,10 @@
  * Anything else is refused, as for the model-turn hooks: a deny, replace_compaction (we have no
  * replacement path), a non-empty context, or a member an ordinary hook result does not have.
  */
-import {
-  member,
-  isAbsent,
-  readArray,
-  readInteger,
-  readObject,
-  readOneOf,
-  readString,
-  refuse,
-} from "../validate/fields.js";
+import { member, readInteger, readObject, readOneOf, readString, refuse } from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
 import type { ExecutionContext, ExtensionNotification } from "./types.js";
-import { checkNotifications } from "./validate-contributions.js";
+import { checkOperationHookResult } from "./operation-hook-result.js";
 import { checkContext } from "./validate-params.js";
 
 export const COMPACTION_HOOKS = ["session_before_compact", "session_compact"] as const;
@@ -105,36 +96,7 @@ export function validateCompactionHookParams(value: unknown): Checked<Compaction
   return { ok: true, value: { hook, payload: payload as unknown as CompactionHookPayload, context } };
 }
 
-const RESULT_MEMBERS = new Set(["disposition", "context", "notifications", "session_operation"]);
-
 /** A compaction hook's result: continue (or, before, cancel), no context, no other effect. */
 export function validateCompactionHookResult(value: unknown, hook: CompactionHook): Checked<CompactionHookResult> {
-  const p = new Problems();
-  const obj = readObject(p, "", value);
-  if (obj === undefined) return refuse(p);
-  for (const key of Object.keys(obj))
-    if (!RESULT_MEMBERS.has(key)) p.add(key, `is not an effect ${hook} may have (an unrelated hook effect)`);
-  const disposition = member(obj, "disposition");
-  if (!isAbsent(disposition)) {
-    const d = readObject(p, "disposition", disposition);
-    if (d !== undefined) readOneOf(p, "disposition.action", member(d, "action"), ["continue"] as const);
-  }
-  const context = member(obj, "context");
-  if (!isAbsent(context)) {
-    const list = readArray(p, "context", context);
-    if (list !== undefined && list.length > 0)
-      p.add("context", `${list.length} contributions; ${hook} may contribute no prompt context`);
-  }
-  let cancel = false;
-  const operation = member(obj, "session_operation");
-  if (!isAbsent(operation)) {
-    const op = readObject(p, "session_operation", operation);
-    const allowed = hook === "session_before_compact" ? (["continue", "cancel"] as const) : (["continue"] as const);
-    const action =
-      op === undefined ? undefined : readOneOf(p, "session_operation.action", member(op, "action"), allowed);
-    cancel = action === "cancel";
-  }
-  const notifications = checkNotifications(p, "notifications", member(obj, "notifications"));
-  if (!p.ok || notifications === undefined) return refuse(p);
-  return { ok: true, value: { notifications, cancel } };
+  return checkOperationHookResult(value, hook, hook === "session_before_compact");
 }

@@ -8,19 +8,10 @@
  * any member an ordinary hook result does not have (an unrelated effect). The caller stops the
  * run on a refusal (TURN-12); nothing is coerced into a continue.
  */
-import {
-  member,
-  isAbsent,
-  readArray,
-  readInteger,
-  readObject,
-  readOneOf,
-  readString,
-  refuse,
-} from "../validate/fields.js";
+import { member, readArray, readInteger, readObject, readOneOf, readString, refuse } from "../validate/fields.js";
 import { Problems, type Checked } from "../validate/kit.js";
 import type { ExecutionContext, ExtensionNotification } from "./types.js";
-import { checkNotifications } from "./validate-contributions.js";
+import { checkOperationHookResult } from "./operation-hook-result.js";
 import { checkContext } from "./validate-params.js";
 
 export const TURN_HOOKS = ["model_turn_start", "model_turn_end"] as const;
@@ -66,8 +57,6 @@ export interface TurnHookResult {
   notifications: ExtensionNotification[];
 }
 
-const RESULT_MEMBERS = new Set(["disposition", "context", "notifications", "session_operation"]);
-
 /** hook/run params of a model-turn hook, as the SDK reads them: the payload's fixed members checked. */
 export function validateTurnHookParams(value: unknown): Checked<TurnHookParams> {
   const p = new Problems();
@@ -93,33 +82,6 @@ export function validateTurnHookParams(value: unknown): Checked<TurnHookParams> 
 
 /** A model-turn hook's result (TURN-10, TURN-11): continue only, no context, no other effect. */
 export function validateTurnHookResult(value: unknown, hook: TurnHook): Checked<TurnHookResult> {
-  const p = new Problems();
-  const obj = readObject(p, "", value);
-  if (obj === undefined) return refuse(p);
-  for (const key of Object.keys(obj))
-    if (!RESULT_MEMBERS.has(key)) p.add(key, `is not an effect ${hook} may have (an unrelated hook effect)`);
-  const disposition = member(obj, "disposition");
-  if (!isAbsent(disposition)) {
-    const d = readObject(p, "disposition", disposition);
-    const action = d === undefined ? undefined : member(d, "action");
-    if (action === "deny") p.add("disposition", `deny is refused in ${hook}: it observes a turn, it cannot veto one`);
-    else if (d !== undefined) readOneOf(p, "disposition.action", action, ["continue"] as const);
-  }
-  const context = member(obj, "context");
-  if (!isAbsent(context)) {
-    const list = readArray(p, "context", context);
-    if (list !== undefined && list.length > 0)
-      p.add("context", `${list.length} contributions; ${hook} may contribute no prompt context`);
-  }
-  const operation = member(obj, "session_operation");
-  if (!isAbsent(operation)) {
-    const op = readObject(p, "session_operation", operation);
-    const action = op === undefined ? undefined : member(op, "action");
-    if (action === "cancel" || action === "replace_compaction")
-      p.add("session_operation", `action ${JSON.stringify(action)} is refused in ${hook}; only "continue" is allowed`);
-    else if (op !== undefined) readOneOf(p, "session_operation.action", action, ["continue"] as const);
-  }
-  const notifications = checkNotifications(p, "notifications", member(obj, "notifications"));
-  if (!p.ok || notifications === undefined) return refuse(p);
-  return { ok: true, value: { notifications } };
+  const r = checkOperationHookResult(value, hook, false);
+  return r.ok ? { ok: true, value: { notifications: r.value.notifications } } : r;
 }

@@ -82,6 +82,8 @@ export interface ForeignSessionEvents {
       signal?: ForeignStopSignal;
       /** The owner triple the host issued to the instance: what its requests act under (WAVE1-11). */
       owner?: ResourceOwner;
+      /** Progress the instance reports before its answer (pi's user_bash output run in the extension). */
+      onUpdate?: (value: unknown) => void;
     },
   ): Promise<unknown>;
 }
@@ -109,6 +111,18 @@ export interface ForeignSessionState {
    * rpi). The same array object while the session is unchanged, so a runtime can send deltas.
    */
   entries: readonly Record<string, unknown>[];
+  /** The thinking level the model is asked with (pi's: off, minimal, low, medium, high, xhigh). */
+  thinkingLevel?: string;
+  /**
+   * Every model the layer's registry knows (pi's ctx.modelRegistry), each with whether its key is
+   * configured (keys never cross). `list` is the same array while the registry is unchanged.
+   */
+  models?: { list: readonly { model: Record<string, unknown>; available: boolean }[] };
+  /**
+   * The layer's own tools (the agent's built-in read, write, edit, bash), which the host's catalog
+   * does not list, and the active set (null: every tool): pi's getAllTools and getActiveTools.
+   */
+  tools?: { builtin: readonly string[]; active: readonly string[] | null };
 }
 
 /** What the embedder's session layer offers foreign runtimes (ForeignLaunchContext.sessionLayer). */
@@ -123,6 +137,13 @@ export interface ForeignSessionLayer {
    * name it. Returns null when taken, else why not (said as a diagnostic of the extension).
    */
   registerProvider?(extension: string, name: string, config: Record<string, unknown>): string | null;
+  /**
+   * pi.setModel: the layer's model from the next request on. Resolves false when the model is
+   * unknown or has no key (pi's answer), true when switched.
+   */
+  setModel?(extension: string, provider: string, id: string): Promise<boolean>;
+  /** pi.setThinkingLevel: resolves with the level in effect (clamped to the model); rejects for an unknown level. */
+  setThinkingLevel?(extension: string, level: string): Promise<string>;
   /**
    * Session replacement and tree navigation asked by an instance (pi's ctx.newSession, ctx.fork,
    * ctx.navigateTree): not octet wire methods (session_control_v1 names only wait_for_idle and

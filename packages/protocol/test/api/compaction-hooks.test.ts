@@ -9,9 +9,13 @@ test("WAVE1-40: session_before_compact may continue or cancel; session_compact m
   const goOn = validateCompactionHookResult({ disposition: { action: "continue" } }, "session_compact");
   assert.deepEqual(goOn, { ok: true, value: { notifications: [], cancel: false } });
   for (const [bad, hook, why] of [
-    [{ session_operation: { action: "cancel" } }, "session_compact", /session_operation\.action/],
-    [{ session_operation: { action: "replace_compaction" } }, "session_before_compact", /session_operation\.action/],
-    [{ disposition: { action: "deny", reason: "no" } }, "session_before_compact", /disposition\.action/],
+    [{ session_operation: { action: "cancel" } }, "session_compact", /"cancel" is refused in session_compact/],
+    [
+      { session_operation: { action: "replace_compaction" } },
+      "session_before_compact",
+      /"replace_compaction" is refused/,
+    ],
+    [{ disposition: { action: "deny", reason: "no" } }, "session_before_compact", /deny is refused in session_before/],
     [{ context: [{ label: "x", content: "y" }] }, "session_compact", /may contribute no prompt context/],
     [{ replace: true }, "session_compact", /an unrelated hook effect/],
   ] as const) {

@@ -44,6 +44,12 @@ export interface RpiConnectionOptions {
    * frame is read; without it they are ignored with a warning, as commands and hooks always are.
    */
   lateTools?: { changed(): void };
+  /**
+   * Hooks registered after the load (pi.on from a handler): accepted onto the catalog for the
+   * events `accepts` names (those the embedder's session layer delivers, reading the catalog at
+   * each delivery); any other is ignored with a warning saying why.
+   */
+  lateHooks?: { accepts(event: string): boolean };
   /** Values of the --pi-flag options, sent in the hello (`flags`): pi.getFlag reads them. */
   flags?: Readonly<Record<string, string | boolean>>;
 }

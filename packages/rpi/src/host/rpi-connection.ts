@@ -10,6 +10,7 @@
  * invocation or hook that times out answers its caller with an error and keeps the instance
  * (RPI-33). Frames naming another generation are ignored with a diagnostic (RPI-30).
  */
+import { resolveEventName } from "../protocol/events.js";
 import { duplicateTopLevelKeys, utf8ByteLength } from "@octet/protocol";
 import { DEFAULT_MAX_FRAME_BYTES, PROTOCOL_VERSION, parseExtensionFrame } from "../protocol/frames.js";
 import type {
@@ -389,7 +390,19 @@ export class RpiConnection {
 
   #register(frame: RegistrationFrame): void {
     const lateTool = this.#state === "ready" && frame.registration.kind === "tool" && this.#o.lateTools !== undefined;
-    if (this.#state !== "load" && !lateTool) {
+    const r = frame.registration;
+    const hook = frame.type === "register" && r.kind === "hook" && "hook" in r ? r.hook.event : null;
+    const event = hook !== null ? (resolveEventName(hook)?.event ?? hook) : null;
+    if (this.#state === "ready" && frame.type === "register" && event !== null && !this.#o.lateHooks?.accepts(event)) {
+      this.#safeDiagnose(
+        "warning",
+        `ignored pi.on("${event}") after the load: octet subscribes an extension's hooks when it initializes, and ` +
+          "only the events the session layer delivers itself can be added later (a reload picks it up)",
+      );
+      return;
+    }
+    const lateHook = this.#state === "ready" && event !== null;
+    if (this.#state !== "load" && !lateTool && !lateHook) {
       this.#safeDiagnose(
         "warning",
         `ignored a ${frame.type} frame after initialize: the catalog is fixed once the load phase ends (register in ` +

@@ -27,7 +27,7 @@ import { mkdir, readFile, realpath, rename, stat, writeFile } from "node:fs/prom
 import { isBuiltin } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { build, type BuildFailure, type Message, type Plugin } from "esbuild";
 import { CONSOLE_BANNER, NO_PROCESS_BANNER, PI_LOADER_VERSION, PI_SHIMMED_PACKAGES, shimSource } from "./shims.js";
 
@@ -198,10 +198,21 @@ function piPlugin(packageDir: string, target: PiBundleTarget, inputs: Map<string
         inputs.set(args.path, sha256(text));
         const ext = extname(args.path);
         const loader = ext === ".ts" || ext === ".mts" || ext === ".cts" ? "ts" : ext === ".json" ? "json" : "js";
+        // In Node, import.meta names the bundle in the cache: each file's own is what its author
+        // meant (pi's dynamic-resources finds its folder with it), as pi's loader keeps it.
+        if (target === "node" && loader !== "json") return { contents: ownImportMeta(text, args.path), loader };
         return { contents: text, loader };
       });
     },
   };
+}
+
+/** `import.meta.url`, `.filename` and `.dirname` in `text` as the literals of the file at `path`. */
+function ownImportMeta(text: Buffer, path: string): string {
+  const own: Record<string, string> = { url: pathToFileURL(path).href, filename: path, dirname: dirname(path) };
+  return text
+    .toString("utf8")
+    .replace(/\bimport\.meta\.(url|filename|dirname)\b/g, (_m, key: string) => JSON.stringify(own[key]));
 }
 
 interface CacheRecord {

@@ -37,7 +37,7 @@ export const CONSOLE_BANNER = String.raw`const console = globalThis.__octet_cons
   globalThis.console : new Proxy({}, { get: () => () => undefined });`;
 
 /** Bumped with any change to the shims or the bundler's output shape: part of every cache key. */
-export const PI_LOADER_VERSION = "octet-pi-loader-4";
+export const PI_LOADER_VERSION = "octet-pi-loader-5";
 
 /** The pi version the shims stand in for (VERSION of @mariozechner/pi-coding-agent). */
 export const PI_SHIM_VERSION = "0.73.1";

@@ -7,11 +7,13 @@
  * requests (session-actions.ts). Every reverse request is withdrawn when the extension cancels it
  * or its timeout passes.
  */
+import { SHORTCUT_DIALOG_REFUSAL, SHORTCUT_INVOCATION } from "./shortcuts.js";
 import { bounds, truncateUtf8, type RpcPeer } from "@octet/protocol";
 import type { ForeignSessionControl, ResourceOwner } from "@octet/protocol";
 import type { RpiHostServices } from "../host/rpi-connection.js";
 import { CONTROL_ACTIONS, controlAction, mapSessionAction } from "./session-actions.js";
 import { mapFrontendUi } from "./ui-mapping.js";
+import { MODEL_ACTIONS, modelAction, type ModelLayer } from "./model-actions.js";
 
 /** Status keys kept per instance; the oldest goes first. */
 const MAX_STATUS_KEYS = 32;
@@ -32,6 +34,8 @@ export interface BridgeServiceDeps {
   control?: ForeignSessionControl | undefined;
   /** The session part of the next invocation context (the mirror's delta), sent with a control answer. */
   sessionContext?: () => unknown;
+  /** The session layer's model switches (pi.setModel, pi.setThinkingLevel: model-actions.ts). */
+  models?: ModelLayer | undefined;
 }
 
 export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
@@ -44,6 +48,7 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
    * only call running. With several running and none named the host cannot tell: refused.
    */
   const onBehalf = (named: unknown): number => {
+    if (named === SHORTCUT_INVOCATION) throw new Error(SHORTCUT_DIALOG_REFUSAL);
     if (typeof named === "number" && active.includes(named)) return named;
     if (active.length === 1) return active[0]!;
     if (active.length === 0) throw new Error("no tool call or command is running to ask on behalf of");
@@ -176,6 +181,18 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
         const session = d.sessionContext?.();
         return { ...done, ...(session ? { session } : {}) };
       }
+      // pi's setModel, setThinkingLevel and setActiveTools are synchronous for pi's handlers (a
+      // preset's session_start calls them without await): held in `writes` like the entry writes,
+      // so the handler's answer, and the request after it, wait for them.
+      const held = (p: Promise<unknown>): Promise<unknown> => {
+        const settled: Promise<unknown> = p.then(
+          (): unknown => writes.delete(settled),
+          (): unknown => writes.delete(settled),
+        );
+        writes.add(settled);
+        return p;
+      };
+      if (MODEL_ACTIONS.includes(action.kind)) return held(modelAction(action, options.extensionId, d.models));
       // pi's session actions as octet's Wave-1 requests (session-actions.ts), when the host offers them.
       const live = typeof o.parent === "number" && active.includes(o.parent) ? o.parent : null;
       // pi's ctx.compact is not tied to the handler that asked (it returns at once, the compaction
@@ -197,14 +214,7 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
           `the host cannot process the action "${action.kind}": it did not offer ${mapped.feature} (${mapped.method})`,
         );
       const asked = ask(mapped.method, mapped.params, o);
-      if (mapped.feature === "session_entries") {
-        const settled: Promise<unknown> = asked.then(
-          (): unknown => writes.delete(settled),
-          (): unknown => writes.delete(settled),
-        );
-        writes.add(settled);
-      }
-      return asked;
+      return mapped.feature === "session_entries" || mapped.feature === "active_tools" ? held(asked) : asked;
     },
   };
 }

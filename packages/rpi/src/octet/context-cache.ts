@@ -32,6 +32,7 @@ export class ContextCache {
   #withSession: {
     base: Partial<InvocationContext>;
     session: SessionContext;
+    tools: string;
     context: Partial<InvocationContext>;
   } | null = null;
 
@@ -53,14 +54,17 @@ export class ContextCache {
     const session = this.#mirror.next(state);
     if (!state || !session) return base;
     const last = this.#withSession;
-    if (last && last.base === base && last.session === session) return last.context;
+    const tools = state.tools ? JSON.stringify(state.tools) : "";
+    if (last && last.base === base && last.session === session && last.tools === tools) return last.context;
     const context: Partial<InvocationContext> = {
       ...base,
+      ...(state.tools ? withLayerTools(base, state.tools) : {}),
       sessionName: state.name,
       ...(state.model ? { model: state.model } : {}),
+      ...(state.thinkingLevel !== undefined ? { thinkingLevel: state.thinkingLevel } : {}),
       session,
     };
-    this.#withSession = { base, session, context };
+    this.#withSession = { base, session, tools, context };
     return context;
   }
 
@@ -90,6 +94,18 @@ export class ContextCache {
     this.built = { catalog, session, context };
     return context;
   }
+}
+
+/**
+ * pi's allTools and activeTools with the session layer's own tools (the agent's built-ins, which
+ * the host's catalog does not list) first, and its active set when it has one.
+ */
+function withLayerTools(
+  base: Partial<InvocationContext>,
+  tools: NonNullable<ForeignSessionState["tools"]>,
+): Partial<InvocationContext> {
+  const all = [...tools.builtin, ...(base.allTools ?? []).filter((t) => !tools.builtin.includes(t))];
+  return { allTools: all, activeTools: tools.active ? [...tools.active] : [...all] };
 }
 
 /** Session name, thinking level and model id of the host state. */

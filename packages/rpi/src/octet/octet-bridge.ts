@@ -17,6 +17,7 @@ import { PassThrough, Writable } from "node:stream";
 import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
 import type { ForeignSessionControl, ForeignSessionEvents, ForeignSessionState, ResourceOwner } from "@octet/protocol";
 import { bridgeServices } from "./bridge-services.js";
+import type { ModelLayer } from "./model-actions.js";
 import { MessageUpdates } from "./message-updates.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
@@ -46,10 +47,14 @@ export interface OctetBridge {
   readonly sessionEvents: ForeignSessionEvents;
   /** Give it to the RpiConnection (lateTools): tools registered after the load become dynamic tools. */
   readonly lateTools: { changed(): void };
+  /** Give it to the RpiConnection (lateHooks): a late pi.on for a session-layer event takes effect. */
+  readonly lateHooks: { accepts(event: string): boolean };
 }
 
 /** Lifecycle hook invocations outstanding at once; more are dropped (a burst of tool events must not pile up). */
 const MAX_LIFECYCLE_IN_FLIGHT = 16;
+/** A user_bash answer may be a command run in the extension: the bash tool's longest timeout and a margin. */
+const USER_BASH_TIMEOUT_MS = 610_000;
 
 export interface OctetBridgeOptions {
   embedder?: RpiHostServices | undefined;
@@ -73,6 +78,8 @@ export interface OctetBridgeOptions {
   composer?: boolean;
   /** The session layer's control: pi's ctx.newSession, ctx.fork, ctx.navigateTree (ForeignSessionLayer.control). */
   sessionControl?: ForeignSessionControl | undefined;
+  /** The session layer's pi.setModel / pi.setThinkingLevel (ForeignSessionLayer). */
+  models?: ModelLayer;
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -204,6 +211,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     issued: () => issued,
     control: options.sessionControl,
     sessionContext: () => contextOf({})["session"],
+    models: options.models,
   });
 
   async function handle(request: RequestMessage): Promise<unknown> {
@@ -359,7 +367,13 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         const r = await published(
           await c.invoke(
             { kind: "hook", event: { name, data } },
-            { signal: controller.signal, context: contextOf({}) },
+            {
+              signal: controller.signal,
+              context: contextOf({}),
+              // user_bash may run the command in the extension (operations.exec): a run, not a hook.
+              ...(name === "user_bash" ? { timeoutMs: USER_BASH_TIMEOUT_MS } : {}),
+              ...(o.onUpdate ? { onUpdate: o.onUpdate } : {}),
+            },
           ),
         );
         if (r.status === "error")
@@ -378,6 +392,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     wireEvents,
     sessionEvents,
     lateTools: late,
+    // The session layer reads names() at each delivery: a hook added later is delivered from then on.
+    lateHooks: { accepts: (event) => layer.has(event) },
     attach(c) {
       connection = c;
       void c.closed.then((exit: RpiExit) => {

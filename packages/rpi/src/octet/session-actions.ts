@@ -5,13 +5,16 @@
  * the session layer delivered, under the owner triple the host issued to the extension.
  *
  * The mapping (WAVE1-38's default): a custom message (pi.sendMessage's only shape) ->
- * session/append_entry, with its display flag recorded in the payload and not rendered
+ * session/append_entry, with its display flag recorded in the payload and not rendered by the host
  * (WAVE1-39); an assistant or system message -> session/send_message; a user message ->
  * session/send_user_message. pi.appendEntry -> session/append_entry, setSessionName ->
  * session/set_name, setLabel -> session/set_label, setActiveTools -> tools/set_active,
  * ctx.compact -> session/compact, ctx.waitForIdle -> session/wait_for_idle.
  */
-import type { ForeignSessionControl, ResourceOwner } from "@octet/protocol";
+import { truncateUtf8, type ForeignSessionControl, type ResourceOwner } from "@octet/protocol";
+
+/** The most of a message renderer's text kept with a displayed custom message. */
+const MAX_RENDERED_BYTES = 16 * 1024;
 
 /** The features the bridge selects for these requests when the host offers them. */
 export const SESSION_ACTION_FEATURES = [
@@ -68,6 +71,10 @@ export function mapSessionAction(action: { kind: string } & Record<string, unkno
       // included (recorded, not rendered: WAVE1-39).
       const payload: Record<string, unknown> = { content: m["content"] ?? "", display: m["display"] === true };
       if (m["details"] !== undefined) payload["details"] = m["details"];
+      // What the extension's message renderer drew at send time (prelude render.ts), for a frontend.
+      const rendered = action["rendered"];
+      if (Array.isArray(rendered) && rendered.every((l) => typeof l === "string"))
+        payload["rendered"] = truncateUtf8(rendered.join("\n"), MAX_RENDERED_BYTES);
       return {
         method: "session/append_entry",
         feature: "session_entries",

@@ -13,20 +13,48 @@ import type { SessionContext } from "../protocol/frames.js";
 export const MAX_DELTA_BYTES = 128 * 1024;
 /** One entry past this is mirrored as a stub (its id, parent, type and size), with 1 MiB frames. */
 export const MAX_ENTRY_BYTES = 32 * 1024;
-/** The bounds for a frame limit: an eighth of a frame per delta, a quarter of that per entry. */
-export function mirrorBounds(maxFrameBytes: number): { delta: number; entry: number } {
+/**
+ * The bounds for a frame limit: an eighth of a frame per delta, a quarter of that per entry, and
+ * half a delta of models (about 300 models of pi-ai's catalog per invocation; the models with a
+ * key come first, so those are there from the first invocation).
+ */
+export function mirrorBounds(maxFrameBytes: number): { delta: number; entry: number; models: number } {
   const delta = Math.min(MAX_DELTA_BYTES, Math.floor(maxFrameBytes / 8));
-  return { delta, entry: Math.min(MAX_ENTRY_BYTES, Math.floor(delta / 4)) };
+  return { delta, entry: Math.min(MAX_ENTRY_BYTES, Math.floor(delta / 4)), models: Math.floor(delta / 2) };
 }
+
+type ModelItem = NonNullable<ForeignSessionState["models"]>["list"][number];
 
 export class SessionMirror {
   /** What this instance was sent: the session id and how many of its entries. */
   #sent: { id: string; count: number } | null = null;
   #last: { key: string; context: SessionContext } | null = null;
-  readonly #bounds: { delta: number; entry: number };
+  readonly #bounds: { delta: number; entry: number; models: number };
+  /** The model list this instance is being sent, its version and how many of it were sent. */
+  #models: { list: readonly ModelItem[]; version: number; count: number } | null = null;
 
-  constructor(bounds: { delta: number; entry: number } = { delta: MAX_DELTA_BYTES, entry: MAX_ENTRY_BYTES }) {
+  constructor(bounds = mirrorBounds(8 * MAX_DELTA_BYTES)) {
     this.#bounds = bounds;
+  }
+
+  /** The next chunk of the model registry, or undefined when all of it was sent. */
+  #modelsDelta(state: ForeignSessionState): SessionContext["models"] {
+    const list = state.models?.list;
+    if (!list) return undefined;
+    if (this.#models?.list !== list) this.#models = { list, version: (this.#models?.version ?? 0) + 1, count: 0 };
+    const sent = this.#models;
+    if (sent.count >= list.length && sent.count > 0) return undefined;
+    const items: ModelItem[] = [];
+    let bytes = 0;
+    for (let i = sent.count; i < list.length; i++) {
+      const size = JSON.stringify(list[i]).length;
+      if (items.length > 0 && bytes + size > this.#bounds.models) break;
+      items.push(list[i]!);
+      bytes += size;
+    }
+    const from = sent.count;
+    sent.count += items.length;
+    return { version: sent.version, from, items };
   }
 
   /** The session context for the next invocation, or null without a session. */
@@ -44,10 +72,12 @@ export class SessionMirror {
       pendingMessages: state.pendingMessages,
       systemPrompt: state.systemPrompt,
       contextUsage: usage,
+      ...(state.thinkingLevel !== undefined ? { thinkingLevel: state.thinkingLevel } : {}),
     };
+    const models = this.#modelsDelta(state);
     // Nothing new and nothing changed: the same object, so the connection encodes it once.
     const key = JSON.stringify({ ...fields, from });
-    if (from === state.entries.length && this.#last?.key === key) return this.#last.context;
+    if (models === undefined && from === state.entries.length && this.#last?.key === key) return this.#last.context;
     const items: Record<string, unknown>[] = [];
     let bytes = 0;
     for (let i = from; i < state.entries.length; i++) {
@@ -64,8 +94,8 @@ export class SessionMirror {
     // Counted as sent now: a context that never reached the extension is sent again from an
     // earlier point later at worst, which the extension's mirror takes (it cuts to `from`).
     this.#sent = { id: state.id, count: from + items.length };
-    const context: SessionContext = { ...fields, entries: { from, items } };
-    if (items.length === 0) this.#last = { key, context };
+    const context: SessionContext = { ...fields, entries: { from, items }, ...(models ? { models } : {}) };
+    if (items.length === 0 && models === undefined) this.#last = { key, context };
     return context;
   }
 }

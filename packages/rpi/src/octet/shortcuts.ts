@@ -78,6 +78,23 @@ export async function initializeShortcuts(
   return (await registerPiShortcuts(shortcuts, o)) > 0 ? ["shortcuts"] : [];
 }
 
+/**
+ * The tag of a shortcut handler's invocation: the requests its ctx makes name it as their parent,
+ * so a dialog is refused as the shortcut's (bridge-services.ts) rather than asked on behalf of
+ * whatever call happens to be running.
+ */
+export const SHORTCUT_INVOCATION = "pi-shortcut";
+
+/**
+ * Why a shortcut handler cannot ask (ctx.ui.confirm/select/input/editor): WAVE1-21's
+ * shortcut/trigger is a notification with no parent request, and confirmation/request and
+ * input/request are asked only inside a running tool/call or command/execute (CONF-01).
+ */
+export const SHORTCUT_DIALOG_REFUSAL =
+  "a shortcut handler has no call to ask on behalf of: octet's shortcut/trigger is a notification without a " +
+  "parent request, and dialogs are asked only inside a running tool call or command (register a command that " +
+  "asks, and run it)";
+
 /** shortcut/trigger {id}: the pi handler runs with a ctx; nobody waits for it (a notification). */
 export function triggerPiShortcut(
   c: RpiConnection,
@@ -87,7 +104,7 @@ export function triggerPiShortcut(
 ): void {
   const id = (params as { id?: unknown } | undefined)?.id;
   if (typeof id !== "string") return;
-  void c.invoke({ kind: "shortcut", key: id }, { context }).then((r) => {
+  void c.invoke({ kind: "shortcut", key: id }, { context, tag: SHORTCUT_INVOCATION }).then((r) => {
     if (r.status === "error") warn(`the shortcut "${id}" failed: ${r.error.message}`);
   });
 }

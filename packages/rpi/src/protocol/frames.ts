@@ -54,7 +54,14 @@ export interface SessionContext {
   pendingMessages: boolean;
   systemPrompt: string;
   contextUsage: { tokens: number; contextWindow: number; percent: number } | null;
+  /** The thinking level in effect (pi's getThinkingLevel). */
+  thinkingLevel?: string;
   entries: { from: number; items: Record<string, unknown>[] };
+  /**
+   * The host's model registry (pi's ctx.modelRegistry) as a delta like `entries`: `version`
+   * changes when the list does (start over at from 0). Absent: nothing new since the last one.
+   */
+  models?: { version: number; from: number; items: { model: Record<string, unknown>; available: boolean }[] };
 }
 
 export type Invocation =

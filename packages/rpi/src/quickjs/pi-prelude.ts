@@ -41,6 +41,7 @@ import { HOST_CALLS_JS } from "./prelude/host-calls.js";
 import { API_JS } from "./prelude/api.js";
 import { DISPATCH_JS } from "./prelude/dispatch.js";
 import { SESSION_JS } from "./prelude/session.js";
+import { USER_BASH_JS } from "./prelude/user-bash.js";
 
 /** The global the engine defines before evaluating PI_PRELUDE. */
 export interface OctetHostGlobal {
@@ -130,6 +131,7 @@ export const PI_PRELUDE: string = [
   SESSION_JS,
   RENDER_JS,
   API_JS,
+  USER_BASH_JS,
   DISPATCH_JS,
   `})(${JSON.stringify(KNOWN_EVENTS)}, ${JSON.stringify(PI_EVENT_ALIASES)}, ${INTRINSICS.join(", ")});`,
   "",

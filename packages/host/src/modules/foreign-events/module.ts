@@ -11,8 +11,11 @@ import { defineModule } from "../module.js";
 export interface ForeignEventTarget {
   /** The extension's name. */
   readonly extension: string;
-  /** Resolves with the instance's answer (undefined: no opinion); rejects saying why it failed. */
-  dispatch(data: Record<string, unknown>, signal?: AbortSignal): Promise<unknown>;
+  /**
+   * Resolves with the instance's answer (undefined: no opinion); rejects saying why it failed.
+   * `onUpdate` gets what the instance reports before it answers.
+   */
+  dispatch(data: Record<string, unknown>, signal?: AbortSignal, onUpdate?: (value: unknown) => void): Promise<unknown>;
 }
 
 export interface ForeignEventsApi {
@@ -37,9 +40,10 @@ export const foreignEventsModule = defineModule<null, ForeignEventsApi>({
         return [
           {
             extension: g.name,
-            dispatch: (data: Record<string, unknown>, signal?: AbortSignal) =>
+            dispatch: (data: Record<string, unknown>, signal?: AbortSignal, onUpdate?: (value: unknown) => void) =>
               events.dispatch(name, data, {
                 ...(signal ? { signal } : {}),
+                ...(onUpdate ? { onUpdate } : {}),
                 ...(g.context(true).resource_owner ? { owner: g.context(true).resource_owner! } : {}),
               }),
           },

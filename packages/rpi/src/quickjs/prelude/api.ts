@@ -8,8 +8,10 @@
  *   is queued and sent after the factory returns (a failed load sends none); registering a name
  *   again replaces it (pi's Map semantics). After the load a registerTool is sent at once: the
  *   host publishes it on octet's dynamic catalog (pi's dynamic-tools example registers from
- *   session_start and from a command). A later registerCommand, registerShortcut or on changes
- *   nothing and sends one warning log instead (octet fixes commands, hooks and shortcuts at load).
+ *   session_start and from a command). A later pi.on joins its event's handlers (an event hooked at
+ *   load) or is sent as a hook registration, which the host takes for the events its session layer
+ *   delivers and otherwise refuses with a warning. A later registerCommand or registerShortcut
+ *   changes nothing and logs a warning: octet's dynamic catalog (tools/register) has no commands.
  * - pi.on accepts KNOWN_EVENTS and the EVENT_ALIASES (mapped, with one warning log per alias);
  *   anything else throws with the list. One hook registration per distinct event.
  * - The snapshot getters read the latest invocation context: no round trip (QJS-09).
@@ -37,8 +39,8 @@ function describeRegistration(registration) {
 const loading = () => phase === "new" || phase === "loading";
 // The host fixes the catalog when the load ends (a reload is how it changes): say so, change nothing.
 function ignoredLate(what) {
-  log("warning", what + " after the load is ignored: octet fixes an extension's catalog when it loads, so register " +
-    "tools, commands and hooks in the extension's factory");
+  log("warning", what + " after the load is ignored: octet fixes an extension's commands and shortcuts when it " +
+    "loads (its dynamic catalog, tools/register, carries tools only), so register them in the extension's factory");
 }
 // Queues a registration made during the load and returns true. After the load a tool is sent at
 // once (the host publishes it as a dynamic tool, as pi's registerTool from a handler works) and
@@ -127,13 +129,19 @@ function on(event, handler) {
     throw fail('pi.on: unknown event "' + event + '"; the known events are ' + arrayJoin(KNOWN_EVENTS, ", "));
   }
   const target = known ? event : EVENT_ALIASES[event];
-  if (!loading()) return ignoredLate('a pi.on("' + event + '") handler');
+  if (!loading() && phase !== "ready") return ignoredLate('a pi.on("' + event + '") handler');
   if (!known) warnOnce("alias:" + event, 'pi.on("' + event + '") uses an older event name; the handler receives ' +
     '"' + target + '" events instead' + (event === "session_switch" ? ' whose reason is "new" or "resume"'
       : event === "session_fork" || event === "session_branch" ? ' whose reason is "fork"' : ""));
   let list = mapGet(hooks, target);
   if (list === undefined) {
-    register("hook:" + target, { kind: "hook", hook: { event: target } });
+    // After the load the hook is sent at once: the host takes it where it can (the events its
+    // session layer delivers) and says why where it cannot; a handler for a hooked event just joins.
+    if (!loading()) {
+      const problem = trySend({ type: "register", registration: { kind: "hook", hook: { event: target } } },
+          'the late pi.on("' + event + '")');
+      if (problem !== null) throw fail(problem);
+    } else register("hook:" + target, { kind: "hook", hook: { event: target } });
     list = [];
     mapSet(hooks, target, list);
   }
@@ -271,8 +279,8 @@ const pi = {
     for (let i = 0; i < list.length; i++) list[i] = shallow(list[i]);
     return list;
   },
-  sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message", message: message },
-      "options", options)),
+  sendMessage: (message, options) => action("pi.sendMessage", withOptional(withOptional({ kind: "send_message",
+      message: message }, "options", options), "rendered", renderForDisplay(message))),
   sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message",
       content: content }, "options", options)),
   appendEntry: (customType, data) => action("pi.appendEntry", withOptional({ kind: "append_entry",
@@ -290,11 +298,18 @@ const pi = {
     snapshot.activeTools = names;
     return value;
   },
-  setModel: (model) => action("pi.setModel", { kind: "set_model", model: model }),
+  // Only the model's name crosses: the host switches to its own registry's model of that name.
+  async setModel(model) {
+    if (!hasCapability("session_actions")) throw capabilityError("pi.setModel", "session_actions");
+    if (!isObject(model) || typeof model.provider !== "string" || typeof model.id !== "string")
+      throw new TypeError("pi.setModel takes a model {provider, id} (ctx.modelRegistry.find gives one)");
+    return (await action("pi.setModel", { kind: "set_model", model: { provider: model.provider, id: model.id } }))
+      === true;
+  },
   async setThinkingLevel(level) {
     const value = await action("pi.setThinkingLevel", { kind: "set_thinking_level", level: level });
-    snapshot.thinkingLevel = level;
-    return value;
+    // The host answers the level in effect (clamped to the model, as pi clamps it).
+    snapshot.thinkingLevel = typeof value === "string" ? value : level;
   },
   registerFlag: registerFlag,
   getFlag: getFlag,
@@ -346,7 +361,12 @@ function makeContext(inv, snap, isCommand) {
     cwd: pick("cwd"),
     mode: mode,
     signal: inv.controller.signal,
-    get model() { return snap.model === null ? undefined : snap.model; },
+    get model() {
+      if (snap.model === null || snap.model === undefined) return undefined;
+      const full = isObject(snap.model) ? findModel(snap.model.provider, snap.model.id) : undefined;
+      return full === undefined ? snap.model : modelCopy(full);
+    },
+    modelRegistry: makeModelRegistry(),
     isProjectTrusted: () => trusted,
     abort: () => action("ctx.abort", { kind: "abort" }, owner),
     shutdown: () => action("ctx.shutdown", { kind: "shutdown" }, owner),

@@ -19,7 +19,9 @@
  *   input: transform chained, "handled" stops, {action:"transform", text, images?} or null;
  *   before_agent_start: systemPrompt chained, messages collected: {messages?, systemPrompt?};
  *   context: messages chained: {messages}; before_provider_request: the payload chained;
- *   user_bash: the first truthy result; resources_discover: the path lists merged;
+ *   user_bash: the first truthy result, its `operations` run here (user-bash.ts);
+ *   resources_discover: the path lists merged; message_end: the message chained, a replacement
+ *     of another role skipped with a warning: {message} or null;
  *   session_before_*: the last truthy result, a {cancel: true} stops;
  *   any other event: the last value that is not undefined.
  * - Unknown top-level frame types are ignored; unknown request and invocation kinds get an error.
@@ -265,6 +267,25 @@ async function reduceHook(name, data, handlers, ctx, inv) {
     }
     return !changed ? null : key === "messages" ? { messages: current } : current;
   }
+  if (name === "message_end" && isObject(input.message)) {
+    // pi's runner: each handler sees the message the one before it returned; another role is refused.
+    let message = input.message;
+    let changed = false;
+    for (let i = 0; i < handlers.length; i++) {
+      if (!live()) return null;
+      const got = await callHook(handlers[i], eventOf(name, data, { message: message }), ctx);
+      const next = got === null || !isObject(got.value) ? undefined : got.value.message;
+      if (!isObject(next)) continue;
+      if (next.role !== message.role) {
+        log("warning", 'a message_end handler returned a message of role "' + String(next.role) + '" for a "' +
+          String(message.role) + '" message, which is kept: message_end handlers must return the same role');
+        continue;
+      }
+      message = next;
+      changed = true;
+    }
+    return changed ? { message: message } : null;
+  }
   if (name === "resources_discover") {
     const merged = { skillPaths: [], promptPaths: [], themePaths: [] };
     const keys = objectKeys(merged);
@@ -294,7 +315,9 @@ async function reduceHook(name, data, handlers, ctx, inv) {
     if (firstWins || cancellable) {
       if (!got.value) continue;
       result = got.value;
-      if (firstWins || got.value.cancel) return result;
+      // user_bash operations are code: they run here (user-bash.ts), the answer is their result.
+      if (firstWins) return settleUserBash(result, input, inv);
+      if (got.value.cancel) return result;
     } else if (got.value !== undefined) {
       result = got.value;
     }

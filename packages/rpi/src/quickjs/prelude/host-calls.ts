@@ -236,8 +236,10 @@ function makeUi(owner) {
     getToolsExpanded: () => ask("getToolsExpanded", null, { type: "get_tools_expanded" }, undefined,
         (v) => isObject(v) && v.expanded === true),
     get theme() { return PLAIN_THEME; },
-    // The working row, its indicator and the hidden-thinking label are pi's terminal chrome; octet's
-    // frontends draw their own progress line, so these are accepted and change nothing.
+    // pi's terminal chrome, accepted and changing nothing: octet's shell draws its own progress line
+    // while the agent works, with no slot for an extension's text (setWorkingMessage: a status line
+    // would stay after the work ends), visibility (setWorkingVisible) or animation frames
+    // (setWorkingIndicator), and it does not fold thinking behind a label (setHiddenThinkingLabel).
     setWorkingMessage() {},
     setWorkingVisible() {},
     setWorkingIndicator() {},

@@ -71,6 +71,29 @@ function registerMessageRenderer(customType, renderer) {
   mapSet(messageRenderers, customType, renderer);
 }
 
+// A custom message sent with display:true is rendered once, when it is sent, by its type's renderer
+// (collapsed, plain theme): octet's wire has no request to render a message later, so the lines
+// travel with the entry (octet/session-actions.ts) for a frontend to show. Synchronously, as pi's
+// MessageRenderer returns a component: the action is sent in the same turn as without a renderer.
+// No renderer, a promise, or a renderer that throws (logged): undefined, and a frontend shows the
+// content.
+function renderForDisplay(message) {
+  if (!isObject(message) || message.display !== true || typeof message.customType !== "string") return undefined;
+  const renderer = mapGet(messageRenderers, message.customType);
+  if (renderer === undefined) return undefined;
+  try {
+    const shown = objectAssign({ role: "custom" }, message);
+    const component = renderer(shown, { expanded: false }, PLAIN_THEME);
+    if (isObject(component) && typeof component.then === "function") return undefined;
+    const lines = componentLines(component, DEFAULT_RENDER_WIDTH, 'the message renderer of "' + message.customType +
+        '"');
+    return lines === null ? undefined : lines;
+  } catch (e) {
+    log("error", 'the message renderer of "' + message.customType + '" failed: ' + describe(e));
+    return undefined;
+  }
+}
+
 // setHeader/setFooter: one component per surface, rendered at DEFAULT_RENDER_WIDTH and sent as a
 // "surface" request {surface, lines}; tui.requestRender() sends it again (once per turn of the
 // event loop), a new factory or undefined disposes the old component (undefined sends no lines).

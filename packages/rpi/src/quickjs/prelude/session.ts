@@ -11,9 +11,61 @@
  */
 export const SESSION_JS = String.raw`
 let mirror = null;  // {id, file, name, leafId, idle, systemPrompt, contextUsage, entries, complete}
+let models = null;  // {version, items: [{model, available}]}: the host's model registry, as deltas
+
+// The registry's list in chunks (octet/session-mirror.ts): a new version starts over at from 0.
+function applyModels(m) {
+  if (!isObject(m) || typeof m.version !== "number" || typeof m.from !== "number" || !isArray(m.items)) return;
+  const items = models !== null && models.version === m.version ? models.items : [];
+  if (m.from > items.length) return;
+  const next = [];
+  for (let i = 0; i < m.from; i++) append(next, items[i]);
+  for (let i = 0; i < m.items.length; i++) if (isObject(m.items[i]) && isObject(m.items[i].model))
+    append(next, m.items[i]);
+  models = { version: m.version, items: next };
+}
+function findModel(provider, id) {
+  const list = models === null ? [] : models.items;
+  for (let i = 0; i < list.length; i++)
+    if (list[i].model.provider === provider && list[i].model.id === id) return list[i];
+  return undefined;
+}
+const modelCopy = (item) => parse(stringify(item.model));
+function modelsWhere(test) {
+  const list = models === null ? [] : models.items;
+  const out = [];
+  for (let i = 0; i < list.length; i++) if (test(list[i])) append(out, modelCopy(list[i]));
+  return out;
+}
+// pi's ModelRegistry over the mirror. Keys never cross: the agent makes the model requests, and
+// an extension that could read a key could send it anywhere; asking for one is refused, saying so.
+function makeModelRegistry() {
+  const noKeys = (api) => () => promiseReject(fail("ctx.modelRegistry." + api + " is not available: octet never " +
+    "gives API keys to extensions (the agent makes the model requests itself); hasConfiguredAuth(model) says " +
+    "whether a model has one", "unsupported"));
+  return {
+    find(provider, id) {
+      const item = findModel(String(provider), String(id));
+      return item === undefined ? undefined : modelCopy(item);
+    },
+    getAll: () => modelsWhere(() => true),
+    getAvailable: () => modelsWhere((item) => item.available === true),
+    hasConfiguredAuth(model) {
+      const item = isObject(model) ? findModel(model.provider, model.id) : undefined;
+      return item !== undefined && item.available === true;
+    },
+    isUsingOAuth: () => false,
+    getError: () => undefined,
+    refresh() {},
+    getApiKey: noKeys("getApiKey"),
+    getApiKeyForProvider: noKeys("getApiKeyForProvider"),
+    getApiKeyAndHeaders: noKeys("getApiKeyAndHeaders"),
+  };
+}
 
 function applySession(s) {
   if (!isObject(s) || typeof s.id !== "string" || !isObject(s.entries)) return;
+  applyModels(s.models);
   const from = s.entries.from;
   const items = s.entries.items;
   if (typeof from !== "number" || !isArray(items)) return;
