@@ -7,6 +7,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdtempSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -288,6 +289,49 @@ test("the shell's /fork, /tree, /session tree and /new, with a pi extension told
     // /session tree shows both branches, the active one marked.
     assert.match(r.stdout, /\* +[0-9a-f]{12} {2}user: question three/);
     assert.match(r.stdout, / {3,}[0-9a-f]{12} {2}user: question two/);
+  } finally {
+    await server.close();
+  }
+});
+
+test("pi example dirty-repo-guard (node runtime): the shell's /new and /fork are cancelled while the repository is dirty", async () => {
+  const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
+  const server = (await mod.startScriptedServer({ script: [{ text: "one" }] })) as Server;
+  const home = mkdtempSync(join(tmpdir(), "octet-pi-tree-guard-home-"));
+  writeFileSync(join(home, "models.json"), JSON.stringify(mod.modelsJsonFor(server.url)));
+  const workspace = mkdtempSync(join(tmpdir(), "octet-pi-tree-guard-ws-"));
+  const git = (...args: string[]) =>
+    spawnSync("git", ["-c", "user.name=t", "-c", "user.email=t@example.com", ...args], { cwd: workspace });
+  git("init", "-q");
+  writeFileSync(join(workspace, "a.txt"), "a\n");
+  git("add", "a.txt");
+  git("commit", "-qm", "first");
+  writeFileSync(join(workspace, "a.txt"), "changed\n");
+  const guard = join(EXAMPLES, "dirty-repo-guard.ts");
+  try {
+    const args = ["--model", "scripted/scripted-model", "--workspace", workspace, "--pi-extension", guard];
+    const r = await runCli([...args, "--pi-runtime", "node"], {
+      env: { OCTET_HOME: home },
+      timeoutMs: 90_000,
+      input: "question one\n/new\n/session tree\n/quit\n",
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stdout, /new session cancelled by extension dirty-repo-guard/);
+    const entry = /\* ([0-9a-f]{12}) {2}user: question one/.exec(r.stdout)?.[1];
+    assert.ok(entry, r.stdout);
+    const dir = join(home, "sessions", readdirSync(join(home, "sessions"))[0]!);
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length, 1, "no session was made");
+    // Committed: the guard lets /fork through.
+    git("commit", "-qam", "second");
+    const again = await runCli([...args, "--pi-runtime", "node", "--continue"], {
+      env: { OCTET_HOME: home },
+      timeoutMs: 90_000,
+      input: `/fork ${entry}\n/quit\n`,
+    });
+    assert.equal(again.code, 0, again.stderr);
+    assert.match(again.stdout, /forked into session/);
+    assert.match(again.stdout, /the prompt forked before: question one/);
+    assert.equal(readdirSync(dir).filter((f) => f.endsWith(".jsonl")).length, 2);
   } finally {
     await server.close();
   }
