@@ -198,9 +198,8 @@ export class Agent {
   }
 
   /**
-   * pi's session replacement and tree navigation (session-tree.ts), only when idle: newSession
-   * (/new, ctx.newSession) and fork (/fork, ctx.fork) answer the agent over the new session, or
-   * the extension that cancelled; navigateTree (/tree, ctx.navigateTree) moves this session's leaf.
+   * pi's /new, /fork and /tree (session-tree.ts), only when idle: the agent over the new session
+   * or who cancelled; navigateTree moves this session's leaf.
    */
   readonly newSession = (o: tree.NewSessionOptions = {}) => tree.newSession(this.#tree(), o);
   readonly fork = (entryId: string, position: "before" | "at" = "before") => tree.fork(this.#tree(), entryId, position);
@@ -210,10 +209,8 @@ export class Agent {
   readonly whenStarted = (): Promise<void> => this.#piStarted;
 
   #tree(): tree.TreeDeps<Agent> {
-    const { maxRetries } = this.#o;
     return {
-      ...{ session: this.session, pi: this.#pi, model: this.#model },
-      ...(maxRetries !== undefined ? { maxRetries } : {}),
+      ...{ session: this.session, pi: this.#pi, model: this.#model, maxRetries: this.#o.maxRetries },
       idle: () => this.isIdle() && !this.#closed,
       replace: async (session, reason) => {
         await this.close("completed", { reason, targetSessionFile: session.path });

@@ -32,7 +32,7 @@ export interface TreeDeps<A> {
   session: SessionFile;
   pi: PiEvents;
   model: ResolvedModel;
-  maxRetries?: number;
+  maxRetries: number | undefined;
   idle(): boolean;
   /** Closes this agent for `next` (session_shutdown) and returns the agent over it (session_start). */
   replace(next: SessionFile, reason: "resume" | "new" | "fork"): Promise<A>;
