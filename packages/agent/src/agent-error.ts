@@ -9,6 +9,9 @@ export type AgentErrorCode =
   | "cancelled_by_extension"
   | "compaction_vetoed"
   | "compaction_hook_failed"
+  /** A fork or tree navigation named an entry the session does not have, or one it cannot start from. */
+  | "unknown_entry"
+  | "invalid_entry"
   /** A thinking level that is not one of pi's (off, minimal, low, medium, high, xhigh). */
   | "invalid_thinking_level";
 

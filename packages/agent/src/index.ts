@@ -25,3 +25,6 @@ export * from "./session/index.js";
 export * from "./models/index.js";
 export * from "./tools/index.js";
 export { PI_SESSION_EVENTS } from "./loop/pi-event-names.js";
+export { piSessionControl, type PiSessionControlOptions, type PiControlResult } from "./loop/pi-session-control.js";
+export { entriesFromPi } from "./loop/pi-entries.js";
+export type { NavigateOptions, NavigateResult, Replacement } from "./loop/session-tree.js";

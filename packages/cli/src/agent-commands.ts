@@ -41,16 +41,17 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
     if (view) view.handle(e);
     else process.stdout.write(`${JSON.stringify(e)}\n`);
   };
+  const replace = (next: Agent): void => {
+    agent = next;
+    next.subscribe(route);
+  };
   const services = {
     sessionEntries: lib.sessionEntriesService(() => agent),
     messageInjection: lib.messageInjectionService(() => agent),
     activeTools: lib.activeToolsService(() => agent),
     sessionControl: lib.sessionControlService({
       agent: () => agent,
-      replace: (next) => {
-        agent = next;
-        next.subscribe(route);
-      },
+      replace,
       home: config.home,
     }),
   };
@@ -64,6 +65,7 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
             events: PI_SESSION_EVENTS,
             state: () => agent?.piState() ?? null,
             registerProvider: piProviders.register,
+            control: lib.piSessionControl({ agent: () => agent, replace }),
             setModel: async (extension, provider, id) =>
               agent ? agent.piModels.setModel(extension, provider, id) : false,
             setThinkingLevel: async (_extension, level) => {

@@ -250,5 +250,10 @@ With a model (--model PROVIDER/ID, or "model" in $OCTET_HOME/settings.json):
   /model [PROVIDER/ID]     show or switch the model (octet models lists them)
   /compact [FOCUS]         summarize the older part of the session now
   /thinking [LEVEL]        show or set the thinking level (off, minimal, low, medium, high, xhigh)
+  /new                     start a new session (the current one is kept; extensions may cancel)
+  /fork ENTRY_ID [at]      a new session with this one's history up to before that user message
+                           (with "at": through that entry); /session tree lists the entry ids
+  /tree ENTRY_ID [summary] move this session back to that entry (with "summary": the branch left
+                           is summarized into the session first)
 Ctrl-C cancels a running call or prompt; pressed again at the prompt, it leaves.
 `;

@@ -6,6 +6,8 @@
  */
 import type { Agent } from "@octet/agent";
 import type { ExtensionHost, ForeignSessionState, SessionControlService, SessionEntriesService } from "@octet/host";
+import type { ForeignSessionControl } from "@octet/host";
+import { treeCommand } from "./shell-tree.js";
 import type { ForeignSessionLayer } from "@octet/host";
 import type { GlobalOptions } from "./args.js";
 import {
@@ -25,7 +27,7 @@ import { runBang } from "./shell-bash.js";
 import type { ActiveToolsService, MessageInjectionService } from "@octet/host";
 import { UsageError } from "./usage-error.js";
 
-export const AGENT_COMMANDS = ["session", "name", "model", "compact", "thinking"];
+export const AGENT_COMMANDS = ["session", "name", "model", "compact", "thinking", "new", "fork", "tree"];
 
 export class ShellAgent {
   readonly #options: GlobalOptions;
@@ -147,7 +149,12 @@ export class ShellAgent {
     if (!this.configured) throw new UsageError(noModelHelp(this.#config.home));
     const agent = await this.#ensure();
     switch (head) {
+      case "new":
+      case "fork":
+      case "tree":
+        return treeCommand(head, rest, agent, (next) => this.#replace(next));
       case "session": {
+        if (rest === "tree") return treeCommand("session", rest, agent, (next) => this.#replace(next));
         const i = agent.info();
         process.stdout.write(
           `${table(
@@ -262,9 +269,7 @@ export class ShellAgent {
     const service = async () =>
       (await this.#loadLib()).sessionControlService({
         agent: () => this.#agent,
-        replace: (next) => {
-          this.#agent = next;
-        },
+        replace: (next) => this.#replace(next),
         home: this.#config.home,
       });
     return {
@@ -283,6 +288,26 @@ export class ShellAgent {
         return run;
       },
     };
+  }
+
+  /**
+   * The session layer's control for pi extensions (ctx.newSession, ctx.fork, ctx.navigateTree) on
+   * the agent of the moment; a replacement becomes the shell's agent, as /new does.
+   */
+  piControl(): ForeignSessionControl {
+    const service = async () =>
+      (await this.#loadLib()).piSessionControl({ agent: () => this.#agent, replace: (next) => this.#replace(next) });
+    return {
+      newSession: async (r) => (await service()).newSession(r),
+      fork: async (r) => (await service()).fork(r),
+      navigateTree: async (r) => (await service()).navigateTree(r),
+    };
+  }
+
+  /** The agent over a new or switched-to session: the next prompt goes to it, its runs are drawn. */
+  #replace(next: Agent): void {
+    this.#agent = next;
+    next.subscribe(this.#runs.route);
   }
 
   async #ensure(): Promise<Agent> {

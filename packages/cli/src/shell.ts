@@ -54,6 +54,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
             events: PI_SESSION_EVENTS,
             state: () => agent.piState(),
             registerProvider: agent.piProviders.register,
+            control: agent.piControl(),
             ...agent.piModelLayer(),
           },
         }
@@ -82,6 +83,9 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     terminal: process.stdin.isTTY === true,
     prompt: "octet> ",
   });
+  // Held until the line handler is attached: piped lines read while --continue opens the session
+  // would otherwise be emitted to no listener and lost.
+  rl.pause();
   for (const sig of startSignals) process.off(sig, abandon);
   terminal.use(rl, () => !busy);
   if (starting.signal.aborted) {
@@ -204,6 +208,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
     queue.push(raw.trim());
     void pump();
   });
+  rl.resume();
   rl.on("close", () => {
     inputEnded = true;
     maybeFinish();

@@ -30,6 +30,7 @@ export type ForeignExtension = ProtocolForeign.ForeignExtension<LaunchedChild, C
 export type ForeignRuntime = ProtocolForeign.ForeignRuntime<LaunchedChild, ChildProcessWithoutNullStreams>;
 export type ForeignSessionEvents = ProtocolForeign.ForeignSessionEvents;
 export type ForeignSessionLayer = ProtocolForeign.ForeignSessionLayer;
+export type ForeignSessionControl = ProtocolForeign.ForeignSessionControl;
 export type ForeignSessionState = ProtocolForeign.ForeignSessionState;
 
 /**

@@ -85,6 +85,7 @@ export type {
   ForeignLaunched,
   ForeignSessionEvents,
   ForeignSessionLayer,
+  ForeignSessionControl,
   ForeignSessionState,
   LaunchedChild,
 } from "./foreign-runtime.js";

@@ -419,6 +419,7 @@ export type {
   ForeignStopSignal,
   ForeignSessionEvents,
   ForeignSessionLayer,
+  ForeignSessionControl,
   ForeignSessionState,
 } from "./foreign/foreign-runtime.js";
 export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";

@@ -299,6 +299,7 @@ function foreignExtension(
         maxFrameBytes,
         composer: m.capabilities.includes("ui"),
         ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
+        ...(ctx.sessionLayer?.control ? { sessionControl: ctx.sessionLayer.control } : {}),
         ...(ctx.sessionLayer ? { models: ctx.sessionLayer } : {}),
       });
       const stderrLines: string[] = [];

@@ -26,9 +26,11 @@ import { defaultSystemPrompt } from "./system-prompt.js";
 import { hostTurnHooks } from "./turn-hooks.js";
 import { noticeOf } from "./tool-runner.js";
 import { checkedActiveTools, injectedEntry, link, MAX_QUEUED_USER_MESSAGES, messageStream } from "./injection.js";
+import { untilIdle } from "./injection.js";
 import type { InjectedMessage } from "./injection.js";
 import { PiEvents } from "./pi-events.js";
 import { PiSessionView } from "./pi-session-view.js";
+import * as tree from "./session-tree.js";
 import { runUserBash, type UserBashOptions, type UserBashResult } from "./user-bash.js";
 import { PiModels, reasoningFor } from "./pi-models.js";
 import { piSessionStart } from "./pi-resources.js";
@@ -182,48 +184,51 @@ export class Agent {
    * The idle boundary of session/wait_for_idle (W 2.21b). A caller inside the run (a tool's
    * handler) must not await it: the run ends only after that caller does.
    */
-  async whenIdle(signal?: AbortSignal): Promise<void> {
-    signal?.throwIfAborted();
-    if (this.isIdle()) return;
-    let off = (): void => {};
-    const aborted = new Promise<never>((_, reject) => {
-      const on = (): void => reject(signal?.reason);
-      signal?.addEventListener("abort", on, { once: true });
-      off = () => signal?.removeEventListener("abort", on);
-    });
-    try {
-      while (!this.isIdle()) {
-        await Promise.race([(this.#work ?? Promise.resolve()).catch(() => undefined), aborted]);
-        // The run's own finally clears #running after its promise settles: let it run first.
-        await new Promise((r) => setImmediate(r));
-      }
-    } finally {
-      off();
-    }
+  whenIdle(signal?: AbortSignal): Promise<void> {
+    return untilIdle(() => (this.isIdle() ? null : (this.#work ?? Promise.resolve())), signal);
   }
 
   /**
    * Closes this agent's session (session/settled, the lock released) and returns an agent over
-   * `session` with the same model, host and options (session/switch, W 2.21b). Only when idle.
+   * `session` with the same model, host and options (session/switch, W 2.21b). Only when idle;
+   * pi's session_before_switch may cancel (AgentError cancelled_by_extension; session-tree.ts).
    */
-  async switchTo(session: SessionFile): Promise<Agent> {
-    if (!this.isIdle()) throw new AgentError("busy", "the session cannot be switched while a prompt runs");
-    const target = { reason: "resume" as const, targetSessionFile: session.path };
-    // pi's session_before_switch may cancel: the target, opened and locked by the caller, is let go.
-    const before = this.#pi.takes("session_before_switch")
-      ? await this.#pi.sessionBefore("session_before_switch", target)
-      : null;
-    if (before?.["cancel"] === true) {
-      await session.close();
-      throw new AgentError(
-        "cancelled_by_extension",
-        `the switch to session ${session.id} was cancelled by extension ${before.extension}`,
-      );
-    }
-    await this.close("completed", target);
-    const start = { reason: "resume" as const, previousSessionFile: this.session.path };
-    const thinkingLevel = this.piModels.level;
-    return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start, thinkingLevel });
+  switchTo(session: SessionFile): Promise<Agent> {
+    return tree.switchTo(this.#tree(), session);
+  }
+
+  /**
+   * pi's /new, /fork and /tree (session-tree.ts), only when idle: the agent over the new session
+   * or who cancelled; navigateTree moves this session's leaf.
+   */
+  readonly newSession = (o: tree.NewSessionOptions = {}) => tree.newSession(this.#tree(), o);
+  readonly fork = (entryId: string, position: "before" | "at" = "before") => tree.fork(this.#tree(), entryId, position);
+  readonly navigateTree = (targetId: string, o: tree.NavigateOptions = {}) =>
+    tree.navigateTree(this.#tree(), targetId, o);
+  /** Resolves once pi's session_start of this agent was delivered (a replacement's caller goes on after it). */
+  readonly whenStarted = (): Promise<void> => this.#piStarted;
+
+  #tree(): tree.TreeDeps<Agent> {
+    return {
+      ...{ session: this.session, pi: this.#pi, model: this.#model, maxRetries: this.#o.maxRetries },
+      idle: () => this.isIdle() && !this.#closed,
+      replace: async (session, reason) => {
+        await this.close("completed", { reason, targetSessionFile: session.path });
+        const start = { reason, previousSessionFile: this.session.path };
+        const thinkingLevel = this.piModels.level;
+        return new Agent({ ...this.#o, session, host: this.#host, model: this.#model, start, thinkingLevel });
+      },
+      busy: async (what, work) => {
+        const controller = this.#begin(what);
+        this.#warmer.disarm();
+        try {
+          return await this.#track(work(controller.signal));
+        } finally {
+          this.#running = null;
+          this.#nextQueued();
+        }
+      },
+    };
   }
 
   subscribe(listener: AgentEventListener): () => void {

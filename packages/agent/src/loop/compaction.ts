@@ -236,28 +236,74 @@ export async function compactSession(o: {
     }
   }
   if (content.length === 0) content.push({ type: "text", text: `<conversation>\n${transcript}\n</conversation>` });
-  content.push({
-    type: "text",
-    text: `Summarize the conversation above.${instructions !== "" ? `\nFocus: ${instructions}` : ""}`,
-  });
+  const { summary, usage } = await askSummary(
+    o,
+    content,
+    `Summarize the conversation above.`,
+    instructions,
+    "compaction",
+  );
+  return commitCompaction(o, { summary, details, firstKept, tokensBefore, fromExtension: false, usage });
+}
+
+/**
+ * The summarizer's request: `content` (the conversation), then the ask and the focus. `what`
+ * names the operation in errors ("compaction", "branch summary").
+ */
+async function askSummary(
+  o: { model: ResolvedModel; signal: AbortSignal; maxRetries?: number },
+  content: Exclude<UserMessage["content"], string>,
+  ask: string,
+  instructions: string,
+  what: string,
+): Promise<{ summary: string; usage: Usage }> {
+  const parts = [
+    ...content,
+    { type: "text" as const, text: `${ask}${instructions !== "" ? `\nFocus: ${instructions}` : ""}` },
+  ];
   const answer = await complete(
     o.model.model,
-    { systemPrompt: SUMMARY_SYSTEM_PROMPT, messages: [{ role: "user", content, timestamp: Date.now() }] },
+    { systemPrompt: SUMMARY_SYSTEM_PROMPT, messages: [{ role: "user", content: parts, timestamp: Date.now() }] },
     {
       signal: o.signal,
       ...requestOptions(o.model),
       ...(o.maxRetries !== undefined ? { maxRetries: o.maxRetries } : {}),
     },
   );
-  if (answer.stopReason === "aborted") throw new Error("compaction cancelled");
-  if (answer.stopReason === "error") throw new Error(`compaction failed: ${describeProviderError(answer, o.model)}`);
+  if (answer.stopReason === "aborted") throw new Error(`${what} cancelled`);
+  if (answer.stopReason === "error") throw new Error(`${what} failed: ${describeProviderError(answer, o.model)}`);
   const summary = answer.content
     .filter((c) => c.type === "text")
     .map((c) => c.text)
     .join("\n")
     .trim();
-  if (summary === "") throw new Error("compaction failed: the model answered no summary");
-  return commitCompaction(o, { summary, details, firstKept, tokensBefore, fromExtension: false, usage: answer.usage });
+  if (summary === "") throw new Error(`${what} failed: the model answered no summary`);
+  return { summary, usage: answer.usage };
+}
+
+/**
+ * A summary of `entries` by the compaction summarizer (pi's branch summary of /tree): their
+ * context as a transcript, with `instructions` as the focus, or in place of the ask when `replace`.
+ */
+export async function summarizeEntries(o: {
+  entries: readonly SessionEntry[];
+  model: ResolvedModel;
+  signal: AbortSignal;
+  maxRetries?: number;
+  instructions?: string;
+  replace?: boolean;
+}): Promise<{ summary: string; usage: Usage }> {
+  const instructions = o.instructions?.trim() ?? "";
+  const size = Buffer.byteLength(instructions, "utf8");
+  if (size > MAX_INSTRUCTIONS_BYTES)
+    throw new Error(`branch summary instructions are ${size} bytes, over the ${MAX_INSTRUCTIONS_BYTES}-byte limit`);
+  const transcript = buildContext(o.entries).messages.map(transcriptLine).join("\n\n");
+  const content: UserMessage["content"] = [{ type: "text", text: `<conversation>\n${transcript}\n</conversation>` }];
+  const ask =
+    o.replace === true && instructions !== ""
+      ? instructions
+      : "Summarize this conversation branch, which the user left to continue from an earlier point.";
+  return askSummary(o, content, ask, o.replace === true ? "" : instructions, "branch summary");
 }
 
 /**

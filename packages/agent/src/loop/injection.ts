@@ -83,3 +83,27 @@ export function link(outer: AbortSignal | undefined, inner: AbortController): ()
   outer.addEventListener("abort", on, { once: true });
   return () => outer.removeEventListener("abort", on);
 }
+
+/**
+ * Agent.whenIdle: waits out the work in progress until `pending()` answers null (idle); rejects
+ * when `signal` aborts.
+ */
+export async function untilIdle(pending: () => Promise<unknown> | null, signal?: AbortSignal): Promise<void> {
+  signal?.throwIfAborted();
+  if (pending() === null) return;
+  let off = (): void => {};
+  const aborted = new Promise<never>((_, reject) => {
+    const on = (): void => reject(signal?.reason);
+    signal?.addEventListener("abort", on, { once: true });
+    off = () => signal?.removeEventListener("abort", on);
+  });
+  try {
+    for (let work = pending(); work !== null; work = pending()) {
+      await Promise.race([work.catch(() => undefined), aborted]);
+      // The run's own finally clears #running after its promise settles: let it run first.
+      await new Promise((r) => setImmediate(r));
+    }
+  } finally {
+    off();
+  }
+}

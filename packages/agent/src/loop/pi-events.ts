@@ -210,7 +210,7 @@ export class PiEvents {
    * stops there (pi's runner). null when no instance answered.
    */
   async sessionBefore(
-    name: "session_before_switch" | "session_before_compact",
+    name: "session_before_switch" | "session_before_compact" | "session_before_fork" | "session_before_tree",
     data: Data,
     signal?: AbortSignal,
   ): Promise<(Data & { extension: string }) | null> {

@@ -137,6 +137,13 @@ export function checkNewEntry(entry: NewEntry, exists: (id: string) => boolean):
       checkReference("target_id", e.target_id, exists);
       checkBytes("label", e.label, MAX_LABEL_BYTES, true);
       return;
+    case "branch_summary":
+      checkBytes("from_id", e.from_id, MAX_ENTRY_ID_BYTES, false);
+      if (typeof e.summary !== "string") fail("summary", `must be a string, got ${typeName(e.summary)}`);
+      if (e.details !== undefined) checkPlainJson("details", e.details);
+      if (e.from_extension !== undefined && typeof e.from_extension !== "boolean")
+        fail("from_extension", `must be a boolean, got ${typeName(e.from_extension)}`);
+      return;
     case "model_change":
       checkBytes("provider", e.provider, MAX_NAME_BYTES, false);
       checkBytes("model_id", e.model_id, MAX_NAME_BYTES, false);

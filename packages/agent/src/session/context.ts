@@ -1,15 +1,19 @@
 /**
  * What the model sees of a session path. With a compaction on the path (the latest one), the
  * summary comes first as a user message, then the entries from first_kept up to the compaction,
- * then everything after it. Only messages, custom_message entries and the user's `!` commands
- * (bash_execution, as pi's text of them) are context; a `!!` command, custom, session_info, label
- * and model_change entries are bookkeeping.
+ * then everything after it. Only messages, custom_message and branch_summary entries and the
+ * user's `!` commands (bash_execution, as pi's text of them) are context; a `!!` command,
+ * custom, session_info, label and model_change entries are bookkeeping.
  */
 import type { Message } from "@mariozechner/pi-ai";
 import type { BashExecutionEntry, CompactionEntry, SessionEntry } from "./types.js";
 
 /** The text the compaction summary is sent under. */
 export const COMPACTION_SUMMARY_PREFIX = "The conversation before this point was summarized:\n\n";
+
+/** The text a branch summary is sent under (pi's BRANCH_SUMMARY_PREFIX and suffix). */
+export const BRANCH_SUMMARY_PREFIX =
+  "The following is a summary of a branch that this conversation came back from:\n\n<summary>\n";
 
 /** A user `!` command as the model reads it: pi's wording (bashExecutionToText), so prompts carry over. */
 export function bashExecutionText(
@@ -24,6 +28,8 @@ export function bashExecutionText(
 
 function toMessage(e: SessionEntry): Message | null {
   if (e.type === "message") return e.message;
+  if (e.type === "branch_summary")
+    return { role: "user", content: `${BRANCH_SUMMARY_PREFIX}${e.summary}</summary>`, timestamp: e.timestamp_unix_ms };
   if (e.type === "bash_execution")
     return e.exclude_from_context
       ? null

@@ -3,7 +3,7 @@ export { SessionFile } from "./session-file.js";
 export { SessionLockedError } from "./lock.js";
 export type { LockInfo } from "./lock.js";
 export { listSessions, latestSession, findSession, MIN_ID_PREFIX } from "./list.js";
-export { buildContext, COMPACTION_SUMMARY_PREFIX } from "./context.js";
+export { buildContext, BRANCH_SUMMARY_PREFIX, COMPACTION_SUMMARY_PREFIX } from "./context.js";
 export { workspaceDirName, MAX_WORKSPACE_DIR_BYTES } from "./paths.js";
 export {
   MAX_ENTRY_TYPE_BYTES,
@@ -23,6 +23,7 @@ export type {
   MessageEntry,
   BashExecutionEntry,
   CompactionEntry,
+  BranchSummaryEntry,
   CustomEntry,
   CustomMessageEntry,
   SessionInfoEntry,

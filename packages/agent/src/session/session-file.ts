@@ -84,9 +84,30 @@ export class SessionFile {
 
   /** Creates and locks a new session for `workspace` under `<home>/sessions/`. */
   static async create(o: { home: string; workspace: string; now?: () => number }): Promise<SessionFile> {
-    const now = o.now ?? Date.now;
     const workspace = resolve(o.workspace);
-    const dir = workspaceSessionsDir(o.home, workspace);
+    return SessionFile.#createIn(workspaceSessionsDir(o.home, workspace), workspace, o.now ?? Date.now, {}, []);
+  }
+
+  /**
+   * Creates and locks a new session beside `of` (same directory and workspace): pi's new session
+   * and fork. `parentSession` is recorded in the header; `entries` (a root-to-leaf path of `of`,
+   * kept as they are, ids included) are written after it, so a fork starts with that history.
+   */
+  static async createSibling(
+    of: SessionFile,
+    o: { parentSession?: string; entries?: readonly SessionEntry[] } = {},
+  ): Promise<SessionFile> {
+    const parent = o.parentSession !== undefined ? { parent_session: o.parentSession } : {};
+    return SessionFile.#createIn(dirname(of.path), of.workspace, of.#now, parent, o.entries ?? []);
+  }
+
+  static async #createIn(
+    dir: string,
+    workspace: string,
+    now: () => number,
+    extra: Partial<SessionHeader>,
+    entries: readonly SessionEntry[],
+  ): Promise<SessionFile> {
     // Folders made here are fsynced into their parents too: a power loss must not drop the
     // directory entry of a session whose lines were synced.
     const first = await mkdir(dir, { recursive: true });
@@ -99,17 +120,21 @@ export class SessionFile {
       id: randomUUID(),
       timestamp_unix_ms: now(),
       cwd: workspace,
+      ...extra,
     };
     const path = join(dir, sessionFileName(header.timestamp_unix_ms, header.id));
     const warnings = acquireLock(`${path}.lock`);
     let fh: FileHandle | null = null;
     try {
       fh = await open(path, "wx");
-      const line = Buffer.from(`${JSON.stringify(header)}\n`, "utf8");
-      await writeAll(fh, line);
+      const text = [header, ...entries].map((e) => `${JSON.stringify(e)}\n`).join("");
+      const bytes = Buffer.from(text, "utf8");
+      await writeAll(fh, bytes);
       await fh.sync();
       await syncDir(dir);
-      return new SessionFile({ path, header, entries: [], warnings, fh, size: line.length, now });
+      // Read back, as append() keeps them: what a reload will see.
+      const kept = entries.map((e) => JSON.parse(JSON.stringify(e)) as SessionEntry);
+      return new SessionFile({ path, header, entries: kept, warnings, fh, size: bytes.length, now });
     } catch (e) {
       await fh?.close();
       releaseLock(`${path}.lock`);

@@ -20,6 +20,8 @@ export interface SessionHeader {
   timestamp_unix_ms: number;
   /** The absolute workspace path the session belongs to. */
   cwd: string;
+  /** The session file this one was started from (a new session or a fork: pi's parentSession). */
+  parent_session?: string;
 }
 
 /** Plain JSON: what `custom.data` and `compaction.details` may hold. */
@@ -93,6 +95,20 @@ export interface ModelChangeEntry extends EntryBase {
 }
 
 /**
+ * Where a tree navigation left a branch (pi's BranchSummaryEntry): the summary of the abandoned
+ * branch, placed at the new position and sent to the model as a user message.
+ */
+export interface BranchSummaryEntry extends EntryBase {
+  type: "branch_summary";
+  /** The entry the navigation went to ("root" when it went before the first entry). */
+  from_id: string;
+  summary: string;
+  details?: JsonValue;
+  /** True when a pi extension's session_before_tree gave the summary (pi's fromHook). */
+  from_extension?: boolean;
+}
+
+/**
  * A command the user ran with `!` or `!!` in the shell (pi's bashExecution message): in the model's
  * context as a user message saying what ran and what it printed, unless exclude_from_context (`!!`).
  */
@@ -111,6 +127,7 @@ export interface BashExecutionEntry extends EntryBase {
 
 export type SessionEntry =
   | MessageEntry
+  | BranchSummaryEntry
   | BashExecutionEntry
   | CompactionEntry
   | CustomEntry

@@ -144,6 +144,32 @@ export interface ForeignSessionLayer {
   setModel?(extension: string, provider: string, id: string): Promise<boolean>;
   /** pi.setThinkingLevel: resolves with the level in effect (clamped to the model); rejects for an unknown level. */
   setThinkingLevel?(extension: string, level: string): Promise<string>;
+  /**
+   * Session replacement and tree navigation asked by an instance (pi's ctx.newSession, ctx.fork,
+   * ctx.navigateTree): not octet wire methods (session_control_v1 names only wait_for_idle and
+   * switch), so the in-process runtime asks the layer directly. Each resolves once done, with
+   * `cancelled` true when an extension's before-hook cancelled it, or rejects with an Error saying why.
+   */
+  control?: ForeignSessionControl;
+}
+
+/** ForeignSessionLayer.control; entries are in the runtime's shapes (pi's SessionEntry for rpi). */
+export interface ForeignSessionControl {
+  /** A new session; `entries` (pi's setup writes, ids and parents given) are in it before it starts. */
+  newSession(o: {
+    extension: string;
+    parentSession?: string;
+    entries?: readonly Record<string, unknown>[];
+  }): Promise<{ cancelled: boolean }>;
+  fork(o: { extension: string; entryId: string; position: "before" | "at" }): Promise<{ cancelled: boolean }>;
+  navigateTree(o: {
+    extension: string;
+    targetId: string;
+    summarize?: boolean;
+    customInstructions?: string;
+    replaceInstructions?: boolean;
+    label?: string;
+  }): Promise<{ cancelled: boolean }>;
 }
 
 export interface ForeignLaunched<Child> {

@@ -43,6 +43,11 @@ export const SESSION_ACTIONS: readonly string[] = [
   "compact",
   "reload",
   "wait_for_idle",
+  // pi's session replacement (command handlers only): the embedder's session layer does these.
+  "switch_session",
+  "new_session",
+  "fork",
+  "navigate_tree",
 ];
 
 /** Why `request` is refused in this phase with these grants, or null when it may go to the host. */

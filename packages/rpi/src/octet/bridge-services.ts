@@ -9,9 +9,9 @@
  */
 import { SHORTCUT_DIALOG_REFUSAL, SHORTCUT_INVOCATION } from "./shortcuts.js";
 import { bounds, truncateUtf8, type RpcPeer } from "@octet/protocol";
-import type { ResourceOwner } from "@octet/protocol";
+import type { ForeignSessionControl, ResourceOwner } from "@octet/protocol";
 import type { RpiHostServices } from "../host/rpi-connection.js";
-import { mapSessionAction } from "./session-actions.js";
+import { CONTROL_ACTIONS, controlAction, mapSessionAction } from "./session-actions.js";
 import { mapFrontendUi } from "./ui-mapping.js";
 import { MODEL_ACTIONS, modelAction, type ModelLayer } from "./model-actions.js";
 
@@ -30,6 +30,10 @@ export interface BridgeServiceDeps {
   negotiated(): readonly string[];
   /** The owner triple the host issued, once known. */
   issued(): ResourceOwner | null;
+  /** The session layer's control (new session, fork, tree navigation), when it offers one. */
+  control?: ForeignSessionControl | undefined;
+  /** The session part of the next invocation context (the mirror's delta), sent with a control answer. */
+  sessionContext?: () => unknown;
   /** The session layer's model switches (pi.setModel, pi.setThinkingLevel: model-actions.ts). */
   models?: ModelLayer | undefined;
 }
@@ -171,6 +175,12 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
     },
     async action(action, o) {
       if (options.embedder?.action) return options.embedder.action(action, o);
+      if (d.control && CONTROL_ACTIONS.includes(action.kind)) {
+        const done = await controlAction(action, d.control, options.extensionId);
+        // The session as it is now goes with the answer: the extension's ctx reads the new one.
+        const session = d.sessionContext?.();
+        return { ...done, ...(session ? { session } : {}) };
+      }
       // pi's setModel, setThinkingLevel and setActiveTools are synchronous for pi's handlers (a
       // preset's session_start calls them without await): held in `writes` like the entry writes,
       // so the handler's answer, and the request after it, wait for them.

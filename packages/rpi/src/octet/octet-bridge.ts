@@ -15,7 +15,7 @@
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
-import type { ForeignSessionEvents, ForeignSessionState, ResourceOwner } from "@octet/protocol";
+import type { ForeignSessionControl, ForeignSessionEvents, ForeignSessionState, ResourceOwner } from "@octet/protocol";
 import { bridgeServices } from "./bridge-services.js";
 import type { ModelLayer } from "./model-actions.js";
 import { MessageUpdates } from "./message-updates.js";
@@ -76,6 +76,8 @@ export interface OctetBridgeOptions {
   sessionState?: () => ForeignSessionState | null;
   /** The manifest grants ui: pi's setEditorText/getEditorText become composer/set and composer/get. */
   composer?: boolean;
+  /** The session layer's control: pi's ctx.newSession, ctx.fork, ctx.navigateTree (ForeignSessionLayer.control). */
+  sessionControl?: ForeignSessionControl | undefined;
   /** The session layer's pi.setModel / pi.setThinkingLevel (ForeignSessionLayer). */
   models?: ModelLayer;
 }
@@ -207,6 +209,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     writes,
     negotiated: () => negotiated,
     issued: () => issued,
+    control: options.sessionControl,
+    sessionContext: () => contextOf({})["session"],
     models: options.models,
   });
 

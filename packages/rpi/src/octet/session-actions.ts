@@ -11,7 +11,7 @@
  * session/set_name, setLabel -> session/set_label, setActiveTools -> tools/set_active,
  * ctx.compact -> session/compact, ctx.waitForIdle -> session/wait_for_idle.
  */
-import { truncateUtf8, type ResourceOwner } from "@octet/protocol";
+import { truncateUtf8, type ForeignSessionControl, type ResourceOwner } from "@octet/protocol";
 
 /** The most of a message renderer's text kept with a displayed custom message. */
 const MAX_RENDERED_BYTES = 16 * 1024;
@@ -128,14 +128,56 @@ export function mapSessionAction(action: { kind: string } & Record<string, unkno
     case "new_session":
     case "fork":
     case "navigate_tree": {
+      // With a session layer that offers control these never get here (controlAction).
       const api = { new_session: "ctx.newSession", fork: "ctx.fork", navigate_tree: "ctx.navigateTree" }[action.kind];
       return {
         refused:
-          `octet has no session request for ${api}: its sessions are switched between ` +
-          "(ctx.switchSession), not created, forked or navigated by extensions",
+          `octet has no session request for ${api}: only the embedder's session layer (octet's agent, with a ` +
+          "model configured) creates, forks or navigates sessions, and this host has none",
       };
     }
     default:
       return { refused: `octet has no session request for the pi action "${action.kind}"` };
+  }
+}
+
+/** The pi actions the embedder's session layer does itself (ForeignSessionLayer.control). */
+export const CONTROL_ACTIONS: readonly string[] = ["new_session", "fork", "navigate_tree"];
+
+/**
+ * ctx.newSession, ctx.fork, ctx.navigateTree through the session layer: not octet wire methods
+ * (session_control_v1 names only wait_for_idle and switch), so the runtime asks the layer directly.
+ */
+export function controlAction(
+  action: { kind: string } & Record<string, unknown>,
+  control: ForeignSessionControl,
+  extension: string,
+): Promise<{ cancelled: boolean }> {
+  const str = (k: string): string | undefined => (typeof action[k] === "string" ? (action[k] as string) : undefined);
+  const opt = <T>(k: string, v: T | undefined): Record<string, T> => (v === undefined ? {} : { [k]: v });
+  const bool = (k: string): boolean | undefined =>
+    typeof action[k] === "boolean" ? (action[k] as boolean) : undefined;
+  switch (action.kind) {
+    case "new_session":
+      return control.newSession({
+        extension,
+        ...opt("parentSession", str("parentSession")),
+        ...(Array.isArray(action["entries"]) ? { entries: action["entries"] as Record<string, unknown>[] } : {}),
+      });
+    case "fork":
+      return control.fork({
+        extension,
+        entryId: str("entryId") ?? "",
+        position: str("position") === "at" ? "at" : "before",
+      });
+    default:
+      return control.navigateTree({
+        extension,
+        targetId: str("targetId") ?? "",
+        ...opt("summarize", bool("summarize")),
+        ...opt("customInstructions", str("customInstructions")),
+        ...opt("replaceInstructions", bool("replaceInstructions")),
+        ...opt("label", str("label")),
+      });
   }
 }

@@ -325,6 +325,17 @@ const pi = {
   },
 };
 
+// navigateTree's options as data (pi's summarize, customInstructions, replaceInstructions, label).
+function treeOptions(options) {
+  const out = {};
+  if (!isObject(options)) return out;
+  if (typeof options.summarize === "boolean") put(out, "summarize", options.summarize);
+  if (typeof options.customInstructions === "string") put(out, "customInstructions", options.customInstructions);
+  if (typeof options.replaceInstructions === "boolean") put(out, "replaceInstructions", options.replaceInstructions);
+  if (typeof options.label === "string") put(out, "label", options.label);
+  return out;
+}
+
 // The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.
 function makeContext(inv, snap, isCommand) {
   const pick = (key) =>
@@ -334,6 +345,16 @@ function makeContext(inv, snap, isCommand) {
   const owner = inv.id;
   const commandOnly = (api, body) => isCommand ? action(api, body, owner)
     : promiseReject(fail(api + " is only available to command handlers (pi's ExtensionCommandContext)", "unsupported"));
+  // pi's ReplacedSessionContext for withSession: a command ctx with async sendMessage/sendUserMessage.
+  // Asked under this command (its live request), not the owner issued for the replaced session.
+  const fresh = () => objectAssign(makeContext(inv, snap, true), {
+    sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message",
+      message: message }, "options", options), owner),
+    sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message",
+      content: content }, "options", options), owner),
+  });
+  const replacing = (api, body, options) => isCommand ? replaceSession(api, body, options, owner, fresh)
+    : commandOnly(api, body);
   return {
     ui: makeUi(owner),
     hasUI: mode === "tui" || mode === "rpc",
@@ -365,11 +386,14 @@ function makeContext(inv, snap, isCommand) {
     // pi's session replacement (ExtensionCommandContext): the host maps what it has (session/switch).
     switchSession: (sessionPath, options) => commandOnly("ctx.switchSession",
       withOptional({ kind: "switch_session", sessionPath: String(sessionPath) }, "options", options)),
-    newSession: (options) => commandOnly("ctx.newSession", withOptional({ kind: "new_session" }, "options", options)),
-    fork: (entryId, options) => commandOnly("ctx.fork",
-      withOptional({ kind: "fork", entryId: String(entryId) }, "options", options)),
-    navigateTree: (targetId, options) => commandOnly("ctx.navigateTree",
-      withOptional({ kind: "navigate_tree", targetId: String(targetId) }, "options", options)),
+    // newSession, fork, navigateTree: the session layer's (session.ts replaceSession); options carry
+    // only data here (the setup and withSession callbacks run in this instance).
+    newSession: (options) => replacing("ctx.newSession", withOptional({ kind: "new_session" }, "parentSession",
+      isObject(options) && typeof options.parentSession === "string" ? options.parentSession : undefined), options),
+    fork: (entryId, options) => replacing("ctx.fork", { kind: "fork", entryId: String(entryId),
+      position: isObject(options) && options.position === "at" ? "at" : "before" }, options),
+    navigateTree: (targetId, options) => replacing("ctx.navigateTree", objectAssign({ kind: "navigate_tree",
+      targetId: String(targetId) }, treeOptions(options)), options),
     // The session the host's session layer mirrors (session.ts); without one these say so.
     sessionManager: makeSessionManager(pick("cwd")),
     isIdle: () => {

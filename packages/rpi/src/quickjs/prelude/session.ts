@@ -168,4 +168,61 @@ function makeSessionManager(cwd) {
     getTree: () => treeOf(),
   };
 }
+
+// pi's SessionManager as ctx.newSession's setup callback gets it: its writes are recorded (pi's
+// SessionEntry shapes, ids counted from 1 in the empty new session) and travel with the request;
+// the host writes them into the new session before it starts. Reads see what was written so far.
+function makeSetupRecorder(cwd) {
+  const entries = [];
+  let leaf = null;
+  const add = (entry) => {
+    const id = stringSlice("00000000000" + (entries.length + 1), -12);
+    append(entries, objectAssign({ id: id, parentId: leaf, timestamp: "" }, entry));
+    leaf = id;
+    return id;
+  };
+  const unsupported = (api) => () => { throw fail(api + " has no octet session entry", "unsupported"); };
+  return {
+    entries: entries,
+    manager: {
+      getCwd: () => cwd,
+      getLeafId: () => leaf,
+      getEntries: () => copy(entries),
+      appendMessage: (message) => add({ type: "message", message: message }),
+      appendCustomEntry: (customType, data) => add({ type: "custom", customType: String(customType), data: data }),
+      appendCustomMessageEntry: (customType, content, display, details) => add(withOptional({ type:
+        "custom_message", customType: String(customType), content: content, display: display !== false }, "details",
+        details)),
+      appendSessionInfo: (name) => add({ type: "session_info", name: String(name) }),
+      appendLabelChange: (targetId, label) => add({ type: "label", targetId: String(targetId),
+        label: label === undefined ? "" : String(label) }),
+      appendModelChange: (provider, modelId) => add({ type: "model_change", provider: String(provider),
+        modelId: String(modelId) }),
+      appendThinkingLevelChange: unsupported("sessionManager.appendThinkingLevelChange"),
+      appendCompaction: unsupported("sessionManager.appendCompaction"),
+      branchWithSummary: unsupported("sessionManager.branchWithSummary"),
+    },
+  };
+}
+
+// ctx.newSession, ctx.fork and ctx.navigateTree: the host's session layer does the work. The answer
+// carries the session now (the mirror takes it, so every ctx reads the new session); withSession
+// runs after the replacement with a fresh ctx (this instance is not reloaded, unlike pi).
+async function replaceSession(api, body, options, owner, fresh) {
+  const opts = isObject(options) ? options : {};
+  if (api === "ctx.newSession" && typeof opts.setup === "function") {
+    const recorder = makeSetupRecorder(fresh().cwd);
+    await opts.setup(recorder.manager);
+    put(body, "entries", recorder.entries);
+  }
+  const value = await action(api, body, owner);
+  const result = isObject(value) ? value : {};
+  if (isObject(result.session)) applySession(result.session);
+  if (result.cancelled === true) return { cancelled: true };
+  if (typeof opts.withSession === "function") await opts.withSession(fresh());
+  const out = { cancelled: false };
+  if (typeof result.selectedText === "string") put(out, "selectedText", result.selectedText);
+  if (typeof result.editorText === "string") put(out, "editorText", result.editorText);
+  return out;
+}
 `;
