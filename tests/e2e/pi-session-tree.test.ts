@@ -112,7 +112,7 @@ const text = (e: SessionEntry): string =>
       : e.message.content.map((p) => (p.type === "text" ? p.text : "")).join("")
     : e.type;
 
-test("pi example confirm-destructive: a 'no' cancels /new (session_before_switch) and /fork (session_before_fork)", async () => {
+test("pi confirm-destructive: a 'no' cancels /new (session_before_switch) and /fork (before_fork)", async () => {
   const t = await setup([join(EXAMPLES, "confirm-destructive.ts"), PROBE], [{ text: "one" }]);
   try {
     await t.agent().prompt("question one");
@@ -152,7 +152,7 @@ test("pi example confirm-destructive: a 'no' cancels /new (session_before_switch
   }
 });
 
-test("pi ctx.newSession: setup writes, parentSession, shutdown/start with reason new, withSession's kickoff", async () => {
+test("pi ctx.newSession: setup writes, parentSession, shutdown/start (reason new), withSession's kickoff", async () => {
   const t = await setup([PROBE], [{ text: "one" }, { match: "KICKOFF", text: "kicked off" }]);
   try {
     await t.agent().prompt("question one");
@@ -294,7 +294,7 @@ test("the shell's /fork, /tree, /session tree and /new, with a pi extension told
   }
 });
 
-test("pi example dirty-repo-guard (node runtime): the shell's /new and /fork are cancelled while the repository is dirty", async () => {
+test("pi dirty-repo-guard (node): the shell's /new and /fork are cancelled while the repo is dirty", async () => {
   const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
   const server = (await mod.startScriptedServer({ script: [{ text: "one" }] })) as Server;
   const home = mkdtempSync(join(tmpdir(), "octet-pi-tree-guard-home-"));

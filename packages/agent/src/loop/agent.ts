@@ -5,12 +5,12 @@
  * session's lifecycle (session/started at open, session/settled at close) is reported to the
  * extensions that subscribed (LIFE-04..10).
  */
-import type { AssistantMessage, Context, ModelThinkingLevel } from "@mariozechner/pi-ai";
+import type { AssistantMessage, Context } from "@mariozechner/pi-ai";
 import type { ExtensionHost, ForeignSessionState } from "@octet/host";
 import { AgentError } from "../agent-error.js";
 import type { SessionFile } from "../session/index.js";
-import type { ModelCatalog, ResolvedModel } from "../models/index.js";
-import { BUILTIN_TOOLS, ToolApproval, type BuiltinTool } from "../tools/index.js";
+import type { ResolvedModel } from "../models/index.js";
+import { BUILTIN_TOOLS, ToolApproval } from "../tools/index.js";
 import {
   CompactionHookFailedError,
   compactSession,
@@ -19,7 +19,7 @@ import {
   pathTokens,
 } from "./compaction.js";
 import type { CompactionOutcome, CompactionSettings } from "./compaction.js";
-import { CacheWarmer, DEFAULT_CACHE_WARMING, type CacheWarmingSettings } from "./cache-warming.js";
+import { CacheWarmer, DEFAULT_CACHE_WARMING } from "./cache-warming.js";
 import type { AgentEvent, AgentEventListener } from "./events.js";
 import { runPrompt, type RunResult } from "./run.js";
 import { defaultSystemPrompt } from "./system-prompt.js";
@@ -34,37 +34,9 @@ import * as tree from "./session-tree.js";
 import { runUserBash, type UserBashOptions, type UserBashResult } from "./user-bash.js";
 import { PiModels, reasoningFor } from "./pi-models.js";
 import { piSessionStart } from "./pi-resources.js";
+import type { AgentOptions } from "./agent-options.js";
 
-export interface AgentOptions {
-  session: SessionFile;
-  model: ResolvedModel;
-  /** The extensions; null or absent: the agent runs with its built-in tools only. */
-  host?: ExtensionHost | null;
-  /** The gate of write, edit and bash. Default: never asks, so every change is refused. */
-  approval?: ToolApproval;
-  /** Default: read, write, edit and bash. */
-  tools?: readonly BuiltinTool[];
-  /** An extension tool of a built-in's name replaces the built-in, with a warning (pi's rule). */
-  replaceBuiltins?: boolean;
-  /** Replaces the default system prompt (extension context is still placed around it). */
-  systemPrompt?: string;
-  /** Model requests per run before it stops with limit_reached. Default 50. */
-  maxTurns?: number;
-  /** Provider retries on 429/5xx (the provider SDK's own). Default: the SDK's (2). */
-  maxRetries?: number;
-  compaction?: Partial<CompactionSettings>;
-  /** Keeping the provider's prompt cache warm while idle (off by default; it costs money). */
-  cacheWarming?: Partial<CacheWarmingSettings>;
-  /**
-   * Why this session starts, as pi's session_start says it: "startup" (default) when the program
-   * opens it, "resume" or "new" when a switch replaces another (then with that one's file).
-   */
-  start?: { reason: "startup" | "resume" | "new" | "fork"; previousSessionFile?: string };
-  /** The models pi extensions see (ctx.modelRegistry) and may switch to (pi.setModel). Absent: none. */
-  models?: ModelCatalog;
-  /** The thinking level asked of the model (pi-ai's `reasoning`), clamped to it. Default "off". */
-  thinkingLevel?: ModelThinkingLevel;
-}
+export type { AgentOptions };
 
 export type SessionOutcome = "completed" | "interrupted" | "shutdown" | "failed";
 
