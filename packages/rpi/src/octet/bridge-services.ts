@@ -214,7 +214,25 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
           `the host cannot process the action "${action.kind}": it did not offer ${mapped.feature} (${mapped.method})`,
         );
       const asked = ask(mapped.method, mapped.params, o);
+      if (action.kind === "switch_session") return switched(asked, d.sessionContext);
       return mapped.feature === "session_entries" || mapped.feature === "active_tools" ? held(asked) : asked;
     },
   };
+}
+
+/**
+ * pi's ctx.switchSession answers {cancelled} like newSession and fork (the prelude then runs
+ * withSession): session/switch's success is a switch, and its refusal for a cancelled
+ * session_before_switch (the agent's "was cancelled by extension", session-control.ts) is a
+ * cancel, not an error, as in pi. The new session goes with the answer, as for the control's.
+ */
+async function switched(asked: Promise<unknown>, sessionContext?: () => unknown): Promise<unknown> {
+  try {
+    await asked;
+  } catch (err) {
+    if (err instanceof Error && / was cancelled by extension /.test(err.message)) return { cancelled: true };
+    throw err;
+  }
+  const session = sessionContext?.();
+  return { cancelled: false, ...(session ? { session } : {}) };
 }
