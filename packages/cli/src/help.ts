@@ -254,8 +254,9 @@ once you trust them by name. Every bad key or value is an error naming the file 
 
 Examples:
   octet config
-  octet --extension-dir examples -e examples/typed-tools --json config
-  printf 'enable = ["hello-world"]\nextension_dirs = ["%s/examples"]\n' "$PWD" >> ~/.octet/config.toml
+  octet -e examples/typed-tools --json config        # -e adds the folder and enables typed-tools
+  mkdir -p ~/.octet && printf 'extension_dirs = ["%s/examples"]\\nenable = ["hello-world"]\\n' "$PWD" \\
+    >> ~/.octet/config.toml && octet call hello_world '{"name":"config"}'
 `,
   completion: `Usage:
   octet completion bash|zsh|fish
