@@ -32,7 +32,7 @@ args = [${JSON.stringify(FAKE_EXT)}, "good", "0.1", "proj_echo,proj_slow"]
   }
 }
 
-test("issue 18.6: the home config replaces the flags; octet config names each value's file, flag or default", async () => {
+test("issue 18.6: the home config replaces the flags; octet config names where each value came from", async () => {
   await withHomeAndWorkspace(async (home, ws) => {
     const homeFile = join(home, "config.toml");
     await writeFile(homeFile, `extension_dirs = ["${EXAMPLES}"]\nenable = ["hello-world"]\nmax_turns = 7\n`);
@@ -66,7 +66,7 @@ test("issue 18.6: the home config replaces the flags; octet config names each va
   });
 });
 
-test("issue 18.6: a project file may enable its extension but not trust it; the home file's trust starts it", async () => {
+test("issue 18.6: a project file may enable its extension but not trust it; home trust starts it", async () => {
   await withHomeAndWorkspace(async (home, ws) => {
     const wsFile = join(ws, ".octet", "config.toml");
     await writeFile(wsFile, 'enable = ["proj"]\ntrust = ["proj"]\n');

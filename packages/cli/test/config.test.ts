@@ -172,7 +172,7 @@ test("config: when the workspace's .octet is the octet home, its file is read on
   });
 });
 
-test("-e: an extension folder is enabled by its manifest's name, a pi file by its id; a folder of them is refused", () => {
+test("-e: an extension folder enabled by its manifest's name, a pi file by its id; a folder of them refused", () => {
   withFiles({}, (home, ws) => {
     const hello = join(EXAMPLES, "hello-world");
     const quick = join(EXAMPLES, "quickjs");
