@@ -43,9 +43,12 @@ async function fixture(): Promise<Fixture> {
   const writeMarker = `require("fs").writeFileSync(${JSON.stringify(marker)}, "started")`;
   await writeFile(
     join(extDir, "extension.toml"),
-    `name = "marker"\nversion = "0.0.1"\napi_version = "0.1"\n[entrypoint]\ncommand = ${JSON.stringify(process.execPath)}
-args = ["-e", ${JSON.stringify(writeMarker)}]
-[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n[contributes]\ntools = ["marker_tool"]\ncommands = ["mark"]\n`,
+    [
+      'name = "marker"\nversion = "0.0.1"\napi_version = "0.1"',
+      `[entrypoint]\ncommand = ${JSON.stringify(process.execPath)}\nargs = ["-e", ${JSON.stringify(writeMarker)}]`,
+      '[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false',
+      '[contributes]\ntools = ["marker_tool"]\ncommands = ["mark"]\n',
+    ].join("\n"),
   );
   await writeFile(join(home, "config.toml"), `extension_dirs = [${JSON.stringify(join(root, "ext"))}]\n`);
   const env = { PATH: `${bin}:${process.env["PATH"] ?? ""}`, OCTET_HOME: home, HOME: root };
@@ -74,7 +77,7 @@ function inShell(f: Fixture, shell: string, args: string[], program: string): st
   return r.stdout;
 }
 
-test("issue 18.7: the bash script completes commands, subcommands, flags, values, and extension and tool names", async () => {
+test("issue 18.7: bash completes commands, subcommands, flags, flag values, and extension and tool names", async () => {
   const f = await fixture();
   try {
     const script = await f.script("bash");
@@ -120,7 +123,7 @@ test("issue 18.7: the bash script completes commands, subcommands, flags, values
   }
 });
 
-test("issue 18.7: __complete answers with a broken config or a half-typed line, silently; completion needs a shell", async () => {
+test("issue 18.7: __complete answers despite a broken config, silently; completion needs a shell", async () => {
   const f = await fixture();
   try {
     await writeFile(join(f.env["OCTET_HOME"]!, "config.toml"), "enable = [\n");
