@@ -246,6 +246,8 @@ Keys (each is the flag of the same name):
   verbose = false                              --verbose
   [secrets]
   "guarded.api_token" = "GUARDED_TOKEN"        --secret (home file only)
+--yes, --no-input, --json, --workspace, --continue and --resume are not keys: they decide one
+run, and a file would decide them for every later run without asking.
 Relative paths are relative to $OCTET_HOME in the home file and to the workspace in the
 workspace file; "~/" is your home. A workspace file arrives with a cloned repository, so it
 cannot trust, map secrets, choose the policy or the pi runtime, or load extensions by path

@@ -103,7 +103,7 @@ test("config: every bad key or value is reported at once, naming the file, key, 
     {
       home:
         'enabled = ["x"]\nextension-dir = ["a"]\nmax_turns = 0\nmodel = "claude"\npi_runtime = "deno"\n' +
-        'safe_mode = "yes"\nextension_dirs = ["./missing"]\n[secrets]\n"9bad" = "X"\nok = "1X"\n',
+        'safe_mode = "yes"\nextension_dirs = ["./missing"]\nyes = true\n[secrets]\n"9bad" = "X"\nok = "1X"\n',
     },
     (home, ws) => {
       const file = join(home, "config.toml");
@@ -111,7 +111,7 @@ test("config: every bad key or value is reported at once, naming the file, key, 
         () => effective(home, ws),
         (err: Error) => {
           const lines = err.message.split("\n");
-          assert.equal(lines[0], `${file} has 9 problems:`);
+          assert.equal(lines[0], `${file} has 10 problems:`);
           const expected = [
             `key "enabled": unknown key; did you mean "enable"?`,
             `key "extension-dir": unknown key; did you mean "extension_dirs"?`,
@@ -120,6 +120,7 @@ test("config: every bad key or value is reported at once, naming the file, key, 
             `key "pi_runtime" = "deno": expected "quickjs" or "node"`,
             `key "safe_mode" = "yes": expected true or false`,
             `key "extension_dirs" = ["./missing"]: "./missing" does not exist (${join(home, "missing")})`,
+            `key "yes": not a setting: accepting every confirmation is decided per run: pass --yes`,
             `key "secrets.9bad" = "X": "9bad" is not a secret name`,
             `key "secrets.ok" = "1X": expected the name of an environment variable`,
           ];

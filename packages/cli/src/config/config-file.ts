@@ -14,7 +14,7 @@ import type { PolicyRules } from "@octet/host";
 import { MAX_TURNS_LIMIT, PI_FLAG_NAME } from "../args.js";
 import { loadPolicyFile } from "../policy-secrets.js";
 import { UsageError } from "../usage-error.js";
-import { CONFIG_KEYS, nearestKey } from "./config-keys.js";
+import { CONFIG_KEYS, NOT_KEYS, nearestKey } from "./config-keys.js";
 import { planExtensionPath, type ExtensionPlan } from "./extension-path.js";
 
 export type ConfigScope = "home" | "workspace";
@@ -96,6 +96,11 @@ function checkValues(doc: Record<string, unknown>, c: Ctx): LayerValues {
   for (const [key, value] of Object.entries(doc)) {
     const spec = CONFIG_KEYS[key];
     const at = `${c.path}: key "${key}"`;
+    const notKey = NOT_KEYS[key.replace(/-/g, "_")];
+    if (spec === undefined && notKey !== undefined) {
+      c.problems.push(`${at}: not a setting: ${notKey}`);
+      continue;
+    }
     if (spec === undefined) {
       const near = nearestKey(key);
       const hint = near !== null ? `did you mean "${near}"?` : `known keys: ${Object.keys(CONFIG_KEYS).join(", ")}`;

@@ -84,6 +84,19 @@ export const CONFIG_KEYS: Readonly<Record<string, ConfigKey>> = {
   verbose: { flag: "--verbose", expect: "true or false" },
 };
 
+/**
+ * Flags that are deliberately not keys, with why: each is a decision for one run (or the place it
+ * runs in), and a file would make it for every later run without asking.
+ */
+export const NOT_KEYS: Readonly<Record<string, string>> = {
+  yes: "accepting every confirmation is decided per run: pass --yes",
+  no_input: "never asking is the run's environment (a script, CI): pass --no-input",
+  json: "the output format is the caller's: pass --json",
+  workspace: "the workspace is where the workspace file is found: pass --workspace DIR or cd there",
+  continue: "which session to continue is decided per run: pass --continue or --resume ID",
+  resume: "which session to continue is decided per run: pass --continue or --resume ID",
+};
+
 /** The config key nearest to `typed`: by name, or by the flag it would be on the command line. */
 export function nearestKey(typed: string): string | null {
   const bare = typed.toLowerCase().replace(/^-+/, "").replace(/-/g, "_");
