@@ -43,7 +43,7 @@ export interface GlobalOptions {
   resume: string | null;
   /** --max-turns N: model requests per prompt before the run stops (default 50). */
   maxTurns: number | null;
-  /** Where `model` came from when a config file set it ("--model" when unset): shown by `octet models`. */
+  /** The config file that set `model`; absent when --model did, or nothing did (`octet models` says it). */
   modelSource?: string;
 }
 
