@@ -43,17 +43,25 @@ export interface GlobalOptions {
   resume: string | null;
   /** --max-turns N: model requests per prompt before the run stops (default 50). */
   maxTurns: number | null;
+  /** The config file that set `model`; absent when --model did, or nothing did (`octet models` says it). */
+  modelSource?: string;
 }
 
 export interface ParsedArgs {
   options: GlobalOptions;
   /** The command words and their arguments, e.g. ["call", "hello_world", "{}"]. */
   positionals: string[];
+  /** The long names of the flags given on the command line: they beat the config files. */
+  given: ReadonlySet<string>;
+  /** -e PATH values (absolute): resolved with the config files (config/extension-path.ts). */
+  extensionPaths: string[];
 }
 
 export { UsageError };
 
-const FLAGS = {
+export const FLAGS = {
+  extension: { type: "string", short: "e", multiple: true },
+  "no-config": { type: "boolean" },
   "extension-dir": { type: "string", multiple: true },
   "pi-extension": { type: "string", multiple: true },
   "pi-runtime": { type: "string" },
@@ -107,7 +115,7 @@ export function nearestFlag(typed: string): string | null {
   return best !== null && best.d <= Math.max(1, Math.floor(bare.length / 3)) ? best.flag : null;
 }
 
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
@@ -149,7 +157,7 @@ function existingPath(value: string): string {
 }
 
 /** pi's flag names: what pi's own parser takes after "--" (letters, digits, "-", "_"). */
-const PI_FLAG_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const PI_FLAG_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** --pi-flag NAME[=VALUE] values: NAME=VALUE is the string VALUE, a bare NAME true; the last one given wins. */
 function piFlags(values: readonly string[]): Record<string, string | true> {
@@ -180,6 +188,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     ["--trust-extension", v["trust-extension"]],
     ["--extension-dir", v["extension-dir"]],
     ["--pi-extension", v["pi-extension"]],
+    ["-e", v.extension],
   ] as const) {
     for (const item of list ?? []) if (item.trim() === "") throw new UsageError(`${flag} needs a non-empty value`);
   }
@@ -231,5 +240,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       maxTurns,
     },
     positionals: parsed.positionals,
+    given: new Set(Object.keys(v)),
+    extensionPaths: (v.extension ?? []).map((p) => resolve(p)),
   };
 }

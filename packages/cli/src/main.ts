@@ -11,6 +11,9 @@ import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
 import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js";
+import { applyConfig } from "./config/config-resolve.js";
+import { configCommand } from "./config/config-command.js";
+import { completeCommand, completionCommand } from "./completion/completion-command.js";
 
 /**
  * Node's runtime warnings (MaxListenersExceededWarning and the like) are for octet's developers,
@@ -24,17 +27,24 @@ process.on("warning", (warning) => {
 });
 
 async function main(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommandLine(argv);
-  showWarnings = options.verbose;
-  const [verb, ...rest] = positionals;
-  if (options.version) {
+  // The completion scripts' call: its words are a half-typed command line, not octet's own flags.
+  if (argv[0] === "__complete") return completeCommand(argv.slice(1));
+  const parsed = parseCommandLine(argv);
+  showWarnings = parsed.options.verbose;
+  const [verb, ...rest] = parsed.positionals;
+  if (parsed.options.version) {
     process.stdout.write(`${OCTET_VERSION}\n`);
     return 0;
   }
-  if (options.help) {
+  if (parsed.options.help) {
     process.stdout.write(helpFor(verb, rest[0]));
     return 0;
   }
+  // The script needs no config file: it must print even when one is broken.
+  if (verb === "completion") return completionCommand(rest);
+  // The config files under the flags: command line > workspace > home > defaults.
+  const { options } = applyConfig(parsed);
+  showWarnings = options.verbose;
   switch (verb) {
     case undefined:
       return runShell(options);
@@ -70,9 +80,12 @@ async function main(argv: string[]): Promise<number> {
       return sessionsCommand(options, rest);
     case "models":
       return modelsCommand(options, rest);
+    case "config":
+      return configCommand(parsed, rest);
     default:
       throw new UsageError(
-        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call or command ` +
+        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, config ` +
+          "or completion " +
           "(see octet --help)",
       );
   }
