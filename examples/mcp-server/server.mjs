@@ -1,0 +1,59 @@
+// An MCP stdio server written with the official MCP TypeScript SDK, run by octet as an extension
+// (mcp-server.json beside it). Try it:
+//   octet --extension-dir examples --enable-extension mcp-demo tools
+//   octet --extension-dir examples --enable-extension mcp-demo call echo '{"text":"hi"}'
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
+import * as z from "zod";
+
+const server = new McpServer({ name: "mcp-demo", version: "0.1.0" });
+const sleep = (ms, signal) =>
+  new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    signal.addEventListener("abort", () => (clearTimeout(t), reject(new Error("cancelled"))), { once: true });
+  });
+
+server.registerTool(
+  "echo",
+  { description: "Answers the text it is given", inputSchema: { text: z.string().describe("what to echo") } },
+  async ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }),
+);
+
+server.registerTool(
+  "count",
+  {
+    description: "Counts to `steps`, one step every `delay_ms`, reporting progress; stops when cancelled",
+    inputSchema: { steps: z.number().int().min(1).max(1000), delay_ms: z.number().int().min(0).max(10000).optional() },
+  },
+  async ({ steps, delay_ms }, extra) => {
+    const token = extra._meta?.progressToken;
+    for (let i = 1; i <= steps; i++) {
+      await sleep(delay_ms ?? 20, extra.signal);
+      if (token !== undefined)
+        await extra.sendNotification({
+          method: "notifications/progress",
+          params: { progressToken: token, progress: i, total: steps, message: `step ${i}` },
+        });
+    }
+    return { content: [{ type: "text", text: `counted to ${steps}` }] };
+  },
+);
+
+server.registerTool(
+  "add_tool",
+  { description: "Adds a tool NAME that answers REPLY (the server sends tools/list_changed)", inputSchema: { name: z.string(), reply: z.string() } },
+  async ({ name, reply }) => {
+    server.registerTool(name, { description: `Answers ${JSON.stringify(reply)}` }, async () => ({
+      content: [{ type: "text", text: reply }],
+    }));
+    return { content: [{ type: "text", text: `added ${name}` }] };
+  },
+);
+
+server.registerTool("crash", { description: "Kills this server's process (for supervision demos)" }, async () => {
+  process.kill(process.pid, "SIGKILL");
+  return { content: [] };
+});
+
+await server.connect(new StdioServerTransport());
+console.error("mcp-demo: serving on stdio");
