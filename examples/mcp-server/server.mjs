@@ -28,7 +28,12 @@ server.registerTool(
   async ({ steps, delay_ms }, extra) => {
     const token = extra._meta?.progressToken;
     for (let i = 1; i <= steps; i++) {
-      await sleep(delay_ms ?? 20, extra.signal);
+      try {
+        await sleep(delay_ms ?? 20, extra.signal);
+      } catch (err) {
+        console.error(`mcp-demo: count cancelled at step ${i}`);
+        throw err;
+      }
       if (token !== undefined)
         await extra.sendNotification({
           method: "notifications/progress",
@@ -50,10 +55,10 @@ server.registerTool(
   },
 );
 
-server.registerTool("crash", { description: "Kills this server's process (for supervision demos)" }, async () => {
-  process.kill(process.pid, "SIGKILL");
-  return { content: [] };
-});
+// exit(), not kill(pid, "SIGKILL"): in octet's PID namespace the server may be its init, which ignores that.
+server.registerTool("crash", { description: "Ends this server's process at once (for supervision demos)" }, async () =>
+  process.exit(70),
+);
 
 await server.connect(new StdioServerTransport());
 console.error("mcp-demo: serving on stdio");

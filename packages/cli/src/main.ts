@@ -70,9 +70,16 @@ async function main(argv: string[]): Promise<number> {
       return sessionsCommand(options, rest);
     case "models":
       return modelsCommand(options, rest);
+    case "mcp": {
+      const [sub, ...extra] = rest;
+      if (sub !== "serve")
+        throw new UsageError(sub === undefined ? "mcp needs a subcommand: serve" : `unknown subcommand "mcp ${sub}"; expected serve`);
+      // Loaded here only: the MCP SDK costs nothing to the other commands.
+      return (await import("./mcp/serve.js")).mcpServe(options, extra);
+    }
     default:
       throw new UsageError(
-        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call or command ` +
+        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command or mcp ` +
           "(see octet --help)",
       );
   }
