@@ -117,21 +117,26 @@ async function callTool(
 ): Promise<never> {
   const token = extra._meta?.progressToken;
   const progress = new ProgressMapper();
+  // A client drops progress that arrives after the result: the result waits for what was sent.
+  const sent: Promise<void>[] = [];
   const onProgress =
     token === undefined
       ? undefined
       : (event: Parameters<ProgressMapper["map"]>[0]): void => {
           const p = progress.map(event);
           if (p === null) return;
-          void extra
-            .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } })
-            .catch(() => {});
+          sent.push(
+            extra
+              .sendNotification({ method: "notifications/progress", params: { progressToken: token, ...p } })
+              .catch(() => {}),
+          );
         };
   try {
     const outcome = await host.callTool(params.name, params.arguments ?? {}, {
       signal: extra.signal,
       ...(onProgress ? { onProgress } : {}),
     });
+    await Promise.all(sent);
     return mcpResult(outcome) as never;
   } catch (err) {
     // Not reached, not ready, crashed, cancelled: the client's model reads why.
