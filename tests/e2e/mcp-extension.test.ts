@@ -31,31 +31,37 @@ async function mcpConfig(): Promise<{ file: string; cleanup: () => Promise<void>
 
 test("an MCP server's tools are in octet tools and called through octet call (mcp-server.json, --mcp-config)", async () => {
   const flags = ["--extension-dir", EXAMPLES, "--enable-extension", "mcp-demo"];
-  const tools = await runCli([...flags, "--json", "tools"]);
-  assert.equal(tools.code, 0, tools.stderr);
-  const defs = JSON.parse(tools.stdout) as { name: string; extension: string; parameters: Record<string, unknown> }[];
-  const echo = defs.find((t) => t.name === "echo");
-  assert.equal(echo?.extension, "mcp-demo");
-  assert.deepEqual(Object.keys(echo.parameters["properties"] as object), ["text"]);
-  assert.ok(defs.some((t) => t.name === "count") && defs.some((t) => t.name === "add_tool"));
-
-  const call = await runCli([...flags, "call", "echo", '{"text":"from octet"}']);
-  assert.equal(call.code, 0, call.stderr);
-  assert.equal(call.stdout, "echo: from octet\n");
-  const bad = await runCli([...flags, "call", "echo", '{"text":5}']);
-  assert.equal(bad.code, 1, bad.stderr);
-
   const config = await mcpConfig();
   try {
-    const viaConfig = await runCli(["--mcp-config", config.file, "call", "echo", '{"text":"cfg"}']);
+    // Independent runs of the CLI, side by side: each starts and stops its own server.
+    const [tools, call, bad, viaConfig, status, broken] = await Promise.all([
+      runCli([...flags, "--json", "tools"]),
+      runCli([...flags, "call", "echo", '{"text":"from octet"}']),
+      runCli([...flags, "call", "echo", '{"text":5}']),
+      runCli(["--mcp-config", config.file, "call", "echo", '{"text":"cfg"}']),
+      runCli(["--mcp-config", config.file, "--json", "extensions", "status"]),
+      runCli(["--mcp-config", join(EXAMPLES, "mcp-server", "mcp-server.json"), "tools"]),
+    ]);
+    assert.equal(tools.code, 0, tools.stderr);
+    const defs = JSON.parse(tools.stdout) as { name: string; extension: string; parameters: Record<string, unknown> }[];
+    const echo = defs.find((t) => t.name === "echo");
+    assert.equal(echo?.extension, "mcp-demo");
+    assert.deepEqual(Object.keys(echo.parameters["properties"] as object), ["text"]);
+    assert.ok(defs.some((t) => t.name === "count") && defs.some((t) => t.name === "add_tool"));
+
+    assert.equal(call.code, 0, call.stderr);
+    assert.equal(call.stdout, "echo: from octet\n");
+    // The host checks arguments against the server's inputSchema before anything is sent.
+    assert.equal(bad.code, 1, bad.stderr);
+    assert.match(bad.stderr, /text: must be string/);
+
     assert.equal(viaConfig.code, 0, viaConfig.stderr);
     assert.equal(viaConfig.stdout, "echo: cfg\n");
-    const status = await runCli(["--mcp-config", config.file, "--json", "extensions", "status"]);
     const demo = (JSON.parse(status.stdout) as { name: string; runtime: string; state: string }[]).find(
       (e) => e.name === "demo",
     );
     assert.equal(demo?.state, "ready", status.stdout);
-    const broken = await runCli(["--mcp-config", join(EXAMPLES, "mcp-server", "mcp-server.json"), "tools"]);
+    assert.equal(demo?.runtime, "mcp");
     assert.equal(broken.code, 2);
     assert.match(broken.stderr, /mcpServers: must be an object/);
   } finally {
