@@ -46,7 +46,10 @@ server.registerTool(
 
 server.registerTool(
   "add_tool",
-  { description: "Adds a tool NAME that answers REPLY (the server sends tools/list_changed)", inputSchema: { name: z.string(), reply: z.string() } },
+  {
+    description: "Adds a tool NAME that answers REPLY (the server sends tools/list_changed)",
+    inputSchema: { name: z.string(), reply: z.string() },
+  },
   async ({ name, reply }) => {
     server.registerTool(name, { description: `Answers ${JSON.stringify(reply)}` }, async () => ({
       content: [{ type: "text", text: reply }],

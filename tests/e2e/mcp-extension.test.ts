@@ -15,8 +15,7 @@ import { EXAMPLES, processesMentioning, runCli } from "./helpers.js";
 import { serve } from "./mcp-helpers.js";
 
 const SERVER = join(EXAMPLES, "mcp-server", "server.mjs");
-const text = (r: Record<string, unknown>): string =>
-  (r["content"] as { text: string }[]).map((c) => c.text).join("\n");
+const text = (r: Record<string, unknown>): string => (r["content"] as { text: string }[]).map((c) => c.text).join("\n");
 
 /** A Claude Code/Desktop config naming the example server as "demo", by its absolute path. */
 async function mcpConfig(): Promise<{ file: string; cleanup: () => Promise<void> }> {
@@ -29,7 +28,7 @@ async function mcpConfig(): Promise<{ file: string; cleanup: () => Promise<void>
   return { file, cleanup: () => rm(dir, { recursive: true, force: true }) };
 }
 
-test("an MCP server's tools are in octet tools and called through octet call (mcp-server.json, --mcp-config)", async () => {
+test("an MCP server's tools are in octet tools and called by octet call (mcp-server.json, --mcp-config)", async () => {
   const flags = ["--extension-dir", EXAMPLES, "--enable-extension", "mcp-demo"];
   const config = await mcpConfig();
   try {
@@ -70,7 +69,7 @@ test("an MCP server's tools are in octet tools and called through octet call (mc
   assert.deepEqual(processesMentioning(SERVER), []);
 });
 
-test("behind mcp serve: progress and cancellation reach the MCP server, list changes and a kill are handled", async () => {
+test("behind mcp serve: progress and cancellation reach the server, list changes and kills are handled", async () => {
   const config = await mcpConfig();
   const s = await serve(["--mcp-config", config.file, "-v"]);
   try {
@@ -99,7 +98,10 @@ test("behind mcp serve: progress and cancellation reach the MCP server, list cha
     const changed = new Promise<void>((resolve) =>
       s.client.setNotificationHandler(ToolListChangedNotificationSchema, async () => resolve()),
     );
-    assert.equal(text(await s.client.callTool({ name: "add_tool", arguments: { name: "ping", reply: "pong" } })), "added ping");
+    assert.equal(
+      text(await s.client.callTool({ name: "add_tool", arguments: { name: "ping", reply: "pong" } })),
+      "added ping",
+    );
     await changed;
     assert.ok((await s.client.listTools()).tools.some((t) => t.name === "ping"));
     assert.equal(text(await s.client.callTool({ name: "ping", arguments: {} })), "pong");

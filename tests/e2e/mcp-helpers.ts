@@ -38,7 +38,8 @@ export async function serve(flags: string[], options: ClientOptions = {}): Promi
         const started = Date.now();
         const poll = (): void => {
           if (stderr.includes(needle)) return resolve();
-          if (Date.now() - started > ms) return reject(new Error(`no "${needle}" on stderr within ${ms} ms:\n${stderr}`));
+          if (Date.now() - started > ms)
+            return reject(new Error(`no "${needle}" on stderr within ${ms} ms:\n${stderr}`));
           setTimeout(poll, 25);
         };
         poll();

@@ -13,7 +13,8 @@ import { promisify } from "node:util";
 import { CLI, EXAMPLES } from "./helpers.js";
 
 const INSPECTOR = process.env["MCP_INSPECTOR_CLI"] ?? "";
-const skip = INSPECTOR === "" || !existsSync(INSPECTOR) ? "MCP_INSPECTOR_CLI does not name the inspector's binary" : false;
+const skip =
+  INSPECTOR === "" || !existsSync(INSPECTOR) ? "MCP_INSPECTOR_CLI does not name the inspector's binary" : false;
 
 async function inspect(...method: string[]): Promise<Record<string, unknown>> {
   const serve = [CLI, "mcp", "serve", "--extension-dir", EXAMPLES, "--enable-extension", "hello-world"];

@@ -31,7 +31,10 @@ test("mcp serve: an MCP client lists hello-world's tool and prompt and calls the
     assert.equal(bad.isError, true);
     assert.match((bad.content as { text: string }[])[0]!.text, /no_such_tool/);
     const { prompts } = await s.client.listPrompts();
-    assert.ok(prompts.some((p) => p.name === "hello"), JSON.stringify(prompts));
+    assert.ok(
+      prompts.some((p) => p.name === "hello"),
+      JSON.stringify(prompts),
+    );
     const prompt = await s.client.getPrompt({ name: "hello", arguments: { args: "there" } });
     assert.equal(prompt.messages[0]?.role, "user");
   } finally {
@@ -58,7 +61,10 @@ test("mcp serve: progress becomes MCP progress and the confirmation and input ar
     assert.equal(asked.length, 2, JSON.stringify(asked));
     assert.match(asked[0]!.message, /Run a long task of 3 steps\?/);
     assert.ok(progress.length >= 2, JSON.stringify(progress));
-    assert.ok(progress.some((p) => p.message?.includes("(nightly)")), JSON.stringify(progress));
+    assert.ok(
+      progress.some((p) => p.message?.includes("(nightly)")),
+      JSON.stringify(progress),
+    );
     for (let i = 1; i < progress.length; i++) assert.ok(progress[i]!.progress > progress[i - 1]!.progress);
   } finally {
     await s.close();

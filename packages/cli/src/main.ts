@@ -73,7 +73,9 @@ async function main(argv: string[]): Promise<number> {
     case "mcp": {
       const [sub, ...extra] = rest;
       if (sub !== "serve")
-        throw new UsageError(sub === undefined ? "mcp needs a subcommand: serve" : `unknown subcommand "mcp ${sub}"; expected serve`);
+        throw new UsageError(
+          sub === undefined ? "mcp needs a subcommand: serve" : `unknown subcommand "mcp ${sub}"; expected serve`,
+        );
       // Loaded here only: the MCP SDK costs nothing to the other commands.
       return (await import("./mcp/serve.js")).mcpServe(options, extra);
     }

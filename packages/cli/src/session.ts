@@ -52,7 +52,11 @@ export function hostOptions(
     workspace: options.workspace,
     extensionDirs: options.extensionDirs,
     // Naming a pi extension on the command line enables it (and trusts it: the "explicit" source).
-    enable: [...options.enable, ...options.piExtensions.map(piExtensionId), ...options.mcpServers.map((s) => s.server.name)],
+    enable: [
+      ...options.enable,
+      ...options.piExtensions.map(piExtensionId),
+      ...options.mcpServers.map((s) => s.server.name),
+    ],
     trust: options.trust,
     safeMode: options.safeMode,
     // pi-extension.json manifests are found beside extension.toml ones and served the same way.

@@ -19,7 +19,10 @@ export function octetToolName(mcpName: string): string {
 }
 
 /** The server's tools as octet definitions, with the MCP name of each; a name two tools fit to is kept once. */
-export function octetTools(tools: readonly McpTool[], warn: (message: string) => void): Map<string, { mcp: string; def: ToolDefinition }> {
+export function octetTools(
+  tools: readonly McpTool[],
+  warn: (message: string) => void,
+): Map<string, { mcp: string; def: ToolDefinition }> {
   const out = new Map<string, { mcp: string; def: ToolDefinition }>();
   for (const t of tools) {
     const name = octetToolName(t.name);
@@ -46,7 +49,10 @@ function partText(block: Record<string, unknown>): string {
       return String(block["text"] ?? "");
     case "image":
     case "audio":
-      return `[${String(block["type"])} ${String(block["mimeType"] ?? "")}, ${bytesOf(block["data"])} bytes: not shown]`;
+      // Media travels in octet as verified artifacts, which an MCP result is not: named, as rpi's images are.
+      return (
+        `[${String(block["type"])} ${String(block["mimeType"] ?? "")}, ${bytesOf(block["data"])} bytes: ` + "not shown]"
+      );
     case "resource": {
       const r = (block["resource"] ?? {}) as Record<string, unknown>;
       if (typeof r["text"] === "string") return r["text"];

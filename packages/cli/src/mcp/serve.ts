@@ -40,7 +40,10 @@ export async function mcpServe(options: GlobalOptions, rest: string[]): Promise<
   );
   const note = (message: string): void => void process.stderr.write(`octet: ${message}\n`);
   const base = hostOptions(options);
-  const services = { ...base.services, ...elicitingServices(server, { yes: options.yes, noInput: options.noInput, note }) };
+  const services = {
+    ...base.services,
+    ...elicitingServices(server, { yes: options.yes, noInput: options.noInput, note }),
+  };
 
   const outcome = await withHost(
     (signal) => ExtensionHost.start({ ...base, services, signal }),

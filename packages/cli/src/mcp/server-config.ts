@@ -49,7 +49,12 @@ function readJson(file: string): ConfigResult<unknown> {
 const isObject = (v: unknown): v is Record<string, unknown> => v !== null && typeof v === "object" && !Array.isArray(v);
 
 /** One server entry; `where` names it in messages ("FILE: mcpServers.NAME"). */
-export function parseServerEntry(name: string, raw: unknown, where: string, baseDir: string): ConfigResult<McpServerConfig> {
+export function parseServerEntry(
+  name: string,
+  raw: unknown,
+  where: string,
+  baseDir: string,
+): ConfigResult<McpServerConfig> {
   const errors: string[] = [];
   if (!NAME.test(name))
     errors.push(`${where}: the name ${JSON.stringify(name)} must be 1-64 of a-z, 0-9, "-", "_" (an extension name)`);
@@ -88,7 +93,8 @@ export function loadServerManifest(file: string): ConfigResult<McpServerConfig> 
   if (!json.ok) return json;
   if (!isObject(json.value)) return { ok: false, errors: [`${file}: must be a JSON object`] };
   const name = json.value["name"];
-  if (typeof name !== "string") return { ok: false, errors: [`${file}: name: must be a string (the extension's name)`] };
+  if (typeof name !== "string")
+    return { ok: false, errors: [`${file}: name: must be a string (the extension's name)`] };
   const dir = dirname(file);
   const parsed = parseServerEntry(name, json.value, file, dir);
   // A server in its own folder runs there: `"args": ["./server.js"]` means the folder's file.
