@@ -58,6 +58,15 @@ server.registerTool(
   },
 );
 
+// A 1x1 PNG: MCP image content becomes an octet artifact (octet call saves it, mcp serve passes it on).
+const PIXEL = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==";
+server.registerTool("pixel", { description: "Answers a 1x1 PNG image" }, async () => ({
+  content: [
+    { type: "image", data: PIXEL, mimeType: "image/png" },
+    { type: "text", text: "one pixel" },
+  ],
+}));
+
 // exit(), not kill(pid, "SIGKILL"): in octet's PID namespace the server may be its init, which ignores that.
 server.registerTool("crash", { description: "Ends this server's process at once (for supervision demos)" }, async () =>
   process.exit(70),

@@ -106,6 +106,13 @@ test("behind mcp serve: progress and cancellation reach the server, list changes
     assert.ok((await s.client.listTools()).tools.some((t) => t.name === "ping"));
     assert.equal(text(await s.client.callTool({ name: "ping", arguments: {} })), "pong");
 
+    // An MCP image -> an octet artifact (verified by the host) -> MCP image content again.
+    const pixel = await s.client.callTool({ name: "pixel", arguments: {} });
+    const image = (pixel["content"] as { type: string; data?: string; mimeType?: string }[])[0];
+    assert.equal(image?.type, "image", JSON.stringify(pixel));
+    assert.equal(image.mimeType, "image/png");
+    assert.equal(Buffer.from(image.data!, "base64").subarray(1, 4).toString(), "PNG");
+
     // Killed mid-call: the call fails, the supervisor restarts the server, calls work again.
     const running = s.client.callTool({ name: "count", arguments: { steps: 500, delay_ms: 20 } });
     await new Promise((r) => setTimeout(r, 200));

@@ -78,8 +78,8 @@ test("MCP tool names fit octet's rule; a clash keeps the first and says so", () 
   assert.match(warnings[0] ?? "", /"a\.b" and "a_b" are both "a_b"/);
 });
 
-test("MCP results become octet results: media named, structured content kept unless an error", () => {
-  const r = octetResult({
+test("MCP results become octet results: media named, structured content kept unless an error", async () => {
+  const r = await octetResult({
     content: [
       { type: "text", text: "hi" },
       { type: "image", mimeType: "image/png", data: "AAAA" },
@@ -96,10 +96,23 @@ test("MCP results become octet results: media named, structured content kept unl
     is_error: false,
     structured_content: { n: 1 },
   });
-  assert.deepEqual(octetResult({ content: [], structuredContent: { n: 2 }, isError: true }), {
+  assert.deepEqual(await octetResult({ content: [], structuredContent: { n: 2 }, isError: true }), {
     content: [{ type: "text", text: '{"n":2}' }],
     is_error: true,
   });
+});
+
+test("MCP media the host took as an artifact becomes an image part, with a text part beside it", async () => {
+  const published: string[] = [];
+  const r = await octetResult({ content: [{ type: "image", mimeType: "image/png", data: "AAAA" }] }, async (m, d) => {
+    published.push(`${m} ${d}`);
+    return "art-1";
+  });
+  assert.deepEqual(published, ["image/png AAAA"]);
+  assert.deepEqual(r.content, [
+    { type: "image", artifact_id: "art-1", mime_type: "image/png" },
+    { type: "text", text: "" },
+  ]);
 });
 
 test("octet progress becomes increasing MCP progress; decoration is not progress", () => {

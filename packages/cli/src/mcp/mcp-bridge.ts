@@ -5,7 +5,8 @@
  * routing, deadlines, status, reload, supervision and stop ladder serve MCP servers unchanged.
  *
  * Mapping: initialize -> the server's tools/list; tool/call -> tools/call (MCP progress becomes
- * octet status progress when the host offered request_progress); $/cancelRequest -> aborting the
+ * octet status progress when the host offered request_progress; image and audio content become
+ * artifacts of the call when it offered artifacts); $/cancelRequest -> aborting the
  * MCP request (the SDK sends notifications/cancelled); the server's tools/list_changed -> a new
  * tools/list published as tools/register and tools/unregister (dynamic_tools); shutdown -> EOF
  * on the server's stdin. The stand-in "exits" when the server process does, so a server that
@@ -14,7 +15,17 @@
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
-import { EnvelopeReader, ErrorCode, REQUIRED_FEATURES, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
+import { createHash } from "node:crypto";
+import {
+  artifactKind,
+  bounds,
+  EnvelopeReader,
+  ErrorCode,
+  REQUIRED_FEATURES,
+  RpcPeer,
+  WireError,
+} from "@octet/protocol";
+import type { RequestMessage } from "@octet/protocol";
 import type { ToolDefinition } from "@octet/protocol";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -62,6 +73,7 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
   const controllers = new Map<number, AbortController>();
   let progress = false;
   let dynamic = false;
+  let artifacts = false;
   let sequence = 0;
 
   const peer = new RpcPeer({
@@ -120,8 +132,9 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
       | undefined;
     const offered = new Set(protocol?.optional_features ?? []);
     const features: string[] = [...REQUIRED_FEATURES];
-    for (const f of ["request_progress", "dynamic_tools"]) if (offered.has(f)) features.push(f);
+    for (const f of ["request_progress", "dynamic_tools", "artifacts"]) if (offered.has(f)) features.push(f);
     progress = offered.has("request_progress");
+    artifacts = offered.has("artifacts");
     dynamic = offered.has("dynamic_tools");
     const tools = [...catalog.values()].map((t) => t.def);
     for (const d of tools) published.set(d.name, JSON.stringify(d));
@@ -158,7 +171,7 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
           ...(progress ? { onprogress, resetTimeoutOnProgress: true } : {}),
         },
       );
-      return octetResult(result as Record<string, unknown>);
+      return await octetResult(result as Record<string, unknown>, (mime, data) => publishMedia(id, mime, data));
     } catch (err) {
       if (controller.signal.aborted) throw new WireError(ErrorCode.RequestCancelled, "the tool call was cancelled");
       // An MCP protocol error (unknown tool, bad arguments) is the call's failure: a result the model reads.
@@ -166,6 +179,26 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
       return { content: [{ type: "text", text: message }], is_error: true };
     } finally {
       controllers.delete(id);
+    }
+  }
+
+  /** An image or audio block as an artifact of call `id` (octet's media are verified artifacts). */
+  async function publishMedia(id: number, mimeType: string, data: string): Promise<string | null> {
+    if (!artifacts || artifactKind(mimeType) === undefined) return null;
+    const bytes = Buffer.from(data, "base64");
+    if (bytes.length > bounds.MAX_ARTIFACT_INLINE_BYTES) return null;
+    try {
+      const r = (await peer.request("artifact/publish", {
+        parent_request_id: id,
+        mime_type: mimeType,
+        size: bytes.length,
+        sha256: createHash("sha256").update(bytes).digest("hex"),
+        data: { encoding: "base64", data: bytes.toString("base64") },
+      }).result) as { artifact_id: string };
+      return r.artifact_id;
+    } catch (err) {
+      warn(`an ${mimeType} of the MCP server was not published: ${err instanceof Error ? err.message : String(err)}`);
+      return null;
     }
   }
 

@@ -49,7 +49,7 @@ function partText(block: Record<string, unknown>): string {
       return String(block["text"] ?? "");
     case "image":
     case "audio":
-      // Media travels in octet as verified artifacts, which an MCP result is not: named, as rpi's images are.
+      // Media octet could not take as an artifact (no artifacts feature, another type, too large) is named.
       return (
         `[${String(block["type"])} ${String(block["mimeType"] ?? "")}, ${bytesOf(block["data"])} bytes: ` + "not shown]"
       );
@@ -65,17 +65,36 @@ function partText(block: Record<string, unknown>): string {
   }
 }
 
+/**
+ * Publishes one MCP image or audio block as an artifact of the call (artifact/publish) and
+ * answers its id, or null when it cannot be (no artifacts feature, a type or size octet does not
+ * take): the block is then named as text.
+ */
+export type MediaPublisher = (mimeType: string, base64: string) => Promise<string | null>;
+
 /** An MCP CallToolResult as an octet API 0.4 tool result. */
-export function octetResult(result: Record<string, unknown>): {
-  content: ContentPart[];
-  is_error: boolean;
-  structured_content?: unknown;
-} {
+export async function octetResult(
+  result: Record<string, unknown>,
+  publish: MediaPublisher = async () => null,
+): Promise<{ content: ContentPart[]; is_error: boolean; structured_content?: unknown }> {
   const blocks = Array.isArray(result["content"]) ? (result["content"] as Record<string, unknown>[]) : [];
-  const content: ContentPart[] = blocks.map((b) => ({ type: "text", text: partText(b ?? {}) }));
+  const content: ContentPart[] = [];
+  for (const b of blocks) {
+    const block = b ?? {};
+    const type = block["type"];
+    const mime = String(block["mimeType"] ?? "");
+    if ((type === "image" || type === "audio") && typeof block["data"] === "string") {
+      const id = await publish(mime, block["data"]);
+      if (id !== null) {
+        content.push({ type, artifact_id: id, mime_type: mime });
+        continue;
+      }
+    }
+    content.push({ type: "text", text: partText(block) });
+  }
   const structured = result["structuredContent"];
   // octet needs a text part; MCP may answer with structured content only.
-  if (content.length === 0)
+  if (!content.some((c) => c.type === "text"))
     content.push({ type: "text", text: structured !== undefined ? JSON.stringify(structured) : "" });
   const out: { content: ContentPart[]; is_error: boolean; structured_content?: unknown } = {
     content,
