@@ -88,9 +88,12 @@ export async function mcpServe(options: GlobalOptions, rest: string[]): Promise<
       const poll = setInterval(check, CATALOG_POLL_MS);
       poll.unref();
       const transport = new StdioServerTransport();
+      server.onerror = (err) => note(`MCP: ${err.message}`);
       const closed = new Promise<void>((resolve) => {
         server.onclose = resolve;
         process.stdin.once("end", () => void server.close());
+        // A client gone without closing our stdin (EPIPE on stdout) ends the server too.
+        process.stdout.once("error", () => void server.close());
         signal.addEventListener("abort", () => void server.close(), { once: true });
       });
       await server.connect(transport);
