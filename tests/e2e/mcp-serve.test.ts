@@ -53,7 +53,7 @@ test("mcp serve: progress becomes MCP progress and the confirmation and input ar
   });
   try {
     const progress: { progress: number; total?: number | undefined; message?: string | undefined }[] = [];
-    const r = await s.client.callTool({ name: "long_task", arguments: { steps: 3, step_ms: 60 } }, undefined, {
+    const r = await s.client.callTool({ name: "long_task", arguments: { steps: 3, step_ms: 150 } }, undefined, {
       onprogress: (p) => progress.push(p),
     });
     assert.equal(r.isError, false, JSON.stringify(r));
