@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import type { PolicyRules } from "@octet/host";
 import { loadPolicyFile, parseSecretFlags, type SecretMapping } from "./policy-secrets.js";
 import { UsageError } from "./usage-error.js";
+import { loadMcpConfig, type McpServerConfig } from "./mcp/server-config.js";
 
 export interface GlobalOptions {
   extensionDirs: string[];
@@ -17,6 +18,8 @@ export interface GlobalOptions {
   piRuntime: "quickjs" | "node";
   /** --pi-flag NAME[=VALUE], repeatable: pi's extension flags (`pi --plan`); a bare NAME is true. */
   piFlags: Record<string, string | true>;
+  /** --mcp-config FILE, repeatable: the MCP servers of Claude Code/Desktop config files, read at parse time. */
+  mcpServers: { file: string; server: McpServerConfig }[];
   enable: string[];
   trust: string[];
   safeMode: boolean;
@@ -66,6 +69,7 @@ export const FLAGS = {
   "pi-extension": { type: "string", multiple: true },
   "pi-runtime": { type: "string" },
   "pi-flag": { type: "string", multiple: true },
+  "mcp-config": { type: "string", multiple: true },
   "enable-extension": { type: "string", multiple: true },
   "trust-extension": { type: "string", multiple: true },
   "safe-mode": { type: "boolean" },
@@ -175,6 +179,16 @@ function piFlags(values: readonly string[]): Record<string, string | true> {
   return flags;
 }
 
+/** --mcp-config FILE values: every server of each file; a bad file is a usage error naming the key. */
+function mcpServers(files: readonly string[]): { file: string; server: McpServerConfig }[] {
+  return files.flatMap((f) => {
+    const file = resolve(f);
+    const parsed = loadMcpConfig(file);
+    if (!parsed.ok) throw new UsageError(`--mcp-config ${f}: ${parsed.errors.join("; ")}`);
+    return parsed.value.map((server) => ({ file, server }));
+  });
+}
+
 export function parseCommandLine(argv: string[]): ParsedArgs {
   let parsed;
   try {
@@ -189,6 +203,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     ["--extension-dir", v["extension-dir"]],
     ["--pi-extension", v["pi-extension"]],
     ["-e", v.extension],
+    ["--mcp-config", v["mcp-config"]],
   ] as const) {
     for (const item of list ?? []) if (item.trim() === "") throw new UsageError(`${flag} needs a non-empty value`);
   }
@@ -221,6 +236,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       piExtensions: (v["pi-extension"] ?? []).map(existingPath),
       piRuntime,
       piFlags: piFlags(v["pi-flag"] ?? []),
+      mcpServers: mcpServers(v["mcp-config"] ?? []),
       enable: v["enable-extension"] ?? [],
       trust: v["trust-extension"] ?? [],
       safeMode: v["safe-mode"] ?? false,

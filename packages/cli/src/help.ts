@@ -20,6 +20,7 @@ Usage:
   octet [FLAGS] models [all]             models with a key set and those of models.json
   octet [FLAGS] config                   the effective configuration and where each value came from
   octet completion bash|zsh|fish         a shell completion script (source <(octet completion bash))
+  octet [FLAGS] mcp serve                the enabled extensions' tools as an MCP server on stdio
   octet COMMAND --help                   help for one command
 
 Flags:
@@ -33,6 +34,8 @@ Flags:
   --pi-runtime RUNTIME     where the --pi-extension paths run: quickjs (default, sandboxed) or
                            node (a Node process with the full pi API: fs, child_process, pi.exec)
   --pi-flag NAME[=VALUE]   a pi extension flag (pi's --NAME, read with pi.getFlag); repeatable
+  --mcp-config FILE        run the MCP stdio servers of FILE (Claude's {"mcpServers": {...}}
+                           format, e.g. .mcp.json) as extensions; enabled and trusted; repeatable
   --enable-extension NAME  start extension NAME (nothing starts unless enabled); repeatable
   --trust-extension NAME   trust extension NAME (needed for project extensions); repeatable
   --safe-mode              start only extensions with an explicit trust grant
@@ -97,6 +100,26 @@ Exit status: 0 success, 1 the tool or command reported an error, 2 usage error,
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  mcp: `Usage:
+  octet [FLAGS] mcp serve
+
+Serves the enabled extensions over MCP on stdio, for an MCP client (Claude Code, Claude
+Desktop, Cursor, the MCP Inspector): their tools as MCP tools (JSON Schemas from octet's
+catalog; images and audio as image/audio content; errors as isError results), their commands
+as prompts. Progress becomes MCP progress, the client's cancellation cancels the call, and
+confirmations and input requests are asked by MCP elicitation when the client supports it
+(denied and cancelled otherwise; --yes accepts confirmations). Tools that appear or go
+(dynamic tools, a restart) send tools/list_changed. stdout carries MCP only; diagnostics go
+to stderr. It ends when the client closes stdin.
+
+Example (Claude Code: claude mcp add octet -- octet mcp serve ...):
+  octet mcp serve --extension-dir examples --enable-extension hello-world
+
+MCP servers the other way round, as octet extensions: an mcp-server.json in an extension
+folder ({"name": "demo", "command": "node", "args": ["./server.mjs"]}, see examples/mcp-server)
+or --mcp-config .mcp.json:
+  octet --extension-dir examples --enable-extension mcp-demo call echo '{"text":"hi"}'
+`,
   extensions: `Usage:
   octet [FLAGS] extensions list     list discovered extensions: name, version, api_version,
                                     source, manifest path, enabled, trusted, validation errors

@@ -82,10 +82,19 @@ async function main(argv: string[]): Promise<number> {
       return modelsCommand(options, rest);
     case "config":
       return configCommand(parsed, rest);
+    case "mcp": {
+      const [sub, ...extra] = rest;
+      if (sub !== "serve")
+        throw new UsageError(
+          sub === undefined ? "mcp needs a subcommand: serve" : `unknown subcommand "mcp ${sub}"; expected serve`,
+        );
+      // Loaded here only: the MCP SDK costs nothing to the other commands.
+      return (await import("./mcp/serve.js")).mcpServe(options, extra);
+    }
     default:
       throw new UsageError(
-        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, config ` +
-          "or completion " +
+        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, config, ` +
+          "completion or mcp " +
           "(see octet --help)",
       );
   }
