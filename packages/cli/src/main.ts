@@ -11,6 +11,7 @@ import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
 import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js";
+import { initCommand } from "./init.js";
 
 /**
  * Node's runtime warnings (MaxListenersExceededWarning and the like) are for octet's developers,
@@ -24,6 +25,8 @@ process.on("warning", (warning) => {
 });
 
 async function main(argv: string[]): Promise<number> {
+  // init takes its own flags (--ts, --python, --pi) and none of the global ones.
+  if (argv[0] === "init") return initCommand(argv.slice(1));
   const { options, positionals } = parseCommandLine(argv);
   showWarnings = options.verbose;
   const [verb, ...rest] = positionals;
