@@ -101,8 +101,8 @@ name: lowercase letters, digits, "-" and "_", starting with a letter or digit, a
              test/*.test.mjs with @octet/extension/testing
   --python   Python with octet-extension-sdk in ./.venv; .venv/bin/python -m unittest runs
              test_extension.py with octet_extension.testing (it needs octet on PATH)
-  --pi       a pi extension (index.ts and pi-extension.json) run in octet's QuickJS sandbox;
-             npm test runs it with @octet/extension/testing
+  --pi       a pi extension (index.ts, loaded as octet --pi-extension . and pi -e . load it)
+             run in octet's QuickJS sandbox; npm test runs it with @octet/extension/testing
 
 The octet packages are pinned to this version (${OCTET_VERSION}). OCTET_INIT_TARBALLS=DIR takes them
 from local files instead: DIR holds the npm pack tarballs (octet-cli-${OCTET_VERSION}.tgz, ...) and,

@@ -228,18 +228,9 @@ if __name__ == "__main__":
 }
 
 function piFiles(v: TemplateVars): Record<string, string> {
-  const manifest = {
-    schemaVersion: 1,
-    id: v.name,
-    runtime: "quickjs",
-    entry: "./index.ts",
-    capabilities: ["tools", "commands", "ui"],
-    uiCapabilities: ["notify"],
-  };
   return {
-    "pi-extension.json": JSON.stringify(manifest, null, 2) + "\n",
-    "index.ts": `// A pi extension: pi loads it with \`pi -e ./index.ts\`; octet runs it in its QuickJS sandbox
-// through pi-extension.json (no filesystem, no network: "runtime": "node" gives the full API).
+    "index.ts": `// A pi extension: pi loads it with \`pi -e .\`, octet with \`octet --pi-extension .\`, in its
+// QuickJS sandbox (no filesystem, no network; --pi-runtime node gives pi's full API).
 import type { ExtensionAPI } from "@mariozechner/pi-coding-agent";
 import { Type } from "@sinclair/typebox";
 
@@ -263,10 +254,10 @@ export default function (pi: ExtensionAPI) {
 }
 `,
     "package.json": packageJson(v, {
-      scripts: { test: "node --test", validate: "octet --extension-dir . extensions validate" },
+      scripts: { test: "node --test", validate: "octet --pi-extension . extensions validate" },
       devDependencies: deps(v, ["@octet/cli", "@octet/extension", "@octet/host", "@octet/rpi"]),
     }),
-    "test/extension.test.mjs": `// Runs the pi extension under the real octet host (QuickJS): npm test.
+    "test/extension.test.mjs": `// Runs the pi extension under the real octet host, as octet --pi-extension . does: npm test.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -295,9 +286,9 @@ test("/${v.name} notifies", async () => {
     "README.md": readme(v, "pi", [
       "npm install                 # @octet/cli, and the test harness with @octet/host and @octet/rpi",
       "npm test                    # test/*.test.mjs: the extension in octet's QuickJS sandbox",
-      "npx octet --extension-dir . extensions validate",
-      `npx octet --extension-dir . --enable-extension ${v.name} call ${v.ident}_greet '{"name":"you"}'`,
-      "npx octet --pi-extension ./index.ts   # or without pi-extension.json, as pi -e would",
+      "npx octet --pi-extension . extensions validate",
+      `npx octet --pi-extension . call ${v.ident}_greet '{"name":"you"}'`,
+      "npx octet --pi-extension .    # the shell with it (pi: pi -e .)",
     ]),
   };
 }
@@ -312,8 +303,12 @@ command (\`/${v.name}\`), with a test that runs it under the real octet host.
 ${commands.join("\n")}
 \`\`\`
 
-Use it from anywhere: \`octet --extension-dir /path/to/${v.name} --enable-extension ${v.name}\`, or copy
-the folder to ~/.octet/extensions/ and pass \`--enable-extension ${v.name}\`.
+${
+  kind === "pi"
+    ? `Use it from anywhere: \`octet --pi-extension /path/to/${v.name}\` (and in pi: \`pi -e /path/to/${v.name}\`).`
+    : `Use it from anywhere: \`octet --extension-dir /path/to/${v.name} --enable-extension ${v.name}\`, or copy\n` +
+      `the folder to ~/.octet/extensions/ and pass \`--enable-extension ${v.name}\`.`
+}
 `;
 }
 

@@ -111,6 +111,8 @@ function nextSteps(kind: InitKind, name: string, shown: string, source: PackageS
     `${source.local ? `(octet packages from OCTET_INIT_TARBALLS=${process.env["OCTET_INIT_TARBALLS"]})\n` : ""}` +
     "\nNext steps:\n" +
     steps.map((s) => `  ${s}\n`).join("") +
-    `  octet --extension-dir . --enable-extension ${name}      # the shell, with your extension\n`
+    (kind === "pi"
+      ? "  npx octet --pi-extension .      # the shell, with your extension\n"
+      : `  ${kind === "python" ? "" : "npx "}octet --extension-dir . --enable-extension ${name}      # the shell, with it\n`)
   );
 }

@@ -8,7 +8,8 @@
  * extension process never needs. @octet/host (and @octet/rpi, for pi extensions) are optional
  * peer dependencies: only a test that imports this entry needs them installed.
  */
-import { mkdtemp, rm } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet/host";
@@ -91,61 +92,80 @@ export interface TestedExtension {
 }
 
 /**
- * Starts the extension in `dir` under the real host and waits until it is ready. Rejects, with
- * the host's reason and the tail of the extension's stderr, when it does not become ready.
+ * Starts the extension in `dir` under the real host and waits until it is ready: an
+ * extension.toml or pi-extension.json folder, or a pi extension file or folder (as octet
+ * --pi-extension loads it). Rejects, with the host's reason and the tail of the extension's
+ * stderr, when it does not become ready.
  */
 export async function startExtension(dir: string, options: StartOptions = {}): Promise<TestedExtension> {
   const folder = resolve(dir);
   const temp = await mkdtemp(join(tmpdir(), "octet-testing-"));
+  const cleanup = (): Promise<void> => rm(temp, { recursive: true, force: true });
   const answers = new Answers(options.confirm ?? [], options.input ?? []);
   const events: HostEvent[] = [];
-  const base: ExtensionHostOptions = {
-    workspace: options.workspace ?? temp,
-    extensionDirs: [folder],
-    // Hermetic: no global extensions of the machine running the test, no shared caches.
-    octetHome: join(temp, "home"),
-    runtimes: await foreignRuntimes(folder),
-    onEvent: (e) => events.push(e),
-    services: { confirm: answers.confirm, input: answers.input, dynamicTools: true, artifacts: true },
-    ...(options.env ? { env: options.env } : {}),
-    ...(options.callMs !== undefined ? { timeouts: { callMs: options.callMs } } : {}),
-  };
-  const cleanup = (): Promise<void> => rm(temp, { recursive: true, force: true });
-  const found = (await ExtensionHost.discover(base)).filter((s) => s.source === "explicit");
-  const mine = found[0];
-  if (mine === undefined || mine.name === "") {
+  let host: ExtensionHost | null = null;
+  try {
+    const loading = await howToLoad(folder);
+    const base: ExtensionHostOptions = {
+      workspace: options.workspace ?? temp,
+      ...loading.options,
+      // Hermetic: no global extensions of the machine running the test, no shared caches.
+      octetHome: join(temp, "home"),
+      onEvent: (e) => events.push(e),
+      services: { confirm: answers.confirm, input: answers.input, dynamicTools: true, artifacts: true },
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.callMs !== undefined ? { timeouts: { callMs: options.callMs } } : {}),
+    };
+    const found = (await ExtensionHost.discover(base)).filter((s) => s.source === "explicit");
+    const mine = loading.name === null ? found[0] : found.find((s) => s.name === loading.name);
+    if (mine === undefined || mine.name === "") {
+      const why = mine?.errors.join("; ") ?? "no extension.toml or pi-extension.json there";
+      throw new Error(`startExtension(${JSON.stringify(dir)}): no extension found in ${folder}: ${why}`);
+    }
+    host = await ExtensionHost.start({ ...base, enable: [mine.name] });
+    const status = host.status().find((s) => s.name === mine.name);
+    if (status?.state !== "ready") {
+      const tail = events.flatMap((e) => (e.type === "stderr" ? [e.line] : [])).slice(-10);
+      const reasons = new Set([status?.reason, status?.lastError, ...(status?.errors ?? [])].filter(Boolean));
+      throw new Error(
+        `extension ${mine.name} (${folder}) is ${status?.state ?? "not started"}, not ready: ` +
+          `${[...reasons].join("; ") || "no reason given"}` +
+          (tail.length > 0 ? `\nits stderr ends:\n  ${tail.join("\n  ")}` : ""),
+      );
+    }
+    return tested(mine.name, host, events, answers, cleanup);
+  } catch (err) {
+    await host?.shutdown();
     await cleanup();
-    const why = mine?.errors.join("; ") ?? "no extension.toml or pi-extension.json there";
-    throw new Error(`startExtension(${JSON.stringify(dir)}): no extension found in ${folder}: ${why}`);
+    throw err;
   }
-  const host = await ExtensionHost.start({ ...base, enable: [mine.name] });
-  const status = host.status().find((s) => s.name === mine.name);
-  if (status?.state !== "ready") {
-    await host.shutdown();
-    await cleanup();
-    const tail = events.flatMap((e) => (e.type === "stderr" ? [e.line] : [])).slice(-10);
-    const reason = [status?.reason, status?.lastError, ...(status?.errors ?? [])].filter(Boolean).join("; ");
-    throw new Error(
-      `extension ${mine.name} (${folder}) is ${status?.state ?? "not started"}, not ready: ${reason || "no reason given"}` +
-        (tail.length > 0 ? `\nits stderr ends:\n  ${tail.join("\n  ")}` : ""),
-    );
-  }
-  return tested(mine.name, host, events, answers, cleanup);
 }
 
-/** pi-extension.json folders need the rpi runtime; loaded only then, so @octet/rpi stays optional. */
-async function foreignRuntimes(folder: string): Promise<NonNullable<ExtensionHostOptions["runtimes"]>> {
-  const { existsSync } = await import("node:fs");
-  if (!existsSync(join(folder, "pi-extension.json"))) return [];
+/**
+ * How the host finds the extension: a folder with extension.toml (or pi-extension.json, through
+ * the rpi runtime) is an extension folder; any other path is a pi extension as `octet
+ * --pi-extension PATH` loads it (a .ts/.js file, or a folder with index.ts). @octet/rpi is
+ * imported only for pi extensions, so it stays an optional peer.
+ */
+async function howToLoad(path: string): Promise<{ options: ExtensionHostOptions; name: string | null }> {
+  const isDir = (await stat(path).catch(() => null))?.isDirectory() ?? false;
+  const has = (file: string): boolean => isDir && existsSync(join(path, file));
+  if (has("extension.toml")) return { options: { extensionDirs: [path] }, name: null };
   let rpi: typeof import("@octet/rpi");
   try {
     rpi = await import("@octet/rpi");
   } catch (err) {
     throw new Error(
-      `${folder} holds a pi extension: install @octet/rpi to test it (npm install --save-dev @octet/rpi): ${String(err)}`,
+      `${path} is not an extension.toml folder, so it is loaded as a pi extension, which needs @octet/rpi ` +
+        `(npm install --save-dev @octet/rpi): ${err instanceof Error ? err.message : String(err)}`,
     );
   }
-  return [rpi.rpiRuntime({ mode: "rpc" })];
+  if (has("pi-extension.json"))
+    return { options: { extensionDirs: [path], runtimes: [rpi.rpiRuntime({ mode: "rpc" })] }, name: null };
+  return {
+    options: { runtimes: [rpi.rpiRuntime({ mode: "rpc", piExtensions: [path] })] },
+    name: rpi.piExtensionId(path),
+  };
 }
 
 function tested(
