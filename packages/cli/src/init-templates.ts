@@ -28,14 +28,21 @@ export interface TemplateVars {
 const ALL_PACKAGES = ["@octet/protocol", "@octet/extension", "@octet/host", "@octet/rpi", "@octet/agent", "@octet/cli"];
 
 function packageJson(v: TemplateVars, body: Record<string, unknown>): string {
-  const overrides = v.source.local ? { overrides: Object.fromEntries(ALL_PACKAGES.map((p) => [p, v.source.npm(p)])) } : {};
-  return JSON.stringify({ name: v.name, version: "0.1.0", private: true, type: "module", ...body, ...overrides }, null, 2) + "\n";
+  const overrides = v.source.local
+    ? { overrides: Object.fromEntries(ALL_PACKAGES.map((p) => [p, v.source.npm(p)])) }
+    : {};
+  return (
+    JSON.stringify({ name: v.name, version: "0.1.0", private: true, type: "module", ...body, ...overrides }, null, 2) +
+    "\n"
+  );
 }
 
 const deps = (v: TemplateVars, names: string[]): Record<string, string> =>
   Object.fromEntries(names.map((n) => [n, v.source.npm(n)]));
 
-const TS_TEST = (v: TemplateVars): string => `// Runs the extension under the real octet host: npm test (after npm run build).
+const TS_TEST = (
+  v: TemplateVars,
+): string => `// Runs the extension under the real octet host: npm test (after npm run build).
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
@@ -64,7 +71,11 @@ test("/${v.name} answers", async () => {
 });
 `;
 
-const MANIFEST = (v: TemplateVars, command: string, args: string): string => `# The manifest octet reads: see the octet README, "extension.toml".
+const MANIFEST = (
+  v: TemplateVars,
+  command: string,
+  args: string,
+): string => `# The manifest octet reads: see the octet README, "extension.toml".
 name = "${v.name}"
 version = "0.1.0"
 api_version = "0.4"

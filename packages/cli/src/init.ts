@@ -30,7 +30,12 @@ export async function initCommand(argv: string[]): Promise<number> {
       args: argv,
       allowPositionals: true,
       strict: true,
-      options: { ts: { type: "boolean" }, python: { type: "boolean" }, pi: { type: "boolean" }, help: { type: "boolean", short: "h" } },
+      options: {
+        ts: { type: "boolean" },
+        python: { type: "boolean" },
+        pi: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
     });
   } catch (err) {
     throw new UsageError(`init: ${err instanceof Error ? err.message.replace(/\. To specify.*$/s, "") : String(err)}`);
@@ -41,7 +46,8 @@ export async function initCommand(argv: string[]): Promise<number> {
     return EXIT_OK;
   }
   const kinds = (["ts", "python", "pi"] as const).filter((k) => v[k] === true);
-  if (kinds.length > 1) throw new UsageError(`init takes one of --ts, --python, --pi; got ${kinds.map((k) => `--${k}`).join(" ")}`);
+  if (kinds.length > 1)
+    throw new UsageError(`init takes one of --ts, --python, --pi; got ${kinds.map((k) => `--${k}`).join(" ")}`);
   const kind: InitKind = kinds[0] ?? "ts";
   const [target, ...extra] = parsed.positionals;
   if (target === undefined) throw new UsageError("init needs a NAME: octet init [--ts | --python | --pi] NAME");
@@ -51,7 +57,7 @@ export async function initCommand(argv: string[]): Promise<number> {
   if (!NAME_RULE.test(name))
     throw new UsageError(
       `init: ${JSON.stringify(name)} is not a valid extension name: it must start with a lowercase letter or digit ` +
-        "and hold only lowercase letters, digits, \"-\" and \"_\" (at most 64), e.g. my-ext",
+        'and hold only lowercase letters, digits, "-" and "_" (at most 64), e.g. my-ext',
     );
   if (existsSync(folder)) {
     if (!statSync(folder).isDirectory()) throw new UsageError(`init: ${folder} exists and is a file`);
@@ -84,7 +90,8 @@ function packageSource(dir: string | undefined): PackageSource {
     return path;
   };
   // npm pack names @octet/cli's tarball octet-cli-VERSION.tgz.
-  const tarball = (pkg: string): string => `file:${need(`${pkg.replace(/^@/, "").replace("/", "-")}-${OCTET_VERSION}.tgz`)}`;
+  const tarball = (pkg: string): string =>
+    `file:${need(`${pkg.replace(/^@/, "").replace("/", "-")}-${OCTET_VERSION}.tgz`)}`;
   const wheel = `${PY_DIST.replace(/-/g, "_")}-${PY_VERSION}-py3-none-any.whl`;
   return {
     npm: tarball,

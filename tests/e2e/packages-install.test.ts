@@ -1,0 +1,205 @@
+/**
+ * Issue 18.1-18.3: octet installed as a user outside this checkout installs it. Every package is
+ * packed once (`npm pack`), and the Python SDK built into a wheel once; `octet init` (this
+ * build's) makes a TypeScript, a pi and a Python extension in a temporary folder outside the
+ * repository with OCTET_INIT_TARBALLS pointing at those files; the TypeScript folder's `npm
+ * install` installs the tarballs (from the npm cache when it has them: --prefer-offline), and
+ * each folder's own test passes with the installed packages, as does `octet extensions validate`
+ * and a call through the installed `octet` bin.
+ *
+ * To keep the file short, one npm install serves two folders: the pi folder's node_modules is a
+ * link to the TypeScript folder's, which holds every package the pi template depends on.
+ */
+import { after, before, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, dirname, join, relative, resolve } from "node:path";
+import { CLI, ROOT, processesMentioning } from "./helpers.js";
+
+const PACKAGES = [
+  "packages/protocol",
+  "sdk/typescript",
+  "packages/host",
+  "packages/rpi",
+  "packages/agent",
+  "packages/cli",
+];
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The environment of every command: npm's own variables of an enclosing `npm test` left out. */
+function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  return { ...env, NO_COLOR: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1", ...extra };
+}
+
+function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<Run> {
+  return new Promise((done) => {
+    execFile(cmd, args, { cwd, env, timeout: 100_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+async function ok(cmd: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<string> {
+  const r = await run(cmd, args, cwd, env);
+  assert.equal(r.code, 0, `${cmd} ${args.join(" ")} (in ${cwd}) failed:\n${r.stdout}\n${r.stderr}`);
+  return r.stdout;
+}
+
+let temp = "";
+let tarballs = "";
+let ts = "";
+let pi = "";
+let py = "";
+const npmEnv = (): NodeJS.ProcessEnv => cleanEnv({ OCTET_HOME: join(temp, "home") });
+
+before(
+  async () => {
+    temp = realpathSync(await mkdtemp(join(tmpdir(), "octet-packages-")));
+    assert.ok(relative(ROOT, temp).startsWith(".."), "the folder is outside the repository");
+    tarballs = join(temp, "tarballs");
+    await mkdir(tarballs);
+    const pack = run(
+      "npm",
+      ["pack", "--silent", "--pack-destination", tarballs, ...PACKAGES.map((p) => `./${p}`)],
+      ROOT,
+    );
+    const wheel = run(
+      "python3",
+      ["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", tarballs, "./sdk/python"],
+      ROOT,
+    );
+    for (const r of await Promise.all([pack, wheel])) assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    const init = (kind: string, name: string): Promise<string> =>
+      ok(process.execPath, [CLI, "init", `--${kind}`, name], temp, cleanEnv({ OCTET_INIT_TARBALLS: tarballs }));
+    await Promise.all([init("ts", "demo"), init("pi", "pidemo"), init("python", "pydemo")]);
+    [ts, pi, py] = ["demo", "pidemo", "pydemo"].map((n) => join(temp, n)) as [string, string, string];
+    // The npm install and the Python environment at once: the slow parts, and they share nothing.
+    await Promise.all([
+      ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], ts, npmEnv()),
+      (async () => {
+        // --without-pip and the interpreter's own pip (--python): ensurepip is most of a venv's time.
+        await ok("python3", ["-m", "venv", "--without-pip", ".venv"], py);
+        await ok(
+          "python3",
+          ["-m", "pip", "--python", ".venv/bin/python", "install", "-q", "--no-index", "-r", "requirements.txt"],
+          py,
+        );
+      })(),
+    ]);
+    await symlink(join(ts, "node_modules"), join(pi, "node_modules"));
+  },
+  { timeout: 110_000 },
+);
+
+after(async () => {
+  if (temp !== "") await rm(temp, { recursive: true, force: true });
+});
+
+/** Every file under dir, relative to it. */
+function filesUnder(dir: string, prefix = ""): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const rel = prefix === "" ? n : `${prefix}/${n}`;
+    return statSync(join(dir, n)).isDirectory() ? filesUnder(join(dir, n), rel) : [rel];
+  });
+}
+
+test("issue 18.1: each installed package is self-contained: its relative imports and source maps stay inside it, its exports have types, its dependencies are exact", () => {
+  const installed = join(ts, "node_modules", "@octet");
+  assert.deepEqual(readdirSync(installed).sort(), ["agent", "cli", "extension", "host", "protocol", "rpi"]);
+  for (const name of readdirSync(installed)) {
+    const dir = join(installed, name);
+    assert.ok(!realpathSync(dir).startsWith(ROOT), `@octet/${name} is installed from its tarball, not linked`);
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    assert.equal(pkg.version, "0.1.0");
+    assert.equal(pkg.license, "MIT");
+    assert.ok(pkg.repository?.url, `@octet/${name} names its repository`);
+    assert.ok(existsSync(join(dir, "README.md")), `@octet/${name} has a README`);
+    for (const [dep, spec] of Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies }))
+      assert.match(String(spec), /^\d+\.\d+\.\d+$/, `@octet/${name}: ${dep} is pinned exactly`);
+    for (const [path, entry] of Object.entries(pkg.exports ?? { ".": { types: pkg.types, default: pkg.main } })) {
+      const e = entry as { types?: string; default?: string };
+      assert.ok(e.types && existsSync(join(dir, e.types)), `@octet/${name} "${path}" has its types`);
+      assert.ok(e.default && existsSync(join(dir, e.default)), `@octet/${name} "${path}" has its code`);
+    }
+    for (const file of filesUnder(dir)) {
+      const abs = join(dir, file);
+      const inside = (target: string, what: string): void => {
+        assert.ok(!relative(dir, target).startsWith(".."), `@octet/${name}/${file}: ${what} leaves the package`);
+        assert.ok(existsSync(target), `@octet/${name}/${file}: ${what} is not in the package`);
+      };
+      if (file.endsWith(".map")) {
+        const map = JSON.parse(readFileSync(abs, "utf8")) as { sources: string[] };
+        for (const s of map.sources) inside(resolve(dirname(abs), s), `source map entry ${s}`);
+      } else if (/\.(js|d\.ts)$/.test(file)) {
+        const text = readFileSync(abs, "utf8");
+        for (const m of text.matchAll(/(?:from|import\(|import)\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+          const target = resolve(dirname(abs), m[1]!);
+          const typed = file.endsWith(".d.ts") ? target.replace(/\.js$/, ".d.ts") : target;
+          inside(typed, `import "${m[1]}"`);
+        }
+      }
+    }
+  }
+});
+
+test("issue 18.2/18.3: octet init --ts: npm test passes with the installed packages, validate is ok, the installed octet calls the tool", async () => {
+  const octet = join(ts, "node_modules", ".bin", "octet");
+  const [testRun, validate, call] = await Promise.all([
+    ok("npm", ["test"], ts, npmEnv()),
+    ok(octet, ["--extension-dir", ".", "extensions", "validate"], ts, npmEnv()),
+    ok(
+      octet,
+      ["--extension-dir", ".", "--enable-extension", "demo", "call", "demo_greet", '{"name":"you"}'],
+      ts,
+      npmEnv(),
+    ),
+  ]);
+  assert.match(testRun, /# pass 3\n# fail 0/);
+  assert.match(validate, /^ok +demo /m);
+  assert.equal(call, "Hello, you!\n");
+  assert.deepEqual(processesMentioning(ts), []);
+});
+
+test("issue 18.2/18.3: octet init --pi: npm test runs the pi extension in QuickJS under the installed host", async () => {
+  const [testRun, validate] = await Promise.all([
+    ok("npm", ["test"], pi, npmEnv()),
+    ok("npm", ["run", "validate"], pi, npmEnv()),
+  ]);
+  assert.match(testRun, /# pass 2\n# fail 0/);
+  assert.match(validate, /^ok +pidemo /m);
+});
+
+test("issue 18.1-18.3: octet init --python: the wheel in a fresh venv, python -m unittest through the installed octet", async () => {
+  const env = cleanEnv({ PATH: [join(ts, "node_modules", ".bin"), process.env["PATH"] ?? ""].join(delimiter) });
+  const r = await run(join(py, ".venv", "bin", "python"), ["-m", "unittest", "-v"], py, env);
+  assert.equal(r.code, 0, r.stderr);
+  assert.match(r.stderr, /Ran 4 tests/);
+  const where = await ok(
+    join(py, ".venv", "bin", "python"),
+    ["-c", "import octet_extension; print(octet_extension.__file__)"],
+    py,
+  );
+  assert.ok(where.startsWith(join(py, ".venv")), `the SDK comes from the venv: ${where}`);
+  assert.equal(readFileSync(join(ROOT, "sdk/python/pyproject.toml"), "utf8").match(/^version = "(.*)"/m)?.[1], "0.9.5");
+});
+
+test("issue 18.2: octet init refuses a non-empty folder and a bad name, saying the rule", async () => {
+  const refused = await run(process.execPath, [CLI, "init", "--ts", "demo"], temp);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /demo exists and is not empty/);
+  const bad = await run(process.execPath, [CLI, "init", "--python", "My Ext"], temp);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /"My Ext" is not a valid extension name: it must start with a lowercase letter or digit/);
+  assert.equal(existsSync(join(temp, "My Ext")), false);
+});
