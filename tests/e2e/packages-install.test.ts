@@ -34,10 +34,11 @@ interface Run {
   stderr: string;
 }
 
-/** The environment of every command: npm's own variables of an enclosing `npm test` left out. */
+/** The environment of every command, without what an enclosing `npm test` or test runner set. */
 function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = {};
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k)) env[k] = v;
+  // NODE_TEST_CONTEXT would make a folder's own `node --test` report to this test runner, not print.
+  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== "NODE_TEST_CONTEXT") env[k] = v;
   return { ...env, NO_COLOR: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1", ...extra };
 }
 
@@ -114,64 +115,74 @@ function filesUnder(dir: string, prefix = ""): string[] {
   });
 }
 
-test("issue 18.1: each installed package is self-contained: its relative imports and source maps stay inside it, its exports have types, its dependencies are exact", () => {
-  const installed = join(ts, "node_modules", "@octet");
-  assert.deepEqual(readdirSync(installed).sort(), ["agent", "cli", "extension", "host", "protocol", "rpi"]);
-  for (const name of readdirSync(installed)) {
-    const dir = join(installed, name);
-    assert.ok(!realpathSync(dir).startsWith(ROOT), `@octet/${name} is installed from its tarball, not linked`);
-    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    assert.equal(pkg.version, "0.1.0");
-    assert.equal(pkg.license, "MIT");
-    assert.ok(pkg.repository?.url, `@octet/${name} names its repository`);
-    assert.ok(existsSync(join(dir, "README.md")), `@octet/${name} has a README`);
-    for (const [dep, spec] of Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies }))
-      assert.match(String(spec), /^\d+\.\d+\.\d+$/, `@octet/${name}: ${dep} is pinned exactly`);
-    for (const [path, entry] of Object.entries(pkg.exports ?? { ".": { types: pkg.types, default: pkg.main } })) {
-      const e = entry as { types?: string; default?: string };
-      assert.ok(e.types && existsSync(join(dir, e.types)), `@octet/${name} "${path}" has its types`);
-      assert.ok(e.default && existsSync(join(dir, e.default)), `@octet/${name} "${path}" has its code`);
-    }
-    for (const file of filesUnder(dir)) {
-      const abs = join(dir, file);
-      const inside = (target: string, what: string): void => {
-        assert.ok(!relative(dir, target).startsWith(".."), `@octet/${name}/${file}: ${what} leaves the package`);
-        assert.ok(existsSync(target), `@octet/${name}/${file}: ${what} is not in the package`);
-      };
-      if (file.endsWith(".map")) {
-        const map = JSON.parse(readFileSync(abs, "utf8")) as { sources: string[] };
-        for (const s of map.sources) inside(resolve(dirname(abs), s), `source map entry ${s}`);
-      } else if (/\.(js|d\.ts)$/.test(file)) {
-        const text = readFileSync(abs, "utf8");
-        for (const m of text.matchAll(/(?:from|import\(|import)\s*["'](\.{1,2}\/[^"']+)["']/g)) {
-          const target = resolve(dirname(abs), m[1]!);
-          const typed = file.endsWith(".d.ts") ? target.replace(/\.js$/, ".d.ts") : target;
-          inside(typed, `import "${m[1]}"`);
+test(
+  "issue 18.1: each installed package is self-contained: its relative imports and source maps stay inside " +
+    "it, its exports have types, its dependencies are exact",
+  () => {
+    const installed = join(ts, "node_modules", "@octet");
+    assert.deepEqual(readdirSync(installed).sort(), ["agent", "cli", "extension", "host", "protocol", "rpi"]);
+    for (const name of readdirSync(installed)) {
+      const dir = join(installed, name);
+      assert.ok(!realpathSync(dir).startsWith(ROOT), `@octet/${name} is installed from its tarball, not linked`);
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      assert.equal(pkg.version, "0.1.0");
+      assert.equal(pkg.license, "MIT");
+      assert.ok(pkg.repository?.url, `@octet/${name} names its repository`);
+      assert.ok(existsSync(join(dir, "README.md")), `@octet/${name} has a README`);
+      for (const [dep, spec] of Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies }))
+        assert.match(String(spec), /^\d+\.\d+\.\d+$/, `@octet/${name}: ${dep} is pinned exactly`);
+      if (pkg.bin !== undefined) assert.ok(existsSync(join(dir, pkg.bin.octet)), "the octet bin is there");
+      for (const [path, entry] of Object.entries(pkg.exports ?? {})) {
+        const e = entry as { types?: string; default?: string };
+        assert.ok(e.types && existsSync(join(dir, e.types)), `@octet/${name} "${path}" has its types`);
+        assert.ok(e.default && existsSync(join(dir, e.default)), `@octet/${name} "${path}" has its code`);
+      }
+      for (const file of filesUnder(dir)) {
+        const abs = join(dir, file);
+        const inside = (target: string, what: string): void => {
+          assert.ok(!relative(dir, target).startsWith(".."), `@octet/${name}/${file}: ${what} leaves the package`);
+          assert.ok(existsSync(target), `@octet/${name}/${file}: ${what} is not in the package`);
+        };
+        if (file.endsWith(".map")) {
+          const map = JSON.parse(readFileSync(abs, "utf8")) as { sources: string[] };
+          for (const s of map.sources) inside(resolve(dirname(abs), s), `source map entry ${s}`);
+        } else if (/\.(js|d\.ts)$/.test(file)) {
+          const text = readFileSync(abs, "utf8");
+          for (const m of text.matchAll(/(?:from|import\(|import)\s*["'](\.{1,2}\/[^"']+)["']/g)) {
+            const target = resolve(dirname(abs), m[1]!);
+            const typed = file.endsWith(".d.ts") ? target.replace(/\.js$/, ".d.ts") : target;
+            inside(typed, `import "${m[1]}"`);
+          }
         }
       }
     }
-  }
-});
+  },
+);
 
-test("issue 18.2/18.3: octet init --ts: npm test passes with the installed packages, validate is ok, the installed octet calls the tool", async () => {
-  const octet = join(ts, "node_modules", ".bin", "octet");
-  const [testRun, validate, call] = await Promise.all([
-    ok("npm", ["test"], ts, npmEnv()),
-    ok(octet, ["--extension-dir", ".", "extensions", "validate"], ts, npmEnv()),
-    ok(
+test(
+  "issue 18.2/18.3: octet init --ts: npm test passes with the installed packages, validate is ok, the " +
+    "installed octet calls the tool",
+  async () => {
+    const octet = join(ts, "node_modules", ".bin", "octet");
+    const [testRun, validate] = await Promise.all([
+      ok("npm", ["test"], ts, npmEnv()),
+      ok(octet, ["--extension-dir", ".", "extensions", "validate"], ts, npmEnv()),
+    ]);
+    // After npm test, which built dist/.
+    const call = await ok(
       octet,
       ["--extension-dir", ".", "--enable-extension", "demo", "call", "demo_greet", '{"name":"you"}'],
       ts,
       npmEnv(),
-    ),
-  ]);
-  assert.match(testRun, /# pass 3\n# fail 0/);
-  assert.match(validate, /^ok +demo /m);
-  assert.equal(call, "Hello, you!\n");
-  assert.deepEqual(processesMentioning(ts), []);
-});
+    );
+    assert.match(testRun, /# pass 3\n# fail 0/);
+    assert.match(validate, /^ok +demo /m);
+    assert.equal(call, "Hello, you!\n");
+    assert.deepEqual(processesMentioning(ts), []);
+  },
+);
 
-test("issue 18.2/18.3: octet init --pi: npm test runs the pi extension in QuickJS under the installed host", async () => {
+test("issue 18.2/18.3: octet init --pi: npm test runs the pi extension in QuickJS under the host", async () => {
   const [testRun, validate] = await Promise.all([
     ok("npm", ["test"], pi, npmEnv()),
     ok("npm", ["run", "validate"], pi, npmEnv()),
@@ -180,19 +191,26 @@ test("issue 18.2/18.3: octet init --pi: npm test runs the pi extension in QuickJ
   assert.match(validate, /^ok +pidemo /m);
 });
 
-test("issue 18.1-18.3: octet init --python: the wheel in a fresh venv, python -m unittest through the installed octet", async () => {
-  const env = cleanEnv({ PATH: [join(ts, "node_modules", ".bin"), process.env["PATH"] ?? ""].join(delimiter) });
-  const r = await run(join(py, ".venv", "bin", "python"), ["-m", "unittest", "-v"], py, env);
-  assert.equal(r.code, 0, r.stderr);
-  assert.match(r.stderr, /Ran 4 tests/);
-  const where = await ok(
-    join(py, ".venv", "bin", "python"),
-    ["-c", "import octet_extension; print(octet_extension.__file__)"],
-    py,
-  );
-  assert.ok(where.startsWith(join(py, ".venv")), `the SDK comes from the venv: ${where}`);
-  assert.equal(readFileSync(join(ROOT, "sdk/python/pyproject.toml"), "utf8").match(/^version = "(.*)"/m)?.[1], "0.9.5");
-});
+test(
+  "issue 18.1-18.3: octet init --python: the wheel in a fresh venv, python -m unittest through the " +
+    "installed octet",
+  async () => {
+    const env = cleanEnv({ PATH: [join(ts, "node_modules", ".bin"), process.env["PATH"] ?? ""].join(delimiter) });
+    const r = await run(join(py, ".venv", "bin", "python"), ["-m", "unittest", "-v"], py, env);
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(r.stderr, /Ran 4 tests/);
+    const where = await ok(
+      join(py, ".venv", "bin", "python"),
+      ["-c", "import octet_extension; print(octet_extension.__file__)"],
+      py,
+    );
+    assert.ok(where.startsWith(join(py, ".venv")), `the SDK comes from the venv: ${where}`);
+    assert.equal(
+      readFileSync(join(ROOT, "sdk/python/pyproject.toml"), "utf8").match(/^version = "(.*)"/m)?.[1],
+      "0.9.5",
+    );
+  },
+);
 
 test("issue 18.2: octet init refuses a non-empty folder and a bad name, saying the rule", async () => {
   const refused = await run(process.execPath, [CLI, "init", "--ts", "demo"], temp);

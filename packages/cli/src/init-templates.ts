@@ -268,7 +268,7 @@ export default function (pi: ExtensionAPI) {
       scripts: { test: "node --test", validate: "octet --pi-extension . extensions validate" },
       devDependencies: deps(v, ["@octet/cli", "@octet/extension", "@octet/host", "@octet/rpi"]),
     }),
-    "test/extension.test.mjs": `// Runs the pi extension under the real octet host, as octet --pi-extension . does: npm test.
+    "test/extension.test.mjs": `// Runs the pi extension under the real octet host, as octet --pi-extension . loads it.
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";

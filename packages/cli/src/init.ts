@@ -82,11 +82,13 @@ function packageSource(dir: string | undefined): PackageSource {
   const abs = resolve(dir);
   const need = (file: string): string => {
     const path = join(abs, file);
-    if (!existsSync(path))
+    if (!existsSync(path)) {
+      const found = existsSync(abs) ? readdirSync(abs).join(", ") || "nothing" : "no such folder";
       throw new UsageError(
         `OCTET_INIT_TARBALLS=${dir}: ${file} is not there (expected the npm pack tarballs of octet ` +
-          `${OCTET_VERSION} and the Python wheel; found: ${existsSync(abs) ? readdirSync(abs).join(", ") || "nothing" : "no such folder"})`,
+          `${OCTET_VERSION} and the Python wheel; found: ${found})`,
       );
+    }
     return path;
   };
   // npm pack names @octet/cli's tarball octet-cli-VERSION.tgz.
@@ -112,14 +114,17 @@ function nextSteps(kind: InitKind, name: string, shown: string, source: PackageS
           ".venv/bin/python -m unittest      # needs the octet command on PATH (npm install -g @octet/cli)",
         ]
       : [`cd ${shown}`, "npm install", "npm test"];
+  const what = kind === "ts" ? "a TypeScript" : kind === "python" ? "a Python" : "a pi";
+  const shell =
+    kind === "pi"
+      ? "npx octet --pi-extension ."
+      : `${kind === "python" ? "" : "npx "}octet --extension-dir . --enable-extension ${name}`;
   return (
-    `Created ${kind === "ts" ? "a TypeScript" : kind === "python" ? "a Python" : "a pi"} extension "${name}" in ${shown}:\n` +
+    `Created ${what} extension "${name}" in ${shown}:\n` +
     files.map((f) => `  ${f}\n`).join("") +
     `${source.local ? `(octet packages from OCTET_INIT_TARBALLS=${process.env["OCTET_INIT_TARBALLS"]})\n` : ""}` +
     "\nNext steps:\n" +
     steps.map((s) => `  ${s}\n`).join("") +
-    (kind === "pi"
-      ? "  npx octet --pi-extension .      # the shell, with your extension\n"
-      : `  ${kind === "python" ? "" : "npx "}octet --extension-dir . --enable-extension ${name}      # the shell, with it\n`)
+    `  ${shell}      # the shell, with your extension\n`
   );
 }

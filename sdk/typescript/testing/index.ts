@@ -151,6 +151,12 @@ async function howToLoad(path: string): Promise<{ options: ExtensionHostOptions;
   const isDir = (await stat(path).catch(() => null))?.isDirectory() ?? false;
   const has = (file: string): boolean => isDir && existsSync(join(path, file));
   if (has("extension.toml")) return { options: { extensionDirs: [path] }, name: null };
+  const piFolder = ["pi-extension.json", "index.ts", "index.js", "index.mjs", "package.json"].some(has);
+  if (isDir ? !piFolder : !existsSync(path))
+    throw new Error(
+      `no extension found in ${path}: no extension.toml or pi-extension.json there, nor a pi extension ` +
+        "(index.ts, index.js or a package.json with a pi entry)",
+    );
   let rpi: typeof import("@octet/rpi");
   try {
     rpi = await import("@octet/rpi");
