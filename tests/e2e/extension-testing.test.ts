@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { startExtension } from "@octet/extension/testing";
 import { EXAMPLES, makeExtensions, processesMentioning } from "./helpers.js";
 
-test("issue 18.3: long-task under the harness: scripted confirm and input, progress captured, close reaps it", async () => {
+test("issue 18.3: long-task under the harness: scripted confirm and input, progress, close reaps it", async () => {
   const folder = join(EXAMPLES, "long-task");
   const ext = await startExtension(folder, { confirm: [true], input: ["nightly"] });
   try {
