@@ -1,11 +1,11 @@
 /**
- * Issue 18.1-18.3: octet installed as a user outside this checkout installs it. Every package is
- * packed once (`npm pack`), and the Python SDK built into a wheel once; `octet init` (this
- * build's) makes a TypeScript, a pi and a Python extension in a temporary folder outside the
- * repository with OCTET_INIT_TARBALLS pointing at those files; the TypeScript folder's `npm
- * install` installs the tarballs (from the npm cache when it has them: --prefer-offline), and
- * each folder's own test passes with the installed packages, as does `octet extensions validate`
- * and a call through the installed `octet` bin.
+ * Issue 18.1-18.3: octet installed as a user outside this checkout installs it. Every npm package
+ * is packed once (`npm pack`); `octet init` (this build's) makes a TypeScript and a pi extension
+ * in a temporary folder outside the repository with OCTET_INIT_TARBALLS pointing at the
+ * tarballs; the TypeScript folder's `npm install` installs them (from the npm cache when it has
+ * them: --prefer-offline), and each folder's own test passes with the installed packages, as do
+ * `octet extensions validate` and a call through the installed `octet` bin. The Python wheel's
+ * part is init-python.test.ts.
  *
  * To keep the file short, one npm install serves two folders: the pi folder's node_modules is a
  * link to the TypeScript folder's, which holds every package the pi template depends on.
@@ -13,12 +13,12 @@
 import { after, before, describe, test } from "node:test";
 import ts_ from "typescript";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
 import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, dirname, join, relative, resolve } from "node:path";
+import { dirname, join, relative, resolve } from "node:path";
 import { CLI, ROOT, processesMentioning } from "./helpers.js";
+import { cleanEnv, ok, run } from "./install-support.js";
 
 const PACKAGES = [
   "packages/protocol",
@@ -29,40 +29,10 @@ const PACKAGES = [
   "packages/cli",
 ];
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** The environment of every command, without what an enclosing `npm test` or test runner set. */
-function cleanEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  // NODE_TEST_CONTEXT would make a folder's own `node --test` report to this test runner, not print.
-  for (const [k, v] of Object.entries(process.env)) if (!/^npm_/i.test(k) && k !== "NODE_TEST_CONTEXT") env[k] = v;
-  return { ...env, NO_COLOR: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1", ...extra };
-}
-
-function run(cmd: string, args: string[], cwd: string, env: NodeJS.ProcessEnv = cleanEnv()): Promise<Run> {
-  return new Promise((done) => {
-    execFile(cmd, args, { cwd, env, timeout: 100_000, maxBuffer: 64 << 20 }, (err, stdout, stderr) => {
-      const code = err === null ? 0 : typeof err.code === "number" ? err.code : null;
-      done({ code, stdout, stderr });
-    });
-  });
-}
-
-async function ok(cmd: string, args: string[], cwd: string, env?: NodeJS.ProcessEnv): Promise<string> {
-  const r = await run(cmd, args, cwd, env);
-  assert.equal(r.code, 0, `${cmd} ${args.join(" ")} (in ${cwd}) failed:\n${r.stdout}\n${r.stderr}`);
-  return r.stdout;
-}
-
 let temp = "";
 let tarballs = "";
 let ts = "";
 let pi = "";
-let py = "";
 const npmEnv = (): NodeJS.ProcessEnv => cleanEnv({ OCTET_HOME: join(temp, "home") });
 
 before(
@@ -71,34 +41,12 @@ before(
     assert.ok(relative(ROOT, temp).startsWith(".."), "the folder is outside the repository");
     tarballs = join(temp, "tarballs");
     await mkdir(tarballs);
-    const pack = run(
-      "npm",
-      ["pack", "--silent", "--pack-destination", tarballs, ...PACKAGES.map((p) => `./${p}`)],
-      ROOT,
-    );
-    const wheel = run(
-      "python3",
-      ["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", tarballs, "./sdk/python"],
-      ROOT,
-    );
-    for (const r of await Promise.all([pack, wheel])) assert.equal(r.code, 0, `${r.stdout}\n${r.stderr}`);
+    await ok("npm", ["pack", "--silent", "--pack-destination", tarballs, ...PACKAGES.map((p) => `./${p}`)], ROOT);
     const init = (kind: string, name: string): Promise<string> =>
       ok(process.execPath, [CLI, "init", `--${kind}`, name], temp, cleanEnv({ OCTET_INIT_TARBALLS: tarballs }));
-    await Promise.all([init("ts", "demo"), init("pi", "pidemo"), init("python", "pydemo")]);
-    [ts, pi, py] = ["demo", "pidemo", "pydemo"].map((n) => join(temp, n)) as [string, string, string];
-    // The npm install and the Python environment at once: the slow parts, and they share nothing.
-    await Promise.all([
-      ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], ts, npmEnv()),
-      (async () => {
-        // --without-pip and the interpreter's own pip (--python): ensurepip is most of a venv's time.
-        await ok("python3", ["-m", "venv", "--without-pip", ".venv"], py);
-        await ok(
-          "python3",
-          ["-m", "pip", "--python", ".venv/bin/python", "install", "-q", "--no-index", "-r", "requirements.txt"],
-          py,
-        );
-      })(),
-    ]);
+    await Promise.all([init("ts", "demo"), init("pi", "pidemo")]);
+    [ts, pi] = [join(temp, "demo"), join(temp, "pidemo")];
+    await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], ts, npmEnv());
     await symlink(join(ts, "node_modules"), join(pi, "node_modules"));
   },
   { timeout: 110_000 },
@@ -194,27 +142,6 @@ describe("the installed packages", { concurrency: true }, () => {
     assert.match(testRun, /# pass 2\n# fail 0/);
     assert.match(validate, /^ok +pidemo /m);
   });
-
-  test(
-    "issue 18.1-18.3: octet init --python: the wheel in a fresh venv, python -m unittest through the " +
-      "installed octet",
-    async () => {
-      const env = cleanEnv({ PATH: [join(ts, "node_modules", ".bin"), process.env["PATH"] ?? ""].join(delimiter) });
-      const r = await run(join(py, ".venv", "bin", "python"), ["-m", "unittest", "-v"], py, env);
-      assert.equal(r.code, 0, r.stderr);
-      assert.match(r.stderr, /Ran 4 tests/);
-      const where = await ok(
-        join(py, ".venv", "bin", "python"),
-        ["-c", "import octet_extension; print(octet_extension.__file__)"],
-        py,
-      );
-      assert.ok(where.startsWith(join(py, ".venv")), `the SDK comes from the venv: ${where}`);
-      assert.equal(
-        readFileSync(join(ROOT, "sdk/python/pyproject.toml"), "utf8").match(/^version = "(.*)"/m)?.[1],
-        "0.9.5",
-      );
-    },
-  );
 });
 
 test("issue 18.2: octet init refuses a non-empty folder and a bad name, saying the rule", async () => {
