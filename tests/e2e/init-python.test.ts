@@ -1,6 +1,6 @@
 /**
  * Issue 18.1-18.3, the Python side: the SDK built into a wheel (standard library only: the
- * in-tree PEP 517 backend, pip wheel --no-build-isolation), `octet init --python` with
+ * in-tree PEP 517 backend of sdk/python/_build, run as a script), `octet init --python` with
  * OCTET_INIT_TARBALLS pointing at it, the wheel installed into a fresh venv in a folder outside
  * the repository, and the folder's own test (`python -m unittest`, octet_extension.testing) run
  * through this build's `octet` command on PATH, as an installed @octet/cli would be.
@@ -23,17 +23,14 @@ before(
     temp = realpathSync(await mkdtemp(join(tmpdir(), "octet-init-python-")));
     assert.ok(relative(ROOT, temp).startsWith(".."), "the folder is outside the repository");
     const dist = join(temp, "dist");
-    await ok(
-      "python3",
-      ["-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", dist, "./sdk/python"],
-      ROOT,
-    );
+    // The in-tree backend run as a script: a bare Debian python3 has no pip to run `pip wheel` with.
+    await ok("python3", ["sdk/python/_build/octet_build.py", dist], ROOT);
     await ok(process.execPath, [CLI, "init", "--python", "pydemo"], temp, cleanEnv({ OCTET_INIT_TARBALLS: dist }));
     py = join(temp, "pydemo");
-    // --without-pip and the interpreter's own pip (--python): ensurepip is most of a venv's time.
-    await ok("python3", ["-m", "venv", "--without-pip", ".venv"], py);
-    const pip = ["-m", "pip", "--python", ".venv/bin/python", "install", "-q", "--no-index", "-r", "requirements.txt"];
-    await ok("python3", pip, py);
+    // The README's commands (the venv's own pip, from python3-venv's ensurepip), with --no-index: the
+    // requirement is the local wheel.
+    await ok("python3", ["-m", "venv", ".venv"], py);
+    await ok(".venv/bin/python", ["-m", "pip", "install", "-q", "--no-index", "-r", "requirements.txt"], py);
     bin = join(temp, "bin");
     await mkdir(bin);
     await writeFile(
