@@ -46,7 +46,8 @@ before(
       ok(process.execPath, [CLI, "init", `--${kind}`, name], temp, cleanEnv({ OCTET_INIT_TARBALLS: tarballs }));
     await Promise.all([init("ts", "demo"), init("pi", "pidemo")]);
     [ts, pi] = [join(temp, "demo"), join(temp, "pidemo")];
-    await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund"], ts, npmEnv());
+    // --ignore-scripts: npm 11's default for dependencies; esbuild finds its platform binary without its own.
+    await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], ts, npmEnv());
     await symlink(join(ts, "node_modules"), join(pi, "node_modules"));
   },
   { timeout: 110_000 },
