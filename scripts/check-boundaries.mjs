@@ -18,6 +18,7 @@ import ts from "typescript";
 const PACKAGES = [
   "packages/protocol/src",
   "sdk/typescript/src",
+  "sdk/typescript/testing",
   "packages/host/src",
   "packages/rpi/src",
   "packages/agent/src",
@@ -29,6 +30,12 @@ const rules = [
     dir: "sdk/typescript/src",
     imports: [/^@octet\/(host|cli)(\/|$)/, /^smol-toml(\/|$)/],
     why: "the SDK depends on @octet/protocol only",
+  },
+  {
+    // @octet/extension/testing: a separate entry that runs the author's extension under the host.
+    dir: "sdk/typescript/testing",
+    imports: [/^@octet\/(cli|agent)(\/|$)/],
+    why: "the SDK's test harness sits on the host (and rpi), never on the CLI or the agent",
   },
   {
     dir: "packages/host/src",

@@ -21,6 +21,7 @@ Usage:
   octet [FLAGS] config                   the effective configuration and where each value came from
   octet completion bash|zsh|fish         a shell completion script (source <(octet completion bash))
   octet [FLAGS] mcp serve                the enabled extensions' tools as an MCP server on stdio
+  octet init [--ts|--python|--pi] NAME  a new extension folder NAME that passes its own test
   octet COMMAND --help                   help for one command
 
 Flags:
@@ -119,6 +120,30 @@ MCP servers the other way round, as octet extensions: an mcp-server.json in an e
 folder ({"name": "demo", "command": "node", "args": ["./server.mjs"]}, see examples/mcp-server)
 or --mcp-config .mcp.json:
   octet --extension-dir examples --enable-extension mcp-demo call echo '{"text":"hi"}'
+`,
+  init: `Usage:
+  octet init [--ts | --python | --pi] NAME
+
+Creates the folder NAME (which must not exist, or be empty) with a working extension: its
+manifest, its source (one tool, NAME_greet, and one slash command, /NAME), a test that runs it
+under the real octet host, a README with the build, install and test commands, and a .gitignore.
+It passes its own test and \`octet extensions validate\` as created. NAME is the extension's
+name: lowercase letters, digits, "-" and "_", starting with a letter or digit, at most 64.
+
+  --ts       TypeScript with @octet/extension (the default); npm test builds and runs
+             test/*.test.mjs with @octet/extension/testing
+  --python   Python with octet-extension-sdk in ./.venv; .venv/bin/python -m unittest runs
+             test_extension.py with octet_extension.testing (it needs octet on PATH)
+  --pi       a pi extension (index.ts, loaded as octet --pi-extension . and pi -e . load it)
+             run in octet's QuickJS sandbox; npm test runs it with @octet/extension/testing
+
+The octet packages are pinned to this version (${OCTET_VERSION}). OCTET_INIT_TARBALLS=DIR takes them
+from local files instead: DIR holds the npm pack tarballs (octet-cli-${OCTET_VERSION}.tgz, ...) and,
+for --python, the wheel.
+
+Example:
+  octet init --ts my-ext && cd my-ext && npm install && npm test
+  octet --extension-dir . --enable-extension my-ext call my_ext_greet '{"name":"you"}'
 `,
   extensions: `Usage:
   octet [FLAGS] extensions list     list discovered extensions: name, version, api_version,

@@ -14,6 +14,7 @@ import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js"
 import { applyConfig } from "./config/config-resolve.js";
 import { configCommand } from "./config/config-command.js";
 import { completeCommand, completionCommand } from "./completion/completion-command.js";
+import { initCommand } from "./init.js";
 
 /**
  * Node's runtime warnings (MaxListenersExceededWarning and the like) are for octet's developers,
@@ -29,6 +30,8 @@ process.on("warning", (warning) => {
 async function main(argv: string[]): Promise<number> {
   // The completion scripts' call: its words are a half-typed command line, not octet's own flags.
   if (argv[0] === "__complete") return completeCommand(argv.slice(1));
+  // init takes its own flags (--ts, --python, --pi) and none of the global ones.
+  if (argv[0] === "init") return initCommand(argv.slice(1));
   const parsed = parseCommandLine(argv);
   showWarnings = parsed.options.verbose;
   const [verb, ...rest] = parsed.positionals;
@@ -94,7 +97,7 @@ async function main(argv: string[]): Promise<number> {
     default:
       throw new UsageError(
         `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, config, ` +
-          "completion or mcp " +
+          "completion, mcp or init " +
           "(see octet --help)",
       );
   }

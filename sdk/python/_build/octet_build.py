@@ -104,3 +104,13 @@ def build_sdist(sdist_directory, config_settings=None):
         entry.size = len(pkg_info)
         tar.addfile(entry, io.BytesIO(pkg_info))
     return f"{base}.tar.gz"
+
+
+if __name__ == "__main__":
+    # python3 sdk/python/_build/octet_build.py DIR: the wheel into DIR without pip (a bare python3
+    # has no pip on Debian); prints the wheel's path.
+    import sys
+    if len(sys.argv) != 2:
+        sys.exit("usage: python3 octet_build.py DIR  (writes the octet-extension-sdk wheel into DIR)")
+    os.makedirs(sys.argv[1], exist_ok=True)
+    print(os.path.join(sys.argv[1], build_wheel(sys.argv[1])))

@@ -1,0 +1,156 @@
+/**
+ * Issue 18.1-18.3: octet installed as a user outside this checkout installs it. Every npm package
+ * is packed once (`npm pack`); `octet init` (this build's) makes a TypeScript and a pi extension
+ * in a temporary folder outside the repository with OCTET_INIT_TARBALLS pointing at the
+ * tarballs; the TypeScript folder's `npm install` installs them (from the npm cache when it has
+ * them: --prefer-offline), and each folder's own test passes with the installed packages, as do
+ * `octet extensions validate` and a call through the installed `octet` bin. The Python wheel's
+ * part is init-python.test.ts.
+ *
+ * To keep the file short, one npm install serves two folders: the pi folder's node_modules is a
+ * link to the TypeScript folder's, which holds every package the pi template depends on.
+ */
+import { after, before, describe, test } from "node:test";
+import ts_ from "typescript";
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { dirname, join, relative, resolve } from "node:path";
+import { CLI, ROOT, processesMentioning } from "./helpers.js";
+import { cleanEnv, ok, run } from "./install-support.js";
+
+const PACKAGES = [
+  "packages/protocol",
+  "sdk/typescript",
+  "packages/host",
+  "packages/rpi",
+  "packages/agent",
+  "packages/cli",
+];
+
+let temp = "";
+let tarballs = "";
+let ts = "";
+let pi = "";
+const npmEnv = (): NodeJS.ProcessEnv => cleanEnv({ OCTET_HOME: join(temp, "home") });
+
+before(
+  async () => {
+    temp = realpathSync(await mkdtemp(join(tmpdir(), "octet-packages-")));
+    assert.ok(relative(ROOT, temp).startsWith(".."), "the folder is outside the repository");
+    tarballs = join(temp, "tarballs");
+    await mkdir(tarballs);
+    await ok("npm", ["pack", "--silent", "--pack-destination", tarballs, ...PACKAGES.map((p) => `./${p}`)], ROOT);
+    const init = (kind: string, name: string): Promise<string> =>
+      ok(process.execPath, [CLI, "init", `--${kind}`, name], temp, cleanEnv({ OCTET_INIT_TARBALLS: tarballs }));
+    await Promise.all([init("ts", "demo"), init("pi", "pidemo")]);
+    [ts, pi] = [join(temp, "demo"), join(temp, "pidemo")];
+    // --ignore-scripts: npm 11's default for dependencies; esbuild finds its platform binary without its own.
+    await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], ts, npmEnv());
+    await symlink(join(ts, "node_modules"), join(pi, "node_modules"));
+  },
+  { timeout: 110_000 },
+);
+
+after(async () => {
+  if (temp !== "") await rm(temp, { recursive: true, force: true });
+});
+
+/** Every file under dir, relative to it. */
+function filesUnder(dir: string, prefix = ""): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const rel = prefix === "" ? n : `${prefix}/${n}`;
+    return statSync(join(dir, n)).isDirectory() ? filesUnder(join(dir, n), rel) : [rel];
+  });
+}
+
+test(
+  "issue 18.1: each installed package is self-contained: its relative imports and source maps stay inside " +
+    "it, its exports have types, its dependencies are exact",
+  () => {
+    const installed = join(ts, "node_modules", "@octet");
+    assert.deepEqual(readdirSync(installed).sort(), ["agent", "cli", "extension", "host", "protocol", "rpi"]);
+    for (const name of readdirSync(installed)) {
+      const dir = join(installed, name);
+      assert.ok(!realpathSync(dir).startsWith(ROOT), `@octet/${name} is installed from its tarball, not linked`);
+      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      assert.equal(pkg.version, "0.1.0");
+      assert.equal(pkg.license, "MIT");
+      assert.ok(existsSync(join(dir, "LICENSE")), `@octet/${name} ships its LICENSE`);
+      assert.ok(existsSync(join(dir, "README.md")), `@octet/${name} has a README`);
+      for (const [dep, spec] of Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies }))
+        assert.match(String(spec), /^\d+\.\d+\.\d+$/, `@octet/${name}: ${dep} is pinned exactly`);
+      if (pkg.bin !== undefined) assert.ok(existsSync(join(dir, pkg.bin.octet)), "the octet bin is there");
+      for (const [path, entry] of Object.entries(pkg.exports ?? {})) {
+        const e = entry as { types?: string; default?: string };
+        assert.ok(e.types && existsSync(join(dir, e.types)), `@octet/${name} "${path}" has its types`);
+        assert.ok(e.default && existsSync(join(dir, e.default)), `@octet/${name} "${path}" has its code`);
+      }
+      for (const file of filesUnder(dir)) {
+        const abs = join(dir, file);
+        const inside = (target: string, what: string): void => {
+          assert.ok(!relative(dir, target).startsWith(".."), `@octet/${name}/${file}: ${what} leaves the package`);
+          assert.ok(existsSync(target), `@octet/${name}/${file}: ${what} is not in the package`);
+        };
+        if (file.endsWith(".map")) {
+          const map = JSON.parse(readFileSync(abs, "utf8")) as { sources: string[] };
+          for (const s of map.sources) inside(resolve(dirname(abs), s), `source map entry ${s}`);
+        } else if (/\.(js|d\.ts)$/.test(file)) {
+          // The compiler's own reading of the imports: a comment or a string never counts.
+          const { importedFiles } = ts_.preProcessFile(readFileSync(abs, "utf8"), true, true);
+          for (const { fileName } of importedFiles.filter((f) => f.fileName.startsWith("."))) {
+            const target = resolve(dirname(abs), fileName);
+            const typed = file.endsWith(".d.ts") ? target.replace(/\.js$/, ".d.ts") : target;
+            inside(typed, `import "${fileName}"`);
+          }
+        }
+      }
+    }
+  },
+);
+
+// The checks after the one setup share nothing: they run at once (the file must stay short).
+describe("the installed packages", { concurrency: true }, () => {
+  test(
+    "issue 18.2/18.3: octet init --ts: npm test passes with the installed packages, validate is ok, the " +
+      "installed octet calls the tool",
+    async () => {
+      const octet = join(ts, "node_modules", ".bin", "octet");
+      const [testRun, validate] = await Promise.all([
+        ok("npm", ["test"], ts, npmEnv()),
+        ok(octet, ["--extension-dir", ".", "extensions", "validate"], ts, npmEnv()),
+      ]);
+      // After npm test, which built dist/.
+      const call = await ok(
+        octet,
+        ["--extension-dir", ".", "--enable-extension", "demo", "call", "demo_greet", '{"name":"you"}'],
+        ts,
+        npmEnv(),
+      );
+      assert.match(testRun, /# pass 3\n# fail 0/);
+      assert.match(validate, /^ok +demo /m);
+      assert.equal(call, "Hello, you!\n");
+      assert.deepEqual(processesMentioning(ts), []);
+    },
+  );
+
+  test("issue 18.2/18.3: octet init --pi: npm test runs the pi extension in QuickJS under the host", async () => {
+    const [testRun, validate] = await Promise.all([
+      ok("npm", ["test"], pi, npmEnv()),
+      ok("npm", ["run", "validate"], pi, npmEnv()),
+    ]);
+    assert.match(testRun, /# pass 2\n# fail 0/);
+    assert.match(validate, /^ok +pidemo /m);
+  });
+});
+
+test("issue 18.2: octet init refuses a non-empty folder and a bad name, saying the rule", async () => {
+  const refused = await run(process.execPath, [CLI, "init", "--ts", "demo"], temp);
+  assert.equal(refused.code, 2);
+  assert.match(refused.stderr, /demo exists and is not empty/);
+  const bad = await run(process.execPath, [CLI, "init", "--python", "My Ext"], temp);
+  assert.equal(bad.code, 2);
+  assert.match(bad.stderr, /"My Ext" is not a valid extension name: it must start with a lowercase letter or digit/);
+  assert.equal(existsSync(join(temp, "My Ext")), false);
+});
