@@ -4,6 +4,10 @@
  */
 import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from "node:fs";
+import { dirname, join, relative, resolve } from "node:path";
+import ts_ from "typescript";
+import { ROOT } from "./helpers.js";
 
 export interface Run {
   code: number | null;
@@ -32,4 +36,53 @@ export async function ok(cmd: string, args: string[], cwd: string, env?: NodeJS.
   const r = await run(cmd, args, cwd, env);
   assert.equal(r.code, 0, `${cmd} ${args.join(" ")} (in ${cwd}) failed:\n${r.stdout}\n${r.stderr}`);
   return r.stdout;
+}
+
+/** Every file under dir, relative to it. */
+function filesUnder(dir: string, prefix = ""): string[] {
+  return readdirSync(dir).flatMap((n) => {
+    const rel = prefix === "" ? n : `${prefix}/${n}`;
+    return statSync(join(dir, n)).isDirectory() ? filesUnder(join(dir, n), rel) : [rel];
+  });
+}
+
+/**
+ * An installed @octet package (`dir`, from its tarball) is self-contained: installed, not linked;
+ * version, license, LICENSE and README; exact dependencies; exports with types and code; every
+ * relative import (read by the TypeScript compiler) and source map entry inside the package.
+ */
+export function checkInstalledPackage(dir: string, name: string): void {
+  assert.ok(!realpathSync(dir).startsWith(ROOT), `@octet/${name} is installed from its tarball, not linked`);
+  const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+  assert.equal(pkg.version, "0.1.0");
+  assert.equal(pkg.license, "MIT");
+  assert.ok(existsSync(join(dir, "LICENSE")), `@octet/${name} ships its LICENSE`);
+  assert.ok(existsSync(join(dir, "README.md")), `@octet/${name} has a README`);
+  for (const [dep, spec] of Object.entries({ ...pkg.dependencies, ...pkg.peerDependencies }))
+    assert.match(String(spec), /^\d+\.\d+\.\d+$/, `@octet/${name}: ${dep} is pinned exactly`);
+  if (pkg.bin !== undefined) assert.ok(existsSync(join(dir, pkg.bin.octet)), "the octet bin is there");
+  for (const [path, entry] of Object.entries(pkg.exports ?? {})) {
+    const e = entry as { types?: string; default?: string };
+    assert.ok(e.types && existsSync(join(dir, e.types)), `@octet/${name} "${path}" has its types`);
+    assert.ok(e.default && existsSync(join(dir, e.default)), `@octet/${name} "${path}" has its code`);
+  }
+  for (const file of filesUnder(dir)) {
+    const abs = join(dir, file);
+    const inside = (target: string, what: string): void => {
+      assert.ok(!relative(dir, target).startsWith(".."), `@octet/${name}/${file}: ${what} leaves the package`);
+      assert.ok(existsSync(target), `@octet/${name}/${file}: ${what} is not in the package`);
+    };
+    if (file.endsWith(".map")) {
+      const map = JSON.parse(readFileSync(abs, "utf8")) as { sources: string[] };
+      for (const s of map.sources) inside(resolve(dirname(abs), s), `source map entry ${s}`);
+    } else if (/\.(js|d\.ts)$/.test(file)) {
+      // The compiler's own reading of the imports: a comment or a string never counts.
+      const { importedFiles } = ts_.preProcessFile(readFileSync(abs, "utf8"), true, true);
+      for (const { fileName } of importedFiles.filter((f) => f.fileName.startsWith("."))) {
+        const target = resolve(dirname(abs), fileName);
+        const typed = file.endsWith(".d.ts") ? target.replace(/\.js$/, ".d.ts") : target;
+        inside(typed, `import "${fileName}"`);
+      }
+    }
+  }
 }

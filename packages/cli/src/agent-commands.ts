@@ -9,7 +9,6 @@ import { ExtensionHost } from "@octet/host";
 import type { Agent, AgentEvent, RunResult } from "@octet/agent";
 import type { GlobalOptions } from "./args.js";
 import { UsageError } from "./usage-error.js";
-import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE } from "./exit-codes.js";
 import { agentConfig, loadAgentLib, noModelHelp, openAgent, PiProviders } from "./agent-setup.js";
 import { sessionDialogs } from "./prompts.js";
@@ -63,7 +62,7 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
         {
           signal,
           sessionLayer: {
-            events: PI_SESSION_EVENTS,
+            events: lib.PI_SESSION_EVENTS,
             state: () => agent?.piState() ?? null,
             registerProvider: piProviders.register,
             control: lib.piSessionControl({ agent: () => agent, replace }),

@@ -85,7 +85,26 @@ export function noModelHelp(home: string): string {
 }
 
 export function loadAgentLib(): Promise<AgentLib> {
-  return import("@octet/agent");
+  return import("@octet/agent").catch(agentMissing);
+}
+
+/** The pi session events the agent delivers itself (a module of @octet/agent that imports nothing). */
+export async function piSessionEvents(): Promise<readonly string[]> {
+  return (await import("@octet/agent/pi-events").catch(agentMissing)).PI_SESSION_EVENTS;
+}
+
+/**
+ * @octet/agent (the model loop, with pi-ai's provider libraries) is an optional peer of the CLI:
+ * an extension author's project gets the CLI without them. A model then needs it installed.
+ */
+function agentMissing(err: unknown): never {
+  const code = (err as { code?: unknown }).code;
+  if (code === "ERR_MODULE_NOT_FOUND" && /@octet\/agent/.test(String((err as Error).message)))
+    throw new UsageError(
+      "a model needs octet's agent, the package @octet/agent, which is not installed beside @octet/cli; " +
+        "install it the way you installed the CLI (npm i -g @octet/agent, or npm i -D @octet/agent)",
+    );
+  throw err;
 }
 
 /**

@@ -24,9 +24,9 @@ import { AGENT_COMMANDS, ShellAgent } from "./shell-agent.js";
 import { ShellTerminal } from "./terminal-handoff.js";
 import { ShellFrontend } from "./shell-frontend.js";
 import { parseBang } from "./shell-bash.js";
-import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { ShellChrome } from "./shell-chrome.js";
 import { sessionDialogs } from "./prompts.js";
+import { piSessionEvents } from "./agent-setup.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -46,13 +46,13 @@ export async function runShell(options: GlobalOptions): Promise<number> {
   const chrome = new ShellChrome({ out: process.stdout, idle: () => !busy && !closing });
   agent.onDisplay = (extension, entryType, data) => chrome.showMessage(extension, entryType, data);
   // The shell is an explicit view of presentation snapshots (/extensions show), so it binds the service.
-  const startHost = (signal: AbortSignal): Promise<ExtensionHost> => {
+  const startHost = async (signal: AbortSignal): Promise<ExtensionHost> => {
     // With a model configured the agent delivers pi extensions their session events itself
     // (pi-events.ts); an extension tool of a built-in tool's name replaces it (openAgent).
     const layer = agent.configured
       ? {
           sessionLayer: {
-            events: PI_SESSION_EVENTS,
+            events: await piSessionEvents(),
             state: () => agent.piState(),
             registerProvider: agent.piProviders.register,
             control: agent.piControl(),
