@@ -21,10 +21,12 @@ const SCANNED = [
   "sdk/python/octet_extension",
 ];
 /**
- * Quoted name/name strings that are not wire methods: media types, menu id paths in comments, and
- * the API 0.3 bus wire of event_bus.py (PY-53/54), which this host refuses and the table omits.
+ * Quoted name/name strings that are not wire methods: media types, menu id paths in comments, the
+ * API 0.3 bus wire of event_bus.py (PY-53/54), which this host refuses and the table omits, and
+ * MCP's own notifications (packages/cli/src/mcp speaks MCP to MCP clients and servers).
  */
-const NOT_METHODS = /^(image|audio|video|text|application)\/|^(submenu\/item|jev\/forget|bus\/declare|bus\/publish)$/;
+const NOT_METHODS =
+  /^(image|audio|video|text|application)\/|^(submenu\/item|jev\/forget|bus\/declare|bus\/publish)$|^notifications\//;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
