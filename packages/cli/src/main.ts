@@ -10,6 +10,8 @@ import { EXIT_USAGE } from "./exit-codes.js";
 import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
+import { traceCommand } from "./trace.js";
+import { checkCommand } from "./check.js";
 import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js";
 
 /**
@@ -70,9 +72,13 @@ async function main(argv: string[]): Promise<number> {
       return sessionsCommand(options, rest);
     case "models":
       return modelsCommand(options, rest);
+    case "trace":
+      return traceCommand(options, rest);
+    case "check":
+      return checkCommand(options, rest);
     default:
       throw new UsageError(
-        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call or command ` +
+        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, check or trace ` +
           "(see octet --help)",
       );
   }

@@ -89,3 +89,7 @@ export type {
   ForeignSessionState,
   LaunchedChild,
 } from "./foreign-runtime.js";
+export { FrameTrace, REDACTED } from "./transport/frame-trace.js";
+export type { TraceRecord, TraceDirection } from "./transport/frame-trace.js";
+export { checkExtension } from "./check/check-extension.js";
+export type { CheckOptions, CheckReport, CheckResult } from "./check/check-extension.js";

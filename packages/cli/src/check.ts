@@ -1,0 +1,77 @@
+/**
+ * `octet check [MANIFEST_OR_FOLDER]`: the conformance kit (checkExtension in @octet/host) run
+ * against one extension (its extension.toml or pi-extension.json, or its folder) or every
+ * extension in a folder of them. Reports each check by requirement ID; exit 1 on any failure.
+ */
+import { statSync } from "node:fs";
+import { basename, dirname, resolve } from "node:path";
+import { checkExtension, discoverExtensions, type CheckReport } from "@octet/host";
+import { rpiRuntime } from "@octet/rpi";
+import type { GlobalOptions } from "./args.js";
+import { EXIT_OK, EXIT_TOOL_ERROR } from "./exit-codes.js";
+import { paint, terminalSafe } from "./output.js";
+import { UsageError } from "./usage-error.js";
+
+const MANIFEST_FILES = new Set(["extension.toml", "pi-extension.json"]);
+
+export async function checkCommand(options: GlobalOptions, args: string[]): Promise<number> {
+  if (args.length > 1)
+    throw new UsageError(`check takes at most one MANIFEST_OR_FOLDER; got: ${args.join(" ")} (e.g. octet check ./my-ext)`);
+  const target = resolve(args[0] ?? ".");
+  let dir = target;
+  try {
+    const st = statSync(target);
+    if (st.isFile()) {
+      if (!MANIFEST_FILES.has(basename(target)))
+        throw new UsageError(`check ${args[0]}: expected extension.toml, pi-extension.json or a folder`);
+      dir = dirname(target);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`check ${args[0] ?? "."}: no such file or folder (${target})`);
+  }
+  const found = (
+    await discoverExtensions({
+      workspace: options.workspace,
+      extensionDirs: [dir],
+      runtimes: [rpiRuntime({ mode: "print", piRuntime: options.piRuntime })],
+    })
+  ).filter((d) => d.source === "explicit" && d.shadowedBy === null);
+  if (found.length === 0)
+    throw new UsageError(`check: no extension in ${dir} (expected extension.toml or pi-extension.json there or one level down)`);
+  const reports: CheckReport[] = [];
+  for (const d of found) {
+    const report = await checkExtension(d);
+    reports.push(report);
+    if (!options.json) process.stdout.write(describe(report, options.verbose));
+  }
+  const ok = reports.every((r) => r.ok);
+  if (options.json) process.stdout.write(`${JSON.stringify({ ok, reports }, null, 2)}\n`);
+  else if (reports.length > 1) {
+    const failed = reports.filter((r) => !r.ok).map((r) => r.extension);
+    process.stdout.write(
+      failed.length === 0 ? `all ${reports.length} extensions pass\n` : `failed: ${failed.join(", ")}\n`,
+    );
+  }
+  return ok ? EXIT_OK : EXIT_TOOL_ERROR;
+}
+
+/** One extension's report: a line per check, failures with what was expected and seen. */
+function describe(report: CheckReport, verbose: boolean): string {
+  const out = process.stdout;
+  const lines = [`${paint("bold", report.extension || "(unnamed)", out)} (API ${report.api}) ${report.manifestPath}`];
+  for (const c of report.results) {
+    const mark =
+      c.outcome === "pass" ? paint("green", "pass", out) : c.outcome === "skip" ? paint("dim", "skip", out) : paint("red", "FAIL", out);
+    lines.push(`  ${mark} ${c.id.padEnd(9)} ${c.title}`);
+    if (c.outcome === "fail") {
+      lines.push(`       expected: ${terminalSafe(c.expected)}`);
+      lines.push(`       seen:     ${terminalSafe(c.seen)}`);
+    } else if (c.outcome === "skip" || verbose) lines.push(`       ${terminalSafe(c.seen)}`);
+  }
+  const failed = report.results.filter((c) => c.outcome === "fail").length;
+  const passed = report.results.filter((c) => c.outcome === "pass").length;
+  const skipped = report.results.length - failed - passed;
+  lines.push(`  ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`);
+  return `${lines.join("\n")}\n`;
+}
