@@ -1,9 +1,9 @@
 /**
- * `octet check`, the conformance kit for any extension (any language, any runtime): three runs of
- * the extension as the host launches it, each reported by requirement ID (report.ts). The wire
- * pass checks what every extension must do whatever its tools (wire-pass.ts); the hostile pass
- * sends bad frames, a cancel storm and a shutdown under load; the edge pass an oversize frame and
- * stdin EOF, either of which may end the extension (hostile-pass.ts).
+ * `octet check`, the conformance kit for any extension (any language, any runtime): two runs of
+ * the extension as the host launches it, each check reported by requirement ID (report.ts). The
+ * first checks what every extension must do whatever its tools (wire-pass.ts), then sends bad
+ * frames, a cancel storm and a shutdown under load (hostile-pass.ts); the second an oversize
+ * frame and stdin EOF, either of which may end the extension (hostile-pass.ts).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -63,15 +63,13 @@ export async function checkExtension(d: DiscoveredExtension, o: CheckOptions = {
     }
   };
   try {
-    let tools: string[] = [];
+    // One extension for the wire and hostile passes (a start is most of a check's time), a
+    // second one for the oversize frame, which may legitimately end it.
     await run(async (l, g) => {
-      await wirePass(l, r, g);
-      tools = toolNames(r, l);
+      const tools = await wirePass(l, r, g);
+      if (tools !== null) await hostilePass(l, r, g, tools);
     });
     if (r.results.some((c) => c.id === "INIT-01" && c.outcome === "fail")) return report(found.manifest.api_version);
-    await run(async (l, g) => {
-      if (await startedFor(l, r, "hostile")) await hostilePass(l, r, g, tools);
-    });
     await run(async (l) => {
       if (await startedFor(l, r, "oversize")) await edgePass(l, r);
     });
@@ -79,13 +77,6 @@ export async function checkExtension(d: DiscoveredExtension, o: CheckOptions = {
     if (o.workspace === undefined) await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
   }
   return report(found.manifest.api_version);
-}
-
-/** The tools the first pass saw answered (CALL-01 results name them). */
-function toolNames(r: Recorder, l: CheckLaunch): string[] {
-  const named = r.results.filter((c) => c.id === "CALL-01").map((c) => /^tool (\S+) /.exec(c.title)?.[1]);
-  const names = named.filter((n): n is string => n !== undefined);
-  return names.length > 0 ? names : [...l.declared.tools];
 }
 
 /** Initializes a later pass's extension; a failure here is one the first pass did not see. */

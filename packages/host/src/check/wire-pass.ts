@@ -3,7 +3,7 @@
  * answered and accepted by the host's own validator (INIT-*, TDEF-*), an unknown method refused
  * -32601 (ERR-01), bad params -32602 (ERR-02), every declared tool refusing arguments that are
  * not an object (CALL-01: `parameters` is an object schema, TDEF-07), a $/cancelRequest of an
- * unknown id ignored (FRAME-14), and shutdown answered and followed by the exit (SHUT-01/02).
+ * unknown id ignored (FRAME-14). The hostile pass goes on on the same extension (hostile-pass.ts).
  *
  * No check runs a tool's code: every call the kit makes is one the SDK must refuse before the
  * handler, because a tool's effects are the author's, not the kit's, to trigger.
@@ -51,9 +51,10 @@ export async function initialize(l: CheckLaunch, r: Recorder | null): Promise<Fr
   }
 }
 
-export async function wirePass(l: CheckLaunch, r: Recorder, generation: number): Promise<void> {
+/** The checks on a well-behaved host's requests; returns the answered tool names (null: no initialize). */
+export async function wirePass(l: CheckLaunch, r: Recorder, generation: number): Promise<string[] | null> {
   const response = await initialize(l, r);
-  if (response === null) return;
+  if (response === null) return null;
   const tools = checkInitialize(l, r, response["result"]);
   const probe = l.probe;
   await expectError(probe, r, "ERR-01", "an unknown method is refused with -32601", UNKNOWN_METHOD, {}, -32601);
@@ -91,8 +92,7 @@ export async function wirePass(l: CheckLaunch, r: Recorder, generation: number):
       -32601,
     );
   } else r.skip("FRAME-14", "$/cancelRequest of an unknown id", "API 0.1 has no request cancellation (CANCEL-01)");
-  await shutdown(probe, r, "");
-  stdoutChecks(probe, r, "");
+  return tools;
 }
 
 /** INIT-06/07/08/17 and TDEF-01 through the host's own validator; returns the tool names. */
