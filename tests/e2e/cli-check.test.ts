@@ -1,0 +1,112 @@
+/**
+ * `octet check` (issue 18.4) through the real binary: every example in examples/ passes the kit
+ * (TypeScript, Python and pi extensions alike), and an extension that answers an unknown method
+ * with a result fails it, naming ERR-01 with what was expected and what was seen.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { chmodSync, existsSync, readdirSync } from "node:fs";
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { EXAMPLES, ROOT, processesMentioning, runCli } from "./helpers.js";
+
+interface Report {
+  extension: string;
+  ok: boolean;
+  results: { id: string; title: string; outcome: string; expected: string; seen: string }[];
+}
+
+/** A PATH whose python3 finds the checkout's SDK: what `python3` in the Python examples' manifests runs. */
+async function pythonPath(dir: string): Promise<string> {
+  const bin = join(dir, "bin");
+  await mkdir(bin);
+  const shim = join(bin, "python3");
+  const real = (process.env["PATH"] ?? "")
+    .split(delimiter)
+    .map((d) => join(d, "python3"))
+    .find((p) => existsSync(p));
+  assert.ok(real, "python3 is on PATH");
+  await writeFile(shim, `#!/bin/sh\nPYTHONPATH=${join(ROOT, "sdk", "python")} exec ${real} "$@"\n`);
+  chmodSync(shim, 0o755);
+  return [bin, process.env["PATH"] ?? ""].join(delimiter);
+}
+
+test(
+  "issue 18.4: octet check passes on every example in examples/ (scripted-model is a model server, no extension)",
+  async () => {
+    const temp = await mkdtemp(join(tmpdir(), "octet-check-e2e-"));
+    try {
+      const r = await runCli(["--json", "check", EXAMPLES], {
+        env: { PATH: await pythonPath(temp) },
+        timeoutMs: 120_000,
+      });
+      const out = JSON.parse(r.stdout) as { ok: boolean; reports: Report[] };
+      const failures = out.reports.flatMap((rep) =>
+        rep.results.filter((c) => c.outcome === "fail").map((c) => `${rep.extension} ${c.id}: ${c.seen}`),
+      );
+      assert.deepEqual(failures, []);
+      assert.equal(r.code, 0, r.stderr);
+      assert.equal(out.ok, true);
+      // Every folder with a manifest was checked; the one without is a model server, not an extension.
+      const withManifest = readdirSync(EXAMPLES).filter(
+        (d) => existsSync(join(EXAMPLES, d, "extension.toml")) || existsSync(join(EXAMPLES, d, "pi-extension.json")),
+      );
+      assert.equal(out.reports.length, withManifest.length);
+      assert.ok(!withManifest.includes("scripted-model"));
+      for (const rep of out.reports) {
+        const ids = new Set(rep.results.filter((c) => c.outcome === "pass").map((c) => c.id));
+        for (const id of ["INIT-01", "TDEF-01", "ERR-01", "ERR-02", "FRAME-10", "SHUT-01", "SHUT-02", "FRAME-03"])
+          assert.ok(ids.has(id), `${rep.extension} passed ${id}`);
+      }
+      assert.deepEqual(processesMentioning(EXAMPLES), []);
+    } finally {
+      await rm(temp, { recursive: true, force: true });
+    }
+  },
+);
+
+/** A raw JSON-RPC extension, no SDK: correct in everything but answering unknown methods with a result. */
+const BROKEN = `
+import { createInterface } from "node:readline";
+const send = (f) => process.stdout.write(JSON.stringify({ jsonrpc: "2.0", ...f }) + "\\n");
+createInterface({ input: process.stdin }).on("line", (line) => {
+  let m;
+  try { m = JSON.parse(line); } catch { return send({ id: null, error: { code: -32700, message: "parse error" } }); }
+  if (m.jsonrpc !== "2.0") return send({ id: m.id ?? null, error: { code: -32600, message: "invalid request" } });
+  if (m.id === undefined) return;
+  if (m.method === "initialize") return send({ id: m.id, result: { api_version: "0.1", tools: [], commands: [] } });
+  if (m.method === "shutdown") { send({ id: m.id, result: {} }); process.exit(0); }
+  if (m.method === "tool/call") return send({ id: m.id, error: { code: -32602, message: "bad params" } });
+  send({ id: m.id, result: { ok: "whatever you asked" } });
+});
+`;
+
+test("issue 18.4: octet check exits 1 on an extension that answers an unknown method with a result, naming ERR-01", async () => {
+  const dir = await mkdtemp(join(tmpdir(), "octet-check-broken-"));
+  try {
+    await writeFile(join(dir, "broken.mjs"), BROKEN);
+    await writeFile(
+      join(dir, "extension.toml"),
+      `name = "broken"\nversion = "0.0.1"\napi_version = "0.1"\n\n[entrypoint]\n` +
+        `command = ${JSON.stringify(process.execPath)}\nargs = ["./broken.mjs"]\n\n` +
+        `[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n`,
+    );
+    const text = await runCli(["check", join(dir, "extension.toml")], { timeoutMs: 60_000 });
+    assert.equal(text.code, 1, text.stderr);
+    assert.match(text.stdout, /FAIL ERR-01 +an unknown method is refused with -32601/);
+    assert.match(text.stdout, /expected: an error response with code -32601\n +seen: +a result: \{"ok":"whatever you asked"\}/);
+    const json = await runCli(["--json", "check", dir], { timeoutMs: 60_000 });
+    assert.equal(json.code, 1);
+    const report = (JSON.parse(json.stdout) as { ok: boolean; reports: Report[] }).reports[0]!;
+    assert.equal(report.ok, false);
+    const failed = [...new Set(report.results.filter((c) => c.outcome === "fail").map((c) => c.id))];
+    // Only what is broken fails: the unknown method of ERR-01 and the requests after each bad frame and the storm.
+    assert.ok(failed.includes("ERR-01"));
+    const passed = report.results.filter((c) => c.outcome === "pass").map((c) => c.id);
+    for (const id of ["INIT-01", "INIT-06", "ERR-02", "SHUT-01", "SHUT-02", "FRAME-03"]) assert.ok(passed.includes(id), id);
+    assert.deepEqual(processesMentioning(dir), []);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+});
