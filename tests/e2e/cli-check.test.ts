@@ -5,66 +5,18 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { chmodSync, existsSync, readdirSync } from "node:fs";
-import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
-import { EXAMPLES, ROOT, processesMentioning, runCli } from "./helpers.js";
+import { join } from "node:path";
+import { processesMentioning, runCli } from "./helpers.js";
+import { checkExamples, examplesWithManifest, foreignExamples, type Report } from "./check-helpers.js";
 
-interface Report {
-  extension: string;
-  ok: boolean;
-  results: { id: string; title: string; outcome: string; expected: string; seen: string }[];
-}
-
-/** A PATH whose python3 finds the checkout's SDK: what `python3` in the Python examples' manifests runs. */
-async function pythonPath(dir: string): Promise<string> {
-  const bin = join(dir, "bin");
-  await mkdir(bin);
-  const shim = join(bin, "python3");
-  const real = (process.env["PATH"] ?? "")
-    .split(delimiter)
-    .map((d) => join(d, "python3"))
-    .find((p) => existsSync(p));
-  assert.ok(real, "python3 is on PATH");
-  await writeFile(shim, `#!/bin/sh\nPYTHONPATH=${join(ROOT, "sdk", "python")} exec ${real} "$@"\n`);
-  chmodSync(shim, 0o755);
-  return [bin, process.env["PATH"] ?? ""].join(delimiter);
-}
-
-test(
-  "issue 18.4: octet check passes on every example in examples/ (scripted-model is a model server, no extension)",
-  async () => {
-    const temp = await mkdtemp(join(tmpdir(), "octet-check-e2e-"));
-    try {
-      const r = await runCli(["--json", "check", EXAMPLES], {
-        env: { PATH: await pythonPath(temp) },
-        timeoutMs: 120_000,
-      });
-      const out = JSON.parse(r.stdout) as { ok: boolean; reports: Report[] };
-      const failures = out.reports.flatMap((rep) =>
-        rep.results.filter((c) => c.outcome === "fail").map((c) => `${rep.extension} ${c.id}: ${c.seen}`),
-      );
-      assert.deepEqual(failures, []);
-      assert.equal(r.code, 0, r.stderr);
-      assert.equal(out.ok, true);
-      // Every folder with a manifest was checked; the one without is a model server, not an extension.
-      const withManifest = readdirSync(EXAMPLES).filter(
-        (d) => existsSync(join(EXAMPLES, d, "extension.toml")) || existsSync(join(EXAMPLES, d, "pi-extension.json")),
-      );
-      assert.equal(out.reports.length, withManifest.length);
-      assert.ok(!withManifest.includes("scripted-model"));
-      for (const rep of out.reports) {
-        const ids = new Set(rep.results.filter((c) => c.outcome === "pass").map((c) => c.id));
-        for (const id of ["INIT-01", "TDEF-01", "ERR-01", "ERR-02", "FRAME-10", "SHUT-01", "SHUT-02", "FRAME-03"])
-          assert.ok(ids.has(id), `${rep.extension} passed ${id}`);
-      }
-      assert.deepEqual(processesMentioning(EXAMPLES), []);
-    } finally {
-      await rm(temp, { recursive: true, force: true });
-    }
-  },
-);
+test("issue 18.4: octet check passes on every TypeScript example in examples/", async () => {
+  const foreign = new Set(foreignExamples());
+  const names = examplesWithManifest().filter((d) => !foreign.has(d));
+  assert.ok(names.includes("hello-world") && !names.includes("scripted-model"), names.join(" "));
+  await checkExamples(names);
+});
 
 /** A raw JSON-RPC extension, no SDK: correct in everything but answering unknown methods with a result. */
 const BROKEN = `
@@ -95,7 +47,10 @@ test("issue 18.4: octet check exits 1 on an extension that answers an unknown me
     const text = await runCli(["check", join(dir, "extension.toml")], { timeoutMs: 60_000 });
     assert.equal(text.code, 1, text.stderr);
     assert.match(text.stdout, /FAIL ERR-01 +an unknown method is refused with -32601/);
-    assert.match(text.stdout, /expected: an error response with code -32601\n +seen: +a result: \{"ok":"whatever you asked"\}/);
+    assert.match(
+      text.stdout,
+      /expected: an error response with code -32601\n +seen: +a result: \{"ok":"whatever you asked"\}/,
+    );
     const json = await runCli(["--json", "check", dir], { timeoutMs: 60_000 });
     assert.equal(json.code, 1);
     const report = (JSON.parse(json.stdout) as { ok: boolean; reports: Report[] }).reports[0]!;
@@ -104,7 +59,8 @@ test("issue 18.4: octet check exits 1 on an extension that answers an unknown me
     // Only what is broken fails: the unknown method of ERR-01 and the requests after each bad frame and the storm.
     assert.ok(failed.includes("ERR-01"));
     const passed = report.results.filter((c) => c.outcome === "pass").map((c) => c.id);
-    for (const id of ["INIT-01", "INIT-06", "ERR-02", "SHUT-01", "SHUT-02", "FRAME-03"]) assert.ok(passed.includes(id), id);
+    for (const id of ["INIT-01", "INIT-06", "ERR-02", "SHUT-01", "SHUT-02", "FRAME-03"])
+      assert.ok(passed.includes(id), id);
     assert.deepEqual(processesMentioning(dir), []);
   } finally {
     await rm(dir, { recursive: true, force: true });

@@ -64,13 +64,10 @@ test("issue 18.5: --trace writes every frame both ways with time, extension and 
     assert.match(lines[3]!, /hello-world#1 ← result #2 \(tool\/call\) .*trace/);
 
     const only = await runCli(["trace", "--only-method", "tool/call", file]);
-    assert.deepEqual(
-      only.stdout
-        .trimEnd()
-        .split("\n")
-        .map((l) => l.replace(/^\S+ /, "").slice(0, 40)),
-      ["hello-world#1 → tool/call #2 {\"name\":\"hello_wor", "hello-world#1 ← result #2 (tool/call) {\"content\":"],
-    );
+    const kept = only.stdout.trimEnd().split("\n");
+    assert.equal(kept.length, 2, only.stdout);
+    assert.match(kept[0]!, / hello-world#1 → tool\/call #2 \{"name":"hello_world"/);
+    assert.match(kept[1]!, / hello-world#1 ← result #2 \(tool\/call\) \{"content":/);
     const none = await runCli(["trace", "--only-extension", "other", file]);
     assert.equal(none.stdout, "");
   });

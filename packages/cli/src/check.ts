@@ -1,11 +1,11 @@
 /**
- * `octet check [MANIFEST_OR_FOLDER]`: the conformance kit (checkExtension in @octet/host) run
- * against one extension (its extension.toml or pi-extension.json, or its folder) or every
- * extension in a folder of them. Reports each check by requirement ID; exit 1 on any failure.
+ * `octet check [MANIFEST_OR_FOLDER...]`: the conformance kit (checkExtension in @octet/host) run
+ * against extensions named by their extension.toml or pi-extension.json, their folder, or a
+ * folder of them (default: the current folder). Reports each check by requirement ID; exit 1 on any failure.
  */
 import { statSync } from "node:fs";
 import { basename, dirname, resolve } from "node:path";
-import { checkExtension, discoverExtensions, type CheckReport } from "@octet/host";
+import { checkExtension, discoverExtensions, type CheckReport, type DiscoveredExtension } from "@octet/host";
 import { rpiRuntime } from "@octet/rpi";
 import type { GlobalOptions } from "./args.js";
 import { EXIT_OK, EXIT_TOOL_ERROR } from "./exit-codes.js";
@@ -15,30 +15,8 @@ import { UsageError } from "./usage-error.js";
 const MANIFEST_FILES = new Set(["extension.toml", "pi-extension.json"]);
 
 export async function checkCommand(options: GlobalOptions, args: string[]): Promise<number> {
-  if (args.length > 1)
-    throw new UsageError(`check takes at most one MANIFEST_OR_FOLDER; got: ${args.join(" ")} (e.g. octet check ./my-ext)`);
-  const target = resolve(args[0] ?? ".");
-  let dir = target;
-  try {
-    const st = statSync(target);
-    if (st.isFile()) {
-      if (!MANIFEST_FILES.has(basename(target)))
-        throw new UsageError(`check ${args[0]}: expected extension.toml, pi-extension.json or a folder`);
-      dir = dirname(target);
-    }
-  } catch (err) {
-    if (err instanceof UsageError) throw err;
-    throw new UsageError(`check ${args[0] ?? "."}: no such file or folder (${target})`);
-  }
-  const found = (
-    await discoverExtensions({
-      workspace: options.workspace,
-      extensionDirs: [dir],
-      runtimes: [rpiRuntime({ mode: "print", piRuntime: options.piRuntime })],
-    })
-  ).filter((d) => d.source === "explicit" && d.shadowedBy === null);
-  if (found.length === 0)
-    throw new UsageError(`check: no extension in ${dir} (expected extension.toml or pi-extension.json there or one level down)`);
+  const found: DiscoveredExtension[] = [];
+  for (const arg of args.length > 0 ? args : ["."]) found.push(...(await extensionsAt(arg, options)));
   const reports: CheckReport[] = [];
   for (const d of found) {
     const report = await checkExtension(d);
@@ -74,4 +52,31 @@ function describe(report: CheckReport, verbose: boolean): string {
   const skipped = report.results.length - failed - passed;
   lines.push(`  ${passed} passed, ${failed} failed${skipped > 0 ? `, ${skipped} skipped` : ""}\n`);
   return `${lines.join("\n")}\n`;
+}
+
+/** The extensions a MANIFEST_OR_FOLDER argument names: its own, or every one a level down. */
+async function extensionsAt(arg: string, options: GlobalOptions): Promise<DiscoveredExtension[]> {
+  const target = resolve(arg);
+  let dir = target;
+  try {
+    const st = statSync(target);
+    if (st.isFile()) {
+      if (!MANIFEST_FILES.has(basename(target)))
+        throw new UsageError(`check ${arg}: expected extension.toml, pi-extension.json or a folder`);
+      dir = dirname(target);
+    }
+  } catch (err) {
+    if (err instanceof UsageError) throw err;
+    throw new UsageError(`check ${arg}: no such file or folder (${target})`);
+  }
+  const found = (
+    await discoverExtensions({
+      workspace: options.workspace,
+      extensionDirs: [dir],
+      runtimes: [rpiRuntime({ mode: "print", piRuntime: options.piRuntime })],
+    })
+  ).filter((d) => d.source === "explicit" && d.shadowedBy === null);
+  if (found.length === 0)
+    throw new UsageError(`check ${arg}: no extension in ${dir} (expected extension.toml or pi-extension.json there or one level down)`);
+  return found;
 }

@@ -45,34 +45,35 @@ export async function checkExtension(d: DiscoveredExtension, o: CheckOptions = {
   const found = d as DiscoveredExtension & { manifest: ExtensionManifest };
   const workspace = o.workspace ?? (await mkdtemp(join(tmpdir(), "octet-check-")));
   const env = o.env ?? process.env;
-  let generation = 0;
-  const run = async (pass: (l: CheckLaunch, g: number) => Promise<void>): Promise<boolean> => {
-    generation++;
+  const run = async (g: number, rec: Recorder, pass: (l: CheckLaunch) => Promise<void>): Promise<void> => {
     let l: CheckLaunch;
     try {
-      l = await launchForCheck(found, { workspace, env, number: generation });
+      l = await launchForCheck(found, { workspace, env, number: g });
     } catch (err) {
-      r.fail("INIT-01", "the extension starts", "a running extension", (err as Error).message);
-      return false;
+      rec.fail("INIT-01", "the extension starts", "a running extension", (err as Error).message);
+      return;
     }
     try {
-      await pass(l, generation);
-      return true;
+      await pass(l);
     } finally {
       await l.close();
     }
   };
   try {
     // One extension for the wire and hostile passes (a start is most of a check's time), a
-    // second one for the oversize frame, which may legitimately end it.
-    await run(async (l, g) => {
-      const tools = await wirePass(l, r, g);
-      if (tools !== null) await hostilePass(l, r, g, tools);
-    });
-    if (r.results.some((c) => c.id === "INIT-01" && c.outcome === "fail")) return report(found.manifest.api_version);
-    await run(async (l) => {
-      if (await startedFor(l, r, "oversize")) await edgePass(l, r);
-    });
+    // second one for the oversize frame, which may legitimately end it; both at once.
+    const edge = new Recorder();
+    await Promise.all([
+      run(1, r, async (l) => {
+        const tools = await wirePass(l, r, 1);
+        if (tools !== null) await hostilePass(l, r, 1, tools);
+      }),
+      run(2, edge, async (l) => {
+        if (await startedFor(l, edge, "oversize")) await edgePass(l, edge);
+      }),
+    ]);
+    // An extension that does not start is reported once, by the first pass.
+    if (!r.results.some((c) => c.id === "INIT-01" && c.outcome === "fail")) r.results.push(...edge.results);
   } finally {
     if (o.workspace === undefined) await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
   }
