@@ -34,35 +34,38 @@ createInterface({ input: process.stdin }).on("line", (line) => {
 });
 `;
 
-test("issue 18.4: octet check exits 1 on an extension that answers an unknown method with a result, naming ERR-01", async () => {
-  const dir = await mkdtemp(join(tmpdir(), "octet-check-broken-"));
-  try {
-    await writeFile(join(dir, "broken.mjs"), BROKEN);
-    await writeFile(
-      join(dir, "extension.toml"),
-      `name = "broken"\nversion = "0.0.1"\napi_version = "0.1"\n\n[entrypoint]\n` +
-        `command = ${JSON.stringify(process.execPath)}\nargs = ["./broken.mjs"]\n\n` +
-        `[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n`,
-    );
-    const text = await runCli(["check", join(dir, "extension.toml")], { timeoutMs: 60_000 });
-    assert.equal(text.code, 1, text.stderr);
-    assert.match(text.stdout, /FAIL ERR-01 +an unknown method is refused with -32601/);
-    assert.match(
-      text.stdout,
-      /expected: an error response with code -32601\n +seen: +a result: \{"ok":"whatever you asked"\}/,
-    );
-    const json = await runCli(["--json", "check", dir], { timeoutMs: 60_000 });
-    assert.equal(json.code, 1);
-    const report = (JSON.parse(json.stdout) as { ok: boolean; reports: Report[] }).reports[0]!;
-    assert.equal(report.ok, false);
-    const failed = [...new Set(report.results.filter((c) => c.outcome === "fail").map((c) => c.id))];
-    // Only what is broken fails: the unknown method of ERR-01 and the requests after each bad frame and the storm.
-    assert.ok(failed.includes("ERR-01"));
-    const passed = report.results.filter((c) => c.outcome === "pass").map((c) => c.id);
-    for (const id of ["INIT-01", "INIT-06", "ERR-02", "SHUT-01", "SHUT-02", "FRAME-03"])
-      assert.ok(passed.includes(id), id);
-    assert.deepEqual(processesMentioning(dir), []);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-});
+test(
+  "issue 18.4: octet check exits 1 on an extension that answers an unknown method with a result, naming " + "ERR-01",
+  async () => {
+    const dir = await mkdtemp(join(tmpdir(), "octet-check-broken-"));
+    try {
+      await writeFile(join(dir, "broken.mjs"), BROKEN);
+      await writeFile(
+        join(dir, "extension.toml"),
+        `name = "broken"\nversion = "0.0.1"\napi_version = "0.1"\n\n[entrypoint]\n` +
+          `command = ${JSON.stringify(process.execPath)}\nargs = ["./broken.mjs"]\n\n` +
+          `[capabilities]\nfilesystem = "none"\nprocess = false\nnetwork = false\n`,
+      );
+      const text = await runCli(["check", join(dir, "extension.toml")], { timeoutMs: 60_000 });
+      assert.equal(text.code, 1, text.stderr);
+      assert.match(text.stdout, /FAIL ERR-01 +an unknown method is refused with -32601/);
+      assert.match(
+        text.stdout,
+        /expected: an error response with code -32601\n +seen: +a result: \{"ok":"whatever you asked"\}/,
+      );
+      const json = await runCli(["--json", "check", dir], { timeoutMs: 60_000 });
+      assert.equal(json.code, 1);
+      const report = (JSON.parse(json.stdout) as { ok: boolean; reports: Report[] }).reports[0]!;
+      assert.equal(report.ok, false);
+      const failed = [...new Set(report.results.filter((c) => c.outcome === "fail").map((c) => c.id))];
+      // Only what is broken fails: the unknown method of ERR-01 and the requests after each bad frame and the storm.
+      assert.ok(failed.includes("ERR-01"));
+      const passed = report.results.filter((c) => c.outcome === "pass").map((c) => c.id);
+      for (const id of ["INIT-01", "INIT-06", "ERR-02", "SHUT-01", "SHUT-02", "FRAME-03"])
+        assert.ok(passed.includes(id), id);
+      assert.deepEqual(processesMentioning(dir), []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  },
+);

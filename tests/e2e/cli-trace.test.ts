@@ -37,41 +37,53 @@ async function withTemp(body: (dir: string) => Promise<void>): Promise<void> {
 
 const HELLO = ["--extension-dir", EXAMPLES, "--enable-extension", "hello-world"];
 
-test("issue 18.5: --trace writes every frame both ways with time, extension and generation; octet trace shows it", async () => {
-  await withTemp(async (dir) => {
-    const file = join(dir, "frames.jsonl");
-    const r = await runCli(["--trace", file, ...HELLO, "call", "hello_world", '{"name":"trace"}']);
-    assert.equal(r.code, 0, r.stderr);
-    const all = records(file);
-    const methods = all.map((x) => `${x.dir} ${String(x.frame?.["method"] ?? (x.frame && "result" in x.frame ? "result" : "?"))}`);
-    // initialize out and its answer in, the call out and its answer in, shutdown out and its ack in.
-    assert.deepEqual(methods, ["out initialize", "in result", "out tool/call", "in result", "out shutdown", "in result"]);
-    for (const x of all) {
-      assert.equal(x.extension, "hello-world");
-      assert.equal(x.generation, 1);
-      assert.ok(!Number.isNaN(Date.parse(x.ts)), x.ts);
-    }
-    assert.deepEqual(all[2]?.frame?.["params"] && (all[2].frame["params"] as { arguments: unknown }).arguments, {
-      name: "trace",
+test(
+  "issue 18.5: --trace writes every frame both ways with time, extension and generation; octet trace shows " + "it",
+  async () => {
+    await withTemp(async (dir) => {
+      const file = join(dir, "frames.jsonl");
+      const r = await runCli(["--trace", file, ...HELLO, "call", "hello_world", '{"name":"trace"}']);
+      assert.equal(r.code, 0, r.stderr);
+      const all = records(file);
+      const methods = all.map(
+        (x) => `${x.dir} ${String(x.frame?.["method"] ?? (x.frame && "result" in x.frame ? "result" : "?"))}`,
+      );
+      // initialize out and its answer in, the call out and its answer in, shutdown out and its ack in.
+      assert.deepEqual(methods, [
+        "out initialize",
+        "in result",
+        "out tool/call",
+        "in result",
+        "out shutdown",
+        "in result",
+      ]);
+      for (const x of all) {
+        assert.equal(x.extension, "hello-world");
+        assert.equal(x.generation, 1);
+        assert.ok(!Number.isNaN(Date.parse(x.ts)), x.ts);
+      }
+      assert.deepEqual(all[2]?.frame?.["params"] && (all[2].frame["params"] as { arguments: unknown }).arguments, {
+        name: "trace",
+      });
+
+      const shown = await runCli(["trace", file]);
+      assert.equal(shown.code, 0, shown.stderr);
+      const lines = shown.stdout.trimEnd().split("\n");
+      assert.equal(lines.length, 6);
+      assert.match(lines[0]!, /^\d\d:\d\d:\d\d\.\d{3} hello-world#1 → initialize #1 \{/);
+      assert.match(lines[1]!, /hello-world#1 ← result #1 \(initialize\) \{"api_version":"0\.1"/);
+      assert.match(lines[3]!, /hello-world#1 ← result #2 \(tool\/call\) .*trace/);
+
+      const only = await runCli(["trace", "--only-method", "tool/call", file]);
+      const kept = only.stdout.trimEnd().split("\n");
+      assert.equal(kept.length, 2, only.stdout);
+      assert.match(kept[0]!, / hello-world#1 → tool\/call #2 \{"name":"hello_world"/);
+      assert.match(kept[1]!, / hello-world#1 ← result #2 \(tool\/call\) \{"content":/);
+      const none = await runCli(["trace", "--only-extension", "other", file]);
+      assert.equal(none.stdout, "");
     });
-
-    const shown = await runCli(["trace", file]);
-    assert.equal(shown.code, 0, shown.stderr);
-    const lines = shown.stdout.trimEnd().split("\n");
-    assert.equal(lines.length, 6);
-    assert.match(lines[0]!, /^\d\d:\d\d:\d\d\.\d{3} hello-world#1 → initialize #1 \{/);
-    assert.match(lines[1]!, /hello-world#1 ← result #1 \(initialize\) \{"api_version":"0\.1"/);
-    assert.match(lines[3]!, /hello-world#1 ← result #2 \(tool\/call\) .*trace/);
-
-    const only = await runCli(["trace", "--only-method", "tool/call", file]);
-    const kept = only.stdout.trimEnd().split("\n");
-    assert.equal(kept.length, 2, only.stdout);
-    assert.match(kept[0]!, / hello-world#1 → tool\/call #2 \{"name":"hello_world"/);
-    assert.match(kept[1]!, / hello-world#1 ← result #2 \(tool\/call\) \{"content":/);
-    const none = await runCli(["trace", "--only-extension", "other", file]);
-    assert.equal(none.stdout, "");
-  });
-});
+  },
+);
 
 test("issue 18.5: OCTET_TRACE traces too, and the broker's secret is redacted wherever it would appear", async () => {
   await withTemp(async (dir) => {
@@ -99,7 +111,9 @@ test("issue 18.5: OCTET_TRACE traces too, and the broker's secret is redacted wh
     const all = records(file);
     const ask = all.find((x) => x.dir === "in" && x.frame?.["method"] === "secret/get");
     assert.ok(ask, "the secret/get request is traced");
-    const answer = all.find((x) => x.dir === "out" && x.frame?.["id"] === ask.frame?.["id"] && "result" in (x.frame ?? {}));
+    const answer = all.find(
+      (x) => x.dir === "out" && x.frame?.["id"] === ask.frame?.["id"] && "result" in (x.frame ?? {}),
+    );
     assert.equal(answer?.frame?.["result"], "[redacted]");
   });
 });

@@ -40,7 +40,11 @@ function describe(report: CheckReport, verbose: boolean): string {
   const lines = [`${paint("bold", report.extension || "(unnamed)", out)} (API ${report.api}) ${report.manifestPath}`];
   for (const c of report.results) {
     const mark =
-      c.outcome === "pass" ? paint("green", "pass", out) : c.outcome === "skip" ? paint("dim", "skip", out) : paint("red", "FAIL", out);
+      c.outcome === "pass"
+        ? paint("green", "pass", out)
+        : c.outcome === "skip"
+          ? paint("dim", "skip", out)
+          : paint("red", "FAIL", out);
     lines.push(`  ${mark} ${c.id.padEnd(9)} ${c.title}`);
     if (c.outcome === "fail") {
       lines.push(`       expected: ${terminalSafe(c.expected)}`);
@@ -77,6 +81,8 @@ async function extensionsAt(arg: string, options: GlobalOptions): Promise<Discov
     })
   ).filter((d) => d.source === "explicit" && d.shadowedBy === null);
   if (found.length === 0)
-    throw new UsageError(`check ${arg}: no extension in ${dir} (expected extension.toml or pi-extension.json there or one level down)`);
+    throw new UsageError(
+      `check ${arg}: no extension in ${dir} (expected extension.toml or pi-extension.json there or one level down)`,
+    );
   return found;
 }

@@ -1,5 +1,6 @@
 /** Help texts: each teaches the command with a working example. */
 import { OCTET_VERSION } from "@octet/protocol";
+import { CHECK_HELP, TRACE_HELP } from "./check-trace-help.js";
 
 export const MAIN_HELP = `octet ${OCTET_VERSION}: run, inspect, call and check octet extensions
 
@@ -18,6 +19,10 @@ Usage:
                                          (--json: one event per line)
   octet [FLAGS] sessions list [all]      the sessions of this workspace (all: every workspace)
   octet [FLAGS] models [all]             models with a key set and those of models.json
+  octet [FLAGS] check [MANIFEST_OR_FOLDER...]
+                                         the conformance kit: check an extension (any language)
+                                         against the protocol's requirements; exit 1 on a failure
+  octet [FLAGS] trace FILE               show a --trace file readably
   octet COMMAND --help                   help for one command
 
 Flags:
@@ -50,6 +55,8 @@ Flags:
   -c, --continue           continue the latest session of this workspace
   -r, --resume ID          continue session ID (an id or a unique prefix; octet sessions list)
   --max-turns N            model requests per prompt before the run stops (default 50)
+  --trace FILE             append every extension frame, both ways, to FILE as JSON lines
+                           (secrets redacted; also OCTET_TRACE=FILE); octet trace FILE shows it
   -h, --help               this help
   --version                print the octet version
 
@@ -87,6 +94,8 @@ Exit status: 0 success, 1 the tool or command reported an error, 2 usage error,
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  check: CHECK_HELP,
+  trace: TRACE_HELP,
   extensions: `Usage:
   octet [FLAGS] extensions list     list discovered extensions: name, version, api_version,
                                     source, manifest path, enabled, trusted, validation errors

@@ -21,30 +21,37 @@ async function traced(body: (trace: FrameTrace) => void): Promise<TraceRecord[]>
   }
 }
 
-test("issue 18.5: the trace redacts a broker's answer to secret/get, and the value wherever it appears later", async () => {
-  const secret = "tok-1234567890";
-  const out = await traced((t) => {
-    t.frame("ext", 2, "in", { jsonrpc: "2.0", id: 7, method: "secret/get", params: { name: "api" } });
-    t.frame("ext", 2, "out", `${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { value: secret } })}\n`);
-    t.frame("ext", 2, "in", { jsonrpc: "2.0", id: 1, result: { content: [{ type: "text", text: `used ${secret}` }] } });
-    // The same id in another generation is another request: its answer is not a secret.
-    t.frame("ext", 3, "out", `${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { value: "plain" } })}\n`);
-  });
-  assert.equal(out.length, 4);
-  assert.deepEqual(
-    out.map((r) => [r.extension, r.generation, r.dir]),
-    [
-      ["ext", 2, "in"],
-      ["ext", 2, "out"],
-      ["ext", 2, "in"],
-      ["ext", 3, "out"],
-    ],
-  );
-  assert.equal((out[1]!.frame as { result: unknown }).result, REDACTED);
-  assert.equal(JSON.stringify(out[2]!.frame).includes(secret), false);
-  assert.match(JSON.stringify(out[2]!.frame), /used \[redacted\]/);
-  assert.deepEqual((out[3]!.frame as { result: unknown }).result, { value: "plain" });
-});
+test(
+  "issue 18.5: the trace redacts a broker's answer to secret/get, and the value wherever it appears " + "later",
+  async () => {
+    const secret = "tok-1234567890";
+    const out = await traced((t) => {
+      t.frame("ext", 2, "in", { jsonrpc: "2.0", id: 7, method: "secret/get", params: { name: "api" } });
+      t.frame("ext", 2, "out", `${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { value: secret } })}\n`);
+      t.frame("ext", 2, "in", {
+        jsonrpc: "2.0",
+        id: 1,
+        result: { content: [{ type: "text", text: `used ${secret}` }] },
+      });
+      // The same id in another generation is another request: its answer is not a secret.
+      t.frame("ext", 3, "out", `${JSON.stringify({ jsonrpc: "2.0", id: 7, result: { value: "plain" } })}\n`);
+    });
+    assert.equal(out.length, 4);
+    assert.deepEqual(
+      out.map((r) => [r.extension, r.generation, r.dir]),
+      [
+        ["ext", 2, "in"],
+        ["ext", 2, "out"],
+        ["ext", 2, "in"],
+        ["ext", 3, "out"],
+      ],
+    );
+    assert.equal((out[1]!.frame as { result: unknown }).result, REDACTED);
+    assert.equal(JSON.stringify(out[2]!.frame).includes(secret), false);
+    assert.match(JSON.stringify(out[2]!.frame), /used \[redacted\]/);
+    assert.deepEqual((out[3]!.frame as { result: unknown }).result, { value: "plain" });
+  },
+);
 
 test("issue 18.5: members named like credentials are redacted; other members and refused lines are kept", async () => {
   const out = await traced((t) => {

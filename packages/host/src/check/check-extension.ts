@@ -84,6 +84,11 @@ export async function checkExtension(d: DiscoveredExtension, o: CheckOptions = {
 async function startedFor(l: CheckLaunch, r: Recorder, pass: string): Promise<boolean> {
   const answered = await initialize(l, null);
   if (!answered)
-    r.fail("INIT-01", `initialize is answered (${pass} pass)`, "the same answer as the first pass", withStderr(l.probe, "none"));
+    r.fail(
+      "INIT-01",
+      `initialize is answered (${pass} pass)`,
+      "the same answer as the first pass",
+      withStderr(l.probe, "none"),
+    );
   return answered !== null;
 }

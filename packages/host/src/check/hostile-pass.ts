@@ -8,7 +8,15 @@
 import { MAX_FRAME_BYTES, bounds, isNegotiated } from "@octet/protocol";
 import type { CheckLaunch } from "./launch.js";
 import { brief, type Recorder } from "./report.js";
-import { ANSWER_MS, UNKNOWN_METHOD, callContext, expectError, shutdown, stdoutChecks, withStderr } from "./wire-pass.js";
+import {
+  ANSWER_MS,
+  UNKNOWN_METHOD,
+  callContext,
+  expectError,
+  shutdown,
+  stdoutChecks,
+  withStderr,
+} from "./wire-pass.js";
 import type { Frame, WireProbe } from "./wire-probe.js";
 
 /** In-flight requests the storm cancels, and cancels of ids that were never sent. */
@@ -24,7 +32,10 @@ export async function hostilePass(l: CheckLaunch, r: Recorder, generation: numbe
   await wrongVersion(probe, r);
   const busy = (i: number): [string, unknown] =>
     tools.length > 0 && i % 2 === 0
-      ? ["tool/call", { name: tools[i % tools.length], arguments: "not an object", context: callContext(l, generation) }]
+      ? [
+          "tool/call",
+          { name: tools[i % tools.length], arguments: "not an object", context: callContext(l, generation) },
+        ]
       : [UNKNOWN_METHOD, { n: i }];
   if (isNegotiated(l.manifest.api_version)) await cancelStorm(probe, r, busy);
   else r.skip("CANCEL-04", "a cancel storm", "API 0.1 has no request cancellation (CANCEL-01)");
@@ -39,7 +50,9 @@ export async function edgePass(l: CheckLaunch, r: Recorder): Promise<void> {
   const title = `a frame over ${MAX_FRAME_BYTES} bytes is refused without a crash: an error answer, or an exit`;
   const pad = "x".repeat(MAX_FRAME_BYTES + 1024);
   probe.expectAnswerTo("octet-check-oversize");
-  probe.sendRaw(`{"jsonrpc":"2.0","id":"octet-check-oversize","method":"${UNKNOWN_METHOD}","params":{"pad":"${pad}"}}\n`);
+  probe.sendRaw(
+    `{"jsonrpc":"2.0","id":"octet-check-oversize","method":"${UNKNOWN_METHOD}","params":{"pad":"${pad}"}}\n`,
+  );
   const barrier = probe.request(UNKNOWN_METHOD, { after: "oversize" });
   const expected = "no result for it, and the next request answered, or an exit (FRAME-10: terminal)";
   try {
@@ -123,7 +136,10 @@ async function cancelStorm(probe: WireProbe, r: Recorder, busy: (i: number) => [
     ids.push(id);
     probe.notify("$/cancelRequest", { id, reason: "user" });
     for (let k = 0; k < STORM_UNKNOWN / STORM_REQUESTS + 1; k++)
-      probe.notify("$/cancelRequest", { id: k % 2 === 0 ? 10_000_000 + i * 8 + k : `octet-check-${i}-${k}`, reason: "user" });
+      probe.notify("$/cancelRequest", {
+        id: k % 2 === 0 ? 10_000_000 + i * 8 + k : `octet-check-${i}-${k}`,
+        reason: "user",
+      });
   }
   const expected = "an answer to each request (its error or -32800), then the next request answered";
   try {

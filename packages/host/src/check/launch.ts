@@ -55,7 +55,9 @@ export async function launchForCheck(
   } catch (err) {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     const why = err instanceof Error ? err.message : String(err);
-    throw new Error(`could not start ${d.manifest.name}: ${why}${diagnostics.length ? `; ${diagnostics.join("; ")}` : ""}`);
+    throw new Error(
+      `could not start ${d.manifest.name}: ${why}${diagnostics.length ? `; ${diagnostics.join("; ")}` : ""}`,
+    );
   }
   // A foreign instance's hooks and renderers are known only now (as generation.ts does).
   let manifest = d.manifest;

@@ -111,7 +111,12 @@ function checkInitialize(l: CheckLaunch, r: Recorder, result: unknown): string[]
   };
   const isTool = (p: string): boolean => /^tools\[/.test(p);
   const isCatalog = (p: string): boolean => /^(tools|commands)\b/.test(p) && !isTool(p);
-  r.check("INIT-06", "the answered api_version is the manifest's", `"${api}"`, about((p) => p.startsWith("api_version")));
+  r.check(
+    "INIT-06",
+    "the answered api_version is the manifest's",
+    `"${api}"`,
+    about((p) => p.startsWith("api_version")),
+  );
   r.check(
     "INIT-08",
     "the answered tools and commands are the declared ones",
@@ -121,7 +126,9 @@ function checkInitialize(l: CheckLaunch, r: Recorder, result: unknown): string[]
   r.check(
     shapeId,
     `the initialize result has the API ${api} shape${isNegotiated(api) ? " and a valid protocol selection" : ""}`,
-    isNegotiated(api) ? "api_version, tools, commands, protocol{version, features, limits}" : "api_version, tools, commands",
+    isNegotiated(api)
+      ? "api_version, tools, commands, protocol{version, features, limits}"
+      : "api_version, tools, commands",
     about((p) => !p.startsWith("api_version") && !isTool(p) && !isCatalog(p)),
   );
   const raw = (result as { tools?: unknown } | null)?.tools;
@@ -190,9 +197,19 @@ export async function shutdown(probe: WireProbe, r: Recorder, suffix: string): P
   }
   try {
     const exit = await probe.exited(stage);
-    r.pass("SHUT-02", `the extension exits after the shutdown ack${suffix}`, `an exit within ${stage} ms`, describe(exit));
+    r.pass(
+      "SHUT-02",
+      `the extension exits after the shutdown ack${suffix}`,
+      `an exit within ${stage} ms`,
+      describe(exit),
+    );
   } catch (err) {
-    r.fail("SHUT-02", `the extension exits after the shutdown ack${suffix}`, `an exit within ${stage} ms`, (err as Error).message);
+    r.fail(
+      "SHUT-02",
+      `the extension exits after the shutdown ack${suffix}`,
+      `an exit within ${stage} ms`,
+      (err as Error).message,
+    );
   }
 }
 

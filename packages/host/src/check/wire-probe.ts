@@ -39,7 +39,8 @@ export class WireProbe {
     // Writing to an extension that exited is a finding of the check, not a crash of the kit.
     child.stdin.on("error", () => undefined);
     void child.exited.then((exit) => {
-      if (this.#pendingBytes > 0) this.#violation(`stdout ended inside a frame (${this.#pendingBytes} bytes after the last LF)`);
+      if (this.#pendingBytes > 0)
+        this.#violation(`stdout ended inside a frame (${this.#pendingBytes} bytes after the last LF)`);
       this.#exit = exit;
       this.#changed();
     });
@@ -148,7 +149,9 @@ export class WireProbe {
       this.#pendingBytes += chunk.length - start;
     }
     if (this.#pendingBytes > MAX_FRAME_BYTES) {
-      this.#violation(`a line of more than ${this.#pendingBytes} bytes without LF, over the ${MAX_FRAME_BYTES}-byte bound`);
+      this.#violation(
+        `a line of more than ${this.#pendingBytes} bytes without LF, over the ${MAX_FRAME_BYTES}-byte bound`,
+      );
       this.#pending = [];
       this.#pendingBytes = 0;
     }

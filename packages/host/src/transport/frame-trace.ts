@@ -15,8 +15,21 @@
 import { closeSync, openSync, writeSync } from "node:fs";
 
 /** Members whose string values are never written: tokens, passwords, API keys, cookies. */
-const SECRET_NAME =
-  /^(?:.*[_-])?(?:token|password|passwd|passphrase|secret|api[_-]?key|apikey|authorization|cookie|credentials?|private[_-]?key|access[_-]?key)$/i;
+const SECRET_WORDS = [
+  "token",
+  "password",
+  "passwd",
+  "passphrase",
+  "secret",
+  "api[_-]?key",
+  "authorization",
+  "cookie",
+  "credentials?",
+  "private[_-]?key",
+  "access[_-]?key",
+];
+/** A whole name, or its last _ or - separated part: "api_key", "auth_token", but not "keyboard". */
+const SECRET_NAME = new RegExp(`^(?:.*[_-])?(?:${SECRET_WORDS.join("|")})$`, "i");
 /** The methods whose answer carries a broker's value (modules/secrets). */
 const SECRET_METHODS = new Set(["secret/get", "provider/credentials"]);
 export const REDACTED = "[redacted]";
