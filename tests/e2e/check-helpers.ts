@@ -42,7 +42,7 @@ export async function checkExamples(names: string[]): Promise<void> {
   const temp = await mkdtemp(join(tmpdir(), "octet-check-e2e-"));
   try {
     const r = await runCli(["--json", "check", ...names.map((n) => join(EXAMPLES, n))], {
-      env: { PATH: await pythonPath(temp) },
+      env: { PATH: await pythonPath(temp), TMPDIR: temp },
       timeoutMs: 120_000,
     });
     const out = JSON.parse(r.stdout) as { ok: boolean; reports: Report[] };
@@ -58,8 +58,9 @@ export async function checkExamples(names: string[]): Promise<void> {
       for (const id of ["INIT-01", "TDEF-01", "ERR-01", "ERR-02", "FRAME-10", "SHUT-01", "SHUT-02", "FRAME-03"])
         assert.ok(ids.has(id), `${rep.extension} passed ${id}`);
     }
-    // Only these examples' folders: the other check file runs its own examples at the same time.
-    for (const n of names) assert.deepEqual(processesMentioning(join(EXAMPLES, n)), [], n);
+    // The kit's workspace and scratch folders are made under TMPDIR: every process of this run
+    // mentions `temp`, and none of another test's runs of the same examples does.
+    assert.deepEqual(processesMentioning(temp), []);
   } finally {
     await rm(temp, { recursive: true, force: true });
   }
