@@ -5,11 +5,12 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { appendFileSync, readFileSync, writeFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { EXAMPLES, runCli } from "./helpers.js";
+import { CLI, EXAMPLES, runCli } from "./helpers.js";
 
 interface TraceRecord {
   ts: string;
@@ -125,4 +126,49 @@ test("issue 18.5: trace needs one FILE (exit 2 with an example) and a missing fi
   const missing = await runCli(["trace", join(tmpdir(), "octet-no-such-trace.jsonl")]);
   assert.equal(missing.code, 3);
   assert.match(missing.stderr, /cannot read it \(ENOENT\)/);
+});
+
+test("issue 18.5: octet trace --follow shows records appended after it started, until Ctrl-C", async () => {
+  await withTemp(async (dir) => {
+    const file = join(dir, "live.jsonl");
+    const record = (id: number): string =>
+      `${JSON.stringify({
+        ts: new Date().toISOString(),
+        extension: "live",
+        generation: 3,
+        dir: "out",
+        frame: { jsonrpc: "2.0", id, method: "tool/call", params: { name: "t" } },
+      })}\n`;
+    writeFileSync(file, record(1));
+    const child = spawn(process.execPath, [CLI, "trace", "--follow", file], {
+      env: { ...process.env, NO_COLOR: "1" },
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let out = "";
+    const seen = (n: number): Promise<void> =>
+      new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ${n} lines within 10 s: ${out}`)), 10_000);
+        const check = (): void => {
+          if (out.split("\n").filter(Boolean).length >= n) {
+            clearTimeout(timer);
+            child.stdout.off("data", onData);
+            resolve();
+          }
+        };
+        const onData = (d: Buffer): void => {
+          out += d.toString("utf8");
+          check();
+        };
+        child.stdout.on("data", onData);
+        check();
+      });
+    const exited = new Promise<number | null>((resolve) => child.on("close", (code) => resolve(code)));
+    await seen(1);
+    appendFileSync(file, record(2));
+    await seen(2);
+    child.kill("SIGINT");
+    assert.equal(await exited, 0);
+    assert.match(out, /live#3 → tool\/call #1 /);
+    assert.match(out, /live#3 → tool\/call #2 /);
+  });
 });
