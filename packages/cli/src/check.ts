@@ -11,6 +11,7 @@ import type { GlobalOptions } from "./args.js";
 import { EXIT_OK, EXIT_TOOL_ERROR } from "./exit-codes.js";
 import { paint, terminalSafe } from "./output.js";
 import { UsageError } from "./usage-error.js";
+import { frameTrace } from "./trace-file.js";
 
 const MANIFEST_FILES = new Set(["extension.toml", "pi-extension.json"]);
 
@@ -19,7 +20,7 @@ export async function checkCommand(options: GlobalOptions, args: string[]): Prom
   for (const arg of args.length > 0 ? args : ["."]) found.push(...(await extensionsAt(arg, options)));
   const reports: CheckReport[] = [];
   for (const d of found) {
-    const report = await checkExtension(d);
+    const report = await checkExtension(d, options.trace !== null ? { trace: frameTrace(options.trace) } : {});
     reports.push(report);
     if (!options.json) process.stdout.write(describe(report, options.verbose));
   }

@@ -126,7 +126,8 @@ function methodMatches(filter: string, method: string): boolean {
 function describe(r: TraceRecord, method: string): [string, string] {
   if (r.error !== undefined) return ["refused", r.error];
   const f = r.frame as Record<string, unknown> | undefined;
-  if (typeof f !== "object" || f === null) return ["?", JSON.stringify(r.frame) ?? ""];
+  // A line that is no JSON object: what a crafted or broken frame looked like (octet check sends some).
+  if (typeof f !== "object" || f === null) return ["(not a frame)", JSON.stringify(r.frame) ?? ""];
   const id = "id" in f ? ` #${JSON.stringify(f["id"])}` : "";
   if (typeof f["method"] === "string") return [`${f["method"]}${id}`, JSON.stringify(f["params"] ?? null)];
   const answers = method ? ` (${method})` : "";

@@ -11,6 +11,7 @@ import { join } from "node:path";
 import type { DiscoveredExtension } from "../manifest/discovery.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import { launchForCheck, type CheckLaunch } from "./launch.js";
+import type { FrameTrace } from "../transport/frame-trace.js";
 import { Recorder, type CheckReport } from "./report.js";
 import { edgePass, hostilePass } from "./hostile-pass.js";
 import { initialize, wirePass, withStderr } from "./wire-pass.js";
@@ -25,6 +26,8 @@ export interface CheckOptions {
    * so checking an extension never touches the caller's files.
    */
   workspace?: string;
+  /** Every frame both ways, as --trace FILE writes the host's (transport/frame-trace.ts). */
+  trace?: FrameTrace;
 }
 
 /** Runs every check against one discovered extension; never throws for the extension's faults. */
@@ -48,7 +51,7 @@ export async function checkExtension(d: DiscoveredExtension, o: CheckOptions = {
   const run = async (g: number, rec: Recorder, pass: (l: CheckLaunch) => Promise<void>): Promise<void> => {
     let l: CheckLaunch;
     try {
-      l = await launchForCheck(found, { workspace, env, number: g });
+      l = await launchForCheck(found, { workspace, env, number: g, trace: o.trace });
     } catch (err) {
       rec.fail("INIT-01", "the extension starts", "a running extension", (err as Error).message);
       return;

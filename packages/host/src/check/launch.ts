@@ -12,6 +12,8 @@ import { createScratch } from "../process/launch.js";
 import { processLauncher } from "../generation/launch-child.js";
 import { buildInitializeRequest, type InitializeOffer } from "../generation/initialize-request.js";
 import { WireProbe } from "./wire-probe.js";
+import type { FrameTrace } from "../transport/frame-trace.js";
+import type { ConnectionTrace } from "../generation/connection.js";
 
 export interface CheckLaunch {
   probe: WireProbe;
@@ -36,7 +38,12 @@ const HOST: HostState = {
 
 export async function launchForCheck(
   d: DiscoveredExtension & { manifest: ExtensionManifest },
-  o: { workspace: string; env: Readonly<Record<string, string | undefined>>; number: number },
+  o: {
+    workspace: string;
+    env: Readonly<Record<string, string | undefined>>;
+    number: number;
+    trace?: FrameTrace | undefined;
+  },
 ): Promise<CheckLaunch> {
   const scratch = await createScratch(d.manifest.name, o.number);
   const stop = new AbortController();
@@ -73,7 +80,7 @@ export async function launchForCheck(
     host: HOST,
   });
   return {
-    probe: new WireProbe(child),
+    probe: new WireProbe(child, o.trace && traceOf(o.trace, d.manifest.name, o.number)),
     manifest,
     params,
     offered,
@@ -90,5 +97,12 @@ export async function launchForCheck(
       child.release();
       await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     },
+  };
+}
+
+function traceOf(trace: FrameTrace, name: string, generation: number): ConnectionTrace {
+  return {
+    frame: (dir, frame) => trace.frame(name, generation, dir, frame),
+    refused: (error) => trace.refused(name, generation, error),
   };
 }

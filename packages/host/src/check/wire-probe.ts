@@ -8,6 +8,7 @@
  */
 import { MAX_FRAME_BYTES } from "@octet/protocol";
 import type { ChildExit, GenerationChild } from "../generation/child.js";
+import type { ConnectionTrace } from "../generation/connection.js";
 
 export type Frame = Record<string, unknown>;
 
@@ -30,8 +31,12 @@ export class WireProbe {
   readonly #answered = new Set<number | string>();
   #nextId = 1;
 
-  constructor(child: GenerationChild) {
+  readonly #trace: ConnectionTrace | undefined;
+
+  /** `trace`: where the frames both ways go (octet --trace FILE check ...), as the host's connection does. */
+  constructor(child: GenerationChild, trace?: ConnectionTrace) {
     this.child = child;
+    this.#trace = trace;
     child.stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
     child.stderr.on("data", (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
@@ -74,7 +79,9 @@ export class WireProbe {
 
   /** Text as is: a crafted frame. A request id in it is not expected to be answered. */
   sendRaw(text: string): void {
-    if (this.#exit === null && !this.child.stdin.destroyed) this.child.stdin.write(text);
+    if (this.#exit !== null || this.child.stdin.destroyed) return;
+    this.#trace?.frame("out", text);
+    this.child.stdin.write(text);
   }
 
   /** Lets the kit expect an answer to an id it wrote raw (a crafted request). */
@@ -131,6 +138,7 @@ export class WireProbe {
   }
 
   #violation(text: string, kind: "line" | "envelope" = "line"): void {
+    this.#trace?.refused(text);
     this.violations.push({ kind, text });
     this.#changed();
   }
@@ -172,6 +180,7 @@ export class WireProbe {
     if (typeof value !== "object" || value === null || Array.isArray(value))
       return this.#violation(`a line on stdout that is not a JSON object: ${head}`);
     const frame = value as Frame;
+    this.#trace?.frame("in", frame);
     const problem = this.#envelopeProblem(frame);
     if (problem) return this.#violation(`${problem}: ${JSON.stringify(frame).slice(0, 200)}`, "envelope");
     this.received++;
