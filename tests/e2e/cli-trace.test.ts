@@ -119,10 +119,16 @@ test("issue 18.5: OCTET_TRACE traces too, and the broker's secret is redacted wh
   });
 });
 
-test("issue 18.5: trace needs one FILE (exit 2 with an example) and a missing file exits 3", async () => {
+test("issue 18.5: trace needs one FILE (exit 2), a missing file exits 3; help teaches trace and check", async () => {
   const usage = await runCli(["trace"]);
   assert.equal(usage.code, 2);
   assert.match(usage.stderr, /trace takes one FILE/);
+  const help = await runCli(["trace", "--help"]);
+  assert.match(help.stdout, /octet --trace frames\.jsonl --extension-dir examples --enable-extension hello-world/);
+  assert.match(help.stdout, /--only-method METHOD/);
+  const checkHelp = await runCli(["help", "check"]);
+  assert.match(checkHelp.stdout, /octet check examples\/hello-world/);
+  assert.match((await runCli(["--help"])).stdout, /--trace FILE +append every extension frame/);
   const missing = await runCli(["trace", join(tmpdir(), "octet-no-such-trace.jsonl")]);
   assert.equal(missing.code, 3);
   assert.match(missing.stderr, /cannot read it \(ENOENT\)/);

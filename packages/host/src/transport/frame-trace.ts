@@ -59,7 +59,8 @@ export class FrameTrace {
 
   constructor(path: string) {
     this.path = path;
-    this.#fd = openSync(path, "a");
+    // Frames carry tool arguments and results: the file is the user's alone, like a session file.
+    this.#fd = openSync(path, "a", 0o600);
   }
 
   /** A frame as read (a parsed envelope) or as written (its text, LF included). */
