@@ -1,14 +1,13 @@
 /**
- * An extension's stdio read the way a strict host reads it, for `octet check`: stdout split on LF
- * only, every line one UTF-8 JSON object of at most 1 MiB without CR (FRAME-02, FRAME-03), a
- * JSON-RPC 2.0 envelope (FRAME-01), a response only to a request the kit sent and only once. Any
- * other line is recorded as a violation; the check it happened in and the FRAME checks report it.
- * The rules are the conformance runner's (tests/conformance/extension-process.ts), over the
- * streams of a child the host launched (a process or a foreign runtime's stand-in), not a spawn.
+ * An extension's stdio read the way a strict host reads it, for `octet check`: the lines of
+ * strict-lines.ts (FRAME-02, FRAME-03), each a JSON-RPC 2.0 envelope (FRAME-01), a response only
+ * to a request the kit sent and only once. Anything else is recorded as a violation; the FRAME
+ * checks report it. The rules are the conformance runner's (tests/conformance), over the streams
+ * of a child the host launched (a process or a foreign runtime's stand-in), not a spawn.
  */
-import { MAX_FRAME_BYTES } from "@octet/protocol";
 import type { ChildExit, GenerationChild } from "../generation/child.js";
 import type { ConnectionTrace } from "../generation/connection.js";
+import { StrictLines } from "./strict-lines.js";
 
 export type Frame = Record<string, unknown>;
 
@@ -23,8 +22,10 @@ export class WireProbe {
   /** How many frames arrived in all. */
   received = 0;
   #stderr = "";
-  #pending: Buffer[] = [];
-  #pendingBytes = 0;
+  readonly #lines = new StrictLines(
+    (frame) => this.#onObject(frame),
+    (text) => this.#violation(text),
+  );
   #exit: ChildExit | null = null;
   readonly #listeners = new Set<() => void>();
   readonly #sent = new Set<number | string>();
@@ -37,15 +38,14 @@ export class WireProbe {
   constructor(child: GenerationChild, trace?: ConnectionTrace) {
     this.child = child;
     this.#trace = trace;
-    child.stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+    child.stdout.on("data", (chunk: Buffer) => this.#lines.push(chunk));
     child.stderr.on("data", (chunk: Buffer) => {
       this.#stderr = (this.#stderr + chunk.toString("utf8")).slice(-STDERR_TAIL);
     });
     // Writing to an extension that exited is a finding of the check, not a crash of the kit.
     child.stdin.on("error", () => undefined);
+    child.stdout.on("end", () => this.#lines.end());
     void child.exited.then((exit) => {
-      if (this.#pendingBytes > 0)
-        this.#violation(`stdout ended inside a frame (${this.#pendingBytes} bytes after the last LF)`);
       this.#exit = exit;
       this.#changed();
     });
@@ -143,43 +143,7 @@ export class WireProbe {
     this.#changed();
   }
 
-  #onStdout(chunk: Buffer): void {
-    let start = 0;
-    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
-      this.#pending.push(chunk.subarray(start, nl));
-      this.#line(Buffer.concat(this.#pending));
-      this.#pending = [];
-      this.#pendingBytes = 0;
-      start = nl + 1;
-    }
-    if (start < chunk.length) {
-      this.#pending.push(Buffer.from(chunk.subarray(start)));
-      this.#pendingBytes += chunk.length - start;
-    }
-    if (this.#pendingBytes > MAX_FRAME_BYTES) {
-      this.#violation(
-        `a line of more than ${this.#pendingBytes} bytes without LF, over the ${MAX_FRAME_BYTES}-byte bound`,
-      );
-      this.#pending = [];
-      this.#pendingBytes = 0;
-    }
-  }
-
-  #line(bytes: Buffer): void {
-    const head = JSON.stringify(bytes.subarray(0, 120).toString("utf8"));
-    if (bytes.length === 0) return this.#violation("a blank line on stdout");
-    if (bytes.length > MAX_FRAME_BYTES)
-      return this.#violation(`a line of ${bytes.length} bytes, over the ${MAX_FRAME_BYTES}-byte frame bound`);
-    if (bytes.includes(0x0d)) return this.#violation(`a CR in a line on stdout: ${head}`);
-    let value: unknown;
-    try {
-      value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    } catch {
-      return this.#violation(`a line on stdout that is not a JSON-RPC frame (stray output?): ${head}`);
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      return this.#violation(`a line on stdout that is not a JSON object: ${head}`);
-    const frame = value as Frame;
+  #onObject(frame: Frame): void {
     this.#trace?.frame("in", frame);
     const problem = this.#envelopeProblem(frame);
     if (problem) return this.#violation(`${problem}: ${JSON.stringify(frame).slice(0, 200)}`, "envelope");
