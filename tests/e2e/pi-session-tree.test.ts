@@ -22,6 +22,7 @@ import {
   parseModelRef,
   piSessionControl,
   resolveModel,
+  sessionControlService,
   sessionEntriesService,
   type SessionEntry,
 } from "@octet/agent";
@@ -77,6 +78,7 @@ async function setup(files: string[], script: Record<string, unknown>[]) {
       control: piSessionControl({ agent: () => agent, replace }),
     },
     services: {
+      sessionControl: sessionControlService({ agent: () => agent, replace, home }),
       sessionEntries: sessionEntriesService(() => agent),
       messageInjection: messageInjectionService(() => agent),
     },
@@ -95,6 +97,8 @@ async function setup(files: string[], script: Record<string, unknown>[]) {
     asked,
     answers,
     first,
+    home,
+    workspace,
     agent: (): Agent => agent!,
     sessionFiles: () => readdirSync(dirname(first.session.path)).filter((f) => f.endsWith(".jsonl")),
     done: async () => {
@@ -180,6 +184,28 @@ test("pi ctx.newSession: setup writes, parentSession, shutdown/start (reason new
     const request = JSON.stringify(t.server.requests.at(-1));
     assert.match(request, /CARRIED CONTEXT/);
     assert.doesNotMatch(request, /question one/, "the old history stays in the old session");
+  } finally {
+    await t.done();
+  }
+});
+
+test("pi ctx.switchSession: confirm-destructive's 'no' is {cancelled: true}; a 'yes' runs withSession", async () => {
+  const t = await setup([join(EXAMPLES, "confirm-destructive.ts"), PROBE], [{ text: "one" }]);
+  try {
+    await t.agent().prompt("question one");
+    const other = await SessionFile.create({ home: t.home, workspace: t.workspace });
+    const target = other.path;
+    await other.close();
+    await t.host.runCommand("switch-to", [target]);
+    await waitUntil(() => t.notes.includes("switch cancelled=true"), 20_000, "the cancelled switch's answer");
+    assert.ok(t.asked.includes("confirm: Switch session?"), t.asked.join(" | "));
+    assert.equal(t.agent(), t.first, "still the first session");
+    t.answers.confirm = true;
+    await t.host.runCommand("switch-to", [target]);
+    await waitUntil(() => t.notes.includes("switch cancelled=false"), 20_000, "the switch's answer");
+    assert.equal(t.agent().session.path, target);
+    assert.ok(t.notes.includes(`switched with ${target}`), t.notes.join(" | "));
+    assert.equal(t.first.closed, true);
   } finally {
     await t.done();
   }

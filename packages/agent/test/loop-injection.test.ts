@@ -317,8 +317,16 @@ test("WAVE1-32..36, WAVE1-04: the Python SDK injects, queues, sets the active to
     await until(() => t.log().filter((x) => x.what === "settled").length === 2, "both messages with text settled");
     const end = t.events.filter((e) => e.type === "run_end").at(-1);
     assert.ok(end?.type === "run_end" && end.text === "py done");
-    const batches = t.log().filter((x) => x.what === "updated");
-    assert.equal(batches.map((b) => b.delta).join(""), `${text}py done`);
+    // The extension logs each notification as its handler runs; under load the last batch's line
+    // may land just after the settled one's, so the joined text is awaited, not read once.
+    const joined = (): string =>
+      t
+        .log()
+        .filter((x) => x.what === "updated")
+        .map((b) => b.delta)
+        .join("");
+    await until(() => joined() === `${text}py done`, "every batch logged", 5_000).catch(() => undefined);
+    assert.equal(joined(), `${text}py done`);
   } finally {
     await t.done();
   }

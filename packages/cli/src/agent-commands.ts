@@ -12,6 +12,7 @@ import { UsageError } from "./usage-error.js";
 import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { EXIT_INTERRUPTED, EXIT_OK, EXIT_TOOL_ERROR, EXIT_UNAVAILABLE, EXIT_USAGE } from "./exit-codes.js";
 import { agentConfig, loadAgentLib, noModelHelp, openAgent, PiProviders } from "./agent-setup.js";
+import { sessionDialogs } from "./prompts.js";
 import { AgentView } from "./agent-view.js";
 import { reportFailure } from "./commands.js";
 import { table, terminalSafe } from "./output.js";
@@ -66,6 +67,7 @@ export async function runCommand(options: GlobalOptions, positionals: string[]):
             state: () => agent?.piState() ?? null,
             registerProvider: piProviders.register,
             control: lib.piSessionControl({ agent: () => agent, replace }),
+            dialogs: sessionDialogs(ui.services),
             setModel: async (extension, provider, id) =>
               agent ? agent.piModels.setModel(extension, provider, id) : false,
             setThinkingLevel: async (_extension, level) => {

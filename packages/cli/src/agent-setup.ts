@@ -19,8 +19,8 @@ export interface AgentConfig {
   home: string;
   /** PROVIDER/ID, or null when none is configured. */
   model: string | null;
-  /** Where the model came from, for messages. */
-  source: "--model" | "settings.json" | null;
+  /** Where the model came from, for messages: "--model", a config.toml path, "settings.json". */
+  source: string | null;
   /** settings.json "cacheWarming": keep the provider's prompt cache warm while idle (default false). */
   cacheWarming: boolean;
 }
@@ -29,7 +29,10 @@ export interface AgentConfig {
 const MAX_SETTINGS_BYTES = 65_536;
 const SETTINGS_KEYS = ["model", "cacheWarming"];
 
-/** --model, else $OCTET_HOME/settings.json; a broken settings file is a usage error naming it. */
+/**
+ * --model (or config.toml's model, folded into it by config/config-resolve.ts), else
+ * $OCTET_HOME/settings.json; a broken settings file is a usage error naming it.
+ */
 export function agentConfig(options: GlobalOptions, env = process.env): AgentConfig {
   const home = resolveOctetHome({ env });
   const path = join(home, "settings.json");
@@ -40,7 +43,8 @@ export function agentConfig(options: GlobalOptions, env = process.env): AgentCon
   const warming = settings["cacheWarming"] ?? false;
   if (typeof warming !== "boolean")
     throw new UsageError(`${path}: "cacheWarming" is ${JSON.stringify(warming)}; expected true or false`);
-  if (options.model !== null) return { home, model: options.model, source: "--model", cacheWarming: warming };
+  if (options.model !== null)
+    return { home, model: options.model, source: options.modelSource ?? "--model", cacheWarming: warming };
   if (typeof fromFile === "string") return { home, model: fromFile, source: "settings.json", cacheWarming: warming };
   return { home, model: null, source: null, cacheWarming: warming };
 }
@@ -74,7 +78,7 @@ export function noModelHelp(home: string): string {
   return [
     "no model is configured, so a line that is not a /command has nowhere to go. Configure one:",
     "  octet --model anthropic/claude-sonnet-4-5        (with ANTHROPIC_API_KEY set; or openai/..., google/...)",
-    `  or put {"model": "PROVIDER/ID"} in ${join(home, "settings.json")}`,
+    `  or put model = "PROVIDER/ID" in ${join(home, "config.toml")} (or .octet/config.toml of this workspace)`,
     `  a local OpenAI-compatible server (Ollama, llama.cpp, vLLM) goes in ${join(home, "models.json")};`,
     "  `octet models` lists the models octet knows and whether their key is set",
   ].join("\n");

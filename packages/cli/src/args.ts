@@ -8,6 +8,7 @@ import { parseArgs } from "node:util";
 import type { PolicyRules } from "@octet/host";
 import { loadPolicyFile, parseSecretFlags, type SecretMapping } from "./policy-secrets.js";
 import { UsageError } from "./usage-error.js";
+import { loadMcpConfig, type McpServerConfig } from "./mcp/server-config.js";
 
 export interface GlobalOptions {
   extensionDirs: string[];
@@ -17,6 +18,8 @@ export interface GlobalOptions {
   piRuntime: "quickjs" | "node";
   /** --pi-flag NAME[=VALUE], repeatable: pi's extension flags (`pi --plan`); a bare NAME is true. */
   piFlags: Record<string, string | true>;
+  /** --mcp-config FILE, repeatable: the MCP servers of Claude Code/Desktop config files, read at parse time. */
+  mcpServers: { file: string; server: McpServerConfig }[];
   enable: string[];
   trust: string[];
   safeMode: boolean;
@@ -43,6 +46,8 @@ export interface GlobalOptions {
   resume: string | null;
   /** --max-turns N: model requests per prompt before the run stops (default 50). */
   maxTurns: number | null;
+  /** The config file that set `model`; absent when --model did, or nothing did (`octet models` says it). */
+  modelSource?: string;
   /** --trace FILE, else $OCTET_TRACE: where every extension frame is traced (absolute), or null. */
   trace: string | null;
   /** `octet trace --follow`: keep reading the file as it grows. */
@@ -56,15 +61,22 @@ export interface ParsedArgs {
   options: GlobalOptions;
   /** The command words and their arguments, e.g. ["call", "hello_world", "{}"]. */
   positionals: string[];
+  /** The long names of the flags given on the command line: they beat the config files. */
+  given: ReadonlySet<string>;
+  /** -e PATH values (absolute): resolved with the config files (config/extension-path.ts). */
+  extensionPaths: string[];
 }
 
 export { UsageError };
 
-const FLAGS = {
+export const FLAGS = {
+  extension: { type: "string", short: "e", multiple: true },
+  "no-config": { type: "boolean" },
   "extension-dir": { type: "string", multiple: true },
   "pi-extension": { type: "string", multiple: true },
   "pi-runtime": { type: "string" },
   "pi-flag": { type: "string", multiple: true },
+  "mcp-config": { type: "string", multiple: true },
   "enable-extension": { type: "string", multiple: true },
   "trust-extension": { type: "string", multiple: true },
   "safe-mode": { type: "boolean" },
@@ -118,7 +130,7 @@ export function nearestFlag(typed: string): string | null {
   return best !== null && best.d <= Math.max(1, Math.floor(bare.length / 3)) ? best.flag : null;
 }
 
-function editDistance(a: string, b: string): number {
+export function editDistance(a: string, b: string): number {
   let prev = Array.from({ length: b.length + 1 }, (_, j) => j);
   for (let i = 1; i <= a.length; i++) {
     const cur = [i];
@@ -160,7 +172,7 @@ function existingPath(value: string): string {
 }
 
 /** pi's flag names: what pi's own parser takes after "--" (letters, digits, "-", "_"). */
-const PI_FLAG_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
+export const PI_FLAG_NAME = /^[A-Za-z0-9][A-Za-z0-9_-]{0,63}$/;
 
 /** --pi-flag NAME[=VALUE] values: NAME=VALUE is the string VALUE, a bare NAME true; the last one given wins. */
 function piFlags(values: readonly string[]): Record<string, string | true> {
@@ -178,6 +190,16 @@ function piFlags(values: readonly string[]): Record<string, string | true> {
   return flags;
 }
 
+/** --mcp-config FILE values: every server of each file; a bad file is a usage error naming the key. */
+function mcpServers(files: readonly string[]): { file: string; server: McpServerConfig }[] {
+  return files.flatMap((f) => {
+    const file = resolve(f);
+    const parsed = loadMcpConfig(file);
+    if (!parsed.ok) throw new UsageError(`--mcp-config ${f}: ${parsed.errors.join("; ")}`);
+    return parsed.value.map((server) => ({ file, server }));
+  });
+}
+
 export function parseCommandLine(argv: string[]): ParsedArgs {
   let parsed;
   try {
@@ -191,6 +213,8 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
     ["--trust-extension", v["trust-extension"]],
     ["--extension-dir", v["extension-dir"]],
     ["--pi-extension", v["pi-extension"]],
+    ["-e", v.extension],
+    ["--mcp-config", v["mcp-config"]],
   ] as const) {
     for (const item of list ?? []) if (item.trim() === "") throw new UsageError(`${flag} needs a non-empty value`);
   }
@@ -226,6 +250,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       piExtensions: (v["pi-extension"] ?? []).map(existingPath),
       piRuntime,
       piFlags: piFlags(v["pi-flag"] ?? []),
+      mcpServers: mcpServers(v["mcp-config"] ?? []),
       enable: v["enable-extension"] ?? [],
       trust: v["trust-extension"] ?? [],
       safeMode: v["safe-mode"] ?? false,
@@ -249,5 +274,7 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       onlyMethods: v["only-method"] ?? [],
     },
     positionals: parsed.positionals,
+    given: new Set(Object.keys(v)),
+    extensionPaths: (v.extension ?? []).map((p) => resolve(p)),
   };
 }

@@ -12,8 +12,9 @@ import { EXIT_OK, EXIT_TOOL_ERROR } from "./exit-codes.js";
 import { paint, terminalSafe } from "./output.js";
 import { UsageError } from "./usage-error.js";
 import { frameTrace } from "./trace-file.js";
+import { mcpRuntime } from "./mcp/mcp-runtime.js";
 
-const MANIFEST_FILES = new Set(["extension.toml", "pi-extension.json"]);
+const MANIFEST_FILES = new Set(["extension.toml", "pi-extension.json", "mcp-server.json"]);
 
 export async function checkCommand(options: GlobalOptions, args: string[]): Promise<number> {
   const found: DiscoveredExtension[] = [];
@@ -67,7 +68,7 @@ async function extensionsAt(arg: string, options: GlobalOptions): Promise<Discov
     const st = statSync(target);
     if (st.isFile()) {
       if (!MANIFEST_FILES.has(basename(target)))
-        throw new UsageError(`check ${arg}: expected extension.toml, pi-extension.json or a folder`);
+        throw new UsageError(`check ${arg}: expected extension.toml, pi-extension.json, mcp-server.json or a folder`);
       dir = dirname(target);
     }
   } catch (err) {
@@ -78,12 +79,11 @@ async function extensionsAt(arg: string, options: GlobalOptions): Promise<Discov
     await discoverExtensions({
       workspace: options.workspace,
       extensionDirs: [dir],
-      runtimes: [rpiRuntime({ mode: "print", piRuntime: options.piRuntime })],
+      // Every kind of extension folder the CLI serves: pi extensions and MCP servers too.
+      runtimes: [rpiRuntime({ mode: "print", piRuntime: options.piRuntime }), mcpRuntime()],
     })
   ).filter((d) => d.source === "explicit" && d.shadowedBy === null);
   if (found.length === 0)
-    throw new UsageError(
-      `check ${arg}: no extension in ${dir} (expected extension.toml or pi-extension.json there or one level down)`,
-    );
+    throw new UsageError(`check ${arg}: no extension in ${dir} (expected a manifest there or one level down)`);
   return found;
 }

@@ -19,6 +19,9 @@ Usage:
                                          (--json: one event per line)
   octet [FLAGS] sessions list [all]      the sessions of this workspace (all: every workspace)
   octet [FLAGS] models [all]             models with a key set and those of models.json
+  octet [FLAGS] config                   the effective configuration and where each value came from
+  octet completion bash|zsh|fish         a shell completion script (source <(octet completion bash))
+  octet [FLAGS] mcp serve                the enabled extensions' tools as an MCP server on stdio
   octet [FLAGS] check [MANIFEST_OR_FOLDER...]
                                          the conformance kit: check an extension (any language)
                                          against the protocol's requirements; exit 1 on a failure
@@ -26,6 +29,9 @@ Usage:
   octet COMMAND --help                   help for one command
 
 Flags:
+  -e, --extension PATH     load and enable one extension: a folder with extension.toml (or
+                           pi-extension.json), or a pi extension file or folder; repeatable;
+                           trusted, like --extension-dir and --pi-extension
   --extension-dir DIR      also look for extensions in DIR (DIR/*/extension.toml or
                            DIR/extension.toml); repeatable; these are trusted
   --pi-extension PATH      load a pi extension (a .ts/.js file, or a folder with index.ts or a
@@ -33,6 +39,8 @@ Flags:
   --pi-runtime RUNTIME     where the --pi-extension paths run: quickjs (default, sandboxed) or
                            node (a Node process with the full pi API: fs, child_process, pi.exec)
   --pi-flag NAME[=VALUE]   a pi extension flag (pi's --NAME, read with pi.getFlag); repeatable
+  --mcp-config FILE        run the MCP stdio servers of FILE (Claude's {"mcpServers": {...}}
+                           format, e.g. .mcp.json) as extensions; enabled and trusted; repeatable
   --enable-extension NAME  start extension NAME (nothing starts unless enabled); repeatable
   --trust-extension NAME   trust extension NAME (needed for project extensions); repeatable
   --safe-mode              start only extensions with an explicit trust grant
@@ -55,10 +63,15 @@ Flags:
   -c, --continue           continue the latest session of this workspace
   -r, --resume ID          continue session ID (an id or a unique prefix; octet sessions list)
   --max-turns N            model requests per prompt before the run stops (default 50)
+  --no-config              read neither config.toml (see octet config --help)
   --trace FILE             append every extension frame, both ways, to FILE as JSON lines
                            (secrets redacted; also OCTET_TRACE=FILE); octet trace FILE shows it
   -h, --help               this help
   --version                print the octet version
+
+Settings that are not actions can live in $OCTET_HOME/config.toml and in
+<workspace>/.octet/config.toml (the command line wins, then the workspace file, then the home
+file); octet config shows what is in effect and why, octet config --help the keys.
 
 Extensions are found in three places, the first of a name winning: DIR given by
 --extension-dir (source "explicit"), $OCTET_HOME/extensions/*/ (default ~/.octet/extensions,
@@ -94,6 +107,26 @@ Exit status: 0 success, 1 the tool or command reported an error, 2 usage error,
 `;
 
 export const COMMAND_HELP: Record<string, string> = {
+  mcp: `Usage:
+  octet [FLAGS] mcp serve
+
+Serves the enabled extensions over MCP on stdio, for an MCP client (Claude Code, Claude
+Desktop, Cursor, the MCP Inspector): their tools as MCP tools (JSON Schemas from octet's
+catalog; images and audio as image/audio content; errors as isError results), their commands
+as prompts. Progress becomes MCP progress, the client's cancellation cancels the call, and
+confirmations and input requests are asked by MCP elicitation when the client supports it
+(denied and cancelled otherwise; --yes accepts confirmations). Tools that appear or go
+(dynamic tools, a restart) send tools/list_changed. stdout carries MCP only; diagnostics go
+to stderr. It ends when the client closes stdin.
+
+Example (Claude Code: claude mcp add octet -- octet mcp serve ...):
+  octet mcp serve --extension-dir examples --enable-extension hello-world
+
+MCP servers the other way round, as octet extensions: an mcp-server.json in an extension
+folder ({"name": "demo", "command": "node", "args": ["./server.mjs"]}, see examples/mcp-server)
+or --mcp-config .mcp.json:
+  octet --extension-dir examples --enable-extension mcp-demo call echo '{"text":"hi"}'
+`,
   check: CHECK_HELP,
   trace: TRACE_HELP,
   extensions: `Usage:
@@ -214,6 +247,63 @@ of this workspace with --continue.
 
 Lists the models whose key is set and every model of $OCTET_HOME/models.json (all: every model
 octet knows). Use one with --model PROVIDER/ID.
+`,
+  config: `Usage:
+  octet [FLAGS] config
+
+Shows the effective configuration of this command line in this workspace: every setting, its
+value, and where it came from: a flag, $OCTET_HOME/config.toml (home, default ~/.octet), the
+workspace's .octet/config.toml, $OCTET_HOME/settings.json (model only), or the default. Starts
+nothing. --json prints {workspace, files, settings: {KEY: {value, source} or [{value, source}]}}.
+
+A single value comes from the first that sets it: the command line, the workspace file, the home
+file, then (model only) settings.json, then the default. Lists (extension_dirs, extensions,
+pi_extensions, enable, trust) and tables (secrets, pi_flags) merge: the command line and the
+workspace add to the home file's; a table key set higher wins (pi_flags: false unsets one).
+safe_mode and verbose are on when any of them turns them on. --no-config reads neither file.
+
+Keys (each is the flag of the same name):
+  extension_dirs = ["~/octet-extensions"]      --extension-dir (home file only)
+  extensions = ["~/src/my-ext", "~/pi/x.ts"]   -e (home file only)
+  pi_extensions = ["~/pi/plan-mode.ts"]        --pi-extension (home file only)
+  pi_runtime = "quickjs"                       --pi-runtime (home file only)
+  pi_flags = { plan = true }                   --pi-flag
+  enable = ["hello-world"]                     --enable-extension
+  trust = ["my-project-ext"]                   --trust-extension (home file only)
+  safe_mode = false                            --safe-mode
+  model = "anthropic/claude-sonnet-4-5"        --model (over settings.json's "model")
+  policy = "~/.octet/policy.toml"              --policy (home file only)
+  max_turns = 50                               --max-turns
+  media_dir = "octet-media"                    --media-dir (a workspace's: inside it)
+  verbose = false                              --verbose
+  [secrets]
+  "guarded.api_token" = "GUARDED_TOKEN"        --secret (home file only)
+--yes, --no-input, --json, --workspace, --continue and --resume are not keys: they decide one
+run, and a file would decide them for every later run without asking.
+Relative paths are relative to $OCTET_HOME in the home file and to the workspace in the
+workspace file; "~/" is your home. A workspace file arrives with a cloned repository, so it
+cannot trust, map secrets, choose the policy or the pi runtime, or load extensions by path
+(what is loaded by path is trusted): its own extensions go in .octet/extensions/ and start only
+once you trust them by name. Every bad key or value is an error naming the file and the key.
+
+Examples:
+  octet config
+  octet -e examples/typed-tools --json config        # -e adds the folder and enables typed-tools
+  mkdir -p ~/.octet && printf 'extension_dirs = ["%s/examples"]\\nenable = ["hello-world"]\\n' "$PWD" \\
+    >> ~/.octet/config.toml && octet call hello_world '{"name":"config"}'
+`,
+  completion: `Usage:
+  octet completion bash|zsh|fish
+
+Prints a completion script for commands, subcommands, flags, and extension, tool and command
+names. The names come from the manifests the command line so far would find (its
+--extension-dir, -e and --workspace flags and the config files): nothing is started.
+
+Examples:
+  source <(octet completion bash)                         # this bash; add it to ~/.bashrc to keep it
+  octet completion bash > ~/.local/share/bash-completion/completions/octet
+  octet completion zsh > "\${fpath[1]}/_octet"             # zsh, after compinit
+  octet completion fish > ~/.config/fish/completions/octet.fish
 `,
   command: `Usage:
   octet [FLAGS] command NAME [ARG...]

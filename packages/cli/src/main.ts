@@ -13,6 +13,9 @@ import { runShell } from "./shell.js";
 import { traceCommand } from "./trace.js";
 import { checkCommand } from "./check.js";
 import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js";
+import { applyConfig } from "./config/config-resolve.js";
+import { configCommand } from "./config/config-command.js";
+import { completeCommand, completionCommand } from "./completion/completion-command.js";
 
 /**
  * Node's runtime warnings (MaxListenersExceededWarning and the like) are for octet's developers,
@@ -26,17 +29,24 @@ process.on("warning", (warning) => {
 });
 
 async function main(argv: string[]): Promise<number> {
-  const { options, positionals } = parseCommandLine(argv);
-  showWarnings = options.verbose;
-  const [verb, ...rest] = positionals;
-  if (options.version) {
+  // The completion scripts' call: its words are a half-typed command line, not octet's own flags.
+  if (argv[0] === "__complete") return completeCommand(argv.slice(1));
+  const parsed = parseCommandLine(argv);
+  showWarnings = parsed.options.verbose;
+  const [verb, ...rest] = parsed.positionals;
+  if (parsed.options.version) {
     process.stdout.write(`${OCTET_VERSION}\n`);
     return 0;
   }
-  if (options.help) {
+  if (parsed.options.help) {
     process.stdout.write(helpFor(verb, rest[0]));
     return 0;
   }
+  // The script needs no config file: it must print even when one is broken.
+  if (verb === "completion") return completionCommand(rest);
+  // The config files under the flags: command line > workspace > home > defaults.
+  const { options } = applyConfig(parsed);
+  showWarnings = options.verbose;
   switch (verb) {
     case undefined:
       return runShell(options);
@@ -72,13 +82,25 @@ async function main(argv: string[]): Promise<number> {
       return sessionsCommand(options, rest);
     case "models":
       return modelsCommand(options, rest);
+    case "config":
+      return configCommand(parsed, rest);
+    case "mcp": {
+      const [sub, ...extra] = rest;
+      if (sub !== "serve")
+        throw new UsageError(
+          sub === undefined ? "mcp needs a subcommand: serve" : `unknown subcommand "mcp ${sub}"; expected serve`,
+        );
+      // Loaded here only: the MCP SDK costs nothing to the other commands.
+      return (await import("./mcp/serve.js")).mcpServe(options, extra);
+    }
     case "trace":
       return traceCommand(options, rest);
     case "check":
       return checkCommand(options, rest);
     default:
       throw new UsageError(
-        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, check or trace ` +
+        `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, config, ` +
+          "completion, mcp, check or trace " +
           "(see octet --help)",
       );
   }

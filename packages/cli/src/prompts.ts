@@ -12,7 +12,8 @@
  */
 import { emitKeypressEvents, type Key } from "node:readline";
 import { bounds } from "@octet/protocol";
-import type { ConfirmService, InputService, PolicyApproveRequest } from "@octet/host";
+import type { ConfirmService, ForeignSessionDialogs, InputService, PolicyApproveRequest } from "@octet/host";
+import type { ForeignStopSignal } from "@octet/protocol";
 import type { LiveLine } from "./progress-view.js";
 import { paint, terminalSafe } from "./output.js";
 
@@ -220,4 +221,30 @@ export function readLine(
 
 function oneLine(text: string): string {
   return terminalSafe(text.replace(/[\n\t]/g, " "));
+}
+
+/**
+ * The session layer's dialogs (ForeignSessionLayer.dialogs): what a pi session event handler asks
+ * (permission-gate's tool_call, confirm-destructive's session_before_switch) goes to the same
+ * terminal questions, --yes and --no-input as an extension's confirmation and input requests.
+ */
+export function sessionDialogs(services: CliServices): ForeignSessionDialogs {
+  const linked = (from: ForeignStopSignal): AbortSignal => {
+    const c = new AbortController();
+    if (from.aborted) c.abort();
+    else from.addEventListener("abort", () => c.abort(), { once: true });
+    return c.signal;
+  };
+  return {
+    confirm: (r) =>
+      services.confirm({
+        extension: r.extension,
+        prompt: r.prompt,
+        ...(r.detail !== undefined ? { detail: r.detail } : {}),
+        destructive: false,
+        default: false,
+        signal: linked(r.signal),
+      }),
+    input: (r) => services.input({ extension: r.extension, prompt: r.prompt, secret: false, signal: linked(r.signal) }),
+  };
 }

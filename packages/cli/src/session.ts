@@ -11,6 +11,7 @@ import { paint, terminalSafe } from "./output.js";
 import { LiveLine, ProgressView } from "./progress-view.js";
 import { promptServices, type CliServices } from "./prompts.js";
 import { policySecretServices } from "./policy-secrets.js";
+import { mcpRuntime } from "./mcp/mcp-runtime.js";
 
 /** The terminal side of one CLI run: stderr's live line and the services that ask the person. */
 export interface CliUi {
@@ -52,7 +53,11 @@ export function hostOptions(
     workspace: options.workspace,
     extensionDirs: options.extensionDirs,
     // Naming a pi extension on the command line enables it (and trusts it: the "explicit" source).
-    enable: [...options.enable, ...options.piExtensions.map(piExtensionId)],
+    enable: [
+      ...options.enable,
+      ...options.piExtensions.map(piExtensionId),
+      ...options.mcpServers.map((s) => s.server.name),
+    ],
     trust: options.trust,
     safeMode: options.safeMode,
     // pi-extension.json manifests are found beside extension.toml ones and served the same way.
@@ -67,6 +72,8 @@ export function hostOptions(
         ...(options.piRuntime === "node" ? { timeouts: { loadMs: PI_NODE_LOAD_MS } } : {}),
         ...(Object.keys(options.piFlags).length > 0 ? { piFlags: options.piFlags } : {}),
       })),
+      // mcp-server.json folders and --mcp-config servers: MCP stdio servers as extensions (mcp/).
+      mcpRuntime({ servers: options.mcpServers }),
     ],
     onEvent: eventPrinter(options, ui?.line),
     ...(options.trace !== null ? { trace: frameTrace(options.trace) } : {}),

@@ -26,6 +26,7 @@ import { ShellFrontend } from "./shell-frontend.js";
 import { parseBang } from "./shell-bash.js";
 import { PI_SESSION_EVENTS } from "@octet/agent/pi-events";
 import { ShellChrome } from "./shell-chrome.js";
+import { sessionDialogs } from "./prompts.js";
 
 export async function runShell(options: GlobalOptions): Promise<number> {
   // Confirmations and input are asked by prompts.ts, which takes the keys from readline while it asks.
@@ -55,6 +56,7 @@ export async function runShell(options: GlobalOptions): Promise<number> {
             state: () => agent.piState(),
             registerProvider: agent.piProviders.register,
             control: agent.piControl(),
+            dialogs: sessionDialogs(ui.services),
             ...agent.piModelLayer(),
           },
         }

@@ -32,6 +32,7 @@ export type ForeignSessionEvents = ProtocolForeign.ForeignSessionEvents;
 export type ForeignSessionLayer = ProtocolForeign.ForeignSessionLayer;
 export type ForeignSessionControl = ProtocolForeign.ForeignSessionControl;
 export type ForeignSessionState = ProtocolForeign.ForeignSessionState;
+export type ForeignSessionDialogs = ProtocolForeign.ForeignSessionDialogs;
 
 /**
  * The octet manifest the host's machinery reads for a foreign extension: API 0.4, no ambient

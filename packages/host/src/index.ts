@@ -86,6 +86,7 @@ export type {
   ForeignSessionEvents,
   ForeignSessionLayer,
   ForeignSessionControl,
+  ForeignSessionDialogs,
   ForeignSessionState,
   LaunchedChild,
 } from "./foreign-runtime.js";

@@ -420,6 +420,7 @@ export type {
   ForeignSessionEvents,
   ForeignSessionLayer,
   ForeignSessionControl,
+  ForeignSessionDialogs,
   ForeignSessionState,
 } from "./foreign/foreign-runtime.js";
 export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";

@@ -300,6 +300,7 @@ function foreignExtension(
         composer: m.capabilities.includes("ui"),
         ...(ctx.sessionLayer?.state ? { sessionState: () => ctx.sessionLayer?.state?.() ?? null } : {}),
         ...(ctx.sessionLayer?.control ? { sessionControl: ctx.sessionLayer.control } : {}),
+        ...(ctx.sessionLayer?.dialogs ? { sessionDialogs: ctx.sessionLayer.dialogs } : {}),
         ...(ctx.sessionLayer ? { models: ctx.sessionLayer } : {}),
       });
       const stderrLines: string[] = [];

@@ -151,6 +151,21 @@ export interface ForeignSessionLayer {
    * `cancelled` true when an extension's before-hook cancelled it, or rejects with an Error saying why.
    */
   control?: ForeignSessionControl;
+  /**
+   * The dialogs of a handler the layer itself invoked (a pi session event: tool_call,
+   * session_before_switch, ...), which no octet request owns, so the wire's confirmation and input
+   * requests (parented to a live call) cannot carry them. The embedder asks the person, as for
+   * its own confirmations. Absent: such dialogs are refused.
+   */
+  dialogs?: ForeignSessionDialogs;
+}
+
+/** ForeignSessionLayer.dialogs: the embedder's own confirm and input, as its host services answer them. */
+export interface ForeignSessionDialogs {
+  /** Resolves true when confirmed; false when declined, or when nobody can be asked. */
+  confirm(r: { extension: string; prompt: string; detail?: string; signal: ForeignStopSignal }): Promise<boolean>;
+  /** Resolves with the text given, or null when cancelled or nobody can be asked. */
+  input(r: { extension: string; prompt: string; signal: ForeignStopSignal }): Promise<string | null>;
 }
 
 /** ForeignSessionLayer.control; entries are in the runtime's shapes (pi's SessionEntry for rpi). */

@@ -9,7 +9,7 @@
  */
 import { SHORTCUT_DIALOG_REFUSAL, SHORTCUT_INVOCATION } from "./shortcuts.js";
 import { bounds, truncateUtf8, type RpcPeer } from "@octet/protocol";
-import type { ForeignSessionControl, ResourceOwner } from "@octet/protocol";
+import type { ForeignSessionControl, ForeignSessionDialogs, ResourceOwner } from "@octet/protocol";
 import type { RpiHostServices } from "../host/rpi-connection.js";
 import { CONTROL_ACTIONS, controlAction, mapSessionAction } from "./session-actions.js";
 import { mapFrontendUi } from "./ui-mapping.js";
@@ -36,7 +36,15 @@ export interface BridgeServiceDeps {
   sessionContext?: () => unknown;
   /** The session layer's model switches (pi.setModel, pi.setThinkingLevel: model-actions.ts). */
   models?: ModelLayer | undefined;
+  /** The embedder's dialogs for the handlers the session layer invoked (ForeignSessionLayer.dialogs). */
+  dialogs?: ForeignSessionDialogs | undefined;
 }
+
+/**
+ * The tag of a handler invocation the session layer delivered (octet-bridge.ts sessionEvents):
+ * its dialogs belong to no octet request, so they go to the layer's own dialogs.
+ */
+export const SESSION_LAYER_INVOCATION: unique symbol = Symbol("rpi session-layer invocation");
 
 export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
   const { peer, active, writes } = d;
@@ -110,6 +118,8 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
       });
       if (frontend !== undefined) return frontend;
       const text = (k: string): string => (typeof request[k] === "string" ? (request[k] as string) : "");
+      if (o.parent === SESSION_LAYER_INVOCATION && ["confirm", "input", "editor", "select"].includes(request.type))
+        return layerDialog(request, o.signal, d.dialogs, options.extensionId);
       switch (request.type) {
         case "notify": {
           const level = ["info", "warning", "error"].includes(text("level")) ? text("level") : "info";
@@ -214,7 +224,53 @@ export function bridgeServices(d: BridgeServiceDeps): RpiHostServices {
           `the host cannot process the action "${action.kind}": it did not offer ${mapped.feature} (${mapped.method})`,
         );
       const asked = ask(mapped.method, mapped.params, o);
+      if (action.kind === "switch_session") return switched(asked, d.sessionContext);
       return mapped.feature === "session_entries" || mapped.feature === "active_tools" ? held(asked) : asked;
     },
   };
+}
+
+/**
+ * pi's ctx.switchSession answers {cancelled} like newSession and fork (the prelude then runs
+ * withSession): session/switch's success is a switch, and its refusal for a cancelled
+ * session_before_switch (the agent's "was cancelled by extension", session-control.ts) is a
+ * cancel, not an error, as in pi. The new session goes with the answer, as for the control's.
+ */
+async function switched(asked: Promise<unknown>, sessionContext?: () => unknown): Promise<unknown> {
+  try {
+    await asked;
+  } catch (err) {
+    if (err instanceof Error && / was cancelled by extension /.test(err.message)) return { cancelled: true };
+    throw err;
+  }
+  const session = sessionContext?.();
+  return { cancelled: false, ...(session ? { session } : {}) };
+}
+
+/**
+ * A dialog of a handler the session layer invoked (pi's tool_call gate, session_before_switch's
+ * "clear?"): asked through the layer's own dialogs with the same shapes as the wire mapping
+ * (select lists its options; an answer not among them is none), refused when it has none.
+ */
+async function layerDialog(
+  request: { type: string } & Record<string, unknown>,
+  signal: AbortSignal,
+  dialogs: ForeignSessionDialogs | undefined,
+  extension: string,
+): Promise<unknown> {
+  if (!dialogs)
+    throw new Error(
+      `the host cannot ask "${request.type}" from a session event handler: its session layer has no dialogs`,
+    );
+  const text = (k: string): string => (typeof request[k] === "string" ? (request[k] as string) : "");
+  if (request.type === "confirm") {
+    const detail = text("message");
+    const prompt = text("title") || "Confirm";
+    return { confirmed: await dialogs.confirm({ extension, prompt, ...(detail ? { detail } : {}), signal }) };
+  }
+  const options = Array.isArray(request["options"]) ? (request["options"] as unknown[]).map(String) : null;
+  const prompt = `${text("title")}${options ? ` (${options.join(" | ")})` : ""}`;
+  const value = await dialogs.input({ extension, prompt, signal });
+  if (request.type === "select" && value !== null && options && !options.includes(value)) return { value: null };
+  return { value };
 }

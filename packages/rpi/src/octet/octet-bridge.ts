@@ -15,8 +15,14 @@
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
-import type { ForeignSessionControl, ForeignSessionEvents, ForeignSessionState, ResourceOwner } from "@octet/protocol";
-import { bridgeServices } from "./bridge-services.js";
+import type {
+  ForeignSessionControl,
+  ForeignSessionDialogs,
+  ForeignSessionEvents,
+  ForeignSessionState,
+  ResourceOwner,
+} from "@octet/protocol";
+import { bridgeServices, SESSION_LAYER_INVOCATION } from "./bridge-services.js";
 import type { ModelLayer } from "./model-actions.js";
 import { MessageUpdates } from "./message-updates.js";
 import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
@@ -80,6 +86,8 @@ export interface OctetBridgeOptions {
   sessionControl?: ForeignSessionControl | undefined;
   /** The session layer's pi.setModel / pi.setThinkingLevel (ForeignSessionLayer). */
   models?: ModelLayer;
+  /** The embedder's dialogs for handlers the session layer invoked (ForeignSessionLayer.dialogs). */
+  sessionDialogs?: ForeignSessionDialogs | undefined;
 }
 
 export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
@@ -226,6 +234,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     negotiated: () => negotiated,
     issued: () => issued,
     control: options.sessionControl,
+    dialogs: options.sessionDialogs,
     sessionContext: () => contextOf({})["session"],
     models: options.models,
   });
@@ -392,6 +401,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             {
               signal: controller.signal,
               context: contextOf({}),
+              // Its dialogs are the session layer's to ask (bridge-services.ts).
+              tag: SESSION_LAYER_INVOCATION,
               // user_bash may run the command in the extension (operations.exec): a run, not a hook.
               ...(name === "user_bash" ? { timeoutMs: USER_BASH_TIMEOUT_MS } : {}),
               ...(o.onUpdate ? { onUpdate: o.onUpdate } : {}),

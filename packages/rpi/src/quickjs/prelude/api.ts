@@ -383,9 +383,10 @@ function makeContext(inv, snap, isCommand) {
     },
     waitForIdle: () => commandOnly("ctx.waitForIdle", { kind: "wait_for_idle" }),
     reload: () => commandOnly("ctx.reload", { kind: "reload" }),
-    // pi's session replacement (ExtensionCommandContext): the host maps what it has (session/switch).
-    switchSession: (sessionPath, options) => commandOnly("ctx.switchSession",
-      withOptional({ kind: "switch_session", sessionPath: String(sessionPath) }, "options", options)),
+    // pi's session replacement (ExtensionCommandContext): session/switch on the wire, answered
+    // {cancelled} by the bridge; withSession runs here as for newSession (session.ts replaceSession).
+    switchSession: (sessionPath, options) => replacing("ctx.switchSession",
+      { kind: "switch_session", sessionPath: String(sessionPath) }, options),
     // newSession, fork, navigateTree: the session layer's (session.ts replaceSession); options carry
     // only data here (the setup and withSession callbacks run in this instance).
     newSession: (options) => replacing("ctx.newSession", withOptional({ kind: "new_session" }, "parentSession",
