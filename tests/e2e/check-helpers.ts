@@ -31,10 +31,10 @@ async function pythonPath(dir: string): Promise<string> {
 }
 
 /** The examples with a manifest (scripted-model is a model server, no extension); the other file checks the rest. */
+const MANIFESTS = ["extension.toml", "pi-extension.json", "mcp-server.json"];
+
 export function examplesWithManifest(): string[] {
-  return readdirSync(EXAMPLES).filter(
-    (d) => existsSync(join(EXAMPLES, d, "extension.toml")) || existsSync(join(EXAMPLES, d, "pi-extension.json")),
-  );
+  return readdirSync(EXAMPLES).filter((d) => MANIFESTS.some((m) => existsSync(join(EXAMPLES, d, m))));
 }
 
 /** Runs `octet --json check` on these examples and asserts every one passes the kit. */
@@ -68,7 +68,7 @@ export async function checkExamples(names: string[]): Promise<void> {
 
 /** Extensions whose code runs in Python or as pi extensions: cli-check-foreign.test.ts checks them. */
 export function foreignExamples(): string[] {
-  return examplesWithManifest().filter(
-    (d) => existsSync(join(EXAMPLES, d, "pi-extension.json")) || existsSync(join(EXAMPLES, d, "extension.py")),
+  return examplesWithManifest().filter((d) =>
+    ["pi-extension.json", "mcp-server.json", "extension.py"].some((f) => existsSync(join(EXAMPLES, d, f))),
   );
 }

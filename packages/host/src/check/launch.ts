@@ -9,6 +9,8 @@ import type { AcceptedInitialize, HostState, InitializeParams } from "@octet/pro
 import type { DiscoveredExtension } from "../manifest/discovery.js";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import { createScratch } from "../process/launch.js";
+import { signalGroup } from "../process/process-group.js";
+import { unregisterGroup } from "../process/registry.js";
 import { processLauncher } from "../generation/launch-child.js";
 import { buildInitializeRequest, type InitializeOffer } from "../generation/initialize-request.js";
 import { WireProbe } from "./wire-probe.js";
@@ -48,6 +50,7 @@ export async function launchForCheck(
   const scratch = await createScratch(d.manifest.name, o.number);
   const stop = new AbortController();
   const diagnostics: string[] = [];
+  const groups: number[] = [];
   let launched;
   try {
     launched = await processLauncher({
@@ -58,7 +61,13 @@ export async function launchForCheck(
       number: o.number,
       parentEnv: o.env,
       ...(d.foreign ? { foreign: { extension: d.foreign, trusted: true } } : {}),
-    })({ scratch, signal: stop.signal, diagnose: (_level, message) => diagnostics.push(message) });
+    })({
+      scratch,
+      signal: stop.signal,
+      diagnose: (_level, message) => diagnostics.push(message),
+      // A foreign runtime's process group (an MCP server behind its stand-in): killed at close.
+      onGroup: (pgid) => groups.push(pgid),
+    });
   } catch (err) {
     await rm(scratch, { recursive: true, force: true }).catch(() => undefined);
     const why = err instanceof Error ? err.message : String(err);
@@ -87,11 +96,14 @@ export async function launchForCheck(
     declared: launched.declared ?? manifest.contributes,
     close: async () => {
       stop.abort();
-      try {
-        child.kill();
-      } catch {
-        // Gone already: nothing left to kill.
+      for (const kill of [() => child.kill(), ...groups.map((g) => () => signalGroup(g, "SIGKILL"))]) {
+        try {
+          kill();
+        } catch {
+          // Gone already: nothing left to kill.
+        }
       }
+      for (const g of groups) unregisterGroup(g);
       await Promise.race([child.exited, new Promise((r) => setTimeout(r, 5_000).unref())]);
       for (const stream of [child.stdin, child.stdout, child.stderr]) stream.destroy();
       child.release();
