@@ -55,7 +55,17 @@ export async function checkExamples(names: string[]): Promise<void> {
     assert.equal(out.reports.length, names.length);
     for (const rep of out.reports) {
       const ids = new Set(rep.results.filter((c) => c.outcome === "pass").map((c) => c.id));
-      for (const id of ["INIT-01", "TDEF-01", "ERR-01", "ERR-02", "FRAME-10", "SHUT-01", "SHUT-02", "FRAME-03"])
+      for (const id of [
+        "INIT-01",
+        "TDEF-01",
+        "ERR-01",
+        "ERR-02",
+        "FRAME-10",
+        "SHUT-01",
+        "SHUT-02",
+        "FRAME-03",
+        "FRAME-12",
+      ])
         assert.ok(ids.has(id), `${rep.extension} passed ${id}`);
     }
     // The kit's workspace and scratch folders are made under TMPDIR: every process of this run

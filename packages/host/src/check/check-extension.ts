@@ -1,9 +1,9 @@
 /**
- * `octet check`, the conformance kit for any extension (any language, any runtime): two runs of
+ * `octet check`, the conformance kit for any extension (any language, any runtime): three runs of
  * the extension as the host launches it, each check reported by requirement ID (report.ts). The
  * first checks what every extension must do whatever its tools (wire-pass.ts), then sends bad
  * frames, a cancel storm and a shutdown under load (hostile-pass.ts); the second an oversize
- * frame and stdin EOF, either of which may end the extension (hostile-pass.ts).
+ * frame, the third stdin EOF, each of which may end the extension (hostile-pass.ts).
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,7 +13,7 @@ import type { ExtensionManifest } from "../manifest/manifest.js";
 import { launchForCheck, type CheckLaunch } from "./launch.js";
 import type { FrameTrace } from "../transport/frame-trace.js";
 import { Recorder, type CheckReport } from "./report.js";
-import { edgePass, hostilePass } from "./hostile-pass.js";
+import { edgePass, eofPass, hostilePass } from "./hostile-pass.js";
 import { initialize, wirePass, withStderr } from "./wire-pass.js";
 
 export type { CheckReport, CheckResult } from "./report.js";
@@ -63,9 +63,10 @@ export async function checkExtension(d: DiscoveredExtension, o: CheckOptions = {
     }
   };
   try {
-    // One extension for the wire and hostile passes (a start is most of a check's time), a
-    // second one for the oversize frame, which may legitimately end it; both at once.
+    // One extension for the wire and hostile passes (a start is most of a check's time), one for
+    // the oversize frame and one for stdin EOF, each of which may end it; all three at once.
     const edge = new Recorder();
+    const eof = new Recorder();
     await Promise.all([
       run(1, r, async (l) => {
         const tools = await wirePass(l, r, 1);
@@ -74,9 +75,13 @@ export async function checkExtension(d: DiscoveredExtension, o: CheckOptions = {
       run(2, edge, async (l) => {
         if (await startedFor(l, edge, "oversize")) await edgePass(l, edge);
       }),
+      run(3, eof, async (l) => {
+        if (await startedFor(l, eof, "EOF")) await eofPass(l, eof);
+      }),
     ]);
     // An extension that does not start is reported once, by the first pass.
-    if (!r.results.some((c) => c.id === "INIT-01" && c.outcome === "fail")) r.results.push(...edge.results);
+    if (!r.results.some((c) => c.id === "INIT-01" && c.outcome === "fail"))
+      r.results.push(...edge.results, ...eof.results);
   } finally {
     if (o.workspace === undefined) await rm(workspace, { recursive: true, force: true }).catch(() => undefined);
   }

@@ -44,7 +44,7 @@ export async function hostilePass(l: CheckLaunch, r: Recorder, generation: numbe
   stdoutChecks(probe, r, " (hostile pass)");
 }
 
-/** An oversize frame, then stdin EOF, on a fresh extension: either may legitimately end it. */
+/** An oversize frame, on a fresh extension: it may legitimately end it (FRAME-10). */
 export async function edgePass(l: CheckLaunch, r: Recorder): Promise<void> {
   const probe = l.probe;
   const title = `a frame over ${MAX_FRAME_BYTES} bytes is refused without a crash: an error answer, or an exit`;
@@ -72,17 +72,22 @@ export async function edgePass(l: CheckLaunch, r: Recorder): Promise<void> {
   } catch (err) {
     r.fail("FRAME-09", title, expected, withStderr(probe, (err as Error).message));
   }
-  if (!probe.exit) {
-    probe.closeStdin();
-    const stage = bounds.SHUTDOWN_STAGE_TIMEOUT_MS;
-    try {
-      await probe.exited(stage);
-      r.pass("FRAME-12", "stdin EOF makes the extension exit", `an exit within ${stage} ms`, exitText(probe));
-    } catch (err) {
-      r.fail("FRAME-12", "stdin EOF makes the extension exit", `an exit within ${stage} ms`, (err as Error).message);
-    }
-  } else r.skip("FRAME-12", "stdin EOF makes the extension exit", "it had exited on the oversize frame already");
   stdoutChecks(probe, r, " (oversize pass)");
+}
+
+/** FRAME-12: stdin EOF ends the extension promptly, even with a request in flight. */
+export async function eofPass(l: CheckLaunch, r: Recorder): Promise<void> {
+  const probe = l.probe;
+  const stage = bounds.SHUTDOWN_STAGE_TIMEOUT_MS;
+  const title = "stdin EOF makes the extension exit, a request in flight";
+  probe.request(UNKNOWN_METHOD, { before: "eof" });
+  probe.closeStdin();
+  try {
+    await probe.exited(stage);
+    r.pass("FRAME-12", title, `an exit within ${stage} ms`, exitText(probe));
+  } catch (err) {
+    r.fail("FRAME-12", title, `an exit within ${stage} ms`, withStderr(probe, (err as Error).message));
+  }
 }
 
 async function parseError(probe: WireProbe, r: Recorder): Promise<void> {

@@ -12,6 +12,8 @@ import { StrictLines } from "./strict-lines.js";
 export type Frame = Record<string, unknown>;
 
 const STDERR_TAIL = 4 * 1024;
+/** How long after its exit an extension's stdout may still bring its last frames. */
+const EXIT_DRAIN_MS = 500;
 
 export class WireProbe {
   readonly child: GenerationChild;
@@ -44,8 +46,17 @@ export class WireProbe {
     });
     // Writing to an extension that exited is a finding of the check, not a crash of the kit.
     child.stdin.on("error", () => undefined);
-    child.stdout.on("end", () => this.#lines.end());
-    void child.exited.then((exit) => {
+    const drained = new Promise<void>((resolve) => {
+      child.stdout.once("end", () => {
+        this.#lines.end();
+        resolve();
+      });
+      child.stdout.once("close", resolve);
+    });
+    // The exit can be seen before the last frames are read: it counts once stdout is drained too
+    // (or a grace later, when a grandchild holds the pipe), so a final answer is never missed.
+    void child.exited.then(async (exit) => {
+      await Promise.race([drained, new Promise((r) => setTimeout(r, EXIT_DRAIN_MS).unref())]);
       this.#exit = exit;
       this.#changed();
     });
