@@ -11,7 +11,8 @@
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { tmpdir } from "node:os";
-import { MAX_FRAME_BYTES, killProcessGroup } from "@octet/protocol";
+import { killProcessGroup } from "@octet/protocol";
+import { StrictLines } from "@octet/host";
 import { show } from "./pattern.js";
 
 export type Frame = Record<string, unknown>;
@@ -37,7 +38,11 @@ export class ExtensionProcess {
   /** Characters of stderr received in all, and how many of them came before the current user's turn. */
   #stderrTotal = 0;
   #stderrMark = 0;
-  #pending: Buffer[] = [];
+  /** The strict line reader octet check uses too (@octet/host): FRAME-02, FRAME-03. */
+  readonly #lines = new StrictLines(
+    (frame) => this.#object(frame),
+    (text) => this.#violation(text),
+  );
   #exit: Exit | null = null;
   readonly #closed: Promise<Exit>;
   readonly #listeners = new Set<() => void>();
@@ -52,7 +57,7 @@ export class ExtensionProcess {
     const [file, ...args] = command;
     if (file === undefined) throw new Error("an implementation needs a command");
     this.child = spawn(file, args, { stdio: ["pipe", "pipe", "pipe"], env, cwd: tmpdir(), detached: true });
-    this.child.stdout.on("data", (chunk: Buffer) => this.#onStdout(chunk));
+    this.child.stdout.on("data", (chunk: Buffer) => this.#lines.push(chunk));
     this.child.stderr.setEncoding("utf8").on("data", (s: string) => {
       this.#stderr = (this.#stderr + s).slice(-STDERR_TAIL);
       this.#stderrTotal += s.length;
@@ -62,10 +67,7 @@ export class ExtensionProcess {
     this.#closed = new Promise((resolve) => {
       // "close" comes after stdout and stderr are drained: frames and violations are final then.
       this.child.on("close", (code: number | null, signal: NodeJS.Signals | null) => {
-        if (this.#pending.length > 0)
-          this.#violation(
-            `stdout ended inside a frame (${this.#pending.reduce((n, b) => n + b.length, 0)} bytes after the last LF)`,
-          );
+        this.#lines.end();
         this.#exit = { code, signal };
         resolve(this.#exit);
         this.#changed();
@@ -204,41 +206,8 @@ export class ExtensionProcess {
     this.#changed();
   }
 
-  #onStdout(chunk: Buffer): void {
-    let start = 0;
-    for (let nl = chunk.indexOf(0x0a); nl !== -1; nl = chunk.indexOf(0x0a, start)) {
-      this.#pending.push(chunk.subarray(start, nl));
-      this.#line(Buffer.concat(this.#pending));
-      this.#pending = [];
-      start = nl + 1;
-    }
-    if (start < chunk.length) this.#pending.push(Buffer.from(chunk.subarray(start)));
-    const pendingBytes = this.#pending.reduce((n, b) => n + b.length, 0);
-    if (pendingBytes > MAX_FRAME_BYTES) {
-      this.#violation(
-        `a line of more than ${pendingBytes} bytes without LF, over the ${MAX_FRAME_BYTES}-byte frame bound`,
-      );
-      this.#pending = [];
-    }
-  }
-
-  #line(bytes: Buffer): void {
-    const head = bytes.subarray(0, 160).toString("latin1");
-    if (bytes.length === 0) return this.#violation("a blank line on stdout");
-    if (bytes.length > MAX_FRAME_BYTES)
-      return this.#violation(`a line of ${bytes.length} bytes, over the ${MAX_FRAME_BYTES}-byte frame bound`);
-    if (bytes.includes(0x0d)) return this.#violation(`a CR in a line on stdout: ${head}`);
-    let value: unknown;
-    try {
-      value = JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-    } catch (err) {
-      return this.#violation(
-        `a line on stdout that is not UTF-8 JSON (${(err as Error).message.slice(0, 80)}): ${head}`,
-      );
-    }
-    if (typeof value !== "object" || value === null || Array.isArray(value))
-      return this.#violation(`a line on stdout that is not a JSON object: ${head}`);
-    const frame = value as Frame;
+  /** A line StrictLines accepted as a JSON object: the envelope and correlation rules here. */
+  #object(frame: Frame): void {
     const problem = this.#envelopeProblem(frame);
     if (problem) return this.#violation(`${problem}: ${show(frame, 300)}`);
     if (typeof frame["method"] === "string" && "id" in frame) this.#asked.add(frame["id"]);

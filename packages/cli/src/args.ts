@@ -48,6 +48,13 @@ export interface GlobalOptions {
   maxTurns: number | null;
   /** The config file that set `model`; absent when --model did, or nothing did (`octet models` says it). */
   modelSource?: string;
+  /** --trace FILE, else $OCTET_TRACE: where every extension frame is traced (absolute), or null. */
+  trace: string | null;
+  /** `octet trace --follow`: keep reading the file as it grows. */
+  follow: boolean;
+  /** `octet trace --only-extension NAME` / `--only-method METHOD`, repeatable: the frames shown. */
+  onlyExtensions: string[];
+  onlyMethods: string[];
 }
 
 export interface ParsedArgs {
@@ -87,6 +94,10 @@ export const FLAGS = {
   continue: { type: "boolean", short: "c" },
   resume: { type: "string", short: "r" },
   "max-turns": { type: "string" },
+  trace: { type: "string" },
+  follow: { type: "boolean", short: "f" },
+  "only-extension": { type: "string", multiple: true },
+  "only-method": { type: "string", multiple: true },
 } as const;
 
 /** Upper bound of --max-turns: past it a run is a runaway, not a task. */
@@ -222,6 +233,9 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
   const piRuntime = v["pi-runtime"] ?? "quickjs";
   if (piRuntime !== "quickjs" && piRuntime !== "node")
     throw new UsageError(`--pi-runtime ${JSON.stringify(piRuntime)}: expected quickjs or node`);
+  if (v.trace !== undefined && v.trace.trim() === "")
+    throw new UsageError("--trace needs a file, e.g. --trace frames.jsonl (octet trace frames.jsonl shows it)");
+  const traceFile = v.trace ?? (process.env["OCTET_TRACE"]?.trim() || undefined);
   let maxTurns: number | null = null;
   if (v["max-turns"] !== undefined) {
     maxTurns = Number(v["max-turns"]);
@@ -254,6 +268,10 @@ export function parseCommandLine(argv: string[]): ParsedArgs {
       continueSession: v.continue ?? false,
       resume: v.resume?.trim() ?? null,
       maxTurns,
+      trace: traceFile === undefined ? null : resolve(traceFile),
+      follow: v.follow ?? false,
+      onlyExtensions: v["only-extension"] ?? [],
+      onlyMethods: v["only-method"] ?? [],
     },
     positionals: parsed.positionals,
     given: new Set(Object.keys(v)),

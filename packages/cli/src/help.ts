@@ -1,5 +1,6 @@
 /** Help texts: each teaches the command with a working example. */
 import { OCTET_VERSION } from "@octet/protocol";
+import { CHECK_HELP, TRACE_HELP } from "./check-trace-help.js";
 
 export const MAIN_HELP = `octet ${OCTET_VERSION}: run, inspect, call and check octet extensions
 
@@ -22,6 +23,10 @@ Usage:
   octet completion bash|zsh|fish         a shell completion script (source <(octet completion bash))
   octet [FLAGS] mcp serve                the enabled extensions' tools as an MCP server on stdio
   octet init [--ts|--python|--pi] NAME  a new extension folder NAME that passes its own test
+  octet [FLAGS] check [MANIFEST_OR_FOLDER...]
+                                         the conformance kit: check an extension (any language)
+                                         against the protocol's requirements; exit 1 on a failure
+  octet [FLAGS] trace FILE               show a --trace file readably
   octet COMMAND --help                   help for one command
 
 Flags:
@@ -60,6 +65,8 @@ Flags:
   -r, --resume ID          continue session ID (an id or a unique prefix; octet sessions list)
   --max-turns N            model requests per prompt before the run stops (default 50)
   --no-config              read neither config.toml (see octet config --help)
+  --trace FILE             append every extension frame, both ways, to FILE as JSON lines
+                           (secrets redacted; also OCTET_TRACE=FILE); octet trace FILE shows it
   -h, --help               this help
   --version                print the octet version
 
@@ -145,6 +152,8 @@ Example:
   octet init --ts my-ext && cd my-ext && npm install && npm test
   octet --extension-dir . --enable-extension my-ext call my_ext_greet '{"name":"you"}'
 `,
+  check: CHECK_HELP,
+  trace: TRACE_HELP,
   extensions: `Usage:
   octet [FLAGS] extensions list     list discovered extensions: name, version, api_version,
                                     source, manifest path, enabled, trusted, validation errors

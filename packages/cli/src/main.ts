@@ -10,6 +10,8 @@ import { EXIT_USAGE } from "./exit-codes.js";
 import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
 import { runShell } from "./shell.js";
+import { traceCommand } from "./trace.js";
+import { checkCommand } from "./check.js";
 import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js";
 import { applyConfig } from "./config/config-resolve.js";
 import { configCommand } from "./config/config-command.js";
@@ -94,10 +96,14 @@ async function main(argv: string[]): Promise<number> {
       // Loaded here only: the MCP SDK costs nothing to the other commands.
       return (await import("./mcp/serve.js")).mcpServe(options, extra);
     }
+    case "trace":
+      return traceCommand(options, rest);
+    case "check":
+      return checkCommand(options, rest);
     default:
       throw new UsageError(
         `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, config, ` +
-          "completion, mcp or init " +
+          "completion, mcp, check, trace or init " +
           "(see octet --help)",
       );
   }

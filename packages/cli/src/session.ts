@@ -4,6 +4,7 @@
  * handling that always stops the extensions.
  */
 import type { ExtensionHost, ExtensionHostOptions, HostEvent } from "@octet/host";
+import { frameTrace } from "./trace-file.js";
 import { piExtensionId, rpiRuntime } from "@octet/rpi";
 import type { GlobalOptions } from "./args.js";
 import { paint, terminalSafe } from "./output.js";
@@ -75,6 +76,7 @@ export function hostOptions(
       mcpRuntime({ servers: options.mcpServers }),
     ],
     onEvent: eventPrinter(options, ui?.line),
+    ...(options.trace !== null ? { trace: frameTrace(options.trace) } : {}),
     // The CLI binds dynamic tools (every /call in the shell uses the catalog published at that
     // moment) and artifacts (`call` saves verified media to files, media-files.ts).
     services: {

@@ -90,3 +90,8 @@ export type {
   ForeignSessionState,
   LaunchedChild,
 } from "./foreign-runtime.js";
+export { FrameTrace, REDACTED } from "./transport/frame-trace.js";
+export type { TraceRecord, TraceDirection } from "./transport/frame-trace.js";
+export { checkExtension } from "./check/check-extension.js";
+export type { CheckOptions, CheckReport, CheckResult } from "./check/check-extension.js";
+export { StrictLines } from "./check/strict-lines.js";

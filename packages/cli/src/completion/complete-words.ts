@@ -35,6 +35,8 @@ const COMMANDS: Record<string, string> = {
   command: "run an extension's slash command",
   config: "show the effective configuration and where each value came from",
   completion: "print a shell completion script",
+  check: "check an extension against the protocol (the conformance kit)",
+  trace: "show a --trace file readably",
   help: "help on a command",
 };
 
@@ -58,6 +60,7 @@ const FLAG_VALUES: Record<string, "files" | "dirs" | "extensions" | string[]> = 
   extension: "files",
   "pi-extension": "files",
   policy: "files",
+  trace: "files",
   "enable-extension": "extensions",
   "trust-extension": "extensions",
   "pi-runtime": ["quickjs", "node"],

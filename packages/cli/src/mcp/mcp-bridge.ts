@@ -91,9 +91,23 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
     },
   });
   const reader = new EnvelopeReader();
+  // EOF on its stdin is how an MCP stdio server is asked to leave: on shutdown, on the host's
+  // EOF (FRAME-12) and after a frame the reader cannot get past (FRAME-10: terminal).
+  const leave = (): void => void o.client.close().catch(() => {});
   const stdin = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const event of reader.push(chunk)) if (event.kind === "envelope") peer.receive(event.envelope);
+      for (const event of reader.push(chunk)) {
+        if (event.kind === "envelope") peer.receive(event.envelope);
+        else if (event.kind === "invalid_envelope")
+          peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
+        else if (event.error.code === "invalid_json")
+          peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
+        else if (reader.failed) leave();
+      }
+      done();
+    },
+    final(done) {
+      leave();
       done();
     },
   });
@@ -151,7 +165,12 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
   }
 
   async function callTool(id: number, params: Record<string, unknown>): Promise<unknown> {
-    const name = String(params["name"]);
+    const name = params["name"];
+    const args = params["arguments"] ?? {};
+    // Refused here, as an SDK refuses them (ERR-02, CALL-01): the MCP server would see garbage.
+    if (typeof name !== "string") throw new WireError(ErrorCode.InvalidParams, `tool/call: "name" must be a string`);
+    if (typeof args !== "object" || args === null || Array.isArray(args))
+      throw new WireError(ErrorCode.InvalidParams, `tool/call: "arguments" must be an object`);
     const tool = catalog.get(name);
     if (!tool) throw new WireError(ErrorCode.MethodNotFound, `the MCP server has no tool "${name}" now`);
     const controller = new AbortController();
@@ -163,7 +182,7 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
         peer.notify("$/progress", { request_id: id, sequence: ++sequence, event });
       };
       const result = await o.client.callTool(
-        { name: tool.mcp, arguments: (params["arguments"] ?? {}) as Record<string, unknown> },
+        { name: tool.mcp, arguments: args as Record<string, unknown> },
         undefined,
         {
           signal: controller.signal,
@@ -211,7 +230,7 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
         return callTool(request.id as number, params);
       case "shutdown":
         // Acknowledge first; EOF on its stdin is how an MCP stdio server is asked to leave.
-        setImmediate(() => void o.client.close().catch(() => {}));
+        setImmediate(leave);
         return {};
       default:
         throw new WireError(ErrorCode.MethodNotFound, `method ${request.method} is not offered by MCP servers`);

@@ -12,6 +12,7 @@ import {
   RpcPeer,
   bounds,
   type NotificationMessage,
+  type PeerTransport,
   type PeerDiagnostic,
   type RequestMessage,
 } from "@octet/protocol";
@@ -52,6 +53,16 @@ export interface ConnectionOptions {
   ended: AbortSignal;
   /** Where stdout's EOF cannot be seen, the child's own watch of it (GenerationChild.watchStdout). */
   watchStdout?: ((onEnded: () => void, until: AbortSignal) => void) | undefined;
+  /** The frame trace of this generation (--trace), or undefined: then the wire pays one branch a frame. */
+  trace?: ConnectionTrace | undefined;
+}
+
+/** What the connection reports to the frame trace (transport/frame-trace.ts). */
+export interface ConnectionTrace {
+  /** A frame read (its parsed message) or written (its text). */
+  frame(dir: "in" | "out", frame: unknown): void;
+  /** A line the extension wrote that was refused before it became a frame. */
+  refused(error: string): void;
 }
 
 export class Connection {
@@ -70,8 +81,9 @@ export class Connection {
     const writer = new ChildWriter(o.stdin, (error) =>
       error.code === "transport_closed" ? o.onTransportEnded("stdin", error.message) : o.onViolation(error.message),
     );
+    const trace = o.trace;
     this.peer = new RpcPeer({
-      transport: writer,
+      transport: trace ? tracedTransport(writer, trace) : writer,
       onRequest: (request) => o.inbox.request(request),
       onNotification: (n) => this.#notification(n),
       onDiagnostic: (d) => this.#peerDiagnostic(d),
@@ -114,14 +126,18 @@ export class Connection {
   #read(chunk: Buffer): void {
     for (const event of this.#reader.push(chunk)) {
       if (this.#o.ended.aborted) return;
-      if (event.kind === "envelope") this.peer.receive(event.envelope);
-      else if (event.kind === "invalid_envelope") {
+      if (event.kind === "envelope") {
+        if (this.#o.trace) this.#o.trace.frame("in", event.envelope.message);
+        this.peer.receive(event.envelope);
+      } else if (event.kind === "invalid_envelope") {
+        this.#o.trace?.refused(`invalid JSON-RPC message: ${event.reason}`);
         this.#o.onViolation(`sent an invalid JSON-RPC message: ${event.reason}`);
       } else {
         if (event.error.code === "invalid_json") {
           this.peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
         }
         const what = describeFrameError(event.error.code);
+        this.#o.trace?.refused(`${what}: ${event.error.message}; the line began: "${event.error.quoted}"`);
         this.#o.onViolation(`${what}: ${event.error.message}; the line began: "${event.error.quoted}"`);
       }
     }
@@ -166,4 +182,14 @@ export class Connection {
         diagnose("warning", `${d.kind}: ${truncateBytes(d.message, 512)}`);
     }
   }
+}
+
+/** The writer, with every frame handed to the trace as it is queued (the order the child reads them). */
+function tracedTransport(writer: ChildWriter, trace: ConnectionTrace): PeerTransport {
+  return {
+    send: (frame) => {
+      trace.frame("out", frame);
+      return writer.send(frame);
+    },
+  };
 }

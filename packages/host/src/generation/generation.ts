@@ -35,7 +35,7 @@ import { mediaResolver } from "../modules/artifacts/module.js";
 import type { MediaResolver } from "../modules/artifacts/artifacts-service.js";
 import { discardChild, type GenerationChild } from "./child.js";
 import { processLauncher } from "./launch-child.js";
-import { Connection } from "./connection.js";
+import { Connection, type ConnectionOptions } from "./connection.js";
 import { handshake, negotiatedRequests } from "./handshake.js";
 import { GenerationCatalog } from "./catalog.js";
 import { reap, runStopLadder } from "./stop-ladder.js";
@@ -403,6 +403,7 @@ export class Generation {
       },
       onStderr: (chunk) => this.#stderr.write(chunk),
       frameAssemblyTimeoutMs: this.spec.frameAssemblyTimeoutMs,
+      trace: traceOf(this.spec),
       onViolation: (message) => this.#end.violation(message),
       onTransportEnded: (which, detail) => this.#end.transportEnded(which, detail),
       diagnose: (level, message) => this.#diagnose(level, message),
@@ -468,4 +469,15 @@ export class Generation {
     const event = { type: "state", extension: this.name, generation: this.spec.number, state } as const;
     this.spec.emit({ ...event, ...(reason !== undefined ? { reason } : {}) });
   }
+}
+
+/** The generation's side of the frame trace, or undefined when there is none (the usual case). */
+function traceOf(spec: GenerationSpec): ConnectionOptions["trace"] {
+  const trace = spec.trace;
+  if (!trace) return undefined;
+  const name = spec.manifest.name;
+  return {
+    frame: (dir, frame) => trace.frame(name, spec.number, dir, frame),
+    refused: (error) => trace.refused(name, spec.number, error),
+  };
 }

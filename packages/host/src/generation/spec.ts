@@ -8,6 +8,7 @@ import type { HostEvent } from "../events.js";
 import type { BoundModule } from "../modules/module.js";
 import type { ForeignExtension, ForeignLaunchContext, ForeignSessionLayer } from "../foreign-runtime.js";
 import type { ChildLauncher } from "./child.js";
+import type { FrameTrace } from "../transport/frame-trace.js";
 
 /** A foreign runtime's extension, how the host launches it, and what it tells the runtime. */
 export interface ForeignSpec {
@@ -32,6 +33,8 @@ export interface GenerationSpec {
   initializeTimeoutMs?: number;
   /** How long a frame may stay unfinished on stdout (default FRAME_ASSEMBLY_TIMEOUT_MS). */
   frameAssemblyTimeoutMs?: number;
+  /** Where every frame of this generation is traced (--trace); none by default. */
+  trace?: FrameTrace;
   /**
    * Called in the stop sequence after the drain and before the shutdown request: the moment to
    * send the remaining lifecycle terminal events (LIFE-12). `reason` says why it stops.

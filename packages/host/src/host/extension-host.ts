@@ -427,6 +427,7 @@ export class ExtensionHost {
           }
         : {}),
       ...(timeouts?.initializeMs !== undefined ? { initializeTimeoutMs: timeouts.initializeMs } : {}),
+      ...(this.#options.trace ? { trace: this.#options.trace } : {}),
       ...(timeouts?.frameAssemblyMs !== undefined ? { frameAssemblyTimeoutMs: timeouts.frameAssemblyMs } : {}),
     });
     // Open sessions, turns and tools are settled for a generation after its drain, before its

@@ -5,6 +5,7 @@ import type { ConfirmService, InputService } from "../generation/child-inbox.js"
 import type { SupervisorClock } from "../supervision/supervisor.js";
 import type { RestartPolicy } from "../supervision/restart-policy.js";
 import type { HostServiceOptions } from "../modules/registry.js";
+import type { FrameTrace } from "../transport/frame-trace.js";
 import type { ForeignRuntime, ForeignSessionLayer } from "../foreign-runtime.js";
 
 export interface ExtensionHostOptions {
@@ -38,6 +39,8 @@ export interface ExtensionHostOptions {
   services?: { confirm?: ConfirmService; input?: InputService } & HostServiceOptions;
   session?: Partial<HostState>;
   onEvent?: HostEventListener;
+  /** Every frame of every generation, both directions, to this trace (transport/frame-trace.ts). */
+  trace?: FrameTrace;
   /** The environment the child allowlist is taken from. Default: process.env. */
   env?: Readonly<Record<string, string | undefined>>;
   /** Tool names the embedder owns; extensions cannot take them. */

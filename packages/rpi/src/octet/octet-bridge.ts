@@ -199,7 +199,10 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   const reader = new EnvelopeReader();
   const stdin = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const event of reader.push(chunk)) if (event.kind === "envelope") peer.receive(event.envelope);
+      for (const event of reader.push(chunk)) {
+        if (event.kind === "envelope") peer.receive(event.envelope);
+        else refuseLine(event);
+      }
       done();
     },
     destroy(_err, done) {
@@ -208,6 +211,19 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     },
   });
   Object.assign(child, { pid: undefined, stdin, stdout, stderr });
+
+  /**
+   * A line that is no frame is answered as an SDK answers it (FRAME-10, FRAME-01): -32700 for
+   * invalid JSON, -32600 for a bad envelope; a frame over the bound ends the channel (FRAME-10:
+   * terminal), since the reader cannot find the next frame after it.
+   */
+  function refuseLine(event: Exclude<ReturnType<EnvelopeReader["push"]>[number], { kind: "envelope" }>): void {
+    if (event.kind === "invalid_envelope")
+      return peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
+    if (event.error.code === "invalid_json")
+      return peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
+    if (reader.failed) void connection?.terminate(`the host sent an unreadable frame: ${event.error.message}`);
+  }
 
   const services = bridgeServices({
     peer,
@@ -255,9 +271,15 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         controllers.set(id, controller);
         active.push(id);
         try {
-          const name = String(params["name"]);
+          const name = params["name"];
+          if (typeof name !== "string")
+            throw new WireError(ErrorCode.InvalidParams, `${request.method}: "name" must be a string`);
           if (request.method === "tool/call") {
-            const args = (params["arguments"] ?? {}) as Record<string, unknown>;
+            const raw = params["arguments"] ?? {};
+            // Refused before the pi handler runs, which would otherwise see a string as its arguments.
+            if (typeof raw !== "object" || raw === null || Array.isArray(raw))
+              throw new WireError(ErrorCode.InvalidParams, `tool/call: "arguments" must be an object`);
+            const args = raw as Record<string, unknown>;
             let dropped = false;
             const onUpdate = progress
               ? (value: unknown): void => {
