@@ -37,6 +37,12 @@ roots.push(join(root, "tests", "dist"));
 // killed at 120 s. The file's bound is the larger, or the test's could never fire first.
 const TEST_LIMIT_MS = 90_000;
 const FILE_LIMIT_MS = 120_000;
+// The files that install octet's packed tarballs with npm or its wheel with pip, as a user would:
+// most of their time is npm's and pip's (unpacking pi-ai's provider libraries is tens of seconds
+// on a busy disk), so they get a limit of their own rather than sitting near the common one.
+const INSTALL_FILES = /[/\\](packages-install[^/\\]*|init-python)\.test\.js$/;
+const INSTALL_TEST_LIMIT_MS = 180_000;
+const INSTALL_FILE_LIMIT_MS = 210_000;
 // Last run's per-file durations: the slowest known files start first, so the run does not end
 // waiting on one long file started last. Outside the repository; a fresh clone has none.
 const TIMINGS = join(root, "node_modules", ".cache", "octet-test-durations.json");
@@ -149,7 +155,10 @@ process.exit(failed.length > 0 ? 1 : 0);
 function runFile(file) {
   return new Promise((resolve) => {
     const t0 = Date.now();
-    const child = spawn(process.execPath, ["--test", "--test-reporter=tap", `--test-timeout=${TEST_LIMIT_MS}`, file], {
+    const install = INSTALL_FILES.test(file);
+    const testLimit = install ? INSTALL_TEST_LIMIT_MS : TEST_LIMIT_MS;
+    const fileLimit = install ? INSTALL_FILE_LIMIT_MS : FILE_LIMIT_MS;
+    const child = spawn(process.execPath, ["--test", "--test-reporter=tap", `--test-timeout=${testLimit}`, file], {
       cwd: root,
       env,
       detached: true,
@@ -161,9 +170,9 @@ function runFile(file) {
     child.stderr.setEncoding("utf8").on("data", (s) => (out += s));
     let why = "";
     const timer = setTimeout(() => {
-      why = `still running after the ${FILE_LIMIT_MS / 1000} s per-file limit; killed`;
+      why = `still running after the ${fileLimit / 1000} s per-file limit; killed`;
       killGroup(child);
-    }, FILE_LIMIT_MS);
+    }, fileLimit);
     child.on("close", (code, signal) => {
       clearTimeout(timer);
       const ms = Date.now() - t0;

@@ -39,7 +39,7 @@ before(
     );
     await chmod(join(bin, "octet"), 0o755);
   },
-  { timeout: 80_000 },
+  { timeout: 170_000 },
 );
 
 after(async () => {

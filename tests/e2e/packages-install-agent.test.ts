@@ -38,7 +38,7 @@ before(
     );
     await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], temp, cleanEnv());
   },
-  { timeout: 80_000 },
+  { timeout: 170_000 },
 );
 
 after(async () => {

@@ -49,7 +49,7 @@ before(
     await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], ts, npmEnv());
     await symlink(join(ts, "node_modules"), join(pi, "node_modules"));
   },
-  { timeout: 110_000 },
+  { timeout: 170_000 },
 );
 
 after(async () => {
