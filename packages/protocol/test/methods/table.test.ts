@@ -23,10 +23,13 @@ const SCANNED = [
 /**
  * Quoted name/name strings that are not wire methods: media types, menu id paths in comments, the
  * API 0.3 bus wire of event_bus.py (PY-53/54), which this host refuses and the table omits, and
- * MCP's own notifications (packages/cli/src/mcp speaks MCP to MCP clients and servers).
+ * MCP's own notifications (packages/cli/src/mcp speaks MCP to MCP clients and servers), and the
+ * method `octet check` sends because no table declares it (ERR-01: it must be answered -32601).
  */
-const NOT_METHODS =
-  /^(image|audio|video|text|application)\/|^(submenu\/item|jev\/forget|bus\/declare|bus\/publish)$|^notifications\//;
+const NOT_METHODS = new RegExp(
+  "^(image|audio|video|text|application)/|^(submenu/item|jev/forget|bus/declare|bus/publish)$|" +
+    "^notifications/|^octet_check/",
+);
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
