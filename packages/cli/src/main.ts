@@ -5,18 +5,15 @@
  */
 import { OCTET_VERSION } from "@octet/protocol";
 import { UsageError, parseCommandLine } from "./args.js";
-import { call, command, extensionsList, extensionsReload, extensionsStatus } from "./commands.js";
 import { EXIT_USAGE } from "./exit-codes.js";
-import { extensionsValidate, tools } from "./inspect-commands.js";
 import { COMMAND_HELP, MAIN_HELP } from "./help.js";
-import { runShell } from "./shell.js";
-import { traceCommand } from "./trace.js";
-import { checkCommand } from "./check.js";
-import { modelsCommand, runCommand, sessionsCommand } from "./agent-commands.js";
 import { applyConfig } from "./config/config-resolve.js";
-import { configCommand } from "./config/config-command.js";
-import { completeCommand, completionCommand } from "./completion/completion-command.js";
-import { initCommand } from "./init.js";
+
+// Each command's module is imported when that command runs: a start loads only what its command
+// needs (every test, script and Tab starts one; the shell alone pulls in the agent's views).
+const commands = () => import("./commands.js");
+const inspect = () => import("./inspect-commands.js");
+const agentCommands = () => import("./agent-commands.js");
 
 /**
  * Node's runtime warnings (MaxListenersExceededWarning and the like) are for octet's developers,
@@ -31,9 +28,10 @@ process.on("warning", (warning) => {
 
 async function main(argv: string[]): Promise<number> {
   // The completion scripts' call: its words are a half-typed command line, not octet's own flags.
-  if (argv[0] === "__complete") return completeCommand(argv.slice(1));
+  if (argv[0] === "__complete")
+    return (await import("./completion/completion-command.js")).completeCommand(argv.slice(1));
   // init takes its own flags (--ts, --python, --pi) and none of the global ones.
-  if (argv[0] === "init") return initCommand(argv.slice(1));
+  if (argv[0] === "init") return (await import("./init.js")).initCommand(argv.slice(1));
   const parsed = parseCommandLine(argv);
   showWarnings = parsed.options.verbose;
   const [verb, ...rest] = parsed.positionals;
@@ -46,13 +44,13 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   // The script needs no config file: it must print even when one is broken.
-  if (verb === "completion") return completionCommand(rest);
+  if (verb === "completion") return (await import("./completion/completion-command.js")).completionCommand(rest);
   // The config files under the flags: command line > workspace > home > defaults.
   const { options } = applyConfig(parsed);
   showWarnings = options.verbose;
   switch (verb) {
     case undefined:
-      return runShell(options);
+      return (await import("./shell.js")).runShell(options);
     case "help":
       process.stdout.write(helpFor(rest[0], rest[1]));
       return 0;
@@ -60,13 +58,13 @@ async function main(argv: string[]): Promise<number> {
       const [sub, ...extra] = rest;
       if (sub === "reload") {
         if (extra.length > 1) throw new UsageError(`extensions reload takes at most one NAME; got: ${extra.join(" ")}`);
-        return extensionsReload(options, extra[0]);
+        return (await commands()).extensionsReload(options, extra[0]);
       }
-      if (sub === "validate") return extensionsValidate(options, extra);
+      if (sub === "validate") return (await inspect()).extensionsValidate(options, extra);
       if (extra.length > 0)
         throw new UsageError(`extensions ${sub ?? ""} takes no further arguments; got: ${extra.join(" ")}`);
-      if (sub === "list") return extensionsList(options);
-      if (sub === "status") return extensionsStatus(options);
+      if (sub === "list") return (await commands()).extensionsList(options);
+      if (sub === "status") return (await commands()).extensionsStatus(options);
       throw new UsageError(
         sub === undefined
           ? "extensions needs a subcommand: list, status, validate or reload"
@@ -74,19 +72,19 @@ async function main(argv: string[]): Promise<number> {
       );
     }
     case "tools":
-      return tools(options, rest);
+      return (await inspect()).tools(options, rest);
     case "call":
-      return call(options, rest);
+      return (await commands()).call(options, rest);
     case "command":
-      return command(options, rest);
+      return (await commands()).command(options, rest);
     case "run":
-      return runCommand(options, rest);
+      return (await agentCommands()).runCommand(options, rest);
     case "sessions":
-      return sessionsCommand(options, rest);
+      return (await agentCommands()).sessionsCommand(options, rest);
     case "models":
-      return modelsCommand(options, rest);
+      return (await agentCommands()).modelsCommand(options, rest);
     case "config":
-      return configCommand(parsed, rest);
+      return (await import("./config/config-command.js")).configCommand(parsed, rest);
     case "mcp": {
       const [sub, ...extra] = rest;
       if (sub !== "serve")
@@ -97,9 +95,9 @@ async function main(argv: string[]): Promise<number> {
       return (await import("./mcp/serve.js")).mcpServe(options, extra);
     }
     case "trace":
-      return traceCommand(options, rest);
+      return (await import("./trace.js")).traceCommand(options, rest);
     case "check":
-      return checkCommand(options, rest);
+      return (await import("./check.js")).checkCommand(options, rest);
     default:
       throw new UsageError(
         `unknown command "${verb}"; expected run, sessions, models, extensions, tools, call, command, config, ` +

@@ -28,7 +28,9 @@ import { isBuiltin } from "node:module";
 import { tmpdir, userInfo } from "node:os";
 import { basename, dirname, extname, isAbsolute, join, relative, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { build, type BuildFailure, type Message, type Plugin } from "esbuild";
+// esbuild is imported when a pi file is bundled, not when rpi loads: every octet command loads
+// rpi (the CLI passes its runtime to the host), and esbuild's module costs most of that start.
+import type { BuildFailure, Message, Plugin } from "esbuild";
 import { CONSOLE_BANNER, NO_PROCESS_BANNER, PI_LOADER_VERSION, PI_SHIMMED_PACKAGES, shimSource } from "./shims.js";
 
 export type PiBundleTarget = "quickjs" | "node";
@@ -283,6 +285,7 @@ export async function bundlePiExtension(options: PiBundleOptions): Promise<PiBun
   builds++;
   let output;
   try {
+    const { build } = await import("esbuild");
     output = await build({
       entryPoints: [entry],
       absWorkingDir: packageDir,
