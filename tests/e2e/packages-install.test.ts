@@ -4,18 +4,20 @@
  * in a temporary folder outside the repository with OCTET_INIT_TARBALLS pointing at the
  * tarballs; the TypeScript folder's `npm install` installs them (from the npm cache when it has
  * them: --prefer-offline), and each folder's own test passes with the installed packages, as do
- * `octet extensions validate` and a call through the installed `octet` bin. The Python wheel's
- * part is init-python.test.ts.
+ * `octet extensions validate` and a call through the installed `octet` bin; last, @octet/agent
+ * (the CLI's optional peer) is added and the installed `octet run` answers over real HTTP. The
+ * Python wheel's part is init-python.test.ts.
  *
  * To keep the file short, one npm install serves two folders: the pi folder's node_modules is a
  * link to the TypeScript folder's, which holds every package the pi template depends on.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, realpathSync } from "node:fs";
-import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { existsSync, readdirSync, readFileSync, realpathSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, relative } from "node:path";
+import { pathToFileURL } from "node:url";
 import { CLI, ROOT, processesMentioning } from "./helpers.js";
 import { checkInstalledPackage, cleanEnv, ok, run } from "./install-support.js";
 
@@ -62,7 +64,7 @@ test(
   () => {
     const installed = join(ts, "node_modules", "@octet");
     // @octet/agent is the CLI's optional peer: an extension's project gets the CLI without the model
-    // loop and pi-ai's providers (packages-install-agent.test.ts installs and runs it).
+    // loop and pi-ai's providers (the last test adds it).
     assert.deepEqual(readdirSync(installed).sort(), ["cli", "extension", "host", "protocol", "rpi"]);
     for (const name of readdirSync(installed)) checkInstalledPackage(join(installed, name), name);
   },
@@ -115,4 +117,31 @@ test("issue 18.2: octet init refuses a non-empty folder and a bad name, saying t
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /"My Ext" is not a valid extension name: it must start with a lowercase letter or digit/);
   assert.equal(existsSync(join(temp, "My Ext")), false);
+});
+
+// Last: the agent, the CLI's optional peer, added to the same folder (only pi-ai and its provider
+// libraries are new to it), checked as the others, and run by the installed octet against the
+// scripted OpenAI-compatible server over real HTTP.
+test("issue 18.1: @octet/agent installed beside @octet/cli: self-contained, and octet run answers", async () => {
+  // As a user adds it: a dependency of the project (npm refuses a direct dependency that an
+  // override also names, so the scaffold's override of it goes).
+  const manifest = JSON.parse(readFileSync(join(ts, "package.json"), "utf8"));
+  manifest.dependencies["@octet/agent"] = manifest.overrides["@octet/agent"];
+  delete manifest.overrides["@octet/agent"];
+  await writeFile(join(ts, "package.json"), JSON.stringify(manifest, null, 2));
+  await ok("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "--ignore-scripts"], ts, npmEnv());
+  checkInstalledPackage(join(ts, "node_modules", "@octet", "agent"), "agent");
+  const mod = await import(pathToFileURL(join(ROOT, "examples/scripted-model/server.mjs")).href);
+  const server = await mod.startScriptedServer({ script: [{ text: "Installed and answering." }] });
+  try {
+    const home = join(temp, "home");
+    await mkdir(home, { recursive: true });
+    await writeFile(join(home, "models.json"), JSON.stringify(mod.modelsJsonFor(server.url)));
+    const octet = join(ts, "node_modules", ".bin", "octet");
+    const out = await ok(octet, ["--model", "scripted/scripted-model", "run", "are you there?"], ts, npmEnv());
+    assert.equal(out, "Installed and answering.\n");
+    assert.equal(server.requests.length, 1, "one real HTTP request reached the scripted server");
+  } finally {
+    await server.close();
+  }
 });
