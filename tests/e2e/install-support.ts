@@ -51,8 +51,9 @@ function filesUnder(dir: string, prefix = ""): string[] {
  * version, license, LICENSE and README; exact dependencies; exports with types and code; every
  * relative import (read by the TypeScript compiler) and source map entry inside the package.
  */
-export function checkInstalledPackage(dir: string, name: string): void {
-  assert.ok(!realpathSync(dir).startsWith(ROOT), `@octet/${name} is installed from its tarball, not linked`);
+export function checkInstalledPackage(dir: string, name: string, o: { tarball?: boolean } = {}): void {
+  if (!o.tarball)
+    assert.ok(!realpathSync(dir).startsWith(ROOT), `@octet/${name} is installed from its tarball, not linked`);
   const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
   assert.equal(pkg.version, "0.1.0");
   assert.equal(pkg.license, "MIT");
@@ -85,4 +86,18 @@ export function checkInstalledPackage(dir: string, name: string): void {
       }
     }
   }
+}
+
+/** The packages (not relative paths) the .js files under `dir` import, by package name. */
+export function bareImports(dir: string): Set<string> {
+  const found = new Set<string>();
+  for (const file of filesUnder(dir).filter((f) => f.endsWith(".js"))) {
+    const { importedFiles } = ts_.preProcessFile(readFileSync(join(dir, file), "utf8"), true, true);
+    for (const { fileName } of importedFiles) {
+      if (fileName.startsWith(".") || fileName.startsWith("node:")) continue;
+      const parts = fileName.split("/");
+      found.add(fileName.startsWith("@") ? `${parts[0]}/${parts[1]}` : parts[0]!);
+    }
+  }
+  return found;
 }
