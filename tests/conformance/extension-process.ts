@@ -12,7 +12,7 @@
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { tmpdir } from "node:os";
 import { killProcessGroup } from "@octet/protocol";
-import { StrictLines } from "@octet/host";
+import { envelopeProblem, StrictLines } from "@octet/host";
 import { show } from "./pattern.js";
 
 export type Frame = Record<string, unknown>;
@@ -217,37 +217,7 @@ export class ExtensionProcess {
 
   /** FRAME-01: the JSON-RPC 2.0 envelope, and one response per request the transcript sent. */
   #envelopeProblem(f: Frame): string | null {
-    if (f["jsonrpc"] !== "2.0") return `a frame without "jsonrpc":"2.0"`;
-    const id = f["id"];
-    const idOk = typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
-    if ("method" in f) {
-      if (typeof f["method"] !== "string") return "a frame whose method is not a string";
-      if ("result" in f || "error" in f) return "a request or notification that also carries result or error";
-      if ("id" in f && !idOk) return "a request whose id is neither a string nor an integer";
-      if ("params" in f && (typeof f["params"] !== "object" || f["params"] === null))
-        return "a frame whose params is neither an object nor an array";
-      return this.#correlationProblem(f);
-    }
-    if (!("id" in f)) return "a frame with neither method nor id";
-    if ("result" in f === "error" in f) return "a response that does not carry exactly one of result and error";
-    if ("error" in f) {
-      const e = f["error"];
-      if (
-        typeof e !== "object" ||
-        e === null ||
-        !Number.isInteger((e as Frame)["code"]) ||
-        typeof (e as Frame)["message"] !== "string"
-      ) {
-        return "an error response whose error is not {code: integer, message: string}";
-      }
-    }
-    if (id === null) return "error" in f ? null : "a result response with id null";
-    if (!idOk) return "a response whose id is neither a string nor an integer";
-    const key = id as number | string;
-    if (!this.#sent.has(key)) return `a response to id ${show(id)}, which names no request the host sent`;
-    if (this.#answered.has(key)) return `a second response to request ${show(id)}`;
-    this.#answered.add(key);
-    return null;
+    return envelopeProblem(f, this.#sent, this.#answered, (r) => this.#correlationProblem(r));
   }
 
   /**

@@ -95,3 +95,4 @@ export type { TraceRecord, TraceDirection } from "./transport/frame-trace.js";
 export { checkExtension } from "./check/check-extension.js";
 export type { CheckOptions, CheckReport, CheckResult } from "./check/check-extension.js";
 export { StrictLines } from "./check/strict-lines.js";
+export { envelopeProblem } from "./check/envelope.js";

@@ -5,6 +5,7 @@
  * checks report it. The rules are the conformance runner's (tests/conformance), over the streams
  * of a child the host launched (a process or a foreign runtime's stand-in), not a spawn.
  */
+import { envelopeProblem } from "./envelope.js";
 import type { ChildExit, GenerationChild } from "../generation/child.js";
 import type { ConnectionTrace } from "../generation/connection.js";
 import { StrictLines } from "./strict-lines.js";
@@ -163,31 +164,9 @@ export class WireProbe {
     this.#changed();
   }
 
-  /** FRAME-01: the JSON-RPC 2.0 envelope, and one response per request sent. */
+  /** FRAME-01: the JSON-RPC 2.0 envelope, and one response per request sent (envelope.ts). */
   #envelopeProblem(f: Frame): string | null {
-    if (f["jsonrpc"] !== "2.0") return `a frame without "jsonrpc":"2.0"`;
-    const id = f["id"];
-    const idOk = typeof id === "string" || (typeof id === "number" && Number.isInteger(id));
-    if ("method" in f) {
-      if (typeof f["method"] !== "string") return "a frame whose method is not a string";
-      if ("result" in f || "error" in f) return "a request or notification that also carries result or error";
-      if ("id" in f && !idOk) return "a request whose id is neither a string nor an integer";
-      return null;
-    }
-    if (!("id" in f)) return "a frame with neither method nor id";
-    if ("result" in f === "error" in f) return "a response that does not carry exactly one of result and error";
-    if ("error" in f) {
-      const e = f["error"] as Frame | null;
-      if (typeof e !== "object" || e === null || !Number.isInteger(e["code"]) || typeof e["message"] !== "string")
-        return "an error response whose error is not {code: integer, message: string}";
-    }
-    if (id === null) return "error" in f ? null : "a result response with id null";
-    if (!idOk) return "a response whose id is neither a string nor an integer";
-    const key = id as number | string;
-    if (!this.#sent.has(key)) return `a response to id ${JSON.stringify(id)}, which names no request the host sent`;
-    if (this.#answered.has(key)) return `a second response to request ${JSON.stringify(id)}`;
-    this.#answered.add(key);
-    return null;
+    return envelopeProblem(f, this.#sent, this.#answered);
   }
 }
 
