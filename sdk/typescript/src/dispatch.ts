@@ -55,6 +55,7 @@ import type {
   RenderHandler,
   StatusHandler,
   ToolHandler,
+  ToolReturn,
 } from "./types.js";
 
 /** What the author registered. */
@@ -83,7 +84,8 @@ interface Routed {
   readonly signal: { readonly aborted: boolean };
   readonly ctx: ContextFactory;
 }
-type MethodHandler = (params: unknown, r: Routed) => Promise<unknown>;
+/** A method's answer: the value, or a promise of it when the author's handler is asynchronous. */
+type MethodHandler = (params: unknown, r: Routed) => unknown;
 
 /**
  * Routes a host content request by the method table (packages/protocol/src/methods): a name with
@@ -98,6 +100,21 @@ export async function route(
   ctx: ContextFactory,
   features: ReadonlySet<string> = NO_FEATURES,
 ): Promise<unknown> {
+  return routeNow(request, registry, api, signal, ctx, features);
+}
+
+/**
+ * route() for the serving loop: the result, or a promise of it when the handler is asynchronous;
+ * a refusal may be thrown synchronously. A synchronous answer costs no promise.
+ */
+export function routeNow(
+  request: RequestMessage,
+  registry: Registry,
+  api: ApiVersion,
+  signal: { readonly aborted: boolean },
+  ctx: ContextFactory,
+  features: ReadonlySet<string> = NO_FEATURES,
+): unknown {
   const handler = HANDLERS.get(request.method);
   if (!handler || !legalMethod(request.method, { direction: "host->child", apiVersion: api, features })) {
     throw unknownMethod(request.method);
@@ -117,17 +134,51 @@ function unknownMethod(method: string): WireError {
   return new WireError(ErrorCode.MethodNotFound, `method not found: ${method}${hint ? ` (${hint})` : ""}`);
 }
 
-async function toolCall(raw: unknown, { registry, api, signal, ctx }: Routed): Promise<unknown> {
+/**
+ * A handler that returns a value (not a promise) is answered without a promise: most small tools
+ * are synchronous, and the promises of an async path were a large part of a call's cost.
+ */
+function toolCall(raw: unknown, r: Routed): unknown {
+  const { registry, api, ctx } = r;
   const p = params(TOOL_CALL.validateParams(raw));
   const tool = (registry.toolsAt ? registry.toolsAt(p.catalog_revision) : registry.tools).get(p.name);
   if (!tool) throw new WireError(ErrorCode.InvalidParams, `unknown tool "${p.name}"`);
+  let value: unknown;
   try {
-    return toToolResult(await tool.handler(p.arguments, ctx(p.context)), api);
+    value = tool.handler(p.arguments, ctx(p.context));
+    if (!isThenable(value)) return toToolResult(value as ToolReturn, api);
   } catch (err) {
-    if (err instanceof WireError || signal.aborted) throw authorError(err);
-    const message = err instanceof Error ? err.message : String(err);
-    return toToolResult({ content: `Error: ${message}`, isError: true }, api);
+    return toolFailure(err, r);
   }
+  return Promise.resolve(value).then(
+    (v) => {
+      try {
+        return toToolResult(v as ToolReturn, api);
+      } catch (err) {
+        return toolFailure(err, r);
+      }
+    },
+    (err: unknown) => toolFailure(err, r),
+  );
+}
+
+/**
+ * What a tool handler threw: a WireError (or anything, once cancelled) answers the request; the
+ * rest becomes an error result.
+ */
+function toolFailure(err: unknown, { api, signal }: Routed): unknown {
+  if (err instanceof WireError || signal.aborted) throw authorError(err);
+  const message = err instanceof Error ? err.message : String(err);
+  return toToolResult({ content: `Error: ${message}`, isError: true }, api);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    value instanceof Promise ||
+    (value !== null &&
+      (typeof value === "object" || typeof value === "function") &&
+      typeof (value as { then?: unknown }).then === "function")
+  );
 }
 
 async function commandExecute(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {

@@ -18,7 +18,9 @@ export type { Link } from "./link.js";
 export class RequestScope implements ProgressScope {
   readonly id: JsonRpcId;
   readonly method: string;
-  readonly progress: RequestProgress;
+  readonly #link: Link;
+  /** Created on first use, as the signal is. */
+  #progress: RequestProgress | null = null;
   /** Created on first use of `signal`: most handlers never look at it, and each costs an allocation. */
   #controller: AbortController | null = null;
   #aborted = false;
@@ -31,7 +33,11 @@ export class RequestScope implements ProgressScope {
   constructor(id: JsonRpcId, method: string, link: Link) {
     this.id = id;
     this.method = method;
-    this.progress = new RequestProgress(this, link);
+    this.#link = link;
+  }
+
+  get progress(): RequestProgress {
+    return (this.#progress ??= new RequestProgress(this, this.#link));
   }
 
   get signal(): AbortSignal {

@@ -7,6 +7,13 @@ export class Semaphore {
     this.#free = permits;
   }
 
+  /** Takes a permit if one is free, without a promise (the fast path of a request). */
+  tryAcquire(): boolean {
+    if (this.#free === 0) return false;
+    this.#free--;
+    return true;
+  }
+
   /**
    * Resolves true with a permit, or false without one when the waiter is withdrawn first (the
    * request was cancelled while it waited: it leaves the queue). A waiter that can be withdrawn

@@ -30,7 +30,7 @@ import {
 import { StdoutWriter } from "./stdout-writer.js";
 import type { HandlerContext, NotificationInput } from "./types.js";
 import { Semaphore } from "./semaphore.js";
-import { route, type Registry } from "./dispatch.js";
+import { routeNow, type Registry } from "./dispatch.js";
 import { negotiate } from "./negotiation.js";
 import type { LifecycleHandlers } from "./lifecycle.js";
 import { MESSAGE_EVENTS, type MessageHandlers } from "./message-injection.js";
@@ -190,16 +190,25 @@ export class Serving {
     this.#active.get(id)?.abort(new Error(`cancelled by the host${reason}`));
   }
 
-  async #onRequest(request: RequestMessage): Promise<unknown> {
+  /**
+   * Answers a content request: with a free slot and a handler that returns a value, synchronously
+   * (no promise is made for the call); else through the slot's wait or the handler's promise.
+   */
+  #onRequest(request: RequestMessage): unknown {
     const session = this.#session.get(request.method);
     if (session) return session(request.params, request.id);
     const link = this.#link;
     if (!link) throw new WireError(ErrorCode.Unavailable, `${request.method} before initialize`);
     const scope = new RequestScope(request.id, request.method, link);
     this.#active.set(request.id, scope);
+    if (this.#semaphore.tryAcquire()) return this.#run(request, scope, link, true);
     // A request cancelled while it waits for a slot is answered at once, not when a running
     // handler frees one: the host ends a generation that leaves a cancel unanswered for 2 s.
-    const admitted = await this.#semaphore.acquire(scope);
+    return this.#semaphore.acquire(scope).then((admitted) => this.#run(request, scope, link, admitted));
+  }
+
+  #run(request: RequestMessage, scope: RequestScope, link: Link, admitted: boolean): unknown {
+    let result: unknown;
     try {
       // Cancelled while waiting for a slot: answer without running the handler, so no work (and
       // no side effect) starts after the host gave up on it.
@@ -208,22 +217,45 @@ export class Serving {
         handlerContext(scope, link, context, this.#x.notify, this.#x.terminal);
       const registry = this.#x.registry;
       const api = this.#x.apiVersion;
-      const result = await requestStorage.run(scope, () => route(request, registry, api, scope, ctx, link.features));
+      result = requestStorage.run(scope, () => routeNow(request, registry, api, scope, ctx, link.features));
+    } catch (err) {
+      return this.#failed(request, scope, link, admitted, err);
+    }
+    if (!(result instanceof Promise)) return this.#answered(request, scope, link, admitted, result);
+    return result.then(
+      (value: unknown) => this.#answered(request, scope, link, admitted, value),
+      (err: unknown) => this.#failed(request, scope, link, admitted, err),
+    );
+  }
+
+  #answered(request: RequestMessage, scope: RequestScope, link: Link, admitted: boolean, result: unknown): unknown {
+    try {
       // Queued ctx.sessionControl.compact() goes out only after this reply (SCOMP-06); a tool that
       // failed (its error became an is_error result) ended in error, so it is dropped (SCOMP-07).
       flushAfterReply(scope, link, !scope.aborted && !(isPlainObject(result) && result["is_error"] === true));
-      return result;
     } catch (err) {
-      flushAfterReply(scope, link, false);
-      if (scope.aborted && isNegotiated(this.#x.apiVersion))
-        throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
-      throw err;
-    } finally {
-      // The response is decided: nothing more may be sent for this request (progress, children).
-      scope.settle();
-      if (admitted) this.#semaphore.release();
-      if (this.#active.get(request.id) === scope) this.#active.delete(request.id);
+      return this.#failed(request, scope, link, admitted, err);
     }
+    this.#settled(request, scope, admitted);
+    return result;
+  }
+
+  #failed(request: RequestMessage, scope: RequestScope, link: Link, admitted: boolean, err: unknown): never {
+    try {
+      flushAfterReply(scope, link, false);
+    } finally {
+      this.#settled(request, scope, admitted);
+    }
+    if (scope.aborted && isNegotiated(this.#x.apiVersion))
+      throw new WireError(ErrorCode.RequestCancelled, `request ${String(request.id)} was cancelled`);
+    throw err;
+  }
+
+  /** The response is decided: nothing more may be sent for this request (progress, children). */
+  #settled(request: RequestMessage, scope: RequestScope, admitted: boolean): void {
+    scope.settle();
+    if (admitted) this.#semaphore.release();
+    if (this.#active.get(request.id) === scope) this.#active.delete(request.id);
   }
 
   #initialize(params: unknown, id: JsonRpcId): unknown {

@@ -272,13 +272,14 @@ export class Generation {
    * Sends a request to a ready generation. Rejects with OctetError (not_ready, request_timeout,
    * transport_closed, request_cancelled) or WireError (the extension answered with an error).
    */
-  async request(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
+  request(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
     const requests = this.#requests;
     const stopping = this.#end.stopping;
     if (this.#state !== "ready" || !requests || !this.#admitting || stopping) {
       const now = this.#admitting && !stopping ? this.#state : "stopping";
-      throw new OctetError("not_ready", `extension "${this.name}" is ${now}, not ready`);
+      return Promise.reject(new OctetError("not_ready", `extension "${this.name}" is ${now}, not ready`));
     }
+    // Not an async function: the call's promise is the request's own, one fewer per call.
     return requests.send(method, params, options);
   }
 

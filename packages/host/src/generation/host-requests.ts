@@ -20,6 +20,7 @@ import {
 } from "@octet/protocol";
 import type { DiagnosticLevel } from "../events.js";
 import { Slots } from "../util/slots.js";
+import { Deadlines } from "../util/deadlines.js";
 import type { ActiveParent } from "../modules/module.js";
 
 /** The abort reason of a settled parent; one shared instance, since building an Error per call is costly. */
@@ -69,6 +70,8 @@ export class HostRequests {
   readonly #o: HostRequestsOptions;
   readonly #slots: Slots | null;
   readonly #active = new Map<number, Active>();
+  /** The response deadline of each request written (one timer for all, util/deadlines.ts). */
+  readonly #deadlines = new Deadlines<number>();
   /** Cancelled requests whose frame was written: their slot is held until they settle. */
   readonly #graces = new Map<number, { timer: ReturnType<typeof setTimeout>; method: string }>();
   #closed: Error | null = null;
@@ -173,16 +176,14 @@ export class HostRequests {
         this.#graces.set(outgoing.id, { timer, method });
       }
     };
-    const timer = setTimeout(
-      () =>
-        cancel(
-          "timeout",
-          new OctetError(
-            "request_timeout",
-            `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`,
-          ),
+    this.#deadlines.add(outgoing.id, left, () =>
+      cancel(
+        "timeout",
+        new OctetError(
+          "request_timeout",
+          `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`,
         ),
-      left,
+      ),
     );
     const onAbort = (): void =>
       cancel("user", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
@@ -190,10 +191,10 @@ export class HostRequests {
     try {
       return await outgoing.result;
     } finally {
-      clearTimeout(timer);
+      this.#deadlines.delete(outgoing.id);
       signal?.removeEventListener("abort", onAbort);
       this.#active.delete(outgoing.id);
-      queueMicrotask(() => this.#checkIdle());
+      if (this.#idleWaiters.length > 0) queueMicrotask(() => this.#checkIdle());
       // The parent settled: its unresolved reverse requests are cancelled (CANCEL-10).
       entry.controller?.abort(PARENT_SETTLED);
       if (!this.#graces.has(outgoing.id)) this.#slots?.release();

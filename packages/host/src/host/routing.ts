@@ -95,7 +95,6 @@ export class Router {
 
   /** The generation, definition, epoch and its schemas a call goes out with (CALL-03, CALL-04, CAT-15). */
   #resolveTool(name: string, options: CallOptions, refusedBy: Generation | null): ResolvedTool {
-    const ready = this.#o.roster.ready();
     const seen = options.catalog?.entry(name);
     if (options.catalog && !seen) {
       const available =
@@ -107,8 +106,8 @@ export class Router {
       throw new OctetError("unknown_tool", message);
     }
     const g = seen
-      ? ready.find(({ g: x }) => x !== refusedBy && x.name === seen.extension)?.g
-      : ready.find(({ g: x }) => x !== refusedBy && x.tools.some((t) => t.name === name))?.g;
+      ? this.#firstReady((x) => x !== refusedBy && x.name === seen.extension)
+      : this.#firstReady((x) => x !== refusedBy && x.tools.some((t) => t.name === name));
     if (!g) {
       throw new OctetError(
         "unknown_tool",
@@ -134,6 +133,15 @@ export class Router {
       throw new OctetError("stale_catalog", `${message}; take a new catalog snapshot`);
     }
     return { g, definition: current, revision: null, schemas: g.schemas };
+  }
+
+  /** roster.ready().find() without building the list: this runs for every call. */
+  #firstReady(matches: (g: Generation) => boolean): Generation | undefined {
+    for (const e of this.#o.roster.entries) {
+      const g = e.generation;
+      if (g && g.state === "ready" && matches(g)) return g;
+    }
+    return undefined;
   }
 
   async #callTool(

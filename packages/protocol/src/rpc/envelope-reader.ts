@@ -41,10 +41,8 @@ function toEvent(frame: ReturnType<JsonlDecoder["push"]>[number]): ReadEvent {
   if (!frame.ok) return { kind: "frame_error", error: frame.error };
   const parsed = parseEnvelope(frame.value);
   if (parsed.ok) {
-    const problem = envelopeTextProblem(
-      frame.text,
-      typeof (parsed.envelope.message as { id?: unknown }).id === "number",
-    );
+    const message = parsed.envelope.message as { id?: unknown };
+    const problem = envelopeTextProblem(frame.text, typeof message.id === "number", message);
     // No id is reported: which of the duplicates (or what number) is "the" id cannot be trusted.
     if (problem !== null) return { kind: "invalid_envelope", reason: problem, id: null };
   }

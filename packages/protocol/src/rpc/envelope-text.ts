@@ -11,7 +11,8 @@
 import { forEachTopLevelMember, memberValueText } from "../text/json-members.js";
 
 /** Names whose repetition matters; only they are searched on the fast path. */
-const ENVELOPE_MEMBERS = ['"jsonrpc"', '"id"', '"method"', '"params"', '"result"', '"error"'];
+const ENVELOPE_NAMES = ["jsonrpc", "id", "method", "params", "result", "error"];
+const ENVELOPE_MEMBERS = ENVELOPE_NAMES.map((name) => `"${name}"`);
 
 /** The only spelling of an id number accepted: digits, no sign, fraction or exponent. */
 const INTEGER_LITERAL = /^(?:0|[1-9][0-9]*)$/;
@@ -25,10 +26,11 @@ interface TopLevel {
 /**
  * Why the text of a parsed envelope must be refused, or null. `numericId`: the parsed envelope
  * has a number id, whose spelling is then checked (a string id has no aliasing spelling: escapes
- * decode to one string, compared as such).
+ * decode to one string, compared as such). `parsed`: the object the text parsed to, when known: a
+ * member given twice is still a member of it, so only its members are searched on the fast path.
  */
-export function envelopeTextProblem(text: string, numericId: boolean): string | null {
-  const { duplicate, idText } = scanTopLevel(text, numericId);
+export function envelopeTextProblem(text: string, numericId: boolean, parsed?: object): string | null {
+  const { duplicate, idText } = scanTopLevel(text, numericId, parsed);
   if (duplicate !== null) return `member ${JSON.stringify(duplicate)} appears more than once`;
   if (numericId && (idText === null || !INTEGER_LITERAL.test(idText))) {
     const shown = idText === null ? "?" : idText.length > 64 ? `${idText.slice(0, 64)}…` : idText;
@@ -46,14 +48,16 @@ export function duplicateTopLevelMember(text: string): string | null {
   return scanTopLevel(text, false).duplicate;
 }
 
-function scanTopLevel(text: string, wantId: boolean): TopLevel {
+function scanTopLevel(text: string, wantId: boolean, parsed?: object): TopLevel {
   // Fast path. Envelope member names are ASCII letters, which JSON can spell only literally or
   // as \uXXXX: with no "\u" anywhere, each member name appears in the text literally, so a name
   // whose quoted form occurs at most once cannot be duplicated, and a single "id" occurrence in
   // the text of an envelope that has an id is that member's name.
   if (!text.includes("\\u")) {
     let repeated = false;
-    for (const quoted of ENVELOPE_MEMBERS) {
+    for (let i = 0; i < ENVELOPE_MEMBERS.length; i++) {
+      if (parsed !== undefined && !Object.hasOwn(parsed, ENVELOPE_NAMES[i]!)) continue;
+      const quoted = ENVELOPE_MEMBERS[i]!;
       const first = text.indexOf(quoted);
       if (first !== -1 && text.indexOf(quoted, first + quoted.length) !== -1) {
         repeated = true;

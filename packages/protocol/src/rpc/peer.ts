@@ -252,6 +252,11 @@ export class RpcPeer {
       this.#replyFailure(request, err);
       return;
     }
+    // A handler that answered with a value is replied to now: no promise per request on the fast path.
+    if (!isThenable(outcome)) {
+      this.#replyResult(request, outcome);
+      return;
+    }
     Promise.resolve(outcome).then(
       (result) => this.#replyResult(request, result),
       (err: unknown) => this.#replyFailure(request, err),
@@ -295,4 +300,13 @@ export class RpcPeer {
     }
     this.#transport.send(frame);
   }
+}
+
+function isThenable(value: unknown): boolean {
+  return (
+    value instanceof Promise ||
+    (value !== null &&
+      (typeof value === "object" || typeof value === "function") &&
+      typeof (value as { then?: unknown }).then === "function")
+  );
 }
