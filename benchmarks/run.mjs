@@ -35,6 +35,8 @@ const SCENARIOS = [
   "cancel-storm",
   "scale",
 ];
+/** The scenarios one worker measures on one connection (lib/worker.mjs), in the order they run. */
+const STEADY_ORDER = ["latency", "throughput", "peak-rss", "large-result", "cancel-storm"];
 const PLACEMENTS = {
   split: { hostCpu: 0, childCpu: 1, label: "split: host on CPU 0, extension on CPU 1" },
   shared: { hostCpu: 0, childCpu: 0, label: "shared: host and extension both on CPU 0" },
@@ -102,6 +104,7 @@ function runOnce(spec, hostCpu) {
         const parsed = JSON.parse(last);
         if (code === 0 && parsed.ok && parsed.unsupported)
           return resolve({ ok: true, unsupported: parsed.unsupported });
+        if (code === 0 && parsed.ok && parsed.results) return resolve({ ok: true, results: parsed.results });
         if (code === 0 && parsed.ok) return resolve({ ok: true, metrics: parsed.metrics });
       } catch {}
       // The error's own line (not only the stack's tail) says why a round failed.
@@ -208,31 +211,71 @@ async function main() {
   let failed = 0;
   for (const placementName of opts.placements) {
     const placement = PLACEMENTS[placementName];
+    const present = opts.candidates.filter(
+      (c) => !CANDIDATE_PLACEMENTS[c] || CANDIDATE_PLACEMENTS[c].includes(placementName),
+    );
+    // The steady-state scenarios first: one process and connection per candidate and round.
+    // In this order: the peak RSS is read right after the throughput workload it measures, before
+    // the 512 KiB results raise the host's peak; the storm, which cancels, runs last.
+    const steady = STEADY_ORDER.map((name) => scenarios.find((s) => s.name === name)).filter(
+      (s) => s?.steady && !((s.placementIndependent || s.firstPlacementOnly) && placementName !== opts.placements[0]),
+    );
+    const steadyRuns = new Map(steady.map((s) => [s.name, []]));
+    if (steady.length > 0) {
+      console.log(`\n[${placement.label}: ${steady.map((s) => s.name).join(", ")} on one connection per run]`);
+    }
+    for (let round = 0; steady.length > 0 && round < opts.rounds; round++) {
+      for (const candidate of rotate(present, round)) {
+        const spec = {
+          candidate,
+          steady: steady.map((s) => ({ name: s.name, params: s.params[mode] })),
+          childCpu: placement.childCpu,
+        };
+        const res = await runOnce(spec, placement.hostCpu);
+        for (const s of steady) {
+          const one = res.ok ? (res.results?.[s.name] ?? { ok: false, error: "no result" }) : res;
+          if (!one.ok) {
+            failed++;
+            console.error(`  ${placementName} ${s.name} ${candidate} round ${round + 1} failed: ${one.error}`);
+          }
+          steadyRuns.get(s.name).push({ candidate, round, ...one });
+        }
+      }
+    }
     for (const scenario of scenarios) {
       // A scenario with no extension process (import time) is the same in every placement: run once.
       if ((scenario.placementIndependent || scenario.firstPlacementOnly) && placementName !== opts.placements[0])
         continue;
       const params = scenario.params[mode];
-      const runs = [];
       const rounds = Math.min(opts.rounds, scenario.maxRounds ?? Infinity);
-      const blockStarted = Date.now();
-      for (let round = 0; round < rounds; round++) {
-        for (const candidate of rotate(opts.candidates, round)) {
-          if (CANDIDATE_PLACEMENTS[candidate] && !CANDIDATE_PLACEMENTS[candidate].includes(placementName)) continue;
-          const spec = { candidate, scenario: scenario.name, params, childCpu: placement.childCpu };
-          const res = await runOnce(spec, placement.hostCpu);
-          if (!res.ok) {
-            failed++;
-            console.error(`  ${placementName} ${scenario.name} ${candidate} round ${round + 1} failed: ${res.error}`);
+      let runs;
+      let blockSeconds;
+      if (scenario.steady) {
+        runs = steadyRuns.get(scenario.name);
+        blockSeconds = runs.reduce((t, r) => t + (r.seconds ?? 0), 0);
+      } else {
+        runs = [];
+        const blockStarted = Date.now();
+        for (let round = 0; round < rounds; round++) {
+          for (const candidate of rotate(present, round)) {
+            // What a candidate does not support in one round it does not in the next: no process for it.
+            const known = runs.find((r) => r.candidate === candidate && r.unsupported);
+            if (known) {
+              runs.push({ candidate, round, ok: true, unsupported: known.unsupported });
+              continue;
+            }
+            const spec = { candidate, scenario: scenario.name, params, childCpu: placement.childCpu };
+            const res = await runOnce(spec, placement.hostCpu);
+            if (!res.ok) {
+              failed++;
+              console.error(`  ${placementName} ${scenario.name} ${candidate} round ${round + 1} failed: ${res.error}`);
+            }
+            runs.push({ candidate, round, ...res });
           }
-          runs.push({ candidate, round, ...res });
         }
+        blockSeconds = (Date.now() - blockStarted) / 1000;
       }
-      const present = opts.candidates.filter(
-        (c) => !CANDIDATE_PLACEMENTS[c] || CANDIDATE_PLACEMENTS[c].includes(placementName),
-      );
       const summary = summarize(scenario, runs, present, rounds);
-      const blockSeconds = (Date.now() - blockStarted) / 1000;
       blocks.push({
         scenario: scenario.name,
         title: scenario.title(params),

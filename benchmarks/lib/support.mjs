@@ -11,10 +11,18 @@ export function unsupportedReason(candidate, scenario) {
   return missing.length ? `${candidate.name} does not export ${missing.join(", ")}` : null;
 }
 
-export async function needs(conn, ...methods) {
+/** Throws Unsupported when the connection lacks a method the scenario needs (the caller closes it). */
+export function needs(conn, ...methods) {
   const missing = methods.filter((m) => typeof conn[m] !== "function");
-  if (missing.length) {
+  if (missing.length) throw new Unsupported(`connection has no ${missing.join(", ")}`);
+}
+
+/** A steady-state scenario's run() on its own connection: connect, measure, close. */
+export async function onOwnConnection(candidate, ctx, measure) {
+  const conn = await candidate.connect(ctx);
+  try {
+    return await measure(conn);
+  } finally {
     await conn.close();
-    throw new Unsupported(`connection has no ${missing.join(", ")}`);
   }
 }

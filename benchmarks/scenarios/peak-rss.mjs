@@ -1,9 +1,9 @@
 // Peak RSS: runs the throughput workload (small calls, 64 in flight, after a warm-up), then reads
 // the high-water mark of resident memory (VmHWM in /proc/<pid>/status) of the host process (the
 // worker: library, connection and workload) and of the extension process, before closing.
-import { needs } from "../lib/support.mjs";
+import { needs, onOwnConnection } from "../lib/support.mjs";
 import { readFileSync } from "node:fs";
-import { pump } from "./throughput.mjs";
+import { pump, params as throughputParams } from "./throughput.mjs";
 
 export const name = "peak-rss";
 export const title = (p) =>
@@ -12,10 +12,8 @@ export const metrics = [
   { key: "host_mib", label: "host peak RSS", unit: "MiB", better: "lower" },
   { key: "extension_mib", label: "extension peak RSS", unit: "MiB", better: "lower" },
 ];
-export const params = {
-  full: { calls: 30_000, warmup: 5_000, inFlight: 64 },
-  quick: { calls: 5_000, warmup: 2_000, inFlight: 64 },
-};
+/** The throughput scenario's, so that on a shared connection its workload is the one measured. */
+export const params = throughputParams;
 
 function vmHwmMiB(pid) {
   const status = readFileSync(`/proc/${pid}/status`, "utf8");
@@ -24,16 +22,22 @@ function vmHwmMiB(pid) {
   return Number(m[1]) / 1024;
 }
 
-export async function run(candidate, p, ctx) {
-  const conn = await candidate.connect(ctx);
-  await needs(conn, "pids"); // else the table shows "-" for this candidate
-  try {
+/** Runs on a connection the worker shares between the steady-state scenarios (lib/worker.mjs). */
+export const steady = true;
+
+/**
+ * `ran`: the scenarios this connection already measured. After the throughput scenario (the same
+ * workload, with the same parameters) the peak is read at once instead of running it again.
+ */
+export async function measure(conn, p, { ran = new Set() } = {}) {
+  needs(conn, "pids"); // else the table shows "-" for this candidate
+  if (!ran.has("throughput")) {
     await pump(conn, p.warmup, p.inFlight);
     await pump(conn, p.calls, p.inFlight);
-    const { host, extension } = conn.pids();
-    if (!Number.isInteger(extension)) throw new Error(`extension pid unknown (${extension})`);
-    return { host_mib: vmHwmMiB(host), extension_mib: vmHwmMiB(extension) };
-  } finally {
-    await conn.close();
   }
+  const { host, extension } = conn.pids();
+  if (!Number.isInteger(extension)) throw new Error(`extension pid unknown (${extension})`);
+  return { host_mib: vmHwmMiB(host), extension_mib: vmHwmMiB(extension) };
 }
+
+export const run = (candidate, p, ctx) => onOwnConnection(candidate, ctx, (conn) => measure(conn, p));

@@ -2,12 +2,13 @@
 // total is reached; reports completed calls per second.
 import { SMALL_ARGS } from "../lib/payload.mjs";
 import { nowNs } from "../lib/stats.mjs";
+import { onOwnConnection } from "../lib/support.mjs";
 
 export const name = "throughput";
 export const title = (p) => `throughput (${p.calls} calls of ~100 B, ${p.inFlight} in flight)`;
 export const metrics = [{ key: "calls_per_s", label: "calls/s", unit: "/s", better: "higher" }];
 export const params = {
-  full: { calls: 30_000, warmup: 5_000, inFlight: 64 },
+  full: { calls: 20_000, warmup: 3_000, inFlight: 64 },
   quick: { calls: 5_000, warmup: 2_000, inFlight: 64 },
 };
 
@@ -23,15 +24,15 @@ export async function pump(conn, total, inFlight) {
   await Promise.all(Array.from({ length: Math.min(inFlight, total) }, lane));
 }
 
-export async function run(candidate, p, ctx) {
-  const conn = await candidate.connect(ctx);
-  try {
-    await pump(conn, p.warmup, p.inFlight);
-    const t0 = nowNs();
-    await pump(conn, p.calls, p.inFlight);
-    const seconds = Number(nowNs() - t0) / 1e9;
-    return { calls_per_s: p.calls / seconds };
-  } finally {
-    await conn.close();
-  }
+/** Runs on a connection the worker shares between the steady-state scenarios (lib/worker.mjs). */
+export const steady = true;
+
+export async function measure(conn, p) {
+  await pump(conn, p.warmup, p.inFlight);
+  const t0 = nowNs();
+  await pump(conn, p.calls, p.inFlight);
+  const seconds = Number(nowNs() - t0) / 1e9;
+  return { calls_per_s: p.calls / seconds };
 }
+
+export const run = (candidate, p, ctx) => onOwnConnection(candidate, ctx, (conn) => measure(conn, p));
