@@ -247,12 +247,24 @@ export class Generation {
     };
   }
 
-  /** The execution context sent with a request; resource_owner only where API 0.2+ puts it. */
+  /**
+   * The execution context sent with a request; resource_owner only where API 0.2+ puts it. What it
+   * is made of is fixed for the generation (its spec), so each variant is built once, frozen, and
+   * shared by every request instead of two objects per call.
+   */
   context(withOwner: boolean): ExecutionContext {
+    const owned = withOwner && isNegotiated(this.api);
+    const cached = owned ? this.#ownedContext : this.#plainContext;
+    if (cached) return cached;
     const ctx: ExecutionContext = { workspace: this.spec.workspace, execution_scope: null, host: this.spec.host };
-    if (withOwner && isNegotiated(this.api)) ctx.resource_owner = this.owner();
+    if (owned) ctx.resource_owner = Object.freeze(this.owner());
+    Object.freeze(ctx);
+    if (owned) this.#ownedContext = ctx;
+    else this.#plainContext = ctx;
     return ctx;
   }
+  #ownedContext: ExecutionContext | null = null;
+  #plainContext: ExecutionContext | null = null;
 
   /** Spawns the process and runs initialize; rejects (after killing the group) on any failure. */
   async start(): Promise<void> {
