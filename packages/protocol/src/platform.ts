@@ -45,3 +45,15 @@ export function platformTimers(): TimerApi | null {
   if (!st || !ct) return null;
   return { setTimeout: (fn, ms) => st(fn, ms), clearTimeout: (h) => ct(h) };
 }
+
+/**
+ * The platform's native UTF-8 length of a string (Node's Buffer.byteLength: a lone surrogate
+ * counts 3 bytes, the U+FFFD it is written as), or null where there is none (QuickJS).
+ */
+export function platformUtf8Length(): ((s: string) => number) | null {
+  // Node's Buffer, looked up by name on globalThis: the core imports nothing of Node.
+  const buffer = (globalThis as Record<string, unknown>)["Buffer"] as
+    | { byteLength(s: string, encoding: "utf8"): number }
+    | undefined;
+  return buffer ? (s) => buffer.byteLength(s, "utf8") : null;
+}

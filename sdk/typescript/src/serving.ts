@@ -115,7 +115,8 @@ export class Serving {
       onDiagnostic: (d) => process.stderr.write(`octet-extension: ${JSON.stringify(d)}\n`),
     });
     this.#peer = peer;
-    const reader = new EnvelopeReader();
+    // stdin's chunks are fresh per read: a frame's pieces are kept as views, not copies.
+    const reader = new EnvelopeReader({ borrowChunks: true });
     process.stdin.on("data", (chunk: Buffer) => {
       for (const event of reader.push(chunk)) {
         if (event.kind === "envelope") peer.receive(event.envelope);

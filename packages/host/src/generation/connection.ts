@@ -68,7 +68,8 @@ export interface ConnectionTrace {
 export class Connection {
   readonly peer: RpcPeer;
   readonly #o: ConnectionOptions;
-  readonly #reader = new EnvelopeReader();
+  /** A stream's chunks are fresh per read, so a frame's pieces are kept as views, not copies. */
+  readonly #reader = new EnvelopeReader({ borrowChunks: true });
   #partial: ReturnType<typeof setTimeout> | null = null;
   /** Resolves when the child's stderr has ended (EOF, close or error). */
   readonly stderrEnded: Promise<void>;

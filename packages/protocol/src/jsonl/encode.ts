@@ -24,11 +24,15 @@ export function encodeFrame(message: unknown, maxFrameBytes: number = MAX_FRAME_
     );
   }
   if (typeof text !== "string") throw new OctetError("frame_invalid", "message is not serializable as JSON");
-  // Cheap pre-check: a UTF-16 length within max/3 cannot exceed max bytes.
+  const frame = text + "\n";
+  // Cheap pre-check: a UTF-16 length within max/3 cannot exceed max bytes. Otherwise the frame
+  // itself is measured, not the text before its LF: V8 returns a large stringify result unflattened,
+  // and measuring flattens what it measures, so the stream then writes that flat copy instead of
+  // flattening the text + LF concatenation a second time.
   if (text.length * 3 > maxFrameBytes) {
-    const n = utf8ByteLength(text);
+    const n = utf8ByteLength(frame) - 1;
     if (n > maxFrameBytes)
       throw new OctetError("frame_too_large", `outbound frame is ${n} bytes, over the ${maxFrameBytes}-byte limit`);
   }
-  return text + "\n";
+  return frame;
 }

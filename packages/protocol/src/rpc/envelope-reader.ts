@@ -15,7 +15,8 @@ export type ReadEvent =
 export class EnvelopeReader {
   readonly #decoder: JsonlDecoder;
 
-  constructor(options: { maxFrameBytes?: number } = {}) {
+  /** `borrowChunks`: see JsonlDecoder (the caller never reuses a pushed chunk's memory). */
+  constructor(options: { maxFrameBytes?: number; borrowChunks?: boolean } = {}) {
     this.#decoder = new JsonlDecoder(options);
   }
 

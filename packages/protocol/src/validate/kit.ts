@@ -2,16 +2,22 @@
  * A tiny validation kit for wire shapes: byte lengths without TextEncoder, and path-qualified
  * problems so a message can say which member broke which rule.
  */
+import { platformUtf8Length } from "../platform.js";
 
 /** Only code units below 0x80: the regex engine checks this several times faster than a JS loop. */
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
+const nativeLength = platformUtf8Length();
+/** Below this many code units a call into the platform costs more than the regex. */
+const NATIVE_FROM = 4096;
 
 /**
  * UTF-8 byte length of a JS string (lone surrogates count as the 3-byte U+FFFD they encode to).
- * ASCII text, the common case, is answered by one regex test: the loop alone cost about 1.3 ms
- * per 512 KiB result and was the largest cost of sending a large frame.
+ * Where the platform counts natively (Node), it does: half the time of the ASCII regex below on
+ * 512 KiB. Elsewhere ASCII text, the common case, is answered by one regex test: the loop alone
+ * cost about 1.3 ms per 512 KiB result and was the largest cost of sending a large frame.
  */
 export function utf8ByteLength(s: string): number {
+  if (nativeLength !== null && s.length >= NATIVE_FROM) return nativeLength(s);
   if (ASCII_ONLY.test(s)) return s.length;
   let n = 0;
   for (let i = 0; i < s.length; i++) {
