@@ -4,7 +4,6 @@ feature negotiation (negotiation.py), each request under the concurrency limit i
 scope (scope.py), cancellation, lifecycle notifications, shutdown and stdin EOF.
 """
 import asyncio
-import concurrent.futures
 import contextvars
 import inspect
 import os
@@ -15,21 +14,22 @@ from typing import Any, Awaitable, Callable, Dict, List, Optional
 from ._bounds import SHUTDOWN_STAGE_TIMEOUT_MS
 from .catalog import ToolCatalog
 from .definitions import HandlerEntry
-from .dispatch import legal_method, route
+from .dispatch import legal_method
 from .errors import ErrorCode, WireError
 from .framing import FrameDecoder, parse_envelope
-from .handler_context import HandlerContext
 from .message_injection import MESSAGE_EVENTS, message_params
 from .negotiation import LIFECYCLE_EVENTS, negotiate
 from .peer import Link, RpcPeer, diagnose
 from .progress import RequestProgress
-from .scope import RequestScope, set_current
-from .session_control import flush_after_reply
+from .request_runner import RequestRunner
+from .scope import RequestScope
+from .slots import Slots
 from .terminal import TerminalGrants
+from .workers import WorkerPool
 from .writer import FrameWriter
 
 
-class Serving:
+class Serving(RequestRunner):
     """Mixin of Extension: serves one connection. The state it reads and writes is created in
     Extension.__init__."""
 
@@ -65,9 +65,7 @@ class Serving:
         writer.never_wait_on(threading.current_thread())
         self._peer = RpcPeer(writer)
         self._done = loop.create_future()
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            self.max_concurrent_requests + 2, thread_name_prefix="octet-handler"
-        )
+        self._executor = WorkerPool(self.max_concurrent_requests + 2, thread_name_prefix="octet-handler")
         reading = loop.create_task(self._read(next_chunk))
         try:
             code = await self._done
@@ -195,82 +193,7 @@ class Serving:
         if link is None:
             self._peer.reply_error(request_id, ErrorCode.UNAVAILABLE, f"{method} before initialize")
             return
-        scope = RequestScope(request_id, method)
-        scope.progress = RequestProgress(scope, link)
-        self._active[request_id] = scope
-        self._spawn(self._handle(scope, link, params))
-
-    async def _handle(self, scope: RequestScope, link: Link, params: Any) -> None:
-        set_current(scope)  # this task's own context: the handler and what it starts see it
-        outcome: Any = None
-        failure: Optional[BaseException] = None
-        acquired = False
-        try:
-            acquired = await self._slot(scope)
-            # Cancelled while waiting for a slot: answer without running the handler, so no
-            # work (and no side effect) starts after the host gave up on it.
-            scope.raise_if_cancelled()
-            outcome = await route(scope.method, params, self._registry, self.api_version, lambda: scope.cancelled,
-                                  lambda entry, args, context: self._invoke(entry, args, scope, link, context),
-                                  link.features)
-        except asyncio.CancelledError:
-            return  # the loop is closing (shutdown or EOF): nothing is answered any more
-        except BaseException as err:
-            failure = err
-            if scope.cancelled and self.api_version != "0.1":
-                failure = WireError(ErrorCode.REQUEST_CANCELLED, f"request {scope.id} was cancelled")
-        finally:
-            if acquired:
-                self._semaphore.release()
-            # The response is decided: nothing more may be sent for this request.
-            scope.settle()
-            if self._active.get(scope.id) is scope:
-                del self._active[scope.id]
-        if failure is not None:
-            self._peer.reply_failure(scope.id, scope.method, failure)
-        else:
-            self._peer.reply_result(scope.id, scope.method, outcome)
-        # Queued ctx.session_control.compact() goes out only after this reply (SCOMP-06); a tool
-        # whose error became an is_error result ended in error, so it is dropped (SCOMP-07).
-        failed = failure is not None or (isinstance(outcome, dict) and outcome.get("is_error") is True)
-        flush_after_reply(scope, link, not failed)
-
-    async def _slot(self, scope: RequestScope) -> bool:
-        """Waits for a concurrency slot (True) or for the request's cancellation (False), whichever
-        comes first: a request cancelled while queued is answered at once, not when a running
-        handler frees its slot (the host ends a generation that leaves a cancelled request
-        unanswered past its 2 s grace, CANCEL-07)."""
-        semaphore = self._semaphore
-        if not semaphore.locked():
-            await semaphore.acquire()
-            return True
-        acquire = asyncio.ensure_future(semaphore.acquire())
-        cancelled = asyncio.get_running_loop().create_future()
-        remove = scope.on_abort(lambda _err: cancelled.done() or cancelled.set_result(None))
-        try:
-            await asyncio.wait({acquire, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            remove()
-            if not cancelled.done():
-                cancelled.cancel()
-            if not acquire.done():
-                # Cancelled first (or the loop is closing): give the place in the queue up; a
-                # slot granted meanwhile goes back to the semaphore (asyncio does that on cancel).
-                acquire.cancel()
-        return acquire.done() and not acquire.cancelled()
-
-    async def _invoke(
-        self, entry: HandlerEntry, args: tuple, scope: RequestScope, link: Link, context: Dict[str, Any]
-    ) -> Any:
-        if entry.with_context:
-            args = args + (HandlerContext(self, scope, link, context),)
-        if entry.asynchronous:
-            return await entry.handler(*args)
-        loop = asyncio.get_running_loop()
-        value = await loop.run_in_executor(self._executor, contextvars.copy_context().run, entry.handler, *args)
-        if inspect.isawaitable(value):
-            value = await value
-        return value
+        self._start_request(request_id, method, params, link)
 
     def _answer_initialize(self, request_id: Any, params: Any) -> None:
         try:
@@ -327,8 +250,9 @@ class Serving:
         tools = [e.definition for e in self._registry.tools.values()]
         commands = [e.definition for e in self._registry.commands.values()]
         if self.api_version == "0.1":
-            self._semaphore = asyncio.Semaphore(self.max_concurrent_requests)
-            self._link = Link(self.api_version, frozenset(), self._peer, loop, contributes)
+            self._slots = Slots(self.max_concurrent_requests, loop)
+            self._link = link = Link(self.api_version, frozenset(), self._peer, loop, contributes)
+            self._make_progress = lambda scope: RequestProgress(scope, link)
             return {"api_version": self.api_version, "tools": tools, "commands": commands}
         events = [e for e in LIFECYCLE_EVENTS if e in self._lifecycle]
         n = negotiate(
@@ -351,8 +275,9 @@ class Serving:
         if events and "lifecycle_events" not in n["features"]:
             diagnose(f"the host did not offer lifecycle_events; the handlers for {', '.join(events)} will not run")
         self._subscribed = frozenset(n["protocol"].get("lifecycle_events", []))
-        self._semaphore = asyncio.Semaphore(n["max_concurrent"])
-        self._link = Link(self.api_version, n["features"], self._peer, loop, contributes)
+        self._slots = Slots(n["max_concurrent"], loop)
+        self._link = link = Link(self.api_version, n["features"], self._peer, loop, contributes)
+        self._make_progress = lambda scope: RequestProgress(scope, link)
         # Inside initialize, before its answer (WAVE1-24); the chain registers once it is answered.
         self._frontend.register_shortcuts(self._link, request_id)
         self._frontend.register_autocomplete(self._link)
@@ -386,7 +311,7 @@ _SESSION_REQUESTS: Dict[str, Callable[[Serving, Any, Any], None]] = {
 
 
 def _with_definition(entry: HandlerEntry, definition: Dict[str, Any]) -> HandlerEntry:
-    return HandlerEntry(definition, entry.handler, entry.with_context)
+    return HandlerEntry(definition, entry.handler, entry.with_context, entry.inline)
 
 
 
