@@ -49,7 +49,8 @@ class Serving(RequestRunner):
         if self._running:
             raise RuntimeError("run() was called twice")
         writer = FrameWriter.for_fd(self._stdout_fd)
-        code = asyncio.run(self._serve(_stdin_chunks(), writer))
+        fd = sys.stdin.fileno() if sys.stdin is not None else 0
+        code = asyncio.run(self._serve(_stdin_chunks(), writer, fd))
         try:
             sys.stderr.flush()
         finally:
@@ -57,21 +58,31 @@ class Serving(RequestRunner):
             # not hold the exit: leave without joining them.
             os._exit(code)
 
-    async def _serve(self, next_chunk: Callable[[], Awaitable[bytes]], writer: FrameWriter) -> int:
+    async def _serve(self, next_chunk: Callable[[], Awaitable[bytes]], writer: FrameWriter,
+                     stdin_fd: Optional[int] = None) -> int:
         """Serves one connection: `next_chunk()` returns input bytes (b"" at EOF); frames go to
-        `writer`. Returns the exit code. Tests drive this directly."""
+        `writer`. Returns the exit code. Tests drive this directly. With `stdin_fd`, the loop
+        reads that descriptor itself when it can wait on it (a socket or a pipe), and
+        `next_chunk` is used only when it cannot (a regular file)."""
         self._running = True
         loop = asyncio.get_running_loop()
         writer.never_wait_on(threading.current_thread())
         self._peer = RpcPeer(writer)
         self._done = loop.create_future()
         self._executor = WorkerPool(self.max_concurrent_requests + 2, thread_name_prefix="octet-handler")
-        reading = loop.create_task(self._read(next_chunk))
+        decoder = FrameDecoder()
+        watching = stdin_fd is not None and _watch(loop, stdin_fd, lambda: self._on_readable(stdin_fd, decoder))
+        reading = None if watching else loop.create_task(self._read(next_chunk, decoder))
         try:
             code = await self._done
         finally:
-            reading.cancel()
-            for scope in list(self._active.values()):
+            if watching:
+                loop.remove_reader(stdin_fd)
+            if reading is not None:
+                reading.cancel()
+            with self._active_lock:
+                active = list(self._active.values())
+            for scope in active:
                 scope.abort("extension is shutting down")
             self._peer.close(RuntimeError("the extension is shutting down"))
             await loop.run_in_executor(None, writer.wait_idle, SHUTDOWN_STAGE_TIMEOUT_MS / 1000)
@@ -82,10 +93,27 @@ class Serving(RequestRunner):
         if self._done is not None and not self._done.done():
             self._done.set_result(code)
 
-    async def _read(self, next_chunk: Callable[[], Awaitable[bytes]]) -> None:
-        decoder = FrameDecoder()
-        while True:
-            chunk = await next_chunk()
+    async def _read(self, next_chunk: Callable[[], Awaitable[bytes]], decoder: FrameDecoder) -> None:
+        while self._feed(decoder, await next_chunk()):
+            pass
+
+    def _on_readable(self, fd: int, decoder: FrameDecoder) -> None:
+        """The loop's reader callback: one read (it does not block: the descriptor is ready)."""
+        try:
+            chunk = os.read(fd, 65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not self._feed(decoder, chunk):
+            asyncio.get_running_loop().remove_reader(fd)
+
+    def _feed(self, decoder: FrameDecoder, chunk: bytes) -> bool:
+        """Handles one chunk of input (b"" at EOF); False once reading is over. The frames this
+        sends from the loop (inline answers, refusals) leave in one write."""
+        writer = self._peer.writer
+        writer.cork()
+        try:
             frames = decoder.push(chunk) if chunk else decoder.end()
             for value, error in frames:
                 if error is None:
@@ -93,13 +121,16 @@ class Serving(RequestRunner):
                 elif error.fatal:
                     diagnose(f"unreadable input from the host ({error.message}); exiting")
                     self._exit(1)
-                    return
+                    return False
                 else:
                     self._peer.reply_error(None, ErrorCode.PARSE_ERROR, f"parse error: {error.message}")
-            if not chunk:
-                # Stdin EOF is transport loss or final teardown: exit promptly (FRAME-12).
-                self._exit(0)
-                return
+        finally:
+            writer.uncork()
+        if not chunk:
+            # Stdin EOF is transport loss or final teardown: exit promptly (FRAME-12).
+            self._exit(0)
+            return False
+        return True
 
     def _on_value(self, value: Any) -> None:
         kind, reason, message_id = parse_envelope(value)
@@ -313,6 +344,18 @@ _SESSION_REQUESTS: Dict[str, Callable[[Serving, Any, Any], None]] = {
 def _with_definition(entry: HandlerEntry, definition: Dict[str, Any]) -> HandlerEntry:
     return HandlerEntry(definition, entry.handler, entry.with_context, entry.inline)
 
+
+
+def _watch(loop: asyncio.AbstractEventLoop, fd: int, callback: Callable[[], None]) -> bool:
+    """Whether the loop can wait on `fd` (epoll refuses a regular file, for one): then it reads
+    stdin itself, with no reader thread and no handoff per chunk. The descriptor stays blocking
+    (it may be shared); a read after readiness returns what is there. A flooding host is held
+    back by the pipe: nothing is read while the loop is busy with what was read."""
+    try:
+        loop.add_reader(fd, callback)
+        return True
+    except (OSError, ValueError, NotImplementedError):
+        return False
 
 
 def _stdin_chunks() -> Callable[[], Awaitable[bytes]]:
