@@ -12,6 +12,7 @@ import threading
 from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 from ._bounds import SHUTDOWN_STAGE_TIMEOUT_MS
+from ._malloc import keep_frame_memory
 from .catalog import ToolCatalog
 from .definitions import HandlerEntry
 from .dispatch import legal_method
@@ -48,7 +49,7 @@ class Serving(RequestRunner):
         (code 0; 1 when the host's input was unreadable)."""
         if self._running:
             raise RuntimeError("run() was called twice")
-        writer = FrameWriter.for_fd(self._stdout_fd)
+        writer = FrameWriter.for_fd(self._stdout_fd, on_first_large_frame=keep_frame_memory)
         fd = sys.stdin.fileno() if sys.stdin is not None else 0
         code = asyncio.run(self._serve(_stdin_chunks(), writer, fd))
         try:

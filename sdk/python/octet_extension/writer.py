@@ -116,17 +116,22 @@ class FrameWriter:
         self._closed = False
         self._no_wait_thread: Optional[threading.Thread] = None
         self._corked: Optional[List[Ticket]] = None  # the event loop's frames while it is corked
+        self._on_large: Optional[Callable[[], None]] = None
         self._thread = threading.Thread(target=self._run, name="octet-stdout-writer", daemon=True)
         self._thread.start()
 
     @classmethod
-    def for_fd(cls, fd: int) -> "FrameWriter":
+    def for_fd(cls, fd: int, on_first_large_frame: Optional[Callable[[], None]] = None) -> "FrameWriter":
+        """The writer of descriptor `fd`; `on_first_large_frame()` runs (once, on the sending
+        thread) before the first frame over 64 KiB is queued."""
         def sink(data: bytes) -> None:
             view = memoryview(data)
             while view:
                 n = os.write(fd, view)
                 view = view[n:]
-        return cls(sink, try_write=_nonblocking_send(fd))
+        writer = cls(sink, try_write=_nonblocking_send(fd))
+        writer._on_large = on_first_large_frame
+        return writer
 
     def never_wait_on(self, thread: threading.Thread) -> None:
         """The event loop's thread: sends from it never block on backpressure."""
@@ -159,6 +164,9 @@ class FrameWriter:
             self._enqueue(batch)
 
     def send(self, data: bytes) -> Ticket:
+        if len(data) > _DIRECT_MAX_BYTES and self._on_large is not None:
+            on_large, self._on_large = self._on_large, None
+            on_large()  # before any lock is taken: it may import
         ticket = Ticket(data)
         corked = self._corked
         if corked is not None and threading.current_thread() is self._no_wait_thread:
@@ -193,8 +201,9 @@ class FrameWriter:
                 self._fail(err)
                 return
             if n >= len(data):
+                # Nobody to wake: the stream was idle before and is idle after (a notify here
+                # would wake the writer thread for nothing, and it takes the GIL from the sender).
                 ticket.state = "done"
-                self._cond.notify_all()
                 return
             if n > 0:
                 # Started: the rest goes first, and this frame can no longer be withdrawn.
