@@ -5,7 +5,8 @@ notifications; shutdown and stdin EOF. Mirrors sdk/typescript/src/extension.ts.
 
 Threading model: one asyncio event loop reads stdin, routes frames and owns all request state.
 `async def` handlers run on it; ordinary `def` handlers run on a worker thread each (at most the
-negotiated concurrency limit at once), so a blocking handler never stalls the wire. Helpers that
+negotiated concurrency limit at once), so a blocking handler never stalls the wire; a tool
+registered `inline=True` declares that it never blocks and runs on the loop (request_runner.py). Helpers that
 wait for the host (confirm, input, policy, secrets, artifacts, register_tools) block a `def`
 handler's thread and are awaited in an `async def` handler. Frames leave only through the one
 FrameWriter (writer.py), which owns stdout from the moment the Extension is created.
