@@ -98,7 +98,8 @@ class RequestRunner:
 
     def _settle_future(self, scope: RequestScope, link: Link, future: "concurrent.futures.Future[Any]") -> None:
         if future.cancelled():
-            return  # the loop is closing: nothing is answered any more
+            self._drop(scope)
+            return
         err = future.exception()
         if err is None:
             self._tool_outcome(scope, link, future.result(), False)
@@ -111,6 +112,7 @@ class RequestRunner:
         try:
             value = await awaitable
         except asyncio.CancelledError:
+            self._drop(scope)
             return
         except Exception as err:
             self._tool_outcome(scope, link, err, True)
@@ -155,11 +157,7 @@ class RequestRunner:
                                   lambda entry, args, context: self._invoke(entry, args, scope, link, context),
                                   link.features)
         except asyncio.CancelledError:
-            # The loop is closing (shutdown or EOF): nothing is answered any more.
-            if acquired:
-                self._slots.give()
-            scope.settle()
-            self._forget(scope)
+            self._drop(scope, acquired)
             return
         except BaseException as err:
             failure = err
@@ -208,6 +206,14 @@ class RequestRunner:
                 flush_after_reply(scope, link, not failed)
             else:
                 link.loop.call_soon_threadsafe(flush_after_reply, scope, link, not failed)
+
+    def _drop(self, scope: RequestScope, held: bool = True) -> None:
+        """The loop is closing (shutdown or EOF): nothing is answered any more, but the slot and
+        the scope are still given up."""
+        if held:
+            self._slots.give()
+        scope.settle()
+        self._forget(scope)
 
     def _forget(self, scope: RequestScope) -> None:
         # Under the lock: the loop may be registering a request that reuses the id.

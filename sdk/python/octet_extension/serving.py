@@ -1,7 +1,8 @@
 """Serving the host, the runtime half of Extension (extension.py): the stdin loop, routing of
 frames by the method table (dispatch.py for content requests), the initialize handshake and
 feature negotiation (negotiation.py), each request under the concurrency limit in its request
-scope (scope.py), cancellation, lifecycle notifications, shutdown and stdin EOF.
+scope (request_runner.py, scope.py, slots.py), cancellation, lifecycle notifications, shutdown
+and stdin EOF.
 """
 import asyncio
 import contextvars
