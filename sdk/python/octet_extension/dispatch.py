@@ -139,6 +139,8 @@ def tool_call_result(value: Any, api: str) -> Dict[str, Any]:
     """A tool handler's value as the wire result. Reserved diagnostics metadata is checked and
     projected on every result (PY-24, DIAG-03). A value that cannot be a result raises: the
     caller passes that to tool_call_error like an exception of the handler."""
+    if type(value) is str:  # the common case, with no metadata to check (and no ABC check)
+        return to_tool_result(value, api)
     return to_tool_result(normalize_result(value), api)
 
 

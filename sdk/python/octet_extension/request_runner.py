@@ -86,7 +86,7 @@ class RequestRunner:
         except BaseException as err:
             self._finish(scope, link, None, err)
             return
-        if inspect.isawaitable(value):
+        if type(value) not in _PLAIN and inspect.isawaitable(value):
             # A def handler that returned an awaitable: awaited on the loop, as it always was.
             if on_loop:
                 self._spawn(self._await_tool(scope, link, value))
@@ -220,6 +220,10 @@ class RequestRunner:
         with self._active_lock:
             if self._active.get(scope.id) is scope:
                 del self._active[scope.id]
+
+
+#: What a tool returns most of the time, and is never awaitable: skips isawaitable's ABC check.
+_PLAIN = frozenset((str, dict))
 
 
 async def _awaited(awaitable: Any) -> Any:

@@ -114,7 +114,7 @@ class FrameWriter:
         self._cond = threading.Condition()
         self.broken: Optional[BaseException] = None
         self._closed = False
-        self._no_wait_thread: Optional[threading.Thread] = None
+        self._no_wait_ident: Optional[int] = None  # the event loop's thread (compared per frame)
         self._corked: Optional[List[Ticket]] = None  # the event loop's frames while it is corked
         self._on_large: Optional[Callable[[], None]] = None
         self._thread = threading.Thread(target=self._run, name="octet-stdout-writer", daemon=True)
@@ -135,11 +135,11 @@ class FrameWriter:
 
     def never_wait_on(self, thread: threading.Thread) -> None:
         """The event loop's thread: sends from it never block on backpressure."""
-        self._no_wait_thread = thread
+        self._no_wait_ident = thread.ident
 
     def cork(self) -> None:
         """From the event loop's thread only: its frames are held until uncork()."""
-        if self._corked is None and threading.current_thread() is self._no_wait_thread:
+        if self._corked is None and threading.get_ident() == self._no_wait_ident:
             self._corked = []
 
     def uncork(self) -> None:
@@ -169,7 +169,7 @@ class FrameWriter:
             on_large()  # before any lock is taken: it may import
         ticket = Ticket(data)
         corked = self._corked
-        if corked is not None and threading.current_thread() is self._no_wait_thread:
+        if corked is not None and threading.get_ident() == self._no_wait_ident:
             with self._cond:
                 if self.broken is not None or self._closed:
                     ticket.state = "withdrawn"
@@ -181,7 +181,7 @@ class FrameWriter:
             if self.broken is not None or self._closed:
                 ticket.state = "withdrawn"
                 return ticket
-            if threading.current_thread() is not self._no_wait_thread:
+            if threading.get_ident() != self._no_wait_ident:
                 while self._queued_bytes > self._max and self.broken is None and not self._closed:
                     self._cond.wait(0.5)
             self._enqueue(ticket)
