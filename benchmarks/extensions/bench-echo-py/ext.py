@@ -19,6 +19,7 @@ ext = Extension(api_version="0.4", max_concurrent_requests=64)
         "required": ["text"],
         "additionalProperties": False,
     },
+    inline=True,  # returns at once: run on the event loop, no thread handoff
 )
 def echo(args):
     return str(args["text"])
@@ -36,6 +37,7 @@ _blobs = {}
         "required": ["bytes"],
         "additionalProperties": False,
     },
+    inline=True,
 )
 def blob(args):
     n = int(args["bytes"])

@@ -111,12 +111,15 @@ def takes_context(fn: Callable[..., Any]) -> bool:
 
 class HandlerEntry:
     """A registered handler: its definition (tools, commands), the callable, and whether it
-    takes ctx. `asynchronous` handlers run on the event loop; others on a worker thread."""
+    takes ctx. `asynchronous` handlers run on the event loop; others on a worker thread, unless
+    registered `inline` (a `def` handler that never blocks: it runs on the event loop itself,
+    with no thread handoff)."""
 
-    __slots__ = ("definition", "handler", "with_context", "asynchronous")
+    __slots__ = ("definition", "handler", "with_context", "asynchronous", "inline")
 
     def __init__(
-        self, definition: Optional[Dict[str, Any]], handler: Callable[..., Any], with_context: Optional[bool] = None
+        self, definition: Optional[Dict[str, Any]], handler: Callable[..., Any], with_context: Optional[bool] = None,
+        inline: bool = False,
     ) -> None:
         if not callable(handler):
             raise TypeError(f"a handler must be callable, got {type(handler).__name__}")
@@ -126,3 +129,10 @@ class HandlerEntry:
         self.asynchronous = inspect.iscoroutinefunction(handler) or inspect.iscoroutinefunction(
             getattr(handler, "__call__", None)
         )
+        if not isinstance(inline, bool):
+            raise TypeError(f"inline must be True or False, got {inline!r}")
+        if inline and self.asynchronous:
+            raise ValueError(
+                "inline=True is for a plain def handler; an async def handler already runs on the event loop"
+            )
+        self.inline = inline

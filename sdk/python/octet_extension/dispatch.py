@@ -6,7 +6,7 @@ Concurrency, the request scope and the handler's thread are the caller's (extens
 passes `invoke(handler, args)`, which runs the handler and returns its value.
 """
 import base64
-from typing import AbstractSet, Any, Awaitable, Callable, Dict, List, NamedTuple, Optional
+from typing import AbstractSet, Any, Awaitable, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from ._methods import ADVISORY_HOOKS, COMPACTION_HOOKS, HOOK_NAMES, METHODS, TURN_HOOKS, MethodSpec
 from .errors import ErrorCode, WireError, author_error
@@ -18,7 +18,8 @@ from .session import mark_turn_hook
 from .session_control import mark_compaction_hook
 from .menu_rules import check_menu
 
-__all__ = ["route", "legal_method", "HOOK_NAMES", "HOOKS_04", "cache_warming_decision"]
+__all__ = ["route", "legal_method", "tool_call_target", "tool_call_result", "tool_call_error", "HOOK_NAMES",
+           "HOOKS_04", "cache_warming_decision"]
 
 #: API 0.4 hooks with their own result shape, each behind its negotiated feature.
 HOOKS_04 = ADVISORY_HOOKS + TURN_HOOKS + COMPACTION_HOOKS
@@ -118,7 +119,9 @@ def _unknown(method: str) -> WireError:
     return WireError(ErrorCode.METHOD_NOT_FOUND, f"method not found: {method}" + (f" ({hint})" if hint else ""))
 
 
-async def _tool_call(params: Any, r: _Routed) -> Any:
+def tool_call_target(params: Any, registry: Any) -> Tuple[Any, Dict[str, Any], Dict[str, Any]]:
+    """A tool/call's params checked (-32602 naming the problem): (entry, arguments, context).
+    The serving loop's direct path (request_runner.py) and route() both start here."""
     p = _params(params)
     name = _string(p, "name", True)
     arguments = _object(p, "arguments")
@@ -126,17 +129,35 @@ async def _tool_call(params: Any, r: _Routed) -> Any:
     if revision is not None and (not isinstance(revision, int) or isinstance(revision, bool) or revision < 0):
         raise _bad(f"catalog_revision must be an integer >= 0, got {revision!r}")
     context = _context(p)
-    tools = r.registry.tools_at(revision)
-    entry = tools.get(name)
+    entry = registry.tools_at(revision).get(name)
     if entry is None:
         raise WireError(ErrorCode.INVALID_PARAMS, f'unknown tool "{name}"')
+    return entry, arguments, context
+
+
+def tool_call_result(value: Any, api: str) -> Dict[str, Any]:
+    """A tool handler's value as the wire result. Reserved diagnostics metadata is checked and
+    projected on every result (PY-24, DIAG-03). A value that cannot be a result raises: the
+    caller passes that to tool_call_error like an exception of the handler."""
+    if type(value) is str:  # the common case, with no metadata to check (and no ABC check)
+        return to_tool_result(value, api)
+    return to_tool_result(normalize_result(value), api)
+
+
+def tool_call_error(err: Exception, api: str, cancelled: bool) -> Dict[str, Any]:
+    """What a tool handler raised: an error result, or (a WireError, or any error once the
+    request was cancelled) raised again for the JSON-RPC error answer."""
+    if isinstance(err, WireError) or cancelled:
+        raise author_error(err)
+    return to_tool_result({"content": f"Error: {err}", "is_error": True}, api)
+
+
+async def _tool_call(params: Any, r: _Routed) -> Any:
+    entry, arguments, context = tool_call_target(params, r.registry)
     try:
-        # Reserved diagnostics metadata is checked and projected on every result (PY-24, DIAG-03).
-        return to_tool_result(normalize_result(await r.invoke(entry, (arguments,), context)), r.api)
+        return tool_call_result(await r.invoke(entry, (arguments,), context), r.api)
     except Exception as err:
-        if isinstance(err, WireError) or r.cancelled():
-            raise author_error(err)
-        return to_tool_result({"content": f"Error: {err}", "is_error": True}, r.api)
+        return tool_call_error(err, r.api, r.cancelled())
 
 
 async def _command_execute(params: Any, r: _Routed) -> Any:

@@ -5,7 +5,8 @@ notifications; shutdown and stdin EOF. Mirrors sdk/typescript/src/extension.ts.
 
 Threading model: one asyncio event loop reads stdin, routes frames and owns all request state.
 `async def` handlers run on it; ordinary `def` handlers run on a worker thread each (at most the
-negotiated concurrency limit at once), so a blocking handler never stalls the wire. Helpers that
+negotiated concurrency limit at once), so a blocking handler never stalls the wire; a tool
+registered `inline=True` declares that it never blocks and runs on the loop (request_runner.py). Helpers that
 wait for the host (confirm, input, policy, secrets, artifacts, register_tools) block a `def`
 handler's thread and are awaited in an `async def` handler. Frames leave only through the one
 FrameWriter (writer.py), which owns stdout from the moment the Extension is created.
@@ -15,7 +16,7 @@ handling), handler_context.py (a handler's ctx); this file holds the state and t
 talk to the host.
 """
 import asyncio
-import concurrent.futures
+import threading
 from typing import Any, Callable, Dict, Iterable, List, Optional, Sequence
 
 from ._bounds import MAX_CONCURRENT_REQUESTS, MAX_CONTEXT_CONTENT_BYTES, MAX_CONTEXT_LABEL_BYTES, MAX_STATUS_TEXT_BYTES
@@ -35,6 +36,8 @@ from .reverse import confirm as _confirm, request_input as _input
 from .scope import Cancellation, RequestScope, current_scope
 from .serving import Serving
 from .session import Session
+from .slots import Slots
+from .workers import WorkerPool
 from .message_injection import ActiveTools
 from .session_control import SessionControl
 from .frontend import Composer, Frontend
@@ -92,8 +95,10 @@ class Extension(Registration, Serving):
         self._peer: Optional[RpcPeer] = None
         self._active: Dict[Any, RequestScope] = {}
         self._tasks: set = set()
-        self._semaphore: Optional[asyncio.Semaphore] = None
-        self._executor: Optional[concurrent.futures.ThreadPoolExecutor] = None
+        self._active_lock = threading.Lock()
+        self._slots: Optional[Slots] = None
+        self._make_progress: Optional[Callable[[RequestScope], Any]] = None
+        self._executor: Optional[WorkerPool] = None
         self._done: Optional["asyncio.Future[int]"] = None
         self._running = False
         #: The running request's cancellation token, wherever the handler's code is.
@@ -271,10 +276,11 @@ class Extension(Registration, Serving):
             handler = spec.pop("handler", None)
             if not callable(handler):
                 raise TypeError(f"register_tools(): tool {spec.get('name')!r} needs a callable handler")
+            inline = spec.pop("inline", False)
             definition = tool_definition(
                 self.api_version, spec.pop("name", None), spec.pop("description", None), **spec
             )
-            entries.append((definition["name"], HandlerEntry(definition, handler)))
+            entries.append((definition["name"], HandlerEntry(definition, handler, inline=inline)))
         names = [n for n, _ in entries]
         duplicate = next((n for i, n in enumerate(names) if n in names[:i]), None)
         if duplicate is not None:

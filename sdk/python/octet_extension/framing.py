@@ -44,12 +44,17 @@ class _Obj(dict):
 
 
 def _pairs(pairs: List[Tuple[str, Any]]) -> dict:
-    obj = _Obj()
+    # Called for every object of every frame: a plain dict (built in C) unless a key repeats,
+    # which the sizes tell; only then the pairs are walked to name the first duplicate.
+    obj = dict(pairs)
+    if len(obj) == len(pairs):
+        return obj
+    marked = _Obj()
     for key, value in pairs:
-        if key in obj and obj.duplicate is None:
-            obj.duplicate = key
-        obj[key] = value
-    return obj
+        if key in marked and marked.duplicate is None:
+            marked.duplicate = key
+        marked[key] = value
+    return marked
 
 
 def _no_constant(name: str) -> Any:
@@ -57,6 +62,9 @@ def _no_constant(name: str) -> Any:
 
 
 _decoder = json.JSONDecoder(object_pairs_hook=_pairs, parse_constant=_no_constant)
+# Made once: json.dumps with options builds a new JSONEncoder on every call.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
+_encode_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode
 
 
 class FrameDecoder:
@@ -251,11 +259,10 @@ def encode_frame(message: Any, max_frame_bytes: int = MAX_FRAME_BYTES) -> bytes:
     """The frame of one message (its JSON text plus LF). Raises FrameTooLarge over the bound and
     ValueError/TypeError for a value with no JSON text (NaN, a set, a cycle), before any write."""
     try:
-        text = json.dumps(message, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
-        data = text.encode("utf-8")
+        data = _encode(message).encode("utf-8")
     except UnicodeEncodeError:
         # A lone surrogate has no UTF-8 form: escape it as \\udXXX, as JSON.stringify does.
-        data = json.dumps(message, ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode("ascii")
+        data = _encode_ascii(message).encode("ascii")
     if len(data) > max_frame_bytes:
         raise FrameTooLarge(f"outbound frame is {len(data)} bytes, over the {max_frame_bytes}-byte limit")
     return data + b"\n"

@@ -40,6 +40,10 @@ class RpcPeer:
         self.closed: Optional[BaseException] = None
 
     @property
+    def writer(self) -> FrameWriter:
+        return self._writer
+
+    @property
     def pending_count(self) -> int:
         return len(self._pending)
 

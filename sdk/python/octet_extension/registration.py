@@ -47,18 +47,24 @@ class Registration:
         output_schema: Optional[Dict[str, Any]] = None,
         prompt_snippet: Optional[str] = None,
         prompt_guidelines: Optional[Sequence[str]] = None,
+        inline: bool = False,
     ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
         """Decorator registering a dictionary-arguments tool. The handler takes `(args)` or
         `(args, ctx)` and returns a str (one text part) or a dict with `content` (str or content
         parts), `is_error`, `structured_content`, `metadata`. Raising an ordinary exception
-        gives an error result; raising WireError answers that error."""
+        gives an error result; raising WireError answers that error.
+
+        A plain `def` handler runs on a worker thread, so it may block. `inline=True` runs it on
+        the event loop instead, with no thread handoff (the fastest call): only for a handler
+        that returns promptly without waiting (no sleep, no blocking I/O, no blocking helper
+        such as ctx.confirm); while it runs nothing else is read, cancellation included."""
         def register(fn: Callable[..., Any]) -> Callable[..., Any]:
             tool_name = name if name is not None else fn.__name__
             text = description if description is not None else inspect.getdoc(fn)
             definition = tool_definition(
                 self.api_version, tool_name, text, parameters, output_schema, prompt_snippet, prompt_guidelines
             )
-            self._add_tool(definition, HandlerEntry(definition, fn))
+            self._add_tool(definition, HandlerEntry(definition, fn, inline=inline))
             return fn
         return register
 

@@ -29,53 +29,89 @@ def set_current(scope: "Optional[RequestScope]") -> None:
 
 
 class RequestScope:
-    def __init__(self, request_id: Any, method: str) -> None:
+    """Built for every host request, so it is cheap: the threading.Event that a blocking
+    `wait_cancelled` sleeps on is made only when something waits (most requests never do), and
+    the $/progress sequence takes the module lock only when progress is sent."""
+
+    __slots__ = ("id", "method", "_make_progress", "_progress", "_cancelled", "_event", "_reason", "_on_abort",
+                 "_sequence", "active", "__weakref__")
+
+    def __init__(self, request_id: Any, method: str,
+                 make_progress: Optional[Callable[["RequestScope"], Any]] = None) -> None:
         self.id = request_id
         self.method = method
-        self.progress: Any = None  # set by the runtime: a RequestProgress
-        self._event = threading.Event()
+        self._make_progress = make_progress  # the connection's RequestProgress factory, used on first use
+        self._progress: Any = None
+        self._cancelled = False
+        self._event: Optional[threading.Event] = None
         self._reason: Optional[str] = None
-        self._on_abort: List[Callable[[BaseException], None]] = []
+        self._on_abort: Optional[List[Callable[[BaseException], None]]] = None
         self._sequence = 0
-        self._lock = threading.Lock()
         self.active = True
 
     @property
+    def progress(self) -> Any:
+        """The request's RequestProgress (None for a scope made without a factory)."""
+        if self._progress is None and self._make_progress is not None:
+            with _lazy_lock:
+                if self._progress is None:
+                    self._progress = self._make_progress(self)
+        return self._progress
+
+    @progress.setter
+    def progress(self, value: Any) -> None:
+        self._progress = value
+
+    @property
     def cancelled(self) -> bool:
-        return self._event.is_set()
+        return self._cancelled
 
     def cancellation_error(self) -> RequestCancelled:
         return RequestCancelled(f"request {self.id} was cancelled{self._reason or ''}")
 
     def abort(self, reason: str = "") -> None:
         """Cancels the request (event-loop thread). Idempotent."""
-        if self._event.is_set():
+        if self._cancelled:
             return
         self._reason = f" ({reason})" if reason else ""
-        self._event.set()
-        callbacks, self._on_abort = self._on_abort, []
-        for callback in callbacks:
+        # Under the lock, so a waiter making its Event at this moment either sees the flag or
+        # has its Event set here (wait_cancelled).
+        with _lazy_lock:
+            self._cancelled = True
+            event = self._event
+        if event is not None:
+            event.set()
+        callbacks, self._on_abort = self._on_abort, None
+        for callback in callbacks or ():
             callback(self.cancellation_error())
 
     def on_abort(self, callback: Callable[[BaseException], None]) -> Callable[[], None]:
         """Runs callback(error) when the request is cancelled (at once if it already was);
         returns a function that removes it."""
-        if self._event.is_set():
+        if self._cancelled:
             callback(self.cancellation_error())
             return lambda: None
+        if self._on_abort is None:
+            self._on_abort = []
         self._on_abort.append(callback)
 
         def remove() -> None:
-            if callback in self._on_abort:
+            if self._on_abort is not None and callback in self._on_abort:
                 self._on_abort.remove(callback)
         return remove
 
     def raise_if_cancelled(self) -> None:
-        if self._event.is_set():
+        if self._cancelled:
             raise self.cancellation_error()
 
     def wait_cancelled(self, timeout: Optional[float]) -> bool:
-        return self._event.wait(timeout)
+        with _lazy_lock:
+            if self._cancelled:
+                return True
+            if self._event is None:
+                self._event = threading.Event()
+            event = self._event
+        return event.wait(timeout)
 
     def settle(self) -> None:
         """The response is decided: nothing more may be sent for this request."""
@@ -83,9 +119,13 @@ class RequestScope:
 
     def next_sequence(self) -> int:
         """1, 2, 3... strictly increasing per request (PROG-03), from any thread."""
-        with self._lock:
+        with _lazy_lock:
             self._sequence += 1
             return self._sequence
+
+
+#: Guards what RequestScope makes lazily and its sequence; held for a few instructions only.
+_lazy_lock = threading.Lock()
 
 
 class Cancellation:

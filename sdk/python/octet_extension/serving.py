@@ -1,10 +1,10 @@
 """Serving the host, the runtime half of Extension (extension.py): the stdin loop, routing of
 frames by the method table (dispatch.py for content requests), the initialize handshake and
 feature negotiation (negotiation.py), each request under the concurrency limit in its request
-scope (scope.py), cancellation, lifecycle notifications, shutdown and stdin EOF.
+scope (request_runner.py, scope.py, slots.py), cancellation, lifecycle notifications, shutdown
+and stdin EOF.
 """
 import asyncio
-import concurrent.futures
 import contextvars
 import inspect
 import os
@@ -13,23 +13,25 @@ import threading
 from typing import Any, Awaitable, Callable, Dict, List, Optional
 
 from ._bounds import SHUTDOWN_STAGE_TIMEOUT_MS
+from ._malloc import keep_frame_memory
 from .catalog import ToolCatalog
 from .definitions import HandlerEntry
-from .dispatch import legal_method, route
+from .dispatch import legal_method
 from .errors import ErrorCode, WireError
 from .framing import FrameDecoder, parse_envelope
-from .handler_context import HandlerContext
 from .message_injection import MESSAGE_EVENTS, message_params
 from .negotiation import LIFECYCLE_EVENTS, negotiate
 from .peer import Link, RpcPeer, diagnose
 from .progress import RequestProgress
-from .scope import RequestScope, set_current
-from .session_control import flush_after_reply
+from .request_runner import RequestRunner
+from .scope import RequestScope
+from .slots import Slots
 from .terminal import TerminalGrants
+from .workers import WorkerPool
 from .writer import FrameWriter
 
 
-class Serving:
+class Serving(RequestRunner):
     """Mixin of Extension: serves one connection. The state it reads and writes is created in
     Extension.__init__."""
 
@@ -48,8 +50,9 @@ class Serving:
         (code 0; 1 when the host's input was unreadable)."""
         if self._running:
             raise RuntimeError("run() was called twice")
-        writer = FrameWriter.for_fd(self._stdout_fd)
-        code = asyncio.run(self._serve(_stdin_chunks(), writer))
+        writer = FrameWriter.for_fd(self._stdout_fd, on_first_large_frame=keep_frame_memory)
+        fd = sys.stdin.fileno() if sys.stdin is not None else 0
+        code = asyncio.run(self._serve(_stdin_chunks(), writer, fd))
         try:
             sys.stderr.flush()
         finally:
@@ -57,23 +60,31 @@ class Serving:
             # not hold the exit: leave without joining them.
             os._exit(code)
 
-    async def _serve(self, next_chunk: Callable[[], Awaitable[bytes]], writer: FrameWriter) -> int:
+    async def _serve(self, next_chunk: Callable[[], Awaitable[bytes]], writer: FrameWriter,
+                     stdin_fd: Optional[int] = None) -> int:
         """Serves one connection: `next_chunk()` returns input bytes (b"" at EOF); frames go to
-        `writer`. Returns the exit code. Tests drive this directly."""
+        `writer`. Returns the exit code. Tests drive this directly. With `stdin_fd`, the loop
+        reads that descriptor itself when it can wait on it (a socket or a pipe), and
+        `next_chunk` is used only when it cannot (a regular file)."""
         self._running = True
         loop = asyncio.get_running_loop()
         writer.never_wait_on(threading.current_thread())
         self._peer = RpcPeer(writer)
         self._done = loop.create_future()
-        self._executor = concurrent.futures.ThreadPoolExecutor(
-            self.max_concurrent_requests + 2, thread_name_prefix="octet-handler"
-        )
-        reading = loop.create_task(self._read(next_chunk))
+        self._executor = WorkerPool(self.max_concurrent_requests + 2, thread_name_prefix="octet-handler")
+        decoder = FrameDecoder()
+        watching = stdin_fd is not None and _watch(loop, stdin_fd, lambda: self._on_readable(stdin_fd, decoder))
+        reading = None if watching else loop.create_task(self._read(next_chunk, decoder))
         try:
             code = await self._done
         finally:
-            reading.cancel()
-            for scope in list(self._active.values()):
+            if watching:
+                loop.remove_reader(stdin_fd)
+            if reading is not None:
+                reading.cancel()
+            with self._active_lock:
+                active = list(self._active.values())
+            for scope in active:
                 scope.abort("extension is shutting down")
             self._peer.close(RuntimeError("the extension is shutting down"))
             await loop.run_in_executor(None, writer.wait_idle, SHUTDOWN_STAGE_TIMEOUT_MS / 1000)
@@ -84,10 +95,27 @@ class Serving:
         if self._done is not None and not self._done.done():
             self._done.set_result(code)
 
-    async def _read(self, next_chunk: Callable[[], Awaitable[bytes]]) -> None:
-        decoder = FrameDecoder()
-        while True:
-            chunk = await next_chunk()
+    async def _read(self, next_chunk: Callable[[], Awaitable[bytes]], decoder: FrameDecoder) -> None:
+        while self._feed(decoder, await next_chunk()):
+            pass
+
+    def _on_readable(self, fd: int, decoder: FrameDecoder) -> None:
+        """The loop's reader callback: one read (it does not block: the descriptor is ready)."""
+        try:
+            chunk = os.read(fd, 65536)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            chunk = b""
+        if not self._feed(decoder, chunk):
+            asyncio.get_running_loop().remove_reader(fd)
+
+    def _feed(self, decoder: FrameDecoder, chunk: bytes) -> bool:
+        """Handles one chunk of input (b"" at EOF); False once reading is over. The frames this
+        sends from the loop (inline answers, refusals) leave in one write."""
+        writer = self._peer.writer
+        writer.cork()
+        try:
             frames = decoder.push(chunk) if chunk else decoder.end()
             for value, error in frames:
                 if error is None:
@@ -95,13 +123,16 @@ class Serving:
                 elif error.fatal:
                     diagnose(f"unreadable input from the host ({error.message}); exiting")
                     self._exit(1)
-                    return
+                    return False
                 else:
                     self._peer.reply_error(None, ErrorCode.PARSE_ERROR, f"parse error: {error.message}")
-            if not chunk:
-                # Stdin EOF is transport loss or final teardown: exit promptly (FRAME-12).
-                self._exit(0)
-                return
+        finally:
+            writer.uncork()
+        if not chunk:
+            # Stdin EOF is transport loss or final teardown: exit promptly (FRAME-12).
+            self._exit(0)
+            return False
+        return True
 
     def _on_value(self, value: Any) -> None:
         kind, reason, message_id = parse_envelope(value)
@@ -195,82 +226,7 @@ class Serving:
         if link is None:
             self._peer.reply_error(request_id, ErrorCode.UNAVAILABLE, f"{method} before initialize")
             return
-        scope = RequestScope(request_id, method)
-        scope.progress = RequestProgress(scope, link)
-        self._active[request_id] = scope
-        self._spawn(self._handle(scope, link, params))
-
-    async def _handle(self, scope: RequestScope, link: Link, params: Any) -> None:
-        set_current(scope)  # this task's own context: the handler and what it starts see it
-        outcome: Any = None
-        failure: Optional[BaseException] = None
-        acquired = False
-        try:
-            acquired = await self._slot(scope)
-            # Cancelled while waiting for a slot: answer without running the handler, so no
-            # work (and no side effect) starts after the host gave up on it.
-            scope.raise_if_cancelled()
-            outcome = await route(scope.method, params, self._registry, self.api_version, lambda: scope.cancelled,
-                                  lambda entry, args, context: self._invoke(entry, args, scope, link, context),
-                                  link.features)
-        except asyncio.CancelledError:
-            return  # the loop is closing (shutdown or EOF): nothing is answered any more
-        except BaseException as err:
-            failure = err
-            if scope.cancelled and self.api_version != "0.1":
-                failure = WireError(ErrorCode.REQUEST_CANCELLED, f"request {scope.id} was cancelled")
-        finally:
-            if acquired:
-                self._semaphore.release()
-            # The response is decided: nothing more may be sent for this request.
-            scope.settle()
-            if self._active.get(scope.id) is scope:
-                del self._active[scope.id]
-        if failure is not None:
-            self._peer.reply_failure(scope.id, scope.method, failure)
-        else:
-            self._peer.reply_result(scope.id, scope.method, outcome)
-        # Queued ctx.session_control.compact() goes out only after this reply (SCOMP-06); a tool
-        # whose error became an is_error result ended in error, so it is dropped (SCOMP-07).
-        failed = failure is not None or (isinstance(outcome, dict) and outcome.get("is_error") is True)
-        flush_after_reply(scope, link, not failed)
-
-    async def _slot(self, scope: RequestScope) -> bool:
-        """Waits for a concurrency slot (True) or for the request's cancellation (False), whichever
-        comes first: a request cancelled while queued is answered at once, not when a running
-        handler frees its slot (the host ends a generation that leaves a cancelled request
-        unanswered past its 2 s grace, CANCEL-07)."""
-        semaphore = self._semaphore
-        if not semaphore.locked():
-            await semaphore.acquire()
-            return True
-        acquire = asyncio.ensure_future(semaphore.acquire())
-        cancelled = asyncio.get_running_loop().create_future()
-        remove = scope.on_abort(lambda _err: cancelled.done() or cancelled.set_result(None))
-        try:
-            await asyncio.wait({acquire, cancelled}, return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            remove()
-            if not cancelled.done():
-                cancelled.cancel()
-            if not acquire.done():
-                # Cancelled first (or the loop is closing): give the place in the queue up; a
-                # slot granted meanwhile goes back to the semaphore (asyncio does that on cancel).
-                acquire.cancel()
-        return acquire.done() and not acquire.cancelled()
-
-    async def _invoke(
-        self, entry: HandlerEntry, args: tuple, scope: RequestScope, link: Link, context: Dict[str, Any]
-    ) -> Any:
-        if entry.with_context:
-            args = args + (HandlerContext(self, scope, link, context),)
-        if entry.asynchronous:
-            return await entry.handler(*args)
-        loop = asyncio.get_running_loop()
-        value = await loop.run_in_executor(self._executor, contextvars.copy_context().run, entry.handler, *args)
-        if inspect.isawaitable(value):
-            value = await value
-        return value
+        self._start_request(request_id, method, params, link)
 
     def _answer_initialize(self, request_id: Any, params: Any) -> None:
         try:
@@ -327,8 +283,9 @@ class Serving:
         tools = [e.definition for e in self._registry.tools.values()]
         commands = [e.definition for e in self._registry.commands.values()]
         if self.api_version == "0.1":
-            self._semaphore = asyncio.Semaphore(self.max_concurrent_requests)
-            self._link = Link(self.api_version, frozenset(), self._peer, loop, contributes)
+            self._slots = Slots(self.max_concurrent_requests, loop)
+            self._link = link = Link(self.api_version, frozenset(), self._peer, loop, contributes)
+            self._make_progress = lambda scope: RequestProgress(scope, link)
             return {"api_version": self.api_version, "tools": tools, "commands": commands}
         events = [e for e in LIFECYCLE_EVENTS if e in self._lifecycle]
         n = negotiate(
@@ -351,8 +308,9 @@ class Serving:
         if events and "lifecycle_events" not in n["features"]:
             diagnose(f"the host did not offer lifecycle_events; the handlers for {', '.join(events)} will not run")
         self._subscribed = frozenset(n["protocol"].get("lifecycle_events", []))
-        self._semaphore = asyncio.Semaphore(n["max_concurrent"])
-        self._link = Link(self.api_version, n["features"], self._peer, loop, contributes)
+        self._slots = Slots(n["max_concurrent"], loop)
+        self._link = link = Link(self.api_version, n["features"], self._peer, loop, contributes)
+        self._make_progress = lambda scope: RequestProgress(scope, link)
         # Inside initialize, before its answer (WAVE1-24); the chain registers once it is answered.
         self._frontend.register_shortcuts(self._link, request_id)
         self._frontend.register_autocomplete(self._link)
@@ -386,8 +344,20 @@ _SESSION_REQUESTS: Dict[str, Callable[[Serving, Any, Any], None]] = {
 
 
 def _with_definition(entry: HandlerEntry, definition: Dict[str, Any]) -> HandlerEntry:
-    return HandlerEntry(definition, entry.handler, entry.with_context)
+    return HandlerEntry(definition, entry.handler, entry.with_context, entry.inline)
 
+
+
+def _watch(loop: asyncio.AbstractEventLoop, fd: int, callback: Callable[[], None]) -> bool:
+    """Whether the loop can wait on `fd` (epoll refuses a regular file, for one): then it reads
+    stdin itself, with no reader thread and no handoff per chunk. The descriptor stays blocking
+    (it may be shared); a read after readiness returns what is there. A flooding host is held
+    back by the pipe: nothing is read while the loop is busy with what was read."""
+    try:
+        loop.add_reader(fd, callback)
+        return True
+    except (OSError, ValueError, NotImplementedError):
+        return False
 
 
 def _stdin_chunks() -> Callable[[], Awaitable[bytes]]:

@@ -42,6 +42,11 @@ def _refuse_in_compaction_hook(scope: Optional[RequestScope], what: str) -> None
                            "start a compaction (SCOMP-07)")
 
 
+def has_queued(scope: RequestScope) -> bool:
+    """Whether the request queued a compaction for after its reply (any thread)."""
+    return scope in _QUEUED
+
+
 def flush_after_reply(scope: RequestScope, link: Optional[Link], succeeded: bool) -> None:
     """Called by the serving loop right after the request's reply was written: sends the queued
     compactions on success, else drops each and tells its on_error why."""
