@@ -16,6 +16,7 @@ import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
 import type {
+  ForeignFrames,
   ForeignSessionControl,
   ForeignSessionDialogs,
   ForeignSessionEvents,
@@ -39,7 +40,14 @@ export { toOctetResult } from "./octet-results.js";
 
 export interface OctetBridge {
   /** The stand-in child; hand it to the host. */
-  readonly child: EventEmitter & { pid: number | undefined; stdin: Writable; stdout: PassThrough; stderr: PassThrough };
+  readonly child: EventEmitter & {
+    pid: number | undefined;
+    stdin: Writable;
+    stdout: PassThrough;
+    stderr: PassThrough;
+    /** The same frames as text, for a host that takes them so (ForeignFrames): no bytes, no pipe buffers. */
+    textFrames: ForeignFrames;
+  };
   /** The services to give the RpiConnection: embedder first, else octet reverse requests. */
   readonly services: RpiHostServices;
   /** Binds the started connection: from here the host may initialize. */
@@ -167,10 +175,13 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     });
   };
 
+  /** The host's reader of this stand-in's frames as text, once it asked for them (child.textFrames). */
+  let hostReader: ((frame: string) => void) | null = null;
   const peer = new RpcPeer({
     transport: {
       send(frame) {
-        if (!stdout.destroyed) stdout.write(frame);
+        if (hostReader !== null) hostReader(frame);
+        else if (!stdout.destroyed) stdout.write(frame);
         return { withdraw: () => false };
       },
     },
@@ -197,12 +208,15 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     },
   });
   const reader = new EnvelopeReader();
+  const read = (events: ReturnType<EnvelopeReader["push"]>): void => {
+    for (const event of events) {
+      if (event.kind === "envelope") peer.receive(event.envelope);
+      else refuseLine(event);
+    }
+  };
   const stdin = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const event of reader.push(chunk)) {
-        if (event.kind === "envelope") peer.receive(event.envelope);
-        else refuseLine(event);
-      }
+      read(reader.push(chunk));
       done();
     },
     destroy(_err, done) {
@@ -210,7 +224,17 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       done(null);
     },
   });
-  Object.assign(child, { pid: undefined, stdin, stdout, stderr });
+  // The host's frames as text are judged as its bytes would be (EnvelopeReader.pushText); once the
+  // host closed the channel (stdin destroyed) nothing more is read, as from a closed pipe.
+  const frames: ForeignFrames = {
+    write(frame) {
+      if (!stdin.destroyed) read(reader.pushText(frame));
+    },
+    read(listener) {
+      hostReader = listener;
+    },
+  };
+  Object.assign(child, { pid: undefined, stdin, stdout, stderr, textFrames: frames });
 
   /**
    * A line that is no frame is answered as an SDK answers it (FRAME-10, FRAME-01): -32700 for
