@@ -43,10 +43,10 @@ export interface ForeignStopSignal {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
-/** The host's ready tools and commands at one moment (every extension's). */
+/** The host's ready tools and commands at one moment (every extension's); read-only, the host may share it. */
 export interface ForeignCatalog {
-  tools: { name: string; description: string }[];
-  commands: { name: string; description: string }[];
+  readonly tools: readonly Readonly<{ name: string; description: string }>[];
+  readonly commands: readonly Readonly<{ name: string; description: string }>[];
 }
 
 export interface ForeignLaunchContext<Process> {

@@ -34,6 +34,7 @@ import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./
 import { RenderDetails, toolRenderInvocation, toolRenderOutcome } from "./render-mapping.js";
 import { LateTools, toolDefinition } from "./late-tools.js";
 import { initializeShortcuts, triggerPiShortcut } from "./shortcuts.js";
+import { Cancellation } from "./cancellation.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
@@ -118,7 +119,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   // session (published() waits for them). Not by parent: a setter from a handler may act under the
   // issued owner instead.
   const writes = new Set<Promise<unknown>>();
-  const controllers = new Map<number, AbortController>();
+  const controllers = new Map<number, Cancellation>();
   let progress = false;
   let sequence = 0;
   let terminated = false;
@@ -291,7 +292,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       case "tool/call":
       case "command/execute": {
         const id = request.id as number;
-        const controller = new AbortController();
+        const controller = new Cancellation();
         controllers.set(id, controller);
         active.push(id);
         try {
@@ -328,7 +329,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             const r = await published(
               await c.invoke(
                 { kind: "tool", name, callId: `call-${id}`, arguments: args },
-                { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
+                { tag: id, signal: controller, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
               ),
             );
             if (r.status === "success") details.remember(name, args, r.value);
@@ -341,7 +342,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             await published(
               await c.invoke(
                 { kind: "command", name, arguments: args },
-                { tag: id, signal: controller.signal, context: contextOf(params) },
+                { tag: id, signal: controller, context: contextOf(params) },
               ),
             ),
           );
@@ -352,7 +353,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       }
       case "hook/run": {
         const id = request.id as number;
-        const controller = new AbortController();
+        const controller = new Cancellation();
         controllers.set(id, controller);
         try {
           const answers: { event: string; value: unknown; data: Record<string, unknown> }[] = [];
@@ -364,7 +365,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             const r = await published(
               await c.invoke(
                 { kind: "hook", event: { name: call.event, data: call.data } },
-                { tag: id, signal: controller.signal, context: contextOf(params) },
+                { tag: id, signal: controller, context: contextOf(params) },
               ),
             );
             // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
@@ -387,11 +388,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       case "tool/render": {
         // pi's renderCall/renderResult as text (render-mapping.ts); only tools that declared one get here.
         const id = request.id as number;
-        const controller = new AbortController();
+        const controller = new Cancellation();
         controllers.set(id, controller);
         try {
           const r = await c.invoke(toolRenderInvocation(params, details), {
-            signal: controller.signal,
+            signal: controller,
             context: contextOf(params),
           });
           return toolRenderOutcome(r, typeof params["output"] === "string" ? params["output"] : "");
@@ -414,7 +415,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       if (o.owner) issued = o.owner;
       const c = connection;
       if (!c) throw new Error("the rpi extension is not attached");
-      const controller = new AbortController();
+      const controller = new Cancellation();
       const onAbort = (): void => controller.abort();
       o.signal?.addEventListener("abort", onAbort, { once: true });
       if (o.signal?.aborted) controller.abort();
@@ -423,7 +424,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           await c.invoke(
             { kind: "hook", event: { name, data } },
             {
-              signal: controller.signal,
+              signal: controller,
               context: contextOf({}),
               // Its dialogs are the session layer's to ask (bridge-services.ts).
               tag: SESSION_LAYER_INVOCATION,
