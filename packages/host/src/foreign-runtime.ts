@@ -20,6 +20,8 @@ export interface LaunchedChild extends EventEmitter {
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly stderr: Readable;
+  /** An in-process stand-in's frames as text (ForeignFrames): used instead of stdin and stdout's bytes. */
+  readonly textFrames?: ProtocolForeign.ForeignFrames | undefined;
 }
 
 // The contract is @octet/protocol's (a runtime implements it without importing the host); the

@@ -422,6 +422,7 @@ export type {
   ForeignSessionControl,
   ForeignSessionDialogs,
   ForeignSessionState,
+  ForeignFrames,
 } from "./foreign/foreign-runtime.js";
 export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
 export type { SignalPlatform } from "./os/process-group.js";

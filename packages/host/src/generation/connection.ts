@@ -11,6 +11,8 @@ import {
   ErrorCode,
   RpcPeer,
   bounds,
+  OctetError,
+  type ForeignFrames,
   type NotificationMessage,
   type PeerTransport,
   type PeerDiagnostic,
@@ -53,6 +55,8 @@ export interface ConnectionOptions {
   ended: AbortSignal;
   /** Where stdout's EOF cannot be seen, the child's own watch of it (GenerationChild.watchStdout). */
   watchStdout?: ((onEnded: () => void, until: AbortSignal) => void) | undefined;
+  /** An in-process stand-in's frames as text (ForeignFrames): they replace stdin and stdout's bytes. */
+  textFrames?: ForeignFrames | undefined;
   /** The frame trace of this generation (--trace), or undefined: then the wire pays one branch a frame. */
   trace?: ConnectionTrace | undefined;
 }
@@ -79,9 +83,11 @@ export class Connection {
     // A closed stdin (EPIPE: the extension exited or closed it) ends the transport like a closed
     // stdout: the exit, with its status and stderr, is the cause to report, not a violation. A
     // stalled reader is a violation.
-    const writer = new ChildWriter(o.stdin, (error) =>
-      error.code === "transport_closed" ? o.onTransportEnded("stdin", error.message) : o.onViolation(error.message),
-    );
+    const onWriteFailure = (error: OctetError): void =>
+      error.code === "transport_closed" ? o.onTransportEnded("stdin", error.message) : o.onViolation(error.message);
+    const writer = o.textFrames
+      ? framesWriter(o.textFrames, o.stdin, onWriteFailure)
+      : new ChildWriter(o.stdin, onWriteFailure);
     const trace = o.trace;
     this.peer = new RpcPeer({
       transport: trace ? tracedTransport(writer, trace) : writer,
@@ -90,6 +96,9 @@ export class Connection {
       onDiagnostic: (d) => this.#peerDiagnostic(d),
     });
     o.ended.addEventListener("abort", () => this.#stopWatch(), { once: true });
+    // Frames as text are judged as the bytes of a pipe are (EnvelopeReader.pushText); the reader is
+    // set before the peer writes anything, as ForeignFrames asks.
+    o.textFrames?.read((text) => this.#handle(this.#reader.pushText(text)));
     o.stdout.on("data", (chunk: Buffer) => {
       this.#read(chunk);
       this.#watchPartial();
@@ -125,7 +134,12 @@ export class Connection {
 
   /** One stdout chunk: every envelope to the peer; anything refused is a violation (never skipped). */
   #read(chunk: Buffer): void {
-    for (const event of this.#reader.push(chunk)) {
+    this.#handle(this.#reader.push(chunk));
+  }
+
+  /** What the reader made of a chunk or a text frame. */
+  #handle(events: ReturnType<EnvelopeReader["push"]>): void {
+    for (const event of events) {
       if (this.#o.ended.aborted) return;
       if (event.kind === "envelope") {
         if (this.#o.trace) this.#o.trace.frame("in", event.envelope.message);
@@ -186,11 +200,42 @@ export class Connection {
 }
 
 /** The writer, with every frame handed to the trace as it is queued (the order the child reads them). */
-function tracedTransport(writer: ChildWriter, trace: ConnectionTrace): PeerTransport {
+function tracedTransport(writer: PeerTransport, trace: ConnectionTrace): PeerTransport {
   return {
     send: (frame) => {
       trace.frame("out", frame);
       return writer.send(frame);
+    },
+  };
+}
+
+/**
+ * The writer of an in-process stand-in's frames (ForeignFrames): it takes each frame as it is
+ * written, so nothing waits and the writer bound of a pipe is never approached. Like ChildWriter,
+ * a closed channel (the stand-in's stdin destroyed) fails it once with transport_closed.
+ */
+function framesWriter(frames: ForeignFrames, stdin: Writable, onFailure: (error: OctetError) => void): PeerTransport {
+  let failed = false;
+  const fail = (message: string): void => {
+    if (failed) return;
+    failed = true;
+    onFailure(new OctetError("transport_closed", message));
+  };
+  stdin.on("error", (err: Error) => fail(`writing to the extension failed: ${err.message}`));
+  const none = { withdraw: () => false };
+  return {
+    send(frame) {
+      if (failed) return none;
+      if (stdin.destroyed || !stdin.writable) {
+        fail("the extension's stdin is closed");
+        return none;
+      }
+      try {
+        frames.write(frame);
+      } catch (err) {
+        fail(`writing to the extension failed: ${err instanceof Error ? err.message : String(err)}`);
+      }
+      return none;
     },
   };
 }

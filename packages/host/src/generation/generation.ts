@@ -407,6 +407,7 @@ export class Generation {
       stdin: child.stdin,
       stdout: child.stdout,
       stderr: child.stderr,
+      textFrames: child.textFrames,
       inbox: this.#inbox,
       childCancels: isNegotiated(this.api),
       progress: (params) => {

@@ -6,7 +6,7 @@
 import { OctetError, type ManifestSource } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type { ForeignSpec } from "./spec.js";
-import { containment } from "../process/containment.js";
+import { containmentAsync, type ContainmentTier } from "../process/containment.js";
 import { launchSpec } from "../process/launch.js";
 import { signalGroup } from "../process/process-group.js";
 import { registerGroup, unregisterGroup } from "../process/registry.js";
@@ -27,15 +27,18 @@ export interface ProcessLaunchSpec {
 
 export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
   return async (request) => {
-    const contained = containment(spec.parentEnv);
     const foreign = spec.foreign;
     if (!foreign) {
+      const contained = await containmentAsync(spec.parentEnv);
       const child = await spawnChild(contained.wrap(launchSpec(spec, request.scratch)));
       return { child: adopt(child, contained.tier), tier: contained.tier };
     }
     // Registered the moment it exists, not when launch() returns: a stop or a host exit during a
     // foreign instance's start (up to its initialize timeout) still kills the group at once.
     let spawned = 0;
+    // A foreign instance may never spawn (QuickJS runs on a thread of this process): the machine's
+    // containment is probed beside its start, not before it; a spawn waits for the verdict.
+    const probing = containmentAsync(spec.parentEnv);
     const onStop = (): void => {
       if (spawned > 1) killQuietly(spawned, request.diagnose);
     };
@@ -47,6 +50,7 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
         source: spec.source,
         trusted: foreign.trusted,
         spawn: async (s) => {
+          const contained = await probing;
           const child = await spawnChild(contained.wrap({ ...s, args: [...s.args] }));
           if ((child.pid ?? 0) > 1) {
             spawned = child.pid!;
@@ -62,6 +66,7 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
         sessionLayer: foreign.sessionLayer ?? null,
       });
       const { tools, commands, hooks, toolRenderers } = launched.contributes;
+      const contained = await probing;
       return {
         child: adopt(launched.child, contained.tier),
         tier: contained.tier,
@@ -82,7 +87,7 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
 }
 
 /** A child behind the PID-namespace launcher gets the stdout watch its pipe's EOF cannot give. */
-function adopt(launched: LaunchedChild, tier: ReturnType<typeof containment>["tier"]): GenerationChild {
+function adopt(launched: LaunchedChild, tier: ContainmentTier): GenerationChild {
   const child = adoptChild(launched);
   const pgid = child.pgid;
   if (tier !== "pid-namespace" || pgid === null) return child;

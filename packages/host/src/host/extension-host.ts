@@ -57,7 +57,7 @@ import type { Artifact } from "../modules/artifacts/artifact-store.js";
 import type { ExtensionHostOptions } from "./host-options.js";
 import type { ForeignEventTarget } from "../modules/foreign-events/module.js";
 import { sweepStaleScratch } from "../process/scratch.js";
-import { Roster, type HostCommand, type HostTool } from "./roster.js";
+import { Roster, type ForeignCatalogView, type HostCommand, type HostTool } from "./roster.js";
 import { ToolNameLedger } from "./tool-ledger.js";
 import { ReplacementQueue } from "./replacement.js";
 import { discoverEntries, reloadRefusal, startEntries } from "./gate.js";
@@ -442,12 +442,9 @@ export class ExtensionHost {
     return g;
   }
 
-  /** What a foreign extension sees of the catalog (pi.getAllTools(), getCommands()). */
-  #foreignCatalog(): Record<"tools" | "commands", { name: string; description: string }[]> {
-    return {
-      tools: this.tools().map((t) => ({ name: t.name, description: t.description })),
-      commands: this.commands().map((c) => ({ name: c.name, description: c.description })),
-    };
+  /** What a foreign extension sees of the catalog (pi.getAllTools(), getCommands()), rebuilt when it changed. */
+  #foreignCatalog(): ForeignCatalogView {
+    return this.#roster.foreignCatalog();
   }
 
   #collectEnv(): CollectEnv {

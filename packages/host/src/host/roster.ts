@@ -15,7 +15,13 @@ export interface HostCommand extends CommandDefinition {
   extension: string;
 }
 
+/** The catalog as a foreign extension sees it (Roster.foreignCatalog). */
+export type ForeignCatalogView = Readonly<
+  Record<"tools" | "commands", readonly Readonly<{ name: string; description: string }>[]>
+>;
+
 export class Roster {
+  #foreign: { key: unknown[]; view: ForeignCatalogView } | null = null;
   readonly entries: Entry[] = [];
   /** Every generation not yet known to be over, reload candidates included, so shutdown reaches all. */
   readonly live = new Set<Generation>();
@@ -56,6 +62,27 @@ export class Roster {
     return this.ready().flatMap(({ g }) => {
       return (g.accepted?.result.commands ?? []).map((c) => ({ ...c, extension: g.name }));
     });
+  }
+
+  /**
+   * What a foreign extension sees of the catalog (pi.getAllTools(), getCommands()): every ready
+   * tool and command, name and description. A foreign instance reads it on every call, so it is
+   * rebuilt only when the ready generations, their published tools or their commands changed
+   * (a publication replaces the tool list, an initialize the commands), and shared, frozen.
+   */
+  foreignCatalog(): ForeignCatalogView {
+    const ready = this.ready();
+    const key = ready.flatMap(({ g }) => [g, g.tools, g.accepted?.result.commands]);
+    const last = this.#foreign;
+    if (last !== null && last.key.length === key.length && last.key.every((k, i) => k === key[i])) return last.view;
+    const entry = (x: { name: string; description: string }): { name: string; description: string } =>
+      Object.freeze({ name: x.name, description: x.description });
+    const view: ForeignCatalogView = Object.freeze({
+      tools: Object.freeze(this.tools().map(entry)),
+      commands: Object.freeze(this.commands().map(entry)),
+    });
+    this.#foreign = { key, view };
+    return view;
   }
 
   catalog(): CatalogSnapshot {

@@ -18,7 +18,7 @@
  * OCTET_CONTAINMENT=process-group in the host's environment forces the weaker tier (for
  * machines where namespaces misbehave); the tier in use is shown in status.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { OctetError } from "@octet/protocol";
@@ -39,6 +39,7 @@ const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"];
 const NAMESPACE_FLAGS = ["--user", "--map-current-user", "--pid", "--fork", "--kill-child", "--mount-proc"];
 
 let detected: Containment | null = null;
+let detecting: Promise<Containment> | null = null;
 
 /** The containment of this host process; detected on first use, then cached. */
 export function containment(env: Readonly<Record<string, string | undefined>> = process.env): Containment {
@@ -49,20 +50,80 @@ export function containment(env: Readonly<Record<string, string | undefined>> = 
   return detected;
 }
 
-function detect(): Containment {
+/**
+ * containment() without blocking the event loop for the trial launch (tens of milliseconds): a
+ * launch that may never spawn (a foreign runtime's in-process instance) probes alongside its
+ * start. The same cache: whichever detection ends first is the host process's answer.
+ */
+export function containmentAsync(
+  env: Readonly<Record<string, string | undefined>> = process.env,
+): Promise<Containment> {
+  if (env["OCTET_CONTAINMENT"] === "process-group")
+    return Promise.resolve(groupOnly("OCTET_CONTAINMENT=process-group"));
+  if (detected !== null) return Promise.resolve(detected);
+  detecting ??= detectAsync().then((found) => (detected ??= found));
+  return detecting;
+}
+
+/** The launcher and the trial's arguments, or why the machine has no namespace tier. */
+function prerequisites(): { setpriv: string; unshare: string; args: string[] } | Containment {
   if (process.platform !== "linux") return groupOnly(`namespaces are Linux-only (this is ${process.platform})`);
   const setpriv = SETPRIV.find(executable);
   const unshare = UNSHARE.find(executable);
   if (!setpriv || !unshare) return groupOnly(`${!setpriv ? "setpriv" : "unshare"} (util-linux) is not installed`);
-  // A real trial: some kernels and containers refuse unprivileged user namespaces.
-  const trial = spawnSync(
+  return {
     setpriv,
-    ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", "/bin/sh", "-c", "exit 0"],
-    { timeout: 5_000, stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" },
-  );
-  if (trial.error || trial.status !== 0) {
-    const why =
-      trial.error?.message ?? (trial.stderr.trim().split("\n").pop() || `exit ${trial.status ?? trial.signal}`);
+    unshare,
+    args: ["--pdeathsig", "KILL", "--", unshare, ...NAMESPACE_FLAGS, "--", "/bin/sh", "-c", "exit 0"],
+  };
+}
+
+const TRIAL_TIMEOUT_MS = 5_000;
+
+function detect(): Containment {
+  const pre = prerequisites();
+  if ("tier" in pre) return pre;
+  // A real trial: some kernels and containers refuse unprivileged user namespaces.
+  const trial = spawnSync(pre.setpriv, pre.args, {
+    timeout: TRIAL_TIMEOUT_MS,
+    stdio: ["ignore", "ignore", "pipe"],
+    encoding: "utf8",
+  });
+  return judged(pre.setpriv, pre.unshare, trial.error, trial.status, trial.signal, trial.stderr);
+}
+
+/** detect() with the trial as an ordinary child: the same verdict, the event loop free meanwhile. */
+function detectAsync(): Promise<Containment> {
+  const pre = prerequisites();
+  if ("tier" in pre) return Promise.resolve(pre);
+  return new Promise<Containment>((resolve) => {
+    let stderr = "";
+    let error: Error | undefined;
+    const trial = spawn(pre.setpriv, pre.args, { timeout: TRIAL_TIMEOUT_MS, stdio: ["ignore", "ignore", "pipe"] });
+    trial.stderr.setEncoding("utf8");
+    trial.stderr.on("data", (chunk: string) => {
+      if (stderr.length < 4096) stderr += chunk;
+    });
+    trial.once("error", (err) => {
+      error = err;
+      // No process was started (ENOENT, EACCES): no close event will come.
+      if (trial.pid === undefined) resolve(judged(pre.setpriv, pre.unshare, err, null, null, stderr));
+    });
+    trial.once("close", (status, signal) => resolve(judged(pre.setpriv, pre.unshare, error, status, signal, stderr)));
+  });
+}
+
+/** The tier a trial launch showed. */
+function judged(
+  setpriv: string,
+  unshare: string,
+  error: Error | undefined,
+  status: number | null,
+  signal: NodeJS.Signals | null,
+  stderr: string,
+): Containment {
+  if (error || status !== 0) {
+    const why = error?.message ?? (stderr.trim().split("\n").pop() || `exit ${status ?? signal}`);
     return groupOnly(`a PID namespace could not be created: ${why}`);
   }
   return {

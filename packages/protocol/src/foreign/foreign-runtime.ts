@@ -20,6 +20,22 @@ export interface ForeignSpawnSpec {
   env: Record<string, string>;
 }
 
+/**
+ * The frames of an in-process stand-in as text, with no byte stream between it and the host (a
+ * foreign runtime's bridge in the host's own process): a child may offer it beside its stdio, and
+ * a host that knows it then writes and reads frames here, skipping the UTF-8 encoding, the pipe
+ * buffers and the line scan. Each frame is what encodeFrame makes (one JSON text and its LF), is
+ * delivered synchronously in order, and is judged by its reader as a line read from a pipe is
+ * (EnvelopeReader.pushText: the frame bound, UTF-8, JSON, duplicate members, the envelope). The
+ * stdio streams stay the child's lifecycle: closing stdin, the end of stdout, stderr.
+ */
+export interface ForeignFrames {
+  /** One host frame to the instance. */
+  write(frame: string): void;
+  /** Sets the host's reader of the instance's frames, once, before the host writes its first frame. */
+  read(listener: (frame: string) => void): void;
+}
+
 /** The part of an AbortSignal a runtime uses (declared here: this package has no DOM or Node types). */
 export interface ForeignStopSignal {
   readonly aborted: boolean;
@@ -27,10 +43,10 @@ export interface ForeignStopSignal {
   removeEventListener(type: "abort", listener: () => void): void;
 }
 
-/** The host's ready tools and commands at one moment (every extension's). */
+/** The host's ready tools and commands at one moment (every extension's); read-only, the host may share it. */
 export interface ForeignCatalog {
-  tools: { name: string; description: string }[];
-  commands: { name: string; description: string }[];
+  readonly tools: readonly Readonly<{ name: string; description: string }>[];
+  readonly commands: readonly Readonly<{ name: string; description: string }>[];
 }
 
 export interface ForeignLaunchContext<Process> {

@@ -54,11 +54,21 @@ export interface RpiConnectionOptions {
   flags?: Readonly<Record<string, string | boolean>>;
 }
 
+/**
+ * What an invocation's cancellation is read through: an AbortSignal, or anything with its
+ * `aborted` and its "abort" listeners (the octet bridge's Cancellation, which costs less per call).
+ */
+export interface CancelSignal {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void, options?: { once?: boolean }): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
 export interface InvokeOptions {
   /** The caller's name for this invocation, handed back as `parent` to the services. */
   tag?: unknown;
   timeoutMs?: number;
-  signal?: AbortSignal;
+  signal?: CancelSignal;
   onUpdate?(value: unknown): void;
   /**
    * What the host knows of the session for this invocation (QJS-08, QJS-09); cwd, mode and trust

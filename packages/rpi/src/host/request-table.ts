@@ -8,6 +8,7 @@
  * A late answer to a request given up is recognised (wasGivenUp) so it can be dropped quietly.
  */
 import type { HostRequest, ProtocolResult } from "../protocol/frames.js";
+import type { CancelSignal } from "./connection-types.js";
 
 /** How long a cancelled invocation may take to answer before the host answers "cancelled" itself. */
 const CANCEL_ANSWER_MS = 1000;
@@ -21,7 +22,7 @@ export interface RequestOptions {
   what?: string;
   tag?: unknown;
   context?: string;
-  signal?: AbortSignal | undefined;
+  signal?: CancelSignal | undefined;
   onUpdate?: ((v: unknown) => void) | undefined;
 }
 

@@ -25,6 +25,7 @@ import type {
 import type { RpiExit, RpiTransportEvent } from "../transport.js";
 import { RpiCatalog, type RegistrationFrame } from "./catalog.js";
 import type {
+  CancelSignal,
   DiagnosticLevel,
   InvokeOptions,
   RpiConnectionOptions,
@@ -38,7 +39,7 @@ import { resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 
 export { DEFAULT_RPI_TIMEOUTS, MAX_RPI_TIMEOUT_MS, resolveTimeouts, type RpiTimeouts } from "./rpi-timeouts.js";
 export { LARGE_CONTEXT_BYTES } from "./invocation-context.js";
-export type { DiagnosticLevel, InvokeOptions, RpiConnectionOptions, RpiHostServices, RpiState };
+export type { CancelSignal, DiagnosticLevel, InvokeOptions, RpiConnectionOptions, RpiHostServices, RpiState };
 
 export class RpiConnection {
   readonly timeouts: RpiTimeouts;

@@ -16,6 +16,7 @@ import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
 import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
 import type {
+  ForeignFrames,
   ForeignSessionControl,
   ForeignSessionDialogs,
   ForeignSessionEvents,
@@ -33,13 +34,21 @@ import { commandOutcome, initializeResult, toOctetResult, toolOutcome } from "./
 import { RenderDetails, toolRenderInvocation, toolRenderOutcome } from "./render-mapping.js";
 import { LateTools, toolDefinition } from "./late-tools.js";
 import { initializeShortcuts, triggerPiShortcut } from "./shortcuts.js";
+import { Cancellation } from "./cancellation.js";
 
 export type { HostCatalog } from "./context-cache.js";
 export { toOctetResult } from "./octet-results.js";
 
 export interface OctetBridge {
   /** The stand-in child; hand it to the host. */
-  readonly child: EventEmitter & { pid: number | undefined; stdin: Writable; stdout: PassThrough; stderr: PassThrough };
+  readonly child: EventEmitter & {
+    pid: number | undefined;
+    stdin: Writable;
+    stdout: PassThrough;
+    stderr: PassThrough;
+    /** The same frames as text, for a host that takes them so (ForeignFrames): no bytes, no pipe buffers. */
+    textFrames: ForeignFrames;
+  };
   /** The services to give the RpiConnection: embedder first, else octet reverse requests. */
   readonly services: RpiHostServices;
   /** Binds the started connection: from here the host may initialize. */
@@ -110,7 +119,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   // session (published() waits for them). Not by parent: a setter from a handler may act under the
   // issued owner instead.
   const writes = new Set<Promise<unknown>>();
-  const controllers = new Map<number, AbortController>();
+  const controllers = new Map<number, Cancellation>();
   let progress = false;
   let sequence = 0;
   let terminated = false;
@@ -167,10 +176,13 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     });
   };
 
+  /** The host's reader of this stand-in's frames as text, once it asked for them (child.textFrames). */
+  let hostReader: ((frame: string) => void) | null = null;
   const peer = new RpcPeer({
     transport: {
       send(frame) {
-        if (!stdout.destroyed) stdout.write(frame);
+        if (hostReader !== null) hostReader(frame);
+        else if (!stdout.destroyed) stdout.write(frame);
         return { withdraw: () => false };
       },
     },
@@ -197,12 +209,15 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     },
   });
   const reader = new EnvelopeReader();
+  const read = (events: ReturnType<EnvelopeReader["push"]>): void => {
+    for (const event of events) {
+      if (event.kind === "envelope") peer.receive(event.envelope);
+      else refuseLine(event);
+    }
+  };
   const stdin = new Writable({
     write(chunk: Buffer, _enc, done) {
-      for (const event of reader.push(chunk)) {
-        if (event.kind === "envelope") peer.receive(event.envelope);
-        else refuseLine(event);
-      }
+      read(reader.push(chunk));
       done();
     },
     destroy(_err, done) {
@@ -210,7 +225,17 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       done(null);
     },
   });
-  Object.assign(child, { pid: undefined, stdin, stdout, stderr });
+  // The host's frames as text are judged as its bytes would be (EnvelopeReader.pushText); once the
+  // host closed the channel (stdin destroyed) nothing more is read, as from a closed pipe.
+  const frames: ForeignFrames = {
+    write(frame) {
+      if (!stdin.destroyed) read(reader.pushText(frame));
+    },
+    read(listener) {
+      hostReader = listener;
+    },
+  };
+  Object.assign(child, { pid: undefined, stdin, stdout, stderr, textFrames: frames });
 
   /**
    * A line that is no frame is answered as an SDK answers it (FRAME-10, FRAME-01): -32700 for
@@ -267,7 +292,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       case "tool/call":
       case "command/execute": {
         const id = request.id as number;
-        const controller = new AbortController();
+        const controller = new Cancellation();
         controllers.set(id, controller);
         active.push(id);
         try {
@@ -304,7 +329,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             const r = await published(
               await c.invoke(
                 { kind: "tool", name, callId: `call-${id}`, arguments: args },
-                { tag: id, signal: controller.signal, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
+                { tag: id, signal: controller, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
               ),
             );
             if (r.status === "success") details.remember(name, args, r.value);
@@ -317,7 +342,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             await published(
               await c.invoke(
                 { kind: "command", name, arguments: args },
-                { tag: id, signal: controller.signal, context: contextOf(params) },
+                { tag: id, signal: controller, context: contextOf(params) },
               ),
             ),
           );
@@ -328,7 +353,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       }
       case "hook/run": {
         const id = request.id as number;
-        const controller = new AbortController();
+        const controller = new Cancellation();
         controllers.set(id, controller);
         try {
           const answers: { event: string; value: unknown; data: Record<string, unknown> }[] = [];
@@ -340,7 +365,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             const r = await published(
               await c.invoke(
                 { kind: "hook", event: { name: call.event, data: call.data } },
-                { tag: id, signal: controller.signal, context: contextOf(params) },
+                { tag: id, signal: controller, context: contextOf(params) },
               ),
             );
             // A hook that fails or times out is reported to the host, which counts it as continue (HOOK-10).
@@ -363,11 +388,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       case "tool/render": {
         // pi's renderCall/renderResult as text (render-mapping.ts); only tools that declared one get here.
         const id = request.id as number;
-        const controller = new AbortController();
+        const controller = new Cancellation();
         controllers.set(id, controller);
         try {
           const r = await c.invoke(toolRenderInvocation(params, details), {
-            signal: controller.signal,
+            signal: controller,
             context: contextOf(params),
           });
           return toolRenderOutcome(r, typeof params["output"] === "string" ? params["output"] : "");
@@ -390,7 +415,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       if (o.owner) issued = o.owner;
       const c = connection;
       if (!c) throw new Error("the rpi extension is not attached");
-      const controller = new AbortController();
+      const controller = new Cancellation();
       const onAbort = (): void => controller.abort();
       o.signal?.addEventListener("abort", onAbort, { once: true });
       if (o.signal?.aborted) controller.abort();
@@ -399,7 +424,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
           await c.invoke(
             { kind: "hook", event: { name, data } },
             {
-              signal: controller.signal,
+              signal: controller,
               context: contextOf({}),
               // Its dialogs are the session layer's to ask (bridge-services.ts).
               tag: SESSION_LAYER_INVOCATION,

@@ -336,6 +336,16 @@ function treeOptions(options) {
   return out;
 }
 
+// A lazily built ctx member becomes a data property holding the value (a frozen ctx keeps its accessor).
+function settle(object, key, value) {
+  try {
+    put(object, key, value);
+  } catch (_) {
+    // Not extensible or not configurable any more: the value is still the answer to this read.
+  }
+  return value;
+}
+
 // The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.
 function makeContext(inv, snap, isCommand) {
   const pick = (key) =>
@@ -356,7 +366,11 @@ function makeContext(inv, snap, isCommand) {
   const replacing = (api, body, options) => isCommand ? replaceSession(api, body, options, owner, fresh)
     : commandOnly(api, body);
   return {
-    ui: makeUi(owner),
+    // ui, modelRegistry and sessionManager are built on first read: they are some sixty closures a
+    // call, and most handlers read none of them. That read (or an assignment) leaves a plain data
+    // property in the member's place, as if the literal had held the value.
+    get ui() { return settle(this, "ui", makeUi(owner)); },
+    set ui(value) { settle(this, "ui", value); },
     hasUI: mode === "tui" || mode === "rpc",
     cwd: pick("cwd"),
     mode: mode,
@@ -366,7 +380,8 @@ function makeContext(inv, snap, isCommand) {
       const full = isObject(snap.model) ? findModel(snap.model.provider, snap.model.id) : undefined;
       return full === undefined ? snap.model : modelCopy(full);
     },
-    modelRegistry: makeModelRegistry(),
+    get modelRegistry() { return settle(this, "modelRegistry", makeModelRegistry()); },
+    set modelRegistry(value) { settle(this, "modelRegistry", value); },
     isProjectTrusted: () => trusted,
     abort: () => action("ctx.abort", { kind: "abort" }, owner),
     shutdown: () => action("ctx.shutdown", { kind: "shutdown" }, owner),
@@ -396,7 +411,8 @@ function makeContext(inv, snap, isCommand) {
     navigateTree: (targetId, options) => replacing("ctx.navigateTree", objectAssign({ kind: "navigate_tree",
       targetId: String(targetId) }, treeOptions(options)), options),
     // The session the host's session layer mirrors (session.ts); without one these say so.
-    sessionManager: makeSessionManager(pick("cwd")),
+    get sessionManager() { return settle(this, "sessionManager", makeSessionManager(pick("cwd"))); },
+    set sessionManager(value) { settle(this, "sessionManager", value); },
     isIdle: () => {
       if (mirror === null) throw fail("ctx.isIdle needs a session: this host runs none", "unsupported");
       return mirror.idle;
