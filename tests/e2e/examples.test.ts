@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ExtensionHost, type ExtensionHostOptions, type HostEvent } from "@octet/host";
 import type { ProgressEvent } from "@octet/protocol";
-import { EXAMPLES, processesMentioning } from "./helpers.js";
+import { EXAMPLES, processesMentioning, scratchOf } from "./helpers.js";
 
 async function withLongTask(
   services: ExtensionHostOptions["services"],
@@ -20,13 +20,16 @@ async function withLongTask(
     ...(services ? { services } : {}),
     onEvent: (e) => events.push(e),
   });
+  // This host's processes, not those of extension-testing.test.ts running long-task at the same time.
+  let scratch = "examples/long-task";
   try {
     assert.equal(host.status().find((s) => s.name === "long-task")?.state, "ready");
+    scratch = scratchOf(host.status().find((s) => s.name === "long-task")?.pid ?? -1);
     await body(host, events);
   } finally {
     await host.shutdown();
   }
-  assert.deepEqual(processesMentioning("examples/long-task"), []);
+  assert.deepEqual(processesMentioning(scratch), []);
 }
 
 test(

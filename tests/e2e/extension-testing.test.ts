@@ -8,12 +8,15 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { startExtension } from "@octet/extension/testing";
-import { EXAMPLES, makeExtensions, processesMentioning } from "./helpers.js";
+import { EXAMPLES, makeExtensions, processesMentioning, scratchOf } from "./helpers.js";
 
 test("issue 18.3: long-task under the harness: scripted confirm and input, progress, close reaps it", async () => {
   const folder = join(EXAMPLES, "long-task");
   const ext = await startExtension(folder, { confirm: [true], input: ["nightly"] });
+  // This run's processes, not those of examples.test.ts running long-task at the same time.
+  let scratch = folder;
   try {
+    scratch = scratchOf(ext.host.status().find((s) => s.name === "long-task")?.pid ?? -1);
     assert.equal(ext.name, "long-task");
     assert.deepEqual(ext.tools(), ["long_task"]);
     const r = await ext.call("long_task", { steps: 3, step_ms: 5 });
@@ -34,7 +37,7 @@ test("issue 18.3: long-task under the harness: scripted confirm and input, progr
   } finally {
     await ext.close();
   }
-  assert.deepEqual(processesMentioning(folder), []);
+  assert.deepEqual(processesMentioning(scratch), []);
 });
 
 test("issue 18.3: hello-world under the harness: a command, a hook's deny and context, collected context", async () => {

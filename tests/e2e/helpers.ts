@@ -72,6 +72,19 @@ export function groupMembers(pgid: number): number[] {
 }
 
 /**
+ * The scratch folder the host gave the extension process `pid` (OCTET_EXTENSION_SCRATCH): unique
+ * to one generation and inherited by everything it starts, so processesMentioning(scratch) finds
+ * that extension's processes and not those of another test running the same example at once.
+ */
+export function scratchOf(pid: number): string {
+  const entry = readFileSync(`/proc/${pid}/environ`, "utf8")
+    .split("\0")
+    .find((e) => e.startsWith("OCTET_EXTENSION_SCRATCH="));
+  if (!entry) throw new Error(`process ${pid} has no OCTET_EXTENSION_SCRATCH`);
+  return entry.slice("OCTET_EXTENSION_SCRATCH=".length);
+}
+
+/**
  * Live processes whose command line or environment mentions `needle`. Extension processes carry
  * OCTET_EXTENSION_DIR=<their folder> (and their children inherit it), so passing an extension's
  * folder finds every process it started, grandchildren included.
