@@ -30,7 +30,7 @@ import { createOctetBridge, type OctetBridge } from "./octet/octet-bridge.js";
 import { octetHooksFor, undeliveredPiEvents } from "./octet/hook-mapping.js";
 import { DEFAULT_MAX_FRAME_BYTES, type ExtensionMode } from "./protocol/frames.js";
 import type { RpiTransport } from "./transport.js";
-import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs, prepareQuickJs } from "./quickjs/launch-quickjs.js";
+import { DEFAULT_MEMORY_LIMIT_BYTES, launchQuickJs } from "./quickjs/launch-quickjs.js";
 import { PI_PRELUDE } from "./quickjs/pi-prelude.js";
 import { nodeProcessSpec } from "./node/launch-node.js";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
@@ -146,7 +146,6 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
       if (basename(manifestPath) !== "pi-extension.json") {
         const pi = await resolvePiExtensionPath(manifestPath, context.workspace);
         if (!pi.ok) return { ok: false, errors: [pi.error] };
-        if (piRuntime === "quickjs") prepareQuickJs();
         return {
           ok: true,
           extension: foreignExtension(
@@ -163,8 +162,6 @@ export function rpiRuntime(options: RpiRuntimeOptions = {}): RpiForeignRuntime {
       // checks everything again with the real trust decision.
       const loaded = await loadRpiManifest(manifestPath, { source: context.source, projectTrusted: true });
       if (!loaded.ok) return { ok: false, errors: loaded.errors.map((e) => e.message) };
-      // Its launch needs the compiled wasm: the compile starts now, beside the rest of the host's start.
-      if (loaded.manifest.runtime === "quickjs") prepareQuickJs();
       return { ok: true, extension: foreignExtension(loaded.manifest, manifestPath, options, maxFrameBytes, claimed) };
     },
   };

@@ -122,14 +122,6 @@ function quickJsWasm(): Promise<WasmModule> {
   return compiled;
 }
 
-/**
- * Starts compiling the QuickJS wasm now: a host that found a QuickJS extension calls it at
- * discovery, so the compile runs beside the rest of its start instead of before the first worker.
- */
-export function prepareQuickJs(): void {
-  void quickJsWasm();
-}
-
 function positive(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isFinite(v) || v <= 0)
