@@ -11,7 +11,7 @@ export const metrics = [
   { key: "p99_us", label: "p99", unit: "µs", better: "lower" },
 ];
 export const params = {
-  full: { calls: 10_000, warmup: 2_000 },
+  full: { calls: 10_000, warmup: 5_000 },
   quick: { calls: 1_000, warmup: 1_000 },
 };
 
