@@ -12,7 +12,7 @@ export const metrics = [
   { key: "mib_per_s", label: "result rate", unit: "MiB/s", better: "higher" },
 ];
 export const params = {
-  full: { calls: 100, warmup: 10, bytes: 512 * 1024 },
+  full: { calls: 60, warmup: 10, bytes: 512 * 1024 },
   quick: { calls: 30, warmup: 5, bytes: 512 * 1024 },
 };
 

@@ -8,7 +8,7 @@ export const name = "throughput";
 export const title = (p) => `throughput (${p.calls} calls of ~100 B, ${p.inFlight} in flight)`;
 export const metrics = [{ key: "calls_per_s", label: "calls/s", unit: "/s", better: "higher" }];
 export const params = {
-  full: { calls: 20_000, warmup: 3_000, inFlight: 64 },
+  full: { calls: 15_000, warmup: 3_000, inFlight: 64 },
   quick: { calls: 5_000, warmup: 2_000, inFlight: 64 },
 };
 
