@@ -123,7 +123,9 @@ test(SHUTDOWN, async () => {
     assert.ok(!h.diagnostics.some((d) => /did not exit within/.test(d)), h.diagnostics.join("\n"));
     assert.equal(alive(h.pid), false);
     await until(() => groupMembers(pgid).length === 0, 5_000, "the command's group to be gone");
-    assert.deepEqual(groupMembers(h.pid), []);
+    // The runner's own group empties too, though not always in the same instant: a CI run under
+    // load once found one member left right after the runner (not identified); it must be gone soon.
+    await until(() => groupMembers(h.pid).length === 0, 5_000, "the runner's group to be gone");
   } finally {
     rmSync(dir, { recursive: true, force: true });
     rmSync(ws, { recursive: true, force: true });
