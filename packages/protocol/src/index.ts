@@ -28,7 +28,7 @@ export { JsonlDecoder, decodeLine, quoteBytes } from "./jsonl/decoder.js";
 export type { DecodedFrame, FrameError, FrameErrorCode } from "./jsonl/decoder.js";
 export { encodeFrame } from "./jsonl/encode.js";
 export { decodeUtf8, encodeUtf8 } from "./jsonl/utf8.js";
-export { RpcPeer } from "./rpc/peer.js";
+export { RpcPeer, isThenable } from "./rpc/peer.js";
 export type {
   PeerTransport,
   SendTicket,

@@ -23,6 +23,7 @@ import {
   validateTurnHookParams,
   isPlainObject,
   isServerErrorCode,
+  isThenable,
   legalMethod,
   methodSpec,
   validateAdvisoryHookParams,
@@ -92,15 +93,8 @@ type MethodHandler = (params: unknown, r: Routed) => unknown;
  * no handler here, or one the table does not carry on this API version or behind a feature not in
  * `features`, is an unknown method (-32601), as an extension that does not implement it answers.
  */
-export async function route(
-  request: RequestMessage,
-  registry: Registry,
-  api: ApiVersion,
-  signal: { readonly aborted: boolean },
-  ctx: ContextFactory,
-  features: ReadonlySet<string> = NO_FEATURES,
-): Promise<unknown> {
-  return routeNow(request, registry, api, signal, ctx, features);
+export async function route(...args: Parameters<typeof routeNow>): Promise<unknown> {
+  return routeNow(...args);
 }
 
 /**
@@ -170,15 +164,6 @@ function toolFailure(err: unknown, { api, signal }: Routed): unknown {
   if (err instanceof WireError || signal.aborted) throw authorError(err);
   const message = err instanceof Error ? err.message : String(err);
   return toToolResult({ content: `Error: ${message}`, isError: true }, api);
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (
-    value instanceof Promise ||
-    (value !== null &&
-      (typeof value === "object" || typeof value === "function") &&
-      typeof (value as { then?: unknown }).then === "function")
-  );
 }
 
 async function commandExecute(raw: unknown, { registry, ctx }: Routed): Promise<unknown> {

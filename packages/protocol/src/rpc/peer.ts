@@ -302,7 +302,8 @@ export class RpcPeer {
   }
 }
 
-function isThenable(value: unknown): boolean {
+/** Whether a handler's value is a promise (or any thenable) to wait for, not the answer itself. */
+export function isThenable(value: unknown): value is PromiseLike<unknown> {
   return (
     value instanceof Promise ||
     (value !== null &&
