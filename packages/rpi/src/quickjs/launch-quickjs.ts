@@ -24,6 +24,7 @@
  * MAX_BUFFERED_EVENTS events or MAX_BUFFERED_BYTES bytes; past that the instance is terminated as
  * "fatal" (an extension must not fill the host's heap through a transport nobody reads).
  */
+import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
@@ -122,6 +123,21 @@ function quickJsWasm(): Promise<WasmModule> {
   return compiled;
 }
 
+let entryUrl: URL | null = null;
+
+/**
+ * The worker thread's entry: the one-file bundle of worker.js that the build writes beside it
+ * (scripts/bundle.mjs), which loads in one module instead of a dozen; worker.js itself when the
+ * bundle is absent (a tsc-only build), so a checkout that skipped the bundler still runs.
+ */
+function workerEntry(): URL {
+  if (entryUrl === null) {
+    const bundled = new URL("./worker-bundle.js", import.meta.url);
+    entryUrl = existsSync(bundled) ? bundled : new URL("./worker.js", import.meta.url);
+  }
+  return entryUrl;
+}
+
 function positive(name: string, value: number | undefined, fallback: number): number {
   const v = value ?? fallback;
   if (!Number.isFinite(v) || v <= 0)
@@ -195,7 +211,7 @@ export async function launchQuickJs(options: QuickJsOptions): Promise<RpiTranspo
   const wasmModule = await quickJsWasm();
   const status = new SharedArrayBuffer(STATUS_WORDS * Int32Array.BYTES_PER_ELEMENT);
   const start: WorkerStart = { settings, wasmModule, status };
-  const worker = new Worker(new URL("./worker.js", import.meta.url), {
+  const worker = new Worker(workerEntry(), {
     workerData: start,
     name: `octet quickjs ${settings.entry}`,
     stdout: true,
