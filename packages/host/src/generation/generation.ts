@@ -266,6 +266,16 @@ export class Generation {
   #ownedContext: ExecutionContext | null = null;
   #plainContext: ExecutionContext | null = null;
 
+  /**
+   * context(true) as JSON text, encoded once: most of a small tool/call's bytes, so a call splices
+   * it in instead of encoding it again (about 1.1 of the host's 17 us per call, issue 19).
+   */
+  ownedContextText(): string {
+    this.#ownedContextText ??= JSON.stringify(this.context(true));
+    return this.#ownedContextText;
+  }
+  #ownedContextText: string | null = null;
+
   /** Spawns the process and runs initialize; rejects (after killing the group) on any failure. */
   async start(): Promise<void> {
     try {

@@ -35,6 +35,8 @@ export interface HostRequestOptions {
   onProgress?: ((event: ProgressEvent) => void) | undefined;
   /** The embedder confirmed this request already: its first confirmation/request is answered yes (MENU-13). */
   preApproveFirstConfirmation?: boolean | undefined;
+  /** The JSON text of params, when the caller spliced it from parts encoded once (RequestOptions.paramsText). */
+  paramsText?: string | undefined;
 }
 
 export interface HostRequestsOptions {
@@ -149,6 +151,7 @@ export class HostRequests {
     // cancel): this table follows the peer's, it is not a second ledger kept from the wire.
     const outgoing = peer.request(method, params, {
       onSettled: (how) => (how === "answered" ? this.#responded(outgoing.id) : this.#lateResponse(outgoing.id)),
+      paramsText: options.paramsText,
     });
     const entry: Active = {
       method,

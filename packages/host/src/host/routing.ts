@@ -156,10 +156,11 @@ export class Router {
     const params: Record<string, unknown> = { name, arguments: args, context: g.context(true) };
     // Only for a generation that negotiated dynamic_tools (CALL-03).
     if (revision !== null) params["catalog_revision"] = revision;
+    const paramsText = toolCallText(name, args, g.ownedContextText(), revision);
     let raw: unknown;
     try {
       const { signal, onProgress } = options;
-      raw = await g.request("tool/call", params, { timeoutMs: this.#timeout(options), signal, onProgress });
+      raw = await g.request("tool/call", params, { timeoutMs: this.#timeout(options), signal, onProgress, paramsText });
     } catch (err) {
       if (err instanceof WireError) return toolError(g, `Tool ${name} failed: ${err.message} (code ${err.code})`);
       // Refused before a byte was written (the generation began draining while the call waited
@@ -252,4 +253,21 @@ function withSubject(err: unknown, subject: string): unknown {
   if (err instanceof OctetError) return new OctetError(err.code, `${subject}: ${err.message}`, { cause: err });
   if (err instanceof WireError) return new WireError(err.code, `${subject}: ${err.message}`, err.data);
   return err;
+}
+
+/**
+ * The JSON text of a tool/call's params with the generation's context spliced in as encoded once
+ * (what JSON.stringify(params) gives, member for member), or undefined when the arguments have no
+ * JSON text of their own: the peer then encodes params itself and reports why it cannot.
+ */
+function toolCallText(name: string, args: unknown, contextText: string, revision: number | null): string | undefined {
+  let argsText: string | undefined;
+  try {
+    argsText = JSON.stringify(args);
+  } catch {
+    return undefined;
+  }
+  if (argsText === undefined) return undefined;
+  const head = `{"name":${JSON.stringify(name)},"arguments":${argsText},"context":${contextText}`;
+  return revision === null ? `${head}}` : `${head},"catalog_revision":${JSON.stringify(revision)}}`;
 }

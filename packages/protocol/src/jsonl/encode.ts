@@ -24,6 +24,27 @@ export function encodeFrame(message: unknown, maxFrameBytes: number = MAX_FRAME_
     );
   }
   if (typeof text !== "string") throw new OctetError("frame_invalid", "message is not serializable as JSON");
+  return boundedFrame(text, maxFrameBytes);
+}
+
+/**
+ * The frame of a request whose params are JSON text already (spliced by the caller from parts
+ * encoded once, such as a generation's execution context): the frame encodeFrame makes of
+ * {jsonrpc, id, method, params}, under the same bound. The caller guarantees `paramsText` is
+ * one JSON value.
+ */
+export function encodeRequestFrame(
+  id: number,
+  method: string,
+  paramsText: string,
+  maxFrameBytes: number = MAX_FRAME_BYTES,
+): string {
+  const text = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${paramsText}}`;
+  return boundedFrame(text, maxFrameBytes);
+}
+
+/** `text` and its LF, or frame_too_large when its UTF-8 bytes are over the bound. */
+function boundedFrame(text: string, maxFrameBytes: number): string {
   const frame = text + "\n";
   // Cheap pre-check: a UTF-16 length within max/3 cannot exceed max bytes. Otherwise the frame
   // itself is measured, not the text before its LF: V8 returns a large stringify result unflattened,

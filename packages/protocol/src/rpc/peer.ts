@@ -11,7 +11,7 @@ import { MAX_CHILD_IDS_PER_GENERATION } from "../bounds.js";
 import { ErrorCode, OctetError, WireError, toWireError } from "../errors.js";
 import type { Envelope, JsonRpcId, Message, RequestMessage, NotificationMessage } from "../jsonrpc.js";
 import { isErrorResponse } from "../jsonrpc.js";
-import { encodeFrame } from "../jsonl/encode.js";
+import { encodeFrame, encodeRequestFrame } from "../jsonl/encode.js";
 import { platformTimers, type TimerApi } from "../platform.js";
 
 /** A queued frame; withdraw() removes it if no byte of it was written yet and says so. */
@@ -49,6 +49,11 @@ export interface RequestOptions {
    * response comes ("late"). The layer above keeps no ledger of its own for either.
    */
   onSettled?: (how: "answered" | "late") => void;
+  /**
+   * The JSON text of `params` when the caller has it (spliced from parts it encoded once): sent
+   * in place of encoding `params`, under the same frame bound. It must be the JSON of `params`.
+   */
+  paramsText?: string | undefined;
 }
 
 export interface OutgoingRequest {
@@ -112,7 +117,10 @@ export class RpcPeer {
       }
       let frame: string;
       try {
-        frame = encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message);
+        frame =
+          options.paramsText === undefined
+            ? encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message)
+            : encodeRequestFrame(id, method, options.paramsText);
       } catch (err) {
         reject(err);
         return;

@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { encodeFrame } from "../../src/jsonl/encode.js";
+import { encodeFrame, encodeRequestFrame } from "../../src/jsonl/encode.js";
 import { decodeLine } from "../../src/jsonl/decoder.js";
 import { MAX_FRAME_BYTES } from "../../src/bounds.js";
 import { OctetError } from "../../src/errors.js";
@@ -192,4 +192,30 @@ test("FRAME-02: values with no JSON text are refused as frame_invalid, never wri
       },
     );
   }
+});
+
+test("FRAME-02: a request with spliced params text is the frame encodeFrame makes of the whole message", () => {
+  fc.assert(
+    fc.property(fc.nat(), fc.string(), fc.jsonValue(), (id, method, params) => {
+      const paramsText = JSON.stringify(params);
+      const frame = encodeRequestFrame(id, method, paramsText);
+      assert.equal(frame, encodeFrame({ jsonrpc: "2.0", id, method, params }));
+      assertOneLine(frame);
+    }),
+  );
+});
+
+test("FRAME-09: a request with spliced params text is bound like any frame, at the limit and one past it", () => {
+  const head = `{"jsonrpc":"2.0","id":7,"method":"tool/call","params":`;
+  const fill = (n: number): string => JSON.stringify("a".repeat(n - head.length - 3));
+  const atLimit = encodeRequestFrame(7, "tool/call", fill(MAX_FRAME_BYTES));
+  assert.equal(te.encode(atLimit).length, MAX_FRAME_BYTES + 1, "the limit's bytes and the LF");
+  assert.throws(
+    () => encodeRequestFrame(7, "tool/call", fill(MAX_FRAME_BYTES + 1)),
+    (err: unknown) =>
+      err instanceof OctetError &&
+      err.code === "frame_too_large" &&
+      err.message.includes(`${MAX_FRAME_BYTES + 1} bytes`) &&
+      err.message.includes(`${MAX_FRAME_BYTES}-byte limit`),
+  );
 });
