@@ -14,12 +14,12 @@ export const TARGETS = [
     max: 1.3,
     why:
       "per-call CPU on the host: since issue 19 the extension spends about 11 us per small call and the " +
-      "host about 23 (CPU from /proc at 64 in flight). The host resolves the tool and checks its arguments " +
-      "against the schema, encodes a request of about 500 bytes (every call carries its execution context " +
-      "and resource owner), keeps the slot, deadline and cancellation state, checks the response's envelope " +
-      "text (duplicate members and id spelling, FRAME-01), validates the result closed (CALL-12..23) and " +
-      "builds the outcome over three promise layers; garbage collection is about 18% of its busy time and " +
-      "no function is above 6%.",
+      "host about 15 (process.cpuUsage at 64 in flight, Intel machine; 23 on the AMD one). The host resolves " +
+      "the tool and checks its arguments against the schema, encodes a request of about 500 bytes (the " +
+      "execution context with its resource owner, encoded once per generation and spliced in), keeps the " +
+      "slot, deadline and cancellation state, checks the response's envelope text (duplicate members and id " +
+      "spelling, FRAME-01), validates the result closed (CALL-12..23) and builds the outcome over three " +
+      "promise layers; garbage collection is about 18% of its busy time and no function is above 6%.",
   },
   {
     scenario: "latency",
@@ -119,12 +119,16 @@ export const TARGETS = [
     kind: "ratio",
     max: 2,
     why:
-      "interpretation: about 75% of the worker's time is QuickJS running the prelude (JSON.parse, dispatch, the " +
-      "AbortController shim, the ctx, async apply and its jobs, JSON.stringify) and about 15% quickjs-emscripten's " +
-      "glue per __octet_host.send. Each frame is its own VM entry with its own budget and watchdog (QJS-16), and " +
-      "send checks size and rate at the VM boundary (QJS-18); on the host thread the rpi frame check stays " +
-      "because the worker is untrusted (RPI-35/37). Frames cross as text, not bytes, and the prelude builds ctx.ui, " +
-      "modelRegistry and sessionManager on first read (p50 5.8x -> 4.2x).",
+      "interpretation: a call costs about 105 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
+      "2026-12-02), about 60 of them on the worker: entering the VM with the frame as a new string (2.7 us), " +
+      "QuickJS's JSON.parse of the ~400-byte invoke frame (6.2 us), the prelude's dispatch, AbortController shim, " +
+      "ctx and async apply (about 25 us), then its jobs: the awaited result, JSON.stringify (4 us) and the " +
+      "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context. Each frame is " +
+      "its own VM entry with its own budget and watchdog (QJS-16), send checks size and rate at the VM boundary " +
+      "(QJS-18), and the host thread checks every rpi frame (the worker is untrusted, RPI-35/37). The host " +
+      "thread's 40 us include about 6.5 us of the bridge still speaking octet JSON-RPC as text in-process " +
+      "(encode, envelope scan and parse, both ways): passing envelopes as objects would save them without " +
+      "dropping a guarantee, and is not done.",
   },
   {
     candidate: "quickjs",
@@ -133,9 +137,9 @@ export const TARGETS = [
     kind: "ratio",
     min: 0.4,
     why:
-      "the single worker thread runs the 64 calls one at a time, so throughput is the inverse of its CPU per " +
-      "call (about 60 us, mostly the interpreted prelude: see p50), while raw's child answers in a few us of JIT " +
-      "code (0.06x -> 0.11x split, 0.10x -> 0.13x shared in issue 19).",
+      "the single worker thread runs the 64 calls one at a time and the host thread shares its CPU, so " +
+      "throughput is the inverse of the call's whole CPU (about 105 us, see p50: 60 us on the worker, 40 on " +
+      "the host thread), while raw's child answers in a few us of JIT code.",
   },
   {
     candidate: "quickjs",
@@ -144,10 +148,13 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.5,
     why:
-      "a worker thread's bootstrap (about 100 ms loaded), then about 120 ms of QuickJS evalCode (V8 compiling the " +
-      "wasm functions on their first use, and the 88 KB prelude), then the rpi handshake and octet's initialize. " +
-      "The wasm module is compiled once per process and its compile starts at discovery; what would remain is a " +
-      "worker and runtime started before they are asked for.",
+      "in order, unpinned (2026-12-02, about 145 ms in all): the host's start up to the launch 16 ms, the wasm " +
+      "compile 7 ms (once per process), the worker thread's bootstrap 22 ms, its modules 15 ms (bundled into one " +
+      "file since: about 10 ms less, pinned), the emscripten module with its 64 MiB Memory 14 ms, runtime, context " +
+      "and host object 6 ms, the 88 KB prelude 25-35 ms (V8 compiles QuickJS's wasm functions on their first " +
+      "call: the same prelude takes 7 ms once they are compiled, and minifying it measured no gain), then the " +
+      "rpi handshake and octet's initialize 15-20 ms. Pinned to one CPU, as the benchmark runs it, nothing " +
+      "overlaps. What would remain is a worker and runtime started before they are asked for.",
   },
   {
     scenario: "import-time",
