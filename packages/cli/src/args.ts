@@ -2,12 +2,12 @@
  * Command-line parsing: the global flags and the command words, with usage errors that say
  * what was wrong and what to type instead. No host logic here.
  */
-import { statSync } from "node:fs";
 import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { PolicyRules } from "@octet/host";
 import { loadPolicyFile, parseSecretFlags, type SecretMapping } from "./policy-secrets.js";
 import { UsageError } from "./usage-error.js";
+import { statForUsage } from "./path-check.js";
 import { loadMcpConfig, type McpServerConfig } from "./mcp/server-config.js";
 
 export interface GlobalOptions {
@@ -144,16 +144,7 @@ export function editDistance(a: string, b: string): number {
 /** A directory named on the command line must exist: say which flag and which folder (13.11). */
 function existingDir(flag: string, value: string): string {
   const path = resolve(value);
-  let st;
-  try {
-    st = statSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `${flag} ${value}: ` +
-        `${code === "ENOENT" ? `no such folder (${path})` : `cannot read ${path} (${code ?? String(err)})`}`,
-    );
-  }
+  const st = statForUsage(path, `${flag} ${value}`, "folder");
   if (!st.isDirectory()) throw new UsageError(`${flag} ${value}: ${path} is a file, not a folder`);
   return path;
 }
@@ -161,13 +152,7 @@ function existingDir(flag: string, value: string): string {
 /** A --pi-extension value: a file or folder that exists (what it holds is checked when it loads). */
 function existingPath(value: string): string {
   const path = resolve(value);
-  try {
-    statSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    const why = code === "ENOENT" ? `no such file or folder (${path})` : `cannot read ${path} (${code})`;
-    throw new UsageError(`--pi-extension ${value}: ${why}`);
-  }
+  statForUsage(path, `--pi-extension ${value}`, "file or folder");
   return path;
 }
 

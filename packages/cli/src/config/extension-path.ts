@@ -9,6 +9,7 @@ import { existsSync, readFileSync, statSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { parse as parseToml } from "smol-toml";
 import { UsageError } from "../usage-error.js";
+import { statForUsage } from "../path-check.js";
 
 export type ExtensionPlan = { kind: "folder"; dir: string; name: string; path: string } | { kind: "pi"; path: string };
 
@@ -18,15 +19,7 @@ const MAX_NAME_READ_BYTES = 1_048_576;
 
 /** What `path` (absolute) is; `label` names where it was given, e.g. "-e ./my-ext", for errors. */
 export function planExtensionPath(path: string, label: string): ExtensionPlan {
-  let st;
-  try {
-    st = statSync(path);
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new UsageError(
-      `${label}: ${code === "ENOENT" ? `no such file or folder (${path})` : `cannot read ${path} (${code})`}`,
-    );
-  }
+  const st = statForUsage(path, label, "file or folder");
   // `-e my-ext/extension.toml` means the folder.
   if (st.isFile() && (basename(path) === "extension.toml" || basename(path) === "pi-extension.json"))
     return planExtensionPath(dirname(path), label);
