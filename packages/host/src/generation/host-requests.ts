@@ -128,12 +128,14 @@ export class HostRequests {
   async send(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
     if (this.#closed) throw this.#closed;
     if (this.#refusing) throw this.#refusing;
-    const signal = options.signal;
+    // Read out of options here: the closures below share this call's context, and a closure that
+    // named `options` would keep all of it (the params text among it) alive for the whole call.
+    const { signal, timeoutMs } = options;
     if (signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
     // The deadline covers the wait for a slot too (CALL-24): a caller's timeout is the whole call.
-    const until = Date.now() + options.timeoutMs;
+    const until = Date.now() + timeoutMs;
     // A free slot is taken at once; only a caller that must wait pays for the abortable wait.
-    if (this.#slots && !this.#slots.tryAcquire()) await this.#admit(this.#slots, method, options.timeoutMs, signal);
+    if (this.#slots && !this.#slots.tryAcquire()) await this.#admit(this.#slots, method, timeoutMs, signal);
     if (this.#refusing) {
       this.#slots?.release();
       throw this.#refusing;
@@ -143,7 +145,7 @@ export class HostRequests {
       this.#slots?.release();
       throw new OctetError(
         "request_timeout",
-        `${method} got no free request slot within ${options.timeoutMs} ms; nothing was sent`,
+        `${method} got no free request slot within ${timeoutMs} ms; nothing was sent`,
       );
     }
     const peer = this.#o.peer;
@@ -182,10 +184,7 @@ export class HostRequests {
     this.#deadlines.add(outgoing.id, left, () =>
       cancel(
         "timeout",
-        new OctetError(
-          "request_timeout",
-          `${method} (id ${outgoing.id}) got no response within ${options.timeoutMs} ms`,
-        ),
+        new OctetError("request_timeout", `${method} (id ${outgoing.id}) got no response within ${timeoutMs} ms`),
       ),
     );
     const onAbort = (): void =>

@@ -15,6 +15,7 @@ export interface FrameSink {
 }
 
 interface Entry {
+  /** Emptied once handed to the sink: the ticket lives as long as its request, the text need not. */
   frame: string;
   size: number;
   started: boolean;
@@ -83,7 +84,9 @@ export class FrameQueue implements PeerTransport {
       const entry = this.#queue.shift()!;
       this.#queuedSize -= entry.size;
       entry.started = true;
-      if (!this.#sink.write(entry.frame) && !this.#closed) {
+      const frame = entry.frame;
+      entry.frame = "";
+      if (!this.#sink.write(frame) && !this.#closed) {
         this.#waitingDrain = true;
         this.#sink.onceDrain(() => {
           if (this.#closed) return;
