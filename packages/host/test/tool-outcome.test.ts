@@ -103,3 +103,19 @@ test(
     assert.match(failed.outcome.text, /an error result cannot publish artifact references through diagnostics/);
   },
 );
+
+test("CALL-12: an outcome carries the result's members in the wire's order, then the extension", () => {
+  const metadata = { note: "m" };
+  const { outcome } = run(gen(), { content: [text("a"), text("b")], structured_content: { n: 2 }, metadata });
+  assert.deepEqual(Object.keys(outcome), ["parts", "text", "is_error", "structured_content", "metadata", "extension"]);
+  assert.deepEqual(outcome.structured_content, { n: 2 });
+  assert.equal(outcome.metadata, metadata, "the metadata value as it came, not a copy");
+  assert.equal(outcome.text, "a\nb");
+  // Without the optional members there are none, not members set to undefined.
+  const bare = toolOutcome({ ...gen(), schemas: compileToolSchemas([], new CompileBudget(), true) }, {
+    name: "plain",
+    description: "d",
+    parameters: { type: "object", properties: {} },
+  }, { content: [text("x")] }, () => {});
+  assert.deepEqual(Object.keys(bare), ["parts", "text", "is_error", "extension"]);
+});

@@ -207,8 +207,11 @@ export class RpiConnection {
     const what = invocation.kind === "hook" ? "hook" : "invocation";
     const context = options.context ? this.#contexts.encode(options.context) : undefined;
     const { signal, onUpdate, tag } = options;
-    const o = { timeoutMs, budgetMs: timeoutMs, signal, onUpdate, tag, what };
-    return this.#request({ kind: "invoke", invocation }, context === undefined ? o : { ...o, context });
+    const o: RequestOptions = { timeoutMs, budgetMs: timeoutMs, signal, onUpdate, tag, what };
+    // Set, not spread into a copy: an object spread per call made young garbage look alive to
+    // V8's scavenger (host tool-outcome.ts, outcomeOf).
+    if (context !== undefined) o.context = context;
+    return this.#request({ kind: "invoke", invocation }, o);
   }
 
   /** Shutdown frame, the shutdown timeout for the exit, then the group is killed (RPI-26, RPI-34). */
