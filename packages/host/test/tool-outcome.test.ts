@@ -112,10 +112,15 @@ test("CALL-12: an outcome carries the result's members in the wire's order, then
   assert.equal(outcome.metadata, metadata, "the metadata value as it came, not a copy");
   assert.equal(outcome.text, "a\nb");
   // Without the optional members there are none, not members set to undefined.
-  const bare = toolOutcome({ ...gen(), schemas: compileToolSchemas([], new CompileBudget(), true) }, {
-    name: "plain",
-    description: "d",
-    parameters: { type: "object", properties: {} },
-  }, { content: [text("x")] }, () => {});
+  const bare = toolOutcome(
+    { ...gen(), schemas: compileToolSchemas([], new CompileBudget(), true) },
+    {
+      name: "plain",
+      description: "d",
+      parameters: { type: "object", properties: {} },
+    },
+    { content: [text("x")] },
+    () => {},
+  );
   assert.deepEqual(Object.keys(bare), ["parts", "text", "is_error", "extension"]);
 });
