@@ -16,7 +16,7 @@ const HERE = fileURLToPath(new URL(".", import.meta.url));
 const WORKER = fileURLToPath(new URL("./lib/worker.mjs", import.meta.url));
 const RUN_TIMEOUT_MS = 180_000;
 
-const CANDIDATES = ["raw", "octet", "octet-gc", "mcp", "raw-py", "py-sdk", "quickjs"];
+const CANDIDATES = ["raw", "octet", "mcp", "raw-py", "py-sdk", "quickjs"];
 /** Whose figures a candidate's ratios are paired with: the Python SDK against the Python floor. */
 const BASELINES = { "py-sdk": "raw-py" };
 /**

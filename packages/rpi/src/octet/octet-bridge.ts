@@ -26,7 +26,7 @@ import type {
 import { bridgeServices, SESSION_LAYER_INVOCATION } from "./bridge-services.js";
 import type { ModelLayer } from "./model-actions.js";
 import { MessageUpdates } from "./message-updates.js";
-import type { RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
+import type { InvokeOptions, RpiConnection, RpiHostServices } from "../host/rpi-connection.js";
 import type { RpiExit } from "../transport.js";
 import { ContextCache, type HostCatalog } from "./context-cache.js";
 import { LIFECYCLE_TO_PI, lifecycleEventData, octetHookResult, piCallsFor } from "./hook-mapping.js";
@@ -326,11 +326,12 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                   }
                 }
               : undefined;
+            // Set, not spread in: an object spread per call made young garbage look alive to V8's
+            // scavenger (the host's tool-outcome.ts, outcomeOf).
+            const invokeOptions: InvokeOptions = { tag: id, signal: controller, context: contextOf(params) };
+            if (onUpdate) invokeOptions.onUpdate = onUpdate;
             const r = await published(
-              await c.invoke(
-                { kind: "tool", name, callId: `call-${id}`, arguments: args },
-                { tag: id, signal: controller, context: contextOf(params), ...(onUpdate ? { onUpdate } : {}) },
-              ),
+              await c.invoke({ kind: "tool", name, callId: `call-${id}`, arguments: args }, invokeOptions),
             );
             if (r.status === "success") details.remember(name, args, r.value);
             return toolOutcome(r);
