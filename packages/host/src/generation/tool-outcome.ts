@@ -86,12 +86,12 @@ export function toolOutcome(
 }
 
 /**
- * The outcome built member by member, not as `{ ...result, extension }`: on Node 20 (V8 11.3) an
- * object spread on this path made about a quarter of the host's per-call bytes survive young
- * collections (the clone is placed where the young objects it points to look alive to the
- * scavenger until a full collection), so V8 grew the young generation to 16 MiB and promoted
- * per-call garbage into the old one: with the spread, 2.0 MB survived each scavenge at 64 calls in
- * flight; built like this, 0.23 MB (benchmarks/README.md, "Where the time goes").
+ * The outcome built member by member, not as `{ ...result, extension }`: on Node 20 (V8 11.3)
+ * that object spread made about a quarter of the host's per-call bytes survive young collections
+ * (measured, and reproduced by a standalone loop; why V8's spread path does this was not pinned
+ * down), so V8 grew the young generation to 16 MiB and promoted per-call garbage into the old one:
+ * with the spread, 2.0 MB survived each scavenge at 64 calls in flight; built like this, 0.23 MB
+ * (benchmarks/README.md, "Where the time goes").
  */
 function outcomeOf(result: NormalizedToolResult, extension: string, media: ResolvedMedia[]): ToolCallOutcome {
   const { parts, text, is_error, structured_content, metadata } = result;
