@@ -318,6 +318,8 @@ function foreignExtension(
         diagnose: ctx.diagnose,
         lateTools: bridge.lateTools,
         lateHooks: bridge.lateHooks,
+        // The QuickJS and Node runtimes run octet's prelude, which keeps the last context it got.
+        contextOnChange: launch.kind !== "process",
         ...(options.piFlags !== undefined ? { flags: options.piFlags } : {}),
         onStderr: (line) => {
           // Until the host reads the stand-in's stderr (after the start) only the last lines are

@@ -732,3 +732,31 @@ test("pi registerProvider: its data is a load registration; streamSimple is refu
     h.dispose();
   }
 });
+
+test("QJS-08, QJS-09: an invocation sent without a context reads the last snapshot the prelude was sent", async () => {
+  // The host leaves an unchanged context out of the QuickJS and Node runtimes' frames
+  // (RpiConnectionOptions.contextOnChange): ctx and the getters must read the one sent before.
+  const { h } = await loaded(
+    ext(
+      `
+    pi.registerCommand("get", { handler: async (_a, ctx) => [ctx.cwd, ctx.mode, pi.getSessionName(), ` +
+        `pi.getActiveTools()] });`,
+    ),
+    { capabilities: ["commands"] },
+  );
+  try {
+    const context = { cwd: "/r", mode: "tui", projectTrusted: true, sessionName: "one", activeTools: ["read"] };
+    h.send(command("req-2", "get", context));
+    h.send(command("req-3", "get"));
+    h.send(command("req-4", "get", { ...context, sessionName: "two" }));
+    h.send(command("req-5", "get"));
+    assert.deepEqual(h.take(), [
+      ok("req-2", ["/r", "tui", "one", ["read"]]),
+      ok("req-3", ["/r", "tui", "one", ["read"]]),
+      ok("req-4", ["/r", "tui", "two", ["read"]]),
+      ok("req-5", ["/r", "tui", "two", ["read"]]),
+    ]);
+  } finally {
+    h.dispose();
+  }
+});

@@ -586,6 +586,31 @@ test("issue 13 review: a context object is encoded once for any number of invoca
   }
 });
 
+test("issue 19: with contextOnChange a context already sent is left out of later frames; a new one goes", async () => {
+  const { c } = await started("ok", { contextOnChange: true });
+  try {
+    const epoch1 = { sessionName: "s", allTools: ["weather"], activeTools: ["weather"] };
+    const call = (i: number) => ({
+      kind: "tool" as const,
+      name: "weather",
+      callId: `c${i}`,
+      arguments: { mode: "context" },
+    });
+    const whole = { ...epoch1, cwd: "/work/space", mode: "rpc", projectTrusted: true };
+    // The fake answers with the context its frame carried (null: none).
+    assert.deepEqual(answerOf(await c.invoke(call(0), { context: epoch1 })), whole);
+    assert.equal(answerOf(await c.invoke(call(1), { context: epoch1 })), null, "the same context: left out");
+    assert.equal(answerOf(await c.invoke(call(2), { context: { ...epoch1 } })), null, "equal text: left out too");
+    const epoch2 = { ...epoch1, sessionName: "t" };
+    assert.deepEqual(answerOf(await c.invoke(call(3), { context: epoch2 })), { ...whole, sessionName: "t" });
+    assert.equal(answerOf(await c.invoke(call(4), { context: epoch2 })), null);
+    // Back to the first: it differs from the last one sent, so it goes again.
+    assert.deepEqual(answerOf(await c.invoke(call(5), { context: epoch1 })), whole);
+  } finally {
+    await c.shutdown("test over");
+  }
+});
+
 test("issue 13 review: a context over LARGE_CONTEXT_BYTES that fits is said once, with size and bound", async () => {
   // 4 MiB frames: a quarter is 1 MiB, so a 300 KB context is sent whole, and said once.
   const { c, diagnostics } = await started("ok", { maxFrameBytes: 4 * 1024 * 1024 });

@@ -52,6 +52,13 @@ export interface RpiConnectionOptions {
   lateHooks?: { accepts(event: string): boolean };
   /** Values of the --pi-flag options, sent in the hello (`flags`): pi.getFlag reads them. */
   flags?: Readonly<Record<string, string | boolean>>;
+  /**
+   * The extension keeps the last invocation context it was sent (octet's pi prelude, which the
+   * QuickJS and Node runtimes run): an invocation whose context is the one sent last goes without
+   * it, sparing the extension a parse of the same snapshot per call. An executable gets it with
+   * every invocation, as docs/rpi-protocol.md says.
+   */
+  contextOnChange?: boolean;
 }
 
 /**

@@ -58,6 +58,8 @@ export class RpiConnection {
   #fail: ((message: string) => void) | null = null;
   #violation: string | null = null;
   readonly #contexts: ContextEncoder;
+  /** The invocation context text of the last request frame sent (options.contextOnChange). */
+  #lastContext: string | null = null;
 
   constructor(options: RpiConnectionOptions) {
     this.#o = options;
@@ -67,8 +69,13 @@ export class RpiConnection {
     const warn = (message: string): void => this.#safeDiagnose("warning", message);
     this.#contexts = new ContextEncoder({ cwd, mode, projectTrusted, maxFrameBytes: this.#max, warn });
     this.#requests = new RequestTable(options.instance.generation, {
-      request: (id, request, o) =>
-        this.#sendText(requestFrameText(id, options.instance.generation, request, o.context), "request", o.budgetMs),
+      request: (id, request, o) => {
+        // Left out only once the same text went out in a sent frame (a refused frame sent nothing).
+        const same = options.contextOnChange === true && o.context !== undefined && o.context === this.#lastContext;
+        const context = same ? undefined : o.context;
+        this.#sendText(requestFrameText(id, options.instance.generation, request, context), "request", o.budgetMs);
+        if (o.context !== undefined) this.#lastContext = o.context;
+      },
       cancel: (id) => this.#send({ type: "cancel", id }),
     });
     this.#extensionRequests = new ExtensionRequests({
