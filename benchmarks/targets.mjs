@@ -123,9 +123,10 @@ export const TARGETS = [
     kind: "ratio",
     max: 2,
     why:
-      "interpretation: a call costs about 105 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
-      "2026-12-02), about 60 of them on the worker: entering the VM with the frame as a new string (2.7 us), " +
-      "QuickJS's JSON.parse of the ~400-byte invoke frame (6.2 us), the prelude's dispatch, AbortController shim, " +
+      "interpretation: a call costs about 85 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
+      "2026-12-02), about 50 of them on the worker: entering the VM with the frame as a new string (2.7 us), " +
+      "QuickJS's JSON.parse of the invoke frame (6.2 us for ~400 bytes with its context; since issue 19 the " +
+      "context goes only when it changed), the prelude's dispatch, AbortController shim, " +
       "ctx and async apply (about 25 us), then its jobs: the awaited result, JSON.stringify (4 us) and the " +
       "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context. Each frame is " +
       "its own VM entry with its own budget and watchdog (QJS-16), send checks size and rate at the VM boundary " +
@@ -142,8 +143,9 @@ export const TARGETS = [
     min: 0.4,
     why:
       "the single worker thread runs the 64 calls one at a time and the host thread shares its CPU, so " +
-      "throughput is the inverse of the call's whole CPU (about 105 us, see p50: 60 us on the worker, 40 on " +
-      "the host thread), while raw's child answers in a few us of JIT code.",
+      "throughput is the inverse of the call's whole CPU (about 85 us, see p50: 50 us on the worker, 35 on " +
+      "the host thread, about 9 of those in garbage collection), while raw's child answers in a few us of JIT " +
+      "code.",
   },
   {
     candidate: "quickjs",
