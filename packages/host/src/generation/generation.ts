@@ -42,6 +42,7 @@ import { reap, runStopLadder } from "./stop-ladder.js";
 import { GenerationDiagnostics } from "./diagnostics.js";
 import { GenerationEnding } from "./ending.js";
 import type { GenerationSpec } from "./spec.js";
+import { GenerationContexts } from "./execution-context.js";
 import type { ForeignSessionEvents } from "../foreign-runtime.js";
 
 export type { GenerationSpec } from "./spec.js";
@@ -80,10 +81,13 @@ export class Generation {
   readonly #diagnostics: GenerationDiagnostics;
   /** This generation's instances of the bound host modules. */
   readonly #modules: GenerationModules;
+  /** Its owner triple and execution contexts (execution-context.ts). */
+  readonly #contexts: GenerationContexts;
   constructor(spec: GenerationSpec) {
     this.spec = spec;
     this.name = spec.manifest.name;
     this.api = spec.manifest.api_version;
+    this.#contexts = new GenerationContexts(spec, this.api);
     this.#diagnostics = new GenerationDiagnostics(this.name, spec.number, (event) => spec.emit(event));
     this.#stderr = new StderrSink((line) =>
       spec.emit({ type: "stderr", extension: this.name, generation: spec.number, line }),
@@ -240,41 +244,18 @@ export class Generation {
 
   /** The host-issued owner triple of this generation (API 0.2+ contexts). */
   owner(): ResourceOwner {
-    return {
-      session_id: this.spec.host.session_id ?? this.spec.instanceId,
-      extension_instance_id: this.spec.instanceId,
-      process_generation: this.spec.number,
-    };
+    return this.#contexts.owner();
   }
 
-  /**
-   * The execution context sent with a request; resource_owner only where API 0.2+ puts it. What it
-   * is made of is fixed for the generation (its spec), so each variant is built once, frozen, and
-   * shared by every request instead of two objects per call.
-   */
+  /** The execution context sent with a request (execution-context.ts: built once per variant). */
   context(withOwner: boolean): ExecutionContext {
-    const owned = withOwner && isNegotiated(this.api);
-    const cached = owned ? this.#ownedContext : this.#plainContext;
-    if (cached) return cached;
-    const ctx: ExecutionContext = { workspace: this.spec.workspace, execution_scope: null, host: this.spec.host };
-    if (owned) ctx.resource_owner = Object.freeze(this.owner());
-    Object.freeze(ctx);
-    if (owned) this.#ownedContext = ctx;
-    else this.#plainContext = ctx;
-    return ctx;
+    return this.#contexts.context(withOwner);
   }
-  #ownedContext: ExecutionContext | null = null;
-  #plainContext: ExecutionContext | null = null;
 
-  /**
-   * context(true) as JSON text, encoded once: most of a small tool/call's bytes, so a call splices
-   * it in instead of encoding it again (about 1 of the host's 16 us per call, issue 19).
-   */
+  /** context(true) as JSON text, encoded once, for a tool/call to splice in. */
   ownedContextText(): string {
-    this.#ownedContextText ??= JSON.stringify(this.context(true));
-    return this.#ownedContextText;
+    return this.#contexts.ownedText();
   }
-  #ownedContextText: string | null = null;
 
   /** Spawns the process and runs initialize; rejects (after killing the group) on any failure. */
   async start(): Promise<void> {
