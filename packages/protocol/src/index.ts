@@ -29,6 +29,7 @@ export type { DecodedFrame, FrameError, FrameErrorCode } from "./jsonl/decoder.j
 export { encodeFrame } from "./jsonl/encode.js";
 export { decodeUtf8, encodeUtf8 } from "./jsonl/utf8.js";
 export { RpcPeer, isThenable } from "./rpc/peer.js";
+export { IdTable } from "./rpc/id-table.js";
 export type {
   PeerTransport,
   SendTicket,

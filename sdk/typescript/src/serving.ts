@@ -9,6 +9,7 @@ import { flushAfterReply } from "./session-control.js";
 import {
   ErrorCode,
   EnvelopeReader,
+  IdTable,
   RpcPeer,
   WireError,
   isPlainObject,
@@ -69,7 +70,8 @@ export interface Served {
 
 export class Serving {
   readonly #x: Served;
-  readonly #active = new Map<JsonRpcId, RequestScope>();
+  /** The requests being served (an IdTable: a churned Map outlives its entries, see id-table.ts). */
+  readonly #active = new IdTable<RequestScope>();
   #peer: RpcPeer | null = null;
   /** Set by initialize: the negotiated connection the requests use. */
   #link: Link | null = null;

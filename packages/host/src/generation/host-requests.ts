@@ -11,6 +11,7 @@
  * waiter is dropped and a late reply ignored. Nothing is ever replayed (CANCEL-08).
  */
 import {
+  IdTable,
   OctetError,
   bounds,
   validateProgressParams,
@@ -71,9 +72,9 @@ interface Active {
 export class HostRequests {
   readonly #o: HostRequestsOptions;
   readonly #slots: Slots | null;
-  readonly #active = new Map<number, Active>();
+  readonly #active = new IdTable<Active, number>();
   /** The response deadline of each request written (one timer for all, util/deadlines.ts). */
-  readonly #deadlines = new Deadlines<number>();
+  readonly #deadlines = new Deadlines();
   /** Cancelled requests whose frame was written: their slot is held until they settle. */
   readonly #graces = new Map<number, { timer: ReturnType<typeof setTimeout>; method: string }>();
   #closed: Error | null = null;
@@ -239,7 +240,7 @@ export class HostRequests {
 
   /** Cancels every active request (draining deadline, reload, shutdown). */
   cancelAll(reason: CancelReason): void {
-    for (const id of [...this.#active.keys()]) {
+    for (const id of this.#active.keys()) {
       const a = this.#active.get(id);
       if (!a) continue;
       const r = this.#o.peer.abandon(

@@ -7,7 +7,11 @@
  * The timer keeps the process alive exactly while some deadline is pending, as a timer per
  * deadline did: it is unref'd when the last one is removed, not cleared, so a steady stream of
  * calls does not arm and clear a timer per call.
+ *
+ * The entries are an IdTable, not a Map: a Map churned by every call keeps all its old entries
+ * alive through young collections once a full collection has run (see @octet/protocol id-table).
  */
+import { IdTable } from "@octet/protocol";
 
 interface Due {
   at: number;
@@ -17,20 +21,21 @@ interface Due {
 /** setTimeout may fire up to a millisecond before its delay by the monotonic clock; not a miss. */
 const EARLY_MS = 1;
 
-export class Deadlines<K> {
-  readonly #due = new Map<K, Due>();
+/** Keyed by request id. */
+export class Deadlines {
+  readonly #due = new IdTable<Due, number>();
   #timer: ReturnType<typeof setTimeout> | null = null;
   #armedAt = Number.POSITIVE_INFINITY;
 
   /** Calls `fire` once `ms` milliseconds from now unless `key` is deleted first. */
-  add(key: K, ms: number, fire: () => void): void {
+  add(key: number, ms: number, fire: () => void): void {
     const at = performance.now() + ms;
     this.#due.set(key, { at, fire });
     if (at < this.#armedAt) this.#arm(at);
     else this.#timer?.ref();
   }
 
-  delete(key: K): void {
+  delete(key: number): void {
     if (this.#due.delete(key) && this.#due.size === 0) this.#timer?.unref();
   }
 
@@ -46,7 +51,7 @@ export class Deadlines<K> {
     const now = performance.now() + EARLY_MS;
     const fired: (() => void)[] = [];
     let next = Number.POSITIVE_INFINITY;
-    for (const [key, due] of this.#due) {
+    for (const [key, due] of this.#due.entries()) {
       if (due.at <= now) {
         this.#due.delete(key);
         fired.push(due.fire);

@@ -13,6 +13,7 @@ import type { Envelope, JsonRpcId, Message, RequestMessage, NotificationMessage 
 import { isErrorResponse } from "../jsonrpc.js";
 import { encodeFrame, encodeRequestFrame } from "../jsonl/encode.js";
 import { platformTimers, type TimerApi } from "../platform.js";
+import { IdTable } from "./id-table.js";
 
 /** A queued frame; withdraw() removes it if no byte of it was written yet and says so. */
 export interface SendTicket {
@@ -82,7 +83,8 @@ export class RpcPeer {
   readonly #onNotification: ((n: NotificationMessage) => void) | undefined;
   readonly #onDiagnostic: (d: PeerDiagnostic) => void;
   readonly #timers: TimerApi;
-  readonly #pending = new Map<number, Pending>();
+  /** Not a Map: see id-table.ts (a churned Map keeps every old entry alive after a full GC). */
+  readonly #pending = new IdTable<Pending, number>();
   /** Ids given up on (timeout, cancel): late replies are diagnosed, never delivered. Bounded FIFO. */
   readonly #tombstones = new Map<number, Tombstone>();
   #nextId = 1;
@@ -203,7 +205,7 @@ export class RpcPeer {
   close(error: Error): void {
     if (this.#closed) return;
     this.#closed = error;
-    const entries = [...this.#pending.values()];
+    const entries = this.#pending.values();
     this.#pending.clear();
     for (const entry of entries) {
       if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);

@@ -7,6 +7,7 @@
  * error on timeout (a `cancel` is sent and the instance kept), or an error when the instance ends.
  * A late answer to a request given up is recognised (wasGivenUp) so it can be dropped quietly.
  */
+import { IdTable } from "@octet/protocol";
 import type { HostRequest, ProtocolResult } from "../protocol/frames.js";
 import type { CancelSignal } from "./connection-types.js";
 
@@ -39,22 +40,37 @@ export interface RequestWire {
 }
 
 export class RequestTable {
-  readonly #pending = new Map<string, PendingRequest>();
+  /**
+   * Keyed by each id's sequence number: an IdTable, not a Map, because a Map churned by every
+   * call keeps its old entries alive through young collections (@octet/protocol id-table).
+   */
+  readonly #pending = new IdTable<PendingRequest, number>();
   readonly #givenUp = new Set<string>();
+  readonly #prefix: string;
   #nextId = 1;
 
   constructor(
-    private readonly generation: number,
+    generation: number,
     private readonly wire: RequestWire,
-  ) {}
+  ) {
+    this.#prefix = `req-${generation}-`;
+  }
 
   /** The id of the next request: `req-<generation>-<n>`, so an answer names its generation. */
   nextId(): string {
-    return `req-${this.generation}-${this.#nextId++}`;
+    return `${this.#prefix}${this.#nextId++}`;
   }
 
   get(id: string): PendingRequest | undefined {
-    return this.#pending.get(id);
+    const n = this.#sequence(id);
+    return n === -1 ? undefined : this.#pending.get(n);
+  }
+
+  /** n of an id `req-<generation>-<n>` this table made, or -1 for any other string. */
+  #sequence(id: string): number {
+    if (!id.startsWith(this.#prefix)) return -1;
+    const n = Number(id.slice(this.#prefix.length));
+    return Number.isSafeInteger(n) && n > 0 && `${this.#prefix}${n}` === id ? n : -1;
   }
 
   /** True for a request the host stopped waiting for (cancelled or timed out): its answer is late. */
@@ -64,11 +80,13 @@ export class RequestTable {
 
   /** Sends the request under `id` (from nextId) and resolves with how it settled. */
   open(id: string, request: HostRequest, o: RequestOptions): Promise<ProtocolResult> {
+    const n = this.#sequence(id);
+    if (n === -1) throw new Error(`request id ${JSON.stringify(id)} was not made by this table's nextId()`);
     return new Promise<ProtocolResult>((resolve) => {
       let timer: ReturnType<typeof setTimeout> | undefined;
       const onAbort = (): void => settleLater({ status: "cancelled" }, "cancel");
       const settle = (result: ProtocolResult): void => {
-        if (!this.#pending.delete(id)) return;
+        if (!this.#pending.delete(n)) return;
         clearTimeout(timer);
         o.signal?.removeEventListener("abort", onAbort);
         resolve(result);
@@ -76,7 +94,7 @@ export class RequestTable {
       // Cancel or timeout: tell the extension, give it a moment to answer, then answer for it.
       const settleLater = (fallback: ProtocolResult, why: string): void => {
         clearTimeout(timer);
-        if (!this.#pending.has(id)) return;
+        if (!this.#pending.has(n)) return;
         try {
           this.wire.cancel(id);
         } catch {
@@ -87,7 +105,7 @@ export class RequestTable {
         if (why === "timeout") return settle(fallback);
         timer = setTimeout(() => settle(fallback), CANCEL_ANSWER_MS);
       };
-      this.#pending.set(id, { resolve: settle, onUpdate: o.onUpdate, tag: o.tag });
+      this.#pending.set(n, { resolve: settle, onUpdate: o.onUpdate, tag: o.tag });
       o.signal?.addEventListener("abort", onAbort, { once: true });
       if (o.timeoutMs !== undefined) {
         const ms = o.timeoutMs;
@@ -109,7 +127,7 @@ export class RequestTable {
   closeAll(reason: string): void {
     // Each resolve is the request's own settle: it removes the entry and clears its timer (a
     // timer left behind would hold the embedding process open for up to the invocation timeout).
-    for (const p of [...this.#pending.values()]) {
+    for (const p of this.#pending.values()) {
       p.resolve({
         status: "error",
         error: { code: "closed", message: `the extension ended before answering: ${reason}` },

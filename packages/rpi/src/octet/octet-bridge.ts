@@ -14,7 +14,7 @@
  */
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
-import { EnvelopeReader, ErrorCode, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
+import { EnvelopeReader, ErrorCode, IdTable, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
 import type {
   ForeignFrames,
   ForeignSessionControl,
@@ -119,7 +119,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   // session (published() waits for them). Not by parent: a setter from a handler may act under the
   // issued owner instead.
   const writes = new Set<Promise<unknown>>();
-  const controllers = new Map<number, Cancellation>();
+  // Not a Map: a Map churned per call keeps old entries alive in young collections (id-table.ts).
+  const controllers = new IdTable<Cancellation, number>();
   let progress = false;
   let sequence = 0;
   let terminated = false;
