@@ -8,6 +8,7 @@
  */
 import {
   ErrorCode,
+  IdTable,
   WireError,
   bounds,
   methodSpec,
@@ -63,11 +64,13 @@ export interface InboxContext {
 
 export class ChildInbox {
   readonly #ctx: InboxContext;
-  readonly #outstanding = new Set<JsonRpcId>();
+  /**
+   * Outstanding child requests, each with the controller the extension may cancel it by
+   * (CANCEL-09). An IdTable: a Map churned per request outlives its entries (id-table.ts).
+   */
+  readonly #outstanding = new IdTable<AbortController>();
   readonly #used = new Set<JsonRpcId>();
   readonly #modules: GenerationModules;
-  /** Outstanding child requests the extension may itself cancel (CANCEL-09). */
-  readonly #cancellers = new Map<JsonRpcId, AbortController>();
 
   constructor(ctx: InboxContext) {
     this.#ctx = ctx;
@@ -113,9 +116,8 @@ export class ChildInbox {
       );
     }
     this.#used.add(id);
-    this.#outstanding.add(id);
     const own = new AbortController();
-    this.#cancellers.set(id, own);
+    this.#outstanding.set(id, own);
     const cleanup: (() => void)[] = [];
     try {
       const spec = this.#legal(request.method, "request");
@@ -149,7 +151,6 @@ export class ChildInbox {
       );
     } finally {
       this.#outstanding.delete(id);
-      this.#cancellers.delete(id);
       for (const f of cleanup) f();
     }
   }
@@ -157,7 +158,7 @@ export class ChildInbox {
   /** $/cancelRequest from the extension for one of its own outstanding requests (CANCEL-09). */
   cancel(id: unknown): void {
     if (typeof id !== "number" && typeof id !== "string") return;
-    this.#cancellers.get(id)?.abort();
+    this.#outstanding.get(id)?.abort();
   }
 
   /**
