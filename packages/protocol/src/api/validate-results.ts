@@ -90,8 +90,42 @@ export function validateToolResult(
   api: ApiVersion,
   tool?: ToolDefinition,
 ): Checked<NormalizedToolResult> {
+  if (api !== "0.1") {
+    const common = textOnlyResult(value, tool);
+    if (common !== undefined) return { ok: true, value: common };
+  }
   const p = new Problems();
   return finish(p, checkToolResult(p, "", value, api, tool));
+}
+
+/**
+ * The result nearly every call returns (API 0.2+), proved valid without the problem paths the
+ * full check builds as it goes: text parts of exactly {type, text}, no structured_content or
+ * metadata, is_error a boolean or absent. Anything else is undefined and takes checkToolResult,
+ * which names what is wrong; what this accepts, checkToolResult accepts as the same value (the
+ * tests compare the two on generated results).
+ */
+function textOnlyResult(value: unknown, tool: ToolDefinition | undefined): NormalizedToolResult | undefined {
+  if (!isPlainObject(value)) return undefined;
+  const flag = member(value, "is_error");
+  if (flag !== undefined && flag !== null && typeof flag !== "boolean") return undefined;
+  const isError = flag === true;
+  if (!isAbsent(member(value, "structured_content")) || !isAbsent(member(value, "metadata"))) return undefined;
+  // A tool that declares an output_schema needs structured_content unless the result is an error.
+  if (tool !== undefined && isPlainObject(tool.output_schema) && !isError) return undefined;
+  const content = member(value, "content");
+  if (!Array.isArray(content) || content.length === 0 || content.length > MAX_CONTENT_PARTS) return undefined;
+  const parts: ContentPart[] = [];
+  let text = "";
+  for (let i = 0; i < content.length; i++) {
+    const part: unknown = content[i];
+    if (!isPlainObject(part) || member(part, "type") !== "text") return undefined;
+    const partText = member(part, "text");
+    if (typeof partText !== "string" || Object.keys(part).length !== 2) return undefined;
+    parts.push({ type: "text", text: partText });
+    text = i === 0 ? partText : `${text}\n${partText}`;
+  }
+  return { parts, text, is_error: isError };
 }
 
 /**

@@ -2,11 +2,14 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
+  checkToolResult,
   validateCommandResult,
   validateHookResult,
   validateRenderResult,
   validateToolResult,
 } from "../../src/api/validate-results.js";
+import { finish } from "../../src/validate/fields.js";
+import { Problems } from "../../src/validate/kit.js";
 import type { ToolDefinition } from "../../src/api/types.js";
 import {
   MAX_COMMAND_TEXT_BYTES,
@@ -390,5 +393,56 @@ test("result validators never throw, whatever the input", () => {
       return true;
     }),
     { numRuns: 300 },
+  );
+});
+
+test("CALL-12: a text-only result is judged as the full check judges it, on the short way and off it", () => {
+  // validateToolResult proves the common text-only result without building problem paths; every
+  // result must come out exactly as checkToolResult makes it, accepted or refused.
+  const part = fc.oneof(
+    fc.record({ type: fc.constant("text"), text: fc.string() }),
+    fc.record({ type: fc.constant("text"), text: fc.oneof(fc.integer(), fc.constant(null)) }),
+    fc.record({ type: fc.constant("text"), text: fc.string(), extra: fc.string() }),
+    fc.record({ type: fc.constant("text") }),
+    fc.record({ type: fc.constantFrom("image", "audio", "TEXT"), text: fc.string() }),
+    fc.constantFrom(null, "text", [], 7),
+  );
+  const absentOr = (v: fc.Arbitrary<unknown>) => fc.option(fc.oneof(fc.constant(null), v), { nil: undefined });
+  const result = fc.record(
+    {
+      content: fc.oneof(
+        { weight: 8, arbitrary: fc.array(part, { minLength: 0, maxLength: 4 }) },
+        { weight: 1, arbitrary: fc.constantFrom("text", null, {}) },
+      ),
+      is_error: absentOr(fc.oneof(fc.boolean(), fc.constant("true"))),
+      structured_content: absentOr(fc.constant({ a: 1 })),
+      metadata: absentOr(fc.constant({ k: "v" })),
+      other: absentOr(fc.string()),
+    },
+    { requiredKeys: [] },
+  );
+  const tools = [undefined, SCHEMA_TOOL, PLAIN_TOOL];
+  fc.assert(
+    fc.property(result, fc.constantFrom(...tools), fc.constantFrom("0.2", "0.4"), (value, tool, api) => {
+      const p = new Problems();
+      const full = finish(p, checkToolResult(p, "", value, api, tool));
+      assert.deepEqual(validateToolResult(value, api, tool), full);
+    }),
+    { numRuns: 3000 },
+  );
+  // At the part limit and one past it.
+  const parts = (n: number) => Array.from({ length: n }, (_, i) => ({ type: "text", text: `p${i}` }));
+  const atLimit = validateToolResult({ content: parts(MAX_CONTENT_PARTS) }, "0.4");
+  assert.ok(atLimit.ok);
+  assert.equal(atLimit.value.parts.length, MAX_CONTENT_PARTS);
+  assert.equal(
+    atLimit.value.text,
+    parts(MAX_CONTENT_PARTS)
+      .map((x) => x.text)
+      .join("\n"),
+  );
+  refused(
+    validateToolResult({ content: parts(MAX_CONTENT_PARTS + 1) }, "0.4"),
+    `content: ${MAX_CONTENT_PARTS + 1} parts, over the ${MAX_CONTENT_PARTS}-part limit`,
   );
 });
