@@ -12,7 +12,13 @@ import { forEachTopLevelMember, memberValueText } from "../text/json-members.js"
 
 /** Names whose repetition matters; only they are searched on the fast path. */
 const ENVELOPE_NAMES = ["jsonrpc", "id", "method", "params", "result", "error"];
-const ENVELOPE_MEMBERS = ENVELOPE_NAMES.map((name) => `"${name}"`);
+/**
+ * Every quoted envelope name in one pass. One regular expression over the text instead of two
+ * indexOf per name: in JSON text nearly every other character is a quote, so each indexOf of a
+ * quoted name walked most of the frame (1.4 us for a 500-byte tool/call, more than its parse).
+ */
+const ENVELOPE_NAME = /"(jsonrpc|id|method|params|result|error)"/g;
+const NAME_BIT: Readonly<Record<string, number>> = Object.fromEntries(ENVELOPE_NAMES.map((n, i) => [n, 1 << i]));
 
 /** The only spelling of an id number accepted: digits, no sign, fraction or exponent. */
 const INTEGER_LITERAL = /^(?:0|[1-9][0-9]*)$/;
@@ -54,18 +60,9 @@ function scanTopLevel(text: string, wantId: boolean, parsed?: object): TopLevel 
   // whose quoted form occurs at most once cannot be duplicated, and a single "id" occurrence in
   // the text of an envelope that has an id is that member's name.
   if (!text.includes("\\u")) {
-    let repeated = false;
-    for (let i = 0; i < ENVELOPE_MEMBERS.length; i++) {
-      if (parsed !== undefined && !Object.hasOwn(parsed, ENVELOPE_NAMES[i]!)) continue;
-      const quoted = ENVELOPE_MEMBERS[i]!;
-      const first = text.indexOf(quoted);
-      if (first !== -1 && text.indexOf(quoted, first + quoted.length) !== -1) {
-        repeated = true;
-        break;
-      }
-    }
-    if (!repeated) {
-      const at = wantId ? text.indexOf('"id"') : -1;
+    const fast = quotedNamesOnce(text, parsed);
+    if (fast !== null) {
+      const at = wantId ? fast : -1;
       return { duplicate: null, idText: at === -1 ? null : memberValueText(text, at + 4) };
     }
   }
@@ -82,4 +79,23 @@ function scanTopLevel(text: string, wantId: boolean, parsed?: object): TopLevel 
     return true;
   });
   return duplicate !== null ? { duplicate, idText: null } : { duplicate: null, idText };
+}
+
+/**
+ * Where `"id"` occurs (-1: nowhere) when each envelope name the parsed object has occurs quoted
+ * at most once in the text; null when one occurs twice (maybe nested: the full scan decides).
+ */
+function quotedNamesOnce(text: string, parsed: object | undefined): number | null {
+  ENVELOPE_NAME.lastIndex = 0;
+  let seen = 0;
+  let idAt = -1;
+  for (let m = ENVELOPE_NAME.exec(text); m !== null; m = ENVELOPE_NAME.exec(text)) {
+    const name = m[1]!;
+    if (parsed !== undefined && !Object.hasOwn(parsed, name)) continue;
+    const bit = NAME_BIT[name]!;
+    if ((seen & bit) !== 0) return null;
+    seen |= bit;
+    if (name === "id") idAt = m.index;
+  }
+  return idAt;
 }

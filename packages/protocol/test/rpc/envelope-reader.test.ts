@@ -10,7 +10,8 @@ import assert from "node:assert/strict";
 import { EnvelopeReader, type ReadEvent } from "../../src/rpc/envelope-reader.js";
 import { MAX_FRAME_BYTES } from "../../src/bounds.js";
 import fc from "fast-check";
-import { duplicateTopLevelMember } from "../../src/rpc/envelope-text.js";
+import { duplicateTopLevelMember, envelopeTextProblem } from "../../src/rpc/envelope-text.js";
+import { forEachTopLevelMember } from "../../src/text/json-members.js";
 
 const te = new TextEncoder();
 const line = (v: unknown): string => JSON.stringify(v) + "\n";
@@ -260,4 +261,59 @@ test("issue 13.13: an id number whose text is not an integer literal is refused,
     const [event] = reader.push(enc.encode(text + "\n"));
     assert.equal(event?.kind, "envelope", text);
   }
+});
+
+test("FRAME-01: the one-pass search for quoted member names judges every frame as the member scan does", () => {
+  // envelopeTextProblem's fast path finds quoted envelope names anywhere in the text; whenever it
+  // answers, the answer must be the full top-level scan's. Names recur nested, in strings, escaped.
+  const name = fc.constantFrom("jsonrpc", "id", "method", "params", "result", "error", "x");
+  const nested = fc.oneof(
+    fc.jsonValue({ maxDepth: 2 }),
+    fc.dictionary(name, fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 }),
+    name,
+    name.map((n) => `"${n}"`),
+  );
+  const idText = fc.constantFrom("7", "0", "2.0", "2e0", "-1", '"s"', "null");
+  // Top-level names are envelope names only: a repeated unknown member need not be found (the
+  // envelope is refused for the unknown member anyway).
+  const envelopeName = fc.constantFrom("jsonrpc", "id", "method", "params", "result", "error");
+  const members = fc.array(
+    fc.oneof(
+      fc.tuple(
+        envelopeName,
+        nested.map((v) => JSON.stringify(v)),
+      ),
+      fc.tuple(fc.constant("id"), idText),
+    ),
+    { maxLength: 6 },
+  );
+  const reference = (text: string, numericId: boolean): string | null => {
+    const seen = new Set<string>();
+    let duplicate: string | null = null;
+    let id: string | null = null;
+    forEachTopLevelMember(text, (n, value) => {
+      if (seen.has(n)) {
+        duplicate = n;
+        return false;
+      }
+      seen.add(n);
+      if (n === "id") id = value;
+      return true;
+    });
+    if (duplicate !== null) return `member ${JSON.stringify(duplicate)} appears more than once`;
+    const idValue = id as string | null;
+    if (numericId && (idValue === null || !/^(?:0|[1-9][0-9]*)$/.test(idValue))) return "id spelling";
+    return null;
+  };
+  fc.assert(
+    fc.property(members, (list) => {
+      const text = `{${list.map(([k, v]) => `${JSON.stringify(k)}:${v}`).join(",")}}`;
+      const parsed = JSON.parse(text) as Record<string, unknown>;
+      const numericId = typeof parsed["id"] === "number";
+      const got = envelopeTextProblem(text, numericId, parsed);
+      const want = reference(text, numericId);
+      assert.equal(got === null ? null : got.startsWith("id ") ? "id spelling" : got, want, text);
+    }),
+    { numRuns: 2000 },
+  );
 });
