@@ -67,6 +67,10 @@ interface Active {
   lastSequence: number;
   /** One confirmation the embedder already answered yes for (MENU-13). */
   preApproved: boolean;
+  /** The caller's whole timeout, for the deadline's message. */
+  timeoutMs: number;
+  /** Cancelled already (by the caller, the deadline): a second cancel does nothing. */
+  cancelled: boolean;
 }
 
 export class HostRequests {
@@ -74,7 +78,14 @@ export class HostRequests {
   readonly #slots: Slots | null;
   readonly #active = new IdTable<Active, number>();
   /** The response deadline of each request written (one timer for all, util/deadlines.ts). */
-  readonly #deadlines = new Deadlines();
+  readonly #deadlines = new Deadlines((id) => this.#expired(id));
+  /**
+   * What the peer calls when the extension settles a request: one function for all of them,
+   * since per-call closures (this one, the deadline's, the cancel's) were a visible part of a
+   * small call's allocation (issue 19).
+   */
+  readonly #settled = (how: "answered" | "late", id: number): void =>
+    how === "answered" ? this.#responded(id) : this.#lateResponse(id);
   /** Cancelled requests whose frame was written: their slot is held until they settle. */
   readonly #graces = new Map<number, { timer: ReturnType<typeof setTimeout>; method: string }>();
   #closed: Error | null = null;
@@ -149,13 +160,10 @@ export class HostRequests {
         `${method} got no free request slot within ${timeoutMs} ms; nothing was sent`,
       );
     }
-    const peer = this.#o.peer;
     // The peer says when the extension settles it (as the response is read, or late after a
     // cancel): this table follows the peer's, it is not a second ledger kept from the wire.
-    const outgoing = peer.request(method, params, {
-      onSettled: (how) => (how === "answered" ? this.#responded(outgoing.id) : this.#lateResponse(outgoing.id)),
-      paramsText: options.paramsText,
-    });
+    const outgoing = this.#o.peer.request(method, params, { onSettled: this.#settled, paramsText: options.paramsText });
+    const id = outgoing.id;
     const entry: Active = {
       method,
       hook: method === "hook/run" ? hookOf(params) : undefined,
@@ -163,44 +171,57 @@ export class HostRequests {
       onProgress: options.onProgress,
       lastSequence: -1,
       preApproved: options.preApproveFirstConfirmation === true,
+      timeoutMs,
+      cancelled: false,
     };
-    this.#active.set(outgoing.id, entry);
-    let cancelled = false;
-    const cancel = (reason: CancelReason, error: OctetError): void => {
-      if (cancelled) return;
-      cancelled = true;
-      this.#cancelledIds.add(outgoing.id);
-      if (this.#cancelledIds.size > bounds.MAX_CHILD_IDS_PER_GENERATION)
-        this.#cancelledIds.delete(this.#cancelledIds.values().next().value as number);
-      const r = peer.abandon(outgoing.id, "cancelled", error);
-      if (!r) return;
-      if (r.withdrawn) return; // never written: the extension never saw it (CANCEL-02)
-      if (this.#o.cancellation) {
-        // Exactly one notification after the complete frame (CANCEL-03), then the grace period.
-        peer.notify("$/cancelRequest", { id: outgoing.id, reason });
-        const timer = setTimeout(() => this.#graceExpired(outgoing.id), this.#o.graceMs ?? bounds.CANCEL_GRACE_MS);
-        this.#graces.set(outgoing.id, { timer, method });
-      }
-    };
-    this.#deadlines.add(outgoing.id, left, () =>
-      cancel(
-        "timeout",
-        new OctetError("request_timeout", `${method} (id ${outgoing.id}) got no response within ${timeoutMs} ms`),
-      ),
-    );
-    const onAbort = (): void =>
-      cancel("user", new OctetError("request_cancelled", `${method} (id ${outgoing.id}) was cancelled`));
-    signal?.addEventListener("abort", onAbort, { once: true });
+    this.#active.set(id, entry);
+    this.#deadlines.add(id, left);
+    const onAbort =
+      signal === undefined
+        ? undefined
+        : (): void =>
+            this.#cancel(id, entry, "user", new OctetError("request_cancelled", `${method} (id ${id}) was cancelled`));
+    if (onAbort) signal?.addEventListener("abort", onAbort, { once: true });
     try {
       return await outgoing.result;
     } finally {
-      this.#deadlines.delete(outgoing.id);
-      signal?.removeEventListener("abort", onAbort);
-      this.#active.delete(outgoing.id);
+      this.#deadlines.delete(id);
+      if (onAbort) signal?.removeEventListener("abort", onAbort);
+      this.#active.delete(id);
       if (this.#idleWaiters.length > 0) queueMicrotask(() => this.#checkIdle());
       // The parent settled: its unresolved reverse requests are cancelled (CANCEL-10).
       entry.controller?.abort(PARENT_SETTLED);
-      if (!this.#graces.has(outgoing.id)) this.#slots?.release();
+      if (!this.#graces.has(id)) this.#slots?.release();
+    }
+  }
+
+  /** The response deadline of request `id` passed. */
+  #expired(id: number): void {
+    const a = this.#active.get(id);
+    if (!a) return;
+    const message = `${a.method} (id ${id}) got no response within ${a.timeoutMs} ms`;
+    this.#cancel(id, a, "timeout", new OctetError("request_timeout", message));
+  }
+
+  /**
+   * Gives up on request `id` once: its waiter is rejected with `error`; a frame not yet written is
+   * withdrawn (CANCEL-02), a written one is followed by $/cancelRequest and the grace period.
+   */
+  #cancel(id: number, a: Active, reason: CancelReason, error: OctetError): void {
+    if (a.cancelled) return;
+    a.cancelled = true;
+    this.#cancelledIds.add(id);
+    if (this.#cancelledIds.size > bounds.MAX_CHILD_IDS_PER_GENERATION)
+      this.#cancelledIds.delete(this.#cancelledIds.values().next().value as number);
+    const peer = this.#o.peer;
+    const r = peer.abandon(id, "cancelled", error);
+    if (!r) return;
+    if (r.withdrawn) return; // never written: the extension never saw it (CANCEL-02)
+    if (this.#o.cancellation) {
+      // Exactly one notification after the complete frame (CANCEL-03), then the grace period.
+      peer.notify("$/cancelRequest", { id, reason });
+      const timer = setTimeout(() => this.#graceExpired(id), this.#o.graceMs ?? bounds.CANCEL_GRACE_MS);
+      this.#graces.set(id, { timer, method: a.method });
     }
   }
 

@@ -13,24 +13,23 @@
  */
 import { IdTable } from "@octet/protocol";
 
-interface Due {
-  at: number;
-  fire: () => void;
-}
-
 /** setTimeout may fire up to a millisecond before its delay by the monotonic clock; not a miss. */
 const EARLY_MS = 1;
 
-/** Keyed by request id. */
+/** Keyed by request id; `fire(id)` runs for each deadline that passes. */
 export class Deadlines {
-  readonly #due = new IdTable<Due, number>();
+  /** The monotonic time each deadline passes at. */
+  readonly #due = new IdTable<number, number>();
   #timer: ReturnType<typeof setTimeout> | null = null;
   #armedAt = Number.POSITIVE_INFINITY;
 
-  /** Calls `fire` once `ms` milliseconds from now unless `key` is deleted first. */
-  add(key: number, ms: number, fire: () => void): void {
+  /** `fire` is one function for every deadline: a closure per deadline was a per-call allocation. */
+  constructor(private readonly fire: (key: number) => void) {}
+
+  /** Calls fire(key) once `ms` milliseconds from now unless `key` is deleted first. */
+  add(key: number, ms: number): void {
     const at = performance.now() + ms;
-    this.#due.set(key, { at, fire });
+    this.#due.set(key, at);
     if (at < this.#armedAt) this.#arm(at);
     else this.#timer?.ref();
   }
@@ -49,15 +48,15 @@ export class Deadlines {
     this.#timer = null;
     this.#armedAt = Number.POSITIVE_INFINITY;
     const now = performance.now() + EARLY_MS;
-    const fired: (() => void)[] = [];
+    const fired: number[] = [];
     let next = Number.POSITIVE_INFINITY;
-    for (const [key, due] of this.#due.entries()) {
-      if (due.at <= now) {
+    for (const [key, at] of this.#due.entries()) {
+      if (at <= now) {
         this.#due.delete(key);
-        fired.push(due.fire);
-      } else if (due.at < next) next = due.at;
+        fired.push(key);
+      } else if (at < next) next = at;
     }
     if (next !== Number.POSITIVE_INFINITY) this.#arm(next);
-    for (const fire of fired) fire();
+    for (const key of fired) this.fire(key);
   };
 }

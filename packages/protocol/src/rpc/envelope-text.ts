@@ -89,13 +89,31 @@ function quotedNamesOnce(text: string, parsed: object | undefined): number | nul
   ENVELOPE_NAME.lastIndex = 0;
   let seen = 0;
   let idAt = -1;
-  for (let m = ENVELOPE_NAME.exec(text); m !== null; m = ENVELOPE_NAME.exec(text)) {
-    const name = m[1]!;
+  // test(), not exec(): no match array per name; which name matched is read off the text.
+  while (ENVELOPE_NAME.test(text)) {
+    const end = ENVELOPE_NAME.lastIndex;
+    const name = nameEndingAt(text, end);
     if (parsed !== undefined && !Object.hasOwn(parsed, name)) continue;
     const bit = NAME_BIT[name]!;
     if ((seen & bit) !== 0) return null;
     seen |= bit;
-    if (name === "id") idAt = m.index;
+    if (name === "id") idAt = end - 4;
   }
   return idAt;
+}
+
+/** The envelope name whose closing quote is just before `end` (its last letters tell it apart). */
+function nameEndingAt(text: string, end: number): string {
+  switch (text.charCodeAt(end - 2)) {
+    case 0x63: // c
+      return "jsonrpc";
+    case 0x73: // s
+      return "params";
+    case 0x74: // t
+      return "result";
+    case 0x72: // r
+      return "error";
+    default: // d: id or method
+      return text.charCodeAt(end - 3) === 0x69 ? "id" : "method";
+  }
 }

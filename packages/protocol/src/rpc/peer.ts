@@ -47,9 +47,10 @@ export interface RequestOptions {
   /**
    * Told when the other side settles this request, as its response is read and before the
    * waiter runs ("answered"), or, once given up on after its frame was written, when the late
-   * response comes ("late"). The layer above keeps no ledger of its own for either.
+   * response comes ("late"). The layer above keeps no ledger of its own for either. `id` is the
+   * request's, so one function can serve every request instead of a closure per call.
    */
-  onSettled?: (how: "answered" | "late") => void;
+  onSettled?: (how: "answered" | "late", id: number) => void;
   /**
    * The JSON text of `params` when the caller has it (spliced from parts it encoded once): sent
    * in place of encoding `params`, under the same frame bound. It must be the JSON of `params`.
@@ -235,7 +236,7 @@ export class RpcPeer {
       if (tomb !== undefined && typeof id === "number") {
         const told = tomb.onSettled;
         tomb.onSettled = undefined;
-        told?.("late");
+        told?.("late", id);
         const late = { kind: "late_response", id, reason: tomb.reason } as const;
         this.#onDiagnostic(isErrorResponse(response) ? { ...late, errorCode: response.error.code } : late);
       } else this.#onDiagnostic({ kind: "unknown_response", id });
@@ -243,7 +244,7 @@ export class RpcPeer {
     }
     this.#pending.delete(id);
     if (entry.timer !== undefined) this.#timers.clearTimeout(entry.timer);
-    entry.onSettled?.("answered");
+    entry.onSettled?.("answered", id);
     if (isErrorResponse(response))
       entry.reject(new WireError(response.error.code, response.error.message, response.error.data));
     else entry.resolve(response.result);
