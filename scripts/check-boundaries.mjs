@@ -106,10 +106,14 @@ function scan(file) {
   return { imports, impure };
 }
 
-/** `x.Buffer` or `{ Buffer: 1 }` names a member, not the global. */
+/** `x.Buffer`, `{ Buffer: 1 }` or a type's `{ Buffer: T }` names a member, not the global. */
 function isMemberName(node) {
   const p = node.parent;
-  return (ts.isPropertyAccessExpression(p) && p.name === node) || (ts.isPropertyAssignment(p) && p.name === node);
+  return (
+    (ts.isPropertyAccessExpression(p) && p.name === node) ||
+    (ts.isPropertyAssignment(p) && p.name === node) ||
+    (ts.isPropertySignature(p) && p.name === node)
+  );
 }
 
 /** The .ts file a relative specifier names ("./a.js" is written for "./a.ts"), or null. */

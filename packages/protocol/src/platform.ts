@@ -57,3 +57,52 @@ export function platformUtf8Length(): ((s: string) => number) | null {
     | undefined;
   return buffer ? (s) => buffer.byteLength(s, "utf8") : null;
 }
+
+/** What the JSONL decoder uses of a platform's native byte handling (Node's Buffer), when there is one. */
+export interface NativeBytes {
+  /** Whether `bytes` is one of the platform's own byte arrays (a Node Buffer). */
+  owns(bytes: Uint8Array): boolean;
+  /** A platform byte array over the same memory as `bytes` (no copy): its indexOf is a memchr. */
+  view(bytes: Uint8Array): Uint8Array;
+  /** `bytes` as text when every byte is ASCII (then it is also their UTF-8 decoding), else null. */
+  ascii(bytes: Uint8Array): string | null;
+}
+
+interface NodeBufferModule {
+  Buffer: {
+    isBuffer(v: unknown): boolean;
+    from(
+      memory: ArrayBufferLike,
+      offset: number,
+      length: number,
+    ): Uint8Array & {
+      toString(encoding: "latin1"): string;
+    };
+  };
+  isAscii?: (bytes: Uint8Array) => boolean;
+}
+
+/**
+ * Node's Buffer and buffer.isAscii, reached through process.getBuiltinModule (Node 20.16+) so the
+ * core still imports nothing of Node; null elsewhere (QuickJS, browsers, older Node), where the
+ * decoder keeps its portable paths.
+ */
+export function platformNativeBytes(): NativeBytes | null {
+  const proc = (globalThis as Record<string, unknown>)["process"] as
+    | { getBuiltinModule?: (id: string) => unknown }
+    | undefined;
+  const mod = proc?.getBuiltinModule?.("node:buffer") as NodeBufferModule | undefined;
+  const isAscii = mod?.isAscii;
+  if (!mod || !isAscii) return null;
+  const B = mod.Buffer;
+  const view = (bytes: Uint8Array): Uint8Array & { toString(encoding: "latin1"): string } =>
+    B.isBuffer(bytes)
+      ? (bytes as Uint8Array & { toString(encoding: "latin1"): string })
+      : B.from(bytes.buffer, bytes.byteOffset, bytes.length);
+  return {
+    owns: (bytes) => B.isBuffer(bytes),
+    view,
+    // The latin1 reading of ASCII bytes is their UTF-8 reading, and a plain copy (no decoding).
+    ascii: (bytes) => (isAscii(bytes) ? view(bytes).toString("latin1") : null),
+  };
+}

@@ -12,7 +12,19 @@
  * It does not validate envelopes (see jsonrpc.ts) and never truncates or skips a line silently.
  */
 import { MAX_FRAME_BYTES, MAX_QUOTED_LINE_BYTES } from "../bounds.js";
+import { platformNativeBytes } from "../platform.js";
 import { decodeUtf8, encodeUtf8 } from "./utf8.js";
+
+/**
+ * Node's Buffer where there is one: a line joined from a stream's Buffer chunks is handed on as a
+ * Buffer view, so its CR search is Buffer's memchr (5 us for 512 KiB) instead of
+ * Uint8Array.prototype.indexOf's element loop (150 us), and a long ASCII line is read as latin1
+ * (a copy) instead of through the fatal UTF-8 decoder (500 us for 512 KiB). Elsewhere, or for
+ * plain Uint8Array input, the portable paths run as before.
+ */
+const native = platformNativeBytes();
+/** From this length a line is checked for ASCII first; below it the decoder is as fast. */
+const ASCII_FROM_BYTES = 4096;
 
 export type FrameErrorCode =
   | "frame_too_large"
@@ -183,7 +195,8 @@ export class JsonlDecoder {
     line.set(last, at);
     this.#parts = [];
     this.#length = 0;
-    return line;
+    // The joined line is of the chunks' kind: a Buffer view when they were Buffers.
+    return native !== null && native.owns(last) ? native.view(line) : line;
   }
 
   #fail(tail: Uint8Array): DecodedFrame {
@@ -222,7 +235,7 @@ export function decodeLine(line: Uint8Array): DecodedFrame {
     );
   let text: string;
   try {
-    text = decodeUtf8(line);
+    text = (line.length >= ASCII_FROM_BYTES && native !== null ? native.ascii(line) : null) ?? decodeUtf8(line);
   } catch {
     return lineError("invalid_utf8", "frame is not valid UTF-8", line);
   }

@@ -771,3 +771,38 @@ test(
     );
   },
 );
+
+test(
+  "FRAME-02, FRAME-10: lines joined from Node Buffer chunks take the native CR search and ASCII read, and " +
+    "are judged as the oracle judges them",
+  () => {
+    // With Buffer chunks (what a Node stream delivers) a joined line is a Buffer view and a long
+    // ASCII line is read as latin1; every verdict and value must stay the oracle's, at and around
+    // the 4096-byte point where the ASCII read starts, with a CR, non-ASCII text and bad UTF-8 in it.
+    const { Buffer } = globalThis as unknown as { Buffer: { from(b: Uint8Array): Uint8Array } };
+    const line = (n: number, tail: string | number[]): Uint8Array => {
+      const end = bytes(tail);
+      const head = `"${"a".repeat(Math.max(0, n - end.length - 2))}`;
+      return bytes(head, end, '"');
+    };
+    const lines: Uint8Array[] = [];
+    for (const n of [4094, 4095, 4096, 4097, 70_000]) {
+      lines.push(line(n, "x")); // ASCII
+      lines.push(line(n, "é")); // non-ASCII, valid
+      lines.push(line(n, [0xc3])); // a lead byte without its continuation
+      lines.push(line(n, [0x0d])); // a raw CR near the end
+      lines.push(bytes(line(n, "z").subarray(0, 10), [0x0d], line(n, "z").subarray(11))); // a CR near the start
+    }
+    const wire = bytes(...lines.flatMap((l) => [l, "\n"]));
+    const expected = oracleStream(wire, MAX_FRAME_BYTES);
+    for (const size of [1000, 4096, 65_536]) {
+      const d = new JsonlDecoder({ borrowChunks: true });
+      const frames: DecodedFrame[] = [];
+      for (let at = 0; at < wire.length; at += size) frames.push(...d.push(Buffer.from(wire.subarray(at, at + size))));
+      assert.deepEqual(outcomes(frames), expected, `chunks of ${size} bytes`);
+      for (const f of frames) if (f.ok) assert.equal(typeof f.text, "string");
+    }
+    const crAt = new JsonlDecoder().push(Buffer.from(bytes(line(5000, [0x0d]), "\n")))[0];
+    assert.equal(errorOf(crAt, "carriage_return").message.includes(`at byte ${5000 - 2}`), true);
+  },
+);
