@@ -13,14 +13,17 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.3,
     why:
-      "per-call CPU on the host: about 9 us per small call since issue 19 removed an object spread that made " +
-      "a quarter of each call's bytes survive young collections (12.8 -> 9.2 us, 64 in flight), the extension " +
-      "about 11. The host resolves the tool and checks its arguments against the schema, encodes a request of " +
-      "about 500 bytes (the execution context encoded once per generation and spliced in), keeps the slot, " +
-      "deadline and cancellation state, checks the response's envelope text (duplicate members and id " +
-      "spelling, FRAME-01), validates the result closed (CALL-12..23) and builds the outcome over three promise " +
-      "layers; garbage collection is about 19% of its busy time (about 6.6 KB allocated per call) and no " +
-      "function is above 5%. In the shared placement both sides' CPU adds up on one core: raw's is a few us.",
+      "per-call CPU on both sides. With 64 in flight (process.cpuUsage and /proc, 2026-12-02) the host spends " +
+      "6.6-7.0 us per small call and the extension 5.9-6.3, raw's parent and child about 4 each; one call at a " +
+      "time both sides pay more per call (about 14 us host, 13 extension, 9 for each raw side: the wake-ups and " +
+      "syscalls of an unbatched call) and in the shared placement one core runs both. Issue 19 took the host " +
+      "from 29 to 7 us per call (no object spread and no Map churned per call, both of which made young garbage " +
+      "survive; the text-only result proved on a short way; the context encoded once; no closures per request) " +
+      "and the extension from 36 to 6 (synchronous handlers answered without a promise; envelope names found in " +
+      "one pass). What is left is spread thin: JSON.parse and JSON.stringify of each frame, the envelope checks " +
+      "(closed members, duplicate names and id spelling, FRAME-01), the argument and result validation " +
+      "(CALL-12..23), the slot, deadline and cancellation state of each request and three promise layers; " +
+      "garbage collection is about a tenth of the host's busy time at 5.5 KB allocated per call.",
   },
   {
     scenario: "latency",
@@ -29,9 +32,8 @@ export const TARGETS = [
     max: 2,
     why:
       "the same per-call CPU as p50, plus garbage collection pauses, which land in the tail; in the shared " +
-      "placement host and extension also queue behind each other's collections. With the young generation " +
-      "now small (see p50) scavenges are short but more frequent. The tail needs a long warm-up (5,000 " +
-      "calls): after 2,000 it still paid JIT tiering.",
+      "placement host and extension also queue behind each other's collections. The tail needs a long warm-up " +
+      "(5,000 calls): after 2,000 it still paid JIT tiering.",
   },
   {
     scenario: "throughput",
@@ -39,10 +41,12 @@ export const TARGETS = [
     kind: "ratio",
     min: 0.6,
     why:
-      "the host's CPU per call (see p50: about 9 us, against a raw parent that completes a call every 4 us " +
-      "on this machine); with 64 in flight the extension keeps up (about 11 us on its own core), so " +
-      "throughput is about the inverse of the host's CPU per call. Writes stay one frame per " +
-      "stream.write, corked per tick: joining them saved 0.14 us per frame.",
+      "CPU per call on both sides (see p50: host 6.6-7.0 us, extension 5.9-6.3, against about 4 us for each raw " +
+      "side), and in the split placement neither side is busy all the time: each batch of responses wakes the " +
+      "host across CPUs, which answers with the next batch, so the 64 calls move as a few batches with two " +
+      "cross-CPU wake-ups each (about 40 us apiece on this VM). Writes stay one frame per stream.write, corked " +
+      "per tick: joining them saved 0.14 us per frame and would break the writer's one-frame-per-write " +
+      "contract.",
   },
   {
     scenario: "large-result",
@@ -50,12 +54,12 @@ export const TARGETS = [
     kind: "ratio",
     min: 0.85,
     why:
-      "octet reads a frame once more than raw and checks it: the line joined before decoding, a byte scan for " +
-      "CR (FRAME-02: 0.13 ms per 512 KiB as Uint8Array.prototype.indexOf, which the decoder's FRAME-09 test " +
-      "pins; Buffer's memchr takes 4.5 us), the fatal UTF-8 decode (FRAME-10), the envelope's top-level " +
-      "member scan and the result's validation (its size bound and shape) before believing it. Issue 19 " +
-      "removed one flatten and one copy per frame, the per-chunk copy, the fresh pages per join and the " +
-      "young-generation growth (0.69x -> 0.80x split on the Intel machine).",
+      "octet checks what raw believes: per 512 KiB result the host spends 1.70-1.80 ms of CPU against raw's " +
+      "1.50-1.67 (2026-12-02). Its extra work is the envelope name search over the whole text (FRAME-01: 90 us, " +
+      "one regular-expression pass), the CR scan (FRAME-02: Buffer's memchr, 5 us), the ASCII check before the " +
+      "latin1 read (FRAME-10: 9 us; a non-ASCII line takes the fatal UTF-8 decoder, 500 us), the result's " +
+      "validation and the frame bound on the extension's side; most of the rest, on both sides, is collecting " +
+      "the 512 KiB strings. Issue 19 took this from 0.68-0.72x to 0.82-0.83x.",
   },
   {
     scenario: "large-result",
@@ -93,11 +97,13 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.2,
     why:
-      "not retained memory: heapUsed after a full collection stays at 6-8 MiB over a run (no leak). The host's " +
-      "library is about 6 MiB more resident than raw's (47 against 41 MiB after import), and V8 sizes the young " +
-      "generation to the allocation rate (about 6.6 KB per call at 90,000 calls/s: heapTotal 8 -> 24 MB). " +
-      "Issue 19 removed the object spread that made young garbage survive and grew the semi-spaces to " +
-      "16 MiB (host peak 1.83x -> 1.31x).",
+      "not retained memory: heapUsed after a full collection stays at 6-8 MiB over a run. The host's library is " +
+      "about 4 MiB more resident than raw's after import (47 against 43 MiB) and its start leaves about 2 MiB " +
+      "more old space; the rest is V8's young generation, which grows while objects survive scavenges: with 64 " +
+      "calls in flight about 220 KB of their state is live at each scavenge (raw's parent: 25 KB), so over the " +
+      "benchmark's 18,000 throughput calls the new space grows to 16 MB (raw's: 4 MB). Run with " +
+      "--max-semi-space-size=2 the host peaks at 60.8 MiB (1.15x) and spends less CPU per small call, but 512 " +
+      "KiB results slow by 10-20%, so no flag is recommended. Issue 19 took this from 1.83x to 1.30-1.33x.",
   },
   {
     // Issue 7: the Python SDK against the raw Python floor (its baseline, see run.mjs).
@@ -123,15 +129,17 @@ export const TARGETS = [
     kind: "ratio",
     max: 2,
     why:
-      "interpretation: a call costs about 85 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
-      "2026-12-02), about 50 of them on the worker: entering the VM with the frame as a new string (2.7 us), " +
+      "interpretation: a call costs 77-82 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
+      "2026-12-02, pinned), about 55 of them on the worker, where the wasm interpreter dominates and " +
+      "quickjs-emscripten's per-entry JavaScript (scopes, argument arrays, string copies) takes about 9: " +
+      "entering the VM with the frame as a new string (2.7 us), " +
       "QuickJS's JSON.parse of the invoke frame (6.2 us for ~400 bytes with its context; since issue 19 the " +
       "context goes only when it changed), the prelude's dispatch, AbortController shim, " +
       "ctx and async apply (about 25 us), then its jobs: the awaited result, JSON.stringify (4 us) and the " +
       "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context. Each frame is " +
       "its own VM entry with its own budget and watchdog (QJS-16), send checks size and rate at the VM boundary " +
       "(QJS-18), and the host thread checks every rpi frame (the worker is untrusted, RPI-35/37). The host " +
-      "thread's 40 us include about 6.5 us of the bridge still speaking octet JSON-RPC as text in-process " +
+      "thread's 24 us include about 6.5 us of the bridge still speaking octet JSON-RPC as text in-process " +
       "(encode, envelope scan and parse, both ways): passing envelopes as objects would save them without " +
       "dropping a guarantee, and is not done.",
   },
@@ -143,9 +151,10 @@ export const TARGETS = [
     min: 0.4,
     why:
       "the single worker thread runs the 64 calls one at a time and the host thread shares its CPU, so " +
-      "throughput is the inverse of the call's whole CPU (about 85 us, see p50: 50 us on the worker, 35 on " +
-      "the host thread, about 9 of those in garbage collection), while raw's child answers in a few us of JIT " +
-      "code.",
+      "throughput is the inverse of the call's whole CPU (77-82 us, see p50: about 55 on the worker, 24 on " +
+      "the host thread), while raw's child answers in a few us of JIT code. Issue 19 took it from 6,965 to " +
+      "about 12,500 calls/s (among other things the request tables no longer churn a Map, whose old tables " +
+      "kept 1.8 MB alive through every scavenge of the host thread).",
   },
   {
     candidate: "quickjs",
