@@ -42,11 +42,11 @@ export const TARGETS = [
     min: 0.6,
     why:
       "CPU per call on both sides (see p50: host 6.6-7.0 us, extension 5.9-6.3, against about 4 us for each raw " +
-      "side), and in the split placement neither side is busy all the time: each batch of responses wakes the " +
-      "host across CPUs, which answers with the next batch, so the 64 calls move as a few batches with two " +
-      "cross-CPU wake-ups each (about 40 us apiece on this VM). Writes stay one frame per stream.write, corked " +
-      "per tick: joining them saved 0.14 us per frame and would break the writer's one-frame-per-write " +
-      "contract.",
+      "side). In the split placement the two processes also take turns part of the time: a tick's frames " +
+      "leave corked, in writes of up to 32 (flushing every 32 took small calls from 90-93k to 111-114k per " +
+      "second; no cork at all is faster split but slower shared, where every write is a wake-up). Writes stay " +
+      "one frame per stream.write: joining them saved 0.14 us per frame and would break the writer's " +
+      "one-frame-per-write contract.",
   },
   {
     scenario: "large-result",

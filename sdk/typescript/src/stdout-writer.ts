@@ -9,6 +9,13 @@ import { FrameQueue, type PeerTransport, type SendTicket } from "@octet/protocol
 
 type WriteFn = (chunk: string, callback?: (err?: Error | null) => void) => boolean;
 
+/**
+ * A tick's frames leave in writes of at most this many, as the host's writer does (its
+ * MAX_CORKED_FRAMES): one writev per tick held a burst of answers until the tick ended while the
+ * host waited on another CPU; flushing every 32 lets it start on the first ones.
+ */
+const MAX_CORKED_FRAMES = 32;
+
 export class StdoutWriter implements PeerTransport {
   readonly #queue: FrameQueue;
   /** Frames handed to the stream whose write callback has not run yet. */
@@ -16,6 +23,8 @@ export class StdoutWriter implements PeerTransport {
   #idleWaiters: (() => void)[] = [];
   #broken: Error | null = null;
   #corked = false;
+  /** Frames written since the stream was last corked. */
+  #corkedFrames = 0;
   readonly #batches: boolean;
 
   constructor(stream: NodeJS.WriteStream = process.stdout) {
@@ -29,21 +38,29 @@ export class StdoutWriter implements PeerTransport {
     this.#queue = new FrameQueue({
       write: (frame) => {
         this.#inflight++;
-        // Frames written in one tick leave in one writev: cork now, uncork on the next tick. Only
-        // where the stream has a writev (pipes and sockets do), else corking would only delay.
+        // Frames written in one tick leave in writevs of up to MAX_CORKED_FRAMES: cork now, uncork on
+        // the next tick (or after that many). Only where the stream has a writev (pipes and sockets
+        // do), else corking would only delay.
         if (!this.#corked && this.#batches) {
           this.#corked = true;
+          this.#corkedFrames = 0;
           stream.cork();
           process.nextTick(() => {
             this.#corked = false;
             stream.uncork();
           });
         }
-        return original(frame, (err) => {
+        const ok = original(frame, (err) => {
           this.#inflight--;
           if (err) this.#broken = err;
           this.#settleIdle();
         });
+        if (this.#corked && ++this.#corkedFrames >= MAX_CORKED_FRAMES) {
+          this.#corkedFrames = 0;
+          stream.uncork();
+          stream.cork();
+        }
+        return ok;
       },
       onceDrain: (resume) => stream.once("drain", resume),
     });

@@ -153,3 +153,27 @@ test(
     assert.deepEqual(fake.chunks, [frame(1), frame(2)]);
   },
 );
+
+test("FRAME-07: a tick's frames leave stdout in writevs of at most 32, whole and in order", async () => {
+  const batches: string[][] = [];
+  const sink = new Writable({
+    decodeStrings: false,
+    writev(chunks, callback) {
+      batches.push(chunks.map((c) => String(c.chunk)));
+      callback();
+    },
+    write(chunk, _encoding, callback) {
+      batches.push([String(chunk)]);
+      callback();
+    },
+  });
+  const writer = new StdoutWriter(sink as unknown as NodeJS.WriteStream);
+  const frames = Array.from({ length: 70 }, (_, i) => frame(i));
+  for (const f of frames) writer.send(f);
+  await writer.flushed();
+  assert.deepEqual(
+    batches.map((b) => b.length),
+    [32, 32, 6],
+  );
+  assert.deepEqual(batches.flat(), frames);
+});
