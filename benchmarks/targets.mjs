@@ -16,12 +16,13 @@ export const TARGETS = [
       "per-call CPU on both sides. With 64 in flight (process.cpuUsage and /proc, 2026-12-02) the host spends " +
       "6.6-7.0 us per small call and the extension 5.9-6.3, raw's parent and child about 4 each; one call at a " +
       "time both sides pay more per call (about 14 us host, 13 extension, 9 for each raw side: the wake-ups and " +
-      "syscalls of an unbatched call) and in the shared placement one core runs both. Issue 19 took the host " +
-      "from 29 to 7 us per call (no object spread and no Map churned per call, both of which made young garbage " +
-      "survive; the text-only result proved on a short way; the context encoded once; no closures per request) " +
-      "and the extension from 36 to 6 (synchronous handlers answered without a promise; envelope names found in " +
-      "one pass). What is left is spread thin: JSON.parse and JSON.stringify of each frame, the envelope checks " +
-      "(closed members, duplicate names and id spelling, FRAME-01), the argument and result validation " +
+      "syscalls of an unbatched call) and in the shared placement one core runs both. On this machine issue " +
+      "19 took the host from 12.8 to 7 us per call in a day (29 on the AMD machine where it began): no object " +
+      "spread and no Map churned per call, both of which made young garbage survive; the text-only result " +
+      "proved on a short way; the context encoded once; no closures per request; and the extension from 36 " +
+      "(AMD) to 6 (synchronous handlers answered without a promise; envelope names found in one pass). What " +
+      "is left is spread thin: JSON.parse and JSON.stringify of each frame, the envelope checks (closed " +
+      "members, duplicate names and id spelling, FRAME-01), the argument and result validation " +
       "(CALL-12..23), the slot, deadline and cancellation state of each request and three promise layers; " +
       "garbage collection is about a tenth of the host's busy time at 5.5 KB allocated per call.",
   },
@@ -59,7 +60,7 @@ export const TARGETS = [
       "one regular-expression pass), the CR scan (FRAME-02: Buffer's memchr, 5 us), the ASCII check before the " +
       "latin1 read (FRAME-10: 9 us; a non-ASCII line takes the fatal UTF-8 decoder, 500 us), the result's " +
       "validation and the frame bound on the extension's side; most of the rest, on both sides, is collecting " +
-      "the 512 KiB strings. Issue 19 took this from 0.68-0.72x to 0.82-0.83x.",
+      "the 512 KiB strings. Issue 19 took this from 0.68-0.72x to 0.77-0.83x over the last day's runs.",
   },
   {
     scenario: "large-result",
