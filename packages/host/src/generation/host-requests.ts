@@ -71,6 +71,11 @@ interface Active {
   timeoutMs: number;
   /** Cancelled already (by the caller, the deadline): a second cancel does nothing. */
   cancelled: boolean;
+  /** Its bookkeeping ended (#finish): every way a request ends comes there, once. */
+  finished: boolean;
+  /** The caller's signal and the listener this request added to it, when it gave one. */
+  signal: AbortSignal | undefined;
+  onAbort: (() => void) | undefined;
 }
 
 export class HostRequests {
@@ -137,33 +142,61 @@ export class HostRequests {
     this.#slots?.rejectAll(this.#refusing);
   }
 
-  async send(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
-    if (this.#closed) throw this.#closed;
-    if (this.#refusing) throw this.#refusing;
-    // Read out of options here: the closures below share this call's context, and a closure that
-    // named `options` would keep all of it (the params text among it) alive for the whole call.
+  /**
+   * Sends a request and returns the peer's own promise for its answer: no async layer of its own,
+   * since each layer's frame, promise and closures stayed alive as long as the call (about a
+   * fifth of what a call in flight holds, issue 19). The table's bookkeeping ends in #finish,
+   * reached from every way a request can end: answered, cancelled, timed out, cancelAll, close.
+   */
+  send(method: string, params: unknown, options: HostRequestOptions): Promise<unknown> {
+    if (this.#closed) return Promise.reject(this.#closed);
+    if (this.#refusing) return Promise.reject(this.#refusing);
     const { signal, timeoutMs } = options;
-    if (signal?.aborted) throw new OctetError("request_cancelled", `${method} was cancelled before it was sent`);
+    if (signal?.aborted)
+      return Promise.reject(new OctetError("request_cancelled", `${method} was cancelled before it was sent`));
     // The deadline covers the wait for a slot too (CALL-24): a caller's timeout is the whole call.
     const until = Date.now() + timeoutMs;
     // A free slot is taken at once; only a caller that must wait pays for the abortable wait.
-    if (this.#slots && !this.#slots.tryAcquire()) await this.#admit(this.#slots, method, timeoutMs, signal);
+    if (this.#slots && !this.#slots.tryAcquire())
+      return this.#sendAfterSlot(this.#slots, method, params, options, until);
+    return this.#write(method, params, options, until);
+  }
+
+  async #sendAfterSlot(
+    slots: Slots,
+    method: string,
+    params: unknown,
+    options: HostRequestOptions,
+    until: number,
+  ): Promise<unknown> {
+    await this.#admit(slots, method, options.timeoutMs, options.signal);
+    return this.#write(method, params, options, until);
+  }
+
+  /** Writes a request that holds a slot (if there are slots); the slot is released by #finish. */
+  #write(method: string, params: unknown, options: HostRequestOptions, until: number): Promise<unknown> {
     if (this.#refusing) {
       this.#slots?.release();
-      throw this.#refusing;
+      return Promise.reject(this.#refusing);
     }
+    const { signal, timeoutMs } = options;
     const left = until - Date.now();
     if (left <= 0) {
       this.#slots?.release();
-      throw new OctetError(
-        "request_timeout",
-        `${method} got no free request slot within ${timeoutMs} ms; nothing was sent`,
-      );
+      const message = `${method} got no free request slot within ${timeoutMs} ms; nothing was sent`;
+      return Promise.reject(new OctetError("request_timeout", message));
     }
     // The peer says when the extension settles it (as the response is read, or late after a
     // cancel): this table follows the peer's, it is not a second ledger kept from the wire.
-    const outgoing = this.#o.peer.request(method, params, { onSettled: this.#settled, paramsText: options.paramsText });
+    const peer = this.#o.peer;
+    const outgoing = peer.request(method, params, { onSettled: this.#settled, paramsText: options.paramsText });
     const id = outgoing.id;
+    if (!peer.isPending(id)) {
+      // Refused before it was written (an unencodable or oversized frame, a closed peer): the
+      // promise is already rejected and nothing was sent.
+      this.#slots?.release();
+      return outgoing.result;
+    }
     const entry: Active = {
       method,
       hook: method === "hook/run" ? hookOf(params) : undefined,
@@ -173,26 +206,35 @@ export class HostRequests {
       preApproved: options.preApproveFirstConfirmation === true,
       timeoutMs,
       cancelled: false,
+      finished: false,
+      signal: undefined,
+      onAbort: undefined,
     };
     this.#active.set(id, entry);
     this.#deadlines.add(id, left);
-    const onAbort =
-      signal === undefined
-        ? undefined
-        : (): void =>
-            this.#cancel(id, entry, "user", new OctetError("request_cancelled", `${method} (id ${id}) was cancelled`));
-    if (onAbort) signal?.addEventListener("abort", onAbort, { once: true });
-    try {
-      return await outgoing.result;
-    } finally {
-      this.#deadlines.delete(id);
-      if (onAbort) signal?.removeEventListener("abort", onAbort);
-      this.#active.delete(id);
-      if (this.#idleWaiters.length > 0) queueMicrotask(() => this.#checkIdle());
-      // The parent settled: its unresolved reverse requests are cancelled (CANCEL-10).
-      entry.controller?.abort(PARENT_SETTLED);
-      if (!this.#graces.has(id)) this.#slots?.release();
+    if (signal) {
+      entry.signal = signal;
+      entry.onAbort = () =>
+        this.#cancel(id, entry, "user", new OctetError("request_cancelled", `${method} (id ${id}) was cancelled`));
+      signal.addEventListener("abort", entry.onAbort, { once: true });
     }
+    return outgoing.result;
+  }
+
+  /**
+   * The end of request `id` in this table, once whichever way it ended: its deadline and abort
+   * listener go, the parent's unresolved reverse requests are cancelled (CANCEL-10), idle()
+   * waiters are told, and its slot is freed unless a cancelled request's grace still holds it.
+   */
+  #finish(id: number, a: Active, releaseSlot: boolean): void {
+    if (a.finished) return;
+    a.finished = true;
+    this.#deadlines.delete(id);
+    if (a.onAbort) a.signal?.removeEventListener("abort", a.onAbort);
+    this.#active.delete(id);
+    if (this.#idleWaiters.length > 0) queueMicrotask(() => this.#checkIdle());
+    a.controller?.abort(PARENT_SETTLED);
+    if (releaseSlot) this.#slots?.release();
   }
 
   /** The response deadline of request `id` passed. */
@@ -215,14 +257,15 @@ export class HostRequests {
       this.#cancelledIds.delete(this.#cancelledIds.values().next().value as number);
     const peer = this.#o.peer;
     const r = peer.abandon(id, "cancelled", error);
-    if (!r) return;
-    if (r.withdrawn) return; // never written: the extension never saw it (CANCEL-02)
-    if (this.#o.cancellation) {
-      // Exactly one notification after the complete frame (CANCEL-03), then the grace period.
-      peer.notify("$/cancelRequest", { id, reason });
-      const timer = setTimeout(() => this.#graceExpired(id), this.#o.graceMs ?? bounds.CANCEL_GRACE_MS);
-      this.#graces.set(id, { timer, method: a.method });
-    }
+    // Never written (CANCEL-02: the extension never saw it), already settled, or API 0.1 (no
+    // cancellation on the wire): the slot is free now.
+    if (!r || r.withdrawn || !this.#o.cancellation) return this.#finish(id, a, true);
+    // Exactly one notification after the complete frame (CANCEL-03), then the grace period, which
+    // holds the slot until the extension settles the request or the grace expires.
+    peer.notify("$/cancelRequest", { id, reason });
+    const timer = setTimeout(() => this.#graceExpired(id), this.#o.graceMs ?? bounds.CANCEL_GRACE_MS);
+    this.#graces.set(id, { timer, method: a.method });
+    this.#finish(id, a, false);
   }
 
   /**
@@ -272,6 +315,7 @@ export class HostRequests {
       if (r && !r.withdrawn && this.#o.cancellation && !this.#o.peer.closed) {
         this.#o.peer.notify("$/cancelRequest", { id, reason });
       }
+      this.#finish(id, a, true);
     }
   }
 
@@ -304,9 +348,8 @@ export class HostRequests {
   #responded(id: number): void {
     const a = this.#active.get(id);
     if (!a) return;
-    this.#active.delete(id);
+    this.#finish(id, a, true);
     this.#checkIdle();
-    a.controller?.abort(PARENT_SETTLED);
   }
 
   /** A reply arrived for a tombstoned id: the cancelled request is settled after all. */
@@ -377,7 +420,11 @@ export class HostRequests {
     this.#graces.clear();
     this.#checkIdle();
     this.#slots?.rejectAll(error);
-    for (const a of this.#active.values()) a.controller?.abort(error);
+    // The peer has rejected every waiter; the table lets go of them too.
+    for (const [id, a] of this.#active.entries()) {
+      a.controller?.abort(error);
+      this.#finish(id, a, true);
+    }
   }
 
   #graceExpired(id: number): void {

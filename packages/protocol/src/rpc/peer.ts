@@ -106,6 +106,11 @@ export class RpcPeer {
     return this.#pending.size;
   }
 
+  /** Whether request `id` awaits a response (false once answered, given up, or never written). */
+  isPending(id: number): boolean {
+    return this.#pending.has(id);
+  }
+
   get closed(): boolean {
     return this.#closed !== null;
   }
