@@ -249,3 +249,63 @@ test("PROG-07: chunkOutput keeps small output whole and cuts base64 output on by
   const back = Buffer.concat(pieces.map((p) => Buffer.from((p as { data: string }).data, "base64")));
   assert.ok(back.equals(bytes));
 });
+
+test("FRAME-13: every way a request ends gives its slot back exactly once, and a grace holds it", async () => {
+  // One slot: after each ending the next request must be written at once, and inFlight must say
+  // what is left. Answered; refused before writing (no JSON text); timed out (its grace holds the
+  // slot until the late answer); cancelled by the caller; cancelAll; close.
+  const t = setup({ maxConcurrent: 1, graceMs: 10_000 });
+  const writtenNext = async (what: string): Promise<number> => {
+    const before = t.sent.length;
+    const p = t.requests.send("tool/call", { what }, opts);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(t.sent.length, before + 1, `a request after "${what}" is written at once`);
+    const id = t.sent.at(-1)!.id!;
+    t.answer(id, what);
+    assert.equal(await p, what);
+    return id;
+  };
+  const answered = t.requests.send("tool/call", {}, opts);
+  t.answer(t.sent.at(-1)!.id!, "ok");
+  assert.equal(await answered, "ok");
+  await writtenNext("answered");
+
+  await assert.rejects(t.requests.send("tool/call", { n: 1n }, opts), (e: OctetError) => e.code === "frame_invalid");
+  assert.equal(t.requests.inFlight, 0);
+  await writtenNext("refused before writing");
+
+  const timedOut = t.requests.send("tool/call", {}, { timeoutMs: 20 });
+  await assert.rejects(timedOut, (e: OctetError) => e.code === "request_timeout");
+  const lateId = t.sent.filter((s) => s.method === "tool/call").at(-1)!.id!;
+  assert.equal(t.sent.at(-1)?.method, "$/cancelRequest");
+  assert.equal(t.requests.inFlight, 1, "the timed-out request's grace holds its slot");
+  const waiting = t.requests.send("tool/call", { what: "after grace" }, opts);
+  await new Promise((r) => setImmediate(r));
+  assert.equal(t.sent.filter((s) => s.params?.["what"] === "after grace").length, 0, "nothing written yet");
+  t.answer(lateId, "late");
+  await waitUntil(() => t.sent.some((s) => s.params?.["what"] === "after grace"), 2_000, "the waiting request");
+  t.answer(t.sent.at(-1)!.id!, "after grace");
+  assert.equal(await waiting, "after grace");
+
+  const c = new AbortController();
+  const cancelled = t.requests.send("tool/call", {}, { timeoutMs: 5_000, signal: c.signal });
+  c.abort();
+  await assert.rejects(cancelled, (e: OctetError) => e.code === "request_cancelled");
+  t.answer(t.sent.filter((s) => s.method === "tool/call").at(-1)!.id!, "late");
+  assert.equal(t.requests.inFlight, 0);
+  await writtenNext("cancelled");
+
+  const drained = t.requests.send("tool/call", {}, opts);
+  t.requests.cancelAll("shutdown");
+  await assert.rejects(drained, (e: OctetError) => e.code === "request_cancelled");
+  assert.equal(t.requests.inFlight, 0);
+  await writtenNext("cancelAll");
+
+  const open = t.requests.send("tool/call", {}, opts);
+  const closed = new OctetError("transport_closed", "gone");
+  t.peer.close(closed);
+  t.requests.close(closed);
+  await assert.rejects(open, (e: OctetError) => e.code === "transport_closed");
+  assert.equal(t.requests.inFlight, 0);
+  await assert.rejects(t.requests.send("tool/call", {}, opts), (e: OctetError) => e.code === "transport_closed");
+});
