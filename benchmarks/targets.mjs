@@ -99,12 +99,12 @@ export const TARGETS = [
     max: 1.2,
     why:
       "not retained memory: heapUsed after a full collection stays at 6-8 MiB over a run. The host's library is " +
-      "about 4 MiB more resident than raw's after import (47 against 43 MiB) and its start leaves about 2 MiB " +
-      "more old space; the rest is V8's young generation, which grows while objects survive scavenges: with 64 " +
-      "calls in flight about 220 KB of their state is live at each scavenge (raw's parent: 25 KB), so over the " +
-      "benchmark's 18,000 throughput calls the new space grows to 16 MB (raw's: 4 MB). Run with " +
-      "--max-semi-space-size=2 the host peaks at 60.8 MiB (1.15x) and spends less CPU per small call, but 512 " +
-      "KiB results slow by 10-20%, so no flag is recommended. Issue 19 took this from 1.83x to 1.30-1.33x.",
+      "about 4 MiB more resident than raw's after import (47 against 43 MiB) and its start leaves 2-3 MiB more " +
+      "old space; the rest is V8's young generation, which grows while objects survive scavenges: the state " +
+      "of the 64 calls in flight (2.7 KB each since HostRequests.send stopped holding an async frame, 3.4 KB " +
+      "before) is live at each scavenge, so over the benchmark's 18,000 throughput calls the new space grows " +
+      "to 8 MB (16 MB before; raw's 4 MB). Run with --max-semi-space-size=2 the host peaked lower still but " +
+      "512 KiB results slowed by 10-20%, so no flag is recommended. Issue 19 took this from 1.83x to 1.20x.",
   },
   {
     // Issue 7: the Python SDK against the raw Python floor (its baseline, see run.mjs).
