@@ -153,14 +153,9 @@ export class Router {
     const { g, definition, revision, schemas } = this.#resolveTool(name, options, refusedBy);
     // The host argument validator: before any send (and, through runHook, before any hook).
     refuseInvalidArguments(name, schemas, args);
-    const params: Record<string, unknown> = { name, arguments: args, context: g.context(true) };
-    // Only for a generation that negotiated dynamic_tools (CALL-03).
-    if (revision !== null) params["catalog_revision"] = revision;
-    const paramsText = toolCallText(name, args, g.ownedContextText(), revision);
     let raw: unknown;
     try {
-      const { signal, onProgress } = options;
-      raw = await g.request("tool/call", params, { timeoutMs: this.#timeout(options), signal, onProgress, paramsText });
+      raw = await this.#requestTool(g, name, args, revision, options);
     } catch (err) {
       if (err instanceof WireError) return toolError(g, `Tool ${name} failed: ${err.message} (code ${err.code})`);
       // Refused before a byte was written (the generation began draining while the call waited
@@ -171,6 +166,25 @@ export class Router {
       throw withSubject(err, `tool "${name}" of extension "${g.name}"`);
     }
     return toolOutcome(g, definition, raw, this.#o.emit, schemas);
+  }
+  /**
+   * The tool/call request itself. Its params and their spliced text are made here, not in
+   * #callTool, so the async frame that waits for the answer does not hold them for the whole
+   * call (what a call in flight holds is what survives each young collection, issue 19).
+   */
+  #requestTool(
+    g: Generation,
+    name: string,
+    args: Record<string, unknown>,
+    revision: number | null,
+    options: CallOptions,
+  ): Promise<unknown> {
+    const params: Record<string, unknown> = { name, arguments: args, context: g.context(true) };
+    // Only for a generation that negotiated dynamic_tools (CALL-03).
+    if (revision !== null) params["catalog_revision"] = revision;
+    const paramsText = toolCallText(name, args, g.ownedContextText(), revision);
+    const { signal, onProgress } = options;
+    return g.request("tool/call", params, { timeoutMs: this.#timeout(options), signal, onProgress, paramsText });
   }
 
   async #runCommand(
