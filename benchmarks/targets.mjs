@@ -101,10 +101,12 @@ export const TARGETS = [
       "not retained memory: heapUsed after a full collection stays at 6-8 MiB over a run. The host's library is " +
       "about 4 MiB more resident than raw's after import (47 against 43 MiB) and its start leaves 2-3 MiB more " +
       "old space; the rest is V8's young generation, which grows while objects survive scavenges: the state " +
-      "of the 64 calls in flight (2.7 KB each since HostRequests.send stopped holding an async frame, 3.4 KB " +
-      "before) is live at each scavenge, so over the benchmark's 18,000 throughput calls the new space grows " +
-      "to 8 MB (16 MB before; raw's 4 MB). Run with --max-semi-space-size=2 the host peaked lower still but " +
-      "512 KiB results slowed by 10-20%, so no flag is recommended. Issue 19 took this from 1.83x to 1.20x.",
+      "of the 64 calls in flight (2.2-2.4 KB each since the host stopped holding an async frame and the " +
+      "params per call, 3.4 KB before) is live at each scavenge, so over the benchmark's 18,000 throughput " +
+      "calls the new space grows to 8 MB (16 MB before; raw's 4 MB); staying at raw's size would take about " +
+      "a fifth of that state per call. Run with --max-semi-space-size=2 the host peaked lower still but " +
+      "512 KiB results slowed by 10-20%, so no flag is recommended. Issue 19 took this from 1.83x to " +
+      "1.19-1.21x.",
   },
   {
     // Issue 7: the Python SDK against the raw Python floor (its baseline, see run.mjs).
