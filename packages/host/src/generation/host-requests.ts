@@ -22,10 +22,13 @@ import {
 import type { DiagnosticLevel } from "../events.js";
 import { Slots } from "../util/slots.js";
 import { Deadlines } from "../util/deadlines.js";
+import { quietError } from "../util/quiet-error.js";
 import type { ActiveParent } from "../modules/module.js";
 
 /** The abort reason of a settled parent; one shared instance, since building an Error per call is costly. */
 const PARENT_SETTLED = new OctetError("request_cancelled", "parent_settled");
+/** Why a slot wait ended, never seen by a caller: abort() without a reason builds a DOMException. */
+const GATE_CLOSED = new OctetError("request_cancelled", "the wait for a slot ended");
 
 export type CancelReason = "user" | "timeout" | "parent_settled" | "shutdown" | "reload";
 
@@ -153,7 +156,7 @@ export class HostRequests {
     if (this.#refusing) return Promise.reject(this.#refusing);
     const { signal, timeoutMs } = options;
     if (signal?.aborted)
-      return Promise.reject(new OctetError("request_cancelled", `${method} was cancelled before it was sent`));
+      return Promise.reject(quietError("request_cancelled", `${method} was cancelled before it was sent`));
     // The deadline covers the wait for a slot too (CALL-24): a caller's timeout is the whole call.
     const until = Date.now() + timeoutMs;
     // A free slot is taken at once; only a caller that must wait pays for the abortable wait.
@@ -184,7 +187,7 @@ export class HostRequests {
     if (left <= 0) {
       this.#slots?.release();
       const message = `${method} got no free request slot within ${timeoutMs} ms; nothing was sent`;
-      return Promise.reject(new OctetError("request_timeout", message));
+      return Promise.reject(quietError("request_timeout", message));
     }
     // The peer says when the extension settles it (as the response is read, or late after a
     // cancel): this table follows the peer's, it is not a second ledger kept from the wire.
@@ -215,7 +218,7 @@ export class HostRequests {
     if (signal) {
       entry.signal = signal;
       entry.onAbort = () =>
-        this.#cancel(id, entry, "user", new OctetError("request_cancelled", `${method} (id ${id}) was cancelled`));
+        this.#cancel(id, entry, "user", quietError("request_cancelled", `${method} (id ${id}) was cancelled`));
       signal.addEventListener("abort", entry.onAbort, { once: true });
     }
     return outgoing.result;
@@ -242,7 +245,7 @@ export class HostRequests {
     const a = this.#active.get(id);
     if (!a) return;
     const message = `${a.method} (id ${id}) got no response within ${a.timeoutMs} ms`;
-    this.#cancel(id, a, "timeout", new OctetError("request_timeout", message));
+    this.#cancel(id, a, "timeout", quietError("request_timeout", message));
   }
 
   /**
@@ -277,9 +280,9 @@ export class HostRequests {
     let expired = false;
     const timer = setTimeout(() => {
       expired = true;
-      gate.abort();
+      gate.abort(GATE_CLOSED);
     }, timeoutMs);
-    const onAbort = (): void => gate.abort();
+    const onAbort = (): void => gate.abort(GATE_CLOSED);
     signal?.addEventListener("abort", onAbort, { once: true });
     try {
       await slots.acquire(gate.signal);
@@ -287,12 +290,12 @@ export class HostRequests {
       if (this.#closed) throw this.#closed;
       if (this.#refusing) throw this.#refusing;
       if (expired)
-        throw new OctetError(
+        throw quietError(
           "request_timeout",
           `${method} got no free request slot within ${timeoutMs} ms (max_concurrent_requests ` +
             `${this.#o.maxConcurrent}); nothing was sent`,
         );
-      throw new OctetError(
+      throw quietError(
         "request_cancelled",
         `${method} was cancelled while waiting for a free request slot; nothing was sent`,
       );
@@ -310,7 +313,7 @@ export class HostRequests {
       const r = this.#o.peer.abandon(
         id,
         "cancelled",
-        new OctetError("request_cancelled", `${a.method} (id ${id}) was cancelled: ${reason}`),
+        quietError("request_cancelled", `${a.method} (id ${id}) was cancelled: ${reason}`),
       );
       if (r && !r.withdrawn && this.#o.cancellation && !this.#o.peer.closed) {
         this.#o.peer.notify("$/cancelRequest", { id, reason });

@@ -14,6 +14,7 @@ import {
   type ProgressEvent,
   type ToolDefinition,
 } from "@octet/protocol";
+import { quietError } from "../util/quiet-error.js";
 import type { HostEvent } from "../events.js";
 import type { Generation } from "../generation/generation.js";
 import type { CallOptions as CollectOptions } from "../modules/collection/collect.js";
@@ -266,7 +267,7 @@ export class Router {
 
 /** Prefixes a local error with what was being done, keeping its code ("tool "x" of extension "y": ..."). */
 function withSubject(err: unknown, subject: string): unknown {
-  if (err instanceof OctetError) return new OctetError(err.code, `${subject}: ${err.message}`, { cause: err });
+  if (err instanceof OctetError) return quietError(err.code, `${subject}: ${err.message}`, { cause: err });
   if (err instanceof WireError) return new WireError(err.code, `${subject}: ${err.message}`, err.data);
   return err;
 }
