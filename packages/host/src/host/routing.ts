@@ -265,9 +265,18 @@ export class Router {
   }
 }
 
+/** The codes of a call given up on purpose: the caller's cancel, a deadline, a slot never granted. */
+const QUIET_CODES: ReadonlySet<string> = new Set(["request_cancelled", "request_timeout"]);
+
 /** Prefixes a local error with what was being done, keeping its code ("tool "x" of extension "y": ..."). */
 function withSubject(err: unknown, subject: string): unknown {
-  if (err instanceof OctetError) return quietError(err.code, `${subject}: ${err.message}`, { cause: err });
+  if (err instanceof OctetError) {
+    const message = `${subject}: ${err.message}`;
+    // A cancellation is control flow (quiet-error.ts); any other error keeps its stack, whose
+    // async frames show the embedder where its call came from.
+    if (QUIET_CODES.has(err.code)) return quietError(err.code, message, { cause: err });
+    return new OctetError(err.code, message, { cause: err });
+  }
   if (err instanceof WireError) return new WireError(err.code, `${subject}: ${err.message}`, err.data);
   return err;
 }
