@@ -13,6 +13,7 @@
  * tool-ledger: who holds which tool name; replacement: the reload queue and supervisors;
  * routing: calls and commands; actions: menu and presentation actions) and creates generations.
  */
+import { randomUUID } from "node:crypto";
 import { resolve } from "node:path";
 import {
   OctetError,
@@ -71,9 +72,7 @@ type CommandOutcome = Promise<CommandResult & { extension: string }>;
 
 export class ExtensionHost {
   readonly workspace: string;
-  // Web Crypto's global, not node:crypto: importing that module cost the library about 3 ms of its
-  // import time and 1 MB resident (issue 19); the artifact store loads it when it first hashes.
-  readonly instanceId = crypto.randomUUID();
+  readonly instanceId = randomUUID();
   readonly #options: ExtensionHostOptions;
   readonly #roster = new Roster();
   readonly #listeners: HostEventListener[] = [];

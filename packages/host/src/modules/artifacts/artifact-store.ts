@@ -8,6 +8,7 @@
  * What it leaves out: the wire (artifacts-service.ts), parameter shapes (@octet/protocol), and
  * the file-system rules of a path source (scratch-read.ts).
  */
+import { createHash, randomBytes } from "node:crypto";
 import {
   artifactKind,
   bounds,
@@ -121,8 +122,6 @@ export class ArtifactStore {
     try {
       const bytes = await this.#read(params, signal);
       if (bytes.length !== size) throw new ArtifactRefusal(`got ${bytes.length} bytes, not the declared size ${size}`);
-      // node:crypto loaded on the first artifact, not with the library (its import time and memory).
-      const { createHash, randomBytes } = await import("node:crypto");
       const digest = createHash("sha256").update(bytes).digest("hex");
       if (digest !== params.sha256)
         throw new ArtifactRefusal(`sha256 mismatch: the bytes hash to ${digest}, not the declared ${params.sha256}`);

@@ -8,6 +8,7 @@
  * another generation: a replacement starts with an empty store (POL-13). The binding still names
  * the generation, so a mismatch is a deny even if a store were ever shared by mistake.
  */
+import { randomBytes } from "node:crypto";
 import { bounds, type ResourceOwner } from "@octet/protocol";
 
 /** What a token is bound to: compared member by member when it is presented. */
@@ -63,9 +64,7 @@ export class ApprovalTokens {
       this.#drop(oldest);
     }
     // 32 bytes from the OS CSPRNG: a token is a capability, guessing one must be hopeless.
-    const token = Buffer.from(crypto.getRandomValues(new Uint8Array(bounds.APPROVAL_TOKEN_HEX_CHARS / 2))).toString(
-      "hex",
-    );
+    const token = randomBytes(bounds.APPROVAL_TOKEN_HEX_CHARS / 2).toString("hex");
     const onSettled = (): void => this.#drop(token);
     parentSettled.addEventListener("abort", onSettled, { once: true });
     this.#tokens.set(token, {

@@ -11,6 +11,7 @@
  * contributes.presentation on API 0.2+ (PRES-01), and by the embedder binding this service. An
  * unbound host leaves the notification to the inbox, which diagnoses it as unknown.
  */
+import { randomUUID } from "node:crypto";
 import { bounds, validatePresentationUpdate, type ResourceOwner } from "@octet/protocol";
 import type { GenerationService, ServiceFactory, ServiceGeneration } from "../module.js";
 import type { PresentationRecord } from "./record.js";
@@ -51,7 +52,7 @@ export function presentationService(options: PresentationServiceOptions = {}): S
 class GenerationPresentation {
   readonly #g: ServiceGeneration;
   readonly #clock: PresentationClock;
-  readonly #instance = crypto.randomUUID();
+  readonly #instance = randomUUID();
   /** The newest revision admitted (delivered or pending); -1 before the first. */
   #revision = -1;
   #windowStart = Number.NEGATIVE_INFINITY;
