@@ -168,6 +168,7 @@ export class Router {
     }
     return toolOutcome(g, definition, raw, this.#o.emit, schemas);
   }
+
   /**
    * The tool/call request itself. Its params and their spliced text are made here, not in
    * #callTool, so the async frame that waits for the answer does not hold them for the whole
