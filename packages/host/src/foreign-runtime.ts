@@ -20,6 +20,9 @@ export interface LaunchedChild extends EventEmitter {
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly stderr: Readable;
+  /** Set once it has exited, as on a ChildProcess: a launch may hand over a child that already has. */
+  readonly exitCode?: number | null;
+  readonly signalCode?: NodeJS.Signals | null;
   /** An in-process stand-in's frames as text (ForeignFrames): used instead of stdin and stdout's bytes. */
   readonly textFrames?: ProtocolForeign.ForeignFrames | undefined;
 }

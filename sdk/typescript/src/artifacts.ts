@@ -10,8 +10,6 @@
  * a host that did not negotiate `artifacts`, a non-canonical MIME type, an oversized artifact,
  * a bad path, or a call outside an active tool/call or command/execute.
  */
-import { createHash, randomBytes } from "node:crypto";
-import { readFile, unlink, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import {
   ErrorCode,
@@ -48,6 +46,12 @@ export async function publishArtifact(
     const problem = named.ok ? "" : named.problems.find((p) => p.startsWith("mime_type"));
     throw new RangeError(`publishArtifact(): ${problem ?? `mime_type ${JSON.stringify(mimeType)} is not supported`}`);
   }
+  // Loaded here, not at the SDK's import: node:crypto alone is about 6 ms of every extension's
+  // start, and most extensions never publish an artifact.
+  const [{ createHash, randomBytes }, { readFile, unlink, writeFile }] = await Promise.all([
+    import("node:crypto"),
+    import("node:fs/promises"),
+  ]);
   let temp: string | null = null;
   try {
     let bytes: Uint8Array;

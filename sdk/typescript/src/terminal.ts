@@ -9,8 +9,8 @@
  * The extension's stdio are the wire, so the terminal itself is the device the host names in
  * OCTET_TTY; openTerminal() opens it as a tty read and write stream pair.
  */
-import { openSync, constants as fs } from "node:fs";
-import { ReadStream, WriteStream } from "node:tty";
+import type { ReadStream, WriteStream } from "node:tty";
+import { nodeBuiltin } from "./node-builtin.js";
 import {
   terminalRefusal,
   validateTerminalGrant,
@@ -112,8 +112,10 @@ export interface OpenTerminal {
 export function openTerminal(env: Readonly<Record<string, string | undefined>> = process.env): OpenTerminal {
   const path = env["OCTET_TTY"];
   if (path === undefined || path === "") throw new Error("OCTET_TTY is not set: the host named no terminal device");
-  const input = new ReadStream(openSync(path, fs.O_RDONLY | fs.O_NOCTTY));
-  const output = new WriteStream(openSync(path, fs.O_WRONLY | fs.O_NOCTTY));
+  const { openSync, constants: fs } = nodeBuiltin<typeof import("node:fs")>("node:fs");
+  const tty = nodeBuiltin<typeof import("node:tty")>("node:tty");
+  const input = new tty.ReadStream(openSync(path, fs.O_RDONLY | fs.O_NOCTTY));
+  const output = new tty.WriteStream(openSync(path, fs.O_WRONLY | fs.O_NOCTTY));
   return {
     input,
     output,

@@ -81,10 +81,14 @@ export function adoptChild(launched: LaunchedChild): GenerationChild {
   if (pgid !== null) registerGroup(pgid);
   let hasExited = false;
   const exited = new Promise<ChildExit>((resolve) => {
-    launched.once("exit", (code: number | null, signal: NodeJS.Signals | null) => {
+    const done = (code: number | null, signal: NodeJS.Signals | null): void => {
       hasExited = true;
       resolve({ code, signal });
-    });
+    };
+    // A first launch that was its own containment trial may have ended before it is adopted.
+    if (launched.exitCode != null || launched.signalCode != null)
+      done(launched.exitCode ?? null, launched.signalCode ?? null);
+    else launched.once("exit", done);
   });
   return {
     pgid,

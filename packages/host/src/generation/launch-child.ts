@@ -11,6 +11,7 @@ import { launchSpec } from "../process/launch.js";
 import { signalGroup } from "../process/process-group.js";
 import { registerGroup, unregisterGroup } from "../process/registry.js";
 import { spawnChild } from "../process/spawn-child.js";
+import { spawnContained } from "../process/spawn-contained.js";
 import { watchNamespacedStdout } from "../transport/stdout-watch.js";
 import { adoptChild, type ChildLauncher, type GenerationChild } from "./child.js";
 import type { LaunchedChild } from "../foreign-runtime.js";
@@ -29,9 +30,8 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
   return async (request) => {
     const foreign = spec.foreign;
     if (!foreign) {
-      const contained = await containmentAsync(spec.parentEnv);
-      const child = await spawnChild(contained.wrap(launchSpec(spec, request.scratch)));
-      return { child: adopt(child, contained.tier), tier: contained.tier };
+      const { child, tier } = await spawnContained(launchSpec(spec, request.scratch), spec.parentEnv);
+      return { child: adopt(child, tier), tier };
     }
     // Registered the moment it exists, not when launch() returns: a stop or a host exit during a
     // foreign instance's start (up to its initialize timeout) still kills the group at once.

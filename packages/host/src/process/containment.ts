@@ -11,14 +11,15 @@
  * kills every process in the namespace, setsid escapees included; and the launcher dies with the
  * host (parent-death signal). --map-current-user keeps the extension's uid as it is.
  *
- * Tiers, strongest first, detected with a real trial launch at first use:
+ * Tiers, strongest first, detected at first use by a real launch: the first extension's own
+ * (spawn-contained.ts), or a trial of `sh -c "exit 0"` where that one cannot tell:
  *   "pid-namespace"  as above (needs setpriv and unprivileged user namespaces);
  *   "process-group"  the group only; setsid escapees can outlive a stop, and a SIGKILLed host
  *                    leaves its extensions to the SDK's exit on stdin EOF.
  * OCTET_CONTAINMENT=process-group in the host's environment forces the weaker tier (for
  * machines where namespaces misbehave); the tier in use is shown in status.
  */
-import { spawn, spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { accessSync, constants, readFileSync, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { OctetError } from "@octet/protocol";
@@ -41,28 +42,40 @@ const NAMESPACE_FLAGS = ["--user", "--map-current-user", "--pid", "--fork", "--k
 let detected: Containment | null = null;
 let detecting: Promise<Containment> | null = null;
 
-/** The containment of this host process; detected on first use, then cached. */
-export function containment(env: Readonly<Record<string, string | undefined>> = process.env): Containment {
-  // The override is read each time (an embedder may pass its own env per host); the machine's
-  // ability is probed once.
-  if (env["OCTET_CONTAINMENT"] === "process-group") return groupOnly("OCTET_CONTAINMENT=process-group");
-  detected ??= detect();
-  return detected;
-}
-
 /**
- * containment() without blocking the event loop for the trial launch (tens of milliseconds): a
- * launch that may never spawn (a foreign runtime's in-process instance) probes alongside its
- * start. The same cache: whichever detection ends first is the host process's answer.
+ * The containment of this host process, by a trial launch the first time (4-13 ms, the event
+ * loop free meanwhile), then cached. The override is read each time (an embedder may pass its
+ * own env per host); the machine's ability is found once. A launch that may never spawn (a
+ * foreign runtime's in-process instance) probes alongside its start.
  */
 export function containmentAsync(
   env: Readonly<Record<string, string | undefined>> = process.env,
 ): Promise<Containment> {
-  if (env["OCTET_CONTAINMENT"] === "process-group")
-    return Promise.resolve(groupOnly("OCTET_CONTAINMENT=process-group"));
-  if (detected !== null) return Promise.resolve(detected);
+  const known = knownContainment(env);
+  if (known !== null) return Promise.resolve(known);
   detecting ??= detectAsync().then((found) => (detected ??= found));
   return detecting;
+}
+
+/** The containment when no trial is needed (the override, or a detection that has ended), else null. */
+export function knownContainment(env: Readonly<Record<string, string | undefined>> = process.env): Containment | null {
+  if (env["OCTET_CONTAINMENT"] === "process-group") return groupOnly("OCTET_CONTAINMENT=process-group");
+  return detected;
+}
+
+/**
+ * The namespace tier before any trial, for a first launch that is its own trial
+ * (spawn-contained.ts); null where the machine cannot have it (not Linux, no util-linux
+ * launchers). Only confirmNamespace() caches it.
+ */
+export function presumedNamespace(): Containment | null {
+  const pre = prerequisites();
+  return "tier" in pre ? null : namespaced(pre.setpriv, pre.unshare);
+}
+
+/** A launch showed its command running inside its namespaces: the verdict a trial would give. */
+export function confirmNamespace(presumed: Containment): void {
+  detected ??= presumed;
 }
 
 /** The launcher and the trial's arguments, or why the machine has no namespace tier. */
@@ -80,19 +93,7 @@ function prerequisites(): { setpriv: string; unshare: string; args: string[] } |
 
 const TRIAL_TIMEOUT_MS = 5_000;
 
-function detect(): Containment {
-  const pre = prerequisites();
-  if ("tier" in pre) return pre;
-  // A real trial: some kernels and containers refuse unprivileged user namespaces.
-  const trial = spawnSync(pre.setpriv, pre.args, {
-    timeout: TRIAL_TIMEOUT_MS,
-    stdio: ["ignore", "ignore", "pipe"],
-    encoding: "utf8",
-  });
-  return judged(pre.setpriv, pre.unshare, trial.error, trial.status, trial.signal, trial.stderr);
-}
-
-/** detect() with the trial as an ordinary child: the same verdict, the event loop free meanwhile. */
+/** The trial: `sh -c "exit 0"` behind the launchers, as an ordinary child. */
 function detectAsync(): Promise<Containment> {
   const pre = prerequisites();
   if ("tier" in pre) return Promise.resolve(pre);
@@ -126,6 +127,10 @@ function judged(
     const why = error?.message ?? (stderr.trim().split("\n").pop() || `exit ${status ?? signal}`);
     return groupOnly(`a PID namespace could not be created: ${why}`);
   }
+  return namespaced(setpriv, unshare);
+}
+
+function namespaced(setpriv: string, unshare: string): Containment {
   return {
     tier: "pid-namespace",
     fallbackReason: null,

@@ -13,6 +13,8 @@ export function signalGroup(pgid: number, signal: NodeJS.Signals): "sent" | "gon
 
 interface ProcStat {
   pid: number;
+  /** The executable's name as the kernel keeps it (at most 15 bytes); an exec changes it. */
+  comm: string;
   state: string;
   ppid: number;
   pgid: number;
@@ -33,7 +35,8 @@ export function readProcStat(pid: number): ProcStat | null {
   const fields = text.slice(close + 2).split(" ");
   const [state, ppid, pgid] = [fields[0], Number(fields[1]), Number(fields[2])];
   if (state === undefined) return null;
-  return { pid, state, ppid, pgid, start: Number(fields[19]) };
+  const comm = text.slice(text.indexOf("(") + 1, close);
+  return { pid, comm, state, ppid, pgid, start: Number(fields[19]) };
 }
 
 /** True when the process exists and is not a zombie or dead. */

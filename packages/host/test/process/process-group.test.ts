@@ -106,7 +106,7 @@ test("readProcStat parses a command name with spaces and parentheses", async () 
     assert.ok(stat, "stat readable");
     assert.deepEqual(
       { ...stat, state: "?", start: 0 },
-      { pid: child.pid, state: "?", ppid: process.pid, pgid: child.pid, start: 0 },
+      { pid: child.pid, comm: name, state: "?", ppid: process.pid, pgid: child.pid, start: 0 },
     );
     assert.ok(Number.isInteger(stat.start) && stat.start > 0, `start ${stat.start}`);
     assert.ok(["R", "S", "D"].includes(stat.state), `state ${stat.state}`);

@@ -1,0 +1,169 @@
+/**
+ * The first launch of a host process is its own containment trial (process/spawn-contained.ts).
+ * Each case runs a fresh node process (a fresh host has no verdict yet) that launches one real
+ * extension-like command with spawnContained and adoptChild, and reports what it saw as JSON:
+ * the tier, the processes it spawned, the child's output and exit. A machine that refuses
+ * namespaces is made for real: a user namespace whose max_user_namespaces is 0.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, spawnSync } from "node:child_process";
+import { chmod, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { withDeadline } from "../helpers/wait.js";
+
+const SRC = new URL("../../src/", import.meta.url).href;
+
+/** Launches argv[2..] like an extension, then prints {tier, known, spawned, stdout, stderr, exit}. */
+const HOST = `
+import { ChildProcess } from "node:child_process";
+const { spawnContained } = await import("${SRC}process/spawn-contained.js");
+const { knownContainment } = await import("${SRC}process/containment.js");
+const { adoptChild } = await import("${SRC}generation/child.js");
+const spawned = [];
+const original = ChildProcess.prototype.spawn;
+ChildProcess.prototype.spawn = function (options) {
+  spawned.push(options.args.join(" "));
+  return original.call(this, options);
+};
+const [command, ...args] = process.argv.slice(2);
+const env = { PATH: process.env.PATH };
+const { child, tier } = await spawnContained({ command, args, cwd: process.cwd(), env }, process.env);
+const adopted = adoptChild(child);
+let stdout = "", stderr = "";
+child.stdout.on("data", (b) => (stdout += b));
+child.stderr.on("data", (b) => (stderr += b));
+child.stdin.end();
+const exit = await adopted.exited;
+await new Promise((r) => setTimeout(r, 50));
+const known = knownContainment(process.env);
+console.log(JSON.stringify({ tier, known: known?.tier, reason: known?.fallbackReason, spawned, stdout, stderr, exit }));
+`;
+
+/** Appends its pid to STARTS, says hello on both streams, exits 0 at stdin's end (or `code` at once). */
+const EXTENSION = (starts: string, code: number | null): string => `#!${process.execPath}
+require("node:fs").appendFileSync(${JSON.stringify(starts)}, process.pid + "\\n");
+process.stdout.write("ready\\n");
+process.stderr.write("extension stderr\\n");
+${code === null ? 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0));' : `process.exit(${code});`}
+`;
+
+interface Report {
+  tier: string;
+  known: string | undefined;
+  reason: string | null | undefined;
+  spawned: string[];
+  stdout: string;
+  stderr: string;
+  exit: { code: number | null; signal: string | null };
+}
+
+async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
+  const dir = await realpath(await mkdtemp(path.join(tmpdir(), "octet-contained-")));
+  try {
+    await fn(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** Runs HOST for `command` (wrapped in `prefix`, e.g. a refusing user namespace) and parses its report. */
+async function launch(dir: string, prefix: string[], command: string): Promise<Report> {
+  const host = path.join(dir, "host.mjs");
+  await writeFile(host, HOST);
+  const argv = [...prefix, process.execPath, host, command];
+  const proc = spawn(argv[0]!, argv.slice(1), { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  proc.stdout.on("data", (b: Buffer) => (out += b.toString()));
+  proc.stderr.on("data", (b: Buffer) => (err += b.toString()));
+  const code = await withDeadline(
+    new Promise<number | null>((resolve) => proc.once("close", resolve)),
+    20_000,
+    "the launching host",
+  );
+  assert.equal(code, 0, `host exited ${code}: ${err}`);
+  return JSON.parse(out.trim().split("\n").pop()!) as Report;
+}
+
+async function extension(dir: string, name: string, code: number | null): Promise<{ path: string; starts: string }> {
+  const starts = path.join(dir, `${name}.starts`);
+  const file = path.join(dir, name);
+  await writeFile(file, EXTENSION(starts, code));
+  await chmod(file, 0o755);
+  return { path: file, starts };
+}
+
+async function startCount(starts: string): Promise<number> {
+  return (await readFile(starts, "utf8")).trim().split("\n").length;
+}
+
+const namespacesWork =
+  process.platform === "linux" &&
+  spawnSync("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", "unshare", "--user", "--map-current-user", "true"])
+    .status === 0;
+/** A user namespace where no further one may be made: the refusal some containers give. */
+const REFUSING = [
+  "unshare",
+  "--user",
+  "--map-root-user",
+  "--",
+  "/bin/sh",
+  "-c",
+  'echo 0 > /proc/sys/user/max_user_namespaces && exec "$@"',
+  "sh",
+];
+const refusalPossible = namespacesWork && spawnSync(REFUSING[0]!, [...REFUSING.slice(1), "true"]).status === 0;
+
+test("the first launch is its own trial: its command seen running in the namespace settles the tier", {
+  skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
+}, async () => {
+  await withDir(async (dir) => {
+    const ext = await extension(dir, "ext.js", null);
+    const report = await launch(dir, [], ext.path);
+    assert.equal(report.tier, "pid-namespace");
+    assert.equal(report.known, "pid-namespace", "the verdict is cached for the next launch");
+    assert.equal(report.spawned.length, 1, `one process spawned, the extension's: ${report.spawned.join(" | ")}`);
+    assert.match(report.spawned[0]!, /setpriv --pdeathsig KILL -- \S*unshare .* -- \S*ext\.js$/);
+    assert.equal(report.stdout, "ready\n");
+    assert.equal(report.stderr, "extension stderr\n");
+    assert.deepEqual(report.exit, { code: 0, signal: null });
+    assert.equal(await startCount(ext.starts), 1);
+  });
+});
+
+test("a first launch that ends before it is seen keeps its exit and output once the trial confirms namespaces", {
+  skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
+}, async () => {
+  await withDir(async (dir) => {
+    // Named unshare, it looks like the launcher's own fork in /proc and is never seen running:
+    // the trial decides, after the extension has already exited with 3.
+    const ext = await extension(dir, "unshare", 3);
+    const report = await launch(dir, [], ext.path);
+    assert.equal(report.tier, "pid-namespace");
+    assert.equal(report.spawned.length, 2, `the extension, then the trial: ${report.spawned.join(" | ")}`);
+    assert.match(report.spawned[1]!, /sh -c exit 0$/);
+    assert.deepEqual(report.exit, { code: 3, signal: null }, "the exit seen before adoption is kept");
+    assert.equal(report.stdout, "ready\n");
+    assert.equal(report.stderr, "extension stderr\n");
+    assert.equal(await startCount(ext.starts), 1);
+  });
+});
+
+test("where namespaces are refused, the refused launch is dropped unread and the extension starts once in its group", {
+  skip: refusalPossible ? false : "no user namespace can be made here to refuse namespaces in",
+}, async () => {
+  await withDir(async (dir) => {
+    const ext = await extension(dir, "ext.js", null);
+    const report = await launch(dir, REFUSING, ext.path);
+    assert.equal(report.tier, "process-group");
+    assert.match(report.reason ?? "", /a PID namespace could not be created: .*No space left on device/);
+    assert.equal(report.spawned.length, 3, `refused launch, trial, extension: ${report.spawned.join(" | ")}`);
+    assert.equal(report.spawned[2], ext.path, "the extension itself, without launchers");
+    assert.equal(report.stdout, "ready\n");
+    assert.equal(report.stderr, "extension stderr\n", "nothing of the refused launch's stderr");
+    assert.deepEqual(report.exit, { code: 0, signal: null });
+    assert.equal(await startCount(ext.starts), 1, "started once");
+  });
+});
