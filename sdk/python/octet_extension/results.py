@@ -12,6 +12,8 @@ _TOOL_KEYS = frozenset(["content", "is_error", "structured_content", "metadata"]
 def to_tool_result(value: Any, api: str) -> Dict[str, Any]:
     """A tool handler's value: a str (one text part), or a dict with `content` (a str or a list
     of content parts) and optional `is_error`, `structured_content`, `metadata`."""
+    if type(value) is str and api != "0.1":
+        return {"content": [{"type": "text", "text": value}], "is_error": False}  # what the rest makes of it
     obj = {"content": value} if isinstance(value, str) else value
     if not isinstance(obj, dict):
         kind = "None" if obj is None else type(obj).__name__

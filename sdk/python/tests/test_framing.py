@@ -52,6 +52,25 @@ class ReaderTest(unittest.TestCase):
         d.push(b'{"a":')
         self.assertEqual(d.end()[0][1].code, "truncated_frame")
 
+    def test_the_direct_scan_reads_and_refuses_as_the_full_decoder_does(self):
+        """decode_line's direct call of the C scanner gives decode()'s value or error for every
+        shape a line can take: one value, surrounding whitespace, extra data, nothing, bad JSON,
+        duplicate members (marked either way), NaN and deep nesting."""
+        from octet_extension.framing import _decoder, decode_line
+        texts = ['{"a":1}', ' {"a":1}', '{"a":1} ', '{"a":1}\t', '{"a":1}{"b":2}', '{"a":1} x', '[1,2]', '3',
+                 '"s"', 'null', ' ', '{bad', '{"a":}', '{"a":1,"a":2}', '{"a":NaN}', '{"a":Infinity}',
+                 '[' * 5000 + ']' * 5000, '{"id":1,"\\u0069d":2}', '\u00a0{"a":1}']
+        for text in texts:
+            try:
+                expected = ("ok", _decoder.decode(text))
+            except (ValueError, RecursionError) as err:
+                expected = ("error", f"frame is not valid JSON ({str(err)[:120]})")
+            value, error = decode_line(text.encode("utf-8"))
+            got = ("ok", value) if error is None else ("error", error.message)
+            self.assertEqual(got, expected, text[:40])
+            if got[0] == "ok" and isinstance(value, dict):
+                self.assertEqual(getattr(value, "duplicate", None), getattr(expected[1], "duplicate", None), text)
+
     def test_PY_07_closed_envelopes(self):
         """PY-07: unknown members, batches, bad ids and duplicate members are refused; valid kinds are classified."""
         self.assertEqual(parse_envelope({"jsonrpc": "2.0", "id": 1, "method": "m"})[0], "request")
