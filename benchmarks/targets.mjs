@@ -24,7 +24,13 @@ export const TARGETS = [
       "is left is spread thin: JSON.parse and JSON.stringify of each frame, the envelope checks (closed " +
       "members, duplicate names and id spelling, FRAME-01), the argument and result validation " +
       "(CALL-12..23), the slot, deadline and cancellation state of each request and three promise layers; " +
-      "garbage collection is about a tenth of the host's busy time at 5.5 KB allocated per call.",
+      "garbage collection is about a tenth of the host's busy time at 5.5 KB allocated per call. One call at a " +
+      "time on the AMD machine (/proc, 2026-12-02 evening): host 29-31 us of CPU against raw's parent 25, " +
+      "extension 29.5-31 against raw's child 24, most of both in the kernel; the JavaScript a profile sees is " +
+      "the same for both parents (12.5 us) and 12 against 8.4 us for the children, the extension's extra being " +
+      "JSON.parse of a 400-byte request that carries its execution context (CALL-01: 1.4 us; raw's is 100 " +
+      "bytes), the response's encoding and the checks. Running handlers outside AsyncLocalStorage and writing " +
+      "a tick's first frame uncorked were both tried and measured within noise.",
   },
   {
     scenario: "latency",
@@ -75,11 +81,17 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.2,
     why:
-      "the module graph loads in both processes before the first frame (the SDK and protocol bundles in the " +
-      "extension, the host and protocol bundles and Node's crypto, child_process and fs/promises in the " +
-      "host), the containment probe (a trial setpriv/unshare launch) runs before the first launch, and the " +
-      "host reads and validates the manifest, builds the environment and a scratch directory, and " +
-      "negotiates initialize before the first call; raw starts answering as soon as node is up.",
+      "what octet does that raw's child does not, timed on the AMD machine (2026-12-02 evening, node's own " +
+      "start is about 85 ms there for both): the extension imports the SDK, 27 ms against readline's 1 " +
+      "(@octet/protocol's 220 KB bundle about 11 ms to load, compile and run its top level, the SDK's own " +
+      "about 8; node:crypto, node:tty and node:fs are loaded at first use since issue 19); the host takes " +
+      "13.7 ms from its start to the spawn (its constructor 2 ms, discovery 5 with the async fs calls of " +
+      "first-run code, the manifest 0.7, the generation and scratch directory 3.5); the PID-namespace " +
+      "launchers (setpriv, unshare, a /proc mount) add 5-8 ms before node's first instruction; initialize and " +
+      "the first call run code for the first time on both sides (about 8 ms). The separate containment trial " +
+      "that ran before the first launch (8-13 ms there) is gone: the first launch is its own trial. In " +
+      "alternated runs of 11 processes the namespace launch measured 1.20-1.23x and the process group alone " +
+      "(OCTET_CONTAINMENT=process-group) 1.12-1.13x.",
   },
   {
     scenario: "cancel-storm",
@@ -107,7 +119,7 @@ export const TARGETS = [
       "calls the new space grows to 8 MB (16 MB before; raw's 4 MB); staying at raw's size would take about " +
       "a fifth of that state per call. Run with --max-semi-space-size=2 the host peaked lower still but " +
       "512 KiB results slowed by 10-20%, so no flag is recommended. Issue 19 took this from 1.83x to " +
-      "1.19-1.21x.",
+      "1.18-1.21x (the last runs on both machines).",
   },
   {
     // Issue 7: the Python SDK against the raw Python floor (its baseline, see run.mjs).
@@ -117,13 +129,17 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.3,
     why:
-      "per-frame Python work the wire requires (cProfile and CPU per call, issue 19): about 15 us per frame " +
-      "against raw-py's 6.5 us of json.loads + json.dumps, split about 20% decoding with the duplicate-member " +
-      "check (FRAME-01; the C decoder cannot see duplicates), 7% the closed envelope and id rules, 14% tool/call " +
-      "params and context (CALL-01/02), 15% request scope, slot and ctx (cancellation by id, the negotiated " +
-      "limit, ext.cancellation) and 22% result mapping, encoding and the frame bound checked before any write " +
-      "(FRAME-09); between sequential calls each wake-up also goes through the asyncio loop where raw-py blocks in " +
-      "read(). The tools are inline=True (they return at once); an undeclared def adds one thread handoff.",
+      "three parts, measured one call at a time on the AMD machine (2026-12-02 evening, /proc and an in-process " +
+      "frame benchmark): the octet host's own cost per call, the same as in octet's p50, which raw-py's raw " +
+      "parent does not pay (about 5 us of CPU, more of wall); the asyncio loop, through which each wake-up " +
+      "goes where raw-py blocks in read() (a minimal add_reader child doing only json loads and dumps spends " +
+      "25.5-26 us of CPU per call against raw-py's 20.5); and the per-frame work the wire requires, 14.1 us " +
+      "in process against raw-py's 5 us of json: decoding with the duplicate-member check (FRAME-01), the " +
+      "closed envelope and id rules, tool/call params and context (CALL-01/02), request scope, slot and ctx " +
+      "(cancellation by id, the negotiated limit, ext.cancellation), result mapping, encoding and the frame " +
+      "bound checked before any write (FRAME-09), and the writer's cork. The SDK's process spends 35 us per " +
+      "call (38 before its frame path was trimmed in issue 19's last session). The tools are inline=True " +
+      "(they return at once); an undeclared def adds one thread handoff.",
   },
   {
     // Issue 19: an extension in the QuickJS sandbox (a worker thread of the host) against raw.
@@ -181,10 +197,14 @@ export const TARGETS = [
     kind: "absolute",
     max: 30,
     why:
-      "compiling the host and protocol bundles (about 580 KB: 30 ms of compileSourceTextModule in a " +
-      "profile) and Node's own modules they import (crypto 7 ms, child_process 6 ms, fs/promises 3 ms on " +
-      "this machine); the top-level code itself runs in about 4 ms. Minifying the bundles measured no gain; " +
-      "what would remain is splitting rarely used parts into chunks loaded on first use.",
+      "an absolute figure, so it moves with the machine: 23.8 ms on the Intel machine, 42-48 ms on the AMD " +
+      "one, where raw's own first import (node:child_process) takes 7.4 ms against 3.7. There: the protocol " +
+      "bundle about 11 ms (compiling 220 KB is most of it, its top level 1.5), the host bundle about 12, and " +
+      "Node's modules it imports: crypto 5 ms, child_process 4.3, node:fs's ESM facade 2.7 (serving the " +
+      "bundles' node: imports from the CommonJS modules instead saved nothing measurable, crypto loads the " +
+      "stream classes anyway). Minifying saved 0.6 ms of the protocol bundle's 11; loading crypto at first use " +
+      "only moved its cost into the cold start; what would remain is splitting rarely used parts (the " +
+      "extension checker, artifacts: about 50 of the host's 374 KB) into chunks loaded on first use.",
   },
 ];
 
