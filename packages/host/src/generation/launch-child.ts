@@ -30,7 +30,7 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
   return async (request) => {
     const foreign = spec.foreign;
     if (!foreign) {
-      const { child, tier } = await spawnContained(launchSpec(spec, request.scratch), spec.parentEnv);
+      const { child, tier } = await spawnContained(launchSpec(spec, request.scratch), spec.parentEnv, request.signal);
       return { child: adopt(child, tier), tier };
     }
     // Registered the moment it exists, not when launch() returns: a stop or a host exit during a

@@ -43,9 +43,11 @@ const EXEC_SEEN_GRACE_MS = 2_000;
 /** The longest pause between two looks at /proc while watching (the first are 1 ms apart). */
 const MAX_POLL_MS = 16;
 
+/** `stop` aborted (a stop began) ends the watch of a first launch at once: its caller discards the child. */
 export async function spawnContained(
   spec: SpawnSpec,
   env: Readonly<Record<string, string | undefined>>,
+  stop?: AbortSignal,
 ): Promise<ContainedChild> {
   const known = knownContainment(env);
   const presumed = known ? null : presumedNamespace();
@@ -56,8 +58,9 @@ export async function spawnContained(
   // A command not found throws here, as it would behind the trial's verdict.
   const early = await spawnChild(presumed.wrap(spec));
   const release = holdOutput(early);
-  if (await commandSeen(early, EXEC_SEEN_GRACE_MS)) {
-    confirmNamespace(presumed);
+  const seen = await commandSeen(early, EXEC_SEEN_GRACE_MS, stop);
+  if (seen || stop?.aborted) {
+    if (seen) confirmNamespace(presumed);
     release();
     return { child: early, tier: presumed.tier };
   }
@@ -70,12 +73,17 @@ export async function spawnContained(
 
 /**
  * Whether the launcher's child (unshare's fork) shows another executable than unshare before the
- * launcher exits or `graceMs` pass. Needs /proc/<pid>/task/<pid>/children (CONFIG_PROC_CHILDREN);
+ * launcher exits, `graceMs` pass or `stop` aborts. Needs /proc/<pid>/task/<pid>/children (CONFIG_PROC_CHILDREN);
  * without it this is false at once and the trial decides.
  */
-function commandSeen(launcher: ChildProcessWithoutNullStreams, graceMs: number): Promise<boolean> {
+function commandSeen(
+  launcher: ChildProcessWithoutNullStreams,
+  graceMs: number,
+  stop: AbortSignal | undefined,
+): Promise<boolean> {
   const pid = launcher.pid ?? 0;
-  if (pid <= 1 || launcher.exitCode !== null || launcher.signalCode !== null) return Promise.resolve(false);
+  if (pid <= 1 || launcher.exitCode !== null || launcher.signalCode !== null || stop?.aborted)
+    return Promise.resolve(false);
   return new Promise((resolve) => {
     const since = performance.now();
     let looks = 0;
@@ -83,6 +91,7 @@ function commandSeen(launcher: ChildProcessWithoutNullStreams, graceMs: number):
     const finish = (seen: boolean): void => {
       clearTimeout(timer);
       launcher.off("exit", onExit);
+      stop?.removeEventListener("abort", onExit);
       resolve(seen);
     };
     const onExit = (): void => finish(false);
@@ -95,6 +104,7 @@ function commandSeen(launcher: ChildProcessWithoutNullStreams, graceMs: number):
       timer = setTimeout(look, Math.min(MAX_POLL_MS, 2 ** (looks >> 2), graceMs - waited));
     };
     launcher.once("exit", onExit);
+    stop?.addEventListener("abort", onExit, { once: true });
     look();
   });
 }

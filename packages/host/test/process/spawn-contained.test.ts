@@ -29,7 +29,17 @@ ChildProcess.prototype.spawn = function (options) {
 };
 const [command, ...args] = process.argv.slice(2);
 const env = { PATH: process.env.PATH };
-const { child, tier } = await spawnContained({ command, args, cwd: process.cwd(), env }, process.env);
+const stopAfter = Number(process.env.STOP_AFTER_MS ?? 0);
+const stop = new AbortController();
+if (stopAfter > 0) setTimeout(() => stop.abort(), stopAfter);
+const t0 = performance.now();
+const { child, tier } = await spawnContained({ command, args, cwd: process.cwd(), env }, process.env, stop.signal);
+if (stopAfter > 0) {
+  const elapsed = performance.now() - t0;
+  process.kill(-child.pid, "SIGKILL");
+  console.log(JSON.stringify({ tier, spawned, elapsed }));
+  process.exit(0);
+}
 const adopted = adoptChild(child);
 let stdout = "", stderr = "";
 child.stdout.on("data", (b) => (stdout += b));
@@ -51,6 +61,8 @@ ${code === null ? 'process.stdin.resume(); process.stdin.on("end", () => process
 
 interface Report {
   tier: string;
+  /** With STOP_AFTER_MS: how long spawnContained took. */
+  elapsed?: number;
   known: string | undefined;
   reason: string | null | undefined;
   spawned: string[];
@@ -69,11 +81,15 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 }
 
 /** Runs HOST for `command` (wrapped in `prefix`, e.g. a refusing user namespace) and parses its report. */
-async function launch(dir: string, prefix: string[], command: string): Promise<Report> {
+async function launch(dir: string, prefix: string[], command: string, env: NodeJS.ProcessEnv = {}): Promise<Report> {
   const host = path.join(dir, "host.mjs");
   await writeFile(host, HOST);
   const argv = [...prefix, process.execPath, host, command];
-  const proc = spawn(argv[0]!, argv.slice(1), { cwd: dir, stdio: ["ignore", "pipe", "pipe"] });
+  const proc = spawn(argv[0]!, argv.slice(1), {
+    cwd: dir,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, ...env },
+  });
   let out = "";
   let err = "";
   proc.stdout.on("data", (b: Buffer) => (out += b.toString()));
@@ -148,6 +164,18 @@ test("a first launch that ends before it is seen keeps its exit and output once 
     assert.equal(report.stdout, "ready\n");
     assert.equal(report.stderr, "extension stderr\n");
     assert.equal(await startCount(ext.starts), 1);
+  });
+});
+
+test("a stop during the watch of a first launch ends it at once, without a trial", {
+  skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
+}, async () => {
+  await withDir(async (dir) => {
+    // Named unshare and running until stdin ends: never seen, so only the 2 s grace or the stop ends the watch.
+    const ext = await extension(dir, "unshare", null);
+    const report = await launch(dir, [], ext.path, { STOP_AFTER_MS: "100" });
+    assert.ok(report.elapsed! < 1_000, `returned ${Math.round(report.elapsed!)} ms after the launch`);
+    assert.equal(report.spawned.length, 1, `the extension only: ${report.spawned.join(" | ")}`);
   });
 });
 
