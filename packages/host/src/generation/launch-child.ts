@@ -6,11 +6,10 @@
 import { OctetError, type ManifestSource } from "@octet/protocol";
 import type { ExtensionManifest } from "../manifest/manifest.js";
 import type { ForeignSpec } from "./spec.js";
-import { containmentAsync, type ContainmentTier } from "../process/containment.js";
+import { knownContainment, type ContainmentTier } from "../process/containment.js";
 import { launchSpec } from "../process/launch.js";
 import { signalGroup } from "../process/process-group.js";
 import { registerGroup, unregisterGroup } from "../process/registry.js";
-import { spawnChild } from "../process/spawn-child.js";
 import { spawnContained } from "../process/spawn-contained.js";
 import { watchNamespacedStdout } from "../transport/stdout-watch.js";
 import { adoptChild, type ChildLauncher, type GenerationChild } from "./child.js";
@@ -36,9 +35,9 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
     // Registered the moment it exists, not when launch() returns: a stop or a host exit during a
     // foreign instance's start (up to its initialize timeout) still kills the group at once.
     let spawned = 0;
-    // A foreign instance may never spawn (QuickJS runs on a thread of this process): the machine's
-    // containment is probed beside its start, not before it; a spawn waits for the verdict.
-    const probing = containmentAsync(spec.parentEnv);
+    // A foreign instance may never spawn (QuickJS runs on a thread of this process): containment
+    // is settled by its first spawn, if any, as a process extension's is by its launch.
+    let spawnedTier: ContainmentTier | null = null;
     const onStop = (): void => {
       if (spawned > 1) killQuietly(spawned, request.diagnose);
     };
@@ -50,8 +49,8 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
         source: spec.source,
         trusted: foreign.trusted,
         spawn: async (s) => {
-          const contained = await probing;
-          const child = await spawnChild(contained.wrap({ ...s, args: [...s.args] }));
+          const { child, tier } = await spawnContained({ ...s, args: [...s.args] }, spec.parentEnv, request.signal);
+          spawnedTier ??= tier;
           if ((child.pid ?? 0) > 1) {
             spawned = child.pid!;
             registerGroup(spawned);
@@ -66,10 +65,11 @@ export function processLauncher(spec: ProcessLaunchSpec): ChildLauncher {
         sessionLayer: foreign.sessionLayer ?? null,
       });
       const { tools, commands, hooks, toolRenderers } = launched.contributes;
-      const contained = await probing;
+      // Without a process the tier is shown nowhere (status shows containment with a group only).
+      const tier = spawnedTier ?? knownContainment(spec.parentEnv)?.tier ?? "process-group";
       return {
-        child: adopt(launched.child, contained.tier),
-        tier: contained.tier,
+        child: adopt(launched.child, tier),
+        tier,
         declared: { tools, commands },
         ...(hooks ? { hooks } : {}),
         ...(toolRenderers ? { toolRenderers } : {}),

@@ -31,6 +31,11 @@ export interface Containment {
   tier: ContainmentTier;
   /** Why the stronger tier is not used (null when it is). */
   fallbackReason: string | null;
+  /**
+   * The trial ran to its end and failed: the machine refuses namespaces. Absent when the weaker
+   * tier has another cause (no launchers, the override, a trial that timed out or could not start).
+   */
+  refused?: true;
   /** The launch wrapped for this tier; the command is resolved on PATH first (clear ENOENT). */
   wrap(spec: SpawnSpec): SpawnSpec;
 }
@@ -125,7 +130,8 @@ function judged(
 ): Containment {
   if (error || status !== 0) {
     const why = error?.message ?? (stderr.trim().split("\n").pop() || `exit ${status ?? signal}`);
-    return groupOnly(`a PID namespace could not be created: ${why}`);
+    const group = groupOnly(`a PID namespace could not be created: ${why}`);
+    return !error && signal === null ? { ...group, refused: true } : group;
   }
   return namespaced(setpriv, unshare);
 }

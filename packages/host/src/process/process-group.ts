@@ -3,7 +3,7 @@
  * its own group (detached), so signalling -pgid reaches its descendants that stayed in the group.
  * Liveness never uses kill(pid, 0): a zombie answers it.
  */
-import { readFileSync, readdirSync } from "node:fs";
+import { readFileSync, readdirSync, readlinkSync } from "node:fs";
 import { signalProcessGroup } from "@octet/protocol";
 
 /** Sends `signal` to the whole group. Refuses pgid <= 1, which would hit our group or everyone. */
@@ -37,6 +37,15 @@ export function readProcStat(pid: number): ProcStat | null {
   if (state === undefined) return null;
   const comm = text.slice(text.indexOf("(") + 1, close);
   return { pid, comm, state, ppid, pgid, start: Number(fields[19]) };
+}
+
+/** The program a process runs (/proc/<pid>/exe), or null when /proc does not say (gone, or no access). */
+export function readProcExe(pid: number): string | null {
+  try {
+    return readlinkSync(`/proc/${pid}/exe`);
+  } catch {
+    return null;
+  }
 }
 
 /** True when the process exists and is not a zombie or dead. */

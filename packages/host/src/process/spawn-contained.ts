@@ -13,9 +13,11 @@
  * separate trial decides after all:
  *   - namespaces allowed: the early child is the extension's (it exited on its own, or /proc
  *     could not tell); it is kept, exit included, and the generation sees it as always;
- *   - refused: the early launch failed inside setpriv or unshare, before the extension's command
- *     ran. Its group is killed, its output dropped unread, and the extension is launched in its
- *     own group. An extension is started once, under the tier in use.
+ *   - refused (the trial ran and failed) while the early launch ended unseen: it failed inside
+ *     setpriv or unshare, before the extension's command ran. Its group is killed, its output
+ *     dropped unread, and the extension is launched in its own group.
+ * Anything else (a trial that timed out or could not start, an early launch still running) keeps
+ * the early child: it may be running the extension already, and an extension is started once.
  */
 import { readFileSync } from "node:fs";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
@@ -26,7 +28,8 @@ import {
   presumedNamespace,
   type ContainmentTier,
 } from "./containment.js";
-import { readProcStat, signalGroup } from "./process-group.js";
+import { readProcExe, readProcStat, signalGroup } from "./process-group.js";
+import { registerGroup, unregisterGroup } from "./registry.js";
 import { spawnChild, type SpawnSpec } from "./spawn-child.js";
 
 export interface ContainedChild {
@@ -57,16 +60,16 @@ export async function spawnContained(
   }
   // A command not found throws here, as it would behind the trial's verdict.
   const early = await spawnChild(presumed.wrap(spec));
+  // Registered at once, as adoptChild does: an exiting host kills it even while it is watched.
+  if ((early.pid ?? 0) > 1) registerGroup(early.pid!);
   const release = holdOutput(early);
   const seen = await commandSeen(early, EXEC_SEEN_GRACE_MS, stop);
-  if (seen || stop?.aborted) {
-    if (seen) confirmNamespace(presumed);
-    release();
-    return { child: early, tier: presumed.tier };
-  }
-  const verdict = await containmentAsync(env);
+  if (seen) confirmNamespace(presumed);
+  const verdict = seen || stop?.aborted ? presumed : await containmentAsync(env);
   release();
-  if (verdict.tier === presumed.tier) return { child: early, tier: presumed.tier };
+  const endedUnseen = early.exitCode !== null || early.signalCode !== null;
+  if (verdict.tier === presumed.tier || !verdict.refused || !endedUnseen || stop?.aborted)
+    return { child: early, tier: presumed.tier };
   discard(early);
   return { child: await spawnChild(verdict.wrap(spec)), tier: verdict.tier };
 }
@@ -101,6 +104,7 @@ function commandSeen(
       const waited = performance.now() - since;
       if (waited >= graceMs) return finish(false);
       looks++;
+      // 1 ms apart four times, then 2 ms four times, 4, 8, and 16 ms from then on.
       timer = setTimeout(look, Math.min(MAX_POLL_MS, 2 ** (looks >> 2), graceMs - waited));
     };
     launcher.once("exit", onExit);
@@ -119,6 +123,13 @@ function execedBeyondUnshare(launcher: number): "seen" | "not yet" | "cannot tel
   }
   const child = Number(text.trim().split(/\s+/)[0]);
   if (!Number.isInteger(child) || child <= 1) return "not yet";
+  // The program the fork runs, against the launcher's (unshare's by then: setpriv executes it in
+  // place); where /proc keeps programs to itself, the process names (a command named unshare is
+  // then never seen, and the grace and the trial decide).
+  const launcherExe = readProcExe(launcher);
+  const childExe = readProcExe(child);
+  if (launcherExe !== null && childExe !== null)
+    return launcherExe.endsWith("/unshare") && childExe !== launcherExe ? "seen" : "not yet";
   const comm = readProcStat(child)?.comm;
   return comm !== undefined && comm !== "unshare" ? "seen" : "not yet";
 }
@@ -146,6 +157,7 @@ function discard(child: ChildProcessWithoutNullStreams): void {
     } catch {
       // Already gone: setpriv or unshare exited at the refusal.
     }
+    unregisterGroup(child.pid!);
   }
   child.stdin.destroy();
   child.stdout.destroy();

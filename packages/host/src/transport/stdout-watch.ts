@@ -12,6 +12,7 @@
  */
 import { existsSync, readdirSync, readlinkSync } from "node:fs";
 import { extensionPid } from "../process/containment.js";
+import { readProcExe as exe } from "../process/process-group.js";
 
 export const STDOUT_WATCH_PERIOD_MS = 500;
 
@@ -49,14 +50,6 @@ export function watchNamespacedStdout(
   }, periodMs);
   timer.unref();
   until.addEventListener("abort", () => clearInterval(timer), { once: true });
-}
-
-function exe(pid: number): string | null {
-  try {
-    return readlinkSync(`/proc/${pid}/exe`);
-  } catch {
-    return null;
-  }
 }
 
 /** What descriptor `fd` of `pid` is open on ("pipe:[123]"), "closed", or "unreadable" (no access, or no process). */

@@ -8,7 +8,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
-import { chmod, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { chmod, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { withDeadline } from "../helpers/wait.js";
@@ -81,10 +82,16 @@ async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
 }
 
 /** Runs HOST for `command` (wrapped in `prefix`, e.g. a refusing user namespace) and parses its report. */
-async function launch(dir: string, prefix: string[], command: string, env: NodeJS.ProcessEnv = {}): Promise<Report> {
+async function launch(
+  dir: string,
+  prefix: string[],
+  command: string,
+  env: NodeJS.ProcessEnv = {},
+  args: string[] = [],
+): Promise<Report> {
   const host = path.join(dir, "host.mjs");
   await writeFile(host, HOST);
-  const argv = [...prefix, process.execPath, host, command];
+  const argv = [...prefix, process.execPath, host, command, ...args];
   const proc = spawn(argv[0]!, argv.slice(1), {
     cwd: dir,
     stdio: ["ignore", "pipe", "pipe"],
@@ -111,10 +118,22 @@ async function extension(dir: string, name: string, code: number | null): Promis
   return { path: file, starts };
 }
 
+/**
+ * A command that is unshare itself (a link named unshare to the launcher's own program): neither
+ * its program nor its name in /proc changes when it starts, so it is never seen as started and
+ * only its exit, the grace or a stop ends the watch of a first launch.
+ */
+async function unshareLink(dir: string): Promise<string> {
+  const link = path.join(dir, "unshare");
+  await symlink(UNSHARE, link);
+  return link;
+}
+
 async function startCount(starts: string): Promise<number> {
   return (await readFile(starts, "utf8")).trim().split("\n").length;
 }
 
+const UNSHARE = ["/usr/bin/unshare", "/bin/unshare"].find((p) => existsSync(p)) ?? "/usr/bin/unshare";
 const namespacesWork =
   process.platform === "linux" &&
   spawnSync("/usr/bin/setpriv", ["--pdeathsig", "KILL", "--", "unshare", "--user", "--map-current-user", "true"])
@@ -153,17 +172,14 @@ test("a first launch that ends before it is seen keeps its exit and output once 
   skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
 }, async () => {
   await withDir(async (dir) => {
-    // Named unshare, it looks like the launcher's own fork in /proc and is never seen running:
-    // the trial decides, after the extension has already exited with 3.
-    const ext = await extension(dir, "unshare", 3);
-    const report = await launch(dir, [], ext.path);
+    // Refusing an unknown option, it exits at once with 1, never seen: the trial decides after.
+    const report = await launch(dir, [], await unshareLink(dir), {}, ["--no-such-option"]);
     assert.equal(report.tier, "pid-namespace");
     assert.equal(report.spawned.length, 2, `the extension, then the trial: ${report.spawned.join(" | ")}`);
     assert.match(report.spawned[1]!, /sh -c exit 0$/);
-    assert.deepEqual(report.exit, { code: 3, signal: null }, "the exit seen before adoption is kept");
-    assert.equal(report.stdout, "ready\n");
-    assert.equal(report.stderr, "extension stderr\n");
-    assert.equal(await startCount(ext.starts), 1);
+    assert.deepEqual(report.exit, { code: 1, signal: null }, "the exit seen before adoption is kept");
+    assert.equal(report.stdout, "");
+    assert.match(report.stderr, /unrecognized option '--no-such-option'/, "its output is kept");
   });
 });
 
@@ -171,9 +187,13 @@ test("a stop during the watch of a first launch ends it at once, without a trial
   skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
 }, async () => {
   await withDir(async (dir) => {
-    // Named unshare and running until stdin ends: never seen, so only the 2 s grace or the stop ends the watch.
-    const ext = await extension(dir, "unshare", null);
-    const report = await launch(dir, [], ext.path, { STOP_AFTER_MS: "100" });
+    // unshare --fork waits for its sleep as unshare: never seen, so only the 2 s grace or the stop ends the watch.
+    const report = await launch(dir, [], await unshareLink(dir), { STOP_AFTER_MS: "100" }, [
+      "--fork",
+      "--",
+      "sleep",
+      "30",
+    ]);
     assert.ok(report.elapsed! < 1_000, `returned ${Math.round(report.elapsed!)} ms after the launch`);
     assert.equal(report.spawned.length, 1, `the extension only: ${report.spawned.join(" | ")}`);
   });
