@@ -75,6 +75,8 @@ def _decode_json(text: str) -> Any:
     except StopIteration:
         return _decoder.decode(text)
     return value if end == len(text) else _decoder.decode(text)
+
+
 # Made once: json.dumps with options builds a new JSONEncoder on every call.
 _encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 _encode_ascii = json.JSONEncoder(ensure_ascii=True, separators=(",", ":"), allow_nan=False).encode

@@ -11,6 +11,7 @@
  * a bad path, or a call outside an active tool/call or command/execute.
  */
 import { join } from "node:path";
+import { nodeBuiltin } from "./node-builtin.js";
 import {
   ErrorCode,
   WireError,
@@ -47,11 +48,10 @@ export async function publishArtifact(
     throw new RangeError(`publishArtifact(): ${problem ?? `mime_type ${JSON.stringify(mimeType)} is not supported`}`);
   }
   // Loaded here, not at the SDK's import: node:crypto alone is about 6 ms of every extension's
-  // start, and most extensions never publish an artifact.
-  const [{ createHash, randomBytes }, { readFile, unlink, writeFile }] = await Promise.all([
-    import("node:crypto"),
-    import("node:fs/promises"),
-  ]);
+  // start, and most extensions never publish an artifact. Synchronously: the bytes are still read
+  // and the request sent in the caller's turn, as before.
+  const { createHash, randomBytes } = nodeBuiltin<typeof import("node:crypto")>("node:crypto");
+  const { readFile, unlink, writeFile } = nodeBuiltin<typeof import("node:fs/promises")>("node:fs/promises");
   let temp: string | null = null;
   try {
     let bytes: Uint8Array;
