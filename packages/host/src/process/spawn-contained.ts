@@ -124,12 +124,11 @@ function execedBeyondUnshare(launcher: number): "seen" | "not yet" | "cannot tel
   const child = Number(text.trim().split(/\s+/)[0]);
   if (!Number.isInteger(child) || child <= 1) return "not yet";
   // The program the fork runs, against the launcher's (unshare's by then: setpriv executes it in
-  // place); where /proc keeps programs to itself, the process names (a command named unshare is
-  // then never seen, and the grace and the trial decide).
+  // place and does not fork); where /proc keeps programs to itself, the process names (a command
+  // named unshare is then never seen, and the grace and the trial decide).
   const launcherExe = readProcExe(launcher);
   const childExe = readProcExe(child);
-  if (launcherExe !== null && childExe !== null)
-    return launcherExe.endsWith("/unshare") && childExe !== launcherExe ? "seen" : "not yet";
+  if (launcherExe !== null && childExe !== null) return childExe !== launcherExe ? "seen" : "not yet";
   const comm = readProcStat(child)?.comm;
   return comm !== undefined && comm !== "unshare" ? "seen" : "not yet";
 }
