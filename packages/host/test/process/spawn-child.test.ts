@@ -6,13 +6,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
-import { chmod, mkdtemp, realpath, rm, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { OctetError } from "@octet/protocol";
 import { spawnChild, type SpawnSpec } from "../../src/process/spawn-child.js";
 import { readProcStat } from "../../src/process/process-group.js";
 import { allStdout, cleanup, firstLine } from "../helpers/child.js";
+import { withTempDir } from "../helpers/temp-dir.js";
 
 /** Prints one JSON line describing itself, then waits for stdin to close. */
 const REPORT = `
@@ -21,15 +21,6 @@ process.stdout.write(JSON.stringify(out) + "\\n");
 process.stdin.resume();
 process.stdin.on("end", () => process.exit(0));
 `;
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await realpath(await mkdtemp(path.join(tmpdir(), "octet-spawn-")));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 async function run(spec: SpawnSpec, fn: (child: ChildProcessWithoutNullStreams) => Promise<void>): Promise<void> {
   let child: ChildProcessWithoutNullStreams | undefined;
@@ -58,7 +49,7 @@ async function spawnFailure(spec: SpawnSpec): Promise<OctetError> {
 const env = { PATH: process.env["PATH"] ?? "/usr/bin:/bin", OCTET_WORKSPACE: "x" };
 
 test("ENV-10: arguments reach the child verbatim, with no shell between", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     const script = path.join(dir, "report.cjs");
     await writeFile(script, REPORT);
     const args = [
@@ -85,7 +76,7 @@ test("ENV-10: arguments reach the child verbatim, with no shell between", async 
 });
 
 test("ENV-09: the child leads its own process group", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     await run({ command: process.execPath, args: ["-e", REPORT], cwd: dir, env }, async (child) => {
       await firstLine(child);
       const stat = readProcStat(child.pid!);
@@ -97,7 +88,7 @@ test("ENV-09: the child leads its own process group", async () => {
 });
 
 test("ENV-08: the child's working directory is the given workspace", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     await run({ command: process.execPath, args: ["-e", REPORT], cwd: dir, env }, async (child) => {
       const report = JSON.parse(await firstLine(child)) as { cwd: string };
       assert.equal(report.cwd, dir);
@@ -106,7 +97,7 @@ test("ENV-08: the child's working directory is the given workspace", async () =>
 });
 
 test("ENV-05: the child sees exactly the environment it was given", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     const given = { ...env, LANG: "C.UTF-8", OCTET_EXTENSION_NAME: "hello" };
     await run({ command: process.execPath, args: ["-e", REPORT], cwd: dir, env: given }, async (child) => {
       const report = JSON.parse(await firstLine(child)) as { env: string[] };
@@ -116,7 +107,7 @@ test("ENV-05: the child sees exactly the environment it was given", async () => 
 });
 
 test("stdin EOF reaches the child and its stdout ends", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     await run({ command: process.execPath, args: ["-e", REPORT], cwd: dir, env }, async (child) => {
       const out = allStdout(child);
       child.stdin.end();
@@ -126,7 +117,7 @@ test("stdin EOF reaches the child and its stdout ends", async () => {
 });
 
 test("a missing command is spawn_failed naming the command and PATH", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     const e = await spawnFailure({
       command: "octet-no-such-command",
       args: [],
@@ -138,7 +129,7 @@ test("a missing command is spawn_failed naming the command and PATH", async () =
 });
 
 test("a missing workspace is spawn_failed naming the workspace, not the command", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     const missing = path.join(dir, "gone");
     const e = await spawnFailure({ command: process.execPath, args: [], cwd: missing, env });
     assert.equal(e.message, `workspace ${missing} does not exist`);
@@ -150,7 +141,7 @@ test("a missing workspace is spawn_failed naming the workspace, not the command"
 });
 
 test("a file without execute permission is spawn_failed: not executable", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     const file = path.join(dir, "ext.sh");
     await writeFile(file, "#!/bin/sh\necho hi\n");
     await chmod(file, 0o644);
@@ -160,7 +151,7 @@ test("a file without execute permission is spawn_failed: not executable", async 
 });
 
 test("a directory as the command is spawn_failed", async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-spawn-", async (dir) => {
     const e = await spawnFailure({ command: dir, args: [], cwd: dir, env });
     assert.ok(e.message.includes(dir), e.message);
   });

@@ -9,9 +9,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
-import { chmod, mkdtemp, readFile, realpath, rm, symlink, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { chmod, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
+import { withTempDir } from "../helpers/temp-dir.js";
 import { withDeadline } from "../helpers/wait.js";
 
 const SRC = new URL("../../src/", import.meta.url).href;
@@ -52,12 +52,13 @@ const known = knownContainment(process.env);
 console.log(JSON.stringify({ tier, known: known?.tier, reason: known?.fallbackReason, spawned, stdout, stderr, exit }));
 `;
 
-/** Appends its pid to STARTS, says hello on both streams, exits 0 at stdin's end (or `code` at once). */
-const EXTENSION = (starts: string, code: number | null): string => `#!${process.execPath}
+/** Appends its pid to STARTS, says hello on both streams, exits 0 at stdin's end. */
+const EXTENSION = (starts: string): string => `#!${process.execPath}
 require("node:fs").appendFileSync(${JSON.stringify(starts)}, process.pid + "\\n");
 process.stdout.write("ready\\n");
 process.stderr.write("extension stderr\\n");
-${code === null ? 'process.stdin.resume(); process.stdin.on("end", () => process.exit(0));' : `process.exit(${code});`}
+process.stdin.resume();
+process.stdin.on("end", () => process.exit(0));
 `;
 
 interface Report {
@@ -70,15 +71,6 @@ interface Report {
   stdout: string;
   stderr: string;
   exit: { code: number | null; signal: string | null };
-}
-
-async function withDir(fn: (dir: string) => Promise<void>): Promise<void> {
-  const dir = await realpath(await mkdtemp(path.join(tmpdir(), "octet-contained-")));
-  try {
-    await fn(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
 }
 
 /** Runs HOST for `command` (wrapped in `prefix`, e.g. a refusing user namespace) and parses its report. */
@@ -110,10 +102,10 @@ async function launch(
   return JSON.parse(out.trim().split("\n").pop()!) as Report;
 }
 
-async function extension(dir: string, name: string, code: number | null): Promise<{ path: string; starts: string }> {
+async function extension(dir: string, name: string): Promise<{ path: string; starts: string }> {
   const starts = path.join(dir, `${name}.starts`);
   const file = path.join(dir, name);
-  await writeFile(file, EXTENSION(starts, code));
+  await writeFile(file, EXTENSION(starts));
   await chmod(file, 0o755);
   return { path: file, starts };
 }
@@ -154,8 +146,8 @@ const refusalPossible = namespacesWork && spawnSync(REFUSING[0]!, [...REFUSING.s
 test("the first launch is its own trial: its command seen running in the namespace settles the tier", {
   skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
 }, async () => {
-  await withDir(async (dir) => {
-    const ext = await extension(dir, "ext.js", null);
+  await withTempDir("octet-contained-", async (dir) => {
+    const ext = await extension(dir, "ext.js");
     const report = await launch(dir, [], ext.path);
     assert.equal(report.tier, "pid-namespace");
     assert.equal(report.known, "pid-namespace", "the verdict is cached for the next launch");
@@ -171,7 +163,7 @@ test("the first launch is its own trial: its command seen running in the namespa
 test("a first launch that ends before it is seen keeps its exit and output once the trial confirms namespaces", {
   skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
 }, async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-contained-", async (dir) => {
     // Refusing an unknown option, it exits at once with 1, never seen: the trial decides after.
     const report = await launch(dir, [], await unshareLink(dir), {}, ["--no-such-option"]);
     assert.equal(report.tier, "pid-namespace");
@@ -186,7 +178,7 @@ test("a first launch that ends before it is seen keeps its exit and output once 
 test("a stop during the watch of a first launch ends it at once, without a trial", {
   skip: namespacesWork ? false : "this machine has no unprivileged user namespaces",
 }, async () => {
-  await withDir(async (dir) => {
+  await withTempDir("octet-contained-", async (dir) => {
     // unshare --fork waits for its sleep as unshare: never seen, so only the 2 s grace or the stop ends the watch.
     const report = await launch(dir, [], await unshareLink(dir), { STOP_AFTER_MS: "100" }, [
       "--fork",
@@ -202,8 +194,8 @@ test("a stop during the watch of a first launch ends it at once, without a trial
 test("where namespaces are refused, the refused launch is dropped unread and the extension starts once in its group", {
   skip: refusalPossible ? false : "no user namespace can be made here to refuse namespaces in",
 }, async () => {
-  await withDir(async (dir) => {
-    const ext = await extension(dir, "ext.js", null);
+  await withTempDir("octet-contained-", async (dir) => {
+    const ext = await extension(dir, "ext.js");
     const report = await launch(dir, REFUSING, ext.path);
     assert.equal(report.tier, "process-group");
     assert.match(report.reason ?? "", /a PID namespace could not be created: .*No space left on device/);
