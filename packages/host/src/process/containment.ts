@@ -20,9 +20,10 @@
  * machines where namespaces misbehave); the tier in use is shown in status.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, readFileSync, statSync } from "node:fs";
+import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, isAbsolute, join } from "node:path";
 import { OctetError } from "@octet/protocol";
+import { readFirstChild } from "./process-group.js";
 import type { SpawnSpec } from "./spawn-child.js";
 
 export type ContainmentTier = "pid-namespace" | "process-group";
@@ -202,12 +203,6 @@ function existsAsFile(path: string): boolean {
  */
 export function extensionPid(spawnedPid: number, tier: ContainmentTier): number {
   if (tier !== "pid-namespace") return spawnedPid;
-  let text = "";
-  try {
-    text = readFileSync(`/proc/${spawnedPid}/task/${spawnedPid}/children`, "utf8");
-  } catch {
-    return spawnedPid;
-  }
-  const first = Number(text.trim().split(/\s+/)[0]);
-  return Number.isInteger(first) && first > 1 ? first : spawnedPid;
+  const first = readFirstChild(spawnedPid);
+  return typeof first === "number" ? first : spawnedPid;
 }

@@ -39,6 +39,21 @@ export function readProcStat(pid: number): ProcStat | null {
   return { pid, comm, state, ppid, pgid, start: Number(fields[19]) };
 }
 
+/**
+ * A process's first child from /proc/<pid>/task/<pid>/children: null when it has none, "unreadable"
+ * when the file cannot be read (the process is gone, or the kernel lacks CONFIG_PROC_CHILDREN).
+ */
+export function readFirstChild(pid: number): number | null | "unreadable" {
+  let text: string;
+  try {
+    text = readFileSync(`/proc/${pid}/task/${pid}/children`, "utf8");
+  } catch {
+    return "unreadable";
+  }
+  const first = Number(text.trim().split(/\s+/)[0]);
+  return Number.isInteger(first) && first > 1 ? first : null;
+}
+
 /** The program a process runs (/proc/<pid>/exe), or null when /proc does not say (gone, or no access). */
 export function readProcExe(pid: number): string | null {
   try {

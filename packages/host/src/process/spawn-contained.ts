@@ -19,7 +19,6 @@
  * Anything else (a trial that timed out or could not start, an early launch still running) keeps
  * the early child: it may be running the extension already, and an extension is started once.
  */
-import { readFileSync } from "node:fs";
 import type { ChildProcessWithoutNullStreams } from "node:child_process";
 import {
   confirmNamespace,
@@ -28,7 +27,7 @@ import {
   presumedNamespace,
   type ContainmentTier,
 } from "./containment.js";
-import { readProcExe, readProcStat, signalGroup } from "./process-group.js";
+import { readFirstChild, readProcExe, readProcStat, signalGroup } from "./process-group.js";
 import { registerGroup, unregisterGroup } from "./registry.js";
 import { spawnChild, type SpawnSpec } from "./spawn-child.js";
 
@@ -76,8 +75,8 @@ export async function spawnContained(
 
 /**
  * Whether the launcher's child (unshare's fork) shows another executable than unshare before the
- * launcher exits, `graceMs` pass or `stop` aborts. Needs /proc/<pid>/task/<pid>/children (CONFIG_PROC_CHILDREN);
- * without it this is false at once and the trial decides.
+ * launcher exits, `graceMs` pass or `stop` aborts. Needs /proc/<pid>/task/<pid>/children
+ * (CONFIG_PROC_CHILDREN); without it this is false at once and the trial decides.
  */
 function commandSeen(
   launcher: ChildProcessWithoutNullStreams,
@@ -115,14 +114,9 @@ function commandSeen(
 
 /** "cannot tell" without the children file (or once the launcher is gone): the trial decides at once. */
 function execedBeyondUnshare(launcher: number): "seen" | "not yet" | "cannot tell" {
-  let text: string;
-  try {
-    text = readFileSync(`/proc/${launcher}/task/${launcher}/children`, "utf8");
-  } catch {
-    return "cannot tell";
-  }
-  const child = Number(text.trim().split(/\s+/)[0]);
-  if (!Number.isInteger(child) || child <= 1) return "not yet";
+  const child = readFirstChild(launcher);
+  if (child === "unreadable") return "cannot tell";
+  if (child === null) return "not yet";
   // The program the fork runs, against the launcher's (unshare's by then: setpriv executes it in
   // place and does not fork); where /proc keeps programs to itself, the process names (a command
   // named unshare is then never seen, and the grace and the trial decide).
