@@ -23,8 +23,8 @@ export interface LaunchedChild extends EventEmitter {
   /** Set once it has exited, as on a ChildProcess: a launch may hand over a child that already has. */
   readonly exitCode?: number | null;
   readonly signalCode?: NodeJS.Signals | null;
-  /** An in-process stand-in's frames as text (ForeignFrames): used instead of stdin and stdout's bytes. */
-  readonly textFrames?: ProtocolForeign.ForeignFrames | undefined;
+  /** An in-process stand-in's messages as objects (ForeignMessages): used instead of stdin and stdout's bytes. */
+  readonly messages?: ProtocolForeign.ForeignMessages | undefined;
 }
 
 // The contract is @octet/protocol's (a runtime implements it without importing the host); the

@@ -423,7 +423,7 @@ export type {
   ForeignSessionControl,
   ForeignSessionDialogs,
   ForeignSessionState,
-  ForeignFrames,
+  ForeignMessages,
 } from "./foreign/foreign-runtime.js";
 export { signalProcessGroup, killProcessGroup } from "./os/process-group.js";
 export type { SignalPlatform } from "./os/process-group.js";

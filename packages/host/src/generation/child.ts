@@ -7,7 +7,7 @@
 import type { Readable, Writable } from "node:stream";
 import type { ContainmentTier } from "../process/containment.js";
 import type { ForeignSessionEvents, LaunchedChild } from "../foreign-runtime.js";
-import type { ForeignFrames } from "@octet/protocol";
+import type { ForeignMessages } from "@octet/protocol";
 import { groupMembers, signalGroup } from "../process/process-group.js";
 import { registerGroup, unregisterGroup } from "../process/registry.js";
 import { errorExcerpt } from "../transport/stderr-excerpt.js";
@@ -26,8 +26,8 @@ export interface GenerationChild {
   readonly stdin: Writable;
   readonly stdout: Readable;
   readonly stderr: Readable;
-  /** An in-process stand-in's frames as text, when it offers them (LaunchedChild.textFrames). */
-  readonly textFrames?: ForeignFrames | undefined;
+  /** An in-process stand-in's messages as objects, when it offers them (LaunchedChild.messages). */
+  readonly messages?: ForeignMessages | undefined;
   /** Settles once, when the child has exited; never rejects. */
   readonly exited: Promise<ChildExit>;
   /** SIGKILLs the whole group; a no-op without a process. Throws when the signal cannot be sent. */
@@ -96,7 +96,7 @@ export function adoptChild(launched: LaunchedChild): GenerationChild {
     stdin: launched.stdin,
     stdout: launched.stdout,
     stderr: launched.stderr,
-    textFrames: launched.textFrames,
+    messages: launched.messages,
     exited,
     kill: () => {
       if (pgid !== null) signalGroup(pgid, "SIGKILL");

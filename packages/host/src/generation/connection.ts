@@ -12,7 +12,9 @@ import {
   RpcPeer,
   bounds,
   OctetError,
-  type ForeignFrames,
+  parseEnvelope,
+  type ForeignMessages,
+  type Message,
   type NotificationMessage,
   type PeerTransport,
   type PeerDiagnostic,
@@ -55,15 +57,15 @@ export interface ConnectionOptions {
   ended: AbortSignal;
   /** Where stdout's EOF cannot be seen, the child's own watch of it (GenerationChild.watchStdout). */
   watchStdout?: ((onEnded: () => void, until: AbortSignal) => void) | undefined;
-  /** An in-process stand-in's frames as text (ForeignFrames): they replace stdin and stdout's bytes. */
-  textFrames?: ForeignFrames | undefined;
+  /** An in-process stand-in's messages as objects (ForeignMessages): they replace stdin and stdout's bytes. */
+  messages?: ForeignMessages | undefined;
   /** The frame trace of this generation (--trace), or undefined: then the wire pays one branch a frame. */
   trace?: ConnectionTrace | undefined;
 }
 
 /** What the connection reports to the frame trace (transport/frame-trace.ts). */
 export interface ConnectionTrace {
-  /** A frame read (its parsed message) or written (its text). */
+  /** A frame read (its parsed message) or written (its text, or the message handed to a stand-in). */
   frame(dir: "in" | "out", frame: unknown): void;
   /** A line the extension wrote that was refused before it became a frame. */
   refused(error: string): void;
@@ -85,8 +87,8 @@ export class Connection {
     // stalled reader is a violation.
     const onWriteFailure = (error: OctetError): void =>
       error.code === "transport_closed" ? o.onTransportEnded("stdin", error.message) : o.onViolation(error.message);
-    const writer = o.textFrames
-      ? framesWriter(o.textFrames, o.stdin, onWriteFailure)
+    const writer = o.messages
+      ? messagesWriter(o.messages, o.stdin, onWriteFailure)
       : new ChildWriter(o.stdin, onWriteFailure);
     const trace = o.trace;
     this.peer = new RpcPeer({
@@ -96,9 +98,9 @@ export class Connection {
       onDiagnostic: (d) => this.#peerDiagnostic(d),
     });
     o.ended.addEventListener("abort", () => this.#stopWatch(), { once: true });
-    // Frames as text are judged as the bytes of a pipe are (EnvelopeReader.pushText); the reader is
-    // set before the peer writes anything, as ForeignFrames asks.
-    o.textFrames?.read((text) => this.#handle(this.#reader.pushText(text)));
+    // A stand-in's messages are judged as decoded envelopes are (parseEnvelope); the reader is set
+    // before the peer writes anything, as ForeignMessages asks.
+    o.messages?.read((message) => this.#message(message));
     o.stdout.on("data", (chunk: Buffer) => {
       this.#read(chunk);
       this.#watchPartial();
@@ -158,6 +160,19 @@ export class Connection {
     }
   }
 
+  /** One message of an in-process stand-in: no frame, so only the envelope can be wrong. */
+  #message(message: Message): void {
+    if (this.#o.ended.aborted) return;
+    const checked = parseEnvelope(message);
+    if (checked.ok) {
+      if (this.#o.trace) this.#o.trace.frame("in", message);
+      this.peer.receive(checked.envelope);
+      return;
+    }
+    this.#o.trace?.refused(`invalid JSON-RPC message: ${checked.reason}`);
+    this.#o.onViolation(`sent an invalid JSON-RPC message: ${checked.reason}`);
+  }
+
   /**
    * Half a frame followed by silence would hold the reader forever: a frame begun must end within
    * the assembly deadline, measured from the chunk that left it unfinished first.
@@ -201,20 +216,32 @@ export class Connection {
 
 /** The writer, with every frame handed to the trace as it is queued (the order the child reads them). */
 function tracedTransport(writer: PeerTransport, trace: ConnectionTrace): PeerTransport {
+  const direct = writer.direct;
   return {
     send: (frame) => {
       trace.frame("out", frame);
       return writer.send(frame);
     },
+    direct: direct
+      ? (message) => {
+          trace.frame("out", message);
+          return direct(message);
+        }
+      : null,
   };
 }
 
 /**
- * The writer of an in-process stand-in's frames (ForeignFrames): it takes each frame as it is
- * written, so nothing waits and the writer bound of a pipe is never approached. Like ChildWriter,
- * a closed channel (the stand-in's stdin destroyed) fails it once with transport_closed.
+ * The writer of an in-process stand-in's messages (ForeignMessages): it hands over each message as
+ * it is sent, so nothing waits and the writer bound of a pipe is never approached. Like
+ * ChildWriter, a closed channel (the stand-in's stdin destroyed) fails it once with
+ * transport_closed.
  */
-function framesWriter(frames: ForeignFrames, stdin: Writable, onFailure: (error: OctetError) => void): PeerTransport {
+function messagesWriter(
+  messages: ForeignMessages,
+  stdin: Writable,
+  onFailure: (error: OctetError) => void,
+): PeerTransport {
   let failed = false;
   const fail = (message: string): void => {
     if (failed) return;
@@ -223,19 +250,19 @@ function framesWriter(frames: ForeignFrames, stdin: Writable, onFailure: (error:
   };
   stdin.on("error", (err: Error) => fail(`writing to the extension failed: ${err.message}`));
   const none = { withdraw: () => false };
-  return {
-    send(frame) {
-      if (failed) return none;
-      if (stdin.destroyed || !stdin.writable) {
-        fail("the extension's stdin is closed");
-        return none;
-      }
-      try {
-        frames.write(frame);
-      } catch (err) {
-        fail(`writing to the extension failed: ${err instanceof Error ? err.message : String(err)}`);
-      }
+  const direct = (message: Message): typeof none => {
+    if (failed) return none;
+    if (stdin.destroyed || !stdin.writable) {
+      fail("the extension's stdin is closed");
       return none;
-    },
+    }
+    try {
+      messages.write(message);
+    } catch (err) {
+      fail(`writing to the extension failed: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    return none;
   };
+  // The peer sends through `direct`; a frame handed to `send` is one encodeFrame made.
+  return { send: (frame) => direct(JSON.parse(frame) as Message), direct };
 }

@@ -257,6 +257,11 @@ export class Generation {
     return this.#contexts.ownedText();
   }
 
+  /** The extension takes messages as objects (an in-process stand-in): a request's text is never made. */
+  get takesMessages(): boolean {
+    return this.#child?.messages !== undefined;
+  }
+
   /** Spawns the process and runs initialize; rejects (after killing the group) on any failure. */
   async start(): Promise<void> {
     try {
@@ -398,7 +403,7 @@ export class Generation {
       stdin: child.stdin,
       stdout: child.stdout,
       stderr: child.stderr,
-      textFrames: child.textFrames,
+      messages: child.messages,
       inbox: this.#inbox,
       childCancels: isNegotiated(this.api),
       progress: (params) => {

@@ -11,6 +11,7 @@
  * what the host's spawner returns (Node's ChildProcessWithoutNullStreams).
  */
 import type { ManifestSource, ResourceOwner } from "../api/types.js";
+import type { Message } from "../jsonrpc.js";
 
 /** A process to start: exactly `env` is its environment (nothing is inherited). */
 export interface ForeignSpawnSpec {
@@ -21,19 +22,22 @@ export interface ForeignSpawnSpec {
 }
 
 /**
- * The frames of an in-process stand-in as text, with no byte stream between it and the host (a
- * foreign runtime's bridge in the host's own process): a child may offer it beside its stdio, and
- * a host that knows it then writes and reads frames here, skipping the UTF-8 encoding, the pipe
- * buffers and the line scan. Each frame is what encodeFrame makes (one JSON text and its LF), is
- * delivered synchronously in order, and is judged by its reader as a line read from a pipe is
- * (EnvelopeReader.pushText: the frame bound, UTF-8, JSON, duplicate members, the envelope). The
- * stdio streams stay the child's lifecycle: closing stdin, the end of stdout, stderr.
+ * The messages of an in-process stand-in (a foreign runtime's bridge in the host's own process),
+ * with no frame between it and the host: a child may offer it beside its stdio, and a host that
+ * knows it then hands JSON-RPC messages across as objects, skipping the encoding, the pipe buffers,
+ * the line scan and the parse on both sides. Each message is what the sender's RpcPeer would have
+ * encoded (no member whose value is undefined), is delivered synchronously in order, and is
+ * judged by its reader as a decoded envelope is (parseEnvelope: closed members, the id rules);
+ * the frame bound does not apply, as no frame exists: the bytes of a foreign protocol are bounded
+ * where they are read. A message is the receiver's once handed over: the sender keeps no reference
+ * it mutates later, and the receiver changes none it was given. The stdio streams stay the
+ * child's lifecycle: closing stdin, the end of stdout, stderr.
  */
-export interface ForeignFrames {
-  /** One host frame to the instance. */
-  write(frame: string): void;
-  /** Sets the host's reader of the instance's frames, once, before the host writes its first frame. */
-  read(listener: (frame: string) => void): void;
+export interface ForeignMessages {
+  /** One host message to the instance. */
+  write(message: Message): void;
+  /** Sets the host's reader of the instance's messages, once, before the host writes its first one. */
+  read(listener: (message: Message) => void): void;
 }
 
 /** The part of an AbortSignal a runtime uses (declared here: this package has no DOM or Node types). */

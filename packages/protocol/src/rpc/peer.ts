@@ -8,7 +8,7 @@
  * cancellation policy and generation fencing belong to the layers above.
  */
 import { MAX_CHILD_IDS_PER_GENERATION } from "../bounds.js";
-import { ErrorCode, OctetError, WireError, toWireError } from "../errors.js";
+import { ErrorCode, OctetError, WireError, toWireError, type WireErrorObject } from "../errors.js";
 import type { Envelope, JsonRpcId, Message, RequestMessage, NotificationMessage } from "../jsonrpc.js";
 import { isErrorResponse } from "../jsonrpc.js";
 import { encodeFrame, encodeRequestFrame } from "../jsonl/encode.js";
@@ -22,6 +22,12 @@ export interface SendTicket {
 
 export interface PeerTransport {
   send(frame: string): SendTicket;
+  /**
+   * Set when the other side takes messages as objects (an in-process stand-in, ForeignMessages):
+   * each message is handed here instead of being encoded and sent. Read per message, so a
+   * transport may set it once it knows its reader. No frame exists, so no frame bound applies.
+   */
+  direct?: ((message: Message) => SendTicket) | null | undefined;
 }
 
 export type PeerDiagnostic =
@@ -123,15 +129,18 @@ export class RpcPeer {
         reject(this.#closed);
         return;
       }
-      let frame: string;
-      try {
-        frame =
-          options.paramsText === undefined
-            ? encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message)
-            : encodeRequestFrame(id, method, options.paramsText);
-      } catch (err) {
-        reject(err);
-        return;
+      const direct = this.#transport.direct;
+      let frame = "";
+      if (!direct) {
+        try {
+          frame =
+            options.paramsText === undefined
+              ? encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message)
+              : encodeRequestFrame(id, method, options.paramsText);
+        } catch (err) {
+          reject(err);
+          return;
+        }
       }
       const entry: Pending = {
         method,
@@ -152,7 +161,9 @@ export class RpcPeer {
         }, options.timeoutMs);
       }
       try {
-        entry.ticket = this.#transport.send(frame);
+        entry.ticket = direct
+          ? direct(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params })
+          : this.#transport.send(frame);
       } catch (err) {
         // Nothing was queued: drop the entry and its deadline, or it would stay pending forever.
         if (this.#pending.get(id) === entry) this.#pending.delete(id);
@@ -182,6 +193,8 @@ export class RpcPeer {
   /** Queues a notification; the ticket withdraws it while no byte of it was written. */
   notify(method: string, params: unknown): SendTicket {
     if (this.#closed) throw this.#closed;
+    const direct = this.#transport.direct;
+    if (direct) return direct(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
     return this.#transport.send(encodeFrame({ jsonrpc: "2.0", method, params } satisfies Message));
   }
 
@@ -204,7 +217,10 @@ export class RpcPeer {
   /** Answers a request that could not be parsed into an envelope (id may be null). */
   replyError(id: JsonRpcId | null, code: number, message: string): void {
     if (this.#closed) return;
-    this.#transport.send(encodeFrame({ jsonrpc: "2.0", id, error: { code, message } }));
+    const reply: Message = { jsonrpc: "2.0", id, error: { code, message } };
+    const direct = this.#transport.direct;
+    if (direct) direct(reply);
+    else this.#transport.send(encodeFrame(reply));
   }
 
   /** Ends the peer: every pending request is rejected with `error`; later input is ignored. */
@@ -281,6 +297,11 @@ export class RpcPeer {
 
   #replyResult(request: RequestMessage, result: unknown): void {
     if (this.#closed) return;
+    const direct = this.#transport.direct;
+    if (direct) {
+      direct({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
+      return;
+    }
     let frame: string;
     try {
       frame = encodeFrame({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
@@ -303,6 +324,11 @@ export class RpcPeer {
       });
     }
     const error = toWireError(err);
+    const direct = this.#transport.direct;
+    if (direct) {
+      direct({ jsonrpc: "2.0", id: request.id, error: withoutUndefinedData(error) });
+      return;
+    }
     let frame: string;
     try {
       frame = encodeFrame({ jsonrpc: "2.0", id: request.id, error });
@@ -316,6 +342,13 @@ export class RpcPeer {
     }
     this.#transport.send(frame);
   }
+}
+
+/** An error object without a `data` member that JSON would have dropped. */
+function withoutUndefinedData(error: WireErrorObject): WireErrorObject {
+  return error.data === undefined && Object.hasOwn(error, "data")
+    ? { code: error.code, message: error.message }
+    : error;
 }
 
 /** Whether a handler's value is a promise (or any thenable) to wait for, not the answer itself. */

@@ -14,9 +14,20 @@
  */
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
-import { EnvelopeReader, ErrorCode, IdTable, RpcPeer, WireError, type RequestMessage } from "@octet/protocol";
+import {
+  EnvelopeReader,
+  ErrorCode,
+  encodeFrame,
+  IdTable,
+  RpcPeer,
+  WireError,
+  parseEnvelope,
+  type Message,
+  type PeerTransport,
+  type RequestMessage,
+} from "@octet/protocol";
 import type {
-  ForeignFrames,
+  ForeignMessages,
   ForeignSessionControl,
   ForeignSessionDialogs,
   ForeignSessionEvents,
@@ -46,8 +57,8 @@ export interface OctetBridge {
     stdin: Writable;
     stdout: PassThrough;
     stderr: PassThrough;
-    /** The same frames as text, for a host that takes them so (ForeignFrames): no bytes, no pipe buffers. */
-    textFrames: ForeignFrames;
+    /** The same messages as objects, for a host that takes them so (ForeignMessages): no frames at all. */
+    messages: ForeignMessages;
   };
   /** The services to give the RpiConnection: embedder first, else octet reverse requests. */
   readonly services: RpiHostServices;
@@ -177,16 +188,16 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
     });
   };
 
-  /** The host's reader of this stand-in's frames as text, once it asked for them (child.textFrames). */
-  let hostReader: ((frame: string) => void) | null = null;
-  const peer = new RpcPeer({
-    transport: {
-      send(frame) {
-        if (hostReader !== null) hostReader(frame);
-        else if (!stdout.destroyed) stdout.write(frame);
-        return { withdraw: () => false };
-      },
+  // Bytes on stdout until the host asks for messages (child.messages), then the messages themselves.
+  const transport: PeerTransport = {
+    send(frame) {
+      if (!stdout.destroyed) stdout.write(frame);
+      return { withdraw: () => false };
     },
+    direct: null,
+  };
+  const peer = new RpcPeer({
+    transport,
     onRequest: (request) => handle(request),
     onNotification: (n) => {
       if (n.method === "$/cancelRequest") {
@@ -226,17 +237,24 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       done(null);
     },
   });
-  // The host's frames as text are judged as its bytes would be (EnvelopeReader.pushText); once the
-  // host closed the channel (stdin destroyed) nothing more is read, as from a closed pipe.
-  const frames: ForeignFrames = {
-    write(frame) {
-      if (!stdin.destroyed) read(reader.pushText(frame));
+  // The host's messages are judged as decoded envelopes are (parseEnvelope); once the host closed
+  // the channel (stdin destroyed) nothing more is read, as from a closed pipe.
+  const none = { withdraw: () => false };
+  const hostMessages: ForeignMessages = {
+    write(message) {
+      if (stdin.destroyed) return;
+      const checked = parseEnvelope(message);
+      if (checked.ok) peer.receive(checked.envelope);
+      else peer.replyError(checked.id, ErrorCode.InvalidRequest, `invalid request: ${checked.reason}`);
     },
     read(listener) {
-      hostReader = listener;
+      transport.direct = (message: Message) => {
+        listener(message);
+        return none;
+      };
     },
   };
-  Object.assign(child, { pid: undefined, stdin, stdout, stderr, textFrames: frames });
+  Object.assign(child, { pid: undefined, stdin, stdout, stderr, messages: hostMessages });
 
   /**
    * A line that is no frame is answered as an SDK answers it (FRAME-10, FRAME-01): -32700 for
@@ -310,11 +328,15 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             const onUpdate = progress
               ? (value: unknown): void => {
                   try {
-                    peer.notify("$/progress", {
+                    const update = {
                       request_id: id,
                       sequence: ++sequence,
                       event: { type: "partial_result", result: toOctetResult(value, false) },
-                    });
+                    };
+                    // Handed to the host as an object there is no frame, but an update is held to
+                    // the frame bound as the wire would hold it (encodeFrame throws over it).
+                    if (transport.direct) encodeFrame({ jsonrpc: "2.0", method: "$/progress", params: update });
+                    peer.notify("$/progress", update);
                   } catch (err) {
                     // An update just under the rpi frame bound can be over octet's once wrapped:
                     // progress is best effort, the result still comes.
