@@ -149,19 +149,19 @@ export const TARGETS = [
     kind: "ratio",
     max: 2,
     why:
-      "interpretation: a call costs 77-82 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
-      "2026-12-02, pinned), about 55 of them on the worker, where the wasm interpreter dominates and " +
-      "quickjs-emscripten's per-entry JavaScript (scopes, argument arrays, string copies) takes about 9: " +
-      "entering the VM with the frame as a new string (2.7 us), " +
+      "interpretation: a call costs 71-75 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
+      "2026-12-03, pinned), about 55 of them on the worker, where the wasm interpreter dominates and " +
+      "quickjs-emscripten's per-entry JavaScript (scopes, argument arrays, string copies, the generator that " +
+      "wraps each host-function call) takes about 9: entering the VM with the frame as a new string (2.7 us), " +
       "QuickJS's JSON.parse of the invoke frame (6.2 us for ~400 bytes with its context; since issue 19 the " +
       "context goes only when it changed), the prelude's dispatch, AbortController shim, " +
       "ctx and async apply (about 25 us), then its jobs: the awaited result, JSON.stringify (4 us) and the " +
       "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context. Each frame is " +
       "its own VM entry with its own budget and watchdog (QJS-16), send checks size and rate at the VM boundary " +
       "(QJS-18), and the host thread checks every rpi frame (the worker is untrusted, RPI-35/37). The host " +
-      "thread's 24 us include about 6.5 us of the bridge still speaking octet JSON-RPC as text in-process " +
-      "(encode, envelope scan and parse, both ways): passing envelopes as objects would save them without " +
-      "dropping a guarantee, and is not done.",
+      "thread's in-process bridge no longer speaks octet JSON-RPC as text: since 2026-12-03 the host and the " +
+      "bridge hand each other messages as objects (76.5-79.1 -> 71.0-74.9 us per call, host thread busy 31 -> " +
+      "23.7 us); what is left there is the rpi frames to and from the worker, postMessage and collection.",
   },
   {
     candidate: "quickjs",
@@ -171,9 +171,9 @@ export const TARGETS = [
     min: 0.4,
     why:
       "the single worker thread runs the 64 calls one at a time and the host thread shares its CPU, so " +
-      "throughput is the inverse of the call's whole CPU (77-82 us, see p50: about 55 on the worker, 24 on " +
-      "the host thread), while raw's child answers in a few us of JIT code. Issue 19 took it from 6,965 to " +
-      "about 12,500 calls/s (among other things the request tables no longer churn a Map, whose old tables " +
+      "throughput is the inverse of the call's whole CPU (71-75 us, see p50: about 55 on the worker, the " +
+      "rest on the host thread), while raw's child answers in a few us of JIT code. Issue 19 took it from 6,965 to " +
+      "about 14,000 calls/s (among other things the request tables no longer churn a Map, whose old tables " +
       "kept 1.8 MB alive through every scavenge of the host thread).",
   },
   {
@@ -204,7 +204,13 @@ export const TARGETS = [
       "bundles' node: imports from the CommonJS modules instead saved nothing measurable, crypto loads the " +
       "stream classes anyway). Minifying saved 0.6 ms of the protocol bundle's 11; loading crypto at first use " +
       "only moved its cost into the cold start; what would remain is splitting rarely used parts (the " +
-      "extension checker, artifacts: about 50 of the host's 374 KB) into chunks loaded on first use.",
+      "extension checker, artifacts: about 50 of the host's 374 KB) into chunks loaded on first use. A V8 code cache " +
+      "(the bundles as CommonJS run through vm.Script with cachedData) measured the SDK's import with the " +
+      "protocol 19.1 -> 10.3 ms (pinned, 15 alternated runs, 2026-12-03); not done: Node 20 has no module " +
+      "compile cache, a cache made at run time needs a per-user directory that an extension's environment may " +
+      "not name, and V8 checks cached data against the source's length only, so a same-length edit of a " +
+      "bundle would run stale code unless the file were hashed first (4-6 ms in JavaScript, node:crypto " +
+      "6.5 ms to load).",
   },
 ];
 
