@@ -30,6 +30,7 @@ export { encodeFrame } from "./jsonl/encode.js";
 export { decodeUtf8, encodeUtf8 } from "./jsonl/utf8.js";
 export { RpcPeer, isThenable } from "./rpc/peer.js";
 export { IdTable } from "./rpc/id-table.js";
+export { standInChannel, type StandInChannel } from "./rpc/stand-in.js";
 export type {
   PeerTransport,
   SendTicket,

@@ -23,9 +23,10 @@ import {
   ErrorCode,
   REQUIRED_FEATURES,
   RpcPeer,
+  standInChannel,
   WireError,
 } from "@octet/protocol";
-import type { RequestMessage } from "@octet/protocol";
+import type { ForeignMessages, RequestMessage } from "@octet/protocol";
 import type { ToolDefinition } from "@octet/protocol";
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { ToolListChangedNotificationSchema } from "@modelcontextprotocol/sdk/types.js";
@@ -38,7 +39,14 @@ const MCP_CALL_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 const STDERR_DRAIN_MS = 200;
 
 export interface McpBridge {
-  readonly child: EventEmitter & { pid: undefined; stdin: Writable; stdout: PassThrough; stderr: PassThrough };
+  readonly child: EventEmitter & {
+    pid: undefined;
+    stdin: Writable;
+    stdout: PassThrough;
+    stderr: PassThrough;
+    /** The same messages as objects, for a host that takes them so (ForeignMessages): no frames at all. */
+    messages: ForeignMessages;
+  };
   /** The octet names of the tools the server listed at launch (the initialize catalog). */
   readonly toolNames: string[];
 }
@@ -76,13 +84,12 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
   let artifacts = false;
   let sequence = 0;
 
+  // Bytes on stdout until the host asks for messages (child.messages), then the messages themselves.
+  const channel = standInChannel((frame) => {
+    if (!stdout.destroyed) stdout.write(frame);
+  });
   const peer = new RpcPeer({
-    transport: {
-      send(frame) {
-        if (!stdout.destroyed) stdout.write(frame);
-        return { withdraw: () => false };
-      },
-    },
+    transport: channel.transport,
     onRequest: (request) => handle(request),
     onNotification: (n) => {
       if (n.method !== "$/cancelRequest") return;
@@ -111,7 +118,9 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
       done();
     },
   });
-  Object.assign(child, { pid: undefined, stdin, stdout, stderr });
+  // Once the host closed the channel (stdin destroyed) nothing more is read, as from a closed pipe.
+  const messages = channel.messages(peer, () => !stdin.destroyed);
+  Object.assign(child, { pid: undefined, stdin, stdout, stderr, messages });
   o.process.stderr.pipe(stderr, { end: false });
 
   // Chained: two list changes in a row are published in order, each against what the last one sent.

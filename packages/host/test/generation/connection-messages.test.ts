@@ -7,7 +7,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
   RpcPeer,
-  parseEnvelope,
+  standInChannel,
   type ForeignMessages,
   type Message,
   type NotificationMessage,
@@ -20,25 +20,18 @@ import { FakeChild } from "./fake-child.js";
 function standIn() {
   const fromHost: Message[] = [];
   const child = new FakeChild(null);
+  const channel = standInChannel(() => assert.fail("the stand-in wrote a frame"));
+  const peer = new RpcPeer({ transport: channel.transport, onRequest: (r) => ({ echoed: r.params ?? null }) });
+  const served = channel.messages(peer, () => !child.stdin.destroyed);
   let toHost: ((m: Message) => void) | null = null;
-  const peer = new RpcPeer({
-    transport: {
-      send: () => assert.fail("the stand-in wrote a frame"),
-      direct: (m) => {
-        toHost?.(m);
-        return { withdraw: () => false };
-      },
-    },
-    onRequest: (r) => ({ echoed: r.params ?? null }),
-  });
   const messages: ForeignMessages = {
     write(m) {
       fromHost.push(m);
-      const checked = parseEnvelope(m);
-      if (checked.ok) peer.receive(checked.envelope);
+      served.write(m);
     },
     read(listener) {
       toHost = listener;
+      served.read(listener);
     },
   };
   return { child, messages, peer, fromHost, send: (m: Message) => toHost?.(m) };

@@ -21,9 +21,7 @@ import {
   IdTable,
   RpcPeer,
   WireError,
-  parseEnvelope,
-  type Message,
-  type PeerTransport,
+  standInChannel,
   type RequestMessage,
 } from "@octet/protocol";
 import type {
@@ -189,15 +187,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
   };
 
   // Bytes on stdout until the host asks for messages (child.messages), then the messages themselves.
-  const transport: PeerTransport = {
-    send(frame) {
-      if (!stdout.destroyed) stdout.write(frame);
-      return { withdraw: () => false };
-    },
-    direct: null,
-  };
+  const channel = standInChannel((frame) => {
+    if (!stdout.destroyed) stdout.write(frame);
+  });
   const peer = new RpcPeer({
-    transport,
+    transport: channel.transport,
     onRequest: (request) => handle(request),
     onNotification: (n) => {
       if (n.method === "$/cancelRequest") {
@@ -237,23 +231,8 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
       done(null);
     },
   });
-  // The host's messages are judged as decoded envelopes are (parseEnvelope); once the host closed
-  // the channel (stdin destroyed) nothing more is read, as from a closed pipe.
-  const none = { withdraw: () => false };
-  const hostMessages: ForeignMessages = {
-    write(message) {
-      if (stdin.destroyed) return;
-      const checked = parseEnvelope(message);
-      if (checked.ok) peer.receive(checked.envelope);
-      else peer.replyError(checked.id, ErrorCode.InvalidRequest, `invalid request: ${checked.reason}`);
-    },
-    read(listener) {
-      transport.direct = (message: Message) => {
-        listener(message);
-        return none;
-      };
-    },
-  };
+  // Once the host closed the channel (stdin destroyed) nothing more is read, as from a closed pipe.
+  const hostMessages = channel.messages(peer, () => !stdin.destroyed);
   Object.assign(child, { pid: undefined, stdin, stdout, stderr, messages: hostMessages });
 
   /**
@@ -335,7 +314,7 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
                     };
                     // Handed to the host as an object there is no frame, but an update is held to
                     // the frame bound as the wire would hold it (encodeFrame throws over it).
-                    if (transport.direct) encodeFrame({ jsonrpc: "2.0", method: "$/progress", params: update });
+                    if (channel.transport.direct) encodeFrame({ jsonrpc: "2.0", method: "$/progress", params: update });
                     peer.notify("$/progress", update);
                   } catch (err) {
                     // An update just under the rpi frame bound can be over octet's once wrapped:

@@ -1,0 +1,69 @@
+/**
+ * standInChannel: the in-process end of a stand-in child's channel (the rpi and MCP bridges).
+ * Frames go to the stand-in's stdout until the host reads messages; the host's messages are judged
+ * as envelopes, and nothing is read once the channel is closed.
+ */
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { RpcPeer } from "../../src/rpc/peer.js";
+import { standInChannel } from "../../src/rpc/stand-in.js";
+import type { Message } from "../../src/jsonrpc.js";
+import { ErrorCode } from "../../src/errors.js";
+import { FakeTimers } from "../helpers/rpc.js";
+
+function setup() {
+  const frames: string[] = [];
+  const channel = standInChannel((frame) => frames.push(frame));
+  const peer = new RpcPeer({
+    transport: channel.transport,
+    timers: new FakeTimers(),
+    onRequest: (r) => ({ method: r.method }),
+  });
+  let open = true;
+  const messages = channel.messages(peer, () => open);
+  return { frames, peer, messages, close: () => (open = false) };
+}
+
+test("frames go to stdout until the host reads messages; from then on each message is handed over", () => {
+  const { frames, peer, messages } = setup();
+  peer.notify("$/early", { n: 1 });
+  const got: Message[] = [];
+  messages.read((m) => got.push(m));
+  peer.notify("$/late", { n: 2 });
+  assert.deepEqual(frames, ['{"jsonrpc":"2.0","method":"$/early","params":{"n":1}}\n']);
+  assert.deepEqual(got, [{ jsonrpc: "2.0", method: "$/late", params: { n: 2 } }]);
+});
+
+test("FRAME-01: the host's request is served; no envelope is answered -32600 with its id", async () => {
+  const { peer, messages } = setup();
+  const got: Message[] = [];
+  messages.read((m) => got.push(m));
+  messages.write({ jsonrpc: "2.0", id: 7, method: "tool/call", params: {} });
+  messages.write({ jsonrpc: "2.0", id: 8, method: "tool/call", params: "no" } as unknown as Message);
+  messages.write({ jsonrpc: "2.0", id: 9, method: "x", extra: 1 } as unknown as Message);
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(got, [
+    { jsonrpc: "2.0", id: 7, result: { method: "tool/call" } },
+    {
+      jsonrpc: "2.0",
+      id: 8,
+      error: { code: ErrorCode.InvalidRequest, message: 'invalid request: "params" must be an object or an array' },
+    },
+    {
+      jsonrpc: "2.0",
+      id: 9,
+      error: { code: ErrorCode.InvalidRequest, message: 'invalid request: unknown envelope member "extra"' },
+    },
+  ]);
+  assert.equal(peer.pendingCount, 0);
+});
+
+test("once the channel is closed, the host's messages are not read", async () => {
+  const { messages, close } = setup();
+  const got: Message[] = [];
+  messages.read((m) => got.push(m));
+  close();
+  messages.write({ jsonrpc: "2.0", id: 1, method: "tool/call", params: {} });
+  await new Promise((r) => setImmediate(r));
+  assert.deepEqual(got, []);
+});
