@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
+  OctetError,
   RpcPeer,
   standInChannel,
   type ForeignMessages,
@@ -17,14 +18,15 @@ import { Connection } from "../../src/generation/connection.js";
 import { FakeChild } from "./fake-child.js";
 
 /** A stand-in on the far side: its own RpcPeer answering `echo`, reached only through `messages`. */
-function standIn() {
+function standIn(maxFrameBytes?: number) {
   const fromHost: Message[] = [];
   const child = new FakeChild(null);
-  const channel = standInChannel(() => assert.fail("the stand-in wrote a frame"));
+  const channel = standInChannel(() => assert.fail("the stand-in wrote a frame"), { maxFrameBytes });
   const peer = new RpcPeer({ transport: channel.transport, onRequest: (r) => ({ echoed: r.params ?? null }) });
   const served = channel.messages(peer, () => !child.stdin.destroyed);
   let toHost: ((m: Message) => void) | null = null;
   const messages: ForeignMessages = {
+    maxFrameBytes: served.maxFrameBytes,
     write(m) {
       fromHost.push(m);
       served.write(m);
@@ -116,4 +118,24 @@ test("--trace records a stand-in's messages in both directions", async () => {
     ["out", { jsonrpc: "2.0", id: 1, method: "tool/call", params: { name: "echo" } }],
     ["in", { jsonrpc: "2.0", id: 1, result: { echoed: { name: "echo" } } }],
   ]);
+});
+
+test("FRAME-09: a stand-in that asks for the bound gets the host's messages at the bound, not past it", async () => {
+  const bound = 150;
+  const s = standIn(bound);
+  const { conn, seen } = connect(s);
+  const empty = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tool/call", params: { t: "" } }).length;
+  await conn.peer.request("tool/call", { t: "x".repeat(bound - empty) }).result;
+  assert.equal(JSON.stringify(s.fromHost[0]).length, bound);
+  await assert.rejects(
+    conn.peer.request("tool/call", { t: "x".repeat(bound - empty + 1) }).result,
+    (e: unknown) =>
+      e instanceof OctetError &&
+      e.code === "frame_too_large" &&
+      e.message === `outbound frame is ${bound + 1} bytes, over the ${bound}-byte limit`,
+  );
+  // Refused before it was handed over; the channel stays up for the next.
+  assert.equal(s.fromHost.length, 1);
+  assert.deepEqual(seen, []);
+  assert.equal(conn.peer.pendingCount, 0);
 });

@@ -297,14 +297,13 @@ export class RpcPeer {
 
   #replyResult(request: RequestMessage, result: unknown): void {
     if (this.#closed) return;
+    const reply: Message = { jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result };
     const direct = this.#transport.direct;
-    if (direct) {
-      direct({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
-      return;
-    }
-    let frame: string;
+    let frame = "";
     try {
-      frame = encodeFrame({ jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result });
+      // A direct transport that bounds what it hands over refuses a message as encodeFrame refuses a frame.
+      if (direct) return void direct(reply);
+      frame = encodeFrame(reply);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
       this.#onDiagnostic({ kind: "response_too_large", method: request.method, message });
@@ -325,20 +324,25 @@ export class RpcPeer {
     }
     const error = toWireError(err);
     const direct = this.#transport.direct;
+    // The error's data could not be sent (too large or not JSON): the code and message only.
+    const bare: Message = {
+      jsonrpc: "2.0",
+      id: request.id,
+      error: { code: error.code, message: error.message.slice(0, 4096) },
+    };
     if (direct) {
-      direct({ jsonrpc: "2.0", id: request.id, error: withoutUndefinedData(error) });
+      try {
+        direct({ jsonrpc: "2.0", id: request.id, error: withoutUndefinedData(error) });
+      } catch {
+        direct(bare);
+      }
       return;
     }
     let frame: string;
     try {
       frame = encodeFrame({ jsonrpc: "2.0", id: request.id, error });
     } catch {
-      // The error's data could not be sent (too large or not JSON): send the code and message only.
-      frame = encodeFrame({
-        jsonrpc: "2.0",
-        id: request.id,
-        error: { code: error.code, message: error.message.slice(0, 4096) },
-      });
+      frame = encodeFrame(bare);
     }
     this.#transport.send(frame);
   }

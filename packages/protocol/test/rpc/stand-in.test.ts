@@ -67,3 +67,36 @@ test("once the channel is closed, the host's messages are not read", async () =>
   await new Promise((r) => setImmediate(r));
   assert.deepEqual(got, []);
 });
+
+test("FRAME-09: with maxFrameBytes a result at the bound is handed over, one past it is an error", async () => {
+  const bound = 200;
+  const frames: string[] = [];
+  const channel = standInChannel((frame) => frames.push(frame), { maxFrameBytes: bound });
+  // The JSON text of {"jsonrpc":"2.0","id":N,"result":{"t":""}} plus the padding is exactly `bound` bytes at pad 0.
+  const empty = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { t: "" } }).length;
+  const peer = new RpcPeer({
+    transport: channel.transport,
+    timers: new FakeTimers(),
+    onRequest: (r) => ({ t: "x".repeat(bound - empty + (r.params as { over: number }).over) }),
+  });
+  const messages = channel.messages(peer, () => true);
+  assert.equal(messages.maxFrameBytes, bound, "the host is told to hold its own messages to the bound");
+  const got: Message[] = [];
+  messages.read((m) => got.push(m));
+  messages.write({ jsonrpc: "2.0", id: 1, method: "tool/call", params: { over: 0 } });
+  messages.write({ jsonrpc: "2.0", id: 2, method: "tool/call", params: { over: 1 } });
+  await new Promise((r) => setImmediate(r));
+  assert.equal(JSON.stringify(got[0]).length, bound);
+  assert.equal((got[0] as { result: { t: string } }).result.t.length, bound - empty);
+  assert.deepEqual(got[1], {
+    jsonrpc: "2.0",
+    id: 2,
+    error: {
+      code: ErrorCode.InternalError,
+      message:
+        "result of tool/call could not be sent: " +
+        `outbound frame is ${bound + 1} bytes, over the ${bound}-byte limit`,
+    },
+  });
+  assert.deepEqual(frames, []);
+});
