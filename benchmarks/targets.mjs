@@ -149,7 +149,7 @@ export const TARGETS = [
     kind: "ratio",
     max: 2,
     why:
-      "interpretation: a call costs 71-75 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
+      "interpretation: a call costs 71-74 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
       "2026-12-03, pinned), about 55 of them on the worker, where the wasm interpreter dominates and " +
       "quickjs-emscripten's per-entry JavaScript (scopes, argument arrays, string copies, the generator that " +
       "wraps each host-function call) takes about 9: entering the VM with the frame as a new string (2.7 us), " +
@@ -159,9 +159,10 @@ export const TARGETS = [
       "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context. Each frame is " +
       "its own VM entry with its own budget and watchdog (QJS-16), send checks size and rate at the VM boundary " +
       "(QJS-18), and the host thread checks every rpi frame (the worker is untrusted, RPI-35/37). The host " +
-      "thread's in-process bridge no longer speaks octet JSON-RPC as text: since 2026-12-03 the host and the " +
-      "bridge hand each other messages as objects (76.5-79.1 -> 71.0-74.9 us per call, host thread busy 31 -> " +
-      "23.7 us); what is left there is the rpi frames to and from the worker, postMessage and collection.",
+      "thread's in-process bridge no longer parses octet JSON-RPC text: since 2026-12-03 the host and the " +
+      "bridge hand each other messages as objects, each still encoded by its sender for the frame bound " +
+      "(FRAME-09) but parsed by nobody (75.4-76.1 -> 71.1-73.5 us per call); what is left there is that " +
+      "encoding, the rpi frames to and from the worker, postMessage and collection.",
   },
   {
     candidate: "quickjs",
@@ -171,7 +172,7 @@ export const TARGETS = [
     min: 0.4,
     why:
       "the single worker thread runs the 64 calls one at a time and the host thread shares its CPU, so " +
-      "throughput is the inverse of the call's whole CPU (71-75 us, see p50: about 55 on the worker, the " +
+      "throughput is the inverse of the call's whole CPU (71-74 us, see p50: about 55 on the worker, the " +
       "rest on the host thread), while raw's child answers in a few us of JIT code. Issue 19 took it from 6,965 to " +
       "about 14,000 calls/s (among other things the request tables no longer churn a Map, whose old tables " +
       "kept 1.8 MB alive through every scavenge of the host thread).",

@@ -84,14 +84,10 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
   let artifacts = false;
   let sequence = 0;
 
-  // Bytes on stdout until the host asks for messages (child.messages), then the messages themselves,
-  // held to the frame bound: nothing else bounds what an MCP server returns (FRAME-09).
-  const channel = standInChannel(
-    (frame) => {
-      if (!stdout.destroyed) stdout.write(frame);
-    },
-    { maxFrameBytes: bounds.MAX_FRAME_BYTES },
-  );
+  // Bytes on stdout until the host asks for messages (child.messages), then the messages themselves.
+  const channel = standInChannel((frame) => {
+    if (!stdout.destroyed) stdout.write(frame);
+  });
   const peer = new RpcPeer({
     transport: channel.transport,
     onRequest: (request) => handle(request),

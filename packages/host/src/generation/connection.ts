@@ -8,7 +8,6 @@
 import type { Readable, Writable } from "node:stream";
 import {
   EnvelopeReader,
-  encodeFrame,
   ErrorCode,
   RpcPeer,
   bounds,
@@ -251,11 +250,8 @@ function messagesWriter(
   };
   stdin.on("error", (err: Error) => fail(`writing to the extension failed: ${err.message}`));
   const none = { withdraw: () => false };
-  const bound = messages.maxFrameBytes;
   const direct = (message: Message): typeof none => {
     if (failed) return none;
-    // Held to the stand-in's bound as a frame is: refused (frame_too_large) before it is handed over.
-    if (bound !== undefined) encodeFrame(message, bound);
     if (stdin.destroyed || !stdin.writable) {
       fail("the extension's stdin is closed");
       return none;

@@ -257,11 +257,6 @@ export class Generation {
     return this.#contexts.ownedText();
   }
 
-  /** The extension takes messages as objects (an in-process stand-in): a request's text is never made. */
-  get takesMessages(): boolean {
-    return this.#child?.messages !== undefined;
-  }
-
   /** Spawns the process and runs initialize; rejects (after killing the group) on any failure. */
   async start(): Promise<void> {
     try {

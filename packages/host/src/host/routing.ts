@@ -184,7 +184,7 @@ export class Router {
     const params: Record<string, unknown> = { name, arguments: args, context: g.context(true) };
     // Only for a generation that negotiated dynamic_tools (CALL-03).
     if (revision !== null) params["catalog_revision"] = revision;
-    const paramsText = g.takesMessages ? undefined : toolCallText(name, args, g.ownedContextText(), revision);
+    const paramsText = toolCallText(name, args, g.ownedContextText(), revision);
     const { signal, onProgress } = options;
     return g.request("tool/call", params, { timeoutMs: this.#timeout(options), signal, onProgress, paramsText });
   }

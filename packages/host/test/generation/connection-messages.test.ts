@@ -6,6 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import {
+  MAX_FRAME_BYTES,
   OctetError,
   RpcPeer,
   standInChannel,
@@ -18,15 +19,14 @@ import { Connection } from "../../src/generation/connection.js";
 import { FakeChild } from "./fake-child.js";
 
 /** A stand-in on the far side: its own RpcPeer answering `echo`, reached only through `messages`. */
-function standIn(maxFrameBytes?: number) {
+function standIn() {
   const fromHost: Message[] = [];
   const child = new FakeChild(null);
-  const channel = standInChannel(() => assert.fail("the stand-in wrote a frame"), { maxFrameBytes });
+  const channel = standInChannel(() => assert.fail("the stand-in wrote a frame"));
   const peer = new RpcPeer({ transport: channel.transport, onRequest: (r) => ({ echoed: r.params ?? null }) });
   const served = channel.messages(peer, () => !child.stdin.destroyed);
   let toHost: ((m: Message) => void) | null = null;
   const messages: ForeignMessages = {
-    maxFrameBytes: served.maxFrameBytes,
     write(m) {
       fromHost.push(m);
       served.write(m);
@@ -120,10 +120,11 @@ test("--trace records a stand-in's messages in both directions", async () => {
   ]);
 });
 
-test("FRAME-09: a stand-in that asks for the bound gets the host's messages at the bound, not past it", async () => {
-  const bound = 150;
-  const s = standIn(bound);
-  const { conn, seen } = connect(s);
+test("FRAME-09: the host's messages to a stand-in: at the frame bound handed over, past it refused", async () => {
+  const bound = MAX_FRAME_BYTES;
+  const s = standIn();
+  const traced: [string, unknown][] = [];
+  const { conn, seen } = connect(s, { frame: (dir, f) => traced.push([dir, f]) });
   const empty = JSON.stringify({ jsonrpc: "2.0", id: 1, method: "tool/call", params: { t: "" } }).length;
   await conn.peer.request("tool/call", { t: "x".repeat(bound - empty) }).result;
   assert.equal(JSON.stringify(s.fromHost[0]).length, bound);
@@ -134,8 +135,18 @@ test("FRAME-09: a stand-in that asks for the bound gets the host's messages at t
       e.code === "frame_too_large" &&
       e.message === `outbound frame is ${bound + 1} bytes, over the ${bound}-byte limit`,
   );
-  // Refused before it was handed over; the channel stays up for the next.
+  // A value with no JSON text is refused the same way, before the trace or the stand-in sees it.
+  await assert.rejects(
+    conn.peer.request("tool/call", { n: 1n }).result,
+    (e: unknown) => e instanceof OctetError && e.code === "frame_invalid",
+  );
   assert.equal(s.fromHost.length, 1);
+  assert.deepEqual(
+    traced.filter(([dir]) => dir === "out").map(([, f]) => (f as { id: number }).id),
+    [1],
+    "only the message handed over is traced",
+  );
+  // Refused before anything was handed over; the channel stays up.
   assert.deepEqual(seen, []);
   assert.equal(conn.peer.pendingCount, 0);
 });

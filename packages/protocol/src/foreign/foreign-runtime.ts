@@ -25,26 +25,19 @@ export interface ForeignSpawnSpec {
  * The messages of an in-process stand-in (a foreign runtime's bridge in the host's own process),
  * with no frame between it and the host: a child may offer it beside its stdio, and a host that
  * knows it then hands JSON-RPC messages across as objects, skipping the encoding, the pipe buffers,
- * the line scan and the parse on both sides. Each message is what the sender's RpcPeer would have
- * encoded (no member whose value is undefined), is delivered synchronously in order, and is
- * judged by its reader as a decoded envelope is (parseEnvelope: closed members, the id rules).
- * No frame exists, so the frame bound applies only where the stand-in asks for it
- * (maxFrameBytes); otherwise the bytes of a foreign protocol are bounded where they are read. A
- * message is the receiver's once handed over: the sender keeps no reference it mutates later, and
- * the receiver changes none it was given. The stdio streams stay the child's lifecycle: closing
- * stdin, the end of stdout, stderr.
+ * the line scan and the parse on the receiving side. Each message is one the sender's RpcPeer
+ * encoded to measure it (so it has JSON text within the frame bound, FRAME-09) and holds no member
+ * whose value is undefined, at any depth (JSON text would not have it); it is delivered
+ * synchronously in order and judged by its reader as a decoded envelope is (parseEnvelope: closed
+ * members, the id rules). A message is the receiver's once handed over: the sender keeps no
+ * reference it mutates later, and the receiver changes none it was given. The stdio streams stay
+ * the child's lifecycle: closing stdin, the end of stdout, stderr.
  */
 export interface ForeignMessages {
   /** One host message to the instance. */
   write(message: Message): void;
   /** Sets the host's reader of the instance's messages, once, before the host writes its first one. */
   read(listener: (message: Message) => void): void;
-  /**
-   * Set when nothing past the stand-in bounds what it is given (an MCP server's tool arguments go
-   * on through the MCP SDK unbounded): the host then holds each message to this bound as it holds a
-   * frame (FRAME-09: refused before anything is handed over), and the stand-in holds its own.
-   */
-  readonly maxFrameBytes?: number | undefined;
 }
 
 /** The part of an AbortSignal a runtime uses (declared here: this package has no DOM or Node types). */

@@ -13,7 +13,7 @@
  */
 import { MAX_FRAME_BYTES, MAX_QUOTED_LINE_BYTES } from "../bounds.js";
 import { platformNativeBytes } from "../platform.js";
-import { decodeUtf8, encodeUtf8 } from "./utf8.js";
+import { decodeUtf8 } from "./utf8.js";
 
 /**
  * Node's Buffer where there is one: a line joined from a stream's Buffer chunks is handed on as a
@@ -50,8 +50,6 @@ const LF = 0x0a;
 /** Lines at least this long are joined into the decoder's reused memory (see #scratch). */
 const REUSE_FROM_BYTES = 64 * 1024;
 const CR = 0x0d;
-/** Whole frames of ASCII text: what pushText judges without encoding them to bytes. */
-const ASCII_LINES = /^[\x00-\x7f]*\n$/;
 
 export class JsonlDecoder {
   readonly #max: number;
@@ -114,39 +112,6 @@ export class JsonlDecoder {
       const piece = chunk.subarray(start, nl);
       const line = this.#length === 0 ? piece : this.#join(piece);
       out.push(decodeLine(line));
-      start = nl + 1;
-    }
-    return out;
-  }
-
-  /**
-   * Frames as text, from an in-process channel with no bytes between the two ends (each frame
-   * whole and LF-terminated): judged exactly as push(their UTF-8 bytes) would judge them. Only
-   * ASCII lines that decode take the short way (their byte count is their length, so the bound
-   * is the same); anything else -- non-ASCII text, a blank line, a CR, an oversize or unparsable
-   * line, text after the last LF -- goes through push() itself, so the verdict is the pipe's.
-   */
-  pushText(text: string): DecodedFrame[] {
-    if (this.#failed) return [];
-    if (this.#length !== 0 || !ASCII_LINES.test(text)) return this.push(encodeUtf8(text));
-    const out: DecodedFrame[] = [];
-    let start = 0;
-    while (start < text.length) {
-      const nl = text.indexOf("\n", start);
-      const line = text.slice(start, nl);
-      if (line.length === 0 || line.length > this.#max || line.includes("\r")) {
-        for (const frame of this.push(encodeUtf8(text.slice(start)))) out.push(frame);
-        return out;
-      }
-      let value: unknown;
-      try {
-        value = JSON.parse(line);
-      } catch {
-        out.push(decodeLine(encodeUtf8(line)));
-        start = nl + 1;
-        continue;
-      }
-      out.push({ ok: true, value, bytes: line.length, text: line });
       start = nl + 1;
     }
     return out;

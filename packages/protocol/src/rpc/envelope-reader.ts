@@ -33,11 +33,6 @@ export class EnvelopeReader {
     return this.#decoder.push(chunk).map(toEvent);
   }
 
-  /** Whole LF-terminated frames as text (an in-process channel): judged as push() judges their bytes. */
-  pushText(text: string): ReadEvent[] {
-    return this.#decoder.pushText(text).map(toEvent);
-  }
-
   end(): ReadEvent[] {
     return this.#decoder.end().map(toEvent);
   }

@@ -8,7 +8,7 @@
  * cancellation policy and generation fencing belong to the layers above.
  */
 import { MAX_CHILD_IDS_PER_GENERATION } from "../bounds.js";
-import { ErrorCode, OctetError, WireError, toWireError, type WireErrorObject } from "../errors.js";
+import { ErrorCode, OctetError, WireError, toWireError } from "../errors.js";
 import type { Envelope, JsonRpcId, Message, RequestMessage, NotificationMessage } from "../jsonrpc.js";
 import { isErrorResponse } from "../jsonrpc.js";
 import { encodeFrame, encodeRequestFrame } from "../jsonl/encode.js";
@@ -24,8 +24,10 @@ export interface PeerTransport {
   send(frame: string): SendTicket;
   /**
    * Set when the other side takes messages as objects (an in-process stand-in, ForeignMessages):
-   * each message is handed here instead of being encoded and sent. Read per message, so a
-   * transport may set it once it knows its reader. No frame exists, so no frame bound applies.
+   * each message is still encoded, so the frame bound and the JSON rules hold as on a pipe
+   * (FRAME-09: refused before anything is handed over), but the message itself is handed here
+   * instead of its frame, so the other side parses nothing. Read per message, so a transport may
+   * set it once it knows its reader.
    */
   direct?: ((message: Message) => SendTicket) | null | undefined;
 }
@@ -129,18 +131,15 @@ export class RpcPeer {
         reject(this.#closed);
         return;
       }
-      const direct = this.#transport.direct;
-      let frame = "";
-      if (!direct) {
-        try {
-          frame =
-            options.paramsText === undefined
-              ? encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message)
-              : encodeRequestFrame(id, method, options.paramsText);
-        } catch (err) {
-          reject(err);
-          return;
-        }
+      let frame: string;
+      try {
+        frame =
+          options.paramsText === undefined
+            ? encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message)
+            : encodeRequestFrame(id, method, options.paramsText);
+      } catch (err) {
+        reject(err);
+        return;
       }
       const entry: Pending = {
         method,
@@ -160,6 +159,7 @@ export class RpcPeer {
           );
         }, options.timeoutMs);
       }
+      const direct = this.#transport.direct;
       try {
         entry.ticket = direct
           ? direct(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params })
@@ -193,9 +193,10 @@ export class RpcPeer {
   /** Queues a notification; the ticket withdraws it while no byte of it was written. */
   notify(method: string, params: unknown): SendTicket {
     if (this.#closed) throw this.#closed;
+    const frame = encodeFrame({ jsonrpc: "2.0", method, params } satisfies Message);
     const direct = this.#transport.direct;
     if (direct) return direct(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
-    return this.#transport.send(encodeFrame({ jsonrpc: "2.0", method, params } satisfies Message));
+    return this.#transport.send(frame);
   }
 
   /** Feeds one decoded, validated envelope from the other side. */
@@ -217,10 +218,7 @@ export class RpcPeer {
   /** Answers a request that could not be parsed into an envelope (id may be null). */
   replyError(id: JsonRpcId | null, code: number, message: string): void {
     if (this.#closed) return;
-    const reply: Message = { jsonrpc: "2.0", id, error: { code, message } };
-    const direct = this.#transport.direct;
-    if (direct) direct(reply);
-    else this.#transport.send(encodeFrame(reply));
+    this.#post({ jsonrpc: "2.0", id, error: { code, message } }, null);
   }
 
   /** Ends the peer: every pending request is rejected with `error`; later input is ignored. */
@@ -298,11 +296,8 @@ export class RpcPeer {
   #replyResult(request: RequestMessage, result: unknown): void {
     if (this.#closed) return;
     const reply: Message = { jsonrpc: "2.0", id: request.id, result: result === undefined ? null : result };
-    const direct = this.#transport.direct;
-    let frame = "";
+    let frame: string;
     try {
-      // A direct transport that bounds what it hands over refuses a message as encodeFrame refuses a frame.
-      if (direct) return void direct(reply);
       frame = encodeFrame(reply);
     } catch (err) {
       const message = err instanceof Error ? err.message : String(err);
@@ -310,7 +305,7 @@ export class RpcPeer {
       this.replyError(request.id, ErrorCode.InternalError, `result of ${request.method} could not be sent: ${message}`);
       return;
     }
-    this.#transport.send(frame);
+    this.#post(reply, frame);
   }
 
   #replyFailure(request: RequestMessage, err: unknown): void {
@@ -323,36 +318,29 @@ export class RpcPeer {
       });
     }
     const error = toWireError(err);
-    const direct = this.#transport.direct;
-    // The error's data could not be sent (too large or not JSON): the code and message only.
-    const bare: Message = {
-      jsonrpc: "2.0",
-      id: request.id,
-      error: { code: error.code, message: error.message.slice(0, 4096) },
-    };
-    if (direct) {
-      try {
-        direct({ jsonrpc: "2.0", id: request.id, error: withoutUndefinedData(error) });
-      } catch {
-        direct(bare);
-      }
-      return;
-    }
+    let reply: Message = { jsonrpc: "2.0", id: request.id, error };
     let frame: string;
     try {
-      frame = encodeFrame({ jsonrpc: "2.0", id: request.id, error });
+      frame = encodeFrame(reply);
     } catch {
-      frame = encodeFrame(bare);
+      // The error's data could not be sent (too large or not JSON): send the code and message only.
+      reply = { jsonrpc: "2.0", id: request.id, error: { code: error.code, message: error.message.slice(0, 4096) } };
+      frame = encodeFrame(reply);
     }
-    this.#transport.send(frame);
+    this.#post(reply, frame);
   }
-}
 
-/** An error object without a `data` member that JSON would have dropped. */
-function withoutUndefinedData(error: WireErrorObject): WireErrorObject {
-  return error.data === undefined && Object.hasOwn(error, "data")
-    ? { code: error.code, message: error.message }
-    : error;
+  /**
+   * A message whose frame was made (and so proved within the bound), or null to make it here: the
+   * message itself to a direct transport, else its frame. A throw from the receiver is its own, not
+   * an encoding failure.
+   */
+  #post(message: Message, frame: string | null): void {
+    const text = frame ?? encodeFrame(message);
+    const direct = this.#transport.direct;
+    if (direct) direct(message);
+    else this.#transport.send(text);
+  }
 }
 
 /** Whether a handler's value is a promise (or any thenable) to wait for, not the answer itself. */

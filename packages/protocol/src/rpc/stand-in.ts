@@ -7,7 +7,6 @@
  */
 import type { ForeignMessages } from "../foreign/foreign-runtime.js";
 import { ErrorCode } from "../errors.js";
-import { encodeFrame } from "../jsonl/encode.js";
 import { parseEnvelope, type Message } from "../jsonrpc.js";
 import type { PeerTransport, RpcPeer, SendTicket } from "./peer.js";
 
@@ -18,22 +17,10 @@ export interface StandInChannel {
   messages(peer: RpcPeer, open: () => boolean): ForeignMessages;
 }
 
-export interface StandInOptions {
-  /**
-   * Hold the messages both ways to this frame bound, as frames would be held (ForeignMessages
-   * .maxFrameBytes; encodeFrame throws frame_too_large, which RpcPeer answers as it answers an
-   * oversized frame): for a stand-in past which nothing is bounded (an MCP server's arguments and
-   * results go through the MCP SDK unbounded). A stand-in whose own protocol bounds its frames (rpi,
-   * RPI-35) leaves it out, and then nothing is encoded.
-   */
-  maxFrameBytes?: number | undefined;
-}
-
 const NONE: SendTicket = { withdraw: () => false };
 
 /** `out`: where a frame goes while the host reads bytes (the stand-in's stdout). */
-export function standInChannel(out: (frame: string) => void, options: StandInOptions = {}): StandInChannel {
-  const bound = options.maxFrameBytes;
+export function standInChannel(out: (frame: string) => void): StandInChannel {
   const transport: PeerTransport = {
     send(frame) {
       out(frame);
@@ -44,7 +31,6 @@ export function standInChannel(out: (frame: string) => void, options: StandInOpt
   return {
     transport,
     messages: (peer, open) => ({
-      maxFrameBytes: bound,
       write(message: Message) {
         if (!open()) return;
         const checked = parseEnvelope(message);
@@ -53,7 +39,6 @@ export function standInChannel(out: (frame: string) => void, options: StandInOpt
       },
       read(listener) {
         transport.direct = (message) => {
-          if (bound !== undefined) encodeFrame(message, bound);
           listener(message);
           return NONE;
         };

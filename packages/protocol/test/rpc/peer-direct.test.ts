@@ -1,14 +1,16 @@
 /**
  * RpcPeer over a transport that takes messages as objects (`PeerTransport.direct`, what an
- * in-process stand-in offers through ForeignMessages): every message goes there instead of being
- * encoded, and each is what encodeFrame would have written, so no member holds undefined.
+ * in-process stand-in offers through ForeignMessages): every message is still encoded, so the
+ * frame bound and the JSON rules hold as on a pipe, but the message goes there instead of its
+ * frame, and no member of it holds undefined.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { RpcPeer, type PeerTransport } from "../../src/rpc/peer.js";
 import type { Message } from "../../src/jsonrpc.js";
 import { parseEnvelope } from "../../src/jsonrpc.js";
-import { ErrorCode, WireError } from "../../src/errors.js";
+import { ErrorCode, OctetError, WireError } from "../../src/errors.js";
+import { MAX_FRAME_BYTES } from "../../src/bounds.js";
 import { FakeTimers, envelope } from "../helpers/rpc.js";
 
 function setup(onRequest?: (r: { method: string; params?: unknown }) => unknown) {
@@ -30,7 +32,7 @@ function setup(onRequest?: (r: { method: string; params?: unknown }) => unknown)
 
 const turn = () => new Promise((r) => setImmediate(r));
 
-test("a direct transport gets each message as an object, and no frame is encoded", async () => {
+test("a direct transport gets each message as an object, and no frame is sent", async () => {
   const { peer, sent, frames } = setup();
   const withParams = peer.request("tool/call", { name: "echo" }, { paramsText: '{"name":"ignored"}' });
   const bare = peer.request("shutdown", undefined);
@@ -85,4 +87,36 @@ test("direct is read per message: a transport that learns its reader late sends 
   peer.notify("$/late", { n: 2 });
   assert.deepEqual(frames, ['{"jsonrpc":"2.0","method":"$/early","params":{"n":1}}\n']);
   assert.deepEqual(sent, [{ jsonrpc: "2.0", method: "$/late", params: { n: 2 } }]);
+});
+
+test("FRAME-09: a message past the bound or without JSON text is refused before direct sees it", async () => {
+  const { peer, sent } = setup((r) => (r.method === "big" ? { t: "x".repeat(MAX_FRAME_BYTES) } : { n: 1n }));
+  const request = peer.request("tool/call", { t: "x".repeat(MAX_FRAME_BYTES) });
+  await assert.rejects(request.result, (e: unknown) => e instanceof OctetError && e.code === "frame_too_large");
+  assert.throws(
+    () => peer.notify("$/progress", { n: 1n }),
+    (e: unknown) => e instanceof OctetError && e.code === "frame_invalid",
+  );
+  peer.receive(envelope({ jsonrpc: "2.0", id: "big", method: "big", params: {} }));
+  peer.receive(envelope({ jsonrpc: "2.0", id: "odd", method: "odd", params: {} }));
+  await turn();
+  assert.deepEqual(
+    sent.map((m) => [(m as { id: unknown }).id, (m as { error: { code: number } }).error.code]),
+    [
+      ["big", ErrorCode.InternalError],
+      ["odd", ErrorCode.InternalError],
+    ],
+  );
+  assert.equal(peer.pendingCount, 0);
+});
+
+test("a direct transport's own throw is not taken for an encoding failure: one answer per request", () => {
+  const { peer, sent, transport } = setup(() => ({ ok: true }));
+  const deliver = transport.direct!;
+  transport.direct = (m) => {
+    deliver(m);
+    throw new Error("the receiver failed");
+  };
+  assert.throws(() => peer.receive(envelope({ jsonrpc: "2.0", id: "a", method: "m", params: {} })), /receiver failed/);
+  assert.deepEqual(sent, [{ jsonrpc: "2.0", id: "a", result: { ok: true } }]);
 });

@@ -1,7 +1,8 @@
 /**
  * standInChannel: the in-process end of a stand-in child's channel (the rpi and MCP bridges).
  * Frames go to the stand-in's stdout until the host reads messages; the host's messages are judged
- * as envelopes, and nothing is read once the channel is closed.
+ * as envelopes, nothing is read once the channel is closed, and what the stand-in hands over is
+ * held to the frame bound as its frame would be.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -9,6 +10,7 @@ import { RpcPeer } from "../../src/rpc/peer.js";
 import { standInChannel } from "../../src/rpc/stand-in.js";
 import type { Message } from "../../src/jsonrpc.js";
 import { ErrorCode } from "../../src/errors.js";
+import { MAX_FRAME_BYTES } from "../../src/bounds.js";
 import { FakeTimers } from "../helpers/rpc.js";
 
 function setup() {
@@ -68,10 +70,10 @@ test("once the channel is closed, the host's messages are not read", async () =>
   assert.deepEqual(got, []);
 });
 
-test("FRAME-09: with maxFrameBytes a result at the bound is handed over, one past it is an error", async () => {
-  const bound = 200;
+test("FRAME-09: a result whose frame is at the bound is handed over, one past it is answered as an error", async () => {
+  const bound = MAX_FRAME_BYTES;
   const frames: string[] = [];
-  const channel = standInChannel((frame) => frames.push(frame), { maxFrameBytes: bound });
+  const channel = standInChannel((frame) => frames.push(frame));
   // The JSON text of {"jsonrpc":"2.0","id":N,"result":{"t":""}} plus the padding is exactly `bound` bytes at pad 0.
   const empty = JSON.stringify({ jsonrpc: "2.0", id: 1, result: { t: "" } }).length;
   const peer = new RpcPeer({
@@ -80,7 +82,6 @@ test("FRAME-09: with maxFrameBytes a result at the bound is handed over, one pas
     onRequest: (r) => ({ t: "x".repeat(bound - empty + (r.params as { over: number }).over) }),
   });
   const messages = channel.messages(peer, () => true);
-  assert.equal(messages.maxFrameBytes, bound, "the host is told to hold its own messages to the bound");
   const got: Message[] = [];
   messages.read((m) => got.push(m));
   messages.write({ jsonrpc: "2.0", id: 1, method: "tool/call", params: { over: 0 } });

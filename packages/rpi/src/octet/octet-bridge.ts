@@ -17,7 +17,6 @@ import { PassThrough, Writable } from "node:stream";
 import {
   EnvelopeReader,
   ErrorCode,
-  encodeFrame,
   IdTable,
   RpcPeer,
   WireError,
@@ -307,15 +306,11 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
             const onUpdate = progress
               ? (value: unknown): void => {
                   try {
-                    const update = {
+                    peer.notify("$/progress", {
                       request_id: id,
                       sequence: ++sequence,
                       event: { type: "partial_result", result: toOctetResult(value, false) },
-                    };
-                    // Handed to the host as an object there is no frame, but an update is held to
-                    // the frame bound as the wire would hold it (encodeFrame throws over it).
-                    if (channel.transport.direct) encodeFrame({ jsonrpc: "2.0", method: "$/progress", params: update });
-                    peer.notify("$/progress", update);
+                    });
                   } catch (err) {
                     // An update just under the rpi frame bound can be over octet's once wrapped:
                     // progress is best effort, the result still comes.
