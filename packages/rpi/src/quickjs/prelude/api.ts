@@ -346,83 +346,137 @@ function settle(object, key, value) {
   return value;
 }
 
-// The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.
-function makeContext(inv, snap, isCommand) {
-  const pick = (key) =>
-    snap[key] !== undefined && snap[key] !== null ? snap[key] : (session !== null ? session[key] : undefined);
-  const mode = pick("mode");
-  const trusted = pick("projectTrusted") === true;
-  const owner = inv.id;
-  const commandOnly = (api, body) => isCommand ? action(api, body, owner)
+// The snapshot's value for key, else the host hello's.
+function pickOf(snap, key) {
+  return snap[key] !== undefined && snap[key] !== null ? snap[key] : (session !== null ? session[key] : undefined);
+}
+function commandOnly(state, api, body) {
+  return state.isCommand ? action(api, body, state.owner)
     : promiseReject(fail(api + " is only available to command handlers (pi's ExtensionCommandContext)", "unsupported"));
-  // pi's ReplacedSessionContext for withSession: a command ctx with async sendMessage/sendUserMessage.
-  // Asked under this command (its live request), not the owner issued for the replaced session.
-  const fresh = () => objectAssign(makeContext(inv, snap, true), {
+}
+// pi's ReplacedSessionContext for withSession: a command ctx with async sendMessage/sendUserMessage.
+// Asked under this command (its live request), not the owner issued for the replaced session.
+function freshContext(state) {
+  const owner = state.owner;
+  return objectAssign(makeContext(state.inv, state.snap, true), {
     sendMessage: (message, options) => action("pi.sendMessage", withOptional({ kind: "send_message",
       message: message }, "options", options), owner),
     sendUserMessage: (content, options) => action("pi.sendUserMessage", withOptional({ kind: "send_user_message",
       content: content }, "options", options), owner),
   });
-  const replacing = (api, body, options) => isCommand ? replaceSession(api, body, options, owner, fresh)
-    : commandOnly(api, body);
-  return {
-    // ui, modelRegistry and sessionManager are built on first read: they are some sixty closures a
-    // call, and most handlers read none of them. That read (or an assignment) leaves a plain data
-    // property in the member's place, as if the literal had held the value.
-    get ui() { return settle(this, "ui", makeUi(owner)); },
-    set ui(value) { settle(this, "ui", value); },
-    hasUI: mode === "tui" || mode === "rpc",
-    cwd: pick("cwd"),
-    mode: mode,
-    signal: inv.controller.signal,
-    get model() {
+}
+function replacing(state, api, body, options) {
+  return state.isCommand ? replaceSession(api, body, options, state.owner, () => freshContext(state))
+    : commandOnly(state, api, body);
+}
+function ctxCompact(owner, options) {
+  const instructions = typeof options === "string" ? options
+    : isObject(options) && typeof options.customInstructions === "string" ? options.customInstructions : undefined;
+  const done = action("ctx.compact", withOptional({ kind: "compact" }, "customInstructions", instructions), owner);
+  if (isObject(options) && (typeof options.onComplete === "function" || typeof options.onError === "function")) {
+    promiseThen(done,
+      (value) => { if (typeof options.onComplete === "function") options.onComplete(value); },
+      (error) => { if (typeof options.onError === "function") options.onError(error); });
+  }
+  return done;
+}
+// The session the host's session layer mirrors (session.ts); without one these say so. They read
+// no invocation, so every ctx holds the same four functions.
+const CTX_SHARED = {
+  __proto__: null,
+  isIdle: () => {
+    if (mirror === null) throw fail("ctx.isIdle needs a session: this host runs none", "unsupported");
+    return mirror.idle;
+  },
+  hasPendingMessages: () => mirror !== null && mirror.pendingMessages,
+  getContextUsage: () => (mirror === null ? undefined : mirror.contextUsage),
+  getSystemPrompt: () => {
+    if (mirror === null) throw fail("ctx.getSystemPrompt needs a session: this host runs none", "unsupported");
+    return mirror.systemPrompt;
+  },
+};
+// The members made from the invocation on first read. A ctx has them as its own accessors, one
+// shared pair per member (not a closure per member per call: some twenty closures were about a
+// sixth of a QuickJS call's CPU); the first read, or an assignment, leaves a plain data property
+// in the member's place, as if a literal had held the value. ui, modelRegistry and sessionManager
+// are some sixty closures a call, and most handlers read none of them.
+const CTX_STATE = Symbol("octet ctx");
+const CTX_LAZY = {
+  __proto__: null,
+  ui: (state) => makeUi(state.owner),
+  modelRegistry: () => makeModelRegistry(),
+  isProjectTrusted: (state) => () => state.trusted,
+  abort: (state) => () => action("ctx.abort", { kind: "abort" }, state.owner),
+  shutdown: (state) => () => action("ctx.shutdown", { kind: "shutdown" }, state.owner),
+  compact: (state) => (options) => ctxCompact(state.owner, options),
+  waitForIdle: (state) => () => commandOnly(state, "ctx.waitForIdle", { kind: "wait_for_idle" }),
+  reload: (state) => () => commandOnly(state, "ctx.reload", { kind: "reload" }),
+  // pi's session replacement (ExtensionCommandContext): session/switch on the wire, answered
+  // {cancelled} by the bridge; withSession runs here as for newSession (session.ts replaceSession).
+  switchSession: (state) => (sessionPath, options) => replacing(state, "ctx.switchSession",
+    { kind: "switch_session", sessionPath: String(sessionPath) }, options),
+  // newSession, fork, navigateTree: the session layer's (session.ts replaceSession); options carry
+  // only data here (the setup and withSession callbacks run in this instance).
+  newSession: (state) => (options) => replacing(state, "ctx.newSession", withOptional({ kind: "new_session" },
+    "parentSession", isObject(options) && typeof options.parentSession === "string" ? options.parentSession
+      : undefined), options),
+  fork: (state) => (entryId, options) => replacing(state, "ctx.fork", { kind: "fork", entryId: String(entryId),
+    position: isObject(options) && options.position === "at" ? "at" : "before" }, options),
+  navigateTree: (state) => (targetId, options) => replacing(state, "ctx.navigateTree",
+    objectAssign({ kind: "navigate_tree", targetId: String(targetId) }, treeOptions(options)), options),
+  sessionManager: (state) => makeSessionManager(pickOf(state.snap, "cwd")),
+};
+const CTX_ACCESSORS = {
+  __proto__: null,
+  model: {
+    __proto__: null,
+    enumerable: true,
+    configurable: true,
+    get() {
+      const state = this[CTX_STATE];
+      const snap = state === undefined ? {} : state.snap;
       if (snap.model === null || snap.model === undefined) return undefined;
       const full = isObject(snap.model) ? findModel(snap.model.provider, snap.model.id) : undefined;
       return full === undefined ? snap.model : modelCopy(full);
     },
-    get modelRegistry() { return settle(this, "modelRegistry", makeModelRegistry()); },
-    set modelRegistry(value) { settle(this, "modelRegistry", value); },
-    isProjectTrusted: () => trusted,
-    abort: () => action("ctx.abort", { kind: "abort" }, owner),
-    shutdown: () => action("ctx.shutdown", { kind: "shutdown" }, owner),
-    compact(options) {
-      const instructions = typeof options === "string" ? options
-        : isObject(options) && typeof options.customInstructions === "string" ? options.customInstructions : undefined;
-      const done = action("ctx.compact", withOptional({ kind: "compact" }, "customInstructions", instructions), owner);
-      if (isObject(options) && (typeof options.onComplete === "function" || typeof options.onError === "function")) {
-        promiseThen(done,
-          (value) => { if (typeof options.onComplete === "function") options.onComplete(value); },
-          (error) => { if (typeof options.onError === "function") options.onError(error); });
-      }
-      return done;
-    },
-    waitForIdle: () => commandOnly("ctx.waitForIdle", { kind: "wait_for_idle" }),
-    reload: () => commandOnly("ctx.reload", { kind: "reload" }),
-    // pi's session replacement (ExtensionCommandContext): session/switch on the wire, answered
-    // {cancelled} by the bridge; withSession runs here as for newSession (session.ts replaceSession).
-    switchSession: (sessionPath, options) => replacing("ctx.switchSession",
-      { kind: "switch_session", sessionPath: String(sessionPath) }, options),
-    // newSession, fork, navigateTree: the session layer's (session.ts replaceSession); options carry
-    // only data here (the setup and withSession callbacks run in this instance).
-    newSession: (options) => replacing("ctx.newSession", withOptional({ kind: "new_session" }, "parentSession",
-      isObject(options) && typeof options.parentSession === "string" ? options.parentSession : undefined), options),
-    fork: (entryId, options) => replacing("ctx.fork", { kind: "fork", entryId: String(entryId),
-      position: isObject(options) && options.position === "at" ? "at" : "before" }, options),
-    navigateTree: (targetId, options) => replacing("ctx.navigateTree", objectAssign({ kind: "navigate_tree",
-      targetId: String(targetId) }, treeOptions(options)), options),
-    // The session the host's session layer mirrors (session.ts); without one these say so.
-    get sessionManager() { return settle(this, "sessionManager", makeSessionManager(pick("cwd"))); },
-    set sessionManager(value) { settle(this, "sessionManager", value); },
-    isIdle: () => {
-      if (mirror === null) throw fail("ctx.isIdle needs a session: this host runs none", "unsupported");
-      return mirror.idle;
-    },
-    hasPendingMessages: () => mirror !== null && mirror.pendingMessages,
-    getContextUsage: () => (mirror === null ? undefined : mirror.contextUsage),
-    getSystemPrompt: () => {
-      if (mirror === null) throw fail("ctx.getSystemPrompt needs a session: this host runs none", "unsupported");
-      return mirror.systemPrompt;
-    },
+  },
+};
+{
+  const names = objectKeys(CTX_LAZY);
+  for (let i = 0; i < names.length; i++) {
+    const key = names[i];
+    const make = CTX_LAZY[key];
+    put(CTX_ACCESSORS, key, {
+      __proto__: null,
+      enumerable: true,
+      configurable: true,
+      get() {
+        const state = this[CTX_STATE];
+        return state === undefined ? undefined : settle(this, key, make(state));
+      },
+      set(value) {
+        settle(this, key, value);
+      },
+    });
+  }
+}
+
+// The ctx of one invocation: its snapshot (falling back to the host hello), its signal, its UI.
+function makeContext(inv, snap, isCommand) {
+  const mode = pickOf(snap, "mode");
+  const state = { inv: inv, snap: snap, isCommand: isCommand, owner: inv.id,
+    trusted: pickOf(snap, "projectTrusted") === true };
+  const ctx = {
+    hasUI: mode === "tui" || mode === "rpc",
+    cwd: pickOf(snap, "cwd"),
+    mode: mode,
+    signal: inv.controller.signal,
+    isIdle: CTX_SHARED.isIdle,
+    hasPendingMessages: CTX_SHARED.hasPendingMessages,
+    getContextUsage: CTX_SHARED.getContextUsage,
+    getSystemPrompt: CTX_SHARED.getSystemPrompt,
   };
+  defineProperty(ctx, CTX_STATE, { __proto__: null, value: state });
+  return defineProperties(ctx, CTX_ACCESSORS);
 }
 `;

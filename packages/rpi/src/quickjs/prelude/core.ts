@@ -18,6 +18,7 @@ export const CORE_JS = String.raw`
 const uncurry = Function.prototype.bind.bind(Function.prototype.call);
 const apply = Reflect.apply;
 const defineProperty = Object.defineProperty;
+const defineProperties = Object.defineProperties;
 const objectKeys = Object.keys;
 const objectAssign = Object.assign;
 const freeze = Object.freeze;
