@@ -365,6 +365,45 @@ test("AbortController/AbortSignal shim and the JSON structuredClone", async () =
   }
 });
 
+test("AbortSignal shim: an untouched signal reads as fresh, its state is private, an abort is its own", async () => {
+  const h = await PreludeHarness.start(ext(""));
+  try {
+    assert.deepEqual(
+      h.evaluate(
+        `(() => {
+      const a = new AbortController();
+      const b = new AbortController();
+      const fresh = [b.signal.aborted, b.signal.reason, Reflect.ownKeys(b.signal)];
+      b.signal.removeEventListener("abort", () => {});
+      b.signal.throwIfAborted();
+      a.abort("why");
+      const get = Object.getOwnPropertyDescriptor(AbortSignal.prototype, "aborted").get;
+      const refused = [];
+      for (const v of [{}, 1, null, AbortSignal.prototype]) {
+        try { get.call(v); refused.push("read"); } catch (e) { refused.push(e.name + ": " + e.message); }
+      }
+      return [fresh, a.signal.aborted, a.signal.reason, b.signal.aborted, b.signal.reason, refused];
+    })()`,
+      ),
+      [
+        [false, null, ["onabort"]],
+        true,
+        "why",
+        false,
+        null,
+        [
+          "TypeError: not an AbortSignal",
+          "TypeError: not an AbortSignal",
+          "TypeError: not an AbortSignal",
+          "TypeError: not an AbortSignal",
+        ],
+      ],
+    );
+  } finally {
+    h.dispose();
+  }
+});
+
 test(
   "RPI-29: unknown frame types and malformed text are ignored; unknown request and invocation kinds, and an " +
     "invoke before initialize, get an error",
