@@ -149,15 +149,16 @@ export const TARGETS = [
     kind: "ratio",
     max: 2,
     why:
-      "interpretation: a call costs 64-67 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
-      "2026-12-03, pinned), about 55 of them on the worker, where the wasm interpreter dominates and " +
-      "quickjs-emscripten's per-entry JavaScript (scopes, argument arrays, string copies, the generator that " +
-      "wraps each host-function call) takes about 9: entering the VM with the frame as a new string (2.7 us), " +
-      "QuickJS's JSON.parse of the invoke frame (6.2 us for ~400 bytes with its context; since issue 19 the " +
-      "context goes only when it changed), the prelude's dispatch, AbortController shim, " +
-      "ctx and async apply (about 25 us before a ctx's methods were made on first read, 2026-12-03: 69.3-72.0 -> " +
-      "64.5-66.7 us per call), then its jobs: the awaited result, JSON.stringify (4 us) and the " +
-      "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context. Each frame is " +
+      "interpretation: a call costs 62-64 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
+      "2026-12-03, pinned to one CPU), about 20 of them on the host thread (its CPU profile) and the rest on the " +
+      "worker, where the wasm interpreter dominates and quickjs-emscripten's per-entry JavaScript (scopes, " +
+      "argument arrays, string copies, the generator that wraps each host-function call) takes about 9: " +
+      "entering the VM with the frame as a new string (2.7 us), QuickJS's JSON.parse of the invoke frame (6.2 us " +
+      "for ~400 bytes with its context; since issue 19 the context goes only when it changed), the prelude's " +
+      "dispatch and async apply, then its jobs: the awaited result, JSON.stringify (4 us) and the " +
+      "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context, where creating " +
+      "a closure costs about 0.55 us, so the prelude now makes a ctx's twenty methods on first read (69.3-72.0 -> " +
+      "64.5-66.7 us per call) and a signal's state on its first listener (-> 62.3-63.9). Each frame is " +
       "its own VM entry with its own budget and watchdog (QJS-16), send checks size and rate at the VM boundary " +
       "(QJS-18), and the host thread checks every rpi frame (the worker is untrusted, RPI-35/37). The host " +
       "thread's in-process bridge no longer parses octet JSON-RPC text: since 2026-12-03 the host and the " +
@@ -173,9 +174,9 @@ export const TARGETS = [
     min: 0.4,
     why:
       "the single worker thread runs the 64 calls one at a time and the host thread shares its CPU, so " +
-      "throughput is the inverse of the call's whole CPU (64-67 us, see p50: about 55 on the worker, the " +
-      "rest on the host thread), while raw's child answers in a few us of JIT code. Issue 19 took it from 6,965 to " +
-      "about 14,000 calls/s (among other things the request tables no longer churn a Map, whose old tables " +
+      "throughput is the inverse of the call's whole CPU (62-64 us, see p50: about 20 on the host thread, the " +
+      "rest on the worker), while raw's child answers in a few us of JIT code. Issue 19 took it from 6,965 to " +
+      "about 15,700 calls/s pinned (among other things the request tables no longer churn a Map, whose old tables " +
       "kept 1.8 MB alive through every scavenge of the host thread).",
   },
   {
