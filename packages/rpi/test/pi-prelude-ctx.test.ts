@@ -94,3 +94,69 @@ test("QJS-05: ctx members are its own, work detached, through a spread and throu
     h.dispose();
   }
 });
+
+test("QJS-05: a ctx deep-frozen, sealed or copied by its string keys keeps the call answered, says why", async () => {
+  const { h } = await loaded(
+    ext(`
+    const deepFreeze = (o) => {
+      for (const k of Reflect.ownKeys(o)) {
+        const v = Object.getOwnPropertyDescriptor(o, k).value;
+        if (v !== null && (typeof v === "object" || typeof v === "function")) deepFreeze(v);
+      }
+      return Object.freeze(o);
+    };
+    pi.registerTool({
+      name: "frozen", description: "Freezes its ctx",
+      async execute(_id, _params, _signal, _onUpdate, ctx) {
+        const slot = Object.getOwnPropertySymbols(ctx).map((k) => Reflect.ownKeys(ctx[k]).length);
+        deepFreeze(ctx);
+        let refused = "";
+        try { ctx.abort = () => 1; } catch (e) { refused = e.name + ": " + e.message; }
+        return { content: [], details: { slot, refused, stable: ctx.abort === ctx.abort, name: ctx.abort.name } };
+      },
+    });
+    pi.registerTool({
+      name: "sealed", description: "Seals its ctx",
+      async execute(_id, _params, _signal, _onUpdate, ctx) {
+        Object.seal(ctx);
+        const mine = () => "mine";
+        ctx.shutdown = mine;
+        const copy = {};
+        for (const k of Object.keys(ctx)) Object.defineProperty(copy, k, Object.getOwnPropertyDescriptor(ctx, k));
+        let detached = "";
+        try { copy.reload; } catch (e) { detached = e.name + ": " + e.message; }
+        return { content: [], details: { kept: ctx.shutdown === mine, stable: ctx.fork === ctx.fork, detached } };
+      },
+    });`),
+    { capabilities: ["tools"] },
+  );
+  try {
+    const call = (id: string, name: string) =>
+      invoke(id, { kind: "tool", name, callId: `call-${id}`, arguments: {} }, { cwd: "/repo", mode: "tui" });
+    h.send(call("req-2", "frozen"));
+    h.send(call("req-3", "sealed"));
+    assert.deepEqual(h.take(), [
+      ok("req-2", {
+        content: [],
+        details: {
+          slot: [0],
+          refused: "TypeError: ctx.abort is read-only: the ctx is frozen",
+          stable: true,
+          name: "abort",
+        },
+      }),
+      ok("req-3", {
+        content: [],
+        details: {
+          kept: true,
+          stable: true,
+          detached:
+            "TypeError: ctx.reload was read from an object that is not a handler's ctx (copy a ctx with its symbol " +
+            "members, as Object.getOwnPropertyDescriptors does)",
+        },
+      }),
+    ]);
+  } finally {
+    h.dispose();
+  }
+});

@@ -39,6 +39,7 @@ import { CONSOLE_JS } from "./prelude/console.js";
 import { RENDER_JS } from "./prelude/render.js";
 import { HOST_CALLS_JS } from "./prelude/host-calls.js";
 import { API_JS } from "./prelude/api.js";
+import { CTX_JS } from "./prelude/ctx.js";
 import { DISPATCH_JS } from "./prelude/dispatch.js";
 import { SESSION_JS } from "./prelude/session.js";
 import { USER_BASH_JS } from "./prelude/user-bash.js";
@@ -131,6 +132,7 @@ export const PI_PRELUDE: string = [
   SESSION_JS,
   RENDER_JS,
   API_JS,
+  CTX_JS,
   USER_BASH_JS,
   DISPATCH_JS,
   `})(${JSON.stringify(KNOWN_EVENTS)}, ${JSON.stringify(PI_EVENT_ALIASES)}, ${INTRINSICS.join(", ")});`,

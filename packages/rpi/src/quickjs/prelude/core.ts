@@ -22,6 +22,7 @@ const defineProperties = Object.defineProperties;
 const objectKeys = Object.keys;
 const objectAssign = Object.assign;
 const freeze = Object.freeze;
+const isFrozen = Object.isFrozen;
 const hasOwnProperty = uncurry(Object.prototype.hasOwnProperty);
 const isArray = Array.isArray;
 const arrayFrom = Array.from;
