@@ -131,12 +131,13 @@ export class RpcPeer {
         reject(this.#closed);
         return;
       }
+      // One object for the frame and, to a direct transport, for the message itself.
+      const message: Message =
+        params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params };
       let frame: string;
       try {
         frame =
-          options.paramsText === undefined
-            ? encodeFrame({ jsonrpc: "2.0", id, method, params } satisfies Message)
-            : encodeRequestFrame(id, method, options.paramsText);
+          options.paramsText === undefined ? encodeFrame(message) : encodeRequestFrame(id, method, options.paramsText);
       } catch (err) {
         reject(err);
         return;
@@ -161,9 +162,7 @@ export class RpcPeer {
       }
       const direct = this.#transport.direct;
       try {
-        entry.ticket = direct
-          ? direct(params === undefined ? { jsonrpc: "2.0", id, method } : { jsonrpc: "2.0", id, method, params })
-          : this.#transport.send(frame);
+        entry.ticket = direct ? direct(message) : this.#transport.send(frame);
       } catch (err) {
         // Nothing was queued: drop the entry and its deadline, or it would stay pending forever.
         if (this.#pending.get(id) === entry) this.#pending.delete(id);
@@ -193,10 +192,10 @@ export class RpcPeer {
   /** Queues a notification; the ticket withdraws it while no byte of it was written. */
   notify(method: string, params: unknown): SendTicket {
     if (this.#closed) throw this.#closed;
-    const frame = encodeFrame({ jsonrpc: "2.0", method, params } satisfies Message);
+    const message: Message = params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params };
+    const frame = encodeFrame(message);
     const direct = this.#transport.direct;
-    if (direct) return direct(params === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, params });
-    return this.#transport.send(frame);
+    return direct ? direct(message) : this.#transport.send(frame);
   }
 
   /** Feeds one decoded, validated envelope from the other side. */
