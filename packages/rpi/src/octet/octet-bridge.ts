@@ -14,15 +14,7 @@
  */
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
-import {
-  EnvelopeReader,
-  ErrorCode,
-  IdTable,
-  RpcPeer,
-  WireError,
-  standInChannel,
-  type RequestMessage,
-} from "@octet/protocol";
+import { ErrorCode, IdTable, RpcPeer, WireError, standInChannel, type RequestMessage } from "@octet/protocol";
 import type {
   ForeignMessages,
   ForeignSessionControl,
@@ -213,39 +205,21 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         fire(event, lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>), n.method);
     },
   });
-  const reader = new EnvelopeReader();
-  const read = (events: ReturnType<EnvelopeReader["push"]>): void => {
-    for (const event of events) {
-      if (event.kind === "envelope") peer.receive(event.envelope);
-      else refuseLine(event);
-    }
-  };
+  // The host hands its messages over as objects (hostMessages) and writes no bytes to a child that
+  // offers them (ForeignMessages): a write here is a host that broke that contract, and it fails.
   const stdin = new Writable({
-    write(chunk: Buffer, _enc, done) {
-      read(reader.push(chunk));
-      done();
+    write(_chunk: Buffer, _enc, done) {
+      done(new Error("this stand-in takes the host's messages as objects (ForeignMessages), not bytes"));
     },
-    destroy(_err, done) {
+    destroy(err, done) {
       void connection?.terminate("the host closed the extension's channel");
-      done(null);
+      // A failed write's error is the stream's: the host hears it (its writer listens for errors).
+      done(err);
     },
   });
   // Once the host closed the channel (stdin destroyed) nothing more is read, as from a closed pipe.
   const hostMessages = channel.messages(peer, () => !stdin.destroyed);
   Object.assign(child, { pid: undefined, stdin, stdout, stderr, messages: hostMessages });
-
-  /**
-   * A line that is no frame is answered as an SDK answers it (FRAME-10, FRAME-01): -32700 for
-   * invalid JSON, -32600 for a bad envelope; a frame over the bound ends the channel (FRAME-10:
-   * terminal), since the reader cannot find the next frame after it.
-   */
-  function refuseLine(event: Exclude<ReturnType<EnvelopeReader["push"]>[number], { kind: "envelope" }>): void {
-    if (event.kind === "invalid_envelope")
-      return peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
-    if (event.error.code === "invalid_json")
-      return peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
-    if (reader.failed) void connection?.terminate(`the host sent an unreadable frame: ${event.error.message}`);
-  }
 
   const services = bridgeServices({
     peer,
