@@ -81,17 +81,21 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.2,
     why:
-      "what octet does that raw's child does not, timed on the AMD machine (2026-12-02 evening, node's own " +
-      "start is about 85 ms there for both): the extension imports the SDK, 27 ms against readline's 1 " +
-      "(@octet/protocol's 220 KB bundle about 11 ms to load, compile and run its top level, the SDK's own " +
-      "about 8; node:crypto, node:tty and node:fs are loaded at first use since issue 19); the host takes " +
-      "13.7 ms from its start to the spawn (its constructor 2 ms, discovery 5 with the async fs calls of " +
-      "first-run code, the manifest 0.7, the generation and scratch directory 3.5); the PID-namespace " +
-      "launchers (setpriv, unshare, a /proc mount) add 5-8 ms before node's first instruction; initialize and " +
-      "the first call run code for the first time on both sides (about 8 ms). The separate containment trial " +
-      "that ran before the first launch (8-13 ms there) is gone: the first launch is its own trial. In " +
-      "alternated runs of 11 processes the namespace launch measured 1.20-1.23x and the process group alone " +
-      "(OCTET_CONTAINMENT=process-group) 1.12-1.13x.",
+      "the PID-namespace containment, and noise: on 2026-12-03 (AMD machine, 9 rounds each) octet measured 1.19x " +
+      "split and 1.18x shared with it and 1.09x / 1.12x with OCTET_CONTAINMENT=process-group, and the full runs " +
+      "of the last two days put it at 1.18-1.29x. The launchers (setpriv --pdeathsig, unshare with a user and PID " +
+      "namespace and a /proc mount) add 5-8 ms before node's first instruction; they are what makes an " +
+      "extension's whole process tree die with it and with the host (ENV-09, SHUT-05: a process group alone can " +
+      "be left by setsid or a double fork), so the figure that counts against raw is the contained one. The rest, " +
+      "timed on the AMD machine (node's own start is about 85-95 ms there for both): the extension imports the " +
+      "SDK, about 20-27 ms against readline's 1 (@octet/protocol's 220 KB bundle about 11 ms to load, compile and " +
+      "run its top level, the SDK's own about 8, and Node's first resolution of a package through an exports map, " +
+      "3-5 ms; node:crypto, node:tty and node:fs are loaded at first use since issue 19; a V8 code cache measured " +
+      "no gain, see the import-time why); the host takes about 14 ms from its start to the spawn (its constructor " +
+      "2 ms, discovery 5 with the async fs calls of first-run code, the manifest 0.7, the generation and scratch " +
+      "directory 3.5); initialize and the first call run code for the first time on both sides (about 8 ms). The " +
+      "separate containment trial that ran before the first launch (8-13 ms) is gone: the first launch is its own " +
+      "trial.",
   },
   {
     scenario: "cancel-storm",
@@ -113,13 +117,14 @@ export const TARGETS = [
     why:
       "not retained memory: heapUsed after a full collection stays at 6-8 MiB over a run. The host's library is " +
       "about 4 MiB more resident than raw's after import (47 against 43 MiB) and its start leaves 2-3 MiB more " +
-      "old space; the rest is V8's young generation, which grows while objects survive scavenges: the state " +
-      "of the 64 calls in flight (2.2-2.4 KB each since the host stopped holding an async frame and the " +
-      "params per call, 3.4 KB before) is live at each scavenge, so over the benchmark's 18,000 throughput " +
-      "calls the new space grows to 8 MB (16 MB before; raw's 4 MB); staying at raw's size would take about " +
-      "a fifth of that state per call. Run with --max-semi-space-size=2 the host peaked lower still but " +
-      "512 KiB results slowed by 10-20%, so no flag is recommended. Issue 19 took this from 1.83x to " +
-      "1.18-1.21x (the last runs on both machines).",
+      "old space; the rest is V8's young generation, which grows while objects survive scavenges: the state of " +
+      "the 64 calls in flight, what the wire asks the host to keep per request (its deadline, its cancellation by " +
+      "id, its slot under the negotiated limit, its pending answer), (2.2-2.4 KB each since the host stopped " +
+      "holding an async frame and the params per call, 3.4 KB before) is live at each scavenge, so over the " +
+      "benchmark's 18,000 throughput calls the new space grows to 8 MB (16 MB before; raw's 4 MB); staying at " +
+      "raw's size would take about a fifth of that state per call. Run with --max-semi-space-size=2 the host " +
+      "peaked lower still but 512 KiB results slowed by 10-20%, so no flag is recommended. Issue 19 took this " +
+      "from 1.83x to 1.18-1.21x (the last runs on both machines).",
   },
   {
     // Issue 7: the Python SDK against the raw Python floor (its baseline, see run.mjs).
@@ -129,17 +134,22 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.3,
     why:
-      "three parts, measured one call at a time on the AMD machine (2026-12-02 evening, /proc and an in-process " +
-      "frame benchmark): the octet host's own cost per call, the same as in octet's p50, which raw-py's raw " +
-      "parent does not pay (about 5 us of CPU, more of wall); the asyncio loop, through which each wake-up " +
-      "goes where raw-py blocks in read() (a minimal add_reader child doing only json loads and dumps spends " +
-      "25.5-26 us of CPU per call against raw-py's 20.5); and the per-frame work the wire requires, 14.1 us " +
-      "in process against raw-py's 5 us of json: decoding with the duplicate-member check (FRAME-01), the " +
-      "closed envelope and id rules, tool/call params and context (CALL-01/02), request scope, slot and ctx " +
-      "(cancellation by id, the negotiated limit, ext.cancellation), result mapping, encoding and the frame " +
-      "bound checked before any write (FRAME-09), and the writer's cork. The SDK's process spends 35 us per " +
-      "call (38 before its frame path was trimmed in issue 19's last session). The tools are inline=True " +
-      "(they return at once); an undeclared def adds one thread handoff.",
+      "the octet host's own checks leave the Python SDK almost nothing. Measured on the AMD machine (2026-12-03, " +
+      "split, 10 rounds): py-sdk p50 55.2-56.1 us against raw-py's 37.2; octet with the TS SDK 45.2 us against " +
+      "raw's 37.0 in the same run (1.22x), so the host's own per-call work (closed envelopes, FRAME-01/02/09/10, " +
+      "CALL-01 contexts, result validation, deadlines and cancellation state) takes about 8 us of wall time that " +
+      "raw-py's parent does not, and 1.3x (48.4 us) would leave the Python SDK about 3 us over raw-py's " +
+      "json.loads and json.dumps. Its frame path alone, driven in process over the real decoder and writer (17.2 " +
+      "us per tools/call against 6.2 for raw-py's loads and dumps of the same frame), spends more than that on " +
+      "what the wire requires: decoding with the duplicate-member check (FRAME-01: 3.8 against 2.8 us for " +
+      "json.loads), the closed envelope and id rules (0.5), tool/call params and context (CALL-01/02: 0.55), the " +
+      "result mapping (0.2), the encoding with the frame bound before any write (FRAME-09: 2.3), the slot under " +
+      "the negotiated limit (PY-04) and the request's scope and active-table entry for cancellation by id (0.5); " +
+      "the rest is about 140 Python calls per frame through those layers (no single one above 0.6 us). The " +
+      "process adds the asyncio loop, which lets async handlers, worker threads and cancellation share one " +
+      "connection: each wake-up goes through epoll and the loop's run where raw-py blocks in read() (a minimal " +
+      "add_reader child doing only json loads and dumps spends 25.5-26 us of CPU per call against raw-py's 20.5). " +
+      "The tools are inline=True (they return at once); an undeclared def adds one thread handoff.",
   },
   {
     // Issue 19: an extension in the QuickJS sandbox (a worker thread of the host) against raw.
@@ -149,22 +159,23 @@ export const TARGETS = [
     kind: "ratio",
     max: 2,
     why:
-      "interpretation: a call costs 62-64 us of CPU over both threads (process.cpuUsage, 64 in flight, " +
-      "2026-12-03, pinned to one CPU), about 20 of them on the host thread (its CPU profile) and the rest on the " +
-      "worker, where the wasm interpreter dominates and quickjs-emscripten's per-entry JavaScript (scopes, " +
-      "argument arrays, string copies, the generator that wraps each host-function call) takes about 9: " +
-      "entering the VM with the frame as a new string (2.7 us), QuickJS's JSON.parse of the invoke frame (6.2 us " +
-      "for ~400 bytes with its context; since issue 19 the context goes only when it changed), the prelude's " +
-      "dispatch and async apply, then its jobs: the awaited result, JSON.stringify (4 us) and the " +
-      "__octet_host.send crossing (3.5 us); those unit costs were timed in a bare QuickJS context, where creating " +
-      "a closure costs about 0.55 us, so the prelude now makes a ctx's twenty methods on first read (69.3-72.0 -> " +
-      "64.5-66.7 us per call) and a signal's state on its first listener (-> 62.3-63.9). Each frame is " +
-      "its own VM entry with its own budget and watchdog (QJS-16), send checks size and rate at the VM boundary " +
-      "(QJS-18), and the host thread checks every rpi frame (the worker is untrusted, RPI-35/37). The host " +
-      "thread's in-process bridge no longer parses octet JSON-RPC text: since 2026-12-03 the host and the " +
-      "bridge hand each other messages as objects, each still encoded by its sender for the frame bound " +
-      "(FRAME-09) but parsed by nobody (75.4-76.1 -> 71.1-73.5 us per call); what is left there is that " +
-      "encoding, the rpi frames to and from the worker, postMessage and collection.",
+      "interpretation, which is what the sandbox is (QJS-14..18: its own thread, runtime and context, 64 MiB, a " +
+      "watchdog, no host globals, bounded frames), against raw's JIT-compiled child. A call costs 62-64 us of CPU " +
+      "over both threads (process.cpuUsage, 64 in flight, 2026-12-03, pinned to one CPU), about 20 of them on the " +
+      "host thread (its CPU profile) and the rest on the worker, where the wasm interpreter dominates and " +
+      "quickjs-emscripten's per-entry JavaScript (scopes, argument arrays, string copies, the generator that " +
+      "wraps each host-function call) takes about 9: entering the VM with the frame as a new string (2.7 us), " +
+      "QuickJS's JSON.parse of the invoke frame (6.2 us for ~400 bytes with its context; since issue 19 the " +
+      "context goes only when it changed), the prelude's dispatch and async apply, then its jobs: the awaited " +
+      "result, JSON.stringify (4 us) and the __octet_host.send crossing (3.5 us); those unit costs were timed in " +
+      "a bare QuickJS context, where creating a closure costs about 0.55 us, so the prelude now makes a ctx's " +
+      "twenty methods on first read (69.3-72.0 -> 64.5-66.7 us per call) and a signal's state on its first " +
+      "listener (-> 62.3-63.9). Each frame is its own VM entry with its own budget and watchdog (QJS-16), send " +
+      "checks size and rate at the VM boundary (QJS-18), and the host thread checks every rpi frame (the worker " +
+      "is untrusted, RPI-35/37). The host thread's in-process bridge no longer parses octet JSON-RPC text: since " +
+      "2026-12-03 the host and the bridge hand each other messages as objects, each still encoded by its sender " +
+      "for the frame bound (FRAME-09) but parsed by nobody (75.4-76.1 -> 71.1-73.5 us per call); what is left " +
+      "there is that encoding, the rpi frames to and from the worker, postMessage and collection.",
   },
   {
     candidate: "quickjs",
@@ -173,11 +184,11 @@ export const TARGETS = [
     kind: "ratio",
     min: 0.4,
     why:
-      "the single worker thread runs the 64 calls one at a time and the host thread shares its CPU, so " +
-      "throughput is the inverse of the call's whole CPU (62-64 us, see p50: about 20 on the host thread, the " +
-      "rest on the worker), while raw's child answers in a few us of JIT code. Issue 19 took it from 6,965 to " +
-      "about 15,700 calls/s pinned (among other things the request tables no longer churn a Map, whose old tables " +
-      "kept 1.8 MB alive through every scavenge of the host thread).",
+      "the sandbox's one thread per extension (QJS-14) runs the 64 calls one at a time in the interpreter and the " +
+      "host thread shares its CPU, so throughput is the inverse of the call's whole CPU (62-64 us, see p50: about " +
+      "20 on the host thread, the rest on the worker), while raw's child answers in a few us of JIT code. Issue " +
+      "19 took it from 6,965 to about 15,700 calls/s pinned (among other things the request tables no longer " +
+      "churn a Map, whose old tables kept 1.8 MB alive through every scavenge of the host thread).",
   },
   {
     candidate: "quickjs",
@@ -186,13 +197,19 @@ export const TARGETS = [
     kind: "ratio",
     max: 1.5,
     why:
-      "in order, unpinned (2026-12-02, about 145 ms in all): the host's start up to the launch 16 ms, the wasm " +
-      "compile 7 ms (once per process), the worker thread's bootstrap 22 ms, its modules 15 ms (bundled into one " +
-      "file since: about 10 ms less, pinned), the emscripten module with its 64 MiB Memory 14 ms, runtime, context " +
-      "and host object 6 ms, the 88 KB prelude 25-35 ms (V8 compiles QuickJS's wasm functions on their first " +
-      "call: the same prelude takes 7 ms once they are compiled, and minifying it measured no gain), then the " +
-      "rpi handshake and octet's initialize 15-20 ms. Pinned to one CPU, as the benchmark runs it, nothing " +
-      "overlaps. What would remain is a worker and runtime started before they are asked for.",
+      "the sandbox's start, all of it on one CPU. Pinned as the benchmark runs it, a QuickJS cold start is about " +
+      "300 ms of CPU (process.cpuUsage, 2026-12-03; unpinned the same start takes 150 ms of wall time on two " +
+      "cores). In order (unpinned, 2026-12-02): the host's start up to the launch 16 ms, the wasm compile 7-10 ms " +
+      "(lazy: V8 compiles each function on its first call; compiling all of them eagerly takes 41 ms), the worker " +
+      "thread's bootstrap 22 ms, its one bundled module 5, the emscripten module with its 64 MiB Memory 14 ms, " +
+      "runtime, context and host object 6 ms, the 88 KB prelude 25-35 ms (V8 compiles QuickJS's wasm functions on " +
+      "their first call: the same prelude takes 7 ms once they are compiled; minifying it measured no gain), then " +
+      "the rpi handshake and octet's initialize 15-20 ms. V8's wasm tiering is not the cost: with " +
+      "--no-wasm-tier-up the pinned cold start measured 3.18x, without dynamic tiering 3.63x, with eager " +
+      "compilation 2.87x, against 2.91x as shipped. Each extension gets its own worker, runtime and memory (the " +
+      "isolation the sandbox is for: its own thread, runtime and context, QJS-14; the 64 MiB limit, QJS-15; the " +
+      "watchdog, QJS-16), and the wasm module is compiled once per host and shared; what would remain is a worker " +
+      "and runtime started before they are asked for, which on one CPU moves the cost rather than removing it.",
   },
   {
     scenario: "import-time",
@@ -200,20 +217,24 @@ export const TARGETS = [
     kind: "absolute",
     max: 30,
     why:
-      "an absolute figure, so it moves with the machine: 23.8 ms on the Intel machine, 42-48 ms on the AMD " +
-      "one, where raw's own first import (node:child_process) takes 7.4 ms against 3.7. There: the protocol " +
-      "bundle about 11 ms (compiling 220 KB is most of it, its top level 1.5), the host bundle about 12, and " +
-      "Node's modules it imports: crypto 5 ms, child_process 4.3, node:fs's ESM facade 2.7 (serving the " +
-      "bundles' node: imports from the CommonJS modules instead saved nothing measurable, crypto loads the " +
-      "stream classes anyway). Minifying saved 0.6 ms of the protocol bundle's 11; loading crypto at first use " +
-      "only moved its cost into the cold start; what would remain is splitting rarely used parts (the " +
-      "extension checker, artifacts: about 50 of the host's 374 KB) into chunks loaded on first use. A V8 code cache " +
-      "(the bundles as CommonJS run through vm.Script with cachedData) measured the SDK's import with the " +
-      "protocol 19.1 -> 10.3 ms (pinned, 15 alternated runs, 2026-12-03); not done: Node 20 has no module " +
-      "compile cache, a cache made at run time needs a per-user directory that an extension's environment may " +
-      "not name, and V8 checks cached data against the source's length only, so a same-length edit of a " +
-      "bundle would run stale code unless the file were hashed first (4-6 ms in JavaScript, node:crypto " +
-      "6.5 ms to load).",
+      "an absolute figure, so it moves with the machine: 23.8 ms on the Intel machine, 40-45 ms on the AMD one, " +
+      "where raw's own first import (node:child_process) takes 6-7.4 ms against 3.7. There: the protocol bundle " +
+      "about 11 ms (compiling 220 KB is most of it, its top level 1.5-3), the host bundle about 12, Node's " +
+      "modules it imports (crypto 5 ms, child_process 4.3, node:fs's ESM facade 2.7) and the first resolution of " +
+      'a package name through an "exports" map (import.meta.resolve of @octet/protocol 2.8 ms, of a second ' +
+      "package 1.8-5 ms, against 0.2 for a relative path: Node's resolver runs its code for the first time; every " +
+      "package with an exports map pays it, and raw imports a builtin). Loading crypto at first use only moves " +
+      "its cost into the host's start (randomUUID makes the session and instance ids of the owner triple), which " +
+      "the cold start pays. A V8 code cache was built and measured on 2026-12-03 (each bundle as a CommonJS body " +
+      "run through vm.Script with cachedData made on first load, keyed by the body's inode, size, mtime and " +
+      "ctime): it cut the protocol's compile from 8.1 to 2.3 ms, yet the import as a whole did not get faster " +
+      "(alternated, pinned, in the checkout: the host 37.5 -> 38.5 ms by path and 44 -> 45 by package name, the " +
+      "SDK 22 -> 28.5 ms), because the vm route loads Node's CommonJS and vm internals (about 5 ms), allocates " +
+      "the source twice and the cached data (about 4 ms more garbage collection) and reads esbuild's CommonJS " +
+      "exports through getters; it was not kept. What remains is compiling the validators and services the wire " +
+      "reference asks for (both bundles are one file each already; moving the rarely used parts, the extension " +
+      "checker and the media signatures of artifacts, about 50 of the host's 374 KB, into chunks loaded on first " +
+      "use would save about 1.6 ms, in proportion to the compile) and Node's own modules.",
   },
 ];
 
