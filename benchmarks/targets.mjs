@@ -16,21 +16,25 @@ export const TARGETS = [
       "per-call CPU on both sides. With 64 in flight (process.cpuUsage and /proc, 2026-12-02) the host spends " +
       "6.6-7.0 us per small call and the extension 5.9-6.3, raw's parent and child about 4 each; one call at a " +
       "time both sides pay more per call (about 14 us host, 13 extension, 9 for each raw side: the wake-ups and " +
-      "syscalls of an unbatched call) and in the shared placement one core runs both. On this machine issue " +
-      "19 took the host from 12.8 to 7 us per call in a day (29 on the AMD machine where it began): no object " +
-      "spread and no Map churned per call, both of which made young garbage survive; the text-only result " +
-      "proved on a short way; the context encoded once; no closures per request; and the extension from 36 " +
-      "(AMD) to 6 (synchronous handlers answered without a promise; envelope names found in one pass). What " +
-      "is left is spread thin: JSON.parse and JSON.stringify of each frame, the envelope checks (closed " +
-      "members, duplicate names and id spelling, FRAME-01), the argument and result validation " +
-      "(CALL-12..23), the slot, deadline and cancellation state of each request and three promise layers; " +
-      "garbage collection is about a tenth of the host's busy time at 5.5 KB allocated per call. One call at a " +
-      "time on the AMD machine (/proc, 2026-12-02 evening): host 29-31 us of CPU against raw's parent 25, " +
-      "extension 29.5-31 against raw's child 24, most of both in the kernel; the JavaScript a profile sees is " +
-      "the same for both parents (12.5 us) and 12 against 8.4 us for the children, the extension's extra being " +
-      "JSON.parse of a 400-byte request that carries its execution context (CALL-01: 1.4 us; raw's is 100 " +
-      "bytes), the response's encoding and the checks. Running handlers outside AsyncLocalStorage and writing " +
-      "a tick's first frame uncorked were both tried and measured within noise.",
+      "syscalls of an unbatched call) and in the shared placement one core runs both. On this machine issue 19 " +
+      "took the host from 12.8 to 7 us per call in a day (29 on the AMD machine where it began): no object spread " +
+      "and no Map churned per call, both of which made young garbage survive; the text-only result proved on a " +
+      "short way; the context encoded once; no closures per request; and the extension from 36 (AMD) to 6 " +
+      "(synchronous handlers answered without a promise; envelope names found in one pass). What is left is " +
+      "spread thin: JSON.parse and JSON.stringify of each frame, the envelope checks (closed members, duplicate " +
+      "names and id spelling, FRAME-01), the argument and result validation (CALL-12..23), the slot, deadline and " +
+      "cancellation state of each request and three promise layers; garbage collection is about a tenth of the " +
+      "host's busy time at 5.5 KB allocated per call. One call at a time on the AMD machine (/proc, 2026-12-02 " +
+      "evening): host 29-31 us of CPU against raw's parent 25, extension 29.5-31 against raw's child 24, most of " +
+      "both in the kernel; the JavaScript a profile sees is the same for both parents (12.5 us) and 12 against " +
+      "8.4 us for the children, the extension's extra being JSON.parse of a 400-byte request that carries its " +
+      "execution context (CALL-01: 1.4 us; raw's is 100 bytes), the response's encoding and the checks. Running " +
+      "handlers outside AsyncLocalStorage and writing a tick's first frame uncorked were both tried and measured " +
+      "within noise. In the shared placement the figure also swings from round to round while raw's does not: in " +
+      "the full run of 2026-12-03 06:56 octet's shared p50 was 81.7, 47.8, 51.7 and 55.2 us in its four rounds " +
+      "against raw's 36.1-36.8 (1.48x as the median ratio; 1.27-1.63x over the last six full runs, while split " +
+      "stayed at 1.20-1.30x): one core runs both processes, and what sets a slow round apart (the same code on " +
+      "the same machine) was not isolated.",
   },
   {
     scenario: "latency",
