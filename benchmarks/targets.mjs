@@ -33,8 +33,9 @@ export const TARGETS = [
       "within noise. In the shared placement the figure also swings from round to round while raw's does not: in " +
       "the full run of 2026-12-03 06:56 octet's shared p50 was 81.7, 47.8, 51.7 and 55.2 us in its four rounds " +
       "against raw's 36.1-36.8 (1.48x as the median ratio; 1.27-1.63x over the last six full runs, while split " +
-      "stayed at 1.20-1.30x): one core runs both processes, and what sets a slow round apart (the same code on " +
-      "the same machine) was not isolated.",
+      "stayed at 1.20-1.30x): in a rerun of 8 shared rounds both slowed together in three (raw 35.4-35.9 -> " +
+      "50.9-55.6 us, octet 45.9-48.0 -> 72.2-86.7): the VM's noise, which octet's larger CPU per call amplifies " +
+      "when one core runs both processes.",
   },
   {
     scenario: "latency",
