@@ -180,7 +180,15 @@ export const TARGETS = [
       "is untrusted, RPI-35/37). The host thread's in-process bridge no longer parses octet JSON-RPC text: since " +
       "2026-12-03 the host and the bridge hand each other messages as objects, each still encoded by its sender " +
       "for the frame bound (FRAME-09) but parsed by nobody (75.4-76.1 -> 71.1-73.5 us per call); what is left " +
-      "there is that encoding, the rpi frames to and from the worker, postMessage and collection.",
+      "there is that encoding, the rpi frames to and from the worker, postMessage and collection. One call at a " +
+      "time, as p50 measures, costs more: 110-115 us of CPU per call pinned (2026-12-03, 10,000 calls after 5,000 " +
+      "of warm-up, wall time equal to CPU time), of which about 33 us is the round trip between the host thread " +
+      "and the extension's own thread that QJS-14 asks for: a 400-byte message posted to a worker and back " +
+      "measured 32-33 us on one CPU through MessagePorts, 33-34 through a SharedArrayBuffer with " +
+      "Atomics.waitAsync on both sides, 26.4 with a doorbell (Atomics.wait and receiveMessageOnPort in the " +
+      "worker: its event loop's turn saved, at the price of holding the worker off its timers), and 17.9 for a " +
+      "bare Atomics ping-pong without the message; the rest is the interpretation above, paid once per call " +
+      "instead of shared with the batch.",
   },
   {
     candidate: "quickjs",
