@@ -19,6 +19,7 @@ import { createHash } from "node:crypto";
 import {
   artifactKind,
   bounds,
+  EnvelopeReader,
   ErrorCode,
   REQUIRED_FEATURES,
   RpcPeer,
@@ -96,13 +97,21 @@ export function createMcpBridge(o: McpBridgeOptions): McpBridge {
       if (typeof id === "number") controllers.get(id)?.abort();
     },
   });
-  // EOF on its stdin is how an MCP stdio server is asked to leave: on shutdown and on the host's
-  // EOF (FRAME-12). The host hands its messages over as objects (messages) and writes no bytes to a
-  // child that offers them (ForeignMessages): a write here is a host that broke that contract.
+  const reader = new EnvelopeReader();
+  // EOF on its stdin is how an MCP stdio server is asked to leave: on shutdown, on the host's
+  // EOF (FRAME-12) and after a frame the reader cannot get past (FRAME-10: terminal).
   const leave = (): void => void o.client.close().catch(() => {});
   const stdin = new Writable({
-    write(_chunk: Buffer, _enc, done) {
-      done(new Error("this stand-in takes the host's messages as objects (ForeignMessages), not bytes"));
+    write(chunk: Buffer, _enc, done) {
+      for (const event of reader.push(chunk)) {
+        if (event.kind === "envelope") peer.receive(event.envelope);
+        else if (event.kind === "invalid_envelope")
+          peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
+        else if (event.error.code === "invalid_json")
+          peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
+        else if (reader.failed) leave();
+      }
+      done();
     },
     final(done) {
       leave();

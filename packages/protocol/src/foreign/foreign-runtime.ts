@@ -30,9 +30,8 @@ export interface ForeignSpawnSpec {
  * whose value is undefined, at any depth (JSON text would not have it); it is delivered
  * synchronously in order and judged by its reader as a decoded envelope is (parseEnvelope: closed
  * members, the id rules). A message is the receiver's once handed over: the sender keeps no
- * reference it mutates later, and the receiver changes none it was given. A host that takes them
- * writes no bytes to the child's stdin (so a stand-in that offers them need read none, and may fail
- * a write); the stdio streams stay the child's lifecycle: closing stdin, the end of stdout, stderr.
+ * reference it mutates later, and the receiver changes none it was given. The stdio streams stay
+ * the child's lifecycle: closing stdin, the end of stdout, stderr.
  */
 export interface ForeignMessages {
   /** One host message to the instance. */

@@ -14,7 +14,15 @@
  */
 import { EventEmitter } from "node:events";
 import { PassThrough, Writable } from "node:stream";
-import { ErrorCode, IdTable, RpcPeer, WireError, standInChannel, type RequestMessage } from "@octet/protocol";
+import {
+  EnvelopeReader,
+  ErrorCode,
+  IdTable,
+  RpcPeer,
+  WireError,
+  standInChannel,
+  type RequestMessage,
+} from "@octet/protocol";
 import type {
   ForeignMessages,
   ForeignSessionControl,
@@ -205,21 +213,39 @@ export function createOctetBridge(options: OctetBridgeOptions): OctetBridge {
         fire(event, lifecycleEventData(n.method, (n.params ?? {}) as Record<string, unknown>), n.method);
     },
   });
-  // The host hands its messages over as objects (hostMessages) and writes no bytes to a child that
-  // offers them (ForeignMessages): a write here is a host that broke that contract, and it fails.
+  const reader = new EnvelopeReader();
+  const read = (events: ReturnType<EnvelopeReader["push"]>): void => {
+    for (const event of events) {
+      if (event.kind === "envelope") peer.receive(event.envelope);
+      else refuseLine(event);
+    }
+  };
   const stdin = new Writable({
-    write(_chunk: Buffer, _enc, done) {
-      done(new Error("this stand-in takes the host's messages as objects (ForeignMessages), not bytes"));
+    write(chunk: Buffer, _enc, done) {
+      read(reader.push(chunk));
+      done();
     },
-    destroy(err, done) {
+    destroy(_err, done) {
       void connection?.terminate("the host closed the extension's channel");
-      // A failed write's error is the stream's: the host hears it (its writer listens for errors).
-      done(err);
+      done(null);
     },
   });
   // Once the host closed the channel (stdin destroyed) nothing more is read, as from a closed pipe.
   const hostMessages = channel.messages(peer, () => !stdin.destroyed);
   Object.assign(child, { pid: undefined, stdin, stdout, stderr, messages: hostMessages });
+
+  /**
+   * A line that is no frame is answered as an SDK answers it (FRAME-10, FRAME-01): -32700 for
+   * invalid JSON, -32600 for a bad envelope; a frame over the bound ends the channel (FRAME-10:
+   * terminal), since the reader cannot find the next frame after it.
+   */
+  function refuseLine(event: Exclude<ReturnType<EnvelopeReader["push"]>[number], { kind: "envelope" }>): void {
+    if (event.kind === "invalid_envelope")
+      return peer.replyError(event.id, ErrorCode.InvalidRequest, `invalid request: ${event.reason}`);
+    if (event.error.code === "invalid_json")
+      return peer.replyError(null, ErrorCode.ParseError, `parse error: ${event.error.message}`);
+    if (reader.failed) void connection?.terminate(`the host sent an unreadable frame: ${event.error.message}`);
+  }
 
   const services = bridgeServices({
     peer,
