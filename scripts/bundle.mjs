@@ -5,7 +5,14 @@
 // takes about 17 ms (benchmarks: import-time). Types still come from dist/src/*.d.ts.
 // @octet/protocol stays one shared module (never copied into another bundle), so instanceof
 // OctetError holds across packages.
+//
+// @octet/rpi is bundled the same way (its ~50 modules took about 60 ms of its import), with every
+// package it imports left outside (esbuild, QuickJS's wasm, typebox are found where npm put them)
+// and each file's own import.meta.url kept (ownImportMeta): it finds the files it ships beside its
+// compiled modules (the QuickJS worker, the node runner, the pi shims) relative to them.
 import { build } from "esbuild";
+import { readFile } from "node:fs/promises";
+import { dirname, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -13,7 +20,97 @@ const packages = [
   { dir: "packages/protocol", platform: "neutral", external: [] },
   { dir: "packages/host", platform: "node", external: ["@octet/protocol"] },
   { dir: "sdk/typescript", platform: "node", external: ["@octet/protocol"] },
+  { dir: "packages/rpi", platform: "node", packages: "external", ownImportMeta: true },
+  // @octet/agent with pi-ai's core inside: pi-ai's index and the ~680 modules of typebox it loads
+  // took about 420 ms of every `octet run` and `octet shell` start, as ES modules one by one.
+  // pi-ai's providers (and so their SDKs) stay in the installed pi-ai package (piAiProviders).
+  {
+    dir: "packages/agent",
+    platform: "node",
+    inline: ["typebox", "partial-json"],
+    inlineExact: ["@mariozechner/pi-ai"],
+  },
 ];
+
+/** Every package outside the bundle but those named (with their subpaths) or named exactly. */
+function outsideBut(inline, exact) {
+  return {
+    name: "outside-but",
+    setup(b) {
+      b.onResolve({ filter: /^[^./]/ }, (args) => {
+        if (args.path.startsWith("node:")) return { external: true };
+        if (exact.includes(args.path)) return undefined;
+        if (inline.some((name) => args.path === name || args.path.startsWith(`${name}/`))) return undefined;
+        return { external: true };
+      });
+    },
+  };
+}
+
+/**
+ * pi-ai loads each provider on its first request, by a relative import() from its
+ * providers/register-builtins.js. Inside a bundle those would name files beside the bundle, so they
+ * become the package's own exported subpaths: a provider, its SDK and what it shares with pi-ai's
+ * core come from the installed pi-ai, which can resolve them (the core's stream wrapper reads the
+ * provider's events by iteration, so the two copies need share no class). Fails the build when
+ * pi-ai no longer has the shape this expects.
+ */
+function piAiProviders() {
+  const providers = [
+    "anthropic",
+    "azure-openai-responses",
+    "google",
+    "google-vertex",
+    "mistral",
+    "openai-codex-responses",
+    "openai-completions",
+    "openai-responses",
+  ];
+  return {
+    name: "pi-ai-providers",
+    setup(b) {
+      const file = /@mariozechner[\\/]pi-ai[\\/]dist[\\/]providers[\\/]register-builtins\.js$/;
+      b.onLoad({ filter: file }, async (args) => {
+        let text = await readFile(args.path, "utf8");
+        for (const name of providers) {
+          const from = `import("./${name}.js")`;
+          if (!text.includes(from)) throw new Error(`pi-ai's register-builtins.js has no ${from}`);
+          text = text.replace(from, `import("@mariozechner/pi-ai/${name}")`);
+        }
+        const bedrock = 'importNodeOnlyProvider("./amazon-bedrock.js")';
+        if (!text.includes(bedrock)) throw new Error(`pi-ai's register-builtins.js has no ${bedrock}`);
+        text = text.replace(
+          bedrock,
+          'import("@mariozechner/pi-ai/bedrock-provider").then((m) => m.bedrockProviderModule)',
+        );
+        return { contents: text, loader: "js", resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
+
+/**
+ * In each of the package's compiled files, import.meta.url becomes that file's own URL, computed
+ * from the bundle's at run time (the bundle and dist/src are published together), so a path a
+ * module resolves against its own location is the same bundled or not.
+ */
+function ownImportMeta(dir) {
+  const src = `${root}${dir}/dist/src/`;
+  const bundleDir = `${root}${dir}/dist/bundle`;
+  return {
+    name: "own-import-meta",
+    setup(b) {
+      b.onLoad({ filter: /\.js$/ }, async (args) => {
+        if (!args.path.startsWith(src)) return undefined;
+        const text = await readFile(args.path, "utf8");
+        if (!text.includes("import.meta.url")) return { contents: text, loader: "js", resolveDir: dirname(args.path) };
+        const own = JSON.stringify(relative(bundleDir, args.path).split(sep).join("/"));
+        const contents = text.replace(/\bimport\.meta\.url\b/g, `new URL(${own}, import.meta.url).href`);
+        return { contents, loader: "js", resolveDir: dirname(args.path) };
+      });
+    },
+  };
+}
 
 // The QuickJS worker thread's entry with everything it imports (quickjs-emscripten, the sandbox):
 // every QuickJS instance boots a fresh thread that loads this, so its module count is paid per
@@ -46,7 +143,10 @@ await Promise.all([
       format: "esm",
       platform: p.platform,
       target: p.platform === "node" ? "node20" : "es2022",
-      external: p.external,
+      ...(p.external ? { external: p.external } : {}),
+      ...(p.packages ? { packages: p.packages } : {}),
+      ...(p.ownImportMeta ? { plugins: [ownImportMeta(p.dir)] } : {}),
+      ...(p.inline ? { plugins: [outsideBut(p.inline, p.inlineExact), piAiProviders()] } : {}),
       // Stack traces keep readable names; the files are not minified.
       minify: false,
       logLevel: "warning",
