@@ -133,4 +133,14 @@ test("issue 18.1: @octet/agent's tarball is self-contained and declares every pa
   assert.ok(imported.has("@mariozechner/pi-ai"), "the scan finds the agent's imports");
   const undeclared = [...imported].filter((p) => !declared.has(p) && !isBuiltin(p));
   assert.deepEqual(undeclared, [], "every package the agent imports is in its dependencies");
+  // The bundle carries pi-ai's core, typebox and partial-json inside: what it still imports (pi-ai's
+  // providers by the package's subpaths, the host, the protocol) is declared too, and nothing it
+  // carries is imported again.
+  const bundled = bareImports(join(dir, "dist", "bundle"));
+  assert.ok(bundled.has("@mariozechner/pi-ai") && bundled.has("@octet/host"), "the scan finds the bundle's imports");
+  assert.deepEqual(
+    [...bundled].filter((p) => !declared.has(p) && !isBuiltin(p)),
+    [],
+    "every package the agent's bundle imports is in its dependencies",
+  );
 });
