@@ -11,8 +11,8 @@
 // and each file's own import.meta.url kept (ownImportMeta): it finds the files it ships beside its
 // compiled modules (the QuickJS worker, the node runner, the pi shims) relative to them.
 import { build } from "esbuild";
-import { readFile } from "node:fs/promises";
-import { dirname, relative, sep } from "node:path";
+import { readFile, readdir, writeFile } from "node:fs/promises";
+import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
@@ -31,6 +31,27 @@ const packages = [
     inlineExact: ["@mariozechner/pi-ai"],
   },
 ];
+
+/**
+ * The licenses of the packages a bundle carries, beside it (THIRD-PARTY-NOTICES.md): MIT and its
+ * kind ask that their notices travel with the copies. A package that ships no license file is
+ * named with the license its package.json declares.
+ */
+async function writeNotices(p) {
+  const sections = [];
+  for (const name of [...p.inlineExact, ...p.inline]) {
+    const dir = `${root}node_modules/${name}`;
+    const pkg = JSON.parse(await readFile(`${dir}/package.json`, "utf8"));
+    const file = (await readdir(dir)).find((f) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(f));
+    const text = file
+      ? (await readFile(`${dir}/${file}`, "utf8")).trim()
+      : `${pkg.license}, declared in its package.json, which ships no license file` +
+        (pkg.author ? ` (author: ${typeof pkg.author === "string" ? pkg.author : pkg.author.name})` : "");
+    sections.push(`## ${name} ${pkg.version}\n\nLicense: ${pkg.license}\n\n${text}\n`);
+  }
+  const head = "# Third-party code in this bundle\n\nindex.js carries these packages (scripts/bundle.mjs).\n\n";
+  await writeFile(`${root}${p.dir}/dist/bundle/THIRD-PARTY-NOTICES.md`, head + sections.join("\n"));
+}
 
 /** Every package outside the bundle but those named (with their subpaths) or named exactly. */
 function outsideBut(inline, exact) {
@@ -95,8 +116,8 @@ function piAiProviders() {
  * module resolves against its own location is the same bundled or not.
  */
 function ownImportMeta(dir) {
-  const src = `${root}${dir}/dist/src/`;
-  const bundleDir = `${root}${dir}/dist/bundle`;
+  const src = join(root, dir, "dist", "src") + sep;
+  const bundleDir = join(root, dir, "dist", "bundle");
   return {
     name: "own-import-meta",
     setup(b) {
@@ -134,8 +155,8 @@ await Promise.all([
       logLevel: "warning",
     }),
   ),
-  ...packages.map((p) =>
-    build({
+  ...packages.map(async (p) => {
+    await build({
       absWorkingDir: root,
       entryPoints: [`${p.dir}/dist/src/index.js`],
       outfile: `${p.dir}/dist/bundle/index.js`,
@@ -150,6 +171,7 @@ await Promise.all([
       // Stack traces keep readable names; the files are not minified.
       minify: false,
       logLevel: "warning",
-    }),
-  ),
+    });
+    if (p.inline) await writeNotices(p);
+  }),
 ]);
