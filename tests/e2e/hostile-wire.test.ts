@@ -5,9 +5,10 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost, type HostEvent, type SupervisorClock } from "@octet/host";
 import { CLI, makeExtensions, processesMentioning, ROOT, waitUntil } from "./helpers.js";
@@ -272,14 +273,26 @@ test(
   "issue 13.13: the scratch directory of a host killed with " + "SIGKILL is removed when the next host starts",
   async () => {
     const { dir, cleanup } = await makeExtensions([{ name: "plain", behaviour: "good" }]);
-    try {
-      const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
+    // Both hosts keep their scratch directories under a temp root of their own: any host sweeps
+    // the dead hosts' directories of its root when it starts, and the other test files start
+    // hosts all the time under the shared one.
+    const root = await mkdtemp(join(tmpdir(), "octet-scratch-root-"));
+    const empty = await mkdtemp(join(tmpdir(), "octet-no-extensions-"));
+    const runners: ChildProcess[] = [];
+    const startRunner = async (extensions: string): Promise<ChildProcess> => {
+      const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), extensions], {
         stdio: ["ignore", "pipe", "inherit"],
+        env: { ...process.env, TMPDIR: root },
       });
+      runners.push(runner);
       await new Promise<void>((resolve, reject) => {
-        runner.stdout.setEncoding("utf8").on("data", (d: string) => d.includes("\n") && resolve());
+        runner.stdout?.setEncoding("utf8").on("data", (d: string) => d.includes("\n") && resolve());
         runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
       });
+      return runner;
+    };
+    try {
+      const runner = await startRunner(dir);
       const pids = processesMentioning(join(dir, "plain"));
       const scratch = pids
         .map(
@@ -287,22 +300,18 @@ test(
         )
         .find((s) => s !== undefined);
       assert.ok(scratch && existsSync(scratch), `the extension's scratch directory: ${scratch}`);
+      assert.ok(scratch.startsWith(root), `the scratch directory is under the test's temp root: ${scratch}`);
       runner.kill("SIGKILL");
       await waitUntil(() => processesMentioning(dir).length === 0, 10_000, "the extension to end with its host");
       assert.ok(existsSync(scratch), "nothing removed it: the host was killed");
-      const next = await ExtensionHost.start({ workspace: dir, extensionDirs: [dir], enable: [] });
-      try {
-        await waitUntil(
-          () => !existsSync(scratch),
-          10_000,
-          "the next host to remove the dead host's scratch directory",
-        );
-      } finally {
-        await next.shutdown();
-      }
+      await startRunner(empty);
+      await waitUntil(() => !existsSync(scratch), 10_000, "the next host to remove the dead host's scratch directory");
     } finally {
+      for (const r of runners) r.kill("SIGKILL");
       for (const pid of processesMentioning(dir)) process.kill(pid, "SIGKILL");
       await cleanup();
+      await rm(root, { recursive: true, force: true });
+      await rm(empty, { recursive: true, force: true });
     }
   },
 );
