@@ -6,7 +6,7 @@
 // @octet/protocol stays one shared module (never copied into another bundle), so instanceof
 // OctetError holds across packages.
 //
-// @octet/rpi is bundled the same way (its ~50 modules took about 60 ms of its import), with every
+// @octet/rpi is bundled the same way (its ~50 modules took about 40 ms of its import), with every
 // package it imports left outside (esbuild, QuickJS's wasm, typebox are found where npm put them)
 // and each file's own import.meta.url kept (ownImportMeta): it finds the files it ships beside its
 // compiled modules (the QuickJS worker, the node runner, the pi shims) relative to them.
