@@ -16,11 +16,14 @@ import { dirname, join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
+// Every package a bundle imports stays outside it (found where npm put it, and @octet/protocol
+// shared) but the ones it names in `inline` (with their subpaths) or `inlineExact` (that import
+// alone); `ownImportMeta` keeps each compiled file's own import.meta.url.
 const packages = [
-  { dir: "packages/protocol", platform: "neutral", external: [] },
-  { dir: "packages/host", platform: "node", external: ["@octet/protocol"] },
-  { dir: "sdk/typescript", platform: "node", external: ["@octet/protocol"] },
-  { dir: "packages/rpi", platform: "node", packages: "external", ownImportMeta: true },
+  { dir: "packages/protocol", platform: "neutral" },
+  { dir: "packages/host", platform: "node", inline: ["smol-toml"] },
+  { dir: "sdk/typescript", platform: "node" },
+  { dir: "packages/rpi", platform: "node", ownImportMeta: true },
   // @octet/agent with pi-ai's core inside: pi-ai's index and the ~680 modules of typebox it loads
   // took about 420 ms of every `octet run` and `octet shell` start, as ES modules one by one.
   // pi-ai's providers (and so their SDKs) stay in the installed pi-ai package (piAiProviders).
@@ -29,6 +32,7 @@ const packages = [
     platform: "node",
     inline: ["typebox", "partial-json"],
     inlineExact: ["@mariozechner/pi-ai"],
+    notices: true,
   },
 ];
 
@@ -39,7 +43,7 @@ const packages = [
  */
 async function writeNotices(p) {
   const sections = [];
-  for (const name of [...p.inlineExact, ...p.inline]) {
+  for (const name of [...(p.inlineExact ?? []), ...(p.inline ?? [])]) {
     const dir = `${root}node_modules/${name}`;
     const pkg = JSON.parse(await readFile(`${dir}/package.json`, "utf8"));
     const file = (await readdir(dir)).find((f) => /^(licen[cs]e|copying)(\.(md|txt))?$/i.test(f));
@@ -54,7 +58,7 @@ async function writeNotices(p) {
 }
 
 /** Every package outside the bundle but those named (with their subpaths) or named exactly. */
-function outsideBut(inline, exact) {
+function outsideBut(inline = [], exact = []) {
   return {
     name: "outside-but",
     setup(b) {
@@ -77,33 +81,25 @@ function outsideBut(inline, exact) {
  * pi-ai no longer has the shape this expects.
  */
 function piAiProviders() {
-  const providers = [
-    "anthropic",
-    "azure-openai-responses",
-    "google",
-    "google-vertex",
-    "mistral",
-    "openai-codex-responses",
-    "openai-completions",
-    "openai-responses",
-  ];
   return {
     name: "pi-ai-providers",
     setup(b) {
       const file = /@mariozechner[\\/]pi-ai[\\/]dist[\\/]providers[\\/]register-builtins\.js$/;
       b.onLoad({ filter: file }, async (args) => {
-        let text = await readFile(args.path, "utf8");
-        for (const name of providers) {
-          const from = `import("./${name}.js")`;
-          if (!text.includes(from)) throw new Error(`pi-ai's register-builtins.js has no ${from}`);
-          text = text.replace(from, `import("@mariozechner/pi-ai/${name}")`);
-        }
+        const pkg = JSON.parse(await readFile(join(args.path, "..", "..", "..", "package.json"), "utf8"));
+        const subpath = (name) => {
+          if (!(`./${name}` in pkg.exports)) throw new Error(`pi-ai exports no ./${name} for its provider`);
+          return `@mariozechner/pi-ai/${name}`;
+        };
         const bedrock = 'importNodeOnlyProvider("./amazon-bedrock.js")';
+        let text = await readFile(args.path, "utf8");
         if (!text.includes(bedrock)) throw new Error(`pi-ai's register-builtins.js has no ${bedrock}`);
-        text = text.replace(
-          bedrock,
-          'import("@mariozechner/pi-ai/bedrock-provider").then((m) => m.bedrockProviderModule)',
-        );
+        text = text
+          .replace(/import\("\.\/([\w-]+)\.js"\)/g, (_m, name) => `import("${subpath(name)}")`)
+          .replace(bedrock, `import("${subpath("bedrock-provider")}").then((m) => m.bedrockProviderModule)`);
+        // Any other relative import left would name a file beside the bundle.
+        if (/import\w*\(\s*["'`]\.\.?\//.test(text))
+          throw new Error("pi-ai's register-builtins.js kept a relative import");
         return { contents: text, loader: "js", resolveDir: dirname(args.path) };
       });
     },
@@ -124,7 +120,7 @@ function ownImportMeta(dir) {
       b.onLoad({ filter: /\.js$/ }, async (args) => {
         if (!args.path.startsWith(src)) return undefined;
         const text = await readFile(args.path, "utf8");
-        if (!text.includes("import.meta.url")) return { contents: text, loader: "js", resolveDir: dirname(args.path) };
+        if (!text.includes("import.meta.url")) return undefined;
         const own = JSON.stringify(relative(bundleDir, args.path).split(sep).join("/"));
         const contents = text.replace(/\bimport\.meta\.url\b/g, `new URL(${own}, import.meta.url).href`);
         return { contents, loader: "js", resolveDir: dirname(args.path) };
@@ -164,14 +160,15 @@ await Promise.all([
       format: "esm",
       platform: p.platform,
       target: p.platform === "node" ? "node20" : "es2022",
-      ...(p.external ? { external: p.external } : {}),
-      ...(p.packages ? { packages: p.packages } : {}),
-      ...(p.ownImportMeta ? { plugins: [ownImportMeta(p.dir)] } : {}),
-      ...(p.inline ? { plugins: [outsideBut(p.inline, p.inlineExact), piAiProviders()] } : {}),
+      plugins: [
+        outsideBut(p.inline, p.inlineExact),
+        ...(p.ownImportMeta ? [ownImportMeta(p.dir)] : []),
+        ...(p.inlineExact?.includes("@mariozechner/pi-ai") ? [piAiProviders()] : []),
+      ],
       // Stack traces keep readable names; the files are not minified.
       minify: false,
       logLevel: "warning",
     });
-    if (p.inline) await writeNotices(p);
+    if (p.notices) await writeNotices(p);
   }),
 ]);
