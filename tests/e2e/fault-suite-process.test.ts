@@ -6,7 +6,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { makeExtensions, processesMentioning, waitUntil } from "./helpers.js";
+import { makeExtensions, processesMentioning, startHostRunner, waitUntil } from "./helpers.js";
 import { environOf, rssMiB, runScenario, type Scenario } from "./fault-scenario.js";
 
 const scenarios: Scenario[] = [
@@ -133,24 +133,12 @@ test(
   "ENV-09 (P15): when the host is killed with SIGKILL its extensions " +
     "do not live on, setsid grandchildren included",
   async () => {
-    const { spawn } = await import("node:child_process");
-    const { ROOT } = await import("./helpers.js");
     const { dir, cleanup } = await makeExtensions([
       { name: "plain", behaviour: "good" },
       { name: "escaper", behaviour: "setsid-grandchild", tools: ["e_echo", "e_slow"] },
     ]);
     try {
-      const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
-        stdio: ["ignore", "pipe", "inherit"],
-      });
-      const line = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        runner.stdout.setEncoding("utf8").on("data", (d: string) => {
-          out += d;
-          if (out.includes("\n")) resolve(out.split("\n")[0]!);
-        });
-        runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
-      });
+      const { runner, line } = await startHostRunner(dir);
       const started = JSON.parse(line) as { name: string; state: string; containment: string }[];
       assert.deepEqual(
         started.map((s) => s.state),

@@ -2,7 +2,7 @@
  * Shared pieces of the end-to-end tests: temporary extension folders around the fault fixture,
  * running the real CLI, and checks that no process of an extension is left alive.
  */
-import { spawn } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
 import { readFileSync, readdirSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -158,4 +158,27 @@ export async function waitUntil(check: () => boolean, timeoutMs: number, what: s
     if (Date.now() > until) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/**
+ * Starts tests/fixtures/host-runner.mjs (a host over every extension in `dir`, in a process of its
+ * own that a test may kill) and waits for the status line it prints once the host started.
+ */
+export async function startHostRunner(
+  dir: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<{ runner: ChildProcess; line: string }> {
+  const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), dir], {
+    stdio: ["ignore", "pipe", "inherit"],
+    env,
+  });
+  const line = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    runner.stdout!.setEncoding("utf8").on("data", (d: string) => {
+      out += d;
+      if (out.includes("\n")) resolve(out.split("\n")[0]!);
+    });
+    runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
+  });
+  return { runner, line };
 }

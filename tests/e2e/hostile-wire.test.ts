@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ExtensionHost, type HostEvent, type SupervisorClock } from "@octet/host";
-import { CLI, makeExtensions, processesMentioning, ROOT, waitUntil } from "./helpers.js";
+import { CLI, makeExtensions, processesMentioning, ROOT, startHostRunner, waitUntil } from "./helpers.js";
 
 /** Restarts are scheduled but never fired: the ended generation stays visible. */
 const held: SupervisorClock = { now: () => Date.now(), random: () => 0.5, setTimer: () => () => undefined };
@@ -280,15 +280,8 @@ test(
     const empty = await mkdtemp(join(tmpdir(), "octet-no-extensions-"));
     const runners: ChildProcess[] = [];
     const startRunner = async (extensions: string): Promise<ChildProcess> => {
-      const runner = spawn(process.execPath, [join(ROOT, "tests", "fixtures", "host-runner.mjs"), extensions], {
-        stdio: ["ignore", "pipe", "inherit"],
-        env: { ...process.env, TMPDIR: root },
-      });
+      const { runner } = await startHostRunner(extensions, { ...process.env, TMPDIR: root });
       runners.push(runner);
-      await new Promise<void>((resolve, reject) => {
-        runner.stdout?.setEncoding("utf8").on("data", (d: string) => d.includes("\n") && resolve());
-        runner.once("exit", (code) => reject(new Error(`host-runner exited early (${code})`)));
-      });
       return runner;
     };
     try {
